@@ -1,0 +1,1 @@
+"""The ``voltage`` command: one entry point, a subcommand per job."""

@@ -1,0 +1,54 @@
+"""``voltage``: the command line.  Each subcommand exists only once it works."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _arena(args: argparse.Namespace) -> int:
+    from engine.arena import run_arena
+
+    players = tuple(p.strip() for p in args.players.split(","))
+    if len(players) != 2:
+        print("voltage arena: --players takes two bot names, e.g. random,random", file=sys.stderr)
+        return 2
+
+    def emit(r):
+        if args.json:
+            print(json.dumps(r.as_json()), flush=False)
+
+    try:
+        summary = run_arena(players, args.games, args.seed, on_result=emit)
+    except ValueError as e:
+        print(f"voltage arena: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary.as_json()))
+    else:
+        print("\n".join(summary.lines()))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="voltage", description="Voltage card games in the terminal.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    a = sub.add_parser("arena", help="play headless bot-versus-bot matches and print the results")
+    a.add_argument("--game", choices=["voltage"], default="voltage")
+    a.add_argument("--players", default="random,random", help="two bot names, comma-separated")
+    a.add_argument("--games", type=int, default=100)
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--json", action="store_true", help="one JSON line per match, then a summary line")
+    a.set_defaults(func=_arena)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
