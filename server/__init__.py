@@ -1,0 +1,1 @@
+"""Hosting: matches and their seats, the lobby, and the SSH server."""

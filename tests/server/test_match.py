@@ -1,0 +1,58 @@
+"""The match host: one state, views per seat, intents checked, bots off the loop."""
+
+import asyncio
+
+import pytest
+
+from engine import voltage as V
+from engine.errors import IllegalActionError
+from server.match import Match, Seat
+
+
+def humans(seed=5):
+    return Match([Seat("Alice", "a"), Seat("Bob", "b")], seed=seed, bot_delay=0)
+
+
+async def test_every_screen_gets_the_accepted_action_and_its_own_view():
+    m = humans()
+    got = {0: [], 1: [], None: []}
+    for seat in got:
+        m.handle(seat).subscribe(lambda u, s=seat: got[s].append(u))
+    mover = m.state.to_move
+    action = m.view(mover).legal[0]
+    await m.handle(mover).submit(action)
+    for seat, updates in got.items():
+        assert len(updates) == 1
+        u = updates[0]
+        assert u.view.seat == seat
+        assert u.lines and any(name in u.lines[0] for name in ("Alice", "Bob"))
+    assert got[None][0].view.hand is None
+    assert got[mover][0].view.hand is not None
+
+
+async def test_out_of_turn_and_illegal_intents_are_refused_with_a_reason():
+    m = humans()
+    other = 1 - m.state.to_move
+    with pytest.raises(IllegalActionError, match="not your turn"):
+        await m.handle(other).submit(V.DRAW)
+    with pytest.raises(IllegalActionError, match="spectators"):
+        await m.handle(None).submit(V.DRAW)
+    assert m.actions == []
+
+
+async def test_a_bot_seat_plays_its_turns_to_the_end():
+    m = Match([Seat("Alice", bot="random"), Seat("Bob", bot="random")], seed=3, bot_delay=0)
+    done = asyncio.Event()
+    m.on_end.append(lambda _m: done.set())
+    m.start()
+    await asyncio.wait_for(done.wait(), 30)
+    assert m.over and m.winner in (0, 1)
+    assert V.replay(m.seed, m.actions) == m.state
+
+
+async def test_resignation_out_of_turn_ends_the_match():
+    m = humans()
+    other = 1 - m.state.to_move
+    await m.handle(other).resign()
+    assert m.over and m.winner == 1 - other
+    assert "resigned" in " ".join(m.log)
