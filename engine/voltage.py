@@ -622,6 +622,8 @@ def explain_illegal(state: State, action: Action) -> str:
     """One line saying why ``action`` is not legal now (assumes it is not)."""
     seat = state.to_move
     phase = state.phase
+    if isinstance(action, (Play, Flip)) and action.terminal not in (0, 1, 2, 3):
+        return f"there is no terminal {action.terminal!r}"
     if phase == FLIP:
         return "you drew a transformer: flip a terminal block first"
     if isinstance(action, Flip):
@@ -633,6 +635,8 @@ def explain_illegal(state: State, action: Action) -> str:
             return f"you cannot draw two: a hand never holds more than {HAND_LIMIT} cards"
         return "there is nothing left to draw"
     if isinstance(action, Play):
+        if action.side not in (0, 1):
+            return f"there is no side {action.side!r}: a side is seat 0 or 1"
         hand = state.hands[seat]
         card = action.card
         if _find(hand, card) < 0:
@@ -647,7 +651,9 @@ def explain_illegal(state: State, action: Action) -> str:
             has_target = any(not CARD_SPECIAL[c] for c in pile)
             if action.target is None and has_target:
                 return f"choose which of the opponent's cards the {card.name} takes"
-            if action.target is not None and (action.target.special or _find(pile, action.target) < 0):
+            if action.target is not None and action.target.special:
+                return f"a {card.name} never takes a special card"
+            if action.target is not None and _find(pile, action.target) < 0:
                 return f"the opponent has no {action.target.name} on that side of {COLOURS[action.terminal]}"
             return "that play is not allowed"
         if action.terminal != card.colour:
