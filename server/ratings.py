@@ -1,0 +1,161 @@
+"""Ratings: one OpenSkill rating per player per game, as pure functions (no storage).
+
+- A rating is ``(mu, sigma)``; a new player starts at the model's default
+  (25, 25/3).  :func:`rate` takes the seats of one finished match with their
+  finishing ranks (1 = first; equal numbers tie) and returns each seat's
+  :class:`Change` (before and after).  Works for 2 to 4 seats.
+- **Model**: OpenSkill's Bradley-Terry "full" model, which compares every pair
+  of seats.  With two seats it gives exactly the same update as the package's
+  default Plackett-Luce; we prefer it because Plackett-Luce mishandles ties
+  among several players (with ranks 1, 1, 3, 4 it moves the third-placed
+  player up exactly as far as the two tied winners), and High Voltage ranks
+  all of its 2-4 players.
+- **Bots** have fixed ratings per strength (:data:`BOT_RATINGS`): they take
+  part in the update (a win over a strong bot counts for more) but their own
+  rating never moves.  An unknown bot name gets :data:`DEFAULT_BOT`.
+- **Guests** (no identity, no bot) are not rated and are left out of the
+  comparison altogether, so playing a guest neither gains nor loses rating
+  (nobody can farm guest accounts).  A match needs at least one rated human
+  and two rated entrants to change anything.  Unfinished matches are never
+  passed here.
+- A seat with both an identity and a bot (a bot standing in for a human who
+  left) is rated as that human: leaving does not dodge a loss.
+- **Display**: :func:`display` shows a rating as one number, the conservative
+  "ordinal" ``mu - 3*sigma`` scaled to ``1000 + 20 * ordinal``, rounded: a new
+  player shows 1000, and it rises as the system grows sure of them (sigma
+  shrinks), so a displayed rating is one the player is very likely above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from openskill.models import BradleyTerryFull
+
+MU = 25.0
+SIGMA = 25.0 / 3.0
+BOT_SIGMA = 2.0
+
+#: Fixed (mu, sigma) per bot name.  Provisional numbers, to be tuned with
+#: ``voltage arena`` once the bots exist: ordered by expected strength.
+BOT_RATINGS: dict[str, tuple[float, float]] = {
+    "random": (10.0, BOT_SIGMA),
+    "easy": (17.0, BOT_SIGMA),
+    "greedy": (21.0, BOT_SIGMA),
+    "medium": (25.0, BOT_SIGMA),
+    "hard": (31.0, BOT_SIGMA),
+    "ismcts": (33.0, BOT_SIGMA),
+    "expert": (36.0, BOT_SIGMA),
+}
+DEFAULT_BOT = (25.0, BOT_SIGMA)
+
+_model = BradleyTerryFull(mu=MU, sigma=SIGMA)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One seat of a finished match, as the rating sees it.
+
+    ``rating`` is the human's current (mu, sigma) in this game, or ``None``
+    for a first game (or for a bot / guest, where it is ignored)."""
+
+    seat: int
+    rank: int
+    identity: str | None = None
+    bot: str | None = None
+    rating: tuple[float, float] | None = None
+
+    @property
+    def is_guest(self) -> bool:
+        return self.identity is None and self.bot is None
+
+    @property
+    def is_human(self) -> bool:
+        """A rated person (a bot standing in for one still counts as them)."""
+        return self.identity is not None
+
+
+@dataclass(frozen=True)
+class Change:
+    """A human seat's rating before and after one match."""
+
+    seat: int
+    identity: str
+    before: tuple[float, float]
+    after: tuple[float, float]
+
+    @property
+    def shown_before(self) -> int:
+        return display(*self.before)
+
+    @property
+    def shown_after(self) -> int:
+        return display(*self.after)
+
+    @property
+    def delta(self) -> int:
+        """The change in the displayed rating (what the results screen shows)."""
+        return self.shown_after - self.shown_before
+
+
+def display(mu: float, sigma: float) -> int:
+    """The one number shown for a rating: ``round(1000 + 20 * (mu - 3 * sigma))``."""
+    return round(1000 + 20 * (mu - 3 * sigma))
+
+
+def bot_rating(bot: str, game: str = "voltage") -> tuple[float, float]:
+    """The fixed rating of bot ``bot`` (the same in every game, for now)."""
+    return BOT_RATINGS.get(bot, DEFAULT_BOT)
+
+
+def rate(game: str, entrants: Sequence[Entrant]) -> list[Change]:
+    """The new ratings of the human seats of one finished match.
+
+    Guests are left out; bots take part at their fixed rating and do not
+    change.  Returns one :class:`Change` per human seat (empty when fewer
+    than two rated entrants or no human remain).
+    """
+    rated = [e for e in entrants if not e.is_guest]
+    if len(rated) < 2 or not any(e.is_human for e in rated):
+        return []
+    if len({e.identity for e in rated if e.is_human}) < sum(e.is_human for e in rated):
+        raise ValueError("one identity holds two seats")
+    before: list[tuple[float, float]] = []
+    for e in rated:
+        if e.is_human:
+            before.append(e.rating if e.rating is not None else (MU, SIGMA))
+        else:
+            before.append(bot_rating(e.bot or "", game))
+    teams = [[_model.rating(mu=mu, sigma=sigma)] for mu, sigma in before]
+    result = _model.rate(teams, ranks=[float(e.rank) for e in rated])
+    out: list[Change] = []
+    for e, b, team in zip(rated, before, result):
+        if e.is_human:
+            assert e.identity is not None
+            out.append(Change(e.seat, e.identity, b, (team[0].mu, team[0].sigma)))
+    return out
+
+
+def ranks_from_winner(winner: int | None, seats: int = 2) -> list[int]:
+    """Finishing ranks for a game with one winner (``None``: everyone ties)."""
+    if winner is None:
+        return [1] * seats
+    return [1 if s == winner else 2 for s in range(seats)]
+
+
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Iterable[float], width: int | None = None) -> str:
+    """A one-line chart of ``values`` (the last ``width`` of them), e.g. ``▁▂▄▇█▆``."""
+    vals = list(values)
+    if width is not None and width > 0:
+        vals = vals[-width:]
+    if not vals:
+        return ""
+    lo, hi = min(vals), max(vals)
+    if hi == lo:
+        return SPARKS[len(SPARKS) // 2 - 1] * len(vals)
+    top = len(SPARKS) - 1
+    return "".join(SPARKS[round((v - lo) / (hi - lo) * top)] for v in vals)
