@@ -37,8 +37,9 @@ MU = 25.0
 SIGMA = 25.0 / 3.0
 BOT_SIGMA = 2.0
 
-#: Fixed (mu, sigma) per bot name.  Provisional numbers, to be tuned with
-#: ``voltage arena`` once the bots exist: ordered by expected strength.
+#: Fixed (mu, sigma) per bot name (engine/bots for Voltage, engine/hv_bots for
+#: High Voltage).  Provisional numbers, ordered by expected strength, to be
+#: tuned from ``voltage arena`` results against rated players.
 BOT_RATINGS: dict[str, tuple[float, float]] = {
     "random": (10.0, BOT_SIGMA),
     "easy": (17.0, BOT_SIGMA),
@@ -47,6 +48,9 @@ BOT_RATINGS: dict[str, tuple[float, float]] = {
     "hard": (31.0, BOT_SIGMA),
     "ismcts": (33.0, BOT_SIGMA),
     "expert": (36.0, BOT_SIGMA),
+    # High Voltage's reaction bots (engine/hv_bots.py); "medium" is shared.
+    "slow": (18.0, BOT_SIGMA),
+    "fast": (31.0, BOT_SIGMA),
 }
 DEFAULT_BOT = (25.0, BOT_SIGMA)
 
