@@ -1,0 +1,237 @@
+"""Glue between live matches and the :class:`~server.store.Store` (no SSH here).
+
+- ``attach(store, match, match_id=None) -> Recording``: record a match.  Creates
+  its row (unless ``match_id`` is given, as :func:`restore` does) and hooks
+  ``Match.on_action`` (each accepted action is committed *before* the match
+  broadcasts it: ``Match._apply`` runs ``on_action`` hooks before
+  ``_broadcast``) and ``Match.on_end`` (the result is stored and the match
+  rated in one transaction).  Attach before adding other ``on_end`` hooks, so
+  that a results screen built by those finds the rating change in
+  ``recording.changes`` / ``store.rating_changes(match_id)``.
+- ``restore(store, executor=None, bot_delay=0.7) -> list[Recording]``: at
+  start, rebuild every unfinished match from its seed and action log, already
+  attached.  Human seats come back with ``connected=False``: the server should
+  start their grace period now and seat them again when the same identity
+  connects (``recording.match.seats[i].identity``).  Bots wait until the
+  caller runs ``recording.match.start()`` on the event loop.  A match whose
+  log no longer replays is marked abandoned (logged, not rated); one whose
+  log already reached the end (killed between the last action and the
+  result) is finished and rated instead of restored.
+- ``text_leaderboard(store, n=20) -> str``: ``ssh HOST leaderboard``.
+- ``export_command(store, arg) -> (exit_status, text)``: ``ssh HOST export ID``.
+
+Who is rated: a seat whose identity is a stored player (the server calls
+``store.upsert_player`` for key-authenticated people only).  Any other
+identity (a guest's per-connection id) counts as a guest: never stored as a
+player, never rated.  Errors writing the log are logged and mark the
+recording ``failed`` (the game goes on; later actions are not written, since
+a log with a hole cannot be replayed); they never reach the players' screens.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from engine import voltage as V
+from engine.errors import IllegalActionError, InvalidActionError
+
+from . import ratings as R
+from .match import Match, Seat
+from .store import MatchRecord, NotFound, Store, StoreError, seat_dict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Recording:
+    """A match being written to the store."""
+
+    store: Store
+    match: Match
+    match_id: int
+    changes: list[R.Change] = field(default_factory=list)
+    failed: bool = False
+
+    def _on_action(self, match: Match, action: V.Action) -> None:
+        if self.failed:
+            return
+        try:
+            self.store.append_action(self.match_id, len(match.actions) - 1, action.text())
+        except Exception:
+            self.failed = True
+            log.exception("match %s: could not store action %d; no longer recording it",
+                          self.match_id, len(match.actions) - 1)
+
+    def _on_end(self, match: Match) -> None:
+        try:
+            self.changes = self.store.finish_match(
+                self.match_id, match_ranks(match), _reason(match), _scores(match)
+            )
+        except Exception:
+            log.exception("match %s: could not store the result", self.match_id)
+
+
+def match_ranks(match: Match) -> list[int]:
+    """Finishing places by seat (1 = first).  Uses ``match.ranks`` when the
+    host provides one (High Voltage ranks everyone), else the winner."""
+    ranks = getattr(match, "ranks", None)
+    if ranks is not None:
+        return [int(r) for r in ranks]
+    return R.ranks_from_winner(match.winner, len(match.seats))
+
+
+def _reason(match: Match) -> str:
+    return str(getattr(match.state, "reason", "") or "")
+
+
+def _scores(match: Match) -> list[int] | None:
+    scores = getattr(match.state, "scores", None)
+    return [int(s) for s in scores] if scores is not None else None
+
+
+def attach(store: Store, match: Match, match_id: int | None = None) -> Recording:
+    """Record ``match`` in ``store`` from now on (see the module docstring)."""
+    if match.over:
+        raise ValueError("the match is already over")
+    if match_id is None:
+        if match.actions:
+            raise ValueError("attach a match before its first action, or give its match_id")
+        match_id = store.create_match(
+            match.game, match.seed, [seat_dict(s) for s in match.seats], match.code
+        )
+    rec = Recording(store, match, match_id)
+    match.on_action.append(rec._on_action)
+    match.on_end.append(rec._on_end)
+    return rec
+
+
+# ---------------------------------------------------------------------------
+# Restore
+
+
+class RestoreError(Exception):
+    """A stored log that no longer replays."""
+
+
+Restorer = Callable[[MatchRecord, "Executor | None", float], Match]
+
+
+def restore_voltage(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Match:
+    """A Voltage :class:`Match` at the position of ``record``'s log (not attached, not started)."""
+    seats = [Seat(s.name, s.identity, s.bot, connected=s.bot is not None) for s in record.seats]
+    m = Match(seats, seed=record.seed, code=record.code, bot_delay=bot_delay, executor=executor)
+    state = m.state
+    actions: list[V.Action] = []
+    lines: list[str] = []
+    for n, text in enumerate(record.actions or ()):
+        try:
+            action = V.parse_action(text)
+            seat = action.seat if isinstance(action, V.Resign) else state.to_move
+            state, events = V.apply(state, action, seat)
+        except (InvalidActionError, IllegalActionError) as e:
+            raise RestoreError(f"action {n} ({text!r}) does not replay: {e}") from e
+        actions.append(action)
+        lines.extend(e.text(m.names) for e in events)
+    m.state = state
+    m.actions = actions
+    m.log.extend(lines)
+    m.started_at = record.started
+    return m
+
+
+RESTORERS: Mapping[str, Restorer] = {"voltage": restore_voltage}
+
+
+def restore(
+    store: Store,
+    executor: Executor | None = None,
+    bot_delay: float = 0.7,
+    *,
+    restorers: Mapping[str, Restorer] = RESTORERS,
+) -> list[Recording]:
+    """Rebuild and re-attach every unfinished match (see the module docstring).
+
+    Matches of a game with no restorer are left as they are (logged), so a
+    later version can restore them.
+    """
+    out: list[Recording] = []
+    for record in store.unfinished_matches():
+        fn = restorers.get(record.game)
+        if fn is None:
+            log.warning("match %s: no restorer for game %r; left unfinished", record.id, record.game)
+            continue
+        try:
+            match = fn(record, executor, bot_delay)
+        except Exception as e:
+            log.error("match %s cannot be restored (%s); marking it abandoned", record.id, e)
+            store.abandon_match(record.id, f"could not be restored: {e}")
+            continue
+        if match.over:
+            log.info("match %s had ended before the restart; recording its result", record.id)
+            store.finish_match(record.id, match_ranks(match), _reason(match), _scores(match))
+            continue
+        out.append(attach(store, match, record.id))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Plain-text commands (no PTY): leaderboard and export
+
+
+def plain(text: str, width: int | None = None) -> str:
+    """``text`` made safe for a terminal: control and format characters dropped."""
+    out = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    if width is not None and len(out) > width:
+        out = out[: width - 1] + "…"
+    return out
+
+
+def game_title(game: str) -> str:
+    """``voltage`` -> ``Voltage``, ``high-voltage`` / ``highvoltage`` -> ``High Voltage``."""
+    g = game.replace("_", "-").lower()
+    if g in ("highvoltage", "high-voltage"):
+        return "High Voltage"
+    return " ".join(w.capitalize() for w in g.split("-"))
+
+
+def text_leaderboard(store: Store, n: int = 20, games: list[str] | None = None) -> str:
+    """The top ``n`` players per game as plain text (``ssh HOST leaderboard``)."""
+    if games is None:
+        games = store.games()
+        if "voltage" not in games:
+            games.insert(0, "voltage")
+        else:
+            games.remove("voltage")
+            games.insert(0, "voltage")
+    blocks = []
+    for game in games:
+        rows = store.leaderboard(game, n)
+        lines = [f"{game_title(game)}: top {n}"]
+        if not rows:
+            lines.append("  (no rated players yet)")
+        else:
+            lines.append(f"  {'#':>3}  {'Player':<20}  {'Rating':>6}  {'Games':>5}")
+            for r in rows:
+                lines.append(f"  {r.place:>3}  {plain(r.name, 20):<20}  {r.shown:>6}  {r.games:>5}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+def export_command(store: Store, arg: str | None) -> tuple[int, str]:
+    """``ssh HOST export MATCH_ID``: (exit status, text for stdout or stderr).
+
+    Status 0 with the JSON; 1 for an unknown or unfinished match; 2 for bad usage.
+    """
+    if arg is None or not arg.strip().lstrip("#").isdigit():
+        return 2, "usage: export MATCH_ID (a number)\n"
+    match_id = int(arg.strip().lstrip("#"))
+    try:
+        return 0, store.export_json(match_id)
+    except NotFound:
+        return 1, f"no match {match_id}\n"
+    except StoreError as e:
+        return 1, f"{e}\n"
