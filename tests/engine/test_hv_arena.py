@@ -1,0 +1,174 @@
+"""High Voltage reaction bots and the simulated-time arena."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from engine import highvoltage as H
+from engine import hv_arena as A
+from engine.highvoltage import Draw, Face, Play, Stuck
+from engine.hv_bots import HV_BOT_NAMES, REACTION_SECONDS, ReactionBot, make_hv_bot
+
+
+def F(code: str) -> Face:
+    return Face.parse(code)
+
+
+def view(hand=("7/1", "1/1"), top="5/2", pile=3, stuck=False, phase="play", seat=0) -> H.HighVoltageView:
+    return H.HighVoltageView(
+        seat=seat,
+        players=2,
+        phase=phase,
+        hand=None if phase == "countdown" else tuple(F(c) for c in hand),
+        hand_sizes=(len(hand), 4),
+        pile_counts=(pile, 10),
+        top=F(top),
+        top_no=7,
+        discard_count=8,
+        stuck=(stuck, False),
+        out=(False, False),
+        plays=6,
+        flips=0,
+        winner=None,
+        places=None,
+        reason="",
+    )
+
+
+# ---------------------------------------------------------------------------
+# Bots
+
+
+class TestBots:
+    def test_names_and_levels(self):
+        assert HV_BOT_NAMES == ("slow", "medium", "fast")
+        assert REACTION_SECONDS == {"slow": 2.5, "medium": 1.5, "fast": 0.8}
+        with pytest.raises(ValueError, match="unknown High Voltage bot 'random'"):
+            make_hv_bot("random")
+
+    def test_plays_a_fitting_card_aimed_at_the_top_it_saw(self):
+        delay, action = make_hv_bot("fast", 1).decide(view())
+        assert action == Play(0, F("7/1"), F("5/2"), 7)
+        assert delay > 0
+
+    def test_draws_when_nothing_fits(self):
+        assert make_hv_bot("slow", 1).decide(view(hand=("1/1", "2/1")))[1] == Draw(0)
+
+    def test_declares_stuck_when_out_of_options_once(self):
+        bot = make_hv_bot("medium", 1)
+        assert bot.decide(view(hand=("1/1", "2/1"), pile=0))[1] == Stuck(0)
+        assert bot.decide(view(hand=("1/1", "2/1"), pile=0, stuck=True)) == (0.0, None)
+
+    def test_nothing_to_do_in_a_countdown_or_as_a_spectator(self):
+        bot = make_hv_bot("fast", 1)
+        assert bot.decide(view(phase="countdown")) == (0.0, None)
+        assert bot.decide(view(seat=None)) == (0.0, None)  # type: ignore[arg-type]
+
+    def test_prefers_a_card_that_keeps_a_chain_going(self):
+        # on 5 (±2): 3 (±1) is followed by the 2 in hand, 7 (±3) by nothing
+        bot = make_hv_bot("fast", 1)
+        for _ in range(10):
+            assert bot.decide(view(hand=("7/3", "3/1", "2/1")))[1].card == F("3/1")
+
+    def test_choose_card_none_when_nothing_fits(self):
+        assert make_hv_bot("fast").choose_card((F("1/1"),), F("5/2")) is None
+
+    @pytest.mark.parametrize("name", HV_BOT_NAMES)
+    def test_reaction_times_with_jitter(self, name):
+        bot = make_hv_bot(name, 3)
+        delays = [bot.decide(view())[0] for _ in range(2000)]
+        median = statistics.median(delays)
+        assert abs(median - REACTION_SECONDS[name]) < 0.06 * REACTION_SECONDS[name]
+        assert min(delays) > 0 and len(set(delays)) == len(delays)
+
+    def test_seeded(self):
+        a, b = make_hv_bot("fast", 9), make_hv_bot("fast", 9)
+        assert [a.decide(view())[0] for _ in range(5)] == [b.decide(view())[0] for _ in range(5)]
+        assert isinstance(a, ReactionBot)
+
+
+# ---------------------------------------------------------------------------
+# Matches in simulated time
+
+
+class TestRunMatch:
+    @pytest.mark.parametrize("names", [("fast", "slow"), ("slow", "medium", "fast"), ("fast",) * 4])
+    def test_a_match_ends_with_a_winner_and_places(self, names):
+        r = A.run_match(names, 5)
+        assert r.reason == "last card" and r.winner is not None
+        assert r.places[r.winner] == 1 and len(r.places) == len(names)
+        assert r.cards_left[r.winner] == 0
+        assert r.refused == 0  # bots never send anything but plays that may be late
+        assert r.seconds > 0 and r.plays > 0 and r.actions == len(r.log)
+
+    def test_replay_from_seed_and_log_reproduces_it(self):
+        for seed in range(6):
+            names = ("fast", "medium", "slow")[: 2 + seed % 2]
+            r = A.run_match(names, seed)
+            s = H.replay(seed, len(names), r.log)
+            assert s.over and s.winner == r.winner and s.places == r.places and s.plays == r.plays
+
+    def test_deterministic(self):
+        assert A.run_match(("fast", "fast"), 3) == A.run_match(("fast", "fast"), 3)
+
+    def test_races_are_refused_as_too_slow(self):
+        r = A.run_match(("fast", "fast", "fast"), 1)
+        assert r.too_slow > 0
+
+    def test_faster_wins_more(self):
+        s = A.run_arena(("slow", "fast"), 20, seed=100)
+        assert s.wins[1] > s.wins[0]
+
+
+class TestArena:
+    def test_summary_and_seat_rotation(self):
+        seen = []
+        s = A.run_arena(("slow", "medium", "fast"), 6, seed=2, on_result=seen.append)
+        assert s.matches == 6 and sum(s.wins) + s.no_winner == 6
+        assert [r.seed for r in seen] == list(range(2, 8))
+        assert {r.entrants for r in seen} == {(0, 1, 2), (1, 2, 0), (2, 0, 1)}
+        for r in seen:
+            assert r.players == tuple(("slow", "medium", "fast")[e] for e in r.entrants)
+        assert s.wins_by_level() == {"slow": s.wins[0], "medium": s.wins[1], "fast": s.wins[2]}
+
+    def test_wins_by_level_adds_up_repeated_names(self):
+        s = A.run_arena(("fast", "fast", "slow"), 3, seed=0)
+        assert s.wins_by_level()["fast"] == s.wins[0] + s.wins[1]
+
+    def test_bad_players(self):
+        with pytest.raises(ValueError):
+            A.run_arena(("fast",), 1)
+        with pytest.raises(ValueError):
+            A.run_arena(("fast", "random"), 1)
+
+
+class TestMainArena:
+    def test_text(self, capsys):
+        assert A.main_arena(["fast", "slow"], 4, 0, False) == 0
+        out = capsys.readouterr().out
+        assert out.startswith("4 matches of High Voltage, 2 players, seats rotating")
+        assert "player 1 (fast):" in out and "player 2 (slow):" in out
+
+    def test_json_lines(self, capsys):
+        assert A.main_arena(["fast", "medium", "slow"], 3, 7, True) == 0
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert len(lines) == 4
+        for i, m in enumerate(lines[:3]):
+            assert m["seed"] == 7 + i and len(m["players"]) == 3
+            assert m["ranking"][m["winner"]] == 1 and m["reason"] == "last card"
+            assert m["actions"] > 0
+        summary = lines[-1]
+        assert summary["summary"] is True and summary["matches"] == 3 and summary["game"] == "high-voltage"
+        assert sum(summary["wins_by_level"].values()) == 3
+
+    def test_default_players(self, capsys):
+        assert A.main_arena([], 1, 0, False) == 0
+        assert "(medium)" in capsys.readouterr().out
+
+    @pytest.mark.parametrize("players", [["fast"], ["fast"] * 5, ["fast", "nobody"]])
+    def test_bad_players_exit_2(self, players, capsys):
+        assert A.main_arena(players, 1, 0, False) == 2
+        assert capsys.readouterr().err.startswith("voltage arena:")
