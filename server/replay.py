@@ -1,0 +1,145 @@
+"""Replays: a finished match, step by step, as the viewer may see it.
+
+A :class:`Replay` is built from a stored :class:`~server.store.MatchRecord`
+(seed + action log).  Step 0 is the deal; step ``i`` is the position after
+action ``i``; the last step is the end.  A screen asks for ``view(i)`` (a
+frozen engine view with no legal actions: a replay cannot be played),
+``lines(i)`` (the match log up to that step) and the set boundaries to jump
+between (``set_steps``, ``set_start(k)``).
+
+Hidden information: the views are a spectator's (no hand) unless the replay
+is opened for a seat, which :meth:`Replay.load` does only when the viewer's
+identity played in the match, and then it is that seat's own view (their own
+hand, the others' backs), exactly what they saw at the time.
+
+- ``Replay.load(store, match_id, viewer=None)``: raises :class:`ReplayError`
+  for an unknown or unfinished match (a running match's log would reveal
+  hands to a player still in it).
+- ``Replay(record, seat=None)``: from a record already read.
+
+Only Voltage is replayable for now; High Voltage needs its own stepper here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine import voltage as V
+from engine.errors import IllegalActionError, InvalidActionError
+
+from .store import MatchRecord, Store
+
+
+class ReplayError(Exception):
+    """The match cannot be replayed; the message says why."""
+
+
+class Replay:
+    """A finished Voltage match: every position, its log and its sets."""
+
+    def __init__(self, record: MatchRecord, seat: int | None = None) -> None:
+        if record.game != "voltage":
+            raise ReplayError(f"match {record.id} is a game of {record.game}; only Voltage replays so far")
+        if not record.finished:
+            raise ReplayError(f"match {record.id} is not finished; only finished matches can be replayed")
+        if seat is not None and not 0 <= seat < len(record.seats):
+            raise ReplayError(f"match {record.id} has no seat {seat}")
+        self.record = record
+        self.seat = seat
+        self.names: tuple[str, ...] = tuple(s.name for s in record.seats)
+        state = V.new_match(record.seed)
+        self._states: list[V.State] = [state]
+        self._actions: list[V.Action] = []
+        start = [e.text(self.names) for e in V.start_events(state)]
+        self._step_lines: list[tuple[str, ...]] = [tuple(start)]
+        #: step numbers right after a set was scored, in order (set k ends at set_steps[k-1])
+        self.set_steps: list[int] = []
+        for n, text in enumerate(record.actions or ()):
+            try:
+                action = V.parse_action(text)
+                seat_ = action.seat if isinstance(action, V.Resign) else state.to_move
+                state, events = V.apply(state, action, seat_)
+            except (InvalidActionError, IllegalActionError) as e:
+                raise ReplayError(f"match {record.id}: action {n} ({text!r}) does not replay: {e}") from e
+            self._states.append(state)
+            self._actions.append(action)
+            self._step_lines.append(tuple(e.text(self.names) for e in events))
+            if any(e.kind == "score" for e in events):
+                self.set_steps.append(n + 1)
+
+    @classmethod
+    def load(cls, store: Store, match_id: int, viewer: str | None = None) -> Replay:
+        """The replay of ``match_id`` for ``viewer`` (an identity; ``None``: a spectator)."""
+        record = store.match_record(match_id)
+        if record is None:
+            raise ReplayError(f"no match {match_id}")
+        return cls(record, record.seat_of(viewer))
+
+    # -- steps ---------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """The number of steps (actions + 1)."""
+        return len(self._states)
+
+    @property
+    def last(self) -> int:
+        return len(self._states) - 1
+
+    def clamp(self, step: int) -> int:
+        return max(0, min(self.last, step))
+
+    def state(self, step: int) -> V.State:
+        """The full state (hidden cards included): for tests and tools, never for a screen."""
+        return self._states[self.clamp(step)]
+
+    def view(self, step: int) -> V.VoltageView:
+        """What the viewer sees at ``step``: their seat's view, or a spectator's."""
+        return replace(V.view(self._states[self.clamp(step)], self.seat), legal=())
+
+    def action(self, step: int) -> str | None:
+        """The text of the action that led to ``step`` (``None`` for the deal)."""
+        step = self.clamp(step)
+        return self._actions[step - 1].text() if step else None
+
+    def step_lines(self, step: int) -> tuple[str, ...]:
+        """The log lines the action leading to ``step`` produced (the deal's for 0)."""
+        return self._step_lines[self.clamp(step)]
+
+    def lines(self, step: int) -> list[str]:
+        """The whole match log up to and including ``step``."""
+        out: list[str] = []
+        for chunk in self._step_lines[: self.clamp(step) + 1]:
+            out.extend(chunk)
+        return out
+
+    # -- sets ----------------------------------------------------------------
+
+    @property
+    def sets(self) -> int:
+        """How many sets were scored in the match."""
+        return len(self.set_steps)
+
+    def set_start(self, k: int) -> int:
+        """The step where set ``k`` (1-based) began: the deal, or just after set k-1 scored."""
+        if not 1 <= k <= self.sets + 1:
+            raise ValueError(f"set {k} out of 1..{self.sets + 1}")
+        return 0 if k == 1 else self.set_steps[k - 2]
+
+    def set_at(self, step: int) -> int:
+        """The set (1-based) being played at ``step``."""
+        step = self.clamp(step)
+        return 1 + sum(1 for s in self.set_steps if s <= step)
+
+    def next_set(self, step: int) -> int:
+        """The next set boundary after ``step`` (or the end)."""
+        for s in self.set_steps:
+            if s > step:
+                return s
+        return self.last
+
+    def prev_set(self, step: int) -> int:
+        """The last set boundary before ``step`` (or the deal)."""
+        for s in reversed(self.set_steps):
+            if s < step:
+                return s
+        return 0
