@@ -14,6 +14,7 @@ so one bot's search never freezes another player's screen.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import random
 import time
@@ -61,6 +62,20 @@ class Update:
 
 
 Callback = Callable[[Update], None]
+
+
+def _in_context(callback: Callback) -> Callback:
+    ctx = contextvars.copy_context()
+
+    def call(update: Update) -> None:
+        try:
+            ctx.run(callback, update)
+        except RuntimeError as e:  # already inside that context (a nested update)
+            if "cannot enter context" not in str(e):
+                raise
+            callback(update)
+
+    return call
 
 
 def _bot_choose(bot_name: str, seed: int, view: V.VoltageView) -> V.Action:
@@ -135,6 +150,10 @@ class Match:
     # -- subscriptions -------------------------------------------------------
 
     def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
+        # Each screen's callback runs in the context it subscribed from: on a server,
+        # many apps share one loop, and Textual finds "the current app" through a
+        # context variable, so an update must not run in the submitting player's context.
+        callback = _in_context(callback)
         entry = (seat, callback)
         self._subs.append(entry)
 
