@@ -247,10 +247,12 @@ def parse_action(text: str) -> Action:
         if verb == "go" and not args:
             return GO
         if verb == "play" and len(args) == 5 and args[2].lower() == "on":
-            top_no = int(args[4].removeprefix("#"))
+            seat, top_no = int(args[0]), int(args[4].removeprefix("#"))
+            if not 0 <= seat < MAX_PLAYERS:
+                raise ValueError(f"no seat {seat}")
             if top_no < 0:
                 raise ValueError("the top card's number is 0 or more")
-            return Play(int(args[0]), Face.parse(args[1]), Face.parse(args[3]), top_no)
+            return Play(seat, Face.parse(args[1]), Face.parse(args[3]), top_no)
         if verb in ("draw", "stuck", "resign") and len(args) == 1:
             seat = int(args[0])
             if not 0 <= seat < MAX_PLAYERS:

@@ -568,7 +568,7 @@ class TestActionText:
 
     @pytest.mark.parametrize(
         "text",
-        ["", "jump", "draw", "draw 9", "play 0 7/3 10/1 #1", "play 0 7/4 on 10/1 #1", "play 0 7/3 on 10/1 #-1", "go 1"],
+        ["", "jump", "draw", "draw 9", "play 0 7/3 10/1 #1", "play 0 7/4 on 10/1 #1", "play 0 7/3 on 10/1 #-1", "play 4 7/3 on 10/1 #1", "go 1"],
     )
     def test_bad_text(self, text):
         with pytest.raises(InvalidActionError):
