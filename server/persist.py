@@ -76,10 +76,13 @@ class Recording:
 
 
 def match_ranks(match: Match) -> list[int]:
-    """Finishing places by seat (1 = first).  Uses ``match.ranks`` when the
-    host provides one (High Voltage ranks everyone), else the winner."""
+    """Finishing places by seat (1 = first).  Uses ``match.ranks`` or
+    ``match.state.places`` when there is one (High Voltage ranks everyone),
+    else the winner (``None``: a draw)."""
     ranks = getattr(match, "ranks", None)
-    if ranks is not None:
+    if not ranks:
+        ranks = getattr(match.state, "places", None)
+    if ranks:
         return [int(r) for r in ranks]
     return R.ranks_from_winner(match.winner, len(match.seats))
 

@@ -194,3 +194,13 @@ async def test_export_command_round_trips_through_replay(tmp_path):
         assert P.export_command(store, "999")[0] == 1
         assert P.export_command(store, "x")[0] == 2
         assert P.export_command(store, None)[0] == 2
+
+
+def test_match_ranks_from_winner_or_places():
+    from types import SimpleNamespace as NS
+
+    two = NS(winner=1, seats=[1, 2], state=NS())
+    assert P.match_ranks(two) == [2, 1]
+    assert P.match_ranks(NS(winner=None, seats=[1, 2], state=NS())) == [1, 1]
+    four = NS(winner=2, seats=[1, 2, 3, 4], state=NS(places=(3, 2, 1, 3)))
+    assert P.match_ranks(four) == [3, 2, 1, 3]
