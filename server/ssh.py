@@ -1,0 +1,435 @@
+"""``voltage serve``: the SSH server.  Every session runs its own Textual app in
+this one process (see :mod:`server.driver`); all of them share one
+:class:`~server.lobby.Lobby`.
+
+Hardening, each guard with a test in ``tests/server/test_ssh.py``:
+
+- no port forwarding (local, remote, UNIX socket), no agent forwarding, no X11,
+  no SFTP or SCP, and no command ever reaches a shell: a command is one of
+  ``help``, ``who``, ``join CODE``, ``watch CODE``, else a usage line and exit 1;
+- a login timeout, keepalives that drop dead clients, a cap on connections
+  overall and per address, one session per connection;
+- a channel whose maximum packet size is absurdly small (0 included) is refused
+  before anything is written to it: a writer that splits output into packets of
+  at most that size never finishes (the guard reads asyncssh's private
+  ``_send_pktsize``, which is why pyproject pins asyncssh to 2.24.x).
+
+Identity: a client's public-key fingerprint, but only when it logged in with a
+signed public-key request; a key merely offered gives nothing.  Everyone else
+is a guest for that connection (keyboard-interactive with no prompts lets
+anyone in).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import asyncssh
+
+from .driver import TerminalChannel, run_app
+from .lobby import Lobby, Player
+
+log = logging.getLogger(__name__)
+
+HOST_KEY_FILE = "ssh_host_ed25519_key"
+MIN_PACKET_SIZE = 512  # no real client asks for less; OpenSSH asks for 32 KiB
+
+USAGE = "usage: ssh -t HOST [help | who | join CODE | watch CODE]"
+HELP = """\
+Voltage: card games over SSH.
+
+  ssh -t HOST              the lobby: quick match, private rooms, bots, watching
+  ssh -t HOST join CODE    join a friend's private room
+  ssh -t HOST watch CODE   watch a match
+  ssh HOST who             who is online and which matches are running
+  ssh HOST help            this text
+
+Log in with an SSH key to be recognised when you reconnect (your key's
+fingerprint is your identity); without one you are a guest for that
+connection.  A dropped player keeps their seat for 60 seconds.
+"""
+
+
+@dataclass
+class ServerConfig:
+    host: str = ""
+    port: int = 2222
+    data_dir: Path | None = None
+    login_timeout: float = 30.0
+    keepalive_interval: float = 15.0
+    keepalive_count_max: int = 3
+    max_connections: int = 1000
+    max_per_address: int = 20
+    grace: float = 60.0
+    bot_offer_after: float = 20.0
+    bot_delay: float = 0.7
+
+
+def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
+    """The server's ed25519 host key, generated on first use and kept in ``data_dir``."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / HOST_KEY_FILE
+    if path.exists():
+        return asyncssh.read_private_key(str(path))
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key.export_private_key())
+    os.replace(tmp, path)
+    (data_dir / (HOST_KEY_FILE + ".pub")).write_bytes(key.export_public_key())
+    return key
+
+
+# ---------------------------------------------------------------------------
+# One SSH connection
+
+
+class _Connection(asyncssh.SSHServer):
+    """Auth, identity and the refusals for one client connection."""
+
+    def __init__(self, server: VoltageServer) -> None:
+        self.server = server
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.addr = ""
+        self.identity: str | None = None
+        self.username = ""
+        self._candidate: str | None = None
+        self._sessions = 0
+        self._counted = False
+        self.process: asyncssh.SSHServerProcess | None = None
+
+    # connection life
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername")
+        self.addr = str(peer[0]) if peer else ""
+        if not self.server._admit(self):
+            conn.close()
+            return
+        self._counted = True
+        self.server.live.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server.live.discard(self)
+        if self._counted:
+            self._counted = False
+            self.server._release(self)
+
+    # authentication
+
+    def begin_auth(self, username: str) -> bool:
+        self.username = username
+        return True  # ask for auth, so clients offer their keys
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        # Called for a key's query and again for its signed request; only a
+        # success straight after this call (see auth_completed) proves the key.
+        self._candidate = key.get_fingerprint("sha256")
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        return True
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        self._candidate = None  # a guest: whatever key was offered was not used
+        return True
+
+    def auth_completed(self) -> None:
+        self.identity = self._candidate
+
+    # refusals
+
+    def connection_requested(self, *args: Any) -> bool:
+        return False
+
+    def server_requested(self, *args: Any) -> bool:
+        return False
+
+    def unix_connection_requested(self, *args: Any) -> bool:
+        return False
+
+    def unix_server_requested(self, *args: Any) -> bool:
+        return False
+
+    def tun_requested(self, *args: Any) -> bool:
+        return False
+
+    def tap_requested(self, *args: Any) -> bool:
+        return False
+
+    def session_requested(self) -> Any:
+        if self._sessions >= 1:
+            return False  # one session per connection
+        self._sessions += 1
+        return _Process(self.server._session_handler(self))
+
+
+class _Process(asyncssh.SSHServerProcess):
+    """A session process with the channel guards and no subsystems."""
+
+    def __init__(self, handler: Callable) -> None:
+        super().__init__(handler, None, 0, False)
+
+    def connection_made(self, chan: Any) -> None:
+        pktsize = getattr(chan, "_send_pktsize", None)
+        if pktsize is not None and pktsize < MIN_PACKET_SIZE:
+            log.info("refusing a channel with maximum packet size %d", pktsize)
+            self._too_small = True
+            conn = chan.get_extra_info("connection")
+            chan.abort()
+            if conn is not None:
+                conn.abort()
+            return
+        super().connection_made(chan)
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        if getattr(self, "_too_small", False):
+            return
+        super().session_started()
+
+
+class _ProcessChannel(TerminalChannel):
+    """The driver's view of an SSH session process."""
+
+    def __init__(self, process: asyncssh.SSHServerProcess) -> None:
+        self.process = process
+
+    def write(self, data: bytes) -> None:
+        self.process.stdout.write(data)
+
+    async def read(self) -> bytes | tuple[int, int]:
+        try:
+            return await self.process.stdin.read(4096)
+        except asyncssh.TerminalSizeChanged as exc:
+            return (exc.width, exc.height)
+        except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+            return b""
+
+    def pending_output(self) -> int:
+        try:
+            return self.process.channel.get_write_buffer_size()
+        except Exception:
+            return 0
+
+    def close(self) -> None:
+        self.process.close()
+
+    @property
+    def size(self) -> tuple[int, int]:
+        w, h, _pw, _ph = self.process.term_size
+        return (w, h)
+
+
+# ---------------------------------------------------------------------------
+# The server
+
+
+AppFactory = Callable[[Any, str], Any]  # (backend, player_name) -> App
+
+
+def _default_app_factory(backend: Any, player_name: str) -> Any:
+    from tui.app import make_app
+
+    return make_app(backend, player_name=player_name)
+
+
+class VoltageServer:
+    """The listening server, its lobby and its bot executor."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        lobby: Lobby | None = None,
+        executor: Executor | None = None,
+        app_factory: AppFactory | None = None,
+        host_key: asyncssh.SSHKey | None = None,
+    ) -> None:
+        self.config = config
+        self.executor = executor
+        self.lobby = lobby or Lobby(
+            executor, grace=config.grace, bot_offer_after=config.bot_offer_after, bot_delay=config.bot_delay
+        )
+        self.app_factory = app_factory or _default_app_factory
+        self.host_key = host_key
+        self._server: asyncssh.SSHAcceptor | None = None
+        self._connections = 0
+        self._per_addr: dict[str, int] = {}
+        self.live: set[_Connection] = set()
+        self.sessions = 0
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.sockets[0].getsockname()[1]
+
+    async def start(self) -> None:
+        cfg = self.config
+        if self.host_key is None:
+            if cfg.data_dir is None:
+                self.host_key = asyncssh.generate_private_key("ssh-ed25519")
+            else:
+                self.host_key = load_host_key(Path(cfg.data_dir))
+        self._server = await asyncssh.create_server(
+            lambda: _Connection(self),
+            cfg.host,
+            cfg.port,
+            server_host_keys=[self.host_key],
+            encoding=None,
+            line_editor=False,
+            allow_pty=True,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            sftp_factory=None,
+            password_auth=False,
+            kbdint_auth=True,
+            public_key_auth=True,
+            login_timeout=cfg.login_timeout,
+            keepalive_interval=cfg.keepalive_interval,
+            keepalive_count_max=cfg.keepalive_count_max,
+            reuse_address=True,
+        )
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+
+    async def wait_closed(self) -> None:
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    def ssh_line(self) -> str:
+        host = self.config.host or "localhost"
+        if host in ("0.0.0.0", "::"):
+            host = "localhost"
+        port = self.port
+        return f"ssh -p {port} {host}" if port != 22 else f"ssh {host}"
+
+    # connection accounting
+
+    def _admit(self, c: _Connection) -> bool:
+        cfg = self.config
+        if self._connections >= cfg.max_connections:
+            log.info("refusing %s: %d connections already", c.addr, self._connections)
+            return False
+        if self._per_addr.get(c.addr, 0) >= cfg.max_per_address:
+            log.info("refusing %s: too many connections from that address", c.addr)
+            return False
+        self._connections += 1
+        self._per_addr[c.addr] = self._per_addr.get(c.addr, 0) + 1
+        return True
+
+    def _release(self, c: _Connection) -> None:
+        self._connections -= 1
+        n = self._per_addr.get(c.addr, 1) - 1
+        if n:
+            self._per_addr[c.addr] = n
+        else:
+            self._per_addr.pop(c.addr, None)
+
+    # sessions
+
+    def _session_handler(self, c: _Connection) -> Callable:
+        async def handle(process: asyncssh.SSHServerProcess) -> None:
+            c.process = process
+            try:
+                code = await self._run_session(c, process)
+            except Exception:
+                log.exception("session failed")
+                code = 1
+            try:
+                process.exit(code)
+                # Let the output and the exit status reach the client, then hang up:
+                # a connection has one session, so nothing else can happen on it.
+                await asyncio.wait_for(process.channel.wait_closed(), 10)
+            except Exception:
+                pass
+            if c.conn is not None:
+                c.conn.close()
+
+        return handle
+
+    async def _run_session(self, c: _Connection, process: asyncssh.SSHServerProcess) -> int:
+        command = process.command
+        words = (command or "").split()
+        if process.subsystem:
+            process.stderr.write(f"voltage: no subsystems here\n{USAGE}\n".encode())
+            return 1
+        if words == ["help"]:
+            process.stdout.write(HELP.replace("\n", "\r\n" if process.term_type else "\n").encode())
+            return 0
+        if words == ["who"]:
+            text = self.lobby.who_text()
+            process.stdout.write(text.replace("\n", "\r\n" if process.term_type else "\n").encode())
+            return 0
+        initial: tuple[str, str] | None = None
+        if len(words) == 2 and words[0] in ("join", "watch"):
+            initial = (words[0], words[1].upper())
+        elif words:
+            process.stderr.write(f"voltage: unknown command {_printable(command or '')!r}\n{USAGE}\n".encode())
+            return 1
+        if process.term_type is None:
+            process.stderr.write(b"voltage: the game needs a terminal: connect with ssh -t\n")
+            return 1
+        return await self._play(c, process, initial)
+
+    async def _play(self, c: _Connection, process: asyncssh.SSHServerProcess, initial: tuple[str, str] | None) -> int:
+        from .backend import SSHBackend
+
+        player = self.lobby.connect(c.identity, c.username)
+        backend = SSHBackend(self.lobby, player, initial=initial)
+        self.sessions += 1
+        try:
+            app = self.app_factory(backend, backend.name_prefill)
+            await run_app(app, _ProcessChannel(process))
+        finally:
+            self.sessions -= 1
+            backend.close()
+            self.lobby.leave(player)
+        return 0
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch.isprintable() else "?" for ch in text)[:60]
+
+
+async def serve(config: ServerConfig, *, ready: Callable[[VoltageServer], None] | None = None) -> None:
+    """Run the server until cancelled."""
+    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+
+    executor: Executor
+    try:
+        executor = ProcessPoolExecutor(max_workers=max(1, (os.cpu_count() or 2) - 1),
+                                       mp_context=multiprocessing.get_context("forkserver"))
+    except Exception:  # pragma: no cover - no process support here
+        from concurrent.futures import ThreadPoolExecutor
+
+        executor = ThreadPoolExecutor(max_workers=2)
+    server = VoltageServer(config, executor=executor)
+    await server.start()
+    if ready is not None:
+        ready(server)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        server.close()
+        executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,68 @@
+"""Fixtures: a Voltage SSH server on a free port, with the real app or a stand-in."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Input, Static
+
+from server.ssh import ServerConfig, VoltageServer
+
+
+class EchoApp(App):
+    """A tiny stand-in app: shows its player's name, the last key and its size."""
+
+    def __init__(self, backend, player_name: str) -> None:
+        super().__init__()
+        self.backend = backend
+        self.player_name = player_name
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"hello {self.player_name}", id="hello")
+        yield Static("", id="last")
+        yield Input(id="input")
+
+    def on_key(self, event) -> None:
+        if event.key == "ctrl+x":
+            raise RuntimeError("this session's app crashed on purpose")
+        self.query_one("#last", Static).update(f"key {event.key} size {self.size.width}x{self.size.height}")
+
+    def on_resize(self, event) -> None:
+        self.query_one("#last", Static).update(f"size {event.size.width}x{event.size.height}")
+
+
+@pytest.fixture
+async def start_server():
+    """``await start_server(app_factory=..., **config)`` -> a running VoltageServer."""
+    servers: list[VoltageServer] = []
+    executor = ThreadPoolExecutor(max_workers=2)
+
+    async def start(app_factory=None, **config) -> VoltageServer:
+        cfg = ServerConfig(host="127.0.0.1", port=0, **config)
+        srv = VoltageServer(cfg, app_factory=app_factory, executor=executor)
+        await srv.start()
+        servers.append(srv)
+        return srv
+
+    yield start
+    for srv in servers:
+        srv.close()
+        await srv.wait_closed()
+    executor.shutdown(wait=False, cancel_futures=True)
+    await asyncio.sleep(0)
+
+
+@pytest.fixture
+def echo_app():
+    made: list[EchoApp] = []
+
+    def factory(backend, player_name):
+        app = EchoApp(backend, player_name)
+        made.append(app)
+        return app
+
+    factory.made = made
+    return factory
