@@ -1,0 +1,119 @@
+"""``voltage arena``: headless bot-versus-bot matches from the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from engine import voltage as V
+from engine.arena import run_arena, run_match
+from voltage.cli import main
+
+MATCH_KEYS = {"seed", "players", "winner", "sets", "actions"}
+
+
+def arena_lines(capsys, *args: str) -> list[str]:
+    assert main(["arena", *args]) == 0
+    out = capsys.readouterr().out
+    return out.strip().splitlines()
+
+
+def test_arena_json_prints_one_line_per_match_then_a_summary(capsys):
+    lines = arena_lines(capsys, "--games", "20", "--seed", "3", "--json")
+    assert len(lines) == 21
+    matches = [json.loads(line) for line in lines[:20]]
+    for m in matches:
+        assert MATCH_KEYS <= set(m)
+        assert isinstance(m["seed"], int) and m["seed"] >= 3
+        assert m["players"] == ["random", "random"]
+        assert m["winner"] in (0, 1, None)
+        assert len(m["sets"]) == 2 and max(m["sets"]) <= V.SETS_TO_WIN
+        if m["winner"] is not None:
+            assert m["sets"][m["winner"]] == V.SETS_TO_WIN or m.get("reason") == "resignation"
+        else:
+            assert m["sets"][0] == m["sets"][1]
+        assert isinstance(m["actions"], int) and m["actions"] > 0
+    assert len({m["seed"] for m in matches}) > 1
+    summary = json.loads(lines[20])
+    assert summary["summary"] is True and summary["matches"] == 20
+    assert sum(summary["wins"]) + summary["draws"] == 20
+    assert summary["draws"] == sum(m["winner"] is None for m in matches)
+
+
+def test_a_match_between_bots_is_a_legal_engine_match():
+    a, b = run_match(("random", "random"), 3), run_match(("random", "random"), 3)
+    assert a.winner in (0, 1, None) and a.actions > 0 and a.reason
+    assert (a.winner, a.sets, a.actions, a.turns) == (b.winner, b.sets, b.actions, b.turns)
+
+
+def test_arena_same_seed_gives_identical_lines(capsys):
+    first = arena_lines(capsys, "--games", "20", "--seed", "3", "--json")
+    second = arena_lines(capsys, "--games", "20", "--seed", "3", "--json")
+    assert first[:20] == second[:20]
+    keep = ("summary", "players", "matches", "wins", "draws", "mean_turns")  # not the timings
+    assert [json.loads(first[20]).get(k) for k in keep] == [json.loads(second[20]).get(k) for k in keep]
+    other = arena_lines(capsys, "--games", "20", "--seed", "4", "--json")
+    assert other[:20] != first[:20]
+
+
+def test_arena_via_python_dash_m():
+    out = subprocess.run(
+        [sys.executable, "-m", "voltage", "arena", "--games", "20", "--seed", "3", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 21
+    assert all(MATCH_KEYS <= set(json.loads(line)) for line in lines[:20])
+    assert json.loads(lines[-1])["summary"] is True
+
+
+def test_arena_plain_text_summary(capsys):
+    lines = arena_lines(capsys, "--games", "6", "--seed", "1")
+    assert lines[0].startswith("6 matches")
+    assert not any(line.startswith("{") for line in lines)
+
+
+@pytest.mark.parametrize("players", ["random,nosuchbot", "nosuchbot,random"])
+def test_arena_unknown_bot_exits_2_with_a_clear_message(capsys, players):
+    assert main(["arena", "--players", players, "--games", "3"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no match was played
+    assert "unknown bot 'nosuchbot'" in captured.err
+    assert "random" in captured.err  # it names the bots that exist
+
+
+def test_arena_needs_two_bot_names(capsys):
+    assert main(["arena", "--players", "random", "--games", "3"]) == 2
+    assert "two bot names" in capsys.readouterr().err
+
+
+def test_arena_unknown_bot_exit_code_from_the_command():
+    out = subprocess.run(
+        [sys.executable, "-m", "voltage", "arena", "--players", "random,nosuchbot", "--games", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2
+    assert "unknown bot 'nosuchbot'" in out.stderr and out.stdout == ""
+
+
+@pytest.mark.slow
+def test_ten_thousand_random_matches_run_without_error():
+    results = []
+
+    def check(r):
+        assert r.winner in (0, 1, None)
+        assert max(r.sets) <= V.SETS_TO_WIN
+        assert r.winner is None or r.sets[r.winner] == V.SETS_TO_WIN
+        results.append(r.actions)
+
+    summary = run_arena(("random", "random"), 10_000, seed=0, on_result=check)
+    assert summary.matches == 10_000 == len(results)
+    assert sum(summary.wins) + summary.draws == 10_000
