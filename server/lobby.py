@@ -1,0 +1,639 @@
+"""The lobby: one service shared by every SSH session of a server.
+
+It knows who is online, runs the quick-match queue of each game, the private
+rooms (four-letter codes), the bot matches and the spectators, and looks after
+dropped players: a dropped seat is kept for a grace period (the other screens
+show a countdown), then a bot plays it until the same identity comes back.
+
+Everything here runs on the server's event loop; nothing blocks.  Screens see
+matches only through :class:`~server.match.SeatHandle`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import itertools
+import logging
+import random
+import re
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .match import Match, Seat, SeatHandle
+
+log = logging.getLogger(__name__)
+
+GAMES: tuple[str, ...] = ("voltage",)
+GAME_TITLES = {"voltage": "Voltage"}
+
+NAME_MAX = 16
+_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+(?: [A-Za-z0-9_.\-]+)*")
+_NAME_DROP = re.compile(r"[^A-Za-z0-9_.\-]")
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0
+CODE_LEN = 4
+
+GRACE_SECONDS = 60.0
+BOT_OFFER_SECONDS = 20.0
+REMATCH_WAIT_SECONDS = 120.0
+
+
+class LobbyError(ValueError):
+    """A lobby request that cannot be done; the message says why, in one line."""
+
+
+class NameRejected(LobbyError):
+    """A name that is not allowed or taken."""
+
+
+def check_name(name: str) -> str:
+    """The name as it will be shown, or :class:`NameRejected` saying what is wrong."""
+    name = name.strip()
+    if not name:
+        raise NameRejected("a name is needed")
+    if len(name) > NAME_MAX:
+        raise NameRejected(f"at most {NAME_MAX} characters")
+    if not _NAME_RE.fullmatch(name):
+        raise NameRejected("letters, digits, '-', '_', '.' and single spaces only")
+    return name
+
+
+def name_from_username(username: str | None) -> str:
+    """A name to prefill from an SSH username: unsafe characters dropped, cut to size."""
+    name = _NAME_DROP.sub("", username or "")[:NAME_MAX]
+    return name or "guest"
+
+
+def bot_strengths() -> list[tuple[str, str]]:
+    """``(label, bot name)`` for each strength of bot that exists, weakest first."""
+    try:
+        from engine import bots
+    except ImportError:  # pragma: no cover
+        return [("random", "random")]
+    names = tuple(getattr(bots, "BOT_NAMES", ("random",)))
+    strengths = getattr(bots, "STRENGTHS", None)
+    out: list[tuple[str, str]] = []
+    if isinstance(strengths, dict):
+        for key, value in strengths.items():
+            out.append((str(getattr(value, "label", key)), str(getattr(value, "name", key))))
+    elif strengths:
+        for s in strengths:
+            name = str(getattr(s, "name", s))
+            out.append((str(getattr(s, "label", name)), name))
+    out = [(label, bot) for label, bot in out if bot in names]
+    if not out:
+        out = [(n, n) for n in names]
+    return out
+
+
+def known_bots() -> set[str]:
+    try:
+        from engine import bots
+    except ImportError:  # pragma: no cover
+        return {"random"}
+    return set(getattr(bots, "BOT_NAMES", ("random",))) | {b for _l, b in bot_strengths()}
+
+
+def takeover_bot() -> str:
+    """The bot that plays a dropped player's seat: a middling one."""
+    strengths = bot_strengths()
+    for _label, bot in strengths:
+        if bot == "medium":
+            return bot
+    return strengths[(len(strengths) - 1) // 2][1] if strengths else "random"
+
+
+def _in_context(callback: Callable, *args) -> Callable[[], None]:
+    """Call ``callback`` later in the context it was created in (its own app's)."""
+    ctx = contextvars.copy_context()
+    return lambda: ctx.run(callback, *args)
+
+
+# ---------------------------------------------------------------------------
+
+
+_ids = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Player:
+    """One connected session (online once it has a name)."""
+
+    identity: str | None  # public-key fingerprint, or None for a guest
+    username: str = ""
+    name: str = ""
+    status: str = "lobby"  # lobby | waiting | room | playing | watching
+    where: str = ""  # the match or room code of the status
+    id: int = field(default_factory=lambda: next(_ids))
+    connected_at: float = field(default_factory=time.time)
+
+    @property
+    def seat_identity(self) -> str:
+        """What a seat remembers: the key fingerprint, else a one-connection guest token."""
+        return self.identity or f"guest:{self.id}"
+
+
+@dataclass(eq=False)
+class Hosted:
+    """A match the lobby hosts: its code, its human players, spectators, timers."""
+
+    code: str
+    match: Match
+    humans: list[Player | None]
+    spectators: set[Player] = field(default_factory=set)
+    grace: dict[int, asyncio.Task] = field(default_factory=dict)
+    deadlines: dict[int, float] = field(default_factory=dict)
+    rematch_wanted: dict[int, asyncio.Future] = field(default_factory=dict)
+    rematched: bool = False
+
+    @property
+    def game(self) -> str:
+        return self.match.game
+
+    @property
+    def running(self) -> bool:
+        return not self.match.over
+
+
+@dataclass(eq=False)
+class Room:
+    code: str
+    owner: Player
+    game: str
+    future: asyncio.Future
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    code: str
+    game: str
+    names: tuple[str, ...]
+    scores: tuple[int, ...]
+    spectators: int
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the lobby screen shows."""
+
+    players: tuple[PlayerInfo, ...]
+    matches: tuple[MatchInfo, ...]
+    waiting: dict[str, int]
+
+
+class Lobby:
+    """Players online, quick-match queues, rooms, matches; see the module's notes."""
+
+    def __init__(
+        self,
+        executor: Executor | None = None,
+        *,
+        grace: float = GRACE_SECONDS,
+        bot_offer_after: float = BOT_OFFER_SECONDS,
+        rematch_wait: float = REMATCH_WAIT_SECONDS,
+        bot_delay: float = 0.7,
+        seed: int | None = None,
+    ) -> None:
+        self.executor = executor
+        self.grace_seconds = grace
+        self.bot_offer_after = bot_offer_after
+        self.rematch_wait = rematch_wait
+        self.bot_delay = bot_delay
+        self.players: dict[int, Player] = {}  # online: named and connected
+        self.matches: dict[str, Hosted] = {}
+        self.rooms: dict[str, Room] = {}
+        self.queues: dict[str, list[tuple[Player, asyncio.Future]]] = {g: [] for g in GAMES}
+        self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        self._listeners: list[Callable[[], None]] = []
+        self._notify_handle: asyncio.Handle | None = None
+
+    # -- listeners -----------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` (in the subscriber's context) soon after the lobby changes."""
+        call = _in_context(callback)
+        self._listeners.append(call)
+
+        def unsubscribe() -> None:
+            if call in self._listeners:
+                self._listeners.remove(call)
+
+        return unsubscribe
+
+    def _changed(self) -> None:
+        # Coalesce: many changes in a moment make one refresh per screen.
+        if self._notify_handle is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._notify_handle = loop.call_later(0.2, self._notify)
+
+    def _notify(self) -> None:
+        self._notify_handle = None
+        for call in list(self._listeners):
+            try:
+                call()
+            except Exception:
+                log.exception("lobby listener failed")
+
+    # -- facts ---------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        players = tuple(
+            PlayerInfo(p.name, self._status_text(p))
+            for p in sorted(self.players.values(), key=lambda p: p.name.lower())
+        )
+        matches = tuple(
+            MatchInfo(h.code, h.game, h.match.names, h.match.view(None).scores, len(h.spectators))
+            for h in self.matches.values()
+            if h.running
+        )
+        waiting = {g: len(q) for g, q in self.queues.items()}
+        return Snapshot(players, matches, waiting)
+
+    def _status_text(self, p: Player) -> str:
+        if p.status == "playing":
+            return f"playing {p.where}"
+        if p.status == "watching":
+            return f"watching {p.where}"
+        if p.status == "waiting":
+            return "in quick match"
+        if p.status == "room":
+            return "in a private room"
+        return "in the lobby"
+
+    def who_text(self) -> str:
+        """Plain text for ``ssh HOST who``."""
+        snap = self.snapshot()
+        lines = [f"{len(snap.players)} online, {len(snap.matches)} matches running"]
+        for p in snap.players:
+            lines.append(f"  {p.name}  ({p.status})")
+        for m in snap.matches:
+            score = "-".join(map(str, m.scores))
+            lines.append(f"  {m.code}  {GAME_TITLES.get(m.game, m.game)}: {' v '.join(m.names)}  {score}")
+        return "\n".join(lines) + "\n"
+
+    def name_taken(self, name: str, by: Player | None = None) -> bool:
+        key = name.lower()
+        for p in self.players.values():
+            if p is not by and p.name.lower() == key:
+                return True
+        # Names of dropped players still seated in a running match are kept for them.
+        for h in self.matches.values():
+            if not h.running:
+                continue
+            for i, human in enumerate(h.humans):
+                if human is not None and human is not by and human.id not in self.players:
+                    if by is not None and by.identity and h.match.seats[i].identity == by.identity:
+                        continue
+                    if human.name.lower() == key:
+                        return True
+        return False
+
+    def suggest_name(self, username: str | None, player: Player | None = None) -> str:
+        base = name_from_username(username)
+        if not self.name_taken(base, player):
+            return base
+        for n in itertools.count(2):
+            suffix = str(n)
+            name = base[: NAME_MAX - len(suffix)] + suffix
+            if not self.name_taken(name, player):
+                return name
+        raise AssertionError  # pragma: no cover
+
+    # -- arriving and leaving ------------------------------------------------
+
+    def connect(self, identity: str | None, username: str = "") -> Player:
+        """A new session: a player not yet online (no name yet)."""
+        return Player(identity=identity, username=username)
+
+    def claim_name(self, player: Player, name: str) -> str:
+        """Put ``player`` online as ``name`` (checked); raises :class:`NameRejected`."""
+        name = check_name(name)
+        if self.name_taken(name, player):
+            raise NameRejected(f"{name} is already playing here: choose another name")
+        player.name = name
+        self.players[player.id] = player
+        self._changed()
+        return name
+
+    def resumable(self, player: Player) -> Hosted | None:
+        """A running match where ``player``'s identity has a seat it lost."""
+        if not player.identity:
+            return None
+        for h in self.matches.values():
+            if not h.running:
+                continue
+            for i, seat in enumerate(h.match.seats):
+                human = h.humans[i]
+                if seat.identity == player.identity and human is not None and human.id not in self.players:
+                    return h
+        return None
+
+    def resume(self, player: Player) -> list[SeatHandle] | None:
+        """Give ``player`` back the seat their identity left; None if there is none."""
+        h = self.resumable(player)
+        if h is None:
+            return None
+        seat = next(i for i, s in enumerate(h.match.seats) if s.identity == player.identity)
+        old = h.humans[seat]
+        player.name = old.name if old is not None else player.name
+        h.humans[seat] = player
+        self.players[player.id] = player
+        task = h.grace.pop(seat, None)
+        h.deadlines.pop(seat, None)
+        if task is not None:
+            task.cancel()
+        s = h.match.seats[seat]
+        s.connected = True
+        if s.bot is not None:
+            h.match.set_bot(seat, None)
+        self._update_notice(h)
+        self._set_status(player, "playing", h.code)
+        return [h.match.handle(seat)]
+
+    def leave(self, player: Player) -> None:
+        """The session ended: drop out of queues and rooms; seats get a grace period."""
+        self._abandon(player)
+        self.players.pop(player.id, None)
+        for h in list(self.matches.values()):
+            h.spectators.discard(player)
+            for i, human in enumerate(h.humans):
+                if human is player:
+                    if h.running:
+                        self._start_grace(h, i)
+                    else:
+                        fut = h.rematch_wanted.pop(i, None)
+                        if fut is not None and not fut.done():
+                            fut.set_result(None)
+                        self._cancel_rematch_offers(h)
+        self._changed()
+
+    def enter_lobby(self, player: Player) -> None:
+        """``player`` is looking at the lobby: no longer waiting, watching or playing."""
+        self._abandon(player)
+        self._set_status(player, "lobby")
+
+    def _abandon(self, player: Player) -> None:
+        for game, queue in self.queues.items():
+            for entry in list(queue):
+                if entry[0] is player:
+                    queue.remove(entry)
+                    if not entry[1].done():
+                        entry[1].cancel()
+        for code, room in list(self.rooms.items()):
+            if room.owner is player:
+                del self.rooms[code]
+                if not room.future.done():
+                    room.future.cancel()
+        for h in self.matches.values():
+            h.spectators.discard(player)
+            for i, human in enumerate(h.humans):
+                if human is player and not h.running:
+                    # Leaving the results is declining a rematch.
+                    self._cancel_rematch_offers(h)
+        self._prune()
+
+    def _set_status(self, player: Player, status: str, where: str = "") -> None:
+        player.status = status
+        player.where = where
+        self._changed()
+
+    # -- matches -------------------------------------------------------------
+
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(self._rng.choice(CODE_LETTERS) for _ in range(CODE_LEN))
+            if code not in self.matches and code not in self.rooms:
+                return code
+
+    def _host(self, game: str, players: list[Player | None], bots: list[str | None], code: str = "") -> Hosted:
+        if game not in GAMES:
+            raise LobbyError(f"no game called {game!r}")
+        seats = []
+        for p, bot in zip(players, bots):
+            if p is not None:
+                seats.append(Seat(p.name, p.seat_identity))
+            else:
+                seats.append(Seat(f"Bot ({bot})", bot=bot))
+        code = code or self._new_code()
+        match = Match(seats, code=code, bot_delay=self.bot_delay, executor=self.executor)
+        h = Hosted(code, match, list(players))
+        self.matches[code] = h
+        match.on_end.append(lambda _m: self._changed())
+        match.on_action.append(lambda _m, _a: self._changed())
+        for p in players:
+            if p is not None:
+                self._set_status(p, "playing", code)
+        self._prune()
+        self._changed()
+        return h
+
+    def _start(self, h: Hosted) -> None:
+        try:
+            h.match.start()
+        except RuntimeError:  # pragma: no cover - no running loop (sync tests)
+            pass
+
+    def _prune(self) -> None:
+        """Forget finished matches nobody looks at any more."""
+        for code, h in list(self.matches.items()):
+            if h.running or h.rematch_wanted:
+                continue
+            if h.spectators:
+                continue
+            if any(p is not None and p.id in self.players and p.status == "playing" and p.where == code
+                   for p in h.humans):
+                continue
+            h.match.close()
+            del self.matches[code]
+
+    async def quick_match(self, player: Player, game: str = "voltage") -> list[SeatHandle]:
+        """Wait for the next player who wants ``game``; cancel the await to leave the queue."""
+        if game not in GAMES:
+            raise LobbyError(f"no game called {game!r}")
+        self._abandon(player)
+        queue = self.queues[game]
+        while queue:
+            other, fut = queue.pop(0)
+            if fut.done() or other.id not in self.players:
+                continue
+            h = self._host(game, [other, player], [None, None])
+            fut.set_result([h.match.handle(0)])
+            self._start(h)
+            return [h.match.handle(1)]
+        fut = asyncio.get_running_loop().create_future()
+        entry = (player, fut)
+        queue.append(entry)
+        self._set_status(player, "waiting", game)
+        try:
+            return await fut
+        finally:
+            if entry in queue:
+                queue.remove(entry)
+                self._changed()
+
+    def create_room(self, player: Player, game: str = "voltage") -> Room:
+        """A private room; ``await room.future`` gives the owner's handles when a friend joins."""
+        if game not in GAMES:
+            raise LobbyError(f"no game called {game!r}")
+        self._abandon(player)
+        code = self._new_code()
+        room = Room(code, player, game, asyncio.get_running_loop().create_future())
+        self.rooms[code] = room
+        self._set_status(player, "room", code)
+        return room
+
+    def close_room(self, room: Room) -> None:
+        if self.rooms.get(room.code) is room:
+            del self.rooms[room.code]
+            if not room.future.done():
+                room.future.cancel()
+            self._set_status(room.owner, "lobby")
+
+    def join_room(self, player: Player, code: str) -> list[SeatHandle]:
+        code = code.strip().upper()
+        room = self.rooms.get(code)
+        if room is None:
+            raise LobbyError(f"no room {code}")
+        if room.owner is player:
+            raise LobbyError("that is your own room: give the code to a friend")
+        self._abandon(player)
+        del self.rooms[code]
+        h = self._host(room.game, [room.owner, player], [None, None], code=code)
+        if not room.future.done():
+            room.future.set_result([h.match.handle(0)])
+        self._start(h)
+        return [h.match.handle(1)]
+
+    def play_bot(self, player: Player, bot: str, game: str = "voltage") -> list[SeatHandle]:
+        self._abandon(player)
+        if bot not in known_bots():
+            raise LobbyError(f"no bot {bot!r}")
+        h = self._host(game, [player, None], [None, bot])
+        self._start(h)
+        return [h.match.handle(0)]
+
+    def watch(self, player: Player, code: str) -> list[SeatHandle]:
+        code = code.strip().upper()
+        h = self.matches.get(code)
+        if h is None or not h.running:
+            if code in self.rooms:
+                raise LobbyError(f"{code} has not started yet")
+            raise LobbyError(f"no match {code}")
+        self._abandon(player)
+        h.spectators.add(player)
+        self._set_status(player, "watching", code)
+        return [h.match.handle(None)]
+
+    def hosted_of(self, handles: list[SeatHandle]) -> Hosted | None:
+        if not handles:
+            return None
+        match = handles[0].match
+        h = self.matches.get(match.code)
+        return h if h is not None and h.match is match else None
+
+    # -- dropped players -----------------------------------------------------
+
+    def _start_grace(self, h: Hosted, seat: int) -> None:
+        s = h.match.seats[seat]
+        s.connected = False
+        old = h.grace.pop(seat, None)
+        if old is not None:
+            old.cancel()
+        player = h.humans[seat]
+        if player is not None and not player.identity:
+            # A guest cannot prove it is back: a bot takes the seat at once.
+            h.match.set_bot(seat, takeover_bot())
+            self._update_notice(h)
+            return
+        h.deadlines[seat] = time.monotonic() + self.grace_seconds
+        h.grace[seat] = asyncio.get_running_loop().create_task(self._grace(h, seat))
+        self._update_notice(h)
+
+    async def _grace(self, h: Hosted, seat: int) -> None:
+        try:
+            while True:
+                left = h.deadlines[seat] - time.monotonic()
+                if left <= 0:
+                    break
+                self._update_notice(h)
+                # Wake on each whole second left, so the countdown ticks evenly.
+                await asyncio.sleep(left - int(left) if left - int(left) > 0.01 else min(1.0, left))
+        except asyncio.CancelledError:
+            return
+        h.grace.pop(seat, None)
+        h.deadlines.pop(seat, None)
+        if h.running and not h.match.seats[seat].connected:
+            h.match.set_bot(seat, takeover_bot())
+        self._update_notice(h)
+
+    def _update_notice(self, h: Hosted) -> None:
+        texts = []
+        now = time.monotonic()
+        for seat in sorted(h.grace):
+            left = max(0, int(h.deadlines.get(seat, now) - now + 0.999))
+            name = h.match.seats[seat].name
+            texts.append(f"waiting for {name} to reconnect ({left // 60}:{left % 60:02d})")
+        notice = "; ".join(texts)
+        if notice != h.match.notice:
+            h.match.set_notice(notice)
+
+    # -- rematch -------------------------------------------------------------
+
+    def _cancel_rematch_offers(self, h: Hosted) -> None:
+        for seat, fut in list(h.rematch_wanted.items()):
+            if not fut.done():
+                fut.set_result(None)
+        h.rematch_wanted.clear()
+
+    async def rematch(self, player: Player, handles: list[SeatHandle]) -> list[SeatHandle] | None:
+        """A new match with the same opponent once both ask; None if they go away."""
+        h = self.hosted_of(handles)
+        if h is None or h.running or handles[0].seat is None:
+            return None
+        seat = handles[0].seat
+        other = 1 - seat
+        opponent = h.humans[other]
+        oseat = h.match.seats[other]
+        if opponent is None:
+            # A bot opponent always agrees.
+            n = self._host(h.game, [player, None], [None, oseat.bot or takeover_bot()])
+            self._start(n)
+            return [n.match.handle(0)]
+        if opponent.id not in self.players or opponent.status != "playing" or opponent.where != h.code:
+            return None
+        waiting = h.rematch_wanted.get(other)
+        if waiting is not None and not waiting.done():
+            del h.rematch_wanted[other]
+            players: list[Player | None] = [None, None]
+            players[seat], players[other] = player, opponent
+            n = self._host(h.game, players, [None, None])
+            waiting.set_result([n.match.handle(other)])
+            h.match.set_notice("")
+            self._start(n)
+            self._prune()
+            return [n.match.handle(seat)]
+        fut = asyncio.get_running_loop().create_future()
+        h.rematch_wanted[seat] = fut
+        h.match.set_notice(f"{player.name} wants a rematch")
+        try:
+            return await asyncio.wait_for(fut, self.rematch_wait)
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            if h.rematch_wanted.get(seat) is fut:
+                del h.rematch_wanted[seat]
+                if h.match.notice.endswith("wants a rematch"):
+                    h.match.set_notice("")
+            self._prune()
