@@ -433,3 +433,43 @@ async def serve(config: ServerConfig, *, ready: Callable[[VoltageServer], None] 
     finally:
         server.close()
         executor.shutdown(wait=False, cancel_futures=True)
+
+
+def default_data_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("voltage", appauthor=False))
+
+
+def serve_main(
+    host: str = "",
+    port: int = 2222,
+    data_dir: str | Path | None = None,
+    *,
+    max_connections: int | None = None,
+    max_per_address: int | None = None,
+) -> int:
+    """``voltage serve``: run until interrupted.  Prints the ssh line that connects."""
+    import sys
+
+    config = ServerConfig(host=host, port=port, data_dir=Path(data_dir) if data_dir else default_data_dir())
+    if max_connections is not None:
+        config.max_connections = max_connections
+    if max_per_address is not None:
+        config.max_per_address = max_per_address
+    out = sys.stdout
+
+    def ready(server: VoltageServer) -> None:
+        print(f"Voltage is serving on port {server.port} (data: {config.data_dir})", file=out)
+        print(f"Connect with:  {server.ssh_line()}", file=out, flush=True)
+
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(serve(config, ready=ready))
+    except KeyboardInterrupt:
+        pass
+    except OSError as e:
+        print(f"voltage serve: {e}", file=sys.stderr)
+        return 1
+    return 0
