@@ -31,6 +31,18 @@ def _arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from server.ssh import serve_main
+
+    return serve_main(
+        args.host,
+        args.port,
+        args.data_dir,
+        max_connections=args.max_connections,
+        max_per_address=args.max_per_address,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="voltage", description="Voltage card games in the terminal.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -42,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--json", action="store_true", help="one JSON line per match, then a summary line")
     a.set_defaults(func=_arena)
+
+    s = sub.add_parser("serve", help="run the SSH server: a lobby where people play each other")
+    s.add_argument("--host", default="", help="address to listen on (default: all)")
+    s.add_argument("--port", type=int, default=2222)
+    s.add_argument("--data-dir", default=None, help="host key and data (default: the user data dir)")
+    s.add_argument("--max-connections", type=int, default=None, help="connections at once (default 1000)")
+    s.add_argument("--max-per-address", type=int, default=None, help="connections from one address (default 20)")
+    s.set_defaults(func=_serve)
     return p
 
 
