@@ -247,7 +247,18 @@ AppFactory = Callable[[Any, str], Any]  # (backend, player_name) -> App
 def _default_app_factory(backend: Any, player_name: str) -> Any:
     from tui.app import make_app
 
-    return make_app(backend, player_name=player_name)
+    return harden_app(make_app(backend, player_name=player_name))
+
+
+def harden_app(app: Any) -> Any:
+    """Take away what a remote player must not reach: the command palette (its
+    "Screenshot" command writes files on the server) and screenshots themselves."""
+    app.ENABLE_COMMAND_PALETTE = False
+    app.use_command_palette = False
+    app.deliver_screenshot = lambda *args, **kwargs: None
+    app.save_screenshot = lambda *args, **kwargs: ""
+    app.action_screenshot = lambda *args, **kwargs: None
+    return app
 
 
 class VoltageServer:

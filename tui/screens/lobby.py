@@ -192,8 +192,8 @@ class LobbyScreen(Screen):
                 for m in snap.matches
             ]
         )
-        if highlighted is not None and snap.matches:
-            matches.highlighted = min(highlighted, len(snap.matches) - 1)
+        if snap.matches:
+            matches.highlighted = min(highlighted or 0, len(snap.matches) - 1)
         matches.border_title = f"Matches ({len(snap.matches)}; Enter: watch)"
 
     # -- status ----------------------------------------------------------------
@@ -345,7 +345,10 @@ class LobbyScreen(Screen):
     def action_focus_matches(self) -> None:
         if isinstance(self.focused, Input):
             return
-        self.query_one("#matches", OptionList).focus()
+        matches = self.query_one("#matches", OptionList)
+        if matches.option_count and matches.highlighted is None:
+            matches.highlighted = 0
+        matches.focus()
 
     def _open_match(self, handles: list) -> None:
         self._unlisten()
