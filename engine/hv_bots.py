@@ -6,18 +6,35 @@ bot keeps no clock; the host (or :mod:`engine.hv_arena`, in simulated time)
 schedules the action at ``now + delay`` and applies it then, aimed at the top
 card the bot saw, so a bot beaten to it is refused as too slow.  ``None``
 means there is nothing to do until the table changes (the bot has declared
-stuck and holds nothing that fits): ask again after the next accepted action.
+stuck and spotted nothing): ask again after the next accepted action.
 
-Policy, the same at every level (only the speed differs):
-1. a card in hand fits the top: play it, choosing the one that leaves the
-   most cards in hand that fit on it in turn (ties by the bot's generator);
+Policy, the same at every level (only the reaction time differs):
+1. a card in hand that fits the top and that the bot *spotted* on this look:
+   play it, choosing the one that leaves the most cards in hand that fit on
+   it in turn (ties by the bot's generator);
 2. else draw from its own pile if it has one;
 3. else declare stuck, once.
 
-Delays are the level's reaction time times a jitter factor drawn from the
-bot's own seeded generator: log-normal with median 1 (sigma :data:`JITTER`),
-skewed to the slow side like human reaction times, so a slower level now and
-then beats a faster one to a card.
+A look is human-like, because a bot that always sees everything at a fixed
+speed wins every match against a slower one (a match is some seventy
+actions, and the faster level is faster at each of them):
+
+- Its time is the level's reaction time (:data:`REACTION_SECONDS`, for a top
+  card the bot has not looked at yet) or :data:`RELOOK_SECONDS` (the same top
+  again, e.g. after a draw), plus :data:`SCAN_SECONDS` for every card it has
+  to read (the whole hand on a new top; only the cards it has not read yet on
+  the same top), times a jitter factor from the bot's own seeded generator:
+  log-normal with median 1 (sigma :data:`JITTER`), skewed to the slow side
+  like human reaction times.
+- Each card that fits is spotted with chance :data:`SPOT_CHANCE`; a card
+  overlooked stays overlooked until the top card changes (the bot thinks it
+  has read it), so an overlooked card means a draw or, with an empty pile,
+  a "stuck" that was not quite true.
+
+Measured with ``voltage arena --game high-voltage --players A,B --games 400``
+(seats rotating): fast beats medium 82% of the time, medium beats slow 84%,
+fast beats slow 94%; a two-player match between bots lasts about four
+simulated minutes.
 """
 
 from __future__ import annotations
@@ -26,26 +43,50 @@ import random
 
 from .highvoltage import Action, Draw, Face, HighVoltageView, Stuck, fits
 
-# name -> mean reaction time in seconds
+# name -> reaction time in seconds (the median of a look at a new top card, before reading the hand)
 REACTION_SECONDS: dict[str, float] = {"slow": 2.5, "medium": 1.5, "fast": 0.8}
 HV_BOT_NAMES: tuple[str, ...] = tuple(REACTION_SECONDS)
-JITTER = 0.35  # sigma of the log-normal factor: half of all delays within about ±25% of the median
+RELOOK_SECONDS = 0.5  # a look at the same top card again (after a draw): only new cards to read
+SCAN_SECONDS = 0.3  # reading one card of the hand against the top
+SPOT_CHANCE = 0.8  # each fitting card is noticed with this chance on a look
+JITTER = 0.35  # sigma of the log-normal factor: half of all looks within about ±25% of the median
 
 
 class ReactionBot:
-    """A High Voltage bot with one reaction time; see the module docstring."""
+    """A High Voltage bot with one reaction time; see the module docstring.
 
-    def __init__(self, name: str, reaction: float, seed: int | None = None) -> None:
+    ``scan``, ``relook`` and ``spot`` default to the module's constants;
+    ``spot=1.0`` gives a bot that never overlooks a card (for tests).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        reaction: float,
+        seed: int | None = None,
+        *,
+        scan: float = SCAN_SECONDS,
+        relook: float = RELOOK_SECONDS,
+        spot: float = SPOT_CHANCE,
+    ) -> None:
         self.name = name
         self.reaction = reaction
+        self.scan = scan
+        self.relook = relook
+        self.spot = spot
         self.rng = random.Random(seed)
+        self._looked: tuple[int, tuple[Face, ...]] | None = None  # (top_no, the hand read on it)
 
-    def delay(self) -> float:
-        return self.reaction * self.rng.lognormvariate(0.0, JITTER)
+    def delay(self, base: float | None = None, cards: int = 0) -> float:
+        """The time of one look: ``base`` (the reaction time) plus reading ``cards``, jittered."""
+        base = self.reaction if base is None else base
+        return (base + self.scan * cards) * self.rng.lognormvariate(0.0, JITTER)
 
-    def choose_card(self, hand: tuple[Face, ...], top: Face) -> Face | None:
-        """The fitting card to play on ``top``, or None when nothing fits."""
-        fitting = [c for c in hand if fits(c, top)]
+    def choose_card(
+        self, hand: tuple[Face, ...], top: Face, seen: tuple[Face, ...] | None = None
+    ) -> Face | None:
+        """The fitting card to play on ``top`` (among ``seen`` when given), or None when nothing fits."""
+        fitting = [c for c in (hand if seen is None else seen) if fits(c, top)]
         if not fitting:
             return None
         best: list[Face] = []
@@ -61,17 +102,37 @@ class ReactionBot:
                 best.append(card)
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
+    def _look(self, view: HighVoltageView) -> tuple[float, tuple[Face, ...]]:
+        """One look at ``view``: how long it takes, and the fitting cards spotted."""
+        hand = view.hand or ()
+        if self._looked is not None and self._looked[0] == view.top_no:
+            read = list(self._looked[1])
+            new: list[Face] = []
+            for c in hand:
+                if c in read:
+                    read.remove(c)
+                else:
+                    new.append(c)
+            t = self.delay(self.relook, len(new))
+        else:
+            new = list(hand)
+            t = self.delay(self.reaction, len(new))
+        self._looked = (view.top_no, hand)
+        seen = tuple(c for c in new if fits(c, view.top) and self.rng.random() < self.spot)
+        return t, seen
+
     def decide(self, view: HighVoltageView) -> tuple[float, Action | None]:
         if not view.can_act or view.hand is None or view.seat is None:
             return 0.0, None
         seat = view.seat
-        card = self.choose_card(view.hand, view.top)
+        t, seen = self._look(view)
+        card = self.choose_card(view.hand, view.top, seen) if seen else None
         if card is not None:
-            return self.delay(), view.aim(card)
+            return t, view.aim(card)
         if view.pile_counts[seat]:
-            return self.delay(), Draw(seat)
+            return t, Draw(seat)
         if not view.stuck[seat]:
-            return self.delay(), Stuck(seat)
+            return t, Stuck(seat)
         return 0.0, None
 
 

@@ -10,14 +10,22 @@ import pytest
 from engine import highvoltage as H
 from engine import hv_arena as A
 from engine.highvoltage import Draw, Face, Play, Stuck
-from engine.hv_bots import HV_BOT_NAMES, REACTION_SECONDS, ReactionBot, make_hv_bot
+from engine.hv_bots import (
+    HV_BOT_NAMES,
+    REACTION_SECONDS,
+    RELOOK_SECONDS,
+    SCAN_SECONDS,
+    SPOT_CHANCE,
+    ReactionBot,
+    make_hv_bot,
+)
 
 
 def F(code: str) -> Face:
     return Face.parse(code)
 
 
-def view(hand=("7/1", "1/1"), top="5/2", pile=3, stuck=False, phase="play", seat=0) -> H.HighVoltageView:
+def view(hand=("7/1", "1/1"), top="5/2", pile=3, stuck=False, phase="play", seat=0, top_no=7) -> H.HighVoltageView:
     return H.HighVoltageView(
         seat=seat,
         players=2,
@@ -26,7 +34,7 @@ def view(hand=("7/1", "1/1"), top="5/2", pile=3, stuck=False, phase="play", seat
         hand_sizes=(len(hand), 4),
         pile_counts=(pile, 10),
         top=F(top),
-        top_no=7,
+        top_no=top_no,
         discard_count=8,
         stuck=(stuck, False),
         out=(False, False),
@@ -69,8 +77,8 @@ class TestBots:
 
     def test_prefers_a_card_that_keeps_a_chain_going(self):
         # on 5 (±2): 3 (±1) is followed by the 2 in hand, 7 (±3) by nothing
-        bot = make_hv_bot("fast", 1)
-        for _ in range(10):
+        for seed in range(10):
+            bot = ReactionBot("fast", 0.8, seed, spot=1.0)
             assert bot.decide(view(hand=("7/3", "3/1", "2/1")))[1].card == F("3/1")
 
     def test_choose_card_none_when_nothing_fits(self):
@@ -78,11 +86,40 @@ class TestBots:
 
     @pytest.mark.parametrize("name", HV_BOT_NAMES)
     def test_reaction_times_with_jitter(self, name):
+        # a look at a new top: the reaction time plus reading each card of the hand
         bot = make_hv_bot(name, 3)
-        delays = [bot.decide(view())[0] for _ in range(2000)]
+        delays = [bot.decide(view(top_no=n))[0] for n in range(2000)]
         median = statistics.median(delays)
-        assert abs(median - REACTION_SECONDS[name]) < 0.06 * REACTION_SECONDS[name]
+        expected = REACTION_SECONDS[name] + 2 * SCAN_SECONDS
+        assert abs(median - expected) < 0.06 * expected
         assert min(delays) > 0 and len(set(delays)) == len(delays)
+
+    def test_a_second_look_at_the_same_top_reads_only_the_new_cards(self):
+        bot = ReactionBot("slow", 2.5, 4, spot=1.0)
+        assert bot.decide(view(hand=("1/1", "2/1")))[1] == Draw(0)
+        delays = []
+        for _ in range(400):
+            bot._looked = (7, (F("1/1"), F("2/1")))
+            delay, action = bot.decide(view(hand=("1/1", "2/1", "7/1")))
+            assert action == Play(0, F("7/1"), F("5/2"), 7)
+            delays.append(delay)
+        expected = RELOOK_SECONDS + SCAN_SECONDS
+        assert abs(statistics.median(delays) - expected) < 0.08 * expected
+
+    def test_an_overlooked_card_stays_overlooked_until_the_top_changes(self):
+        spotted = 0
+        for seed in range(1000):
+            bot = make_hv_bot("medium", seed)
+            first = bot.decide(view())[1]
+            if isinstance(first, Play):
+                spotted += 1
+                continue
+            assert first == Draw(0)  # overlooked the 7: draws instead
+            assert bot.decide(view(hand=("7/1", "1/1", "2/3")))[1] == Draw(0)  # still overlooked
+        assert abs(spotted / 1000 - SPOT_CHANCE) < 0.04
+        bot = ReactionBot("medium", 1.5, 1, spot=1.0)
+        bot._looked = (7, (F("7/1"), F("1/1")))
+        assert isinstance(bot.decide(view(top_no=8))[1], Play)  # a new top: a fresh look
 
     def test_seeded(self):
         a, b = make_hv_bot("fast", 9), make_hv_bot("fast", 9)
