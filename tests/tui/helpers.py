@@ -1,0 +1,151 @@
+"""Driving the Voltage app in tests: a seeded local backend, waiting, and turning a
+chosen legal action into key presses or mouse clicks (read from the screen's own
+step, the way a person reads the prompt)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any, Callable
+
+from engine import voltage as V
+from server.local import LocalBackend
+from tui import choices as C
+from tui.app import VoltageApp, make_app
+from tui.screens.match import MatchScreen
+from tui.screens.results import ResultsScreen
+from tui.widgets.board import BlockView, SideView
+from tui.widgets.card import HandCard
+from tui.widgets.piles import DrawPile
+
+
+def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0) -> tuple[VoltageApp, LocalBackend]:
+    backend = LocalBackend(seed=seed, bot_delay=bot_delay)
+    app = make_app(backend, player_name=name)
+    app.flash_seconds = 0.0
+    app.results_delay = 0.0
+    return app, backend
+
+
+async def wait_until(pilot: Any, cond: Callable[[], bool], timeout: float = 10.0, what: Any = "") -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for the app: {what() if callable(what) else what}")
+        # A plain sleep: the app runs on this loop; pilot.pause() would force a full relayout.
+        await asyncio.sleep(0.005)
+
+
+def match_screen(app: VoltageApp) -> MatchScreen | None:
+    for s in reversed(app.screen_stack):
+        if isinstance(s, MatchScreen):
+            return s
+    return None
+
+
+def ready(app: VoltageApp) -> bool:
+    """The human can act now, or the match is decided."""
+    if isinstance(app.screen, ResultsScreen):
+        return True
+    s = app.screen
+    return isinstance(s, MatchScreen) and not s._busy and (s.view.my_turn or s.view.over) and not s.concealed
+
+
+def pick_action(view: V.VoltageView, rng: random.Random) -> V.Action:
+    """A seeded choice that plays more than it draws (so matches end sooner)."""
+    plays = [a for a in view.legal if isinstance(a, V.Play)]
+    if plays and rng.random() < 0.85:
+        return rng.choice(plays)
+    return rng.choice(view.legal)
+
+
+def _slot(view: V.VoltageView, card: Any) -> int:
+    assert view.hand is not None
+    return view.hand.index(card)
+
+
+def _target_key(screen: MatchScreen, target: Any) -> str:
+    for o in screen.step.options:
+        if o.target == target:
+            return o.key
+    raise AssertionError(f"target {target} not offered: {screen.step}")
+
+
+async def play_by_keys(pilot: Any, screen: MatchScreen, action: V.Action, rng: random.Random) -> None:
+    view = screen.view
+    if isinstance(action, (V.Draw, V.Pass)):
+        await pilot.press("space")
+    elif isinstance(action, V.Flip):
+        if rng.random() < 0.5:
+            await pilot.press(C.TERMINAL_KEYS[action.terminal])
+        else:  # walk the cursor to it and confirm
+            opts = screen.step.cursor_options
+            want = next(i for i, o in enumerate(opts) if o.action == action)
+            for _ in range((want - screen.cursor) % len(opts)):
+                await pilot.press("right")
+            await pilot.press("enter")
+    elif isinstance(action, V.Play):
+        await pilot.press(C.HAND_KEYS[_slot(view, action.card)])
+        assert screen.sel.card == action.card, screen.step
+        if not action.card.special:
+            await pilot.press("up" if action.side != C.me_of(view) else "down")
+        else:
+            await pilot.press(C.TERMINAL_KEYS[action.terminal])
+            if screen.step.kind == C.TARGET:
+                await pilot.press(_target_key(screen, action.target))
+    await pilot.pause()
+
+
+async def play_by_clicks(pilot: Any, screen: MatchScreen, action: V.Action) -> None:
+    view = screen.view
+    me = C.me_of(view)
+    board = screen.query_one("#board")
+    if isinstance(action, (V.Draw, V.Pass)):
+        await pilot.click(screen.query_one(DrawPile), offset=(2, 1))
+    elif isinstance(action, V.Flip):
+        block = board.query(BlockView)[action.terminal]
+        await pilot.click(block, offset=(block.size.width // 2, 2))
+    elif isinstance(action, V.Play):
+        card = screen.query(HandCard)[_slot(view, action.card)]
+        await pilot.click(card, offset=(3, 1))
+        await pilot.pause()
+        assert screen.sel.card == action.card, screen.step
+        position = "top" if action.side != me else "bottom"
+        side = next(s for s in board.query(SideView) if s.terminal == action.terminal and s.position == position)
+        if action.target is not None:
+            index = view.board[action.terminal][action.side].index(action.target)
+            row = side.row_of(index)
+            assert row is not None
+            await pilot.click(side, offset=(side.size.width // 2, row))
+        else:
+            await pilot.click(side, offset=(1, side.size.height // 2 if position == "top" else 0))
+    await pilot.pause()
+
+
+async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max_actions: int = 400) -> int:
+    """Play the human seat to the end; returns the number of actions made."""
+    rng = random.Random(seed)
+    n = 0
+    while True:
+        await wait_until(pilot, lambda: ready(app))
+        if isinstance(app.screen, ResultsScreen):
+            return n
+        screen = app.screen
+        assert isinstance(screen, MatchScreen)
+        if screen.view.over:
+            continue
+        before = len(screen.viewer.log)
+        action = pick_action(screen.view, rng)
+        if by == "keys":
+            await play_by_keys(pilot, screen, action, rng)
+        else:
+            await play_by_clicks(pilot, screen, action)
+        assert not screen.error, f"{action} refused: {screen.error}"
+        await wait_until(
+            pilot,
+            lambda: len(screen.viewer.log) > before or isinstance(app.screen, ResultsScreen),
+            what=lambda: f"{action} made nothing happen; step {screen.step}, sel {screen.sel}, error {screen.error!r}",
+        )
+        n += 1
+        assert n < max_actions, "the match did not end"

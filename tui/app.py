@@ -1,0 +1,64 @@
+"""The Voltage Textual app: one factory, no module-level state.
+
+``make_app(backend, player_name=...)`` builds one app per person: locally for
+``voltage play`` (:class:`server.local.LocalBackend`), and one per SSH session
+on the server (whose backend's home screen is the lobby).  The app pushes
+``backend.home_screen()`` on mount; ``?`` opens the rules from anywhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+HERE = Path(__file__).resolve().parent
+
+
+class VoltageApp(App[None]):
+    TITLE = "Voltage"
+    CSS_PATH = [HERE / "global.tcss"]
+    BINDINGS = [
+        Binding("question_mark", "rules", "rules", key_display="?"),
+        Binding("ctrl+q", "quit", "quit", key_display="^q", priority=True),
+    ]
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(self, backend: Any, *, player_name: str = "You") -> None:
+        super().__init__()
+        self.backend = backend
+        self.player_name = player_name
+        self.home: Screen | None = None
+        # Pacing of visible moments (tests set these to 0).
+        self.flash_seconds = 1.8  # how long a flip or a scored set stays highlighted
+        self.results_delay = 1.2  # the final board shows this long before the results
+
+    def on_mount(self) -> None:
+        self.home = self.backend.home_screen()
+        self.push_screen(self.home)
+
+    def action_rules(self) -> None:
+        from .screens.rules import RulesScreen
+
+        if not isinstance(self.screen, RulesScreen):
+            self.push_screen(RulesScreen())
+
+    def go_home(self) -> None:
+        """Back to the home screen (start or lobby), closing everything above it."""
+        stack = self.screen_stack
+        if self.home is not None and self.home in stack:
+            while self.screen is not self.home and len(self.screen_stack) > 1:
+                self.pop_screen()
+            return
+        self.home = self.backend.home_screen()
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(self.home)
+
+
+def make_app(backend: Any, *, player_name: str = "You") -> VoltageApp:
+    """The app for one person, talking to matches through ``backend``."""
+    return VoltageApp(backend, player_name=player_name)

@@ -1,0 +1,46 @@
+"""What every full screen of the game shares: the minimum terminal size and its message."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.screen import Screen
+from textual.widget import Widget
+
+MIN_WIDTH = 80
+MIN_HEIGHT = 24
+WIDE = 110  # from here on, roomier cards and words
+TALL = 34
+
+
+class TooSmall(Widget):
+    """Shown instead of a broken board when the terminal is below the minimum."""
+
+    DEFAULT_CSS = """
+    TooSmall { display: none; width: 1fr; height: 1fr; content-align: center middle; }
+    """
+
+    def render(self) -> Text:
+        w, h = self.app.size
+        t = Text(justify="center")
+        t.append("VOLTAGE\n\n", style="bold reverse")
+        t.append(f"This terminal is {w}×{h}.\n", style="bold")
+        t.append(f"Voltage needs at least {MIN_WIDTH}×{MIN_HEIGHT}:\n")
+        t.append("please enlarge the window (or make the font smaller).\n\n")
+        t.append("? rules   ctrl+q quit", style="dim")
+        return t
+
+
+class SizedScreen(Screen):
+    """A screen that says how large the terminal must be when it is too small.
+
+    Breakpoint classes: ``-narrow``/``-short`` (below the minimum: only the message
+    shows), ``-wide`` and ``-tall`` (room for larger cards and words).
+    """
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_WIDTH, "-fits-w"), (WIDE, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (MIN_HEIGHT, "-fits-h"), (TALL, "-tall")]
+
+    @property
+    def too_small(self) -> bool:
+        w, h = self.app.size
+        return w < MIN_WIDTH or h < MIN_HEIGHT

@@ -1,0 +1,626 @@
+"""The match: the board, both hands, the piles, the log, and the choice pending.
+
+The screen talks to the match only through seat handles: it reads
+``handle.view()``, ``handle.log``, ``handle.names`` and ``handle.notice``, gets
+``Update``s through ``handle.subscribe``, and sends intents with
+``await handle.submit(action)``.  With one handle it plays (or watches, for a
+spectator's handle); with two it is a hot-seat match, and a pass-the-keyboard
+screen hides each hand until its owner is at the keyboard.
+
+Everything offered (keys, clicks, footer, buttons) comes from
+:func:`tui.choices.step_for`, built from ``view.legal``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Sequence
+
+from rich.text import Text
+from textual import on, work
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from engine import voltage as V
+from engine.cards import COLOURS
+from engine.errors import IllegalActionError, RuleError
+
+from .. import choices as C
+from ..text import safe
+from ..widgets.board import Board, BlockView, SideState, SideView, TerminalState, TerminalView
+from ..widgets.hand import HandView, OpponentHand
+from ..widgets.log import MatchLog
+from ..widgets.piles import DiscardPile, DrawPile
+from ..widgets.keybar import KeyBar
+from ..widgets.util import flag_classes
+from ..widgets.prompt import ActionButton, PromptBar
+from ..widgets.scores import TopBar
+from .base import SizedScreen, TooSmall
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+
+CARD = Binding.Group("card", compact=True)
+TERMINAL = Binding.Group("terminal", compact=True)
+TARGET = Binding.Group("take", compact=True)
+FLIP = Binding.Group("flip", compact=True)
+MOVE = Binding.Group("move", compact=True)
+
+
+class MatchScreen(SizedScreen):
+    CSS_PATH = [HERE / "match.tcss"]
+
+    BINDINGS = [
+        *[Binding(k, f"pick_card({i})", "card", group=CARD) for i, k in enumerate(C.HAND_KEYS)],
+        *[Binding(k, f"pick_target({i})", "take", group=TARGET) for i, k in enumerate(C.TARGET_KEYS)],
+        Binding("up", "side('theirs')", "theirs", key_display="↑/u"),
+        Binding("u", "side('theirs')", "theirs", show=False),
+        Binding("down", "side('mine')", "mine", key_display="↓/d"),
+        Binding("d", "side('mine')", "mine", show=False),
+        *[Binding(k, f"pick_terminal({t})", "terminal", group=TERMINAL) for t, k in enumerate(C.TERMINAL_KEYS)],
+        *[Binding(k, f"flip({t})", "flip", group=FLIP) for t, k in enumerate(C.TERMINAL_KEYS)],
+        Binding("space", "draw", "draw", key_display="space"),
+        Binding("left", "cursor(-1)", "move", group=MOVE, key_display="←"),
+        Binding("right", "cursor(1)", "move", group=MOVE, key_display="→"),
+        Binding("enter", "confirm", "choose", key_display="⏎"),
+        Binding("escape", "cancel", "cancel", key_display="esc"),
+        Binding("enter", "results", "results", key_display="⏎"),
+        Binding("ctrl+r", "resign", "resign"),
+        Binding("q", "leave", "leave"),
+    ]
+
+    class Changed(Message):
+        """The match changed (posted from the handle's update callback)."""
+
+        def __init__(self, notice: str) -> None:
+            super().__init__()
+            self.notice = notice
+
+    def __init__(self, handles: Sequence[Any], backend: Any = None) -> None:
+        super().__init__()
+        if not handles:
+            raise ValueError("a match screen needs at least one seat handle")
+        self.handles = list(handles)
+        self.backend = backend
+        self.hotseat = len(self.handles) > 1
+        self.viewer = self.handles[0]
+        self.concealed = False  # hot-seat: the hand stays hidden until its owner confirms
+        self.sel = C.NOTHING
+        self.cursor = 0
+        self.error = ""
+        self.notice = getattr(self.viewer, "notice", "") or ""
+        self.view: V.VoltageView = self.viewer.view()
+        self.step = C.Step(C.WAIT, "")
+        self.notes: dict[int, str] = {}
+        self._note_gen = [0, 0, 0, 0]
+        self._score_flash: int | None = None
+        self._unsubscribe: list[Any] = []
+        self._busy = False
+        self._results_done = False
+        self._passing = False
+        self.names: tuple[str, str] = tuple(self.viewer.names)  # type: ignore[assignment]
+
+    # -- layout --------------------------------------------------------------
+
+    def compose(self):
+        yield TooSmall(id="too-small")
+        with Vertical(id="main"):
+            yield Static("", id="notice")
+            yield TopBar(id="topbar")
+            with Horizontal(id="middle"):
+                yield Board()
+                with Vertical(id="sidebar"):
+                    yield OpponentHand(id="opponent")
+                    yield MatchLog()
+            yield PromptBar()
+            with Horizontal(id="bottom"):
+                yield HandView()
+                with Horizontal(id="piles"):
+                    yield DrawPile(id="draw")
+                    yield DiscardPile(id="discard")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._w: dict[str, Any] = {
+            "notice": self.query_one("#notice", Static),
+            "topbar": self.query_one(TopBar),
+            "board": self.query_one(Board),
+            "opponent": self.query_one(OpponentHand),
+            "log": self.query_one(MatchLog),
+            "draw": self.query_one(DrawPile),
+            "discard": self.query_one(DiscardPile),
+            "hand": self.query_one(HandView),
+            "prompt": self.query_one(PromptBar),
+        }
+        self._unsubscribe.append(self.handles[0].subscribe(self._match_updated))
+        if self.hotseat:
+            self._seat_viewer(self.handles[0].view().to_move)
+        self.refresh_match(first=True)
+
+    def on_unmount(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            try:
+                unsubscribe()
+            except Exception:  # pragma: no cover - a finished match may already be gone
+                log.exception("unsubscribe failed")
+        self._unsubscribe.clear()
+
+    def _match_updated(self, update: Any) -> None:
+        """Runs on the event loop from the match's broadcast: hand over as a message."""
+        self.post_message(self.Changed(getattr(update, "notice", "") or ""))
+
+    def on_match_screen_changed(self, message: Changed) -> None:
+        self.notice = message.notice
+        self.refresh_match()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._render_all)
+
+    # -- the state of the screen ---------------------------------------------
+
+    def _seat_viewer(self, seat: int) -> None:
+        for h in self.handles:
+            if h.seat == seat:
+                self.viewer = h
+                return
+
+    def refresh_match(self, *, first: bool = False) -> None:
+        """Read the match afresh (through the handle) and redraw."""
+        if self.hotseat:
+            now = self.viewer.view()
+            if not now.over and now.to_move != self.viewer.seat:
+                self._seat_viewer(now.to_move)
+                self.concealed = True
+                self.sel = C.NOTHING
+            elif first and not now.over:
+                self.concealed = True
+        prev = self.view
+        self.view = self.viewer.view()
+        self.names = tuple(self.viewer.names)  # type: ignore[assignment]
+        if not first:
+            self._detect_moments(prev, self.view)
+        self._recompute()
+        self._render_all()
+        if self.hotseat and self.concealed and not self._passing and not self.view.over:
+            self._ask_to_pass()
+        if self.view.over and not self._results_done:
+            self._results_done = True
+            self._after(float(getattr(self.app, "results_delay", 1.2)), self.show_results)
+
+    def _recompute(self) -> None:
+        old_kind, old_sel = self.step.kind, self.sel
+        if self.concealed:
+            name = self.names[self.view.to_move]
+            self.step = C.Step(C.WAIT, f"Pass the keyboard to {name}.")
+        else:
+            self.step = C.step_for(self.view, self.sel, self.names)
+        self.sel = self.step.selection
+        if self.step.kind != old_kind or self.sel != old_sel:
+            self.cursor = 0
+        n = len(self.step.cursor_options)
+        self.cursor = self.cursor % n if n else 0
+        self.refresh_bindings()
+
+    def _detect_moments(self, prev: V.VoltageView, now: V.VoltageView) -> None:
+        """A flip and a scored set are moments: a highlight on the terminal, a line in the log."""
+        for t in range(4):
+            if prev.plus[t] != now.plus[t]:
+                self._note(t, f"↕ flipped to {'+' if now.plus[t] else '−'}")
+        if now.scores != prev.scores:
+            winner = 0 if now.scores[0] > prev.scores[0] else 1
+            for t in range(4):
+                if now.count(t) == 0 and prev.count(t) > 0:
+                    self._note(t, f"★ set: {safe(self.names[winner])[:20]}")
+            self._score_flash = winner
+            self._after(self._flash_seconds(), self._end_score_flash)
+
+    def _after(self, delay: float, callback: Any) -> None:
+        if delay > 0:
+            self.set_timer(delay, callback)
+        else:  # a zero timer is not allowed: run it after the next refresh
+            self.call_after_refresh(callback)
+
+    def _flash_seconds(self) -> float:
+        return float(getattr(self.app, "flash_seconds", 1.8))
+
+    def _note(self, t: int, text: str) -> None:
+        self.notes[t] = text
+        self._note_gen[t] += 1
+        gen = self._note_gen[t]
+
+        def clear() -> None:
+            if self._note_gen[t] == gen:
+                self.notes.pop(t, None)
+                self._render_all()
+
+        self._after(self._flash_seconds(), clear)
+
+    def _end_score_flash(self) -> None:
+        self._score_flash = None
+        self._render_all()
+
+    # -- drawing -------------------------------------------------------------
+
+    @property
+    def me(self) -> int:
+        return C.me_of(self.view)
+
+    def _cursor_option(self) -> C.Option | None:
+        opts = self.step.cursor_options
+        return opts[self.cursor] if opts else None
+
+    def _render_all(self) -> None:
+        if not self.is_mounted:
+            return
+        view, step, names = self.view, self.step, self.names
+        me, opp = self.me, 1 - self.me
+        cur = self._cursor_option()
+
+        w = self._w
+        notice = w["notice"]
+        if notice.display != bool(self.notice) or self.notice:
+            notice.update(Text(safe(self.notice)))
+            notice.display = bool(self.notice)
+
+        w["topbar"].show(
+            names,
+            view.scores,
+            me,
+            None if view.over else view.to_move,
+            view.turn,
+            flash=self._score_flash,
+        )
+
+        board = w["board"]
+        for t, tv in enumerate(board.terminals):
+            top_cards, bottom_cards = view.board[t][opp], view.board[t][me]
+            top = dict(cards=top_cards, total=sum(c.value for c in top_cards))
+            bottom = dict(cards=bottom_cards, total=sum(c.value for c in bottom_cards))
+            flip_key = pick_key = ""
+            flip_cursor = False
+            for o in step.options:
+                if o.terminal != t:
+                    continue
+                is_cur = o is cur
+                if o.block:
+                    flip_key, flip_cursor = o.key, is_cur
+                elif o.target is not None:
+                    keys = top.setdefault("target_keys", {})
+                    for i, c in enumerate(top_cards):
+                        if c == o.target and i not in keys:
+                            keys[i] = o.key
+                            if is_cur:
+                                top["cursor_index"] = i
+                            break
+                elif o.side is not None:
+                    side = top if o.side == opp else bottom
+                    side["dest_key"] = o.key
+                    side["cursor"] = is_cur
+                    if step.kind == C.TERMINAL:
+                        pick_key = o.key
+            tv.show(
+                TerminalState(
+                    top=SideState(**top),
+                    bottom=SideState(**bottom),
+                    plus=view.plus[t],
+                    count=view.count(t),
+                    flip_key=flip_key,
+                    flip_cursor=flip_cursor,
+                    pick_key=pick_key,
+                    note=self.notes.get(t, ""),
+                )
+            )
+            tv.mark(flash=t in self.notes, first=t == view.first_terminal and view.phase == "second" and view.my_turn)
+
+        w["opponent"].show(
+            names[opp], view.hand_backs[opp], to_move=not view.over and view.to_move == opp
+        )
+        w["log"].show(self.viewer.log)
+        draw_label = ""
+        for o in step.buttons:
+            if isinstance(o.action, V.Draw):
+                draw_label = o.label
+        w["draw"].show(view.draw_count, view.draw_top_transformer, draw_label)
+        w["discard"].show(view.discard_count, view.discard_top)
+
+        hand = w["hand"]
+        if view.hand is None or self.concealed:
+            hand.show_backs(view.hand_backs[me])
+        else:
+            keys: dict[int, str] = {}
+            if step.kind in (C.CARD, C.SIDE, C.TERMINAL):
+                keys = {i: C.HAND_KEYS[i] for i in C.playable_slots(view)}
+            cursor_slot = cur.slot if cur is not None else None
+            hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot)
+        flag_classes(hand, {"-my-turn": view.my_turn and not self.concealed})
+
+        prompt = step.prompt
+        w["prompt"].show(prompt, error=self.error, mine=step.kind not in (C.WAIT, C.WATCH, C.OVER))
+        self._sync_buttons()
+
+    @work(exclusive=True, group="buttons")
+    async def _sync_buttons(self) -> None:
+        buttons: list[tuple[str, str]] = []
+        for o in self.step.buttons:
+            buttons.append((f"{o.label} [space]", "pass" if isinstance(o.action, V.Pass) else "draw"))
+        if not self.sel.empty:
+            buttons.append(("cancel [esc]", "cancel"))
+        if self.view.over:
+            buttons.append(("results [⏎]", "results"))
+        await self.query_one(PromptBar).set_buttons(buttons)
+
+    # -- choosing ------------------------------------------------------------
+
+    def _playing(self) -> bool:
+        return not self.concealed and not self._busy and not self.too_small
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        step = self.step
+        kind = step.kind
+        if action in ("pick_card", "side", "pick_terminal", "pick_target", "flip", "draw", "cursor", "confirm"):
+            if not self._playing():
+                return False
+        if action == "pick_card":
+            i = int(parameters[0])  # type: ignore[arg-type]
+            return kind in (C.CARD, C.SIDE, C.TERMINAL) and i in C.playable_slots(self.view)
+        if action == "side":
+            key = C.THEIRS_KEY if parameters[0] == "theirs" else C.MINE_KEY
+            return kind == C.SIDE and step.by_key(key) is not None
+        if action == "pick_terminal":
+            return kind == C.TERMINAL and step.by_key(C.TERMINAL_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+        if action == "pick_target":
+            return kind == C.TARGET and step.by_key(C.TARGET_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+        if action == "flip":
+            return kind == C.FLIP and step.by_key(C.TERMINAL_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+        if action == "draw":
+            return bool(step.buttons)
+        if action in ("cursor", "confirm"):
+            return bool(step.cursor_options)
+        if action == "cancel":
+            return not self.sel.empty or bool(self.error)
+        if action == "results":
+            return self.view.over
+        if action == "resign":
+            return self.view.seat is not None and not self.view.over and not self.concealed
+        if action == "leave":
+            return self.view.seat is None or self.view.over
+        return True
+
+    def _redraw(self) -> None:
+        self._recompute()
+        self._render_all()
+
+    async def _choose(self, option: C.Option | None) -> None:
+        if option is None:
+            return
+        self.error = ""
+        if option.action is not None:
+            await self.submit(option.action)
+        else:
+            self.sel = option.select or C.NOTHING
+            self._redraw()
+
+    async def submit(self, action: V.Action) -> None:
+        """Send an intent through the handle; a refusal is shown in one line and loses nothing."""
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            await self.viewer.submit(action)
+        except (IllegalActionError, RuleError) as e:
+            self.error = str(e) or "that is not allowed now"
+        except Exception as e:  # a connection problem must not crash the screen
+            log.exception("submit failed")
+            self.error = f"could not send that: {e}"
+        else:
+            self.error = ""
+            self.sel = C.NOTHING
+        finally:
+            self._busy = False
+        self.refresh_match()
+
+    async def action_pick_card(self, slot: int) -> None:
+        hand = self.view.hand or ()
+        if slot >= len(hand):
+            return
+        self.error = ""
+        if self.sel.slot == slot:
+            self.sel = C.NOTHING
+        else:
+            self.sel = C.Selection(slot, hand[slot])
+        self._redraw()
+
+    async def action_side(self, which: str) -> None:
+        await self._choose(self.step.by_key(C.THEIRS_KEY if which == "theirs" else C.MINE_KEY))
+
+    async def action_pick_terminal(self, t: int) -> None:
+        await self._choose(self.step.by_key(C.TERMINAL_KEYS[t]))
+
+    async def action_pick_target(self, i: int) -> None:
+        await self._choose(self.step.by_key(C.TARGET_KEYS[i]))
+
+    async def action_flip(self, t: int) -> None:
+        await self._choose(self.step.by_key(C.TERMINAL_KEYS[t]))
+
+    async def action_draw(self) -> None:
+        buttons = self.step.buttons
+        if buttons:
+            await self._choose(buttons[0])
+
+    def action_cursor(self, delta: int) -> None:
+        n = len(self.step.cursor_options)
+        if n:
+            self.cursor = (self.cursor + delta) % n
+            self._render_all()
+
+    async def action_confirm(self) -> None:
+        await self._choose(self._cursor_option())
+
+    def action_cancel(self) -> None:
+        self.error = ""
+        self.sel = self.sel.back()
+        self._redraw()
+
+    def action_resign(self) -> None:
+        from .confirm import ConfirmScreen
+
+        async def done(yes: bool | None) -> None:
+            if yes and self.view.seat is not None and not self.view.over:
+                await self.submit(V.Resign(self.view.seat))
+
+        self.app.push_screen(ConfirmScreen("Resign this match?", yes="resign", no="keep playing"), done)
+
+    def action_leave(self) -> None:
+        go_home = getattr(self.app, "go_home", None)
+        if go_home is not None:
+            go_home()
+        else:  # pragma: no cover - an app without a home screen
+            self.app.pop_screen()
+
+    def action_results(self) -> None:
+        self.show_results()
+
+    def show_results(self) -> None:
+        from .results import ResultsScreen
+
+        if not self.is_current:
+            return
+
+        def done(result: tuple[str, Any] | None) -> None:
+            if result is None:
+                return
+            what, value = result
+            if what == "rematch" and value:
+                self.app.switch_screen(MatchScreen(value, self.backend))
+            elif what == "home":
+                self.action_leave()
+
+        self.app.push_screen(ResultsScreen(self.handles, self.backend, self.view, self.names), done)
+
+    # -- hot-seat ------------------------------------------------------------
+
+    def _ask_to_pass(self) -> None:
+        from .pass_keyboard import PassKeyboardScreen
+
+        self._passing = True
+        name = self.names[self.view.to_move]
+
+        def ready(_: object = None) -> None:
+            self._passing = False
+            self.concealed = False
+            self.error = ""
+            self.refresh_match()
+
+        self.app.push_screen(PassKeyboardScreen(name, self._last_moves()), ready)
+
+    def _last_moves(self) -> list[str]:
+        """The public lines since the other player's turn began (for the pass screen)."""
+        lines = self.viewer.log
+        return lines[-6:]
+
+    # -- mouse ---------------------------------------------------------------
+
+    @on(SideView.Clicked)
+    async def side_clicked(self, message: SideView.Clicked) -> None:
+        view, step = self.view, self.step
+        t = message.terminal
+        side = (1 - self.me) if message.position == "top" else self.me
+        card = None
+        if message.index is not None:
+            cards = view.board[t][side]
+            if message.index < len(cards):
+                card = cards[message.index]
+        if not self._playing():
+            self._explain(C.explain_click(view, self.sel, t, side) if not self.concealed else "")
+            return
+        if step.kind == C.TARGET and t != self.sel.terminal and self.sel.card is not None:
+            # a click on another terminal: go back to choosing the terminal
+            step = C.step_for(view, C.Selection(self.sel.slot, self.sel.card), self.names)
+        if step.kind == C.TARGET:
+            for o in step.options:
+                if o.terminal == t and o.side == side and card is not None and o.target == card:
+                    await self._choose(o)
+                    return
+            self._explain(f"Click one of the highlighted cards your {self.sel.card.name if self.sel.card else 'card'} can take.")
+            return
+        for o in step.options:
+            if o.terminal == t and o.side == side and o.target is None and not o.block:
+                if step.kind == C.TERMINAL and o.select is not None and card is not None:
+                    # a special aimed straight at a card it can take
+                    sub = C.step_for(view, o.select, self.names)
+                    for so in sub.options:
+                        if so.target == card:
+                            await self._choose(so)
+                            return
+                await self._choose(o)
+                return
+        self._explain(C.explain_click(view, self.sel, t, side))
+
+    @on(BlockView.Clicked)
+    async def block_clicked(self, message: BlockView.Clicked) -> None:
+        await self._terminal_clicked(message.terminal)
+
+    @on(TerminalView.Clicked)
+    async def frame_clicked(self, message: TerminalView.Clicked) -> None:
+        await self._terminal_clicked(message.terminal)
+
+    async def _terminal_clicked(self, t: int) -> None:
+        if not self._playing():
+            return
+        step = self.step
+        for o in step.options:
+            if o.terminal == t and (o.block or step.kind == C.TERMINAL):
+                await self._choose(o)
+                return
+        self._explain(C.explain_click(self.view, self.sel, t, None))
+
+    def on_hand_card_clicked(self, message: Any) -> None:
+        slot = message.slot
+        if not self._playing():
+            if self.view.seat is not None and not self.view.my_turn and not self.view.over:
+                self._explain("It is not your turn.")
+            return
+        if self.step.kind in (C.CARD, C.SIDE, C.TERMINAL, C.TARGET) and slot in C.playable_slots(self.view):
+            self.run_worker(self.action_pick_card(slot), exclusive=True, group="input")
+            return
+        self._explain(self._why_not_card(slot))
+
+    def _why_not_card(self, slot: int) -> str:
+        view = self.view
+        if view.phase == "flip":
+            return "Flip a block first: click a terminal's +/− block."
+        if not view.my_turn:
+            return "It is not your turn."
+        hand = view.hand or ()
+        if view.phase == "second" and slot < len(hand) and hand[slot].colour == view.first_terminal:
+            return f"The second card must go to a terminal other than {COLOURS[view.first_terminal]}."
+        return "That card cannot be played now."
+
+    @on(DrawPile.Clicked)
+    async def draw_clicked(self) -> None:
+        if not self._playing():
+            return
+        if self.step.buttons:
+            await self._choose(self.step.buttons[0])
+        elif self.view.my_turn:
+            await self.submit(V.DRAW)  # refused with the engine's one-line reason
+        else:
+            self._explain("It is not your turn.")
+
+    @on(ActionButton.Pressed)
+    async def button_pressed(self, message: ActionButton.Pressed) -> None:
+        name = message.action
+        if name in ("draw", "pass"):
+            await self.action_draw()
+        elif name == "cancel":
+            self.action_cancel()
+        elif name == "results":
+            self.show_results()
+
+    def _explain(self, text: str) -> None:
+        self.error = text
+        self._render_all()

@@ -1,0 +1,139 @@
+"""The end of a match: who won, the sets each won, rematch, back to start.
+
+Shown over the final board.  ``r`` asks the backend for a rematch
+(``await backend.rematch(handles)``), ``b``/``esc`` goes back to the home
+screen, ``v`` closes this panel to look at the final board (``enter`` there
+brings it back).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Sequence
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from engine.voltage import VoltageView
+
+from ..widgets.keybar import KeyBar
+from ..text import name_text, score_track
+from ..widgets.prompt import ActionButton
+
+log = logging.getLogger(__name__)
+
+REASONS = {
+    "four sets": "first to four sets",
+    "resignation": "by resignation",
+    "neither player can act": "neither player could act",
+}
+
+
+class ResultsScreen(ModalScreen[tuple[str, Any]]):
+    BINDINGS = [
+        Binding("r", "rematch", "rematch"),
+        Binding("b,escape", "home", "back to start", key_display="b/esc"),
+        Binding("v", "board", "see the board"),
+    ]
+    DEFAULT_CSS = """
+    ResultsScreen { align: center middle; background: $background 60%; }
+    ResultsScreen #results-box {
+        width: 56; height: auto; padding: 1 2; border: double $accent; background: $surface;
+    }
+    ResultsScreen #results-box > Static { width: 1fr; }
+    ResultsScreen #winner { content-align: center middle; text-style: bold; }
+    ResultsScreen #sets { margin: 1 0; }
+    ResultsScreen #results-status { color: $text-muted; }
+    ResultsScreen #results-buttons { height: 1; align: center middle; margin-top: 1; }
+    ResultsScreen ActionButton { background: $primary-muted; }
+    """
+
+    def __init__(self, handles: Sequence[Any], backend: Any, view: VoltageView, names: tuple[str, str]) -> None:
+        super().__init__()
+        self.handles = list(handles)
+        self.backend = backend
+        self.final = view
+        self.names = names
+        self._asking = False
+
+    @property
+    def can_rematch(self) -> bool:
+        return self.backend is not None and hasattr(self.backend, "rematch") and self.final.seat is not None
+
+    def compose(self):
+        v, names = self.final, self.names
+        with Vertical(id="results-box"):
+            t = Text(justify="center")
+            if v.winner is None:
+                t.append("The match is drawn", style="bold")
+            else:
+                if v.seat is not None and v.winner == v.seat and len(self.handles) == 1:
+                    t.append("You win!  ", style="bold reverse")
+                    t.append("\n")
+                t.append_text(name_text(names[v.winner], "bold"))
+                t.append(" wins the match", style="bold")
+            reason = REASONS.get(v.reason, v.reason)
+            if reason:
+                t.append(f"\n({reason})", style="dim")
+            yield Static(t, id="winner")
+            sets = Text()
+            width = max(len(n) for n in names[:2]) if names else 8
+            width = min(max(width, 6), 24)
+            for seat in (0, 1):
+                n = name_text(names[seat][:24], "bold")
+                n.pad_right(width - n.cell_len + 2)
+                sets.append_text(n)
+                sets.append_text(score_track(v.scores[seat], wide=True))
+                sets.append("  ★ winner" if v.winner == seat else "", style="bold")
+                if seat == 0:
+                    sets.append("\n")
+            yield Static(sets, id="sets")
+            yield Static(Text(f"{v.turn} turns played", style="dim"), id="results-status")
+            with Horizontal(id="results-buttons"):
+                if self.can_rematch:
+                    yield ActionButton("rematch [r]", "rematch")
+                yield ActionButton("back to start [b]", "home")
+                yield ActionButton("board [v]", "board")
+        yield KeyBar()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rematch":
+            return self.can_rematch and not self._asking
+        return True
+
+    async def action_rematch(self) -> None:
+        if not self.can_rematch or self._asking:
+            return
+        self._asking = True
+        self.refresh_bindings()
+        status = self.query_one("#results-status", Static)
+        status.update(Text("Asking for a rematch…", style="bold"))
+        try:
+            handles = await self.backend.rematch(self.handles)
+        except Exception as e:  # never crash on a backend problem
+            log.exception("rematch failed")
+            handles = None
+            status.update(Text(f"No rematch: {e}", style="bold"))
+        self._asking = False
+        self.refresh_bindings()
+        if handles:
+            self.dismiss(("rematch", handles))
+        elif handles is None:
+            status.update(Text("No rematch this time.", style="bold"))
+
+    def action_home(self) -> None:
+        self.dismiss(("home", None))
+
+    def action_board(self) -> None:
+        self.dismiss(("board", None))
+
+    async def on_action_button_pressed(self, message: ActionButton.Pressed) -> None:
+        if message.action == "rematch":
+            await self.action_rematch()
+        elif message.action == "home":
+            self.action_home()
+        else:
+            self.action_board()

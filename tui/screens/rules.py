@@ -1,0 +1,52 @@
+"""The rules of both games as the project plays them (``?`` from anywhere)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Markdown
+
+RULES = Path(__file__).resolve().parent.parent / "rules.md"
+
+
+def rules_text() -> str:
+    return RULES.read_text(encoding="utf-8")
+
+
+class RulesScreen(Screen):
+    BINDINGS = [
+        Binding("escape,q,question_mark", "close", "back", key_display="esc"),
+        Binding("up,k", "scroll(-1)", "scroll", show=False),
+        Binding("down,j", "scroll(1)", "scroll", key_display="↑↓"),
+        Binding("pageup,b", "page(-1)", "page", show=False),
+        Binding("pagedown,space", "page(1)", "page", key_display="pgup/pgdn"),
+        Binding("home", "top", "top", show=False),
+    ]
+    DEFAULT_CSS = """
+    RulesScreen #rules { padding: 0 2; }
+    RulesScreen Markdown { max-width: 100; }
+    """
+
+    def compose(self):
+        with VerticalScroll(id="rules"):
+            yield Markdown(rules_text())
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#rules").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_scroll(self, delta: int) -> None:
+        self.query_one("#rules", VerticalScroll).scroll_relative(y=delta * 2, animate=False)
+
+    def action_page(self, delta: int) -> None:
+        s = self.query_one("#rules", VerticalScroll)
+        s.scroll_relative(y=delta * max(1, s.size.height - 2), animate=False)
+
+    def action_top(self) -> None:
+        self.query_one("#rules", VerticalScroll).scroll_home(animate=False)

@@ -1,0 +1,232 @@
+"""The start screen: choose the game and the opponent; Enter alone starts the defaults."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from ..widgets.keybar import KeyBar
+from ..text import TERMINAL_FG
+from ..widgets.prompt import ActionButton
+from .base import SizedScreen, TooSmall
+
+LOGO = (
+    "█ █ █▀█ █   ▀█▀ ▄▀█ █▀▀ █▀▀",
+    "▀▄▀ █▄█ █▄▄  █  █▀█ █▄█ ██▄",
+)
+
+
+def logo() -> Text:
+    t = Text(justify="center")
+    for i, row in enumerate(LOGO):
+        if i:
+            t.append("\n")
+        for j, letter in enumerate(row[k : k + 4] for k in range(0, len(row), 4)):
+            t.append(letter, style=f"bold {TERMINAL_FG[j % 4]}")
+    return t
+
+
+class ChoiceRow(Static):
+    """One line of a choice list: a marker, a label and a short description."""
+
+    class Picked(Message):
+        def __init__(self, column: str, index: int) -> None:
+            super().__init__()
+            self.column = column
+            self.index = index
+
+    def __init__(self, column: str, index: int, label: str, description: str, *, enabled: bool = True) -> None:
+        super().__init__(classes="choice" + ("" if enabled else " -disabled"))
+        self.column, self.index = column, index
+        self.label, self.description, self.enabled = label, description, enabled
+
+    def show(self, selected: bool, focused: bool) -> None:
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append("▶ " if selected else "  ", style="bold")
+        t.append(f"{self.label:<14}", style="bold" if self.enabled else "dim")
+        if self.description:
+            t.append(f" {self.description}", style="dim")
+        self.set_class(selected, "-selected")
+        self.set_class(selected and focused, "-focused")
+        self.update(t)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        if self.enabled:
+            self.post_message(self.Picked(self.column, self.index))
+
+
+class NamesScreen(ModalScreen[tuple[str, str]]):
+    """Hot-seat: the two players' names (Enter twice keeps the defaults)."""
+
+    BINDINGS = [Binding("escape", "cancel", "back", key_display="esc")]
+    DEFAULT_CSS = """
+    NamesScreen { align: center middle; }
+    NamesScreen #names-box { width: 48; height: auto; padding: 1 2; border: double $accent; background: $surface; }
+    NamesScreen Input { margin-bottom: 1; }
+    NamesScreen #names-buttons { height: 1; align: center middle; }
+    NamesScreen ActionButton { background: $primary-muted; }
+    """
+
+    def __init__(self, first: str, second: str) -> None:
+        super().__init__()
+        self.defaults = (first, second)
+
+    def compose(self):
+        with Vertical(id="names-box"):
+            yield Static(Text("Hot-seat: two people, one keyboard", style="bold"))
+            yield Static(Text("First player's name", style="dim"))
+            yield Input(self.defaults[0], max_length=24, id="name-0")
+            yield Static(Text("Second player's name", style="dim"))
+            yield Input(self.defaults[1], max_length=24, id="name-1")
+            with Horizontal(id="names-buttons"):
+                yield ActionButton("start [⏎]", "start")
+        yield KeyBar()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        if message.input.id == "name-0":
+            self.query_one("#name-1", Input).focus()
+        else:
+            self._done()
+
+    def on_action_button_pressed(self, message: ActionButton.Pressed) -> None:
+        self._done()
+
+    def _done(self) -> None:
+        names = []
+        for i in (0, 1):
+            value = self.query_one(f"#name-{i}", Input).value.strip()
+            names.append(value or self.defaults[i])
+        if names[0] == names[1]:
+            names[1] += " (2)"
+        self.dismiss((names[0], names[1]))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class StartScreen(SizedScreen):
+    """Game and opponent; the defaults (Voltage against a medium bot) start with Enter alone."""
+
+    BINDINGS = [
+        Binding("enter", "start", "start", key_display="⏎"),
+        Binding("up", "move(-1)", "choose", show=False),
+        Binding("down", "move(1)", "choose", key_display="↑↓"),
+        Binding("left", "column(-1)", "column", show=False),
+        Binding("right", "column(1)", "column", show=False),
+        Binding("tab", "column(1)", "game/opponent", key_display="tab"),
+        Binding("t", "theme", "light/dark"),
+    ]
+    CSS = """
+    StartScreen { align: center middle; }
+    StartScreen #start { width: 76; height: auto; }
+    StartScreen #columns { layout: vertical; }
+    StartScreen #logo { width: 1fr; margin-bottom: 0; }
+    StartScreen #tagline { width: 1fr; content-align: center middle; color: $text-muted; margin-bottom: 1; }
+    StartScreen #columns { height: auto; }
+    StartScreen .column { width: 1fr; height: auto; border: round $foreground 30%; padding: 0 1; }
+    StartScreen .column.-focused { border: heavy $accent; }
+    StartScreen #game-column { width: 1fr; }
+    StartScreen .choice { height: 1; }
+    StartScreen .choice.-selected { background: $boost; }
+    StartScreen .choice.-focused { background: $accent 30%; text-style: bold; }
+    StartScreen .choice.-disabled { color: $text-disabled; }
+    StartScreen #start-row { height: 1; align: center middle; margin-top: 1; }
+    StartScreen #start-hint { width: 1fr; content-align: center middle; color: $text-muted; margin-top: 1; }
+    StartScreen ActionButton { background: $accent; color: $text; }
+    StartScreen.-narrow #start, StartScreen.-short #start { display: none; }
+    StartScreen.-narrow TooSmall, StartScreen.-short TooSmall { display: block; }
+    """
+
+    def __init__(self, backend: Any) -> None:
+        super().__init__()
+        self.backend = backend
+        self.games: list[tuple[str, str, str, bool]] = list(backend.games())
+        self.opponents: list[tuple[str, str, str]] = list(backend.opponents())
+        self.game = next((i for i, g in enumerate(self.games) if g[3]), 0)
+        default = getattr(backend, "default_opponent", "medium")
+        self.opponent = next((i for i, o in enumerate(self.opponents) if o[0] == default), 0)
+        self.column = "opponent"
+
+    def compose(self):
+        yield TooSmall()
+        with Vertical(id="start"):
+            yield Static(logo(), id="logo")
+            yield Static("card games in the terminal", id="tagline")
+            with Vertical(id="columns"):
+                with Vertical(id="game-column", classes="column"):
+                    for i, (gid, label, desc, ok) in enumerate(self.games):
+                        yield ChoiceRow("game", i, label, desc, enabled=ok)
+                with Vertical(id="opponent-column", classes="column"):
+                    for i, (oid, label, desc) in enumerate(self.opponents):
+                        yield ChoiceRow("opponent", i, label, desc)
+            with Horizontal(id="start-row"):
+                yield ActionButton("start the match [⏎]", "start")
+            yield Static("? rules at any time   ·   mouse: click a choice, then start", id="start-hint")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#game-column").border_title = "game"
+        self.query_one("#opponent-column").border_title = "opponent"
+        self._show()
+
+    def _show(self) -> None:
+        for row in self.query(ChoiceRow):
+            selected = row.index == (self.game if row.column == "game" else self.opponent)
+            row.show(selected, row.column == self.column)
+        self.query_one("#game-column").set_class(self.column == "game", "-focused")
+        self.query_one("#opponent-column").set_class(self.column == "opponent", "-focused")
+
+    def action_move(self, delta: int) -> None:
+        if self.column == "game":
+            ok = [i for i, g in enumerate(self.games) if g[3]]
+            if ok:
+                pos = ok.index(self.game) if self.game in ok else 0
+                self.game = ok[(pos + delta) % len(ok)]
+        else:
+            self.opponent = (self.opponent + delta) % len(self.opponents)
+        self._show()
+
+    def action_column(self, delta: int) -> None:
+        self.column = "game" if self.column == "opponent" else "opponent"
+        self._show()
+
+    def action_theme(self) -> None:
+        self.app.theme = "textual-light" if self.app.current_theme.dark else "textual-dark"
+
+    def on_choice_row_picked(self, message: ChoiceRow.Picked) -> None:
+        self.column = message.column
+        if message.column == "game":
+            self.game = message.index
+        else:
+            self.opponent = message.index
+        self._show()
+
+    def on_action_button_pressed(self, message: ActionButton.Pressed) -> None:
+        self.action_start()
+
+    def action_start(self) -> None:
+        from .match import MatchScreen
+
+        game = self.games[self.game][0]
+        opponent = self.opponents[self.opponent][0]
+        player = getattr(self.app, "player_name", "You")
+        if opponent == "hotseat":
+            first = player if player and player != "You" else "Player 1"
+
+            def go(names: tuple[str, str] | None) -> None:
+                if names:
+                    handles = self.backend.start_match(game, opponent, names[0], names=names)
+                    self.app.push_screen(MatchScreen(handles, self.backend))
+
+            self.app.push_screen(NamesScreen(first, "Player 2"), go)
+            return
+        handles = self.backend.start_match(game, opponent, player)
+        self.app.push_screen(MatchScreen(handles, self.backend))

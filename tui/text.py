@@ -1,0 +1,131 @@
+"""Text pieces the widgets share: names made safe, cards, card backs and blocks.
+
+Everything here returns :class:`rich.text.Text` built from plain strings, never
+markup, so a player called ``[red]`` or ``\\x1b[2J`` is shown literally.
+Colour is never the only cue: every card carries its colour's letter (or a
+special's symbol), every block its sign.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from rich.style import Style
+from rich.text import Text
+
+from engine.cards import BYPASS, COLOUR_LETTERS, COLOURS, FUSE, Card
+
+# Card colours (backgrounds) and the text drawn on them; chosen to read on dark and
+# light themes alike (the card has its own background), in truecolour and 256 colours.
+CARD_BG = ("#e0781f", "#2f9a48", "#2f6fd0", "#8a4fc8")
+CARD_FG = ("#101010", "#08140b", "#ffffff", "#ffffff")
+SPECIAL_BG = "#303030"
+SPECIAL_FG = "#ffd23c"
+BACK_BG = "#5a4a8a"
+BACK_FG = "#e8e0ff"
+TERMINAL_FG = ("#f08a30", "#3cb85a", "#4a8ae8", "#a56ae0")
+
+SYMBOL = {BYPASS: "↔", FUSE: "×"}
+SHORT = {BYPASS: "BY", FUSE: "FU"}
+WORD = {BYPASS: "bypass", FUSE: "fuse"}
+TRANSFORMER_MARK = "V"
+
+
+def safe(text: str) -> str:
+    """``text`` with every control or format character shown as an escape (``\\x1b``).
+
+    Names and log lines pass through here before they reach a widget: nothing a
+    player types can move the cursor, clear the screen or reorder the line.
+    """
+    out: list[str] = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def name_text(name: str, style: str | Style = "") -> Text:
+    """A player's name as plain text (never markup)."""
+    return Text(safe(name), style=style, no_wrap=True, overflow="ellipsis")
+
+
+def card_style(card: Card) -> Style:
+    if card.special:
+        return Style(color=SPECIAL_FG, bgcolor=SPECIAL_BG, bold=True)
+    return Style(color=CARD_FG[card.colour], bgcolor=CARD_BG[card.colour], bold=True)
+
+
+def card_label(card: Card) -> str:
+    """Three cells: ``2 O`` for a number card, ``↔BY`` / ``×FU`` for the specials."""
+    if card.special:
+        return SYMBOL[card.face] + SHORT[card.face]
+    return f"{card.value} {COLOUR_LETTERS[card.colour]}"
+
+
+def chip(card: Card, *, wide: bool = False) -> Text:
+    """One card on one line: `` 2 O `` on its colour, with ``V`` when its back is a transformer.
+
+    ``wide`` adds the colour's name (``2 O orange``) or the special's word.
+    """
+    label = card_label(card)
+    if wide:
+        word = WORD[card.face] if card.special else COLOURS[card.colour]
+        label = f"{label} {word:<6}"
+    t = Text(f" {label} ", style=card_style(card))
+    t.append(TRANSFORMER_MARK if card.transformer else " ", style=card_style(card) + Style(italic=True))
+    return t
+
+
+def back(transformer: bool) -> Text:
+    """A card back: ``▒▒`` or ``V▒`` (a transformer's back shows its V)."""
+    style = Style(color=BACK_FG, bgcolor=BACK_BG, bold=True)
+    return Text(f"{TRANSFORMER_MARK}▒" if transformer else "▒▒", style=style)
+
+
+def backs(flags: tuple[bool, ...] | list[bool]) -> Text:
+    t = Text(no_wrap=True)
+    for i, tr in enumerate(flags):
+        if i:
+            t.append(" ")
+        t.append_text(back(tr))
+    return t
+
+
+def sign(plus: bool) -> str:
+    return "+" if plus else "−"
+
+
+def terminal_title(t: int) -> str:
+    return f"{COLOUR_LETTERS[t]} {COLOURS[t]}"
+
+
+def score_track(score: int, *, wide: bool = False, goal: int = 4) -> Text:
+    """A score track 0..goal: ``●●○○`` (or ``●━●━○─○`` when wide); the number follows."""
+    t = Text(no_wrap=True)
+    for i in range(goal):
+        won = i < score
+        if wide and i:
+            t.append("━" if won else "─", style="bold" if won else "dim")
+        t.append("●" if won else "○", style="bold" if won else "dim")
+    t.append(f"  {score}/{goal}", style="bold")
+    return t
+
+
+def classify_log(line: str) -> str:
+    """The kind of a log line, for its marker: score, flip, end, draw-v or plain."""
+    if " scored " in line and "wins the set" in line:
+        return "score"
+    if " flipped " in line:
+        return "flip"
+    if "wins the match" in line or "match is drawn" in line or line.endswith(" resigned."):
+        return "end"
+    if "drew a transformer" in line:
+        return "transformer"
+    return "plain"
+
+
+LOG_MARK = {"score": "★", "flip": "↕", "end": "■", "transformer": "V", "plain": "·"}
