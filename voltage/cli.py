@@ -43,6 +43,12 @@ def _serve(args: argparse.Namespace) -> int:
     )
 
 
+def _play(args: argparse.Namespace) -> int:
+    from tui.run import play_main
+
+    return play_main(args.name, args.seed, args.bot_delay)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="voltage", description="Voltage card games in the terminal.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -62,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-connections", type=int, default=None, help="connections at once (default 1000)")
     s.add_argument("--max-per-address", type=int, default=None, help="connections from one address (default 20)")
     s.set_defaults(func=_serve)
+
+    pl = sub.add_parser("play", help="play Voltage in this terminal, against a bot or hot-seat")
+    pl.add_argument("--name", default="You", help="your name in the match (default: You)")
+    pl.add_argument("--seed", type=int, default=None, help="deal the matches from this seed")
+    pl.add_argument("--bot-delay", type=float, default=0.7, help="seconds between a bot's moves")
+    pl.set_defaults(func=_play)
     return p
 
 
