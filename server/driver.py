@@ -192,6 +192,39 @@ class SSHDriver(Driver):
         self._app.exit()
 
 
+class _SharedParseCache:
+    """Parsed CSS rules shared by every app of the process (each app parses the same
+    CSS).  Keyed by the stylesheet's variables too, so a theme change cannot leak
+    one app's rules into another's; ``clear()`` (a theme change) keeps the others."""
+
+    _rules: dict[tuple, Any] = {}
+    LIMIT = 512
+
+    def __init__(self, stylesheet: Any) -> None:
+        self._stylesheet = stylesheet
+
+    def _key(self, key: tuple) -> tuple:
+        variables = getattr(self._stylesheet, "_variables", {})
+        return (tuple(sorted(variables.items())), key)
+
+    def __getitem__(self, key: tuple) -> Any:
+        return self._rules[self._key(key)]
+
+    def __setitem__(self, key: tuple, value: Any) -> None:
+        if len(self._rules) >= self.LIMIT:
+            self._rules.clear()
+        self._rules[self._key(key)] = value
+
+    def clear(self) -> None:
+        pass
+
+
+def _share_css(app: App[Any]) -> None:
+    stylesheet = getattr(app, "stylesheet", None)
+    if stylesheet is not None and hasattr(stylesheet, "_parse_cache"):
+        stylesheet._parse_cache = _SharedParseCache(stylesheet)
+
+
 async def run_app(app: App[Any], channel: TerminalChannel) -> Any:
     """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop."""
     import sys
@@ -203,6 +236,7 @@ async def run_app(app: App[Any], channel: TerminalChannel) -> Any:
     # and restore the wrong stream when apps end out of order: keep them as they are.
     app._capture_stdout = sys.stdout
     app._capture_stderr = sys.stderr
+    _share_css(app)
     try:
         return await app.run_async()
     except Exception:

@@ -1,5 +1,5 @@
 """The lobby (SSH play): quick match first, private rooms, bots, watching; and the
-name-entry step before it.
+name-entry step at its top (prefilled from the SSH username, checked by the lobby).
 
 Every name and code on these screens is shown as plain ``Text``, never as
 markup, so what another player typed cannot style or escape anything.
@@ -12,49 +12,97 @@ import time
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input, Static
 
 
-class NameScreen(ModalScreen[str]):
-    """Choose the name others see: prefilled from the SSH username, checked by the lobby."""
+class Menu(Static, can_focus=True):
+    """A light list of choices: up/down move, Enter or a click chooses.
 
-    DEFAULT_CSS = """
-    NameScreen { align: center middle; }
-    NameScreen > Vertical {
-        width: 52; height: auto; padding: 1 2;
-        border: round $accent; background: $surface;
-    }
-    NameScreen #name-error { color: $error; height: auto; }
+    (Textual's OptionList does this too, at several times the cost of a first
+    frame; on a server every session pays for its lobby.)
     """
 
-    def __init__(self, backend: Any) -> None:
-        super().__init__()
-        self.backend = backend
+    DEFAULT_CSS = """
+    Menu { height: 1fr; padding: 0 1; }
+    Menu:focus { border: round $accent-lighten-2; }
+    """
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static("Your name (at most 16 letters, digits, - _ . or spaces):")
-            yield Input(value=self.backend.name_prefill, max_length=16, id="name")
-            yield Static("", id="name-error")
-            yield Static("Enter: go to the lobby", classes="hint")
+    BINDINGS = [
+        Binding("up", "move(-1)", show=False),
+        Binding("down", "move(1)", show=False),
+        Binding("home", "move(-1000)", show=False),
+        Binding("end", "move(1000)", show=False),
+        Binding("enter", "choose", show=False),
+    ]
+
+    class Chosen(Message):
+        def __init__(self, menu: Menu, item: str) -> None:
+            super().__init__()
+            self.menu = menu
+            self.item = item
+
+        @property
+        def control(self) -> Menu:
+            return self.menu
+
+    def __init__(self, items: list[tuple[str, Text]] | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: list[tuple[str, Text]] = list(items or ())
+        self.index = 0
+        self.empty_text = ""
 
     def on_mount(self) -> None:
-        self.query_one("#name", Input).focus()
+        self._draw()
 
-    @on(Input.Submitted, "#name")
-    def _submitted(self, event: Input.Submitted) -> None:
-        try:
-            name = self.backend.claim_name(event.value)
-        except ValueError as e:
-            self.query_one("#name-error", Static).update(Text(str(e)))
+    def set_items(self, items: list[tuple[str, Text]]) -> None:
+        current = self.items[self.index][0] if self.items else None
+        self.items = list(items)
+        ids = [i for i, _ in self.items]
+        self.index = ids.index(current) if current in ids else min(self.index, max(0, len(ids) - 1))
+        self._draw()
+
+    def _draw(self) -> None:
+        if not self.items:
+            self.update(Text(self.empty_text, style="dim"))
             return
-        self.dismiss(name)
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for n, (_item, label) in enumerate(self.items):
+            if n:
+                out.append("\n")
+            if n == self.index:
+                out.append("> ", style="bold")
+                chosen = label.copy()
+                chosen.stylize("bold reverse" if self.has_focus else "bold")
+                out.append_text(chosen)
+            else:
+                out.append("  ")
+                out.append_text(label)
+        self.update(out)
+
+    def watch_has_focus(self, _focus: bool) -> None:
+        self._draw()
+
+    def action_move(self, delta: int) -> None:
+        if self.items:
+            self.index = max(0, min(len(self.items) - 1, self.index + delta))
+            self._draw()
+
+    def action_choose(self) -> None:
+        if self.items:
+            self.post_message(self.Chosen(self, self.items[self.index][0]))
+
+    def on_click(self, event: events.Click) -> None:
+        line = event.y - self.gutter.top + self.scroll_offset.y
+        if 0 <= line < len(self.items):
+            self.index = line
+            self._draw()
+            self.action_choose()
 
 
 class LobbyScreen(Screen):
@@ -63,16 +111,14 @@ class LobbyScreen(Screen):
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
     LobbyScreen #lobby-title { height: 1; background: $accent; color: $text; padding: 0 1; }
+    LobbyScreen #name { display: none; width: 70; border: round $accent; }
+    LobbyScreen #name.shown { display: block; }
     LobbyScreen #lobby-body { height: 1fr; }
     LobbyScreen #choices { width: 1fr; min-width: 30; border: round $accent; }
     LobbyScreen #side { width: 1fr; }
-    LobbyScreen #players { height: 1fr; border: round $panel-lighten-2; }
+    LobbyScreen #players { height: 1fr; border: round $panel-lighten-2; padding: 0 1; }
     LobbyScreen #matches { height: 1fr; border: round $panel-lighten-2; }
-    LobbyScreen #code-input { display: none; }
-    LobbyScreen #code-input.shown { display: block; }
-    LobbyScreen #status { height: auto; min-height: 1; padding: 0 1; }
-    LobbyScreen #error { height: auto; color: $error; padding: 0 1; }
-    LobbyScreen #keys { height: 1; color: $text-muted; padding: 0 1; }
+    LobbyScreen #status { height: auto; min-height: 2; padding: 0 1; }
     """
 
     BINDINGS = [
@@ -93,33 +139,35 @@ class LobbyScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Voltage: lobby"), id="lobby-title")
+        name = Input(value=self.backend.name_prefill, max_length=16, id="name")
+        name.border_title = "Your name (Enter to go)"
+        name.cursor_blink = False  # a blinking cursor redraws twice a second, per session
+        yield name
         with Horizontal(id="lobby-body"):
-            yield OptionList(*self._choices(), id="choices")
+            yield Menu(self._choices(), id="choices")
             with Vertical(id="side"):
-                yield OptionList(id="players")
-                yield OptionList(id="matches")
-        yield Input(placeholder="room code (4 letters)", max_length=4, id="code-input")
+                yield Static(id="players")
+                yield Menu(id="matches")
         yield Static("", id="status")
-        yield Static("", id="error")
-        yield Static(Text("Enter: choose   Esc: cancel   w: matches   Tab: next pane"), id="keys")
 
-    def _choices(self) -> list[Option]:
-        opts: list[Option] = []
+    def _choices(self) -> list[tuple[str, Text]]:
+        opts: list[tuple[str, Text]] = []
         for game in self.backend.games:
             title = self.backend.game_titles.get(game, game)
-            opts.append(Option(Text(f"Quick match: {title}"), id=f"quick:{game}"))
-        opts.append(Option(Text("Private room: create a code for a friend"), id="room"))
-        opts.append(Option(Text("Join a friend's room (code)"), id="join"))
+            opts.append((f"quick:{game}", Text(f"Quick match: {title}")))
+        opts.append(("room", Text("Private room: create a code for a friend")))
+        opts.append(("join", Text("Join a friend's room (code)")))
         for label, bot in self.backend.strengths():
-            opts.append(Option(Text(f"Play a bot: {label}"), id=f"bot:{bot}"))
-        opts.append(Option(Text("Watch a match (code)"), id="watch"))
+            opts.append((f"bot:{bot}", Text(f"Play a bot: {label}")))
+        opts.append(("watch", Text("Watch a match (code)")))
         return opts
 
     def on_mount(self) -> None:
-        self.query_one("#players", OptionList).border_title = "Online"
-        self.query_one("#matches", OptionList).border_title = "Matches (Enter: watch)"
-        self.query_one("#choices", OptionList).border_title = "Play"
-        self.query_one("#choices", OptionList).focus()
+        self.query_one("#players", Static).border_title = "Online"
+        self._refresh_lists()
+        self.query_one("#matches", Menu).empty_text = "no match running"
+        self.query_one("#choices", Menu).border_title = "Play"
+        self.query_one("#choices", Menu).focus()
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
         if not self.backend.named:
             if self.backend.resumable():
@@ -128,7 +176,9 @@ class LobbyScreen(Screen):
                     self._title()
                     self._open_match(handles)
                     return
-            self.app.push_screen(NameScreen(self.backend), self._named)
+            self.query_one("#name").add_class("shown")
+            self.query_one("#name", Input).focus()
+            self._error("")
         else:
             self._enter()
 
@@ -147,7 +197,19 @@ class LobbyScreen(Screen):
             self._unsubscribe()
             self._unsubscribe = None
 
-    def _named(self, _name: str | None) -> None:
+    @on(Input.Submitted, "#name")
+    def _name_submitted(self, event: Input.Submitted) -> None:
+        try:
+            self.backend.claim_name(event.value)
+        except ValueError as e:
+            self._error(str(e))
+            return
+        self._error("")
+        self.query_one("#name").remove_class("shown")
+        self.query_one("#choices", Menu).focus()
+        self._named()
+
+    def _named(self) -> None:
         self._enter()
         initial = self.backend.initial
         self.backend.initial = None
@@ -172,47 +234,68 @@ class LobbyScreen(Screen):
         if not self.is_attached:
             return
         snap = self.backend.snapshot()
-        players = self.query_one("#players", OptionList)
-        players.set_options(
-            [Option(Text.assemble((p.name, "bold"), "  ", p.status)) for p in snap.players]
-        )
+        players = self.query_one("#players", Static)
+        listing = Text()
+        for i, p in enumerate(snap.players):
+            if i:
+                listing.append("\n")
+            listing.append(p.name, "bold")
+            listing.append("  " + p.status)
+        players.update(listing)
         players.border_title = f"Online ({len(snap.players)})"
-        matches = self.query_one("#matches", OptionList)
-        highlighted = matches.highlighted
-        matches.set_options(
+        matches = self.query_one("#matches", Menu)
+        matches.set_items(
             [
-                Option(
+                (
+                    f"match:{m.code}",
                     Text(
                         f"{m.code}  {self.backend.game_titles.get(m.game, m.game)}: "
                         f"{' v '.join(m.names)}  {'-'.join(map(str, m.scores))}"
                         + (f"  ({m.spectators} watching)" if m.spectators else "")
                     ),
-                    id=f"match:{m.code}",
                 )
                 for m in snap.matches
             ]
         )
-        if snap.matches:
-            matches.highlighted = min(highlighted or 0, len(snap.matches) - 1)
         matches.border_title = f"Matches ({len(snap.matches)}; Enter: watch)"
 
     # -- status ----------------------------------------------------------------
 
+    KEYS_HELP = "↑↓ Enter: choose   w: the matches (Enter: watch)   Tab: next   Esc: cancel"
+    NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
+
     def _status(self, text: str) -> None:
-        self.query_one("#status", Static).update(Text(text))
+        self._status_text = text
+        self._show_status()
 
     def _error(self, text: str) -> None:
-        self.query_one("#error", Static).update(Text(text))
+        self._error_text = text
+        self._show_status()
+
+    def _show_status(self) -> None:
+        out = Text()
+        status = getattr(self, "_status_text", "")
+        error = getattr(self, "_error_text", "")
+        if status:
+            out.append(status + "\n")
+        if error:
+            out.append(error + "\n", style="bold red")
+        out.append(self.KEYS_HELP if self.backend.named else self.NAME_HELP, style="dim")
+        self.query_one("#status", Static).update(out)
 
     def _set_mode(self, mode: str) -> None:
         self._mode = mode
-        code = self.query_one("#code-input", Input)
+        code = self.query("#code-input")
         if mode.startswith("code:"):
-            code.value = ""
-            code.add_class("shown")
-            code.focus()
-        else:
-            code.remove_class("shown")
+            if not code:
+                field = Input(placeholder="room code (4 letters)", max_length=4, id="code-input")
+                self.mount(field, after=self.query_one("#lobby-body"))
+                field.focus()
+            else:
+                code.first().value = ""
+                code.first().focus()
+        elif code:
+            code.remove()
         if mode == "queue":
             self._waiting_since = time.monotonic()
             self._ticker.resume()
@@ -242,9 +325,12 @@ class LobbyScreen(Screen):
 
     # -- choices ---------------------------------------------------------------
 
-    @on(OptionList.OptionSelected, "#choices")
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
-        choice = event.option_id or ""
+    @on(Menu.Chosen, "#choices")
+    def _chosen(self, event: Menu.Chosen) -> None:
+        if not self.backend.named:
+            self.query_one("#name", Input).focus()
+            return
+        choice = event.item
         self._error("")
         if self._mode in ("queue", "room"):
             self.action_cancel()
@@ -262,18 +348,20 @@ class LobbyScreen(Screen):
         elif choice.startswith("bot:"):
             self._play_bot(choice.split(":", 1)[1])
 
-    @on(OptionList.OptionSelected, "#matches")
-    def _watch_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option_id and event.option_id.startswith("match:"):
+    @on(Menu.Chosen, "#matches")
+    def _watch_selected(self, event: Menu.Chosen) -> None:
+        if not self.backend.named:
+            return
+        if event.item.startswith("match:"):
             if self._mode in ("queue", "room"):
                 self.action_cancel()
-            self._use_code("watch", event.option_id.split(":", 1)[1])
+            self._use_code("watch", event.item.split(":", 1)[1])
 
     @on(Input.Submitted, "#code-input")
     def _code_submitted(self, event: Input.Submitted) -> None:
         verb = self._mode.split(":", 1)[1] if self._mode.startswith("code:") else "join"
         self._set_mode("")
-        self.query_one("#choices", OptionList).focus()
+        self.query_one("#choices", Menu).focus()
         self._use_code(verb, event.value)
 
     def _use_code(self, verb: str, code: str) -> None:
@@ -330,7 +418,7 @@ class LobbyScreen(Screen):
             self.workers.cancel_group(self, "lobby-wait")
             self.backend.close_room()
         elif self._mode.startswith("code:"):
-            self.query_one("#choices", OptionList).focus()
+            self.query_one("#choices", Menu).focus()
         self._set_mode("")
 
     def action_bot_instead(self) -> None:
@@ -345,10 +433,7 @@ class LobbyScreen(Screen):
     def action_focus_matches(self) -> None:
         if isinstance(self.focused, Input):
             return
-        matches = self.query_one("#matches", OptionList)
-        if matches.option_count and matches.highlighted is None:
-            matches.highlighted = 0
-        matches.focus()
+        self.query_one("#matches", Menu).focus()
 
     def _open_match(self, handles: list) -> None:
         self._unlisten()
