@@ -201,3 +201,30 @@ async def test_rematch_against_a_bot_is_immediate():
     await h.resign()
     (n,) = await lobby.rematch(a, [h])
     assert n.match is not h.match and n.match.seats[1].is_bot
+
+
+async def test_a_player_back_in_the_seat_is_shown_as_playing_and_can_rematch():
+    from server.backend import SSHBackend
+    from tui.screens.lobby import LobbyScreen
+    from textual.app import App
+
+    lobby = Lobby(grace=60, bot_delay=0)
+    a = online(lobby, "Alice", identity="SHA256:alice")
+    b = online(lobby, "Bob", identity="SHA256:bob")
+    room = lobby.create_room(a)
+    lobby.join_room(b, room.code)
+    await room.future
+    lobby.leave(a)
+    back = SSHBackend(lobby, lobby.connect("SHA256:alice", "alice"))
+    back.match_screen = lambda handles: __import__("textual.screen").screen.Screen()
+
+    class Home(App):
+        def on_mount(self):
+            self.push_screen(back.home_screen())
+
+    app = Home()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        assert not isinstance(app.screen, LobbyScreen)
+        assert back.player.status == "playing" and back.player.name == "Alice"

@@ -183,7 +183,9 @@ class LobbyScreen(Screen):
             self._enter()
 
     def on_screen_resume(self) -> None:
-        if self.backend.named and self._mode == "":
+        # The resume event may arrive after this screen already pushed a match
+        # (coming back to a seat): only a lobby really on screen is "in the lobby".
+        if self.app.screen is self and self.backend.named and self._mode == "":
             self._enter()
 
     def on_screen_suspend(self) -> None:
