@@ -403,25 +403,51 @@ _SPECIAL_PLAYS = tuple(
 )
 
 
+# The same tables, indexed the way _plays reads them.
+_SEAT_NUMBER_PLAYS = tuple(tuple(_NUMBER_PLAYS[k][seat] for k in range(24)) for seat in (0, 1))
+_OPP_SPECIAL_PLAYS = tuple(
+    tuple(tuple(_SPECIAL_PLAYS[k][t][opp] for t in range(4)) for k in range(4)) for opp in (0, 1)
+)
+
+
 def _plays(state: State, seat: int, exclude_terminal: int) -> list[Action]:
+    """The plays of ``seat``'s hand, by card key (number cards first), terminal and target."""
     out: list[Action] = []
+    number_plays = _SEAT_NUMBER_PLAYS[seat]
+    specials = None
+    for k in sorted({CARD_KEY[c] for c in state.hands[seat]}):
+        if k < 24:
+            if k // 6 != exclude_terminal:
+                out += number_plays[k]
+        elif specials is None:
+            specials = [k]
+        else:
+            specials.append(k)
+    if specials is None:
+        return out
+    # A special goes to the opponent's side of any terminal, taking one of the number
+    # cards there (each distinct one is a choice), or nothing when there is none.
     opp = 1 - seat
     board = state.board
-    targets: list[list[int]] | None = None
-    for k in sorted({CARD_KEY[c] for c in state.hands[seat]}):
-        if k >= 24:
+    rows = []
+    for t in range(4):
+        if t != exclude_terminal:
+            pile = board[2 * t + opp]
+            if pile:
+                targets = sorted({k for k in map(CARD_KEY.__getitem__, pile) if k < 24})
+                rows.append((t, targets or None))
+            else:
+                rows.append((t, None))
+    append = out.append
+    for k in specials:
+        by_terminal = _OPP_SPECIAL_PLAYS[opp][k - 24]
+        for t, targets in rows:
+            row = by_terminal[t]
             if targets is None:
-                targets = []
-                for t in range(4):
-                    ts = sorted({CARD_KEY[c] for c in board[2 * t + opp] if not CARD_SPECIAL[c]})
-                    targets.append(ts or [_NO_TARGET])
-            by_terminal = _SPECIAL_PLAYS[k - 24]
-            for t in range(4):
-                if t != exclude_terminal:
-                    row = by_terminal[t][opp]
-                    out.extend(row[tk] for tk in targets[t])
-        elif k // 6 != exclude_terminal:
-            out.extend(_NUMBER_PLAYS[k][seat])
+                append(row[_NO_TARGET])
+            else:
+                for tk in targets:
+                    append(row[tk])
     return out
 
 
@@ -446,7 +472,7 @@ def legal_actions(state: State) -> list[Action]:
         out.append(DRAW)  # draw one; with both piles empty the turn just ends
         return out
     out = _plays(state, seat, -1)
-    if can_draw_two(state):
+    if len(state.hands[seat]) <= HAND_LIMIT - 2 and (state.draw or state.discard):  # can_draw_two
         out.append(DRAW)
     if not out:
         out.append(PASS)
@@ -538,23 +564,29 @@ def _find(cards: list[int], card: Card) -> int:
 def _play(state: State, a: Play, ev: list[Event] | None) -> None:
     seat = state.to_move
     hand = state.hands[seat]
-    card = hand.pop(_find(hand, a.card))
+    face, tr = a.card
+    key = face * 2 + tr  # the card's CARD_KEY; take the last such card in hand, as _find does
+    i = len(hand) - 1
+    while CARD_KEY[hand[i]] != key:
+        i -= 1
+    card = hand.pop(i)
     t = a.terminal
-    pile = state.board[2 * t + a.side]
-    if a.target is not None:
-        i = _find(pile, a.target)
+    board = state.board
+    pile = board[2 * t + a.side]
+    target = a.target
+    if target is not None:
+        i = _find(pile, target)
         taken = pile[i]
-        if CARD_FACE[card] == BYPASS:
-            pile[i] = card
-            state.board[2 * t + seat].append(taken)
+        pile[i] = card
+        if face == BYPASS:
+            board[2 * t + seat].append(taken)
         else:  # blown fuse
-            pile[i] = card
             state.discard.append(taken)
     else:
         pile.append(card)
     if ev is not None:
-        ev.append(Event("play", seat=seat, card=a.card, terminal=t, side=a.side, target=a.target))
-    if len(state.board[2 * t]) + len(state.board[2 * t + 1]) >= SET_SIZE:
+        ev.append(Event("play", seat=seat, card=a.card, terminal=t, side=a.side, target=target))
+    if len(board[2 * t]) + len(board[2 * t + 1]) >= SET_SIZE:
         _score(state, t, seat, ev)
         if state.phase == OVER:
             return
