@@ -42,7 +42,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from engine import highvoltage as H
 from engine.errors import IllegalActionError
@@ -98,9 +98,35 @@ def bot_level(name: str | None) -> str:
     return name if name in HV_BOT_NAMES else DEFAULT_BOT
 
 
-def bot_seat(level: str) -> Seat:
-    """A seat played by a High Voltage bot of ``level``."""
-    return Seat(f"Bot ({level})", bot=level)
+def bot_seat(level: str, name: str | None = None) -> Seat:
+    """A seat played by a High Voltage bot of ``level`` (named ``Bot (level)`` unless given)."""
+    return Seat(name or f"Bot ({level})", bot=level)
+
+
+def bot_names(levels: Sequence[str]) -> list[str]:
+    """Names for bots of these levels: ``Fast bot``, and ``Fast bot 2`` for a second one."""
+    out: list[str] = []
+    for level in levels:
+        base = f"{level.capitalize()} bot"
+        n = sum(1 for name in out if name == base or name.startswith(base + " "))
+        out.append(base if n == 0 else f"{base} {n + 1}")
+    return out
+
+
+def local_match(player_name: str, bots: str | Sequence[str], seed: int | None = None, **kw) -> HVMatch:
+    """A match for ``voltage play``: ``player_name`` in seat 0 against bots of the given levels
+    (``"medium,fast"`` or a list; 1 to 3 of :data:`~engine.hv_bots.HV_BOT_NAMES`).  Keyword
+    arguments go to :class:`HVMatch` (``countdown_seconds``, ``bot_speed``).  Not started."""
+    levels = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
+    levels = [b for b in levels if b]
+    if not 1 <= len(levels) <= H.MAX_PLAYERS - 1:
+        raise ValueError("High Voltage: choose one to three bots")
+    for level in levels:
+        if level not in HV_BOT_NAMES:
+            raise ValueError(f"no High Voltage bot {level!r}: choose from {', '.join(HV_BOT_NAMES)}")
+    seats = [Seat(player_name or "You", identity="local")]
+    seats += [bot_seat(level, name) for level, name in zip(levels, bot_names(levels))]
+    return HVMatch(seats, seed, **kw)
 
 
 class HVMatch:

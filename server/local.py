@@ -17,7 +17,7 @@ from server.match import Match, Seat, SeatHandle
 HOTSEAT = "hotseat"
 GAMES: tuple[tuple[str, str, str, bool], ...] = (
     ("voltage", "Voltage", "2 players, turn by turn", True),
-    ("highvoltage", "High Voltage", "coming soon", False),
+    ("highvoltage", "High Voltage", "2-4 players, real time", True),
 )
 
 
@@ -95,6 +95,14 @@ class LocalBackend:
         ``opponent`` is a bot name (one handle: the human's seat 0) or ``"hotseat"``
         (two handles, one per seat; ``names`` gives the two players' names).
         """
+        if game == "highvoltage":  # opponent: the bots' levels, e.g. "medium,fast"
+            from server.hv_match import local_match
+
+            hv = local_match(player_name, opponent, self._rng.randrange(2**63), **getattr(self, "hv_options", {}))
+            self._config[id(hv)] = (game, opponent, (player_name, ""))
+            self.matches.append(hv)  # type: ignore[arg-type]
+            hv.start()
+            return [hv.handle(0)]
         if game != "voltage":
             raise ValueError(f"{game!r} cannot be played yet")
         if opponent == HOTSEAT:
