@@ -18,14 +18,25 @@ def _bot_pool() -> Executor | None:
         return None
 
 
-def play_main(name: str = "You", seed: int | None = None, bot_delay: float = 0.7) -> int:
+def default_name() -> str:
+    """The login name (a log line reads "alice played ..."), or "Player"."""
+    import getpass
+
+    try:
+        name = getpass.getuser().strip()
+    except Exception:  # pragma: no cover - no login name in this environment
+        name = ""
+    return name[:24] or "Player"
+
+
+def play_main(name: str | None = None, seed: int | None = None, bot_delay: float = 0.7) -> int:
     from server.local import LocalBackend
 
     from .app import make_app
 
     pool = _bot_pool()
     backend = LocalBackend(seed=seed, bot_delay=bot_delay, executor=pool)
-    app = make_app(backend, player_name=name)
+    app = make_app(backend, player_name=name or default_name())
     try:
         app.run()
     finally:

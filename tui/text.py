@@ -80,6 +80,46 @@ def chip(card: Card, *, wide: bool = False) -> Text:
     return t
 
 
+def card_lines(card: Card, width: int, height: int) -> list[Text]:
+    """A card drawn as a block ``width`` cells wide and ``height`` (1-3) lines tall.
+
+    1 line: `` 2 O  V``; 2 lines: value and letter, then the colour's name;
+    3 lines: a corner index top-left and bottom-right, the name in the middle.
+    The transformer mark ``V`` sits at the right of the first line.
+    """
+    style = card_style(card)
+    mark = TRANSFORMER_MARK if card.transformer else " "
+    if card.special:
+        corner, word, letter = SYMBOL[card.face], WORD[card.face], SHORT[card.face]
+    else:
+        corner, word, letter = str(card.value), COLOURS[card.colour], COLOUR_LETTERS[card.colour]
+    if height <= 1:
+        label = card_label(card)
+        if width >= len(label) + len(word) + 4:
+            label = f"{label} {word}"
+        body = f" {label}".ljust(width - 1)[: width - 1] + mark
+        return [Text(body, style=style)]
+    first = f" {corner} {letter}".ljust(width - 1)[: width - 1] + mark
+    name = word.center(width)[:width]
+    if height == 2:
+        return [Text(first, style=style), Text(name, style=style)]
+    last = f"{letter} {corner} ".rjust(width)[-width:]
+    return [Text(first, style=style), Text(name, style=style), Text(last, style=style)]
+
+
+def slot_lines(label: str, width: int, height: int) -> list[str]:
+    """An empty place a card may go: a dashed box around ``label``."""
+    if height <= 1:
+        return [f"╌{label}╌".center(width, "╌")[:width]]
+    inner = max(1, width - 2)
+    top = "┌" + "╌" * inner + "┐"
+    mid = "╎" + label.center(inner)[:inner] + "╎"
+    bottom = "└" + "╌" * inner + "┘"
+    if height == 2:
+        return [mid, bottom]
+    return [top, mid, bottom]
+
+
 def back(transformer: bool) -> Text:
     """A card back: ``▒▒`` or ``V▒`` (a transformer's back shows its V)."""
     style = Style(color=BACK_FG, bgcolor=BACK_BG, bold=True)

@@ -149,3 +149,74 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
         )
         n += 1
         assert n < max_actions, "the match did not end"
+
+
+class ContractHandle:
+    """Only what the seat-handle contract offers a screen: no way to the match behind it.
+
+    Screens given this instead of a real handle prove they read nothing but views,
+    names, the log and the notice, and act only through ``submit``.
+    """
+
+    __slots__ = ("_h",)
+
+    def __init__(self, handle: Any) -> None:
+        object.__setattr__(self, "_h", handle)
+
+    seat = property(lambda self: self._h.seat)
+    names = property(lambda self: self._h.names)
+    log = property(lambda self: self._h.log)
+    notice = property(lambda self: self._h.notice)
+    game = property(lambda self: self._h.game)
+
+    def view(self) -> V.VoltageView:
+        return self._h.view()
+
+    def subscribe(self, callback: Any) -> Any:
+        return self._h.subscribe(callback)
+
+    async def submit(self, action: V.Action) -> None:
+        await self._h.submit(action)
+
+
+class FixedBackend:
+    """A backend whose home screen is a match screen for the given handles."""
+
+    def __init__(self, handles: list[Any]) -> None:
+        self.handles = handles
+        self.rematches = 0
+
+    def home_screen(self) -> Any:
+        return MatchScreen(self.handles, self)
+
+    async def rematch(self, handles: list[Any]) -> list[Any] | None:
+        self.rematches += 1
+        return None
+
+
+def screen_text(app: VoltageApp) -> str:
+    """Every character drawn on the screen now (the SVG export's text, unescaped)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    parts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    return html.unescape("".join(parts)).replace("\xa0", " ")
+
+
+def widget_texts(app: VoltageApp) -> str:
+    """The plain text of every widget's own rendering, shown or not."""
+    out: list[str] = []
+    for w in app.screen.walk_children(with_self=True):
+        try:
+            r = w.render()
+        except Exception:
+            continue
+        plain = getattr(r, "plain", None)
+        if isinstance(plain, str):
+            out.append(plain)
+        for attr in ("border_title", "border_subtitle"):
+            v = getattr(w, attr, None)
+            if v:
+                out.append(str(v))
+    return "\n".join(out)

@@ -23,8 +23,8 @@ class TooSmall(Widget):
         w, h = self.app.size
         t = Text(justify="center")
         t.append("VOLTAGE\n\n", style="bold reverse")
-        t.append(f"This terminal is {w}×{h}.\n", style="bold")
-        t.append(f"Voltage needs at least {MIN_WIDTH}×{MIN_HEIGHT}:\n")
+        t.append(f"This terminal is {w} columns by {h} rows.\n", style="bold")
+        t.append(f"Voltage needs at least {MIN_WIDTH} columns by {MIN_HEIGHT} rows:\n")
         t.append("please enlarge the window (or make the font smaller).\n\n")
         t.append("? rules   ctrl+q quit", style="dim")
         return t

@@ -209,12 +209,12 @@ class MatchScreen(SizedScreen):
         """A flip and a scored set are moments: a highlight on the terminal, a line in the log."""
         for t in range(4):
             if prev.plus[t] != now.plus[t]:
-                self._note(t, f"↕ flipped to {'+' if now.plus[t] else '−'}")
+                self._note(t, f"↕ now {'+' if now.plus[t] else '−'}")
         if now.scores != prev.scores:
             winner = 0 if now.scores[0] > prev.scores[0] else 1
             for t in range(4):
                 if now.count(t) == 0 and prev.count(t) > 0:
-                    self._note(t, f"★ set: {safe(self.names[winner])[:20]}")
+                    self._note(t, f"★ {safe(self.names[winner])}")
             self._score_flash = winner
             self._after(self._flash_seconds(), self._end_score_flash)
 
@@ -276,10 +276,14 @@ class MatchScreen(SizedScreen):
         )
 
         board = w["board"]
+        if view.seat is None:
+            labels = (f"{safe(names[opp])}'s side", f"{safe(names[me])}'s side")
+        else:
+            labels = (f"{safe(names[opp])}'s side", "your side")
         for t, tv in enumerate(board.terminals):
             top_cards, bottom_cards = view.board[t][opp], view.board[t][me]
-            top = dict(cards=top_cards, total=sum(c.value for c in top_cards))
-            bottom = dict(cards=bottom_cards, total=sum(c.value for c in bottom_cards))
+            top = dict(cards=top_cards, total=sum(c.value for c in top_cards), label=labels[0])
+            bottom = dict(cards=bottom_cards, total=sum(c.value for c in bottom_cards), label=labels[1])
             flip_key = pick_key = ""
             flip_cursor = False
             for o in step.options:
@@ -578,14 +582,14 @@ class MatchScreen(SizedScreen):
                 return
         self._explain(C.explain_click(self.view, self.sel, t, None))
 
-    def on_hand_card_clicked(self, message: Any) -> None:
+    async def on_hand_card_clicked(self, message: Any) -> None:
         slot = message.slot
         if not self._playing():
             if self.view.seat is not None and not self.view.my_turn and not self.view.over:
                 self._explain("It is not your turn.")
             return
         if self.step.kind in (C.CARD, C.SIDE, C.TERMINAL, C.TARGET) and slot in C.playable_slots(self.view):
-            self.run_worker(self.action_pick_card(slot), exclusive=True, group="input")
+            await self.action_pick_card(slot)
             return
         self._explain(self._why_not_card(slot))
 

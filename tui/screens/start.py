@@ -82,10 +82,10 @@ class NamesScreen(ModalScreen[tuple[str, str]]):
     def compose(self):
         with Vertical(id="names-box"):
             yield Static(Text("Hot-seat: two people, one keyboard", style="bold"))
-            yield Static(Text("First player's name", style="dim"))
-            yield Input(self.defaults[0], max_length=24, id="name-0")
+            yield Static(Text("First player's name (Enter keeps the grey one)", style="dim"))
+            yield Input(placeholder=self.defaults[0], max_length=24, id="name-0")
             yield Static(Text("Second player's name", style="dim"))
-            yield Input(self.defaults[1], max_length=24, id="name-1")
+            yield Input(placeholder=self.defaults[1], max_length=24, id="name-1")
             with Horizontal(id="names-buttons"):
                 yield ActionButton("start [⏎]", "start")
         yield KeyBar()
@@ -218,6 +218,11 @@ class StartScreen(SizedScreen):
         game = self.games[self.game][0]
         opponent = self.opponents[self.opponent][0]
         player = getattr(self.app, "player_name", "You")
+        if game == "highvoltage":  # you and 1-3 bots: its own setup dialog
+            from .hv_setup import start_high_voltage
+
+            start_high_voltage(self.app, self.backend, player, first_bot=opponent)
+            return
         if opponent == "hotseat":
             first = player if player and player != "You" else "Player 1"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -18,7 +19,7 @@ from textual.widget import Widget
 
 from engine.cards import COLOURS, Card
 
-from ..text import TERMINAL_FG, chip, sign
+from ..text import TERMINAL_FG, card_lines, sign, slot_lines
 from .util import flag_classes
 
 
@@ -30,6 +31,7 @@ class SideState:
     target_keys: dict[int, str] = field(default_factory=dict)  # card index -> key
     cursor: bool = False  # the keyboard cursor is here
     cursor_index: int | None = None  # ... on this card
+    label: str = ""  # whose side this is, shown faintly when there is room
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,6 @@ class TerminalState:
 
 
 KEY_STYLE = Style(bold=True, reverse=True)
-NBSP = "\u00a0"  # padding that centring cannot strip
 
 
 def key_label(key: str) -> str:
@@ -58,8 +59,7 @@ class SideView(Widget):
     """One seat's side of one terminal: its cards, one per line."""
 
     DEFAULT_CSS = """
-    SideView { height: 1fr; min-height: 1; content-align: center bottom; text-align: center; }
-    SideView.-bottom { content-align: center top; }
+    SideView { height: 1fr; min-height: 1; }
     """
 
     class Clicked(Message):
@@ -85,35 +85,66 @@ class SideView(Widget):
 
     def render(self) -> Text:
         s = self.state
-        wide = self.size.width >= 18
+        width, height = self.size.width, max(1, self.size.height)
+        keyed = bool(s.target_keys)
+        n = len(s.cards) + (1 if s.dest_key else 0)
+        # The largest cards that fit: 3 lines each with a gap, then 3, 2, 1.
+        card_h, gap = 1, 0
+        for h, g in ((3, 1), (3, 0), (2, 1), (2, 0)):
+            if n * h + (n - 1) * g <= height:
+                card_h, gap = h, g
+                break
+        card_w = max(6, min(width - (4 if keyed else 2), 14))
         lines: list[tuple[Text, int | None]] = []
         for i, card in enumerate(s.cards):
+            if lines and gap:
+                lines.append((Text(""), None))
             key = s.target_keys.get(i)
-            t = Text(no_wrap=True)
-            if key:
-                mark = "▶" if s.cursor_index == i else " "
-                t.append(f"{mark}{key_label(key)}", style=KEY_STYLE)
-                t.append(" ")
-            t.append_text(chip(card, wide=wide))
-            if key:
-                t.append("   ")
-            lines.append((t, i))
+            block = card_lines(card, card_w, card_h)
+            for j, line in enumerate(block):
+                t = Text(no_wrap=True)
+                if keyed:
+                    if key and j == (len(block) - 1) // 2:
+                        mark = "▶" if s.cursor_index == i else " "
+                        t.append(f"{mark}{key_label(key)}", style=KEY_STYLE)
+                    else:
+                        t.append("  ")
+                t.append_text(line)
+                if keyed:
+                    t.append("  ")
+                lines.append((t, i))
         if s.dest_key:
-            mark = "▶" if s.cursor else " "
-            label = f"{mark}{key_label(s.dest_key)} here "
-            lines.append((Text(f"╌{label}╌", style=KEY_STYLE), None))
-        if self.position == "top":
-            pass  # cards read top-down, the newest nearest the block
-        height = max(1, self.size.height)
+            if lines and gap:
+                lines.append((Text(""), None))
+            mark = "▶" if s.cursor else ""
+            label = f"{mark}{key_label(s.dest_key)} here"
+            for row in slot_lines(label, card_w, card_h):
+                lines.append((Text(row, style=KEY_STYLE if card_h == 1 else "bold"), None))
         if len(lines) > height:  # never drop a card silently: squeeze the placeholder first
-            lines = [x for x in lines if x[1] is not None][-height:] if height else []
+            lines = [x for x in lines if x[1] is not None][-height:]
+        # Fill the side to its full height: cards hug the block, the owner's label the far edge.
+        spare = height - len(lines)
+        label: list[tuple[Text, int | None]] = []
+        if s.label and spare >= 2:
+            text = s.label if len(s.label) <= width - 2 else ("their side" if self.position == "top" else "")
+            label = [(Text(text, style="dim italic"), None)]
+            spare -= 1
+        filler = [(Text(""), None)] * spare
+        if self.position == "top":
+            lines = label + filler + lines
+        else:
+            lines = lines + filler + label
         self._rows = [i for _, i in lines]
-        out = Text("\n").join(t for t, _ in lines) if lines else Text("")
+        out = Text(no_wrap=True)
+        for n, (t, _) in enumerate(lines):
+            if n:
+                out.append("\n")
+            out.append(" " * max(0, (width - t.cell_len) // 2))
+            out.append_text(t)
         return out
 
     def _first_row(self) -> int:
-        # The content hugs the block: the top side's lines sit at its bottom.
-        return self.size.height - len(self._rows) if self.position == "top" else 0
+        return 0  # render() fills the whole height
 
     def row_of(self, index: int) -> int | None:
         """The line (within this widget) where card ``index`` is drawn."""
@@ -135,7 +166,7 @@ class BlockView(Widget):
     """The +/- block of a terminal, with each side's total beside it."""
 
     DEFAULT_CSS = """
-    BlockView { height: 5; text-align: center; }
+    BlockView { height: 5; }
     """
 
     class Clicked(Message):
@@ -162,39 +193,37 @@ class BlockView(Widget):
         bw = max(5, min(w - 4, 11))
         if bw % 2 == 0:
             bw -= 1
+        half = bw // 2
         block_style = (
             Style(color="#000000", bgcolor="#f0f0f0", bold=True)
             if s.plus
             else Style(color="#ffffff", bgcolor="#3a3a3a", bold=True)
         )
+
+        def centred(text: str, style: Style | str = "") -> Text:
+            left = max(0, (w - cell_len(text)) // 2)
+            t = Text(" " * left, no_wrap=True)
+            t.append(text, style=style)
+            return t
+
         rows: list[Text] = []
-        if s.note:
-            rows.append(Text(s.note[: w - 1], style="bold reverse"))
-        else:
-            rows.append(Text(f"Σ {s.top.total}", style="bold"))
-        half = bw // 2
+        note = s.note if len(s.note) <= w else s.note[: w - 1] + "…"
+        rows.append(centred(note, "bold reverse") if s.note else centred(f"Σ {s.top.total}", "bold"))
         if big:
-            pad = NBSP * half
+            pad = " " * half
             if s.plus:
                 glyph = [pad + "┃" + pad, "━" * half + "╋" + "━" * half, pad + "┃" + pad]
             else:
-                glyph = [NBSP * bw, "━" * bw, NBSP * bw]
-            for i, g in enumerate(glyph):
-                t = Text(no_wrap=True)
-                t.append(g, style=block_style)
-                rows.append(t)
+                glyph = [" " * bw, "━" * bw, " " * bw]
+            rows.extend(centred(g, block_style) for g in glyph)
         else:
-            t = Text(no_wrap=True)
-            t.append(NBSP * (half - 1) + sign(s.plus) + NBSP * (half - 1), style=block_style)
-            rows.append(t)
+            rows.append(centred(" " * (half - 1) + sign(s.plus) + " " * (half - 1), block_style))
         if s.flip_key:
             mark = "▶" if s.flip_cursor else " "
-            rows.append(Text(f"{mark}{key_label(s.flip_key)} flip ", style=KEY_STYLE))
+            rows.append(centred(f"{mark}{key_label(s.flip_key)} flip ", KEY_STYLE))
         else:
-            rows.append(Text(f"Σ {s.bottom.total}", style="bold"))
-        out = Text("\n", justify="center", no_wrap=True).join(rows)
-        out.justify = "center"
-        return out
+            rows.append(centred(f"Σ {s.bottom.total}", "bold"))
+        return Text("\n", no_wrap=True).join(rows)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()

@@ -8,10 +8,10 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from engine.cards import COLOUR_LETTERS, COLOURS, Card
+from engine.cards import Card
 
 from .util import flag_classes
-from ..text import BACK_BG, BACK_FG, CARD_BG, CARD_FG, SHORT, SPECIAL_BG, SPECIAL_FG, SYMBOL, TRANSFORMER_MARK, WORD
+from ..text import BACK_BG, BACK_FG, CARD_BG, CARD_FG, SPECIAL_BG, SPECIAL_FG, TRANSFORMER_MARK, card_lines
 
 
 class HandCard(Widget):
@@ -24,7 +24,6 @@ class HandCard(Widget):
         border: round $foreground 60%;
         border-title-align: left;
         border-subtitle-align: right;
-        content-align: center middle;
         margin: 0 1 0 0;
     }
     HandCard.-empty { display: none; }
@@ -92,24 +91,22 @@ class HandCard(Widget):
     def render(self) -> Text:
         card = self.card
         lines = max(1, self.size.height)
+        width = max(1, self.size.width)
         if self.is_back:
-            t = Text("▒▒▒▒\n▒▒▒▒" if lines >= 2 else "▒▒▒▒", justify="center")
-            return t
+            return Text("\n".join(["▒" * width] * lines))
         if card is None:
             return Text("")
-        bold = Style(bold=True)
-        if card.special:
-            top = f"{SYMBOL[card.face]} {SHORT[card.face]}"
-            bottom = WORD[card.face]
-        else:
-            top = f"{card.value}  {COLOUR_LETTERS[card.colour]}"
-            bottom = COLOURS[card.colour]
-        if lines >= 3:
-            value = SYMBOL[card.face] if card.special else str(card.value)
-            return Text(f"{top}\n{value}\n{bottom}", style=bold, justify="center")
-        if lines == 2:
-            return Text(f"{top}\n{bottom}", style=bold, justify="center")
-        return Text(top, style=bold, justify="center")
+        face = Card(card.face)  # the transformer mark is on the border
+        rows = card_lines(face, width, min(lines, 3))
+        if lines >= 4:  # room: a blank line between the corner and the name
+            rows = [rows[0], Text(""), rows[1], rows[2]] if len(rows) == 3 else rows
+        out = Text(no_wrap=True)
+        for i, r in enumerate(rows):
+            if i:
+                out.append("\n")
+            r.stylize("bold")
+            out.append_text(r)
+        return out
 
     def on_click(self, event: events.Click) -> None:
         event.stop()

@@ -37,7 +37,7 @@ class HandView(Horizontal):
                 w.show(
                     hand[i],
                     key=keys.get(i, ""),
-                    playable=i in keys,
+                    playable=i in keys or i == selected,
                     selected=i == selected,
                     cursor=i == cursor,
                 )

@@ -61,7 +61,7 @@ class KeyBar(Static):
         for keys, words, node, action, clickable in self.entries():
             start = t.cell_len
             t.append(f" {keys} ", style=KEY_STYLE)
-            t.append(f" {words}  ")
+            t.append(f" {words} ")
             if clickable:  # a group's keys each mean something else: no single click
                 self._spans.append((start, t.cell_len, node, action))
         self.update(t)
