@@ -1,13 +1,21 @@
 """Bots: each chooses an action from what its seat may know (a view), never the state.
 
 A bot is an object with ``name`` and ``choose(view) -> action``; ``make_bot(name, seed)``
-builds one by name.  ``BOT_NAMES`` lists the names that exist.
+builds one by name.  ``BOT_NAMES`` lists the names that exist; ``STRENGTHS`` lists
+the four strengths offered to players, weakest first.
+
+- ``random``: uniform over the legal actions.
+- ``greedy``: one turn of lookahead with a static judgement (:mod:`.greedy`).
+- ``ismcts``: information-set Monte Carlo tree search (:mod:`.ismcts`).
+
+A server that thinks in a process pool calls :func:`choose_action` with the
+bot's name, a seed and the view; it builds the bot in the worker.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 from ..voltage import Action, VoltageView
 
@@ -32,13 +40,106 @@ class RandomBot:
         return self.rng.choice(view.legal)
 
 
-_FACTORIES = {"random": RandomBot}
+class Strength(NamedTuple):
+    """A bot strength offered to players: its bot name, a label and one line about it."""
+
+    name: str
+    label: str
+    description: str
+
+
+STRENGTHS: tuple[Strength, ...] = (
+    Strength("easy", "Easy", "Greedy, but a third of its moves are random."),
+    Strength("medium", "Medium", "Greedy: always the best-looking move of its own turn."),
+    Strength("hard", "Hard", "Searches a thousand imagined deals per move (about a quarter second)."),
+    Strength("expert", "Expert", "Searches eight thousand imagined deals per move (about two seconds)."),
+)
+
+HARD_ITERATIONS = 1000
+EXPERT_ITERATIONS = 8000
+EASY_NOISE = 1 / 3
+
+
+def _random(seed: int | None, **kw: Any) -> Bot:
+    _no_options("random", kw)
+    return RandomBot(seed)
+
+
+def _greedy(name: str, noise: float) -> Callable[..., Bot]:
+    def build(seed: int | None, **kw: Any) -> Bot:
+        from .greedy import GreedyBot
+
+        _no_options(name, kw)
+        return GreedyBot(seed, noise=noise, name=name)
+
+    return build
+
+
+def _ismcts(name: str, default_iterations: int) -> Callable[..., Bot]:
+    def build(
+        seed: int | None,
+        iterations: int | None = None,
+        time_budget: float | None = None,
+        **kw: Any,
+    ) -> Bot:
+        from .ismcts import ISMCTSBot
+
+        if iterations is None and time_budget is None:
+            iterations = default_iterations
+        kw = {k: v for k, v in kw.items() if v is not None}
+        return ISMCTSBot(seed, iterations=iterations, time_budget=time_budget, name=name, **kw)
+
+    return build
+
+
+def _no_options(name: str, kw: dict[str, Any]) -> None:
+    given = sorted(k for k, v in kw.items() if v is not None)
+    if given:
+        raise ValueError(f"bot {name!r} takes no options ({', '.join(given)} given)")
+
+
+_FACTORIES: dict[str, Callable[..., Bot]] = {
+    "random": _random,
+    "greedy": _greedy("greedy", 0.0),
+    "ismcts": _ismcts("ismcts", HARD_ITERATIONS),
+    "easy": _greedy("easy", EASY_NOISE),
+    "medium": _greedy("medium", 0.0),
+    "hard": _ismcts("hard", HARD_ITERATIONS),
+    "expert": _ismcts("expert", EXPERT_ITERATIONS),
+}
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+SEARCH_BOTS = frozenset({"ismcts", "hard", "expert"})
 
 
-def make_bot(name: str, seed: int | None = None) -> Bot:
+def make_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
+    """Build the bot called ``name`` (see ``BOT_NAMES``).
+
+    Search bots take ``iterations=`` and ``time_budget=`` (seconds); a time
+    budget alone replaces the default iteration budget, and given both, the
+    search stops at whichever comes first.  Options a bot does not take are an
+    error, except ``None`` values, which mean "the default".
+    """
     try:
         factory = _FACTORIES[name]
     except KeyError:
         raise ValueError(f"unknown bot {name!r}: choose from {', '.join(BOT_NAMES)}") from None
-    return factory(seed)
+    return factory(seed, **options)
+
+
+def choose_action(bot_name: str, seed: int, view: VoltageView, **options: Any) -> Action:
+    """Build the bot ``bot_name`` from ``seed`` and let it choose in ``view``.
+
+    A top-level function, so a process pool can run it in a worker.
+    """
+    return make_bot(bot_name, seed, **options).choose(view)
+
+
+__all__ = [
+    "BOT_NAMES",
+    "Bot",
+    "RandomBot",
+    "STRENGTHS",
+    "Strength",
+    "choose_action",
+    "make_bot",
+]

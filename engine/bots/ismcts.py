@@ -1,0 +1,184 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS).
+
+Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search"
+(IEEE TCIAIG, 2012).  The tree is grown from the bot's information set: its
+nodes are action sequences, not states.  Each iteration
+
+1. samples a world consistent with the bot's view (:mod:`engine.bots.determinize`:
+   the unseen cards shuffled into the opponent's hand and the piles, keeping the
+   public transformer backs, with a fresh seed for later reshuffles);
+2. walks down the tree using only the actions legal in that world, picking by
+   UCB1 with *availability* counts (a child's exploration term counts the
+   visits in which it was legal, not its parent's visits);
+3. adds one node, then plays ``playout_turns`` more turns with the one-turn
+   planner (:mod:`engine.bots.policy`) for both players, in that world, and
+   judges the position reached (:mod:`engine.bots.heuristics`) as a chance of
+   winning;
+4. backs the result up, each node scored for the player who chose it.
+
+Two actions that differ only in the back of the card played (or taken) do the
+same thing, so the tree keeps one node for both.  The move played is the most
+visited root action.  The budget is a number of iterations, a wall-clock time,
+or both (whichever ends first).  With only an iteration budget the bot is a
+pure function of (seed, view).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from ..voltage import OVER, Action, Draw, Flip, Pass, Play, State, VoltageView, legal_actions, step
+from .determinize import Determinizer
+from .heuristics import evaluate, win_chance
+from .policy import Planner
+
+# Action -> small int, the same for actions that differ only in card backs.
+_KEYS: dict[Action, int] = {}
+
+
+def action_key(a: Action) -> int:
+    k = _KEYS.get(a)
+    if k is None:
+        if isinstance(a, Play):
+            tf = a.target.face if a.target is not None else 14
+            k = 100 + ((a.card.face * 4 + a.terminal) * 2 + a.side) * 15 + tf
+        elif isinstance(a, Flip):
+            k = 2 + a.terminal
+        elif isinstance(a, Draw):
+            k = 0
+        elif isinstance(a, Pass):
+            k = 1
+        else:  # Resign: never offered by legal_actions
+            k = 10 + a.seat
+        _KEYS[a] = k
+    return k
+
+
+class _Node:
+    __slots__ = ("children", "n", "w", "avail", "mover")
+
+    def __init__(self, mover: int) -> None:
+        self.children: dict[int, _Node] = {}
+        self.n = 0
+        self.w = 0.0
+        self.avail = 0
+        self.mover = mover
+
+
+class ISMCTSBot:
+    """ISMCTS with a budget of ``iterations`` and/or ``time_budget`` seconds."""
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        iterations: int | None = 1000,
+        time_budget: float | None = None,
+        exploration: float = 0.7,
+        playout_turns: int = 1,
+        name: str = "ismcts",
+    ) -> None:
+        if iterations is None and time_budget is None:
+            raise ValueError("ISMCTS needs a budget: iterations, time_budget or both")
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.time_budget = time_budget
+        self.exploration = exploration
+        self.playout_turns = playout_turns
+        self.name = name
+        self.last_iterations = 0  # iterations run by the last choose()
+
+    def choose(self, view: VoltageView) -> Action:
+        legal = view.legal
+        if not legal:
+            raise ValueError("the bot has no decision to make in this view")
+        if len(legal) == 1:
+            self.last_iterations = 0
+            return legal[0]
+        root = self.search(view)
+        best = legal[0]
+        best_n = -1
+        for a in legal:  # the view's own objects, in the view's order
+            child = root.children.get(action_key(a))
+            n = child.n if child is not None else 0
+            if n > best_n:
+                best, best_n = a, n
+        return best
+
+    def search(self, view: VoltageView) -> _Node:
+        """Grow a tree from ``view`` within the budget; return its root."""
+        rng = self.rng
+        rand = rng.random
+        det = Determinizer(view)
+        me = view.seat
+        assert me is not None
+        root = _Node(1 - me)
+        c = self.exploration
+        turns = self.playout_turns
+        log = math.log
+        sqrt = math.sqrt
+        key = action_key
+        limit = self.iterations if self.iterations is not None else 1 << 60
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        i = 0
+        while i < limit:
+            if deadline is not None and i & 7 == 0 and i and time.perf_counter() >= deadline:
+                break
+            i += 1
+            s = det.sample(rng)
+            node = root
+            path = [root]
+            # Selection, then expansion of one node.
+            while s.phase != OVER:
+                legal = legal_actions(s)
+                get = node.children.get
+                keys = [key(a) for a in legal]
+                kids = [get(k) for k in keys]
+                if None in kids:
+                    untried = [j for j, ch in enumerate(kids) if ch is None]
+                    j = untried[int(rand() * len(untried))]
+                    child = _Node(s.to_move)
+                    node.children[keys[j]] = child
+                    kids[j] = child
+                    for ch in kids:
+                        if ch is not None:
+                            ch.avail += 1
+                    step(s, legal[j])
+                    path.append(child)
+                    break
+                best_j = 0
+                best_u = -1e18
+                for j, ch in enumerate(kids):
+                    ch.avail += 1  # type: ignore[union-attr]
+                    n = ch.n  # type: ignore[union-attr]
+                    u = ch.w / n + c * sqrt(log(ch.avail) / n)  # type: ignore[union-attr]
+                    if u > best_u:
+                        best_u = u
+                        best_j = j
+                node = kids[best_j]  # type: ignore[assignment]
+                step(s, legal[best_j])
+                path.append(node)
+            v0 = _judge(s, turns)  # the chance that seat 0 wins
+            v1 = 1.0 - v0
+            for nd in path:
+                nd.n += 1
+                nd.w += v1 if nd.mover else v0
+        self.last_iterations = i
+        return root
+
+
+def _judge(s: State, turns: int) -> float:
+    """Play ``turns`` more turn ends by the one-turn planner, then judge: seat 0's chance."""
+    if turns:
+        end = s.turns + turns
+        while s.phase != OVER and s.turns < end:
+            step(s, Planner(s).best())
+    if s.phase == OVER:
+        if s.winner is None:
+            return 0.5
+        return 1.0 if s.winner == 0 else 0.0
+    return win_chance(evaluate(s, 0), s.scores, 0)
+
+
+__all__ = ["ISMCTSBot", "action_key"]

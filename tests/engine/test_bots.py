@@ -1,0 +1,271 @@
+"""Bots: legal, honest, within budget, and the greedy bot beats the random one."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import random
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from engine import voltage as V
+from engine.arena import parse_entrant, run_arena, run_match, wilson
+from engine.bots import BOT_NAMES, STRENGTHS, RandomBot, choose_action, make_bot
+from engine.bots.ismcts import ISMCTSBot
+from engine.cards import CARD_TRANSFORMER
+
+# Small search budgets keep the tests quick; the search code is the same.
+FAST = {"ismcts": {"iterations": 40}, "hard": {"iterations": 30}, "expert": {"iterations": 50}}
+
+
+def bot(name: str, seed: int = 7):
+    return make_bot(name, seed, **FAST.get(name, {}))
+
+
+def _midgame_states(n: int, seed: int = 0) -> list[V.State]:
+    """States of random matches at a decision with a real choice, some in each phase."""
+    rng = random.Random(seed)
+    out: list[V.State] = []
+    match_seed = seed * 1000
+    while len(out) < n:
+        s = V.new_match(match_seed)
+        match_seed += 1
+        while s.phase != V.OVER:
+            legal = V.legal_actions(s)
+            if len(legal) > 1 and rng.random() < 0.08:
+                out.append(s.copy())
+            V.step(s, rng.choice(legal))
+    return out[:n]
+
+
+def _hide_differently(s: V.State, rng: random.Random) -> V.State:
+    """The same state as ``s`` seen from the player to move, with everything that
+    player cannot see changed: the opponent's hand and the draw pile swap cards
+    (each for one with the same back), the draw order and the discards under the
+    top card are shuffled, and the seed (which orders reshuffles) is new."""
+    t = s.copy()
+    opp = 1 - t.to_move
+    hidden = t.hands[opp] + t.draw[:-1] + t.discard[:-1]
+    by_back: dict[bool, list[int]] = {True: [], False: []}
+    for c in hidden:
+        by_back[CARD_TRANSFORMER[c]].append(c)
+    for pool in by_back.values():
+        rng.shuffle(pool)
+    # The opponent's hand keeps its backs in place; the draw pile keeps its top card's back.
+    t.hands[opp] = [by_back[CARD_TRANSFORMER[c]].pop() for c in t.hands[opp]]
+    rest = by_back[True] + by_back[False]
+    rng.shuffle(rest)
+    n_draw = max(len(t.draw) - 1, 0)
+    t.draw = rest[:n_draw] + t.draw[-1:]
+    t.discard = rest[n_draw:] + t.discard[-1:]
+    t.seed = s.seed + 12345
+    return t
+
+
+def test_every_bot_name_builds_and_unknown_names_fail():
+    for name in BOT_NAMES:
+        assert make_bot(name, 1).name == name
+    with pytest.raises(ValueError):
+        make_bot("grandmaster", 1)
+    with pytest.raises(ValueError):
+        make_bot("greedy", 1, iterations=10)
+
+
+def test_strengths_are_offered_in_order_with_labels():
+    assert [s.name for s in STRENGTHS] == ["easy", "medium", "hard", "expert"]
+    for s in STRENGTHS:
+        assert s.name in BOT_NAMES and s.label and s.description
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_every_bot_returns_a_legal_action(name):
+    b = bot(name)
+    states = _midgame_states(30 if name in FAST else 300, seed=hash(name) % 100)
+    phases = set()
+    for s in states:
+        v = V.view(s, s.to_move)
+        a = b.choose(v)
+        assert a in v.legal
+        V.check(s, a, s.to_move)
+        phases.add(s.phase)
+    assert phases == {V.START, V.SECOND, V.FLIP}
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bots_are_honest(name):
+    """Two states that differ only in what the bot cannot see get the same action."""
+    rng = random.Random(11)
+    differing = 0
+    for s in _midgame_states(15 if name in FAST else 120, seed=3):
+        seat = s.to_move
+        t = _hide_differently(s, rng)
+        assert V.view(t, seat) == V.view(s, seat)
+        differing += t.hands[1 - seat] != s.hands[1 - seat] or t.draw != s.draw
+        assert bot(name, 5).choose(V.view(s, seat)) == bot(name, 5).choose(V.view(t, seat))
+    assert differing > 8
+
+
+def test_search_is_a_function_of_seed_and_view():
+    s = _midgame_states(1, seed=9)[0]
+    v = V.view(s, s.to_move)
+    assert bot("ismcts", 3).choose(v) == bot("ismcts", 3).choose(v)
+
+
+def test_search_budget_in_iterations_is_respected():
+    s = _midgame_states(1, seed=4)[0]
+    v = V.view(s, s.to_move)
+    b = ISMCTSBot(1, iterations=123)
+    root = b.search(v)
+    assert b.last_iterations == 123
+    assert sum(c.n for c in root.children.values()) == 123
+    b.choose(v)
+    assert b.last_iterations == 123
+
+
+def test_search_budget_in_time_stops_early():
+    s = _midgame_states(1, seed=4)[0]
+    v = V.view(s, s.to_move)
+    b = make_bot("ismcts", 1, time_budget=0.02)
+    b.choose(v)
+    assert 0 < b.last_iterations < 10**6  # stopped by the clock, not by an iteration count
+    both = make_bot("ismcts", 1, iterations=50, time_budget=60.0)
+    both.choose(v)
+    assert both.last_iterations == 50
+
+
+def test_strength_budgets_grow():
+    assert make_bot("hard", 1).iterations < make_bot("expert", 1).iterations
+    assert make_bot("hard", 1, iterations=10).iterations == 10
+
+
+def test_forced_moves_cost_no_search():
+    s = _midgame_states(1, seed=2)[0]
+    v = V.view(s, s.to_move)
+    forced = dataclasses.replace(v, legal=v.legal[-1:])
+    b = ISMCTSBot(1, iterations=20)
+    assert b.choose(forced) == v.legal[-1]
+    assert b.last_iterations == 0
+
+
+def test_choose_action_runs_in_a_worker_process():
+    s = _midgame_states(1, seed=6)[0]
+    v = pickle.loads(pickle.dumps(V.view(s, s.to_move)))
+    with ProcessPoolExecutor(1) as pool:
+        a = pool.submit(choose_action, "hard", 2, v, iterations=30).result(timeout=60)
+    assert a in v.legal
+    assert a == choose_action("hard", 2, v, iterations=30)
+
+
+def test_random_bot_stays_importable_where_it_was():
+    v = V.view(V.new_match(1), V.new_match(1).to_move)
+    assert RandomBot(1).choose(v) in v.legal
+
+
+def test_greedy_beats_random():
+    summary = run_arena(("greedy", "random"), 100, seed=500)
+    assert summary.matches == 100
+    assert summary.wins[0] >= 75, summary.lines()
+
+
+def test_easy_beats_random_and_loses_to_medium():
+    easy = run_arena(("easy", "random"), 40, seed=600)
+    assert easy.wins[0] >= 28, easy.lines()
+    medium = run_arena(("medium", "easy"), 40, seed=700)
+    assert medium.wins[0] >= 24, medium.lines()
+
+
+def test_arena_plays_each_deal_from_both_seats():
+    results = []
+    summary = run_arena(("greedy", "random"), 6, seed=40, on_result=results.append)
+    assert [r.seed for r in results] == [40, 40, 41, 41, 42, 42]
+    assert [r.players for r in results[:2]] == [("greedy", "random"), ("random", "greedy")]
+    assert [r.entrants for r in results[:2]] == [(0, 1), (1, 0)]
+    assert sum(summary.wins) + summary.draws == 6
+    n, mean, median, p95 = summary.think_stats(0)
+    assert n > 0 and 0 < median <= p95
+    assert summary.as_json()["entrants"][0]["wilson95"][0] <= summary.win_rate(0)
+
+
+def test_arena_in_a_pool_matches_the_arena_in_process():
+    a, b = [], []
+    run_arena(("greedy", "random"), 4, seed=8, on_result=lambda r: a.append(r.as_json()))
+    run_arena(("greedy", "random"), 4, seed=8, on_result=lambda r: b.append(r.as_json()), workers=2)
+    assert a == b
+
+
+def test_run_match_with_a_search_budget_in_the_entrant():
+    assert parse_entrant("ismcts:7") == ("ismcts", {"iterations": 7})
+    assert parse_entrant("hard", {"iterations": 9, "time_budget": None}) == ("hard", {"iterations": 9})
+    assert parse_entrant("greedy", {"iterations": 9}) == ("greedy", {})
+    with pytest.raises(ValueError):
+        parse_entrant("greedy:5")
+    r = run_match(("ismcts:5", "random"), 3)
+    assert r.winner in (0, 1, None)
+
+
+def test_wilson_interval():
+    lo, hi = wilson(60, 100)
+    assert lo == pytest.approx(0.502, abs=1e-3) and hi == pytest.approx(0.691, abs=1e-3)
+    assert wilson(0, 0) == (0.0, 1.0)
+    lo, hi = wilson(100, 100)
+    assert hi == 1.0 and lo > 0.96
+
+
+def _brute_force_turn_values(state: V.State, p: float) -> list[float]:
+    """The planner's prices, the slow way: step every plan of the turn on copies and
+    judge each end position whole (draws priced as the planner does)."""
+    from engine.bots.heuristics import HAND_CARD, WIN_VALUE, evaluate
+
+    seat = state.to_move
+    base = evaluate(state, seat, False)
+
+    def judged(s: V.State) -> float:
+        v = evaluate(s, seat, False)
+        return v if abs(v) >= WIN_VALUE else v - base
+
+    def draw(s: V.State, n: int) -> float:
+        if not s.draw and not s.discard:
+            return judged(s)
+        first = (1.0 if CARD_TRANSFORMER[s.draw[-1]] else 0.0) if s.draw else p
+        here = evaluate(s, seat, False)
+        flips = []
+        for t in range(4):
+            s.plus[t] = not s.plus[t]
+            flips.append(evaluate(s, seat, False) - here)
+            s.plus[t] = not s.plus[t]
+        return judged(s) + n * HAND_CARD + (first + p * (n - 1)) * max(flips)
+
+    out = []
+    for a in V.legal_actions(state):
+        s = state.copy()
+        if isinstance(a, V.Flip):
+            s.plus[a.terminal] = not s.plus[a.terminal]
+            out.append(judged(s))
+        elif isinstance(a, V.Draw):
+            out.append(draw(s, 2 if s.phase == V.START else 1))
+        else:
+            V.step(s, a)
+            if s.phase != V.SECOND:
+                out.append(judged(s))
+                continue
+            best = draw(s, 1)
+            for b in V.legal_actions(s):
+                if isinstance(b, V.Play):
+                    s2 = s.copy()
+                    V.step(s2, b)
+                    best = max(best, judged(s2))
+            out.append(best)
+    return out
+
+
+def test_planner_prices_every_plan_like_brute_force():
+    from engine.bots.policy import Planner
+
+    compared = 0
+    for s in _midgame_states(150, seed=12):
+        fast = Planner(s, 0.3).values()
+        slow = _brute_force_turn_values(s, 0.3)
+        assert fast == pytest.approx(slow, abs=1e-9)
+        compared += len(fast)
+    assert compared > 500
