@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from engine.cards import Card
 
-from ..text import backs, name_text
+from ..text import BACK_BG, BACK_FG, backs, name_text
 from .card import HandCard
 
 SLOTS = 6
@@ -56,15 +56,27 @@ class OpponentHand(Static):
     """The opponent's name and hand as card backs (transformer backs show their V)."""
 
     def show(self, name: str, flags: tuple[bool, ...], *, to_move: bool) -> None:
-        if (name, flags, to_move) == getattr(self, "_shown", None):
+        tall = self.size.height >= 3
+        if (name, flags, to_move, tall) == getattr(self, "_shown", None):
             return
-        self._shown = (name, flags, to_move)
+        self._shown = (name, flags, to_move, tall)
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append("▲ ", style="bold")
         t.append_text(name_text(name, "bold"))
         if to_move:
             t.append("  ◀ to move", style="bold reverse")
-        t.append("\n")
-        t.append_text(backs(flags))
-        t.append(f"  {len(flags)} card{'s' if len(flags) != 1 else ''}", style="dim")
+        count = f"{len(flags)} card{'s' if len(flags) != 1 else ''}"
+        if tall:  # card backs two lines tall
+            t.append(f"  {count}", style="dim")
+            style = f"bold {BACK_FG} on {BACK_BG}"
+            for row in (0, 1):
+                t.append("\n")
+                for i, tr in enumerate(flags):
+                    if i:
+                        t.append(" ")
+                    t.append(("▒V▒" if tr and row == 0 else "▒▒▒"), style=style)
+        else:
+            t.append("\n")
+            t.append_text(backs(flags))
+            t.append(f"  {count}", style="dim")
         self.update(t)

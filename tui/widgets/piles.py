@@ -27,7 +27,7 @@ class DrawPile(Static):
         t = Text(no_wrap=True)
         t.append_text(back(top_transformer) if count else Text("  ", style="dim"))
         t.append(f" {count}", style="bold")
-        t.append(" cards" if wide else "")
+        t.append(f" card{'' if count == 1 else 's'}" if wide else "")
         t.append("\n")
         if top_transformer:
             t.append("V on top" if not wide else "V: a transformer on top", style="bold")
@@ -49,13 +49,12 @@ class DiscardPile(Static):
         self._shown = (count, top, wide)
         t = Text(no_wrap=True)
         if top is None:
-            t.append(" —  ", style="dim")
+            t.append(" —", style="dim")
         else:
             t.append_text(chip(top))
-        t.append(f" {count}", style="bold")
-        t.append(" cards" if wide else "")
+            if wide:
+                t.append(f" {top.name}", style="dim")
         t.append("\n")
-        if top is not None:
-            t.append(top.name, style="dim")
+        t.append(f"{count} card{'' if count == 1 else 's'}", style="bold" if count else "dim")
         self.border_title = Text("discard")
         self.update(t)
