@@ -259,10 +259,9 @@ async def main() -> int:
         for i in range(0, n, args.connect_batch):
             await asyncio.gather(*(arrive(p) for p in players[i : i + args.connect_batch]))
         t_connect = time.perf_counter() - t_connect
-        for i in range(0, n, 2):
-            players[i].chan.write(b"\r")
-            await players[i].wait_for("Waiting for an opponent", timeout=60)
-            players[i + 1].chan.write(b"\r")
+        for p in players:  # everyone asks for a quick match; the queue pairs them as they come
+            p.chan.write(b"\r")
+            await asyncio.sleep(0.01)
         await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in players))
         await asyncio.sleep(1.0)
         rss = server_only_rss_kb(proc.pid)

@@ -213,6 +213,9 @@ class Lobby:
         self.queues: dict[str, list[tuple[Player, asyncio.Future]]] = {g: [] for g in GAMES}
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self._listeners: list[Callable[[], None]] = []
+        # Lobby screens redraw at most this often: each redraw costs every screen
+        # on the lobby a render, and arrivals come in bursts.
+        self.notify_delay = 1.0
         self._notify_handle: asyncio.Handle | None = None
 
     # -- listeners -----------------------------------------------------------
@@ -236,7 +239,7 @@ class Lobby:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        self._notify_handle = loop.call_later(0.2, self._notify)
+        self._notify_handle = loop.call_later(self.notify_delay, self._notify)
 
     def _notify(self) -> None:
         self._notify_handle = None

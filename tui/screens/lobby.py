@@ -236,6 +236,9 @@ class LobbyScreen(Screen):
         if not self.is_attached:
             return
         snap = self.backend.snapshot()
+        if snap == getattr(self, "_shown", None):
+            return  # nothing this screen shows has changed
+        self._shown = snap
         players = self.query_one("#players", Static)
         listing = Text()
         for i, p in enumerate(snap.players):
