@@ -264,7 +264,10 @@ async def test_the_rules_open_from_anywhere_with_question_mark():
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, RulesScreen)
-        text = widget_texts(app)
+        from tui.screens.rules import rules_text
+
+        assert "Rules" in screen_text(app) and "Voltage" in screen_text(app)
+        text = rules_text()
         assert "High Voltage" in text and "60 seconds" in text and "bot plays" in text
         await pilot.press("escape")
         await pilot.press("enter")

@@ -48,7 +48,7 @@ CARD = Binding.Group("card", compact=True)
 TERMINAL = Binding.Group("terminal", compact=True)
 TARGET = Binding.Group("take", compact=True)
 FLIP = Binding.Group("flip", compact=True)
-MOVE = Binding.Group("move", compact=True)
+MOVE = Binding.Group("choose", compact=True)
 
 
 class MatchScreen(SizedScreen):
@@ -66,7 +66,7 @@ class MatchScreen(SizedScreen):
         Binding("space", "draw", "draw", key_display="space"),
         Binding("left", "cursor(-1)", "move", group=MOVE, key_display="←"),
         Binding("right", "cursor(1)", "move", group=MOVE, key_display="→"),
-        Binding("enter", "confirm", "choose", key_display="⏎"),
+        Binding("enter", "confirm", "choose", group=MOVE, key_display="⏎"),
         Binding("escape", "cancel", "cancel", key_display="esc"),
         Binding("enter", "results", "results", key_display="⏎"),
         Binding("ctrl+r", "resign", "resign"),
@@ -336,7 +336,7 @@ class MatchScreen(SizedScreen):
             hand.show_backs(view.hand_backs[me])
         else:
             keys: dict[int, str] = {}
-            if step.kind in (C.CARD, C.SIDE, C.TERMINAL):
+            if step.kind == C.CARD:
                 keys = {i: C.HAND_KEYS[i] for i in C.playable_slots(view)}
             cursor_slot = cur.slot if cur is not None else None
             hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot)
@@ -370,7 +370,7 @@ class MatchScreen(SizedScreen):
                 return False
         if action == "pick_card":
             i = int(parameters[0])  # type: ignore[arg-type]
-            return kind in (C.CARD, C.SIDE, C.TERMINAL) and i in C.playable_slots(self.view)
+            return kind == C.CARD and i in C.playable_slots(self.view)
         if action == "side":
             key = C.THEIRS_KEY if parameters[0] == "theirs" else C.MINE_KEY
             return kind == C.SIDE and step.by_key(key) is not None

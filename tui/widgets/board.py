@@ -263,8 +263,6 @@ class TerminalView(Vertical):
         name = COLOURS[self.terminal]
         wide = self.size.width >= 18
         title = f"{letter} {name}" + (f" {state.count}/5" if wide else "")
-        if state.pick_key:
-            title = f"{key_label(state.pick_key)}▸{title}"
         rule = f"{sign(state.plus)} {'high' if state.plus else 'low'} wins" if wide else f"{state.count}/5"
         if (title, rule) != self._titles:
             self._titles = (title, rule)

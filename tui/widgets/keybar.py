@@ -56,12 +56,14 @@ class KeyBar(Static):
         return out
 
     def redraw(self) -> None:
-        t = Text(no_wrap=True, overflow="ellipsis")
+        t = Text(" ", no_wrap=True, overflow="ellipsis")
         self._spans = []
         for keys, words, node, action, clickable in self.entries():
             start = t.cell_len
-            t.append(f" {keys} ", style=KEY_STYLE)
-            t.append(f" {words} ")
+            if t.cell_len > 1:
+                t.append("  ")
+            t.append(f"{keys}", style=KEY_STYLE)
+            t.append(f" {words}")
             if clickable:  # a group's keys each mean something else: no single click
                 self._spans.append((start, t.cell_len, node, action))
         self.update(t)
