@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_serve)
 
     pl = sub.add_parser("play", help="play Voltage in this terminal, against a bot or hot-seat")
-    pl.add_argument("--name", default="You", help="your name in the match (default: You)")
+    pl.add_argument("--name", default=None, help="your name in the match (default: your login name)")
     pl.add_argument("--seed", type=int, default=None, help="deal the matches from this seed")
     pl.add_argument("--bot-delay", type=float, default=0.7, help="seconds between a bot's moves")
     pl.set_defaults(func=_play)
