@@ -21,7 +21,8 @@ class PassKeyboardScreen(SizedScreen):
         width: 60; height: auto; padding: 1 2; border: double $accent; background: $surface;
     }
     PassKeyboardScreen #pass-box > Static { width: 1fr; }
-    PassKeyboardScreen #pass-title { content-align: center middle; text-style: bold; margin-bottom: 1; }
+    PassKeyboardScreen #pass-title { text-align: center; text-style: bold; margin-bottom: 1; }
+    PassKeyboardScreen #pass-body { text-align: center; }
     PassKeyboardScreen #pass-recent { margin-top: 1; color: $text-muted; }
     PassKeyboardScreen.-narrow #pass-box, PassKeyboardScreen.-short #pass-box { display: none; }
     PassKeyboardScreen.-narrow TooSmall, PassKeyboardScreen.-short TooSmall { display: block; }

@@ -44,7 +44,7 @@ class ResultsScreen(ModalScreen[tuple[str, Any]]):
         width: 56; height: auto; padding: 1 2; border: double $accent; background: $surface;
     }
     ResultsScreen #results-box > Static { width: 1fr; }
-    ResultsScreen #winner { content-align: center middle; text-style: bold; }
+    ResultsScreen #winner { text-align: center; text-style: bold; }
     ResultsScreen #sets { margin: 1 0; }
     ResultsScreen #results-status { color: $text-muted; }
     ResultsScreen #results-buttons { height: 1; align: center middle; margin-top: 1; }
@@ -113,16 +113,16 @@ class ResultsScreen(ModalScreen[tuple[str, Any]]):
         status.update(Text("Asking for a rematch…", style="bold"))
         try:
             handles = await self.backend.rematch(self.handles)
+            why = "No rematch this time."
         except Exception as e:  # never crash on a backend problem
             log.exception("rematch failed")
-            handles = None
-            status.update(Text(f"No rematch: {e}", style="bold"))
+            handles, why = None, f"No rematch: {e}"
         self._asking = False
         self.refresh_bindings()
         if handles:
             self.dismiss(("rematch", handles))
-        elif handles is None:
-            status.update(Text("No rematch this time.", style="bold"))
+        else:
+            status.update(Text(why, style="bold"))
 
     def action_home(self) -> None:
         self.dismiss(("home", None))

@@ -128,7 +128,7 @@ class StartScreen(SizedScreen):
     StartScreen { align: center middle; }
     StartScreen #start { width: 76; height: auto; }
     StartScreen #columns { layout: vertical; }
-    StartScreen #logo { width: 1fr; margin-bottom: 0; }
+    StartScreen #logo { width: 1fr; margin-bottom: 0; text-align: center; }
     StartScreen #tagline { width: 1fr; content-align: center middle; color: $text-muted; margin-bottom: 1; }
     StartScreen #columns { height: auto; }
     StartScreen .column { width: 1fr; height: auto; border: round $foreground 30%; padding: 0 1; }
@@ -166,7 +166,7 @@ class StartScreen(SizedScreen):
                         yield ChoiceRow("game", i, label, desc, enabled=ok)
                 with Vertical(id="opponent-column", classes="column"):
                     for i, (oid, label, desc) in enumerate(self.opponents):
-                        yield ChoiceRow("opponent", i, label, desc)
+                        yield ChoiceRow("opponent", i, label, desc.split(" (")[0])
             with Horizontal(id="start-row"):
                 yield ActionButton("start the match [⏎]", "start")
             yield Static("? rules at any time   ·   mouse: click a choice, then start", id="start-hint")
