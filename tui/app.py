@@ -25,7 +25,8 @@ class VoltageApp(App[None]):
         Binding("question_mark", "rules", "rules", key_display="?"),
         Binding("ctrl+q", "quit", "quit", key_display="^q", priority=True),
     ]
-    ENABLE_COMMAND_PALETTE = True
+    # No command palette: every key that works is in the key bar (the start screen toggles light/dark).
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, backend: Any, *, player_name: str = "You") -> None:
         super().__init__()

@@ -9,7 +9,7 @@ from tui.screens.start import StartScreen
 
 
 async def test_a_full_match_by_keys_against_a_seeded_bot():
-    app, backend = local_app(seed=11)
+    app, backend = local_app(seed=19)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
@@ -17,7 +17,7 @@ async def test_a_full_match_by_keys_against_a_seeded_bot():
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
         assert app.screen.names[1] == "Medium bot"
         t0 = time.monotonic()
-        n = await play_match(pilot, app, by="keys", seed=3)
+        n = await play_match(pilot, app, by="keys", seed=5)
         assert isinstance(app.screen, ResultsScreen)
         m = match_screen(app)
         assert m is not None and m.view.over and max(m.view.scores) == 4 or m.view.reason
@@ -30,7 +30,7 @@ async def test_a_full_match_by_keys_against_a_seeded_bot():
 
 
 async def test_a_full_match_by_mouse_clicks_alone():
-    app, backend = local_app(seed=12)
+    app, backend = local_app(seed=24)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.click("#button-start")

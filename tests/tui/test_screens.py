@@ -170,8 +170,8 @@ async def test_no_key_crashes_the_app():
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("enter")
-        for _ in range(6):
-            keys = [rng.choice(GARBAGE) for _ in range(20)]
+        for _ in range(5):
+            keys = [rng.choice(GARBAGE) for _ in range(16)]
             await pilot.press(*keys)
             await pilot.pause()
             assert app.is_running and app.return_code is None
@@ -188,7 +188,7 @@ async def test_clicks_anywhere_do_not_crash_and_refusals_are_one_line():
     rng = random.Random(1)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        for _ in range(25):
+        for _ in range(20):
             await pilot.click(offset=(rng.randrange(80), rng.randrange(23)))
         await pilot.pause()
         assert app.is_running
@@ -374,3 +374,23 @@ async def test_two_apps_share_nothing():
     async with a1.run_test(size=(80, 24)) as p1:
         await p1.pause()
         assert isinstance(a1.screen, StartScreen)
+
+
+async def test_the_key_bar_is_clickable_resigning_by_mouse_alone():
+    from tui.widgets.keybar import KeyBar
+
+    app, backend = local_app(seed=8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.click("#button-start")
+        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        start = next(s for s, _e, _n, action in bar._spans if action == "resign")
+        await pilot.click(bar, offset=(start + 1, 0))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.click("#button-yes")
+        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await pilot.click("#button-home")
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen))
+    backend.close()

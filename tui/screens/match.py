@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -342,20 +342,19 @@ class MatchScreen(SizedScreen):
             hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot)
         flag_classes(hand, {"-my-turn": view.my_turn and not self.concealed})
 
-        prompt = step.prompt
-        w["prompt"].show(prompt, error=self.error, mine=step.kind not in (C.WAIT, C.WATCH, C.OVER))
-        self._sync_buttons()
-
-    @work(exclusive=True, group="buttons")
-    async def _sync_buttons(self) -> None:
         buttons: list[tuple[str, str]] = []
-        for o in self.step.buttons:
+        for o in step.buttons:
             buttons.append((f"{o.label} [space]", "pass" if isinstance(o.action, V.Pass) else "draw"))
         if not self.sel.empty:
             buttons.append(("cancel [esc]", "cancel"))
-        if self.view.over:
+        if view.over:
             buttons.append(("results [⏎]", "results"))
-        await self.query_one(PromptBar).set_buttons(buttons)
+        w["prompt"].show(
+            step.prompt,
+            error=self.error,
+            mine=step.kind not in (C.WAIT, C.WATCH, C.OVER),
+            buttons=tuple(buttons),
+        )
 
     # -- choosing ------------------------------------------------------------
 

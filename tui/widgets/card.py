@@ -26,7 +26,7 @@ class HandCard(Widget):
         border-subtitle-align: right;
         margin: 0 1 0 0;
     }
-    HandCard.-empty { display: none; }
+    HandCard.-empty { border: blank; }
     """
 
     class Clicked(Message):
@@ -78,8 +78,8 @@ class HandCard(Widget):
             colours = (BACK_BG, BACK_FG)
         elif card is not None:
             colours = (SPECIAL_BG, SPECIAL_FG) if card.special else (CARD_BG[card.colour], CARD_FG[card.colour])
-        else:
-            colours = self._colours
+        else:  # an empty slot keeps its place (no relayout), drawn as nothing
+            colours = ("transparent", "transparent")
         if colours != self._colours:
             self._colours = colours
             self.styles.background, self.styles.color = colours

@@ -1,19 +1,24 @@
-"""The prompt line: whose turn it is, the choice pending, a one-line refusal, and buttons."""
+"""The prompt line: whose turn it is, the choice pending, a one-line refusal, and buttons.
+
+One ``Static`` for the whole line: the buttons are spans of its text (drawn at the
+right), so showing or hiding one never re-lays out the screen.
+"""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual import events
-from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
 from ..text import safe
 from .util import flag_classes
 
+BUTTON_STYLE = "bold reverse"
+
 
 class ActionButton(Static):
-    """A one-line button for the mouse (the same choice has a key in the footer)."""
+    """A one-line button for the mouse (the same choice has a key in the key bar)."""
 
     DEFAULT_CSS = """
     ActionButton { width: auto; height: 1; padding: 0 1; margin: 0 0 0 1; text-style: bold; }
@@ -34,35 +39,55 @@ class ActionButton(Static):
         self.post_message(self.Pressed(self.action_name))
 
 
-class PromptBar(Horizontal):
+class PromptBar(Static):
+    """Posts :class:`ActionButton.Pressed` when one of its buttons is clicked."""
+
+    DEFAULT_CSS = """
+    PromptBar { height: 1; width: 1fr; }
+    """
+
     def __init__(self) -> None:
-        super().__init__(id="prompt-bar")
-        self.text = Static("", id="prompt")
+        super().__init__("", id="prompt-bar")
         self._shown: tuple = ()
+        self._spans: list[tuple[int, int, str]] = []
 
-    def compose(self):
-        yield self.text
-
-    def show(self, prompt: str, *, error: str = "", mine: bool = False) -> None:
-        if (prompt, error, mine) == self._shown:
-            return
-        self._shown = (prompt, error, mine)
-        t = Text(no_wrap=True, overflow="ellipsis")
-        if error:
-            t.append(" ✗ ", style="bold reverse")
-            t.append(" " + safe(error), style="bold")
-        else:
-            t.append(" ▶ " if mine else " · ", style="bold reverse" if mine else "bold")
-            t.append(" " + safe(prompt), style="bold" if mine else "")
-        flag_classes(self, {"-error": bool(error), "-mine": mine and not error})
-        self.text.update(t)
-
-    async def set_buttons(self, buttons: list[tuple[str, str]]) -> None:
+    def show(self, prompt: str, *, error: str = "", mine: bool = False, buttons: tuple[tuple[str, str], ...] = ()) -> None:
         """``buttons``: (label, name) pairs, drawn at the right of the line."""
-        have = [(b.action_name, b.label) for b in self.query(ActionButton)]
-        want = [(n, l) for l, n in buttons]
-        if have == want:
+        width = max(1, self.size.width)
+        key = (prompt, error, mine, buttons, width)
+        if key == self._shown:
             return
-        await self.query(ActionButton).remove()
-        if buttons:
-            await self.mount_all([ActionButton(l, n) for l, n in buttons])
+        self._shown = key
+        right = Text(no_wrap=True)
+        spans: list[tuple[int, int, str]] = []
+        for label, name in buttons:
+            right.append(" ")
+            start = right.cell_len
+            right.append(f" {label} ", style=BUTTON_STYLE)
+            spans.append((start, right.cell_len, name))
+        left = Text(no_wrap=True, overflow="ellipsis")
+        if error:
+            left.append(" ✗ ", style="bold reverse")
+            left.append(" " + safe(error), style="bold")
+        else:
+            left.append(" ▶ " if mine else " · ", style="bold reverse" if mine else "bold")
+            left.append(" " + safe(prompt), style="bold" if mine else "")
+        room = max(0, width - right.cell_len - 1)
+        left.truncate(room, overflow="ellipsis", pad=True)
+        offset = left.cell_len
+        self._spans = [(offset + a, offset + b, name) for a, b, name in spans]
+        flag_classes(self, {"-error": bool(error), "-mine": mine and not error})
+        self.update(left + right)
+
+    def on_resize(self) -> None:
+        if self._shown:
+            prompt, error, mine, buttons, _ = self._shown
+            self._shown = ()
+            self.show(prompt, error=error, mine=mine, buttons=buttons)
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, name in self._spans:
+            if start <= event.x < end:
+                event.stop()
+                self.post_message(ActionButton.Pressed(name))
+                return
