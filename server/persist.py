@@ -146,7 +146,16 @@ def restore_voltage(record: MatchRecord, executor: Executor | None = None, bot_d
     return m
 
 
-RESTORERS: Mapping[str, Restorer] = {"voltage": restore_voltage}
+def _restore_high_voltage(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Match:
+    from .hv_match import restore_high_voltage
+
+    try:
+        return restore_high_voltage(record, executor, bot_delay)  # type: ignore[return-value]
+    except (InvalidActionError, IllegalActionError) as e:
+        raise RestoreError(f"the log does not replay: {e}") from e
+
+
+RESTORERS: Mapping[str, Restorer] = {"voltage": restore_voltage, "high-voltage": _restore_high_voltage}
 
 
 def restore(
@@ -238,3 +247,53 @@ def export_command(store: Store, arg: str | None) -> tuple[int, str]:
         return 1, f"no match {match_id}\n"
     except StoreError as e:
         return 1, f"{e}\n"
+
+
+# ---------------------------------------------------------------------------
+# Lines for screens (plain text; the screens show them as Text, never markup)
+
+
+def rating_text(mu: float, sigma: float) -> str:
+    return str(R.display(mu, sigma))
+
+
+def change_lines(changes: Mapping[int, R.Change] | list[R.Change], names: tuple[str, ...] | list[str]) -> list[str]:
+    """``["alice: rating 1012 (+12)", ...]`` for each rated seat, in seat order."""
+    items = sorted(changes.values() if isinstance(changes, Mapping) else changes, key=lambda c: c.seat)
+    out = []
+    for ch in items:
+        name = names[ch.seat] if 0 <= ch.seat < len(names) else f"seat {ch.seat + 1}"
+        out.append(f"{plain(name, 24)}: rating {ch.shown_after} ({ch.delta:+d})")
+    return out
+
+
+def history_line(record: MatchRecord, identity: str | None) -> str:
+    """One line of a player's own finished match: ``#12  03-14 18:02  v bob  won 4-2  +12``
+    (the game is named when it is not Voltage)."""
+    import time as _time
+
+    me = record.seat_of(identity)
+    others = [plain(s.name, 16) for s in record.seats if s.seat != me]
+    when = _time.strftime("%m-%d %H:%M", _time.localtime(record.ended or record.started))
+    if me is None:
+        outcome = ""
+    else:
+        rank = record.seats[me].rank
+        if rank is None:
+            outcome = ""
+        elif len(record.seats) == 2:
+            outcome = "drew" if len(record.winners) != 1 else ("won" if rank == 1 else "lost")
+        else:
+            outcome = {1: "1st", 2: "2nd", 3: "3rd"}.get(rank, f"{rank}th")
+    score = "-".join(str(x) for x in record.scores) if record.scores and len(record.scores) == 2 else ""
+    if score and me == 1:
+        score = "-".join(str(x) for x in reversed(record.scores or ()))
+    delta = record.seats[me].delta if me is not None else None
+    game = "" if record.game == "voltage" else f"{game_title(record.game)} "
+    parts = [f"#{record.id}", when, f"{game}v {', '.join(others)}"]
+    if outcome:
+        parts.append(f"{outcome} {score}".strip())
+    if delta is not None:
+        parts.append(f"{delta:+d}")
+    return "  ".join(parts)
+
