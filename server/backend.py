@@ -6,10 +6,16 @@ results screen, ``await rematch(handles)``.  The lobby screen calls the rest.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from typing import Any, Callable
 
+from . import persist
+from . import ratings as R
 from .lobby import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
 from .match import SeatHandle
+
+log = logging.getLogger(__name__)
 
 
 class SSHBackend:
@@ -103,3 +109,96 @@ class SSHBackend:
 
     def close(self) -> None:
         self.close_room()
+
+    # -- what was kept: ratings, history, replays, the leaderboard -------------
+
+    @property
+    def store(self) -> Any:
+        return self.lobby.store
+
+    @property
+    def identity(self) -> str | None:
+        """The key fingerprint (None for a guest: guests are not stored)."""
+        return self.player.identity
+
+    def rating_change(self, handles: list[SeatHandle]) -> str | None:
+        """The results screen's line: each rated seat's new rating and its change."""
+        h = self.lobby.hosted_of(handles)
+        rec = getattr(h, "recording", None) if h is not None else None
+        if rec is None or self.store is None:
+            return None
+        try:
+            changes = self.store.rating_changes(rec.match_id) or {c.seat: c for c in rec.changes}
+        except Exception:
+            log.exception("could not read the rating changes of match %s", rec.match_id)
+            return None
+        if not changes:
+            return None
+        return "\n".join(persist.change_lines(changes, [s.name for s in h.match.seats]))
+
+    def ratings(self) -> list[tuple[str, int, int]]:
+        """``(game title, rating shown, games)`` of this player in each game rated so far."""
+        if self.store is None or not self.identity:
+            return []
+        out = []
+        try:
+            for game in self.store.games():
+                r = self.store.rating(self.identity, game)
+                if r is not None and r[2] > 0:
+                    out.append((persist.game_title(game), R.display(r[0], r[1]), r[2]))
+        except Exception:
+            log.exception("could not read ratings")
+        return out
+
+    def history(self, limit: int = 20) -> list[tuple[int, str]]:
+        """This player's finished matches, newest first: ``(match id, line)``."""
+        if self.store is None or not self.identity:
+            return []
+        try:
+            return [(r.id, persist.history_line(r, self.identity))
+                    for r in self.store.player_history(self.identity, limit)]
+        except Exception:
+            log.exception("could not read the match history")
+            return []
+
+    def open_replay(self, match_id: int) -> Any:
+        """The :class:`~server.replay.Replay` of a finished match as this player may see it
+        (their own seat's view if they played in it, else a spectator's); raises
+        :class:`~server.replay.ReplayError` saying why not."""
+        from .replay import Replay, ReplayError
+
+        if self.store is None:
+            raise ReplayError("this server keeps no matches")
+        return Replay.load(self.store, match_id, self.identity)
+
+    def replay_screen(self, match_id: int) -> Any:
+        from tui.screens.replay import ReplayScreen
+
+        return ReplayScreen(self.open_replay(match_id))
+
+    def leaderboard_games(self) -> list[tuple[str, str]]:
+        """``(game, title)`` of every game with a leaderboard (Voltage always first)."""
+        games = list(self.store.games()) if self.store is not None else []
+        games = ["voltage"] + [g for g in games if g != "voltage"]
+        return [(g, persist.game_title(g)) for g in games]
+
+    def leaderboard(self, game: str, n: int = 20) -> list[LeaderEntry]:
+        """The top ``n`` of ``game`` with each one's rating history (shown numbers, oldest first)."""
+        if self.store is None:
+            return []
+        out = []
+        for row in self.store.leaderboard(game, n):
+            points = [p.shown for p in self.store.rating_history(row.identity, game)]
+            out.append(LeaderEntry(row.place, row.name, row.shown, row.games, tuple(points),
+                                   row.identity == self.identity))
+        return out
+
+
+@dataclass(frozen=True)
+class LeaderEntry:
+    place: int
+    name: str
+    rating: int
+    games: int
+    history: tuple[int, ...]  # the rating shown after each rated match, oldest first
+    me: bool = False

@@ -20,9 +20,12 @@ import re
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .match import Match, Seat, SeatHandle
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .store import Store
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +150,7 @@ class Hosted:
     deadlines: dict[int, float] = field(default_factory=dict)
     rematch_wanted: dict[int, asyncio.Future] = field(default_factory=dict)
     rematched: bool = False
+    recording: Any = None  # server.persist.Recording when the lobby has a store
 
     @property
     def game(self) -> str:
@@ -201,8 +205,10 @@ class Lobby:
         rematch_wait: float = REMATCH_WAIT_SECONDS,
         bot_delay: float = 0.7,
         seed: int | None = None,
+        store: Store | None = None,
     ) -> None:
         self.executor = executor
+        self.store = store  # players, names, match logs and ratings (None: nothing kept)
         self.grace_seconds = grace
         self.bot_offer_after = bot_offer_after
         self.rematch_wait = rematch_wait
@@ -304,31 +310,83 @@ class Lobby:
         return False
 
     def suggest_name(self, username: str | None, player: Player | None = None) -> str:
+        if player is not None and player.identity and self.store is not None:
+            # A returning key: the name it used last time.
+            try:
+                known = self.store.player(player.identity)
+            except Exception:
+                log.exception("could not read player %s", player.identity)
+                known = None
+            if known is not None and not self.name_taken(known.name, player):
+                try:
+                    return check_name(known.name)
+                except NameRejected:
+                    pass
         base = name_from_username(username)
-        if not self.name_taken(base, player):
+        if not self.name_taken(base, player) and not self._reserved(base, player):
             return base
         for n in itertools.count(2):
             suffix = str(n)
             name = base[: NAME_MAX - len(suffix)] + suffix
-            if not self.name_taken(name, player):
+            if not self.name_taken(name, player) and not self._reserved(name, player):
                 return name
         raise AssertionError  # pragma: no cover
+
+    def _reserved(self, name: str, player: Player | None) -> bool:
+        """Is ``name`` kept for another key (stored players own the names they used)?"""
+        if self.store is None:
+            return False
+        try:
+            return not self.store.name_free_for(name, player.identity if player is not None else None)
+        except Exception:
+            log.exception("could not check the name %r", name)
+            return False
 
     # -- arriving and leaving ------------------------------------------------
 
     def connect(self, identity: str | None, username: str = "") -> Player:
         """A new session: a player not yet online (no name yet)."""
+        if identity and self.store is not None:
+            try:
+                self.store.touch_player(identity)
+            except Exception:
+                log.exception("could not note player %s as seen", identity)
         return Player(identity=identity, username=username)
 
     def claim_name(self, player: Player, name: str) -> str:
-        """Put ``player`` online as ``name`` (checked); raises :class:`NameRejected`."""
+        """Put ``player`` online as ``name`` (checked); raises :class:`NameRejected`.
+
+        With a store, a name once used by a key belongs to that key: a key
+        player is recorded under it (reserving it), a guest may not use it."""
         name = check_name(name)
         if self.name_taken(name, player):
             raise NameRejected(f"{name} is already playing here: choose another name")
+        self._keep_name(player, name)
         player.name = name
         self.players[player.id] = player
         self._changed()
         return name
+
+    def _keep_name(self, player: Player, name: str) -> None:
+        store = self.store
+        if store is None:
+            return
+        from .store import NameTaken
+
+        try:
+            if player.identity:
+                store.upsert_player(player.identity, name)
+            elif not store.name_free_for(name, None):
+                raise NameTaken(name)
+        except NameTaken:
+            if player.identity:
+                raise NameRejected(f"the name {name} belongs to another player's key: choose another") from None
+            raise NameRejected(
+                f"the name {name} belongs to a player with an SSH key: choose another "
+                "(log in with a key to keep a name of your own)"
+            ) from None
+        except Exception:  # a storage problem must not keep anyone out of the lobby
+            log.exception("could not record the name %r", name)
 
     def resumable(self, player: Player) -> Hosted | None:
         """A running match where ``player``'s identity has a seat it lost."""
@@ -431,7 +489,8 @@ class Lobby:
                 seats.append(Seat(f"Bot ({bot})", bot=bot))
         code = code or self._new_code()
         match = Match(seats, code=code, bot_delay=self.bot_delay, executor=self.executor)
-        h = Hosted(code, match, list(players))
+        recording = self._record(match)  # before the lobby's own hooks (see server.persist)
+        h = Hosted(code, match, list(players), recording=recording)
         self.matches[code] = h
         match.on_end.append(lambda _m: self._changed())
         match.on_action.append(lambda _m, _a: self._changed())
@@ -441,6 +500,58 @@ class Lobby:
         self._prune()
         self._changed()
         return h
+
+    def _record(self, match: Any) -> Any:
+        """Keep ``match`` in the store (its log, its result, the ratings); None without one."""
+        if self.store is None:
+            return None
+        from . import persist
+
+        try:
+            return persist.attach(self.store, match)
+        except Exception:
+            log.exception("match %s: could not start recording it", match.code)
+            return None
+
+    def restore(self) -> list[Hosted]:
+        """At start: every unfinished match of the store, back at its last position.
+
+        Each human seat waits for its identity to connect again, for the grace
+        period counted from now (a guest's seat goes to a bot at once: a guest
+        cannot prove who they are); bots resume.  Needs a running loop."""
+        if self.store is None:
+            return []
+        from . import persist
+
+        out: list[Hosted] = []
+        for rec in persist.restore(self.store, self.executor, self.bot_delay):
+            match = rec.match
+            code = match.code or self._new_code()
+            if code in self.matches or code in self.rooms:
+                code = self._new_code()
+            match.code = code
+            humans: list[Player | None] = []
+            for seat in match.seats:
+                if seat.bot is not None and not seat.identity:
+                    humans.append(None)
+                    continue
+                ident = seat.identity or ""
+                # A stand-in for the person: not online, so their seat waits for them.
+                humans.append(Player(identity=None if ident.startswith("guest:") or not ident else ident,
+                                     name=seat.name, status="playing", where=code))
+            h = Hosted(code, match, humans, recording=rec)
+            self.matches[code] = h
+            match.on_end.append(lambda _m: self._changed())
+            match.on_action.append(lambda _m, _a: self._changed())
+            for i, human in enumerate(humans):
+                if human is not None and match.seats[i].bot is None:
+                    self._start_grace(h, i)
+            self._start(h)
+            out.append(h)
+            log.info("match %s (%s) restored at action %d", rec.match_id, code, len(match.actions))
+        if out:
+            self._changed()
+        return out
 
     def _start(self, h: Hosted) -> None:
         try:

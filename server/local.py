@@ -138,6 +138,10 @@ class LocalBackend:
         old.close()
         return self.start_match(game, opponent, names[0], names=names if opponent == HOTSEAT else None)
 
+    def rating_change(self, handles: list[SeatHandle]) -> str | None:
+        """Local matches are not rated."""
+        return None
+
     def close(self) -> None:
         """Stop every bot still thinking (on quitting the app)."""
         for m in self.matches:
