@@ -394,3 +394,19 @@ async def test_the_key_bar_is_clickable_resigning_by_mouse_alone():
         await pilot.click("#button-home")
         await wait_until(pilot, lambda: isinstance(app.screen, StartScreen))
     backend.close()
+
+
+async def test_the_prompt_line_buttons_are_clickable():
+    from tui.widgets.prompt import PromptBar
+
+    m = two_humans(2)
+    mover = m.state.to_move
+    app = fixed_app([m.handle(mover)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        bar = app.screen.query_one(PromptBar)
+        start, _end, name = bar._spans[0]
+        assert name == "draw"
+        await pilot.click(bar, offset=(start + 1, 0))
+        await wait_until(pilot, lambda: m.state.to_move != mover or m.state.phase == V.FLIP)
+        assert any("drew" in line for line in m.log)
