@@ -2,10 +2,8 @@
 no input crashes the app, a small terminal is told its size, names are shown
 literally, refusals are explained, the rules are one key away."""
 
-import asyncio
 import random
 
-import pytest
 
 from engine import cards as K
 from engine import voltage as V

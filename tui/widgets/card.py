@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.message import Message
