@@ -4,7 +4,6 @@ literally, refusals are explained, the rules are one key away."""
 
 import random
 
-
 from engine import cards as K
 from engine import voltage as V
 from engine.errors import IllegalActionError
