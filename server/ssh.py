@@ -40,15 +40,20 @@ log = logging.getLogger(__name__)
 HOST_KEY_FILE = "ssh_host_ed25519_key"
 MIN_PACKET_SIZE = 512  # no real client asks for less; OpenSSH asks for 32 KiB
 
-USAGE = "usage: ssh -t HOST [help | who | join CODE | watch CODE]"
+USAGE = (
+    "usage: ssh -t HOST [help | who | join CODE | watch CODE | leaderboard | export MATCH_ID | replay MATCH_ID]"
+)
 HELP = """\
 Voltage: card games over SSH.
 
-  ssh -t HOST              the lobby: quick match, private rooms, bots, watching
-  ssh -t HOST join CODE    join a friend's private room
-  ssh -t HOST watch CODE   watch a match
-  ssh HOST who             who is online and which matches are running
-  ssh HOST help            this text
+  ssh -t HOST                  the lobby: quick match, private rooms, bots, watching
+  ssh -t HOST join CODE        join a friend's private room
+  ssh -t HOST watch CODE       watch a match
+  ssh -t HOST replay MATCH_ID  replay a finished match, step by step
+  ssh HOST who                 who is online and which matches are running
+  ssh HOST leaderboard         the top 20 players of each game
+  ssh HOST export MATCH_ID     a finished match as JSON (seed, actions, players, result)
+  ssh HOST help                this text
 
 Log in with an SSH key to be recognised when you reconnect (your key's
 fingerprint is your identity); without one you are a guest for that
@@ -272,12 +277,19 @@ class VoltageServer:
         executor: Executor | None = None,
         app_factory: AppFactory | None = None,
         host_key: asyncssh.SSHKey | None = None,
+        store: Any = None,
     ) -> None:
         self.config = config
         self.executor = executor
+        self.store = store  # server.store.Store: players, ratings, match logs (None: nothing kept)
         self.lobby = lobby or Lobby(
-            executor, grace=config.grace, bot_offer_after=config.bot_offer_after, bot_delay=config.bot_delay
+            executor,
+            grace=config.grace,
+            bot_offer_after=config.bot_offer_after,
+            bot_delay=config.bot_delay,
+            store=store,
         )
+        self.restored = 0  # unfinished matches brought back at start
         self.app_factory = app_factory or _default_app_factory
         self.host_key = host_key
         self._server: asyncssh.SSHAcceptor | None = None
@@ -298,6 +310,9 @@ class VoltageServer:
                 self.host_key = asyncssh.generate_private_key("ssh-ed25519")
             else:
                 self.host_key = load_host_key(Path(cfg.data_dir))
+        if self.lobby.store is not None:
+            # Before anyone can connect: every unfinished match, waiting for its players.
+            self.restored = len(self.lobby.restore())
         self._server = await asyncssh.create_server(
             lambda: _Connection(self),
             cfg.host,
@@ -391,9 +406,13 @@ class VoltageServer:
             text = self.lobby.who_text()
             process.stdout.write(text.replace("\n", "\r\n" if process.term_type else "\n").encode())
             return 0
+        if words and words[0] in ("leaderboard", "export"):
+            return self._kept_command(process, words)
         initial: tuple[str, str] | None = None
         if len(words) == 2 and words[0] in ("join", "watch"):
             initial = (words[0], words[1].upper())
+        elif words and words[0] == "replay":
+            return await self._replay(c, process, words[1:])
         elif words:
             process.stderr.write(f"voltage: unknown command {_printable(command or '')!r}\n{USAGE}\n".encode())
             return 1
@@ -401,6 +420,63 @@ class VoltageServer:
             process.stderr.write(b"voltage: the game needs a terminal: connect with ssh -t\n")
             return 1
         return await self._play(c, process, initial)
+
+    def _kept_command(self, process: asyncssh.SSHServerProcess, words: list[str]) -> int:
+        """``leaderboard`` and ``export MATCH_ID``: plain text, no PTY needed."""
+        from . import persist
+
+        nl = "\r\n" if process.term_type else "\n"
+        if self.store is None:
+            process.stderr.write(b"voltage: this server keeps no matches or ratings\n")
+            return 1
+        if words[0] == "leaderboard":
+            if len(words) != 1:
+                process.stderr.write(b"usage: ssh HOST leaderboard\n")
+                return 2
+            process.stdout.write(persist.text_leaderboard(self.store).replace("\n", nl).encode())
+            return 0
+        if len(words) != 2:
+            process.stderr.write(b"usage: ssh HOST export MATCH_ID\n")
+            return 2
+        code, text = persist.export_command(self.store, words[1])
+        if code == 0:
+            process.stdout.write(text.replace("\n", nl).encode())
+        else:
+            process.stderr.write(f"voltage: {text}".encode())
+        return code
+
+    async def _replay(self, c: _Connection, process: asyncssh.SSHServerProcess, args: list[str]) -> int:
+        """``replay MATCH_ID``: a finished match, step by step (needs ``ssh -t``)."""
+        from .replay import Replay, ReplayError
+
+        if len(args) != 1 or not args[0].lstrip("#").isdigit():
+            process.stderr.write(b"usage: ssh -t HOST replay MATCH_ID (a number)\n")
+            return 2
+        if self.store is None:
+            process.stderr.write(b"voltage: this server keeps no matches\n")
+            return 1
+        match_id = int(args[0].lstrip("#"))
+        if process.term_type is None:
+            process.stderr.write(
+                f"voltage: a replay needs a terminal: connect with ssh -t HOST replay {match_id}\n".encode()
+            )
+            return 1
+        try:
+            replay = Replay.load(self.store, match_id, c.identity)
+        except ReplayError as e:
+            process.stderr.write(f"voltage: {_printable(str(e), 200)}\n".encode())
+            return 1
+        from tui.screens.replay import ReplayBackend
+
+        player = self.lobby.connect(c.identity, c.username)
+        backend = ReplayBackend(replay, player=player)
+        self.sessions += 1
+        try:
+            app = self.app_factory(backend, c.username or "viewer")
+            await run_app(app, _ProcessChannel(process))
+        finally:
+            self.sessions -= 1
+        return 0
 
     async def _play(self, c: _Connection, process: asyncssh.SSHServerProcess, initial: tuple[str, str] | None) -> int:
         from .backend import SSHBackend
@@ -418,12 +494,20 @@ class VoltageServer:
         return 0
 
 
-def _printable(text: str) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in text)[:60]
+def _printable(text: str, limit: int = 60) -> str:
+    return "".join(ch if ch.isprintable() else "?" for ch in text)[:limit]
 
 
-async def serve(config: ServerConfig, *, ready: Callable[[VoltageServer], None] | None = None) -> None:
-    """Run the server until cancelled."""
+async def serve(
+    config: ServerConfig,
+    *,
+    ready: Callable[[VoltageServer], None] | None = None,
+    store: Any = None,
+) -> None:
+    """Run the server until cancelled or sent SIGTERM (``store``: keep players, ratings and
+    match logs there, and restore its unfinished matches first)."""
+    import signal
+
     from concurrent.futures import ProcessPoolExecutor
     import multiprocessing
 
@@ -435,14 +519,26 @@ async def serve(config: ServerConfig, *, ready: Callable[[VoltageServer], None] 
         from concurrent.futures import ThreadPoolExecutor
 
         executor = ThreadPoolExecutor(max_workers=2)
-    server = VoltageServer(config, executor=executor)
-    await server.start()
-    if ready is not None:
-        ready(server)
+    server = VoltageServer(config, executor=executor, store=store)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
     try:
-        await asyncio.Event().wait()
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
+        pass
+    try:
+        await server.start()
+        if ready is not None:
+            ready(server)
+        await stop.wait()
+        log.info("SIGTERM: stopping; unfinished matches stay in the store and come back at the next start")
     finally:
         server.close()
+        for conn in list(server.live):
+            if conn.conn is not None:
+                conn.conn.close()
+        for h in list(server.lobby.matches.values()):
+            h.match.close()
         executor.shutdown(wait=False, cancel_futures=True)
 
 
@@ -460,8 +556,14 @@ def serve_main(
     max_connections: int | None = None,
     max_per_address: int | None = None,
 ) -> int:
-    """``voltage serve``: run until interrupted.  Prints the ssh line that connects."""
+    """``voltage serve``: run until interrupted.  Prints the ssh line that connects.
+
+    The data directory holds the host key and the database (``voltage.db``); a
+    directory or database that cannot be used is a clear error and exit status 1,
+    never a fresh empty database."""
     import sys
+
+    from .store import Store, StoreError
 
     config = ServerConfig(host=host, port=port, data_dir=Path(data_dir) if data_dir else default_data_dir())
     if max_connections is not None:
@@ -472,15 +574,27 @@ def serve_main(
 
     def ready(server: VoltageServer) -> None:
         print(f"Voltage is serving on port {server.port} (data: {config.data_dir})", file=out)
+        if server.restored:
+            n = server.restored
+            print(f"Restored {n} unfinished match{'es' if n != 1 else ''}; "
+                  f"their players have {config.grace:.0f} s to reconnect", file=out)
         print(f"Connect with:  {server.ssh_line()}", file=out, flush=True)
 
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    assert config.data_dir is not None
     try:
-        asyncio.run(serve(config, ready=ready))
+        store = Store.open(config.data_dir)
+    except StoreError as e:
+        print(f"voltage serve: {e}", file=sys.stderr)
+        return 1
+    try:
+        asyncio.run(serve(config, ready=ready, store=store))
     except KeyboardInterrupt:
         pass
     except OSError as e:
         print(f"voltage serve: {e}", file=sys.stderr)
         return 1
+    finally:
+        store.close()
     return 0

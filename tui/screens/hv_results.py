@@ -106,6 +106,10 @@ class HVResultsScreen(ModalScreen[tuple[str, Any]]):
                 t.append(f"\n({reason})", style="dim")
             yield Static(t, id="hv-winner")
             yield Static(ranking(v, names), id="hv-ranking")
+            rating_change = getattr(self.backend, "rating_change", None)  # rated matches: "rating 1012 (+12)"
+            change = rating_change(self.handles) if rating_change is not None else None
+            if change:
+                yield Static(Text(change), id="rating-change")
             flips = f", {v.flips} flip{'s' if v.flips != 1 else ''}" if v.flips else ""
             yield Static(Text(f"{v.plays} cards played{flips}", style="dim"), id="hv-results-status")
             with Horizontal(id="hv-results-buttons"):

@@ -118,6 +118,7 @@ class LobbyScreen(Screen):
     LobbyScreen #side { width: 1fr; }
     LobbyScreen #players { height: 1fr; border: round $panel-lighten-2; padding: 0 1; }
     LobbyScreen #matches { height: 1fr; border: round $panel-lighten-2; }
+    LobbyScreen #history { height: 1fr; border: round $panel-lighten-2; }
     LobbyScreen #status { height: auto; min-height: 2; padding: 0 1; }
     """
 
@@ -125,6 +126,8 @@ class LobbyScreen(Screen):
         Binding("escape", "cancel", "Cancel", show=False),
         Binding("b", "bot_instead", "Play a bot instead", show=False),
         Binding("w", "focus_matches", "Watch", show=False),
+        Binding("h", "focus_history", "Your matches", show=False),
+        Binding("l", "leaderboard", "Leaderboard", show=False),
     ]
 
     def __init__(self, backend: Any) -> None:
@@ -148,6 +151,7 @@ class LobbyScreen(Screen):
             with Vertical(id="side"):
                 yield Static(id="players")
                 yield Menu(id="matches")
+                yield Menu(id="history")
         yield Static("", id="status")
 
     def _choices(self) -> list[tuple[str, Text]]:
@@ -160,12 +164,20 @@ class LobbyScreen(Screen):
         for label, bot in self.backend.strengths():
             opts.append((f"bot:{bot}", Text(f"Play a bot: {label}")))
         opts.append(("watch", Text("Watch a match (code)")))
+        if hasattr(self.backend, "leaderboard"):
+            opts.append(("leaderboard", Text("Leaderboard")))
         return opts
 
     def on_mount(self) -> None:
         self.query_one("#players", Static).border_title = "Online"
         self._refresh_lists()
         self.query_one("#matches", Menu).empty_text = "no match running"
+        history = self.query_one("#history", Menu)
+        history.border_title = "Your matches (h; Enter: replay)"
+        history.empty_text = (
+            "none finished yet" if getattr(self.backend, "identity", None)
+            else "log in with an SSH key to keep your matches and a rating"
+        )
         self.query_one("#choices", Menu).border_title = "Play"
         self.query_one("#choices", Menu).focus()
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
@@ -226,9 +238,20 @@ class LobbyScreen(Screen):
         if self._unsubscribe is None:
             self._unsubscribe = self.backend.subscribe(self._refresh_lists)
         self._refresh_lists()
+        self._refresh_history()
 
     def _title(self) -> None:
-        self.query_one("#lobby-title", Static).update(Text(f"Voltage: lobby    you: {self.backend.name}"))
+        title = Text(f"Voltage: lobby    you: {self.backend.name}")
+        ratings = getattr(self.backend, "ratings", None)
+        for game, shown, games in ratings() if ratings is not None else ():
+            title.append(f"    {game} {shown} ({games} rated)")
+        self.query_one("#lobby-title", Static).update(title)
+
+    def _refresh_history(self) -> None:
+        """The player's own finished matches, newest first (read when the lobby shows)."""
+        history = getattr(self.backend, "history", None)
+        items = history() if history is not None else []
+        self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items])
 
     # -- lists -----------------------------------------------------------------
 
@@ -266,7 +289,7 @@ class LobbyScreen(Screen):
 
     # -- status ----------------------------------------------------------------
 
-    KEYS_HELP = "↑↓ Enter: choose   w: the matches (Enter: watch)   Tab: next   Esc: cancel"
+    KEYS_HELP = "↑↓ Enter: choose   w: watch a match   h: replay yours   l: leaderboard   Tab: next   Esc: cancel"
     NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
 
     def _status(self, text: str) -> None:
@@ -352,6 +375,8 @@ class LobbyScreen(Screen):
             self._status("Type the match code, then Enter (Esc: cancel).")
         elif choice.startswith("bot:"):
             self._play_bot(choice.split(":", 1)[1])
+        elif choice == "leaderboard":
+            self.action_leaderboard()
 
     @on(Menu.Chosen, "#matches")
     def _watch_selected(self, event: Menu.Chosen) -> None:
@@ -361,6 +386,33 @@ class LobbyScreen(Screen):
             if self._mode in ("queue", "room"):
                 self.action_cancel()
             self._use_code("watch", event.item.split(":", 1)[1])
+
+    @on(Menu.Chosen, "#history")
+    def _replay_selected(self, event: Menu.Chosen) -> None:
+        if not self.backend.named or not event.item.startswith("replay:"):
+            return
+        match_id = int(event.item.split(":", 1)[1])
+        try:
+            screen = self.backend.replay_screen(match_id)
+        except Exception as e:  # a ReplayError says why (e.g. a game that does not replay yet)
+            self._error(str(e))
+            return
+        if self._mode in ("queue", "room"):
+            self.action_cancel()
+        self._error("")
+        self.app.push_screen(screen)
+
+    def action_focus_history(self) -> None:
+        if isinstance(self.focused, Input):
+            return
+        self.query_one("#history", Menu).focus()
+
+    def action_leaderboard(self) -> None:
+        if isinstance(self.focused, Input) or not hasattr(self.backend, "leaderboard"):
+            return
+        from .leaderboard import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen(self.backend))
 
     @on(Input.Submitted, "#code-input")
     def _code_submitted(self, event: Input.Submitted) -> None:

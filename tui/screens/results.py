@@ -91,6 +91,10 @@ class ResultsScreen(ModalScreen[tuple[str, Any]]):
                 if seat == 0:
                     sets.append("\n")
             yield Static(sets, id="sets")
+            rating_change = getattr(self.backend, "rating_change", None)  # rated matches: "rating 1012 (+12)"
+            change = rating_change(self.handles) if rating_change is not None else None
+            if change:
+                yield Static(Text(change), id="rating-change")
             yield Static(Text(f"{v.turn} turns played", style="dim"), id="results-status")
             with Horizontal(id="results-buttons"):
                 if self.can_rematch:

@@ -1,0 +1,154 @@
+"""The replay screen: a finished match from the store, stepped through by keys, with
+the board, hands and log as the replay model says they were at each step."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import voltage as V
+from server.replay import Replay
+from server.store import Store
+from tui.app import make_app
+from tui.screens.replay import ReplayBackend, ReplayScreen
+from tui.widgets.board import Board
+from tui.widgets.hand import HandView
+from tui.widgets.log import MatchLog
+
+A, B = "SHA256:alice", "SHA256:bob"
+SEATS = [{"name": "Alice", "identity": A}, {"name": "Bob", "identity": B}]
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A finished match that scored several sets, in a store."""
+    rng = random.Random(8)
+    s = V.new_match(2024)
+    actions = []
+    while not s.over:
+        a = rng.choice(V.legal_actions(s))
+        actions.append(a)
+        s, _ = V.apply(s, a)
+    assert sum(s.scores) >= 3
+    d = tmp_path_factory.mktemp("replay")
+    with Store.open(d) as store:
+        mid = store.create_match("voltage", 2024, SEATS)
+        for i, a in enumerate(actions):
+            store.append_action(mid, i, a.text())
+        store.finish_match(mid, [1, 2] if s.winner == 0 else [2, 1], s.reason, s.scores)
+    ro = Store.open(d, readonly=True)
+    yield ro, mid
+    ro.close()
+
+
+def shown_board(screen: ReplayScreen) -> list[tuple[tuple, tuple]]:
+    """(top cards, bottom cards) of each terminal as the board widgets hold them."""
+    board = screen.query_one(Board)
+    return [(t.top.state.cards, t.bottom.state.cards) for t in board.terminals]
+
+
+def expected_board(view: V.VoltageView) -> list[tuple[tuple, tuple]]:
+    me = view.seat if view.seat is not None else 0
+    return [(view.board[t][1 - me], view.board[t][me]) for t in range(4)]
+
+
+def hand_shown(screen: ReplayScreen) -> tuple:
+    return tuple(c.card for c in screen.query_one(HandView).cards if c.card is not None)
+
+
+def backs_shown(screen: ReplayScreen) -> int:
+    return sum(1 for c in screen.query_one(HandView).cards if c.is_back)
+
+
+def agrees(screen: ReplayScreen, replay: Replay, step: int) -> None:
+    view = replay.view(step)
+    assert screen.step_no == step
+    assert screen.view == view
+    assert shown_board(screen) == expected_board(view)
+    assert screen.query_one(MatchLog).lines == replay.lines(step)
+    if view.hand is None:
+        assert hand_shown(screen) == () and backs_shown(screen) == len(view.hand_backs[0])
+    else:
+        assert hand_shown(screen) == view.hand
+
+
+async def run_replay(replay: Replay):
+    app = make_app(ReplayBackend(replay))
+    app.flash_seconds = 0.0
+    return app
+
+
+async def test_step_forward_back_and_jump_to_a_set_as_a_spectator(stored):
+    store, mid = stored
+    replay = Replay.load(store, mid)  # no viewer: a spectator
+    assert replay.sets >= 3
+    app = await run_replay(replay)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        agrees(screen, replay, 0)
+        assert "REPLAY" in str(screen.bar_text()) and "step 0/" in str(screen.bar_text())
+        for _ in range(5):
+            await pilot.press("right")
+        await pilot.pause()
+        agrees(screen, replay, 5)
+        assert screen.step_text() and replay.step_lines(5)[0] in screen.step_text()
+        await pilot.press("left", "left")
+        await pilot.pause()
+        agrees(screen, replay, 3)
+
+        # ] goes to the start of the next set, [ back to the start of this one.
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        agrees(screen, replay, replay.set_start(2))
+        assert replay.set_at(screen.step_no) == 2
+        await pilot.press("pagedown")
+        await pilot.pause()
+        agrees(screen, replay, replay.set_start(3))
+        assert f"set 3 of" in str(screen.bar_text())
+        await pilot.press("right", "right", "left_square_bracket")
+        await pilot.pause()
+        agrees(screen, replay, replay.set_start(3))
+        await pilot.press("pageup")
+        await pilot.pause()
+        agrees(screen, replay, replay.set_start(2))
+
+        await pilot.press("end")
+        await pilot.pause()
+        agrees(screen, replay, replay.last)
+        assert screen.view.over
+        await pilot.press("right")  # past the end: stays
+        await pilot.pause()
+        agrees(screen, replay, replay.last)
+        await pilot.press("home")
+        await pilot.pause()
+        agrees(screen, replay, 0)
+        # Nothing can be played from a replay: the match keys do nothing.
+        await pilot.press("1", "space", "o")
+        await pilot.pause()
+        agrees(screen, replay, 0)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code in (0, None)
+
+
+async def test_a_player_sees_their_own_hand_and_never_the_other(stored):
+    store, mid = stored
+    replay = Replay.load(store, mid, viewer=B)
+    assert replay.seat == 1
+    app = await run_replay(replay)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        for step in (0, 7, replay.set_start(2)):
+            screen.go(step)
+            await pilot.pause()
+            agrees(screen, replay, step)
+            view = replay.view(step)
+            assert view.hand == V.view(replay.state(step), 1).hand and hand_shown(screen) == view.hand
+            # The other hand is only backs: the screen got the seat's view, nothing more.
+            assert screen.query_one("#opponent").render() is not None
+            assert len(view.hand_backs[0]) == len(V.view(replay.state(step), 0).hand)
+            assert "as Bob" in str(screen.bar_text())

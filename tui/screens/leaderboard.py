@@ -1,0 +1,106 @@
+"""The leaderboard: the top players of a game, each with their rating history as a
+sparkline.  ``←``/``→`` (or Tab) switch games, ``q``/Esc go back.
+
+It asks the backend for ``leaderboard_games()`` (``(game, title)`` pairs) and
+``leaderboard(game)`` (entries with ``place``, ``name``, ``rating``, ``games``,
+``history`` and ``me``); names are shown as plain text, never markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Sparkline, Static
+
+from ..text import safe
+from ..widgets.keybar import KeyBar
+
+SPARK_WIDTH = 24
+
+
+class LeaderboardScreen(Screen):
+    BINDINGS = [
+        Binding("left", "game(-1)", "game", key_display="←"),
+        Binding("right,tab", "game(1)", "game", key_display="→"),
+        Binding("q,escape", "back", "back", key_display="q"),
+    ]
+
+    DEFAULT_CSS = """
+    LeaderboardScreen { layout: vertical; }
+    LeaderboardScreen #lb-title { height: 1; background: $accent; color: $text; padding: 0 1; }
+    LeaderboardScreen #lb-head { height: 1; padding: 0 1; text-style: bold; margin-top: 1; }
+    LeaderboardScreen #lb-rows { height: 1fr; padding: 0 1; }
+    LeaderboardScreen .lb-row { height: 1; }
+    LeaderboardScreen .lb-row.-me { background: $foreground 8%; text-style: bold; }
+    LeaderboardScreen .lb-text { width: 46; height: 1; }
+    LeaderboardScreen .lb-spark { height: 1; max-width: 24; }
+    LeaderboardScreen #lb-empty { padding: 1 2; color: $text-muted; }
+    """
+
+    def __init__(self, backend: Any, game: str | None = None) -> None:
+        super().__init__()
+        self.backend = backend
+        self.games: list[tuple[str, str]] = list(backend.leaderboard_games()) or [("voltage", "Voltage")]
+        ids = [g for g, _ in self.games]
+        self.index = ids.index(game) if game in ids else 0
+        self.entries: list[Any] = []
+
+    @property
+    def game(self) -> str:
+        return self.games[self.index][0]
+
+    def compose(self):
+        yield Static("", id="lb-title")
+        yield Static(Text(f"{'#':>3}  {'Player':<20}  {'Rating':>6}  {'Games':>5}   History"), id="lb-head")
+        yield VerticalScroll(id="lb-rows")
+        yield KeyBar()
+
+    async def on_mount(self) -> None:
+        await self.show_game()
+
+    async def show_game(self) -> None:
+        game, title = self.games[self.index]
+        others = "   ".join(t for g, t in self.games if g != game)
+        head = Text(no_wrap=True)
+        head.append(f"Leaderboard: {title}", style="bold")
+        if others:
+            head.append(f"    (←/→: {others})", style="dim")
+        self.query_one("#lb-title", Static).update(head)
+        try:
+            self.entries = list(self.backend.leaderboard(game))
+        except Exception as e:  # never crash on a storage problem
+            self.entries = []
+            rows_error = f"the leaderboard could not be read: {e}"
+        else:
+            rows_error = ""
+        rows = self.query_one("#lb-rows", VerticalScroll)
+        await rows.remove_children()
+        if not self.entries:
+            await rows.mount(Static(Text(rows_error or "No rated players yet: play a rated match "
+                                         "(log in with an SSH key) to be the first."), id="lb-empty"))
+            return
+        widgets = []
+        for e in self.entries:
+            t = Text(no_wrap=True, overflow="ellipsis")
+            t.append(f"{e.place:>3}  ")
+            name = safe(e.name)[:20]
+            t.append(f"{name:<20}")
+            t.append(f"  {e.rating:>6}  {e.games:>5}   ")
+            points = list(e.history)[-SPARK_WIDTH:]
+            spark = Sparkline(points or [e.rating], classes="lb-spark")
+            spark.styles.width = max(1, len(points))
+            row = Horizontal(Static(t, classes="lb-text"), spark, classes="lb-row" + (" -me" if e.me else ""))
+            widgets.append(row)
+        await rows.mount_all(widgets)
+
+    async def action_game(self, delta: int) -> None:
+        if len(self.games) > 1:
+            self.index = (self.index + delta) % len(self.games)
+            await self.show_game()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,212 @@
+"""A finished match, step by step, on the match screen's own board.
+
+:class:`ReplayScreen` is the match screen (:class:`tui.screens.match.MatchScreen`)
+reading a :class:`ReplayHandle` instead of a live seat: the handle answers
+``view()`` and ``log`` for the step being shown, from a
+:class:`server.replay.Replay` (whose views are a spectator's, or the viewer's
+own seat's if they played in the match).  Nothing can be played: the screen's
+keys only move through the match.
+
+Keys: ``←``/``→`` one step, ``[``/``]`` (or PgUp/PgDn) the start of the
+previous/next set, Home/End the deal and the end, ``q``/Esc leave.  The top
+line says where the replay is; the prompt line shows what the step's action
+did, in the match log's words.
+
+:class:`ReplayBackend` is the backend of an app that only replays (``voltage
+replay MATCH_ID`` and ``ssh -t HOST replay MATCH_ID``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import Static
+
+from engine.errors import IllegalActionError
+
+from ..text import safe
+from .match import MatchScreen
+
+
+class ReplayHandle:
+    """A seat handle over a replay: the match screen reads it like a live match's."""
+
+    notice = ""
+
+    def __init__(self, replay: Any, step: int = 0) -> None:
+        self.replay = replay
+        self.step = replay.clamp(step)
+
+    @property
+    def seat(self) -> int | None:
+        return self.replay.seat
+
+    @property
+    def match(self) -> Any:  # the screens only compare it; a replay has none
+        return None
+
+    @property
+    def game(self) -> str:
+        return self.replay.record.game
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.replay.names
+
+    @property
+    def log(self) -> list[str]:
+        return self.replay.lines(self.step)
+
+    def view(self) -> Any:
+        return self.replay.view(self.step)
+
+    def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+        return lambda: None  # a replay never changes by itself
+
+    async def submit(self, action: Any) -> None:
+        raise IllegalActionError("this is a replay: nothing can be played")
+
+    async def resign(self) -> None:
+        raise IllegalActionError("this is a replay: nothing can be played")
+
+
+class ReplayScreen(MatchScreen, inherit_bindings=False):
+    """Step through a finished match with the board as it was at each step."""
+
+    BINDINGS = [
+        Binding("left", "step(-1)", "back", key_display="←"),
+        Binding("right", "step(1)", "next", key_display="→"),
+        Binding("left_square_bracket,pageup", "prev_set", "set", key_display="["),
+        Binding("right_square_bracket,pagedown", "next_set", "set", key_display="]"),
+        Binding("home", "first", "deal", key_display="home"),
+        Binding("end", "last", "end", key_display="end"),
+        Binding("q,escape", "leave", "leave", key_display="q"),
+    ]
+
+    DEFAULT_CSS = """
+    ReplayScreen #replay-bar { height: 1; padding: 0 1; background: $accent; color: $text; }
+    ReplayScreen.-narrow #replay-bar, ReplayScreen.-short #replay-bar { display: none; }
+    """
+
+    def __init__(self, replay: Any, step: int = 0) -> None:
+        self.replay = replay
+        self.handle = ReplayHandle(replay, step)
+        super().__init__([self.handle], None)
+        self._results_done = True  # a replay shows no results panel: the last step is the end
+        self._forward = False
+
+    # -- where we are ----------------------------------------------------------
+
+    @property
+    def step_no(self) -> int:
+        return self.handle.step
+
+    def go(self, step: int) -> None:
+        """Show ``step`` (clamped to the match)."""
+        step = self.replay.clamp(step)
+        self._forward = step == self.handle.step + 1
+        self.handle.step = step
+        self.error = ""
+        self.refresh_match()
+
+    def action_step(self, delta: int) -> None:
+        self.go(self.handle.step + delta)
+
+    def action_next_set(self) -> None:
+        self.go(self.replay.next_set(self.handle.step))
+
+    def action_prev_set(self) -> None:
+        self.go(self.replay.prev_set(self.handle.step))
+
+    def action_first(self) -> None:
+        self.go(0)
+
+    def action_last(self) -> None:
+        self.go(self.replay.last)
+
+    def action_leave(self) -> None:
+        if getattr(self.app, "home", None) is self or len(self.app.screen_stack) <= 2:
+            self.app.exit()
+        else:
+            self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return True
+
+    # -- drawing ---------------------------------------------------------------
+
+    def compose(self):
+        yield Static("", id="replay-bar")
+        yield from super().compose()
+
+    def _detect_moments(self, prev: Any, now: Any) -> None:
+        if self._forward:  # a flip or a scored set lights up when stepped into, not back out of
+            super()._detect_moments(prev, now)
+
+    def _playing(self) -> bool:
+        return False
+
+    def _explain(self, text: str) -> None:
+        return None
+
+    async def submit(self, action: Any) -> None:
+        return None
+
+    def bar_text(self) -> Text:
+        r, step = self.replay, self.handle.step
+        rec = r.record
+        total = r.sets if r.set_steps and r.set_steps[-1] == r.last else r.sets + 1
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(" REPLAY ", style="bold reverse")
+        t.append(f"  match #{rec.id}  ")
+        t.append(safe(" v ".join(r.names)))
+        t.append(f"   step {step}/{r.last}   set {min(r.set_at(step), max(total, 1))} of {max(total, 1)}")
+        if r.seat is None:
+            t.append("   as a spectator", style="dim")
+        else:
+            t.append(f"   as {safe(r.names[r.seat])}", style="dim")
+        return t
+
+    def step_text(self) -> str:
+        step = self.handle.step
+        lines = self.replay.step_lines(step)
+        if step == 0:
+            return "The deal. " + " ".join(lines) if lines else "The deal."
+        return " · ".join(lines) if lines else (self.replay.action(step) or "")
+
+    def _render_all(self) -> None:
+        super()._render_all()
+        if not self.is_mounted:
+            return
+        self.query_one("#replay-bar", Static).update(self.bar_text())
+        self._w["prompt"].show(self.step_text(), mine=False)
+
+    def _sync_buttons(self) -> None:  # type: ignore[override]
+        return None  # no buttons: the key bar says everything
+
+
+class ReplayBackend:
+    """The backend of an app that only shows one replay (its home screen)."""
+
+    online = False
+    named = True
+    name_prefill = ""
+
+    def __init__(self, replay: Any, *, player: Any = None) -> None:
+        self.replay = replay
+        self.player = player
+
+    def home_screen(self) -> ReplayScreen:
+        return ReplayScreen(self.replay)
+
+    def rating_change(self, handles: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
