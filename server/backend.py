@@ -41,6 +41,11 @@ class SSHBackend:
         return await self.lobby.rematch(self.player, handles)
 
     def match_screen(self, handles: list[SeatHandle]) -> Any:
+        if handles and getattr(handles[0], "game", "voltage") == "high-voltage":
+            # (a High Voltage seat: also what a restored High Voltage match resumes into)
+            from tui.screens.hv_match import HVMatchScreen
+
+            return HVMatchScreen(handles, self)
         from tui.screens.match import MatchScreen
 
         return MatchScreen(handles, self)
