@@ -43,6 +43,37 @@ def _serve(args: argparse.Namespace) -> int:
     )
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from server.replay import Replay, ReplayError
+    from server.ssh import default_data_dir
+    from server.store import Store, StoreError
+
+    text = str(args.match_id).strip().lstrip("#")
+    if not text.isdigit():
+        print(f"voltage replay: MATCH_ID is a number, not {args.match_id!r}", file=sys.stderr)
+        return 2
+    data_dir = args.data_dir or default_data_dir()
+    try:
+        # Read-only: it works beside a running server, and never changes its data.
+        store = Store.open(data_dir, readonly=True)
+    except StoreError as e:
+        print(f"voltage replay: {e}", file=sys.stderr)
+        return 1
+    try:
+        replay = Replay.load(store, int(text))  # as a spectator: no hidden card is shown
+    except ReplayError as e:
+        print(f"voltage replay: {e}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    from tui.app import make_app
+    from tui.screens.replay import ReplayBackend
+
+    app = make_app(ReplayBackend(replay))
+    app.run()
+    return app.return_code or 0
+
+
 def _play(args: argparse.Namespace) -> int:
     from tui.run import play_main
 
@@ -74,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=None, help="deal the matches from this seed")
     pl.add_argument("--bot-delay", type=float, default=0.7, help="seconds between a bot's moves")
     pl.set_defaults(func=_play)
+
+    r = sub.add_parser("replay", help="replay a finished match from the server's data, step by step")
+    r.add_argument("match_id", metavar="MATCH_ID", help="the match's number (from the lobby or `ssh HOST export`)")
+    r.add_argument("--data-dir", default=None, help="the server's data directory (default: the user data dir)")
+    r.set_defaults(func=_replay)
     return p
 
 
