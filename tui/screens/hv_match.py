@@ -230,7 +230,8 @@ class HVMatchScreen(SizedScreen):
         hint = ""
         if self.practice and not view.over:
             a, b = view.top.targets
-            hint = f"practice: a {a} or a {b} fits" if a != b else f"practice: a {a} fits"
+            an = lambda v: "an" if v == 8 else "a"
+            hint = f"practice: {an(a)} {a} or {an(b)} {b} fits" if a != b else f"practice: {an(a)} {a} fits"
         self.query_one(HVTopCard).show(view.top, top_no=view.top_no, discard=view.discard_count, hint=hint)
 
         side = self.query_one("#hv-side")
@@ -251,7 +252,7 @@ class HVMatchScreen(SizedScreen):
             note_text = ""
         else:
             hand.show(self.slots, cursor=self.cursor, fits=self.fitting_slots())
-            note_text = "" if self.slots else "Your hand is empty: draw (d)."
+            note_text = "" if self.slots or view.over else "Your hand is empty: draw (d)."
         if note.display != bool(note_text):
             note.display = bool(note_text)
         self._put("#hv-hand-note", note_text, lambda: Text(note_text))

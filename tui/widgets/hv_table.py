@@ -194,7 +194,7 @@ class HVPlayers(Static):
     """Every seat: name, cards in hand, cards in pile, and a stuck or out mark; ``me`` first."""
 
     DEFAULT_CSS = """
-    HVPlayers { height: auto; }
+    HVPlayers { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     _state: tuple | None = None
@@ -260,7 +260,7 @@ class HVFeed(Widget):
     alone: a feed that scrolled would relayout the whole screen on every play."""
 
     DEFAULT_CSS = """
-    HVFeed { height: 1fr; }
+    HVFeed { height: 1fr; text-wrap: nowrap; }
     """
 
     def __init__(self, id: str | None = None) -> None:
@@ -274,10 +274,19 @@ class HVFeed(Widget):
         self.refresh()
 
     def render(self) -> Text:
-        height = max(self.size.height, 1)
-        t = Text(no_wrap=True, overflow="ellipsis")
+        height, width = max(self.size.height, 1), max(self.size.width, 10)
+        rows: list[Text] = []
         for i, line in enumerate(reversed(self.lines[-height:])):
+            text = feed_line(line, newest=i == 0)
+            # wrap by hand (continuation lines indented), so the newest lines always fit
+            wrapped = text.wrap(self.app.console, width - 2, overflow="fold")
+            for j, part in enumerate(wrapped):
+                rows.append(part if j == 0 else Text("  ").append_text(part))
+            if len(rows) >= height:
+                break
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for i, row in enumerate(rows[:height]):
             if i:
                 t.append("\n")
-            t.append_text(feed_line(line, newest=i == 0))
+            t.append_text(row)
         return t
