@@ -1,0 +1,291 @@
+"""Nothing lost: a real ``voltage serve`` process, killed mid-match (SIGKILL, or stopped
+with SIGTERM) and started again on the same data directory.  Both players reconnect with
+their keys and find the same board and the same hands, and play goes on to the end.
+
+The tests read the server's database (read-only, as ``voltage replay`` does) only as an
+oracle: whose turn it is and what they hold, to decide which keys to press.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from server.persist import restore_voltage
+from server.store import Store
+from tests.server.terminal import Terminal
+
+pytest.importorskip("tui.app")
+from tests.server.test_e2e import choices, keys_for, totals  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """``python -m voltage serve`` on a port and a data directory."""
+
+    def __init__(self, data_dir: Path, port: int) -> None:
+        self.data_dir, self.port = data_dir, port
+        self.proc: asyncio.subprocess.Process | None = None
+        self.out: list[str] = []
+
+    async def start(self) -> ServerProcess:
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "voltage", "serve", "--host", "127.0.0.1",
+            "--port", str(self.port), "--data-dir", str(self.data_dir),
+            cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), max(0.1, deadline - time.monotonic()))
+            if not line:
+                raise AssertionError("the server stopped:\n" + "".join(self.out))
+            self.out.append(line.decode())
+            if line.startswith(b"Connect with"):
+                return self
+
+    async def stop(self, sig: int) -> int:
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+        return await asyncio.wait_for(self.proc.wait(), 15)
+
+    async def kill(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+
+
+@pytest.fixture
+async def servers(tmp_path):
+    made: list[ServerProcess] = []
+    port = free_port()
+
+    async def start() -> ServerProcess:
+        srv = await ServerProcess(tmp_path / "data", port).start()
+        made.append(srv)
+        return srv
+
+    yield start
+    for srv in made:
+        await srv.kill()
+
+
+class Oracle:
+    """The running match, read from the database."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.store: Store | None = None
+
+    def _store(self) -> Store:
+        if self.store is None:
+            self.store = Store.open(self.data_dir, readonly=True)
+        return self.store
+
+    def reopen(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def match_id(self) -> int:
+        (rec,) = self._store().unfinished_matches()
+        return rec.id
+
+    def record(self, mid: int):
+        return self._store().match_record(mid)
+
+    def match(self, mid: int):
+        return restore_voltage(self.record(mid))
+
+    def close(self) -> None:
+        self.reopen()
+
+
+async def enter(port: int, username: str, key) -> Terminal:
+    t = await Terminal(100, 32).connect(port, username, client_keys=[key])
+    await t.wait_for("Your name")
+    t.press("enter")
+    await t.wait_for(f"you: {username}")
+    return t
+
+
+async def quiet(term: Terminal, since: float, for_: float = 0.15, timeout: float = 10.0) -> None:
+    """Wait until ``term`` has drawn nothing for ``for_`` seconds (counting from ``since``)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() - max(since, term.last_output) < for_:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the screen never settled:\n{term.text()}")
+        await asyncio.sleep(0.02)
+
+
+def offered(term: Terminal, view, names) -> bool:
+    """The screen offers ``view``'s move: its prompt (``▶ ...``) and turn number are shown."""
+    lines = term.screen.display
+    want = choices.step_for(view, choices.NOTHING, names).prompt[:30]
+    prompt = any(re.match(r"\s*▶ ", line) and want in line for line in lines[-8:])
+    return prompt and any(re.search(rf"turn {view.turn}\b", line) for line in lines[:2])
+
+
+async def play(oracle: Oracle, mid: int, terms: dict[int, Terminal], *, moves: int | None = None) -> int:
+    """Play by keys (each step's first option, as test_e2e does) until the end or ``moves``."""
+    n = 0
+    seen = time.monotonic()
+    while moves is None or n < moves:
+        rec = oracle.record(mid)
+        if rec.status != "running":
+            return n
+        m = restore_voltage(rec)
+        if m.over:  # the last action is stored; its result follows in a moment
+            await asyncio.sleep(0.02)
+            continue
+        seat = m.state.to_move
+        term, view = terms[seat], m.view(seat)
+        deadline = time.monotonic() + 15
+        while not offered(term, view, m.names):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"seat {seat} was never offered its move:\n{term.text()}")
+            await asyncio.sleep(0.01)
+        await quiet(term, seen, for_=0.05)
+        before = len(rec.actions)
+        keys = keys_for(view, m.names, app_mode=bool(n % 2))
+        term.press(*keys)
+        deadline = time.monotonic() + 10
+        while True:
+            rec2 = oracle.record(mid)
+            if len(rec2.actions) > before or rec2.status != "running":
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{keys} from seat {seat} did nothing:\n{term.text()}")
+            await asyncio.sleep(0.01)
+        seen = time.monotonic()
+        n += 1
+    return n
+
+
+def hand_rows(term: Terminal) -> list[str]:
+    """The player's own hand, as drawn (the rows under the prompt line, left of the piles)."""
+    lines = term.screen.display
+    at = next(i for i, line in enumerate(lines) if re.search(r"[╭┏][─━] draw", line))
+    return [line[:70].rstrip() for line in lines[at: at + 4]]
+
+
+async def pair(port: int, ka, kb) -> tuple[Terminal, Terminal]:
+    alice = await enter(port, "alice", ka)
+    bob = await enter(port, "bob", kb)
+    alice.press("enter")  # quick match
+    await alice.wait_for("Waiting for an opponent")
+    bob.press("enter")
+    await alice.wait_for("VOLTAGE")
+    await bob.wait_for("VOLTAGE")
+    return alice, bob
+
+
+async def snapshot(terms: dict[int, Terminal]) -> dict[int, str]:
+    """Every screen, once it has been still long enough for any flash to have ended."""
+    now = time.monotonic()
+    for t in terms.values():
+        await quiet(t, now, for_=2.0)
+    return {s: t.text() for s, t in terms.items()}
+
+
+async def test_kill_9_mid_match_then_restart_and_both_players_finish_it(servers, tmp_path):
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    srv = await servers()
+    oracle = Oracle(tmp_path / "data")
+    alice = bob = None
+    try:
+        alice, bob = await pair(srv.port, ka, kb)
+        mid = oracle.match_id()
+        terms = {0: alice, 1: bob}
+        await play(oracle, mid, terms, moves=8)
+        before = oracle.match(mid)
+        shown = await snapshot(terms)
+        hands = {s: hand_rows(t) for s, t in terms.items()}
+        for seat in (0, 1):  # each sees their own cards' faces (never backs)
+            assert bool(before.view(seat).hand) == any(row.strip() for row in hands[seat])
+            assert not any("▒" in row for row in hands[seat])
+
+        await srv.stop(signal.SIGKILL)
+        for t in (alice, bob):
+            await asyncio.wait_for(t.closed.wait(), 10)
+
+        srv = await servers()
+        assert any("Restored 1 unfinished match" in line for line in srv.out), srv.out
+        oracle.reopen()
+        assert oracle.match(mid).state == before.state and oracle.record(mid).status == "running"
+
+        # Both come back with their keys, straight into their seats.
+        alice = await Terminal(100, 32).connect(srv.port, "alice", client_keys=[ka])
+        await alice.wait_for("VOLTAGE")
+        await alice.wait_for("waiting for bob to reconnect")
+        bob = await Terminal(100, 32).connect(srv.port, "bob", client_keys=[kb])
+        await bob.wait_for("VOLTAGE")
+        await alice.wait_gone("waiting for bob")
+        terms = {0: alice, 1: bob}
+        again = await snapshot(terms)
+        for seat in (0, 1):
+            assert hand_rows(terms[seat]) == hands[seat]
+            assert again[seat] == shown[seat], f"seat {seat} before:\n{shown[seat]}\nafter:\n{again[seat]}"
+        v = before.view(None)
+        assert totals(alice) == [(v.total(t, 1), v.total(t, 0)) for t in range(4)]
+
+        # Play on to the end; the match is stored as finished and rated.
+        await play(oracle, mid, terms)
+        rec = oracle.record(mid)
+        assert rec.finished and len(rec.actions) > 8
+        for t in terms.values():
+            await t.wait_for(r"wins the match|drawn")
+            await t.wait_for(r"alice: rating \d+ \([+-]\d+\)")
+        store = oracle._store()
+        changes = store.rating_changes(mid)
+        assert set(changes) == {0, 1}
+        assert {c.identity for c in changes.values()} == {ka.get_fingerprint("sha256"), kb.get_fingerprint("sha256")}
+    finally:
+        oracle.close()
+        for t in (alice, bob):
+            if t is not None:
+                await t.close()
+
+
+async def test_sigterm_stops_cleanly_and_the_match_comes_back(servers, tmp_path):
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    srv = await servers()
+    oracle = Oracle(tmp_path / "data")
+    alice = bob = None
+    try:
+        alice, bob = await pair(srv.port, ka, kb)
+        mid = oracle.match_id()
+        await play(oracle, mid, {0: alice, 1: bob}, moves=3)
+        before = oracle.match(mid)
+        oracle.reopen()  # (the last connection to close removes the WAL file)
+        assert await srv.stop(signal.SIGTERM) == 0
+        assert not (tmp_path / "data" / "voltage.db-wal").exists()  # closed cleanly
+        srv = await servers()
+        oracle.reopen()
+        alice = await Terminal(100, 32).connect(srv.port, "alice", client_keys=[ka])
+        bob = await Terminal(100, 32).connect(srv.port, "bob", client_keys=[kb])
+        for t in (alice, bob):
+            await t.wait_for("VOLTAGE")
+        assert oracle.match(mid).state == before.state
+        await play(oracle, mid, {0: alice, 1: bob}, moves=2)
+        assert len(oracle.record(mid).actions) == len(before.actions) + 2
+    finally:
+        oracle.close()
+        for t in (alice, bob):
+            if t is not None:
+                await t.close()
