@@ -275,6 +275,8 @@ class HVMatchScreen(SizedScreen):
             return ""
         if self.countdown is None:
             return "waiting for the start…"
+        if self.view.flips:
+            return "Everyone was stuck: the bottom card\nof the pile is on top now.\nhands face down: get ready!"
         return "hands face down: get ready!"
 
     def _prompt(self) -> str:
@@ -291,7 +293,7 @@ class HVMatchScreen(SizedScreen):
         if view.counting_down:
             return "Wait for the countdown…" if self.countdown is not None else "Waiting for the match to start…"
         if view.stuck[self.me]:
-            return "You declared stuck: waiting for the others (any play clears it)."
+            return "Stuck: waiting for the others; any play clears it."
         return "Play any time: press a card's key, or click it"
 
     def _render_prompt(self) -> None:

@@ -170,10 +170,12 @@ class HVCountdown(Widget):
     def render(self) -> Text:
         t = Text(no_wrap=True)
         rows = big(str(self.number)) if self.number is not None else []
-        width = max([len(r) for r in rows] + [len(self.caption)])
+        words = self.caption.splitlines()
+        width = max([len(r) for r in rows] + [len(w) for w in words] + [1])
         for row in rows:
             left = (width - len(row)) // 2
             t.append(" " * left + row + " " * (width - len(row) - left) + "\n", Style(color=COUNT_INK, bold=True))
-        left = (width - len(self.caption)) // 2
-        t.append(" " * left + self.caption, Style(bold=True))
+        for i, w in enumerate(words):
+            left = (width - len(w)) // 2
+            t.append(("\n" if i else "") + " " * left + w + " " * (width - len(w) - left), Style(bold=i == len(words) - 1))
         return t

@@ -241,6 +241,8 @@ def feed_line(line: str, *, newest: bool = False) -> Text:
     line = safe(line)
     slow = "too slow" in line
     style = Style(bold=True) if newest or slow else Style()
+    if line.endswith(" drew a card.") and not newest:
+        style = Style(dim=True)  # draws are many: the plays should stand out
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append("✗ " if slow else "· ", style)
     pos = 0
