@@ -198,6 +198,12 @@ class HVMatch:
     def places(self) -> tuple[int, ...] | None:
         return self.state.places
 
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Cards left per seat (hand and pile; fewer is better): what a lobby's list of
+        matches shows for High Voltage, where Voltage shows sets won."""
+        return tuple(self.state.cards_left(s) for s in range(self.players))
+
     def view(self, seat: int | None) -> H.HighVoltageView:
         return H.view(self.state, seat)
 

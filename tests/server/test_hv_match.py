@@ -53,6 +53,7 @@ class TestShape:
         assert m.game == "high-voltage" and m.names == ("Alice", "Bob", "Cleo")
         assert m.actions == [] and m.log == ["Cards dealt to 3 players; four each in hand, face down."]
         assert not m.over and m.winner is None and m.notice == ""
+        assert m.scores == (24, 24, 24)  # cards left: 72 dealt to three
         h = m.handle(1)
         assert isinstance(h, SeatHandle) and h.game == "high-voltage" and h.seat == 1
         assert h.names == m.names and h.view().seat == 1 and h.countdown is None
