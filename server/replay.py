@@ -39,7 +39,11 @@ class Replay:
 
     def __init__(self, record: MatchRecord, seat: int | None = None) -> None:
         if record.game != "voltage":
-            raise ReplayError(f"match {record.id} is a game of {record.game}; only Voltage replays so far")
+            title = "High Voltage" if record.game in ("high-voltage", "highvoltage") else record.game
+            raise ReplayError(
+                f"match {record.id} is {title}: only Voltage matches can be replayed so far "
+                f"(ssh HOST export {record.id} gives its seed and actions)"
+            )
         if not record.finished:
             raise ReplayError(f"match {record.id} is not finished; only finished matches can be replayed")
         if seat is not None and not 0 <= seat < len(record.seats):
