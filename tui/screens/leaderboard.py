@@ -24,8 +24,8 @@ SPARK_WIDTH = 24
 
 class LeaderboardScreen(Screen):
     BINDINGS = [
-        Binding("left", "game(-1)", "game", key_display="←"),
-        Binding("right,tab", "game(1)", "game", key_display="→"),
+        Binding("left", "game(-1)", "game", show=False),
+        Binding("right,tab", "game(1)", "other game", key_display="←→"),
         Binding("q,escape", "back", "back", key_display="q"),
     ]
 

@@ -289,7 +289,7 @@ class LobbyScreen(Screen):
 
     # -- status ----------------------------------------------------------------
 
-    KEYS_HELP = "↑↓ Enter: choose   w: watch a match   h: replay yours   l: leaderboard   Tab: next   Esc: cancel"
+    KEYS_HELP = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  Tab next  Esc cancel"
     NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
 
     def _status(self, text: str) -> None:
