@@ -301,3 +301,48 @@ def test_local_match_seats():
     m = local_match("Ann", "slow,medium,medium", seed=1)
     assert m.names == ("Ann", "Slow bot", "Medium bot", "Medium bot 2")
     assert [s.bot for s in m.seats] == [None, "slow", "medium", "medium"]
+
+
+async def test_arrows_and_enter_and_letter_keys_past_ten_cards():
+    m = people(seed=3)
+    app = Host([m.handle(0)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await started(pilot, m, lambda: app.screen)
+        for _ in range(8):
+            await screen.action_draw()
+        await pilot.pause()
+        assert len(screen.slots) == 12
+        hand = screen.query_one(HVHand)
+        top_line = hand.render().plain.splitlines()[3]  # the second row of cards
+        assert "─a─" in top_line and "─b─" in top_line  # keys past 1-9 and 0 are letters
+        # walk the cursor to a card that fits and play it with Enter
+        slot = fitting_slot(screen)
+        assert slot is not None
+        await pilot.press("right")
+        assert screen.cursor == 0
+        for _ in range(slot):
+            await pilot.press("right")
+        face = screen.slots[slot]
+        await pilot.press("enter")
+        assert m.view(None).top == face and m.state.plays == 1
+        # a letter key plays the card in its slot (or says why not)
+        await pilot.press("b")
+        assert m.state.plays == 2 or screen.error
+
+
+async def test_a_key_pressed_just_after_the_top_changed_is_aimed_at_the_card_before():
+    seed = next(s for s in range(500) if all(H.has_fitting_card(H.new_match(s, 2), i) for i in (0, 1)))
+    m = people(seed=seed)
+    app = Host([m.handle(0)])
+    app.hv_aim_grace = 60.0  # a slow test machine must not turn "too slow" into "does not fit"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await started(pilot, m, lambda: app.screen)
+        bob = m.view(1)
+        theirs = next(c for c in bob.hand if H.fits(c, bob.top))
+        mine = [i for i, f in enumerate(screen.slots) if f and H.fits(f, bob.top) and not H.fits(f, theirs)]
+        assert mine, "this deal gives Alice a card that fits only the old top"
+        await m.handle(1).submit(bob.aim(theirs))
+        await pilot.pause()  # the screen now shows Bob's card on top
+        assert screen.view.top == theirs
+        await screen.play_slot(mine[0])
+        assert screen.error.startswith("too slow"), screen.error
