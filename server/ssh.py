@@ -6,13 +6,19 @@ Hardening, each guard with a test in ``tests/server/test_ssh.py``:
 
 - no port forwarding (local, remote, UNIX socket), no agent forwarding, no X11,
   no SFTP or SCP, and no command ever reaches a shell: a command is one of
-  ``help``, ``who``, ``join CODE``, ``watch CODE``, else a usage line and exit 1;
+  ``help``, ``who``, ``join CODE``, ``watch CODE``, ``leaderboard``, ``export
+  MATCH_ID``, ``replay MATCH_ID``, else a usage line and exit 1;
 - a login timeout, keepalives that drop dead clients, a cap on connections
   overall and per address, one session per connection;
 - a channel whose maximum packet size is absurdly small (0 included) is refused
   before anything is written to it: a writer that splits output into packets of
   at most that size never finishes (the guard reads asyncssh's private
   ``_send_pktsize``, which is why pyproject pins asyncssh to 2.24.x).
+
+Storage (:mod:`server.store`, wired in by :func:`serve_main`): the data
+directory's database keeps players, names, ratings and every match's action
+log; at start the unfinished matches are restored (:meth:`Lobby.restore`), so a
+stop or a ``kill -9`` costs nobody their match.
 
 Identity: a client's public-key fingerprint, but only when it logged in with a
 signed public-key request; a key merely offered gives nothing.  Everyone else
