@@ -79,4 +79,4 @@ class OpponentHand(Static):
             t.append("\n")
             t.append_text(backs(flags))
             t.append(f"  {count}", style="dim")
-        self.update(t)
+        self.update(t, layout=False)

@@ -66,7 +66,7 @@ class KeyBar(Static):
             t.append(f" {words}")
             if clickable:  # a group's keys each mean something else: no single click
                 self._spans.append((start, t.cell_len, node, action))
-        self.update(t)
+        self.update(t, layout=False)
 
     async def on_click(self, event: events.Click) -> None:
         for start, end, node, action in self._spans:

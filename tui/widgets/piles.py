@@ -34,7 +34,7 @@ class DrawPile(Static):
         self.border_title = Text("draw")
         self.border_subtitle = Text("space" if action else "", style="bold reverse") if action else None
         flag_classes(self, {"-active": bool(action)})
-        self.update(t)
+        self.update(t, layout=False)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -57,4 +57,4 @@ class DiscardPile(Static):
         t.append("\n")
         t.append(f"{count} card{'' if count == 1 else 's'}", style="bold" if count else "dim")
         self.border_title = Text("discard")
-        self.update(t)
+        self.update(t, layout=False)

@@ -77,7 +77,7 @@ class PromptBar(Static):
         offset = left.cell_len
         self._spans = [(offset + a, offset + b, name) for a, b, name in spans]
         flag_classes(self, {"-error": bool(error), "-mine": mine and not error})
-        self.update(left + right)
+        self.update(left + right, layout=False)
 
     def on_resize(self) -> None:
         if self._shown:

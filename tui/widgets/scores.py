@@ -37,4 +37,4 @@ class TopBar(Static):
             if to_move == seat:
                 t.append(" ◀", style="bold")
         t.append(f"   turn {turn}", style="dim")
-        self.update(t)
+        self.update(t, layout=False)

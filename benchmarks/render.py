@@ -1,0 +1,212 @@
+"""Render benchmark for the match screen: CPU per match update and per keypress,
+and bytes of terminal output per update.
+
+    python benchmarks/render.py [--size 80x24] [--actions 60] [--keys 60] [--profile FILE]
+
+Two apps (one per seat of a two-human match), each on the server's own
+:class:`server.driver.SSHDriver` over an in-memory channel that counts the bytes
+written: the output path is the server's.  The match is driven from outside
+(``handle.submit``), as the other player or a bot would, so each action is one
+*update* to both screens; the keypress part toggles a hand card's selection
+(key ``1``, twice) on the screen of the player to move.  CPU is process time
+from the action until both apps have gone quiet (no output for ``--quiet`` ms),
+divided per screen.  ``--profile FILE`` writes a pyinstrument HTML profile
+(falls back to a cProfile listing when pyinstrument is missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine import voltage as V  # noqa: E402
+from server.driver import run_app  # noqa: E402
+from server.match import Match, Seat  # noqa: E402
+from tui.app import make_app  # noqa: E402
+from tui.screens.match import MatchScreen  # noqa: E402
+
+
+class Channel:
+    """A terminal channel in memory: counts output, takes input from a queue."""
+
+    def __init__(self, size: tuple[int, int]) -> None:
+        self._size = size
+        self.bytes = 0
+        self.writes = 0
+        self.last_write = time.monotonic()
+        self.input: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def write(self, data: bytes) -> None:
+        self.bytes += len(data)
+        self.writes += 1
+        self.last_write = time.monotonic()
+
+    async def read(self) -> bytes:
+        return await self.input.get()
+
+    def pending_output(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        self.input.put_nowait(b"")
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size
+
+
+class Backend:
+    def __init__(self, handles: list[Any]) -> None:
+        self.handles = handles
+
+    def home_screen(self) -> Any:
+        return MatchScreen(self.handles, self)
+
+    async def rematch(self, handles: list[Any]) -> None:
+        return None
+
+
+def pick(view: V.VoltageView, rng: random.Random) -> V.Action:
+    """Mostly plays (the screens change most), some draws; never resigns."""
+    legal = [a for a in view.legal if not isinstance(a, V.Resign)]
+    plays = [a for a in legal if isinstance(a, V.Play)]
+    if plays and rng.random() < 0.75:
+        return rng.choice(plays)
+    return rng.choice(legal)
+
+
+async def quiet(channels: list[Channel], ms: float) -> None:
+    """Wait until no channel has had output for ``ms`` milliseconds."""
+    while True:
+        await asyncio.sleep(ms / 1000 / 2)
+        last = max(c.last_write for c in channels)
+        if time.monotonic() - last >= ms / 1000:
+            return
+
+
+async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float, seed: int) -> dict[str, float]:
+    results: dict[str, float] = {}
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=seed, bot_delay=0)
+    channels = [Channel(size), Channel(size)]
+    apps = []
+    tasks = []
+    for seat in (0, 1):
+        app = make_app(Backend([match.handle(seat)]), player_name=match.names[seat])
+        apps.append(app)
+        # each session runs in its own task (its own context), as on the server
+        tasks.append(asyncio.get_running_loop().create_task(run_app(app, channels[seat])))
+    await quiet(channels, 300)
+    rng = random.Random(seed)
+
+    # -- keypresses: select and unselect a hand card on the mover's screen ----
+    kcpu: list[float] = []
+    kout: list[int] = []
+    for _ in range(keys):
+        if match.over:
+            break
+        seat = match.state.to_move
+        chan = channels[seat]
+        b0 = chan.bytes
+        t0 = time.process_time()
+        chan.input.put_nowait(b"1")
+        await quiet(channels, quiet_ms)
+        kcpu.append((time.process_time() - t0) * 1000)
+        kout.append(chan.bytes - b0)
+    if kcpu:
+        results["keys"] = len(kcpu)
+        results["key_cpu_ms_mean"] = statistics.mean(kcpu)
+        results["key_cpu_ms_median"] = statistics.median(kcpu)
+        results["key_bytes_mean"] = statistics.mean(kout)
+
+    # -- updates: one action from outside, both screens redraw -----------------
+    cpu: list[float] = []
+    out: list[int] = []
+    writes: list[int] = []
+    n = 0
+    while n < actions:
+        if match.over:
+            break
+        view = match.view(match.state.to_move)
+        action = pick(view, rng)
+        b0 = sum(c.bytes for c in channels)
+        w0 = sum(c.writes for c in channels)
+        t0 = time.process_time()
+        await match.handle(view.to_move).submit(action)
+        await quiet(channels, quiet_ms)
+        cpu.append((time.process_time() - t0) * 1000 / 2)
+        out.append((sum(c.bytes for c in channels) - b0) // 2)
+        writes.append((sum(c.writes for c in channels) - w0) // 2)
+        n += 1
+    results["updates"] = n
+    results["update_cpu_ms_mean"] = statistics.mean(cpu)
+    results["update_cpu_ms_median"] = statistics.median(cpu)
+    results["update_bytes_mean"] = statistics.mean(out)
+    results["update_writes_mean"] = statistics.mean(writes)
+
+    for app in apps:
+        app.exit()
+    for c in channels:
+        c.close()
+    await asyncio.wait(tasks, timeout=5)
+    return results
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--size", default="80x24")
+    p.add_argument("--actions", type=int, default=60)
+    p.add_argument("--keys", type=int, default=60)
+    p.add_argument("--quiet", type=float, default=40.0, help="ms without output that ends a measurement")
+    p.add_argument("--seed", type=int, default=11)
+    p.add_argument("--profile", default="", help="write a profile of the whole run to this file")
+    args = p.parse_args()
+    w, h = (int(x) for x in args.size.lower().split("x"))
+
+    def run() -> dict[str, float]:
+        return asyncio.run(bench((w, h), args.actions, args.keys, args.quiet, args.seed))
+
+    if args.profile:
+        try:
+            from pyinstrument import Profiler
+        except ImportError:
+            Profiler = None  # type: ignore[assignment]
+        if Profiler is not None:
+            prof = Profiler(interval=0.0005)
+            prof.start()
+            r = run()
+            prof.stop()
+            Path(args.profile).write_text(prof.output_html())
+            print(prof.output_text(unicode=True, color=False, show_all=False)[:20000])
+        else:
+            import cProfile
+            import pstats
+
+            pr = cProfile.Profile()
+            pr.enable()
+            r = run()
+            pr.disable()
+            pstats.Stats(pr).sort_stats("cumulative").print_stats(40)
+    else:
+        r = run()
+    print(f"match screen {w}x{h}, headless over the SSH driver's output path")
+    print(
+        f"update:   {r['update_cpu_ms_mean']:.1f} ms CPU per screen (median {r['update_cpu_ms_median']:.1f}),"
+        f" {r['update_bytes_mean']:.0f} bytes, {r['update_writes_mean']:.1f} writes per screen  [{int(r['updates'])} actions]"
+    )
+    if "keys" in r:
+        print(
+            f"keypress: {r['key_cpu_ms_mean']:.1f} ms CPU (median {r['key_cpu_ms_median']:.1f}),"
+            f" {r['key_bytes_mean']:.0f} bytes  [{int(r['keys'])} keys]"
+        )
+
+
+if __name__ == "__main__":
+    main()
