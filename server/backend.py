@@ -38,6 +38,8 @@ class SSHBackend:
         return LobbyScreen(self)
 
     async def rematch(self, handles: list[SeatHandle]) -> list[SeatHandle] | None:
+        if handles and getattr(handles[0], "game", "voltage") == "high-voltage":
+            return await self.lobby.hv.rematch(self.player, handles)
         return await self.lobby.rematch(self.player, handles)
 
     def match_screen(self, handles: list[SeatHandle]) -> Any:
@@ -94,9 +96,19 @@ class SSHBackend:
     async def quick_match(self, game: str = "voltage") -> list[SeatHandle]:
         return await self.lobby.quick_match(self.player, game)
 
-    def create_room(self, game: str = "voltage") -> Room:
-        self.room = self.lobby.create_room(self.player, game)
+    def create_room(self, game: str = "voltage", size: int = 4) -> Room:
+        """A private room (High Voltage: ``size`` seats, 2 to 4)."""
+        self.room = self.lobby.create_room(self.player, game, size)
         return self.room
+
+    def start_room(self) -> None:
+        """Start this session's High Voltage room now, bots in the empty seats."""
+        if self.room is not None:
+            self.lobby.start_room(self.room)
+
+    def room_game(self, code: str) -> str | None:
+        """The game of the private room ``code`` (None: no room by that code)."""
+        return self.lobby.room_game(code)
 
     def close_room(self) -> None:
         if self.room is not None:
@@ -104,7 +116,12 @@ class SSHBackend:
             self.room = None
 
     def join_room(self, code: str) -> list[SeatHandle]:
+        """Join a Voltage room (it starts at once)."""
         return self.lobby.join_room(self.player, code)
+
+    async def join(self, code: str) -> list[SeatHandle]:
+        """Join a room of either game; a High Voltage room waits for its start."""
+        return await self.lobby.join(self.player, code)
 
     def play_bot(self, bot: str, game: str = "voltage") -> list[SeatHandle]:
         return self.lobby.play_bot(self.player, bot, game)

@@ -268,6 +268,23 @@ class HVTables:
 
     # -- rematch -------------------------------------------------------------
 
+    def declined(self, h: Hosted, player: Player) -> None:
+        """``player`` left the results of ``h``: its rematch no longer waits for them.  It
+        starts if everyone else still there has asked (and someone is left to play
+        against: another person or a bot); else the ones waiting get None."""
+        table = self._rematches.get(h.code)
+        if table is None or table.hosted is not None or player.id not in table.expected:
+            return
+        table.expected.discard(player.id)
+        if table.expected or not table.players:
+            return
+        if len(table.players) >= 2 or table.bots:
+            self.start(table, bots=False)
+            return
+        for fut in table.waiters.values():
+            if not fut.done():
+                fut.set_result(None)
+
     async def rematch(self, player: Player, handles: Sequence[Any]) -> list[HVSeatHandle] | None:
         """The same people and bots again, once every person still at the results asks;
         None when that does not happen within the lobby's ``rematch_wait``."""

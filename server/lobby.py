@@ -29,8 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-GAMES: tuple[str, ...] = ("voltage",)
-GAME_TITLES = {"voltage": "Voltage"}
+GAMES: tuple[str, ...] = ("voltage", "high-voltage")
+GAME_TITLES = {"voltage": "Voltage", "high-voltage": "High Voltage"}
+HV = "high-voltage"  # 2 to 4 seats, real time: its tables are :class:`server.hv_lobby.HVTables`
 
 NAME_MAX = 16
 _NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+(?: [A-Za-z0-9_.\-]+)*")
@@ -163,10 +164,23 @@ class Hosted:
 
 @dataclass(eq=False)
 class Room:
+    """A private room waiting for its players; ``await room.future`` gives the owner's
+    handles when it starts.  A High Voltage room also has its table (2 to 4 seats)."""
+
     code: str
     owner: Player
     game: str
     future: asyncio.Future
+    table: Any = None  # server.hv_lobby.HVTable for High Voltage
+
+    @property
+    def size(self) -> int:
+        return self.table.size if self.table is not None else 2
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Who sits in the room so far."""
+        return self.table.names if self.table is not None else (self.owner.name,)
 
 
 @dataclass(frozen=True)
@@ -176,6 +190,20 @@ class MatchInfo:
     names: tuple[str, ...]
     scores: tuple[int, ...]
     spectators: int
+
+    def describe(self) -> str:
+        """One line: the players and the score (High Voltage: each one's cards left)."""
+        title = GAME_TITLES.get(self.game, self.game)
+        if self.game == HV:
+            seats = ", ".join(f"{n} {s}" for n, s in zip(self.names, self.scores))
+            return f"{title}: {seats} cards left"
+        return f"{title}: {' v '.join(self.names)}  {'-'.join(map(str, self.scores))}"
+
+
+def match_scores(match: Any) -> tuple[int, ...]:
+    """What a list of matches shows as the score: sets won (Voltage), cards left (High
+    Voltage, whose match has ``scores``)."""
+    return tuple(getattr(match, "scores", None) or match.view(None).scores)
 
 
 @dataclass(frozen=True)
@@ -223,6 +251,9 @@ class Lobby:
         # on the lobby a render, and arrivals come in bursts.
         self.notify_delay = 1.0
         self._notify_handle: asyncio.Handle | None = None
+        from .hv_lobby import HVTables  # (it imports this module)
+
+        self.hv = HVTables(self)  # High Voltage's tables: quick, private, bots, rematch
 
     # -- listeners -----------------------------------------------------------
 
@@ -263,11 +294,12 @@ class Lobby:
             for p in sorted(self.players.values(), key=lambda p: p.name.lower())
         )
         matches = tuple(
-            MatchInfo(h.code, h.game, h.match.names, h.match.view(None).scores, len(h.spectators))
+            MatchInfo(h.code, h.game, tuple(h.match.names), match_scores(h.match), len(h.spectators))
             for h in self.matches.values()
             if h.running
         )
         waiting = {g: len(q) for g, q in self.queues.items()}
+        waiting[HV] = sum(len(t.players) for t in self.hv.open_tables() if not t.private and not t.expected)
         return Snapshot(players, matches, waiting)
 
     def _status_text(self, p: Player) -> str:
@@ -288,8 +320,7 @@ class Lobby:
         for p in snap.players:
             lines.append(f"  {p.name}  ({p.status})")
         for m in snap.matches:
-            score = "-".join(map(str, m.scores))
-            lines.append(f"  {m.code}  {GAME_TITLES.get(m.game, m.game)}: {' v '.join(m.names)}  {score}")
+            lines.append(f"  {m.code}  {m.describe()}")
         return "\n".join(lines) + "\n"
 
     def name_taken(self, name: str, by: Player | None = None) -> bool:
@@ -446,6 +477,7 @@ class Lobby:
         self._set_status(player, "lobby")
 
     def _abandon(self, player: Player) -> None:
+        self.hv.leave(player)  # from a High Voltage table still filling
         for game, queue in self.queues.items():
             for entry in list(queue):
                 if entry[0] is player:
@@ -462,7 +494,10 @@ class Lobby:
             for i, human in enumerate(h.humans):
                 if human is player and not h.running:
                     # Leaving the results is declining a rematch.
-                    self._cancel_rematch_offers(h)
+                    if h.game == HV:
+                        self.hv.declined(h, player)
+                    else:
+                        self._cancel_rematch_offers(h)
         self._prune()
 
     def _set_status(self, player: Player, status: str, where: str = "") -> None:
@@ -475,7 +510,7 @@ class Lobby:
     def _new_code(self) -> str:
         while True:
             code = "".join(self._rng.choice(CODE_LETTERS) for _ in range(CODE_LEN))
-            if code not in self.matches and code not in self.rooms:
+            if code not in self.matches and code not in self.rooms and code not in self.hv.tables:
                 return code
 
     def _host(self, game: str, players: list[Player | None], bots: list[str | None], code: str = "") -> Hosted:
@@ -576,6 +611,8 @@ class Lobby:
         """Wait for the next player who wants ``game``; cancel the await to leave the queue."""
         if game not in GAMES:
             raise LobbyError(f"no game called {game!r}")
+        if game == HV:
+            return await self.hv.quick_match(player)
         self._abandon(player)
         queue = self.queues[game]
         while queue:
@@ -597,10 +634,15 @@ class Lobby:
                 queue.remove(entry)
                 self._changed()
 
-    def create_room(self, player: Player, game: str = "voltage") -> Room:
-        """A private room; ``await room.future`` gives the owner's handles when a friend joins."""
+    def create_room(self, player: Player, game: str = "voltage", size: int = 4) -> Room:
+        """A private room; ``await room.future`` gives the owner's handles when a friend joins
+        (High Voltage: when its ``size`` seats are taken, or :meth:`start_room` says so)."""
         if game not in GAMES:
             raise LobbyError(f"no game called {game!r}")
+        if game == HV:
+            table = self.hv.create_room(player, size)
+            future = asyncio.ensure_future(self.hv.wait(table, player))
+            return Room(table.code, player, game, future, table=table)
         self._abandon(player)
         code = self._new_code()
         room = Room(code, player, game, asyncio.get_running_loop().create_future())
@@ -608,17 +650,52 @@ class Lobby:
         self._set_status(player, "room", code)
         return room
 
+    def start_room(self, room: Room) -> None:
+        """Start a High Voltage room now: bots take the empty seats."""
+        if room.table is None or room.table.hosted is not None:
+            return
+        if self.hv.tables.get(room.code) is not room.table:
+            raise LobbyError(f"room {room.code} is closed")
+        self.hv.start(room.table)
+
+    def room_game(self, code: str) -> str | None:
+        """The game of the private room ``code`` still filling (None: no such room)."""
+        code = code.strip().upper()
+        if code in self.rooms:
+            return self.rooms[code].game
+        table = self.hv.tables.get(code)
+        if table is not None and table.private and table.hosted is None:
+            return HV
+        return None
+
     def close_room(self, room: Room) -> None:
+        if room.table is not None:
+            if room.table.hosted is None:
+                self.hv.leave(room.owner)
+                if not room.future.done():
+                    room.future.cancel()
+                self._set_status(room.owner, "lobby")
+            return
         if self.rooms.get(room.code) is room:
             del self.rooms[room.code]
             if not room.future.done():
                 room.future.cancel()
             self._set_status(room.owner, "lobby")
 
+    async def join(self, player: Player, code: str) -> list[SeatHandle]:
+        """Join the private room ``code`` of either game: a Voltage room starts at once, a
+        High Voltage one when it is full or its owner starts it (cancel to get up)."""
+        if self.room_game(code) == HV:
+            return await self.hv.join_room(player, code)
+        return self.join_room(player, code)
+
     def join_room(self, player: Player, code: str) -> list[SeatHandle]:
+        """Join the Voltage room ``code`` (it starts at once); see :meth:`join`."""
         code = code.strip().upper()
         room = self.rooms.get(code)
         if room is None:
+            if self.room_game(code) == HV:
+                raise LobbyError(f"{code} is a High Voltage room: join it with Lobby.join")
             raise LobbyError(f"no room {code}")
         if room.owner is player:
             raise LobbyError("that is your own room: give the code to a friend")
@@ -631,6 +708,10 @@ class Lobby:
         return [h.match.handle(1)]
 
     def play_bot(self, player: Player, bot: str, game: str = "voltage") -> list[SeatHandle]:
+        """``player`` against a bot at once (High Voltage: ``bot`` lists 1 to 3 levels,
+        ``"medium,fast"``)."""
+        if game == HV:
+            return self.hv.play_bots(player, bot)
         self._abandon(player)
         if bot not in known_bots():
             raise LobbyError(f"no bot {bot!r}")
@@ -642,7 +723,7 @@ class Lobby:
         code = code.strip().upper()
         h = self.matches.get(code)
         if h is None or not h.running:
-            if code in self.rooms:
+            if self.room_game(code) is not None:
                 raise LobbyError(f"{code} has not started yet")
             raise LobbyError(f"no match {code}")
         self._abandon(player)
@@ -713,6 +794,8 @@ class Lobby:
 
     async def rematch(self, player: Player, handles: list[SeatHandle]) -> list[SeatHandle] | None:
         """A new match with the same opponent once both ask; None if they go away."""
+        if handles and getattr(handles[0], "game", "voltage") == HV:
+            return await self.hv.rematch(player, handles)
         h = self.hosted_of(handles)
         if h is None or h.running or handles[0].seat is None:
             return None
