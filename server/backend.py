@@ -106,6 +106,20 @@ class SSHBackend:
         if self.room is not None:
             self.lobby.start_room(self.room)
 
+    @property
+    def hv_bot_levels(self) -> tuple[str, ...]:
+        """High Voltage's bot levels, slowest first."""
+        from engine.hv_bots import HV_BOT_NAMES
+
+        return tuple(HV_BOT_NAMES)
+
+    def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
+        """Who sits at the High Voltage room ``code`` so far and its seats (None: gone)."""
+        table = self.lobby.hv.tables.get(code.strip().upper())
+        if table is None or table.hosted is not None:
+            return None
+        return table.names, table.size
+
     def room_game(self, code: str) -> str | None:
         """The game of the private room ``code`` (None: no room by that code)."""
         return self.lobby.room_game(code)

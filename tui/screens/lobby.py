@@ -20,16 +20,21 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+HV = "high-voltage"
+HV_MIN, HV_MAX = 2, 4  # seats at a High Voltage table
+
 
 class Menu(Static, can_focus=True):
-    """A light list of choices: up/down move, Enter or a click chooses.
+    """A light list of choices: up/down move, Enter or a click chooses, left/right
+    adjust (a choice with a setting, e.g. seats).  An item whose id starts with
+    ``-`` is a heading: shown, never chosen.
 
     (Textual's OptionList does this too, at several times the cost of a first
     frame; on a server every session pays for its lobby.)
     """
 
     DEFAULT_CSS = """
-    Menu { height: 1fr; padding: 0 1; }
+    Menu { height: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     Menu:focus { border: round $accent-lighten-2; }
     """
 
@@ -39,7 +44,22 @@ class Menu(Static, can_focus=True):
         Binding("home", "move(-1000)", show=False),
         Binding("end", "move(1000)", show=False),
         Binding("enter", "choose", show=False),
+        Binding("left", "adjust(-1)", show=False),
+        Binding("right", "adjust(1)", show=False),
     ]
+
+    class Adjusted(Message):
+        """Left/right on an item: change its setting by ``delta``."""
+
+        def __init__(self, menu: Menu, item: str, delta: int) -> None:
+            super().__init__()
+            self.menu = menu
+            self.item = item
+            self.delta = delta
+
+        @property
+        def control(self) -> Menu:
+            return self.menu
 
     class Chosen(Message):
         def __init__(self, menu: Menu, item: str) -> None:
@@ -60,22 +80,41 @@ class Menu(Static, can_focus=True):
     def on_mount(self) -> None:
         self._draw()
 
+    @staticmethod
+    def heading(item: str) -> bool:
+        return item.startswith("-")
+
+    def _selectable(self) -> list[int]:
+        return [n for n, (item, _l) in enumerate(self.items) if not self.heading(item)]
+
     def set_items(self, items: list[tuple[str, Text]]) -> None:
         current = self.items[self.index][0] if self.items else None
         self.items = list(items)
         ids = [i for i, _ in self.items]
         self.index = ids.index(current) if current in ids else min(self.index, max(0, len(ids) - 1))
+        self._settle(1)
         self._draw()
+
+    def _settle(self, direction: int) -> None:
+        """Off a heading: to the nearest choice in ``direction`` (else the other way)."""
+        ok = self._selectable()
+        if not ok or self.index in ok:
+            return
+        ahead = [n for n in ok if (n - self.index) * direction > 0]
+        self.index = min(ahead, key=lambda n: abs(n - self.index)) if ahead else min(
+            ok, key=lambda n: abs(n - self.index))
 
     def _draw(self) -> None:
         if not self.items:
             self.update(Text(self.empty_text, style="dim"))
             return
         out = Text(no_wrap=True, overflow="ellipsis")
-        for n, (_item, label) in enumerate(self.items):
+        for n, (item, label) in enumerate(self.items):
             if n:
                 out.append("\n")
-            if n == self.index:
+            if self.heading(item):
+                out.append_text(label)
+            elif n == self.index:
                 out.append("> ", style="bold")
                 chosen = label.copy()
                 chosen.stylize("bold reverse" if self.has_focus else "bold")
@@ -89,17 +128,23 @@ class Menu(Static, can_focus=True):
         self._draw()
 
     def action_move(self, delta: int) -> None:
-        if self.items:
-            self.index = max(0, min(len(self.items) - 1, self.index + delta))
+        ok = self._selectable()
+        if ok:
+            pos = ok.index(self.index) if self.index in ok else 0
+            self.index = ok[max(0, min(len(ok) - 1, pos + delta))]
             self._draw()
 
+    def action_adjust(self, delta: int) -> None:
+        if self.items and not self.heading(self.items[self.index][0]):
+            self.post_message(self.Adjusted(self, self.items[self.index][0], delta))
+
     def action_choose(self) -> None:
-        if self.items:
+        if self.items and not self.heading(self.items[self.index][0]):
             self.post_message(self.Chosen(self, self.items[self.index][0]))
 
     def on_click(self, event: events.Click) -> None:
         line = event.y - self.gutter.top + self.scroll_offset.y
-        if 0 <= line < len(self.items):
+        if 0 <= line < len(self.items) and not self.heading(self.items[line][0]):
             self.index = line
             self._draw()
             self.action_choose()
@@ -128,6 +173,7 @@ class LobbyScreen(Screen):
         Binding("w", "focus_matches", "Watch", show=False),
         Binding("h", "focus_history", "Your matches", show=False),
         Binding("l", "leaderboard", "Leaderboard", show=False),
+        Binding("s", "start_room", "Start now with bots", show=False),
     ]
 
     def __init__(self, backend: Any) -> None:
@@ -135,8 +181,14 @@ class LobbyScreen(Screen):
         self.backend = backend
         self._unsubscribe = None
         self._waiting_since: float | None = None
-        self._mode = ""  # "" | "queue" | "room" | "code:join" | "code:watch"
+        # "" | "queue" | "room" | "joined" (at a friend's High Voltage room) | "code:join" | "code:watch"
+        self._mode = ""
         self._ticker = None
+        self._queue_game = "voltage"
+        self._room_obj: Any = None  # the room this screen's player owns
+        self._joined = ""  # the code of the High Voltage room joined
+        self._hv_size = HV_MAX  # seats of a new High Voltage room
+        self._hv_lineup = 0  # which of hv_lineups() the bots choice shows
 
     # -- layout ----------------------------------------------------------------
 
@@ -154,19 +206,59 @@ class LobbyScreen(Screen):
                 yield Menu(id="history")
         yield Static("", id="status")
 
+    @property
+    def has_hv(self) -> bool:
+        return HV in self.backend.games and hasattr(self.backend, "room_game")
+
+    def hv_lineups(self) -> list[tuple[str, ...]]:
+        """The bot line-ups offered for High Voltage: two mixed, then 1-3 of one level."""
+        levels = tuple(getattr(self.backend, "hv_bot_levels", ("slow", "medium", "fast")))
+        mixed = [tuple(x for x in ("medium", "fast") if x in levels), levels]
+        out = [m for m in mixed if m]
+        out += [(level,) * n for n in (1, 2, 3) for level in levels]
+        return list(dict.fromkeys(out))
+
+    @staticmethod
+    def lineup_text(lineup: tuple[str, ...]) -> str:
+        if len(lineup) > 1 and len(set(lineup)) == 1:
+            return f"{len(lineup)} {lineup[0]}"
+        return ", ".join(lineup)
+
     def _choices(self) -> list[tuple[str, Text]]:
+        title = self.backend.game_titles.get
         opts: list[tuple[str, Text]] = []
-        for game in self.backend.games:
-            title = self.backend.game_titles.get(game, game)
-            opts.append((f"quick:{game}", Text(f"Quick match: {title}")))
-        opts.append(("room", Text("Private room: create a code for a friend")))
+        opts.append(("quick:voltage", Text(f"Quick match: {title('voltage', 'Voltage')}")))
+        opts.append(("room", Text(f"Private room: {title('voltage', 'Voltage')}")))
         opts.append(("join", Text("Join a friend's room (code)")))
         for label, bot in self.backend.strengths():
             opts.append((f"bot:{bot}", Text(f"Play a bot: {label}")))
+        if self.has_hv:
+            hv = title(HV, "High Voltage")
+            opts.append(("-hv", Text(f"{hv}: 2-4 players, real time", style="bold")))
+            opts.append((f"quick:{HV}", Text(f"Quick match: {hv}")))
+            room = Text(f"Private room for {self._hv_size}")
+            room.append("  ←→ seats", style="dim")
+            opts.append(("hvroom", room))
+            lineups = self.hv_lineups()
+            lineup = lineups[self._hv_lineup % len(lineups)]
+            bots = Text(f"Play bots: {self.lineup_text(lineup)}")
+            bots.append("  ←→", style="dim")
+            opts.append(("hvbots", bots))
+            opts.append(("-rest", Text("")))
         opts.append(("watch", Text("Watch a match (code)")))
         if hasattr(self.backend, "leaderboard"):
             opts.append(("leaderboard", Text("Leaderboard")))
         return opts
+
+    @on(Menu.Adjusted, "#choices")
+    def _adjusted(self, event: Menu.Adjusted) -> None:
+        if event.item == "hvroom":
+            self._hv_size = max(HV_MIN, min(HV_MAX, self._hv_size + event.delta))
+        elif event.item == "hvbots":
+            self._hv_lineup = (self._hv_lineup + event.delta) % len(self.hv_lineups())
+        else:
+            return
+        self.query_one("#choices", Menu).set_items(self._choices())
 
     def on_mount(self) -> None:
         self.query_one("#players", Static).border_title = "Online"
@@ -277,8 +369,7 @@ class LobbyScreen(Screen):
                 (
                     f"match:{m.code}",
                     Text(
-                        f"{m.code}  {self.backend.game_titles.get(m.game, m.game)}: "
-                        f"{' v '.join(m.names)}  {'-'.join(map(str, m.scores))}"
+                        f"{m.code}  {self._describe(m)}"
                         + (f"  ({m.spectators} watching)" if m.spectators else "")
                     ),
                 )
@@ -286,6 +377,15 @@ class LobbyScreen(Screen):
             ]
         )
         matches.border_title = f"Matches ({len(snap.matches)}; Enter: watch)"
+        if self._mode in ("room", "joined"):
+            self._room_status()
+
+    def _describe(self, m: Any) -> str:
+        describe = getattr(m, "describe", None)
+        if describe is not None:
+            return describe()
+        return (f"{self.backend.game_titles.get(m.game, m.game)}: "
+                f"{' v '.join(m.names)}  {'-'.join(map(str, m.scores))}")
 
     # -- status ----------------------------------------------------------------
 
@@ -338,7 +438,17 @@ class LobbyScreen(Screen):
         if self._waiting_since is None:
             return
         waited = int(time.monotonic() - self._waiting_since)
-        text = f"Waiting for an opponent... {waited // 60}:{waited % 60:02d}   Esc: leave the queue"
+        clock = f"{waited // 60}:{waited % 60:02d}"
+        if self._queue_game == HV:
+            n = self.backend.snapshot().waiting.get(HV, 0)
+            text = (f"High Voltage: {n} at the table, waiting for more... {clock}   Esc: leave\n"
+                    "Four start at once; two or three start a little after the second sits down.")
+            if waited >= self.backend.bot_offer_after and n <= 1:
+                lineup = self.lineup_text(self.hv_lineups()[0])
+                text += f"\nNo one yet: press b to play bots ({lineup}) instead, or keep waiting."
+            self._status(text)
+            return
+        text = f"Waiting for an opponent... {clock}   Esc: leave the queue"
         if waited >= self.backend.bot_offer_after:
             label = self._offer_bot()[0]
             text += f"\nNo one yet: press b to play a bot ({label}) instead, or keep waiting."
@@ -360,13 +470,19 @@ class LobbyScreen(Screen):
             return
         choice = event.item
         self._error("")
-        if self._mode in ("queue", "room"):
+        if self._mode in ("queue", "room", "joined"):
             self.action_cancel()
         if choice.startswith("quick:"):
+            self._queue_game = choice.split(":", 1)[1]
             self._set_mode("queue")
-            self._quick(choice.split(":", 1)[1])
+            self._quick(self._queue_game)
         elif choice == "room":
             self._room()
+        elif choice == "hvroom":
+            self._room(HV, self._hv_size)
+        elif choice == "hvbots":
+            lineups = self.hv_lineups()
+            self._play_bot(",".join(lineups[self._hv_lineup % len(lineups)]), HV)
         elif choice == "join":
             self._set_mode("code:join")
             self._status("Type the room code, then Enter (Esc: cancel).")
@@ -383,7 +499,7 @@ class LobbyScreen(Screen):
         if not self.backend.named:
             return
         if event.item.startswith("match:"):
-            if self._mode in ("queue", "room"):
+            if self._mode in ("queue", "room", "joined"):
                 self.action_cancel()
             self._use_code("watch", event.item.split(":", 1)[1])
 
@@ -397,7 +513,7 @@ class LobbyScreen(Screen):
         except Exception as e:  # a ReplayError says why (e.g. a game that does not replay yet)
             self._error(str(e))
             return
-        if self._mode in ("queue", "room"):
+        if self._mode in ("queue", "room", "joined"):
             self.action_cancel()
         self._error("")
         self.app.push_screen(screen)
@@ -422,6 +538,9 @@ class LobbyScreen(Screen):
         self._use_code(verb, event.value)
 
     def _use_code(self, verb: str, code: str) -> None:
+        if verb == "join" and self.has_hv and self.backend.room_game(code) == HV:
+            self._join_hv(code.strip().upper())
+            return
         try:
             handles = self.backend.join_room(code) if verb == "join" else self.backend.watch(code)
         except ValueError as e:
@@ -429,9 +548,9 @@ class LobbyScreen(Screen):
             return
         self._open_match(handles)
 
-    def _play_bot(self, bot: str) -> None:
+    def _play_bot(self, bot: str, game: str = "voltage") -> None:
         try:
-            handles = self.backend.play_bot(bot)
+            handles = self.backend.play_bot(bot, game) if game != "voltage" else self.backend.play_bot(bot)
         except ValueError as e:
             self._error(str(e))
             return
@@ -449,23 +568,81 @@ class LobbyScreen(Screen):
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
-    async def _room(self) -> None:
+    async def _join_hv(self, code: str) -> None:
+        """Sit at a friend's High Voltage room; it starts when full or when its owner says."""
+        self._joined = code
+        self._set_mode("joined")
+        self._room_status()
         try:
-            room = self.backend.create_room()
+            handles = await self.backend.join(code)
+        except ValueError as e:
+            self._set_mode("")
+            self._error(str(e))
+            return
+        except asyncio.CancelledError:
+            if self._mode != "joined":
+                raise  # this screen left the room
+            # the room went away under us: its owner closed it
+            self._set_mode("")
+            self._error(f"Room {code} was closed by its owner.")
+            return
+        self._set_mode("")
+        self._open_match(handles)
+
+    @work(exclusive=True, group="lobby-wait")
+    async def _room(self, game: str = "voltage", size: int = 2) -> None:
+        try:
+            room = self.backend.create_room(game, size) if game != "voltage" else self.backend.create_room()
         except ValueError as e:
             self._error(str(e))
             return
+        self._room_obj = room
         self._set_mode("room")
-        self._status(
-            f"Room {room.code}: your friend picks 'Join a friend's room' and types {room.code},\n"
-            f"or connects with: ssh -t HOST join {room.code}    Esc: close the room"
-        )
+        self._room_status()
         try:
             handles = await room.future
         except asyncio.CancelledError:
             return
+        self._room_obj = None
         self._set_mode("")
         self._open_match(handles)
+
+    def _room_status(self) -> None:
+        """The room being filled: its code, who sits there, what the keys do."""
+        if self._mode == "joined":
+            seated = self.backend.seated(self._joined)
+            if seated is None:
+                return
+            names, size = seated
+            self._status(
+                f"Room {self._joined} (High Voltage): {len(names)} of {size} seated: {', '.join(names)}\n"
+                "It starts when full, or when its owner starts it.    Esc: leave the room"
+            )
+            return
+        room = self._room_obj
+        if self._mode != "room" or room is None:
+            return
+        if room.game != HV:
+            self._status(
+                f"Room {room.code}: your friend picks 'Join a friend's room' and types {room.code},\n"
+                f"or connects with: ssh -t HOST join {room.code}    Esc: close the room"
+            )
+            return
+        names = room.names
+        self._status(
+            f"Room {room.code} (High Voltage): {len(names)} of {room.size} seated: {', '.join(names)}\n"
+            f"Friends pick 'Join a friend's room', type {room.code}; or ssh -t HOST join {room.code}\n"
+            "s: start now (bots take the empty seats)    Esc: close the room"
+        )
+
+    def action_start_room(self) -> None:
+        room = self._room_obj
+        if self._mode != "room" or room is None or room.game != HV or isinstance(self.focused, Input):
+            return
+        try:
+            self.backend.start_room()
+        except ValueError as e:
+            self._error(str(e))
 
     def action_cancel(self) -> None:
         if self._mode == "queue":
@@ -474,6 +651,11 @@ class LobbyScreen(Screen):
         elif self._mode == "room":
             self.workers.cancel_group(self, "lobby-wait")
             self.backend.close_room()
+            self._room_obj = None
+        elif self._mode == "joined":
+            self._mode = ""
+            self.workers.cancel_group(self, "lobby-wait")
+            self.backend.enter_lobby()
         elif self._mode.startswith("code:"):
             self.query_one("#choices", Menu).focus()
         self._set_mode("")
@@ -483,9 +665,10 @@ class LobbyScreen(Screen):
             return
         if time.monotonic() - self._waiting_since < self.backend.bot_offer_after:
             return
-        bot = self._offer_bot()[1]
+        game = self._queue_game
+        bot = self._offer_bot()[1] if game == "voltage" else ",".join(self.hv_lineups()[0])
         self.action_cancel()
-        self._play_bot(bot)
+        self._play_bot(bot, game)
 
     def action_focus_matches(self) -> None:
         if isinstance(self.focused, Input):
