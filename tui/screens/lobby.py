@@ -268,7 +268,7 @@ class LobbyScreen(Screen):
         history.border_title = "Your matches (h; Enter: replay)"
         history.empty_text = (
             "none finished yet" if getattr(self.backend, "identity", None)
-            else "log in with an SSH key to keep your matches and a rating"
+            else "log in with an SSH key to keep\nyour matches and a rating"
         )
         self.query_one("#choices", Menu).border_title = "Play"
         self.query_one("#choices", Menu).focus()
