@@ -209,7 +209,7 @@ class ArenaSummary:
     def lines(self) -> list[str]:
         deals = (self.matches + 1) // 2
         out = [
-            f"{self.matches} matches of Voltage: {deals} deals, each played from both seats "
+            f"{self.matches} matches of Voltage: {deals} deal{'s' if deals != 1 else ''}, each played from both seats "
             f"({self.workers} worker{'s' if self.workers != 1 else ''})"
         ]
         for i, name in enumerate(self.players):

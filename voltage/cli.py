@@ -8,9 +8,14 @@ import sys
 
 
 def _arena(args: argparse.Namespace) -> int:
-    from engine.arena import run_arena
+    if args.game == "high-voltage":
+        from engine.hv_arena import main_arena
 
-    players = tuple(p.strip() for p in args.players.split(","))
+        return main_arena((args.players or "").split(","), args.games, args.seed, args.json)
+
+    from engine.arena import default_workers, run_arena
+
+    players = tuple(p.strip() for p in (args.players or "random,random").split(","))
     if len(players) != 2:
         print("voltage arena: --players takes two bot names, e.g. random,random", file=sys.stderr)
         return 2
@@ -19,8 +24,17 @@ def _arena(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(r.as_json()), flush=False)
 
+    workers = args.workers if args.workers is not None else default_workers()
     try:
-        summary = run_arena(players, args.games, args.seed, on_result=emit)
+        summary = run_arena(
+            players,
+            args.games,
+            args.seed,
+            on_result=emit,
+            workers=workers,
+            iterations=args.iterations,
+            time_budget=args.think_ms / 1000 if args.think_ms is not None else None,
+        )
     except ValueError as e:
         print(f"voltage arena: {e}", file=sys.stderr)
         return 2
@@ -85,10 +99,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     a = sub.add_parser("arena", help="play headless bot-versus-bot matches and print the results")
-    a.add_argument("--game", choices=["voltage"], default="voltage")
-    a.add_argument("--players", default="random,random", help="two bot names, comma-separated")
-    a.add_argument("--games", type=int, default=100)
-    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--game", choices=["voltage", "high-voltage"], default="voltage")
+    a.add_argument(
+        "--players",
+        default=None,
+        help="two bots, comma-separated: random, greedy, ismcts, easy, medium, hard, expert; "
+        "a search bot may carry its own iterations, e.g. ismcts:2000 (default random,random). "
+        "High Voltage: two to four of slow, medium, fast (default medium,fast)",
+    )
+    a.add_argument("--games", type=int, default=100, help="matches to play (each deal twice, seats swapped)")
+    a.add_argument("--seed", type=int, default=0, help="the first deal's seed")
+    a.add_argument("--workers", type=int, default=None, help="processes to play in (default: one per core)")
+    a.add_argument("--iterations", type=int, default=None, help="search budget per move, in iterations")
+    a.add_argument("--think-ms", type=float, default=None, help="search budget per move, in milliseconds")
     a.add_argument("--json", action="store_true", help="one JSON line per match, then a summary line")
     a.set_defaults(func=_arena)
 
