@@ -340,7 +340,8 @@ class MatchScreen(SizedScreen):
                 keys = {i: C.HAND_KEYS[i] for i in C.playable_slots(view)}
             cursor_slot = cur.slot if cur is not None else None
             hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot)
-        flag_classes(hand, {"-my-turn": view.my_turn and not self.concealed})
+        # only the hand's own background: its cards' rules do not select on it
+        flag_classes(hand, {"-my-turn": view.my_turn and not self.concealed}, descendants=False)
 
         buttons: list[tuple[str, str]] = []
         for o in step.buttons:

@@ -275,7 +275,8 @@ class TerminalView(Vertical):
 
     def mark(self, *, flash: bool, first: bool) -> None:
         """Classes for the moment: ``-active`` (a choice here), ``-flash`` (a flip or a set), ``-first``."""
-        flag_classes(self, {"-active": self._active, "-flash": flash, "-first": first})
+        # no rule of a side or a block selects on these: restyle the frame alone
+        flag_classes(self, {"-active": self._active, "-flash": flash, "-first": first}, descendants=False)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()

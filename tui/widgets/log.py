@@ -122,8 +122,20 @@ class MatchLog(ScrollView, can_focus=False):
             self._shifted.clear()
         self._rows = rows
         self._width = width
-        self.virtual_size = Size(width, len(rows))
-        self.refresh()
+        size = Size(width, len(rows))
+        if size == self.virtual_size:
+            self.refresh()
+            return
+        show_bar = len(rows) > self.container_size.height
+        if self.is_mounted and self.container_size and show_bar == self.show_vertical_scrollbar:
+            # The scroll bar stays (or stays away): no relayout of the screen, only
+            # the bar's proportions and this widget's lines.
+            self.set_reactive(ScrollView.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        else:
+            self.virtual_size = size
+            self.refresh()
 
     def on_resize(self) -> None:
         self._relayout()
