@@ -137,6 +137,8 @@ class MatchScreen(SizedScreen):
             "prompt": self.query_one(PromptBar),
         }
         self._unsubscribe.append(self.handles[0].subscribe(self._match_updated))
+        # The notice may have changed between __init__ and subscribing (a reconnect).
+        self.notice = getattr(self.viewer, "notice", "") or ""
         if self.hotseat:
             self._seat_viewer(self.handles[0].view().to_move)
         self.refresh_match(first=True)
