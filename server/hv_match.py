@@ -37,7 +37,6 @@ Real time, decided here:
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import random
 import time
@@ -48,7 +47,7 @@ from engine import highvoltage as H
 from engine.errors import IllegalActionError
 from engine.hv_bots import HV_BOT_NAMES, make_hv_bot
 
-from .match import Seat, SeatHandle
+from .match import Seat, SeatHandle, in_context
 
 log = logging.getLogger(__name__)
 
@@ -75,21 +74,6 @@ class HVUpdate:
 
 
 Callback = Callable[[HVUpdate], None]
-
-
-def _in_context(callback: Callback) -> Callback:
-    """Run ``callback`` in the context it subscribed from (its own app's; see server.match)."""
-    ctx = contextvars.copy_context()
-
-    def call(update: HVUpdate) -> None:
-        try:
-            ctx.run(callback, update)
-        except RuntimeError as e:  # already inside that context (a nested update)
-            if "cannot enter context" not in str(e):
-                raise
-            callback(update)
-
-    return call
 
 
 def bot_level(name: str | None) -> str:
@@ -231,7 +215,7 @@ class HVMatch:
     # -- subscriptions -------------------------------------------------------
 
     def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
-        callback = _in_context(callback)
+        callback = in_context(callback)
         entry = (seat, callback)
         self._subs.append(entry)
 

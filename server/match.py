@@ -20,7 +20,7 @@ import random
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from engine import voltage as V
 from engine.errors import IllegalActionError
@@ -64,10 +64,13 @@ class Update:
 Callback = Callable[[Update], None]
 
 
-def _in_context(callback: Callback) -> Callback:
+def in_context(callback: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Wrap ``callback`` to run in the context it subscribed from (its own app's):
+    Textual keeps "the current app" in a context variable, and an update caused by
+    one player's session must not run in that session's context on another's screen."""
     ctx = contextvars.copy_context()
 
-    def call(update: Update) -> None:
+    def call(update: Any) -> None:
         try:
             ctx.run(callback, update)
         except RuntimeError as e:  # already inside that context (a nested update)
@@ -153,7 +156,7 @@ class Match:
         # Each screen's callback runs in the context it subscribed from: on a server,
         # many apps share one loop, and Textual finds "the current app" through a
         # context variable, so an update must not run in the submitting player's context.
-        callback = _in_context(callback)
+        callback = in_context(callback)
         entry = (seat, callback)
         self._subs.append(entry)
 
