@@ -14,8 +14,8 @@ from tui import choices as C
 from tui.app import VoltageApp, make_app
 from tui.screens.match import MatchScreen
 from tui.screens.results import ResultsScreen
-from tui.widgets.board import BlockView, SideView
-from tui.widgets.card import HandCard
+from tui.widgets.board import Board
+from tui.widgets.hand import HandView
 from tui.widgets.piles import DrawPile
 
 
@@ -102,26 +102,22 @@ async def play_by_keys(pilot: Any, screen: MatchScreen, action: V.Action, rng: r
 async def play_by_clicks(pilot: Any, screen: MatchScreen, action: V.Action) -> None:
     view = screen.view
     me = C.me_of(view)
-    board = screen.query_one("#board")
+    board = screen.query_one(Board)
     if isinstance(action, (V.Draw, V.Pass)):
         await pilot.click(screen.query_one(DrawPile), offset=(2, 1))
     elif isinstance(action, V.Flip):
-        block = board.query(BlockView)[action.terminal]
-        await pilot.click(block, offset=(block.size.width // 2, 2))
+        await pilot.click(board, offset=board.point_of(action.terminal, "block"))
     elif isinstance(action, V.Play):
-        card = screen.query(HandCard)[_slot(view, action.card)]
-        await pilot.click(card, offset=(3, 1))
+        hand = screen.query_one(HandView)
+        await pilot.click(hand, offset=hand.point_of(_slot(view, action.card)))
         await pilot.pause()
         assert screen.sel.card == action.card, screen.step
         position = "top" if action.side != me else "bottom"
-        side = next(s for s in board.query(SideView) if s.terminal == action.terminal and s.position == position)
         if action.target is not None:
             index = view.board[action.terminal][action.side].index(action.target)
-            row = side.row_of(index)
-            assert row is not None
-            await pilot.click(side, offset=(side.size.width // 2, row))
+            await pilot.click(board, offset=board.point_of(action.terminal, position, index))
         else:
-            await pilot.click(side, offset=(1, side.size.height // 2 if position == "top" else 0))
+            await pilot.click(board, offset=board.point_of(action.terminal, position))
     await pilot.pause()
 
 

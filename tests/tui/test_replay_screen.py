@@ -45,7 +45,7 @@ def stored(tmp_path_factory):
 def shown_board(screen: ReplayScreen) -> list[tuple[tuple, tuple]]:
     """(top cards, bottom cards) of each terminal as the board widgets hold them."""
     board = screen.query_one(Board)
-    return [(t.top.state.cards, t.bottom.state.cards) for t in board.terminals]
+    return [(t.top.cards, t.bottom.cards) for t in board.states]
 
 
 def expected_board(view: V.VoltageView) -> list[tuple[tuple, tuple]]:
@@ -54,11 +54,11 @@ def expected_board(view: V.VoltageView) -> list[tuple[tuple, tuple]]:
 
 
 def hand_shown(screen: ReplayScreen) -> tuple:
-    return tuple(c.card for c in screen.query_one(HandView).cards if c.card is not None)
+    return screen.query_one(HandView).faces
 
 
 def backs_shown(screen: ReplayScreen) -> int:
-    return sum(1 for c in screen.query_one(HandView).cards if c.is_back)
+    return screen.query_one(HandView).backs
 
 
 def agrees(screen: ReplayScreen, replay: Replay, step: int) -> None:

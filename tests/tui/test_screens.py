@@ -27,7 +27,8 @@ from tui.screens.pass_keyboard import PassKeyboardScreen
 from tui.screens.results import ResultsScreen
 from tui.screens.rules import RulesScreen
 from tui.screens.start import StartScreen
-from tui.widgets.card import HandCard
+from tui.widgets.board import Board
+from tui.widgets.hand import HandView
 
 
 def two_humans(seed: int, names=("Ann", "Bob")) -> Match:
@@ -115,11 +116,11 @@ async def test_hot_seat_hides_each_hand_until_its_owner_takes_the_keyboard():
         assert ("Ann" if first == 0 else "Bob") in screen_text(app)
         ms = match_screen(app)
         # behind the pass screen, the hand is only backs
-        assert all(c.card is None for c in ms.query(HandCard))
+        assert not ms.query_one(HandView).faces
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
         assert ms.viewer.seat == first
-        faces = [c.card for c in ms.query(HandCard) if c.card is not None]
+        faces = list(ms.query_one(HandView).faces)
         assert faces == list(m.view(first).hand)
         # a whole turn: draw two (flipping if a transformer comes), then the pass screen again
         await pilot.press("space")
@@ -128,12 +129,12 @@ async def test_hot_seat_hides_each_hand_until_its_owner_takes_the_keyboard():
             await pilot.press("g")
         await wait_until(pilot, lambda: isinstance(app.screen, PassKeyboardScreen))
         assert m.state.to_move == 1 - first
-        assert all(c.card is None for c in ms.query(HandCard))
+        assert not ms.query_one(HandView).faces
         assert ms.concealed
         await pilot.click(offset=(40, 10))
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
         assert ms.viewer.seat == 1 - first
-        faces = [c.card for c in ms.query(HandCard) if c.card is not None]
+        faces = list(ms.query_one(HandView).faces)
         assert faces == list(m.view(1 - first).hand)
 
 
@@ -312,7 +313,7 @@ async def test_a_spectator_sees_board_scores_and_log_never_a_hand_and_cannot_pla
         await pilot.pause()
         screen = app.screen
         assert screen.step.kind == C.WATCH
-        assert all(c.card is None for c in screen.query(HandCard))
+        assert not screen.query_one(HandView).faces
         assert "Watching" in screen_text(app)
         mover = m.state.to_move
         await m.handle(mover).submit(V.DRAW)
@@ -360,7 +361,7 @@ async def test_a_flip_and_a_scored_set_are_visible_moments():
         await pilot.pause()
         text = screen_text(app)
         assert "★ Ann" in text and "↕ now" in text
-        assert screen.query_one("#terminal-2").has_class("-flash")
+        assert screen.query_one(Board).states[2].flash
 
 
 async def test_two_apps_share_nothing():

@@ -30,12 +30,11 @@ from engine.errors import IllegalActionError, RuleError
 
 from .. import choices as C
 from ..text import safe
-from ..widgets.board import Board, BlockView, SideState, SideView, TerminalState, TerminalView
+from ..widgets.board import Board, SideState, TerminalState
 from ..widgets.hand import HandView, OpponentHand
 from ..widgets.log import MatchLog
 from ..widgets.piles import DiscardPile, DrawPile
 from ..widgets.keybar import KeyBar
-from ..widgets.util import flag_classes
 from ..widgets.prompt import ActionButton, PromptBar
 from ..widgets.scores import TopBar
 from .base import SizedScreen, TooSmall
@@ -277,12 +276,13 @@ class MatchScreen(SizedScreen):
             flash=self._score_flash,
         )
 
-        board = w["board"]
         if view.seat is None:
             labels = (f"{safe(names[opp])}'s side", f"{safe(names[me])}'s side")
         else:
             labels = (f"{safe(names[opp])}'s side", "your side")
-        for t, tv in enumerate(board.terminals):
+        first_here = view.phase == "second" and view.my_turn
+        states = []
+        for t in range(4):
             top_cards, bottom_cards = view.board[t][opp], view.board[t][me]
             top = dict(cards=top_cards, total=sum(c.value for c in top_cards), label=labels[0])
             bottom = dict(cards=bottom_cards, total=sum(c.value for c in bottom_cards), label=labels[1])
@@ -308,7 +308,7 @@ class MatchScreen(SizedScreen):
                     side["cursor"] = is_cur
                     if step.kind == C.TERMINAL:
                         pick_key = o.key
-            tv.show(
+            states.append(
                 TerminalState(
                     top=SideState(**top),
                     bottom=SideState(**bottom),
@@ -318,9 +318,11 @@ class MatchScreen(SizedScreen):
                     flip_cursor=flip_cursor,
                     pick_key=pick_key,
                     note=self.notes.get(t, ""),
+                    flash=t in self.notes,
+                    first=first_here and t == view.first_terminal,
                 )
             )
-            tv.mark(flash=t in self.notes, first=t == view.first_terminal and view.phase == "second" and view.my_turn)
+        w["board"].show(tuple(states))
 
         w["opponent"].show(
             names[opp], view.hand_backs[opp], to_move=not view.over and view.to_move == opp
@@ -334,16 +336,15 @@ class MatchScreen(SizedScreen):
         w["discard"].show(view.discard_count, view.discard_top)
 
         hand = w["hand"]
+        my_turn = view.my_turn and not self.concealed
         if view.hand is None or self.concealed:
-            hand.show_backs(view.hand_backs[me])
+            hand.show_backs(view.hand_backs[me], my_turn=my_turn)
         else:
             keys: dict[int, str] = {}
             if step.kind == C.CARD:
                 keys = {i: C.HAND_KEYS[i] for i in C.playable_slots(view)}
             cursor_slot = cur.slot if cur is not None else None
-            hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot)
-        # only the hand's own background: its cards' rules do not select on it
-        flag_classes(hand, {"-my-turn": view.my_turn and not self.concealed}, descendants=False)
+            hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn)
 
         buttons: list[tuple[str, str]] = []
         for o in step.buttons:
@@ -530,8 +531,8 @@ class MatchScreen(SizedScreen):
 
     # -- mouse ---------------------------------------------------------------
 
-    @on(SideView.Clicked)
-    async def side_clicked(self, message: SideView.Clicked) -> None:
+    @on(Board.SideClicked)
+    async def side_clicked(self, message: Board.SideClicked) -> None:
         view, step = self.view, self.step
         t = message.terminal
         side = (1 - self.me) if message.position == "top" else self.me
@@ -566,12 +567,12 @@ class MatchScreen(SizedScreen):
                 return
         self._explain(C.explain_click(view, self.sel, t, side))
 
-    @on(BlockView.Clicked)
-    async def block_clicked(self, message: BlockView.Clicked) -> None:
+    @on(Board.BlockClicked)
+    async def block_clicked(self, message: Board.BlockClicked) -> None:
         await self._terminal_clicked(message.terminal)
 
-    @on(TerminalView.Clicked)
-    async def frame_clicked(self, message: TerminalView.Clicked) -> None:
+    @on(Board.FrameClicked)
+    async def frame_clicked(self, message: Board.FrameClicked) -> None:
         await self._terminal_clicked(message.terminal)
 
     async def _terminal_clicked(self, t: int) -> None:
@@ -584,7 +585,8 @@ class MatchScreen(SizedScreen):
                 return
         self._explain(C.explain_click(self.view, self.sel, t, None))
 
-    async def on_hand_card_clicked(self, message: Any) -> None:
+    @on(HandView.CardClicked)
+    async def hand_card_clicked(self, message: HandView.CardClicked) -> None:
         slot = message.slot
         if not self._playing():
             if self.view.seat is not None and not self.view.my_turn and not self.view.over:

@@ -1,26 +1,26 @@
 """The table: four terminals, each with the opponent's side above, the +/- block
 in the middle and the player's own side below.
 
-The widgets draw what the match screen hands them (:class:`TerminalState`) and
-post a message when clicked; they hold no game logic.
+One widget paints all four (see :mod:`.lines`): the match screen hands it a
+:class:`TerminalState` per terminal, it draws them and posts a message when a
+side, a block or a frame is clicked.  It holds no game logic.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual import events
-from textual.containers import Horizontal, Vertical
+from textual.geometry import Offset
 from textual.message import Message
-from textual.widget import Widget
 
 from engine.cards import COLOURS, Card
 
-from ..text import TERMINAL_FG, card_lines, sign, slot_lines
-from .util import flag_classes
+from ..text import CARD_BG, TERMINAL_FG, card_lines, sign, slot_lines
+from .lines import LineWidget, Palette, Row, box, centred, fit, with_background
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,9 @@ class SideState:
     cursor_index: int | None = None  # ... on this card
     label: str = ""  # whose side this is, shown faintly when there is room
 
+    def __hash__(self) -> int:
+        return hash((self.cards, self.total, self.dest_key, tuple(self.target_keys.items()), self.cursor, self.cursor_index, self.label))
+
 
 @dataclass(frozen=True)
 class TerminalState:
@@ -44,251 +47,255 @@ class TerminalState:
     flip_cursor: bool = False
     pick_key: str = ""  # non-empty: this terminal may be picked (a special's terminal)
     note: str = ""  # a passing note: "flipped", "scored: Alice"
-    top_name: str = ""
-    bottom_name: str = ""
+    flash: bool = False  # a flip or a set just happened here
+    first: bool = False  # the first card of this turn went here
+
+    @property
+    def active(self) -> bool:
+        """A choice is pending here (its frame is drawn heavy)."""
+        return bool(self.pick_key) or bool(self.flip_key)
 
 
 KEY_STYLE = Style(bold=True, reverse=True)
+BLOCK_HEIGHT = 5
 
 
 def key_label(key: str) -> str:
     return {"up": "↑", "down": "↓", "space": "space"}.get(key, key)
 
 
-class SideView(Widget):
-    """One seat's side of one terminal: its cards, one per line."""
+class Hit(NamedTuple):
+    """What a cell of the board is: a terminal's frame, block, or a side (and the card there)."""
+
+    terminal: int
+    part: str  # "frame", "block", "top" or "bottom"
+    index: int | None = None
+
+
+class Board(LineWidget):
+    """The four terminals side by side."""
 
     DEFAULT_CSS = """
-    SideView { height: 1fr; min-height: 1; }
+    Board { width: 1fr; height: 1fr; }
     """
 
-    class Clicked(Message):
+    class SideClicked(Message):
         def __init__(self, terminal: int, position: str, index: int | None) -> None:
             super().__init__()
             self.terminal = terminal
             self.position = position  # "top" or "bottom"
             self.index = index  # the card clicked, if a card was
 
-    def __init__(self, terminal: int, position: str) -> None:
-        super().__init__(classes=f"-{position}")
-        self.terminal = terminal
-        self.position = position
-        self.state = SideState()
-        self._rows: list[int | None] = []  # rendered line -> card index
-
-    def show(self, state: SideState) -> None:
-        if state == self.state:
-            return
-        self.state = state
-        flag_classes(self, {"-dest": bool(state.dest_key) or bool(state.target_keys), "-cursor": state.cursor})
-        self.refresh()
-
-    def render(self) -> Text:
-        s = self.state
-        width, height = self.size.width, max(1, self.size.height)
-        keyed = bool(s.target_keys)
-        n = len(s.cards) + (1 if s.dest_key else 0)
-        # The largest cards that fit: 3 lines each with a gap, then 3, 2, 1.
-        card_h, gap = 1, 0
-        for h, g in ((3, 1), (3, 0), (2, 1), (2, 0)):
-            if n * h + (n - 1) * g <= height:
-                card_h, gap = h, g
-                break
-        card_w = max(6, min(width - (4 if keyed else 2), 14))
-        lines: list[tuple[Text, int | None]] = []
-        for i, card in enumerate(s.cards):
-            if lines and gap:
-                lines.append((Text(""), None))
-            key = s.target_keys.get(i)
-            block = card_lines(card, card_w, card_h)
-            for j, line in enumerate(block):
-                t = Text(no_wrap=True)
-                if keyed:
-                    if key and j == (len(block) - 1) // 2:
-                        mark = "▶" if s.cursor_index == i else " "
-                        t.append(f"{mark}{key_label(key)}", style=KEY_STYLE)
-                    else:
-                        t.append("  ")
-                t.append_text(line)
-                if keyed:
-                    t.append("  ")
-                lines.append((t, i))
-        if s.dest_key:
-            if lines and gap:
-                lines.append((Text(""), None))
-            mark = "▶" if s.cursor else ""
-            label = f"{mark}{key_label(s.dest_key)} here"
-            for row in slot_lines(label, card_w, card_h):
-                lines.append((Text(row, style=KEY_STYLE if card_h == 1 else "bold"), None))
-        if len(lines) > height:  # never drop a card silently: squeeze the placeholder first
-            lines = [x for x in lines if x[1] is not None][-height:]
-        # Fill the side to its full height: cards hug the block, the owner's label the far edge.
-        spare = height - len(lines)
-        label: list[tuple[Text, int | None]] = []
-        if s.label and spare >= 2:
-            text = s.label if len(s.label) <= width - 2 else ("their side" if self.position == "top" else "")
-            label = [(Text(text, style="dim italic"), None)]
-            spare -= 1
-        filler = [(Text(""), None)] * spare
-        if self.position == "top":
-            lines = label + filler + lines
-        else:
-            lines = lines + filler + label
-        self._rows = [i for _, i in lines]
-        out = Text(no_wrap=True)
-        for n, (t, _) in enumerate(lines):
-            if n:
-                out.append("\n")
-            out.append(" " * max(0, (width - t.cell_len) // 2))
-            out.append_text(t)
-        return out
-
-    def _first_row(self) -> int:
-        return 0  # render() fills the whole height
-
-    def row_of(self, index: int) -> int | None:
-        """The line (within this widget) where card ``index`` is drawn."""
-        for r, i in enumerate(self._rows):
-            if i == index:
-                return self._first_row() + r
-        return None
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        index: int | None = None
-        row = event.y - self._first_row()
-        if 0 <= row < len(self._rows):
-            index = self._rows[row]
-        self.post_message(self.Clicked(self.terminal, self.position, index))
-
-
-class BlockView(Widget):
-    """The +/- block of a terminal, with each side's total beside it."""
-
-    DEFAULT_CSS = """
-    BlockView { height: 5; }
-    """
-
-    class Clicked(Message):
+    class BlockClicked(Message):
         def __init__(self, terminal: int) -> None:
             super().__init__()
             self.terminal = terminal
 
-    def __init__(self, terminal: int) -> None:
-        super().__init__()
-        self.terminal = terminal
-        self.state = TerminalState()
-
-    def show(self, state: TerminalState) -> None:
-        if state == self.state:
-            return
-        self.state = state
-        flag_classes(self, {"-plus": state.plus, "-minus": not state.plus, "-flippable": bool(state.flip_key)})
-        self.refresh()
-
-    def render(self) -> Text:
-        s = self.state
-        w = max(7, self.size.width)
-        big = self.size.height >= 5
-        bw = max(5, min(w - 4, 11))
-        if bw % 2 == 0:
-            bw -= 1
-        half = bw // 2
-        block_style = (
-            Style(color="#000000", bgcolor="#f0f0f0", bold=True)
-            if s.plus
-            else Style(color="#ffffff", bgcolor="#3a3a3a", bold=True)
-        )
-
-        def centred(text: str, style: Style | str = "") -> Text:
-            left = max(0, (w - cell_len(text)) // 2)
-            t = Text(" " * left, no_wrap=True)
-            t.append(text, style=style)
-            return t
-
-        rows: list[Text] = []
-        note = s.note if len(s.note) <= w else s.note[: w - 1] + "…"
-        rows.append(centred(note, "bold reverse") if s.note else centred(f"Σ {s.top.total}", "bold"))
-        if big:
-            pad = " " * half
-            if s.plus:
-                glyph = [pad + "┃" + pad, "━" * half + "╋" + "━" * half, pad + "┃" + pad]
-            else:
-                glyph = [" " * bw, "━" * bw, " " * bw]
-            rows.extend(centred(g, block_style) for g in glyph)
-        else:
-            rows.append(centred(" " * (half - 1) + sign(s.plus) + " " * (half - 1), block_style))
-        if s.flip_key:
-            mark = "▶" if s.flip_cursor else " "
-            rows.append(centred(f"{mark}{key_label(s.flip_key)} flip ", KEY_STYLE))
-        else:
-            rows.append(centred(f"Σ {s.bottom.total}", "bold"))
-        return Text("\n", no_wrap=True).join(rows)
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.post_message(self.Clicked(self.terminal))
-
-
-class TerminalView(Vertical):
-    """One terminal: a bordered column, titled with its colour's letter and name and its count."""
-
-    class Clicked(Message):
-        """The frame (title or border) was clicked."""
+    class FrameClicked(Message):
+        """A terminal's frame (title or border) was clicked."""
 
         def __init__(self, terminal: int) -> None:
             super().__init__()
             self.terminal = terminal
-
-    def __init__(self, terminal: int) -> None:
-        super().__init__(classes=f"terminal t{terminal}", id=f"terminal-{terminal}")
-        self.terminal = terminal
-        self.top = SideView(terminal, "top")
-        self.block = BlockView(terminal)
-        self.bottom = SideView(terminal, "bottom")
-        self._titles: tuple[str, str] = ("", "")
-        self._active = False
-
-    def compose(self):
-        yield self.top
-        yield self.block
-        yield self.bottom
-
-    def on_mount(self) -> None:
-        self.styles.border_title_color = TERMINAL_FG[self.terminal]
-        self.show(TerminalState())
-
-    def show(self, state: TerminalState) -> None:
-        letter = "OGBP"[self.terminal]
-        name = COLOURS[self.terminal]
-        wide = self.size.width >= 18
-        title = f"{letter} {name}" + (f" {state.count}/5" if wide else "")
-        rule = f"{sign(state.plus)} {'high' if state.plus else 'low'} wins" if wide else f"{state.count}/5"
-        if (title, rule) != self._titles:
-            self._titles = (title, rule)
-            self.border_title = Text(title, style="bold")
-            self.border_subtitle = Text(rule, style="bold")
-        self._active = bool(state.pick_key) or bool(state.flip_key)
-        self.top.show(state.top)
-        self.block.show(state)
-        self.bottom.show(state.bottom)
-
-    def mark(self, *, flash: bool, first: bool) -> None:
-        """Classes for the moment: ``-active`` (a choice here), ``-flash`` (a flip or a set), ``-first``."""
-        # no rule of a side or a block selects on these: restyle the frame alone
-        flag_classes(self, {"-active": self._active, "-flash": flash, "-first": first}, descendants=False)
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.post_message(self.Clicked(self.terminal))
-
-
-class Board(Horizontal):
-    """The four terminals side by side."""
 
     def __init__(self) -> None:
         super().__init__(id="board")
-        self.terminals = [TerminalView(t) for t in range(4)]
+        self.states: tuple[TerminalState, ...] = tuple(TerminalState() for _ in range(4))
+        self._columns: dict[tuple, tuple[list[Row], list[Hit]]] = {}
+        self._hits: list[list[Hit]] = []  # per column x: the hit of each row
+        self._spans: list[tuple[int, int]] = []  # per terminal: [x0, x1)
 
-    def compose(self):
-        yield from self.terminals
+    def show(self, states: tuple[TerminalState, ...]) -> None:
+        if states == self.states:
+            return
+        self.states = states
+        self.repaint()
+
+    # -- painting ---------------------------------------------------------------
+
+    def paint(self, width: int, height: int) -> list[Row]:
+        pal = self.palette()
+        base, extra = divmod(width, 4)
+        widths = [base + (1 if t >= 4 - extra else 0) for t in range(4)]
+        columns = []
+        self._spans = []
+        self._hits = []
+        x = 0
+        for t in range(4):
+            key = (t, self.states[t], widths[t], height, pal.bg, pal.fg)
+            col = self._columns.get(key)
+            if col is None:
+                if len(self._columns) > 64:
+                    self._columns.clear()
+                col = _paint_terminal(t, self.states[t], widths[t], height, pal)
+                self._columns[key] = col
+            columns.append(col[0])
+            self._hits.append(col[1])
+            self._spans.append((x, x + widths[t]))
+            x += widths[t]
+        return [[seg for col in columns for seg in col[y]] for y in range(height)]
+
+    # -- the mouse --------------------------------------------------------------
+
+    def hit(self, x: int, y: int) -> Hit | None:
+        for t, (x0, x1) in enumerate(self._spans):
+            if x0 <= x < x1:
+                hits = self._hits[t]
+                return hits[y] if 0 <= y < len(hits) else None
+        return None
+
+    def point_of(self, terminal: int, part: str, index: int | None = None) -> Offset:
+        """Where to click for ``part`` of ``terminal`` (and card ``index`` of a side)."""
+        x0, x1 = self._spans[terminal]
+        for y, h in enumerate(self._hits[terminal]):
+            if h.part == part and (index is None or h.index == index):
+                return Offset((x0 + x1) // 2, y)
+        raise LookupError(f"no {part} {index} on terminal {terminal}")
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        h = self.hit(event.x, event.y)
+        if h is None:
+            return
+        if h.part in ("top", "bottom"):
+            self.post_message(self.SideClicked(h.terminal, h.part, h.index))
+        elif h.part == "block":
+            self.post_message(self.BlockClicked(h.terminal))
+        else:
+            self.post_message(self.FrameClicked(h.terminal))
+
+
+def _paint_terminal(t: int, s: TerminalState, width: int, height: int, pal: Palette) -> tuple[list[Row], list[Hit]]:
+    """One terminal as rows of ``width`` cells, and what each row is, for clicks."""
+    inner_w, inner_h = max(1, width - 2), max(1, height - 2)
+    bg = pal.mix(0.10) if s.flash else pal.mix(0.06) if s.first else None
+    under = bg or pal.bg
+    block_h = BLOCK_HEIGHT if inner_h >= BLOCK_HEIGHT + 2 else 3
+    top_h = max(1, (inner_h - block_h) // 2)
+    bottom_h = max(1, inner_h - block_h - top_h)
+
+    top_rows, top_idx = _paint_side(s.top, "top", inner_w, top_h, pal, under)
+    block_rows = _paint_block(s, inner_w, block_h, pal, under)
+    bottom_rows, bottom_idx = _paint_side(s.bottom, "bottom", inner_w, bottom_h, pal, under)
+    rows = top_rows + block_rows + bottom_rows
+    rows = [with_background(fit(r, inner_w), bg) for r in rows[:inner_h]]
+    while len(rows) < inner_h:
+        rows.append(with_background([Segment(" " * inner_w)], bg))
+
+    letter = "OGBP"[t]
+    wide = width >= 18
+    title = f"{letter} {COLOURS[t]}" + (f" {s.count}/5" if wide else "")
+    rule = f"{sign(s.plus)} {'high' if s.plus else 'low'} wins" if wide else f"{s.count}/5"
+    kind = "double" if s.flash else "heavy" if s.active else "round"
+    line = pal.style(CARD_BG[t], bg)
+    framed = box(
+        rows,
+        width,
+        kind=kind,
+        line=line,
+        title=[Segment(title, pal.style(TERMINAL_FG[t], bg, bold=True))],
+        subtitle=[Segment(rule, pal.style(pal.mix(0.6, under), bg, bold=True))],
+    )
+    hits = [Hit(t, "frame")]
+    hits += [Hit(t, "top", i) for i in top_idx]
+    hits += [Hit(t, "block")] * block_h
+    hits += [Hit(t, "bottom", i) for i in bottom_idx]
+    hits = hits[: 1 + inner_h]
+    while len(hits) < 1 + inner_h:
+        hits.append(Hit(t, "frame"))
+    hits.append(Hit(t, "frame"))
+    return framed[:height], hits[:height]
+
+
+def _paint_side(
+    s: SideState, position: str, width: int, height: int, pal: Palette, under
+) -> tuple[list[Row], list[int | None]]:
+    """One seat's side: its cards, hugging the block; its owner's label at the far edge."""
+    bg = pal.mix(0.16, under) if s.cursor else pal.mix(0.09, under) if (s.dest_key or s.target_keys) else None
+    keyed = bool(s.target_keys)
+    n = len(s.cards) + (1 if s.dest_key else 0)
+    # The largest cards that fit: 3 lines each with a gap, then 3, 2, 1.
+    card_h, gap = 1, 0
+    for h, g in ((3, 1), (3, 0), (2, 1), (2, 0)):
+        if n * h + (n - 1) * g <= height:
+            card_h, gap = h, g
+            break
+    card_w = max(6, min(width - (4 if keyed else 2), 14))
+    lines: list[tuple[Row, int | None]] = []
+    for i, card in enumerate(s.cards):
+        if lines and gap:
+            lines.append(([], None))
+        key = s.target_keys.get(i)
+        block = card_lines(card, card_w, card_h)
+        for j, text in enumerate(block):
+            row: Row = []
+            if keyed:
+                if key and j == (len(block) - 1) // 2:
+                    mark = "▶" if s.cursor_index == i else " "
+                    row.append(Segment(f"{mark}{key_label(key)}", KEY_STYLE))
+                else:
+                    row.append(Segment("  "))
+            row.append(Segment(text.plain, text.style if isinstance(text.style, Style) else None))
+            if keyed:
+                row.append(Segment("  "))
+            lines.append((row, i))
+    if s.dest_key:
+        if lines and gap:
+            lines.append(([], None))
+        mark = "▶" if s.cursor else ""
+        label = f"{mark}{key_label(s.dest_key)} here"
+        style = KEY_STYLE if card_h == 1 else pal.style(bold=True)
+        for text in slot_lines(label, card_w, card_h):
+            lines.append(([Segment(text, style)], None))
+    if len(lines) > height:  # never drop a card silently: squeeze the placeholder first
+        lines = [x for x in lines if x[1] is not None][-height:]
+    spare = height - len(lines)
+    label_rows: list[tuple[Row, int | None]] = []
+    if s.label and spare >= 2:
+        text = s.label if len(s.label) <= width - 2 else ("their side" if position == "top" else "")
+        label_rows = [([Segment(text, pal.style(italic=True, dim=True))], None)]
+        spare -= 1
+    filler: list[tuple[Row, int | None]] = [([], None)] * spare
+    if position == "top":
+        lines = label_rows + filler + lines
+    else:
+        lines = lines + filler + label_rows
+    rows: list[Row] = []
+    for row, _ in lines:
+        n = Segment.get_line_length(row)
+        left = max(0, (width - n) // 2)
+        rows.append(with_background(fit([Segment(" " * left), *row] if left else row, width), bg))
+    return rows, [i for _, i in lines]
+
+
+def _paint_block(s: TerminalState, w: int, height: int, pal: Palette, under) -> list[Row]:
+    """The +/- block, each side's total above and below it (or a passing note)."""
+    bg = pal.mix(0.09, under) if s.flip_key else None
+    bw = max(5, min(w - 4, 11))
+    if bw % 2 == 0:
+        bw -= 1
+    half = bw // 2
+    block_style = (
+        Style(color="#000000", bgcolor="#f0f0f0", bold=True) if s.plus else Style(color="#ffffff", bgcolor="#3a3a3a", bold=True)
+    )
+    bold = pal.style(bold=True)
+    rows: list[Row] = []
+    if s.note:
+        rows.append(centred(s.note, w, KEY_STYLE))
+    else:
+        rows.append(centred(f"Σ {s.top.total}", w, bold))
+    if height >= 5:
+        pad = " " * half
+        if s.plus:
+            glyph = [pad + "┃" + pad, "━" * half + "╋" + "━" * half, pad + "┃" + pad]
+        else:
+            glyph = [" " * bw, "━" * bw, " " * bw]
+        rows.extend(centred(g, w, block_style) for g in glyph)
+    else:
+        rows.append(centred(" " * (half - 1) + sign(s.plus) + " " * (half - 1), w, block_style))
+    if s.flip_key:
+        mark = "▶" if s.flip_cursor else " "
+        rows.append(centred(f"{mark}{key_label(s.flip_key)} flip ", w, KEY_STYLE))
+    else:
+        rows.append(centred(f"Σ {s.bottom.total}", w, bold))
+    return [with_background(r, bg) for r in rows]

@@ -2,27 +2,67 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
-from textual.containers import Horizontal
+from textual import events
+from textual.color import Color
+from textual.geometry import Offset
+from textual.message import Message
 from textual.widgets import Static
 
 from engine.cards import Card
 
-from ..text import BACK_BG, BACK_FG, backs, name_text
-from .card import HandCard
+from ..text import BACK_BG, BACK_FG, CARD_BG, CARD_FG, SPECIAL_BG, SPECIAL_FG, TRANSFORMER_MARK, backs, card_lines, name_text
+from .lines import LineWidget, Palette, Row, box, fit
 
 SLOTS = 6
 
 
-class HandView(Horizontal):
-    """Up to six cards.  A concealed hand (hot-seat, between turns) shows only backs."""
+class Slot(NamedTuple):
+    """One place in the hand: a face, a back (hidden or the opponent's), or nothing."""
+
+    card: Card | None = None
+    is_back: bool = False
+    transformer: bool = False
+    key: str = ""
+    playable: bool = False
+    selected: bool = False
+    cursor: bool = False
+
+
+EMPTY = Slot()
+
+
+class HandView(LineWidget):
+    """Up to six cards, painted as one widget.  A concealed hand (hot-seat, between
+    turns) shows only backs.  Posts :class:`HandView.CardClicked` for a face clicked."""
+
+    DEFAULT_CSS = """
+    HandView { width: 1fr; height: 4; }
+    """
+
+    class CardClicked(Message):
+        def __init__(self, slot: int) -> None:
+            super().__init__()
+            self.slot = slot
 
     def __init__(self, id: str = "hand") -> None:
         super().__init__(id=id)
-        self.cards = [HandCard(i) for i in range(SLOTS)]
+        self.slots: tuple[Slot, ...] = (EMPTY,) * SLOTS
+        self.my_turn = False
+        self._card_w = 8
+        self._cache: dict[tuple, list[Row]] = {}
 
-    def compose(self):
-        yield from self.cards
+    @property
+    def faces(self) -> tuple[Card, ...]:
+        return tuple(s.card for s in self.slots if s.card is not None)
+
+    @property
+    def backs(self) -> int:
+        return sum(1 for s in self.slots if s.is_back)
 
     def show_faces(
         self,
@@ -31,25 +71,124 @@ class HandView(Horizontal):
         keys: dict[int, str],
         selected: int | None,
         cursor: int | None,
+        my_turn: bool = False,
     ) -> None:
-        for i, w in enumerate(self.cards):
-            if i < len(hand):
-                w.show(
-                    hand[i],
-                    key=keys.get(i, ""),
-                    playable=i in keys or i == selected,
-                    selected=i == selected,
-                    cursor=i == cursor,
-                )
-            else:
-                w.show(None)
+        slots = tuple(
+            Slot(
+                hand[i],
+                transformer=hand[i].transformer,
+                key=keys.get(i, ""),
+                playable=i in keys or i == selected,
+                selected=i == selected,
+                cursor=i == cursor,
+            )
+            if i < len(hand)
+            else EMPTY
+            for i in range(SLOTS)
+        )
+        self._show(slots, my_turn)
 
-    def show_backs(self, flags: tuple[bool, ...]) -> None:
-        for i, w in enumerate(self.cards):
-            if i < len(flags):
-                w.show(None, back=True, transformer=flags[i])
-            else:
-                w.show(None)
+    def show_backs(self, flags: tuple[bool, ...], *, my_turn: bool = False) -> None:
+        slots = tuple(Slot(None, is_back=True, transformer=flags[i]) if i < len(flags) else EMPTY for i in range(SLOTS))
+        self._show(slots, my_turn)
+
+    def _show(self, slots: tuple[Slot, ...], my_turn: bool) -> None:
+        if (slots, my_turn) == (self.slots, self.my_turn):
+            return
+        self.slots, self.my_turn = slots, my_turn
+        self.repaint()
+
+    # -- painting ---------------------------------------------------------------
+
+    def paint(self, width: int, height: int) -> list[Row]:
+        pal = self.palette()
+        self._card_w = cw = 10 if width >= SLOTS * 11 else 8
+        under = pal.mix(0.04) if self.my_turn else pal.bg
+        gap = [Segment(" ")]
+        rows: list[Row] = [[Segment(" ")] for _ in range(height)]  # a column of margin
+        for slot in self.slots:
+            key = (slot, cw, height, pal.bg, pal.fg, under)
+            card = self._cache.get(key)
+            if card is None:
+                if len(self._cache) > 128:
+                    self._cache.clear()
+                card = _paint_card(slot, cw, height, pal, under)
+                self._cache[key] = card
+            for y in range(height):
+                rows[y].extend(card[y])
+                rows[y].extend(gap)
+        if self.my_turn:
+            style = Style(bgcolor=under.rich_color)
+            rows = [fit(r, width, style) for r in rows]
+            rows = [[Segment(s.text, style + s.style if s.style else style) for s in r] for r in rows]
+        return rows
+
+    # -- the mouse --------------------------------------------------------------
+
+    def slot_at(self, x: int) -> int | None:
+        step = self._card_w + 1
+        i, within = divmod(x - 1, step)
+        return i if x >= 1 and 0 <= i < SLOTS and within < self._card_w else None
+
+    def point_of(self, slot: int) -> Offset:
+        """Where to click for the card in ``slot`` (within the content area)."""
+        return Offset(1 + slot * (self._card_w + 1) + self._card_w // 2, max(1, self.size.height // 2))
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        i = self.slot_at(event.x)
+        if i is not None and self.slots[i].card is not None:
+            self.post_message(self.CardClicked(i))
+
+
+def _paint_card(slot: Slot, width: int, height: int, pal: Palette, under: Color) -> list[Row]:
+    card = slot.card
+    if card is None and not slot.is_back:  # an empty place: nothing drawn
+        return [[Segment(" " * width, Style(bgcolor=under.rich_color))] for _ in range(height)]
+    if slot.is_back:
+        face_bg, face_fg = BACK_BG, BACK_FG
+    elif card is not None and card.special:
+        face_bg, face_fg = SPECIAL_BG, SPECIAL_FG
+    else:
+        assert card is not None
+        face_bg, face_fg = CARD_BG[card.colour], CARD_FG[card.colour]
+    bg = Color.parse(face_bg)
+    if slot.is_back:
+        alpha = 0.3
+    elif slot.selected or slot.cursor:
+        alpha = 1.0
+    elif slot.playable:
+        alpha = 0.7
+    elif card is not None:
+        alpha = 0.25  # idle: cannot be played now
+    else:
+        alpha = 0.6
+    kind = "heavy" if slot.cursor else "double" if slot.selected else "round"
+    line = pal.style(bg.blend(pal.fg, alpha), bg, bold=True)
+    idle = card is not None and not slot.playable
+    ink = bg.blend(Color.parse(face_fg), 0.6) if idle else Color.parse(face_fg)
+    text_style = pal.style(ink, bg, bold=True)
+    inner_w, inner_h = max(1, width - 2), max(1, height - 2)
+    if slot.is_back:
+        inner = [[Segment("▒" * inner_w, text_style)] for _ in range(inner_h)]
+    else:
+        assert card is not None
+        face = Card(card.face)  # the transformer mark is on the border
+        lines = [t.plain for t in card_lines(face, inner_w, min(inner_h, 3))]
+        if inner_h >= 4 and len(lines) == 3:  # room: a blank line between the corner and the name
+            lines = [lines[0], "", lines[1], lines[2]]
+        inner = [fit([Segment(t, text_style)], inner_w, text_style) for t in lines[:inner_h]]
+        inner += [[Segment(" " * inner_w, text_style)] for _ in range(inner_h - len(inner))]
+    mark = ("▶" if slot.cursor else "") + slot.key
+    return box(
+        inner,
+        width,
+        kind=kind,
+        line=line,
+        title=[Segment(mark, line)] if mark else (),
+        subtitle=[Segment(TRANSFORMER_MARK, line)] if slot.transformer else (),
+        align="split",
+    )[:height]
 
 
 class OpponentHand(Static):

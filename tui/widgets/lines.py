@@ -1,0 +1,236 @@
+"""A widget drawn line by line from rows of segments, repainting only the rows that changed.
+
+The match screen redraws on every keypress and every move, for every player of
+every match a server holds.  Textual's cost grows with the widgets it restyles,
+lays out and composes, so the busiest parts of the screen (the board, the hand)
+are each *one* widget that paints itself: :meth:`LineWidget.paint` returns the
+rows (lists of :class:`rich.segment.Segment`), the base class keeps them as
+strips, compares them with the rows on screen, and marks only the changed rows
+dirty.  No CSS class changes, no layout, no child widgets.
+
+Colours come from the theme (the widget's own background and foreground) so a
+painted widget follows dark, light and no-colour terminals like the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.color import Color
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
+
+Row = list[Segment]
+
+# Box characters: (top-left, horizontal, top-right, vertical, bottom-left, bottom-right).
+BOXES = {
+    "round": ("╭", "─", "╮", "│", "╰", "╯"),
+    "heavy": ("┏", "━", "┓", "┃", "┗", "┛"),
+    "double": ("╔", "═", "╗", "║", "╚", "╝"),
+}
+
+
+def fit(row: Row, width: int, style: Style | None = None) -> Row:
+    """``row`` cropped or padded (with ``style``) to exactly ``width`` cells."""
+    return Segment.adjust_line_length(row, width, style=style, pad=True)
+
+
+def text_cells(text: str, width: int) -> str:
+    """``text`` cut (or padded) to ``width`` cells, with an ellipsis when cut."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return set_cell_size(text, width)
+    return set_cell_size(text, width - 1) + "…"
+
+
+def centred(text: str, width: int, style: Style | None, fill: Style | None = None) -> Row:
+    """``text`` centred in ``width`` cells (cut with an ellipsis when too long)."""
+    text = text_cells(text, width)
+    left = (width - cell_len(text)) // 2
+    right = width - left - cell_len(text)
+    row: Row = []
+    if left:
+        row.append(Segment(" " * left, fill))
+    row.append(Segment(text, style))
+    if right:
+        row.append(Segment(" " * right, fill))
+    return row
+
+
+def with_background(row: Row, bg: Color | None) -> Row:
+    """``row`` with ``bg`` under every segment that has no background of its own."""
+    if bg is None:
+        return row
+    under = Style(bgcolor=bg.rich_color)
+    return [Segment(s.text, under + s.style if s.style else under) for s in row]
+
+
+def box(
+    rows: list[Row],
+    width: int,
+    *,
+    kind: str,
+    line: Style,
+    title: Iterable[Segment] = (),
+    subtitle: Iterable[Segment] = (),
+    align: str = "center",
+) -> list[Row]:
+    """``rows`` (each ``width - 2`` cells) framed: a title on the top edge, a subtitle on the bottom."""
+    tl, h, tr, v, bl, br = BOXES[kind]
+    inner = width - 2
+
+    def edge(left: str, right: str, label: Iterable[Segment], where: str) -> Row:
+        label = list(label)
+        n = Segment.get_line_length(label)
+        if not label or n + 2 > inner:
+            return [Segment(left + h * inner + right, line)]
+        label = [Segment(" ", line), *label, Segment(" ", line)]
+        n += 2
+        if where == "left":
+            before = 1
+        elif where == "right":
+            before = inner - n - 1
+        else:
+            before = (inner - n) // 2
+        before = max(0, before)
+        after = inner - n - before
+        return [Segment(left + h * before, line), *label, Segment(h * after + right, line)]
+
+    out = [edge(tl, tr, title, align if align != "split" else "left")]
+    side = Segment(v, line)
+    out.extend([side, *row, side] for row in rows)
+    out.append(edge(bl, br, subtitle, align if align != "split" else "right"))
+    return out
+
+
+class LineWidget(Widget):
+    """Subclasses implement :meth:`paint`; call :meth:`repaint` when what they show changes."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._strips: list[Strip] = []
+        self._painted_size: tuple[int, int] = (0, 0)
+        self._palette_cache: tuple[tuple[Color, Color], "Palette"] | None = None
+
+    # -- to implement ---------------------------------------------------------
+
+    def paint(self, width: int, height: int) -> list[Row]:
+        raise NotImplementedError
+
+    # -- colours ----------------------------------------------------------------
+
+    def palette(self) -> "Palette":
+        """The theme's background and foreground under this widget, and blends of them."""
+        colors = self.colors
+        bg, fg = colors[2], colors[3]
+        cached = self._palette_cache
+        if cached is None or cached[0] != (bg, fg):
+            cached = ((bg, fg), Palette(bg, fg))
+            self._palette_cache = cached
+        return cached[1]
+
+    # -- drawing ----------------------------------------------------------------
+
+    def repaint(self) -> None:
+        """Paint afresh and mark the rows that changed (none: nothing is redrawn)."""
+        if not self.is_mounted:
+            return
+        width, height = self.size
+        if width <= 0 or height <= 0:
+            self._strips = []
+            return
+        rows = self.paint(width, height)[:height]
+        # The theme's colours under every segment: a terminal's own default colours
+        # (what a segment without them would get) need not match the theme.
+        base = self.rich_style
+        strips = [
+            Strip([Segment(seg.text, base + seg.style if seg.style else base) for seg in fit(row, width)], width)
+            for row in rows
+        ]
+        if len(strips) < height:
+            strips.extend(Strip.blank(width, base) for _ in range(height - len(strips)))
+        old = self._strips
+        self._strips = strips
+        if (width, height) != self._painted_size or len(old) != height:
+            self._painted_size = (width, height)
+            self.refresh()
+            return
+        start: int | None = None
+        for y in range(height + 1):
+            same = y == height or old[y] == strips[y]
+            if not same and start is None:
+                start = y
+            elif same and start is not None:
+                self.refresh(Region(0, start, width, y - start))
+                start = None
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if self._painted_size != (width, self.size.height):
+            self.repaint()
+        if 0 <= y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(width, self.rich_style)
+
+    def on_resize(self) -> None:
+        self.repaint()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette_cache = None
+        self._painted_size = (0, 0)  # colours may have changed: paint afresh when next drawn
+
+
+class Palette:
+    """Styles blended from a theme's background and foreground (``fg(0.4)`` is ``$foreground 40%``)."""
+
+    def __init__(self, bg: Color, fg: Color) -> None:
+        self.bg = bg
+        self.fg = fg
+        self._cache: dict[tuple, object] = {}
+
+    def mix(self, alpha: float, under: Color | None = None) -> Color:
+        """The foreground at ``alpha`` over ``under`` (the theme's background by default)."""
+        key = ("mix", alpha, under)
+        c = self._cache.get(key)
+        if c is None:
+            c = (under or self.bg).blend(self.fg, alpha)
+            self._cache[key] = c
+        return c  # type: ignore[return-value]
+
+    def style(
+        self,
+        fg: Color | str | None = None,
+        bg: Color | str | None = None,
+        *,
+        bold: bool = False,
+        italic: bool = False,
+        dim: bool = False,
+        reverse: bool = False,
+    ) -> Style:
+        key = ("style", fg, bg, bold, italic, dim, reverse)
+        s = self._cache.get(key)
+        if s is None:
+            s = Style(
+                color=_rich(fg),
+                bgcolor=_rich(bg),
+                bold=bold or None,
+                italic=italic or None,
+                dim=dim or None,
+                reverse=reverse or None,
+            )
+            self._cache[key] = s
+        return s  # type: ignore[return-value]
+
+
+def _rich(c: Color | str | None):  # noqa: ANN202 - a rich Color or None
+    if c is None:
+        return None
+    if isinstance(c, str):
+        c = Color.parse(c)
+    return c.rich_color
