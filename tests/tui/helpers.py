@@ -16,7 +16,7 @@ from tui.screens.match import MatchScreen
 from tui.screens.results import ResultsScreen
 from tui.widgets.board import Board
 from tui.widgets.hand import HandView
-from tui.widgets.piles import DrawPile
+from tui.widgets.piles import Piles
 
 
 def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0) -> tuple[VoltageApp, LocalBackend]:
@@ -104,7 +104,7 @@ async def play_by_clicks(pilot: Any, screen: MatchScreen, action: V.Action) -> N
     me = C.me_of(view)
     board = screen.query_one(Board)
     if isinstance(action, (V.Draw, V.Pass)):
-        await pilot.click(screen.query_one(DrawPile), offset=(2, 1))
+        await pilot.click(screen.query_one(Piles), offset=(2, 1))
     elif isinstance(action, V.Flip):
         await pilot.click(board, offset=board.point_of(action.terminal, "block"))
     elif isinstance(action, V.Play):

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 from rich.text import Text
 from textual import on
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container
 from textual.message import Message
 from textual.widgets import Static
 
@@ -33,7 +33,7 @@ from ..text import safe
 from ..widgets.board import Board, SideState, TerminalState
 from ..widgets.hand import HandView, OpponentHand
 from ..widgets.log import MatchLog
-from ..widgets.piles import DiscardPile, DrawPile
+from ..widgets.piles import Piles
 from ..widgets.keybar import KeyBar
 from ..widgets.prompt import ActionButton, PromptBar
 from ..widgets.scores import TopBar
@@ -107,20 +107,17 @@ class MatchScreen(SizedScreen):
 
     def compose(self):
         yield TooSmall(id="too-small")
-        with Vertical(id="main"):
-            yield Static("", id="notice")
+        yield Static("", id="notice")
+        # One grid, no nested containers: every widget Textual must visit on a
+        # redraw costs time on a server drawing hundreds of these screens.
+        with Container(id="main"):
             yield TopBar(id="topbar")
-            with Horizontal(id="middle"):
-                yield Board()
-                with Vertical(id="sidebar"):
-                    yield OpponentHand(id="opponent")
-                    yield MatchLog()
+            yield Board()
+            yield OpponentHand(id="opponent")
+            yield MatchLog()
             yield PromptBar()
-            with Horizontal(id="bottom"):
-                yield HandView()
-                with Horizontal(id="piles"):
-                    yield DrawPile(id="draw")
-                    yield DiscardPile(id="discard")
+            yield HandView()
+            yield Piles()
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -130,8 +127,7 @@ class MatchScreen(SizedScreen):
             "board": self.query_one(Board),
             "opponent": self.query_one(OpponentHand),
             "log": self.query_one(MatchLog),
-            "draw": self.query_one(DrawPile),
-            "discard": self.query_one(DiscardPile),
+            "piles": self.query_one(Piles),
             "hand": self.query_one(HandView),
             "prompt": self.query_one(PromptBar),
         }
@@ -332,8 +328,7 @@ class MatchScreen(SizedScreen):
         for o in step.buttons:
             if isinstance(o.action, V.Draw):
                 draw_label = o.label
-        w["draw"].show(view.draw_count, view.draw_top_transformer, draw_label)
-        w["discard"].show(view.discard_count, view.discard_top)
+        w["piles"].show((view.draw_count, view.draw_top_transformer, draw_label), (view.discard_count, view.discard_top))
 
         hand = w["hand"]
         my_turn = view.my_turn and not self.concealed
@@ -608,7 +603,7 @@ class MatchScreen(SizedScreen):
             return f"The second card must go to a terminal other than {COLOURS[view.first_terminal]}."
         return "That card cannot be played now."
 
-    @on(DrawPile.Clicked)
+    @on(Piles.DrawClicked)
     async def draw_clicked(self) -> None:
         if not self._playing():
             return

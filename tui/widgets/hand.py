@@ -11,12 +11,11 @@ from textual import events
 from textual.color import Color
 from textual.geometry import Offset
 from textual.message import Message
-from textual.widgets import Static
 
 from engine.cards import Card
 
 from ..text import BACK_BG, BACK_FG, CARD_BG, CARD_FG, SPECIAL_BG, SPECIAL_FG, TRANSFORMER_MARK, backs, card_lines, name_text
-from .lines import LineWidget, Palette, Row, box, fit
+from .lines import LineWidget, Palette, Row, TextLines, box, fit
 
 SLOTS = 6
 
@@ -55,6 +54,7 @@ class HandView(LineWidget):
         self.my_turn = False
         self._card_w = 8
         self._cache: dict[tuple, list[Row]] = {}
+        self._painted: tuple[tuple, list[Row]] | None = None
 
     @property
     def faces(self) -> tuple[Card, ...]:
@@ -103,6 +103,9 @@ class HandView(LineWidget):
     def paint(self, width: int, height: int) -> list[Row]:
         pal = self.palette()
         self._card_w = cw = 10 if width >= SLOTS * 11 else 8
+        whole = (self.slots, self.my_turn, width, height, pal.bg, pal.fg)
+        if self._painted is not None and self._painted[0] == whole:
+            return self._painted[1]
         under = pal.mix(0.04) if self.my_turn else pal.bg
         gap = [Segment(" ")]
         rows: list[Row] = [[Segment(" ")] for _ in range(height)]  # a column of margin
@@ -121,6 +124,7 @@ class HandView(LineWidget):
             style = Style(bgcolor=under.rich_color)
             rows = [fit(r, width, style) for r in rows]
             rows = [[Segment(s.text, style + s.style if s.style else style) for s in r] for r in rows]
+        self._painted = (whole, rows)
         return rows
 
     # -- the mouse --------------------------------------------------------------
@@ -191,7 +195,7 @@ def _paint_card(slot: Slot, width: int, height: int, pal: Palette, under: Color)
     )[:height]
 
 
-class OpponentHand(Static):
+class OpponentHand(TextLines):
     """The opponent's name and hand as card backs (transformer backs show their V)."""
 
     def show(self, name: str, flags: tuple[bool, ...], *, to_move: bool) -> None:
@@ -218,4 +222,4 @@ class OpponentHand(Static):
             t.append("\n")
             t.append_text(backs(flags))
             t.append(f"  {count}", style="dim")
-        self.update(t, layout=False)
+        self.set_text(t)

@@ -13,18 +13,19 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
-from textual.widgets import Static
+
+from .lines import TextLines
 
 KEY_STYLE = "bold reverse"
 
 
-class KeyBar(Static):
+class KeyBar(TextLines):
     DEFAULT_CSS = """
     KeyBar { dock: bottom; height: 1; width: 1fr; background: $panel; color: $text; }
     """
 
     def __init__(self) -> None:
-        super().__init__("", id="keybar")
+        super().__init__(id="keybar")
         self._spans: list[tuple[int, int, DOMNode, str]] = []
 
     def on_mount(self) -> None:
@@ -66,7 +67,7 @@ class KeyBar(Static):
             t.append(f" {words}")
             if clickable:  # a group's keys each mean something else: no single click
                 self._spans.append((start, t.cell_len, node, action))
-        self.update(t, layout=False)
+        self.set_text(t)
 
     async def on_click(self, event: events.Click) -> None:
         for start, end, node, action in self._spans:

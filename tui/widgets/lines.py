@@ -17,8 +17,10 @@ from __future__ import annotations
 from typing import Iterable
 
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.color import Color
 from textual.geometry import Region
 from textual.strip import Strip
@@ -32,6 +34,16 @@ BOXES = {
     "heavy": ("┏", "━", "┓", "┃", "┗", "┛"),
     "double": ("╔", "═", "╗", "║", "╚", "╝"),
 }
+
+
+# Only for turning styled text into segments (string styles like "bold reverse" are parsed
+# by a console); nothing is ever printed through it.
+_CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True, legacy_windows=False)
+
+
+def text_rows(text: Text) -> list[Row]:
+    """The lines of ``text`` as rows of segments (not wrapped: cut them with :func:`fit`)."""
+    return [list(line) for line in Segment.split_lines(text.render(_CONSOLE, end=""))]
 
 
 def fit(row: Row, width: int, style: Style | None = None) -> Row:
@@ -114,6 +126,9 @@ class LineWidget(Widget):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._strips: list[Strip] = []
+        self._raw: list[Row] = []  # the rows as painted, before the theme's colours
+        self._base: Style | None = None
+        self._over_base: dict[Style | None, Style] = {}
         self._painted_size: tuple[int, int] = (0, 0)
         self._palette_cache: tuple[tuple[Color, Color], "Palette"] | None = None
 
@@ -123,6 +138,11 @@ class LineWidget(Widget):
         raise NotImplementedError
 
     # -- colours ----------------------------------------------------------------
+
+    def theme_color(self, name: str) -> Color:
+        """A colour of the app's theme by name (``"error"``, ``"warning"``, ...)."""
+        value = getattr(self.app.current_theme, name, None)
+        return Color.parse(value) if value else self.palette().fg
 
     def palette(self) -> "Palette":
         """The theme's background and foreground under this widget, and blends of them."""
@@ -142,32 +162,50 @@ class LineWidget(Widget):
             return
         width, height = self.size
         if width <= 0 or height <= 0:
-            self._strips = []
+            self._strips, self._raw = [], []
             return
         rows = self.paint(width, height)[:height]
+        rows.extend([] for _ in range(height - len(rows)))
         # The theme's colours under every segment: a terminal's own default colours
         # (what a segment without them would get) need not match the theme.
         base = self.rich_style
-        strips = [
-            Strip([Segment(seg.text, base + seg.style if seg.style else base) for seg in fit(row, width)], width)
-            for row in rows
-        ]
-        if len(strips) < height:
-            strips.extend(Strip.blank(width, base) for _ in range(height - len(strips)))
-        old = self._strips
-        self._strips = strips
-        if (width, height) != self._painted_size or len(old) != height:
+        full = (width, height) != self._painted_size or len(self._raw) != height or base != self._base
+        if base != self._base:
+            self._over_base = {}
+        over = self._over_base  # style -> base + style, for this theme
+        old_raw, old = self._raw, self._strips
+        strips: list[Strip] = []
+        changed: list[int] = []
+        for y, row in enumerate(rows):
+            if not full and row == old_raw[y]:
+                strips.append(old[y])
+                continue
+            changed.append(y)
+            segments = []
+            for seg in fit(row, width):
+                style = seg.style
+                combined = over.get(style)
+                if combined is None:
+                    combined = over[style] = base + style if style else base
+                segments.append(Segment(seg.text, combined))
+            strips.append(Strip(segments, width))
+        self._raw, self._strips, self._base = rows, strips, base
+        if full:
             self._painted_size = (width, height)
             self.refresh()
             return
-        start: int | None = None
-        for y in range(height + 1):
-            same = y == height or old[y] == strips[y]
-            if not same and start is None:
-                start = y
-            elif same and start is not None:
-                self.refresh(Region(0, start, width, y - start))
-                start = None
+        # Mark runs of changed rows dirty; the rest stays on screen as it is.
+        start = prev = None
+        for y in changed:
+            if start is None:
+                start = prev = y
+            elif y == prev + 1:  # type: ignore[operator]
+                prev = y
+            else:
+                self.refresh(Region(0, start, width, prev - start + 1))  # type: ignore[operator]
+                start = prev = y
+        if start is not None:
+            self.refresh(Region(0, start, width, prev - start + 1))  # type: ignore[operator]
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -234,3 +272,35 @@ def _rich(c: Color | str | None):  # noqa: ANN202 - a rich Color or None
     if isinstance(c, str):
         c = Color.parse(c)
     return c.rich_color
+
+
+class TextLines(LineWidget):
+    """Rich text, painted: a ``Static`` without Textual's content pipeline and its relayouts."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.text = Text()
+        self._text_rows: list[Row] = []
+
+    def set_text(self, text: Text) -> None:
+        if text.plain == self.text.plain and text.spans == self.text.spans and text.style == self.text.style:
+            return
+        self.text = text
+        rows = text_rows(text)
+        relayout = len(rows) != len(self._text_rows)
+        self._text_rows = rows
+        if relayout and self.styles.height is not None and self.styles.height.is_auto:
+            self.refresh(layout=True)
+        self.repaint()
+
+    def paint(self, width: int, height: int) -> list[Row]:
+        return self._text_rows
+
+    def render(self) -> Text:  # what it shows, as text (drawing goes through render_line)
+        return self.text
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # noqa: ANN001
+        return max(1, len(self._text_rows))
+
+    def get_content_width(self, container, viewport) -> int:  # noqa: ANN001
+        return max((Segment.get_line_length(r) for r in self._text_rows), default=1)

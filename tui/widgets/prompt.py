@@ -6,13 +6,15 @@ right), so showing or hiding one never re-lays out the screen.
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
+from .lines import TextLines
+
 from ..text import safe
-from .util import flag_classes
 
 BUTTON_STYLE = "bold reverse"
 
@@ -39,7 +41,7 @@ class ActionButton(Static):
         self.post_message(self.Pressed(self.action_name))
 
 
-class PromptBar(Static):
+class PromptBar(TextLines):
     """Posts :class:`ActionButton.Pressed` when one of its buttons is clicked."""
 
     DEFAULT_CSS = """
@@ -47,7 +49,7 @@ class PromptBar(Static):
     """
 
     def __init__(self) -> None:
-        super().__init__("", id="prompt-bar")
+        super().__init__(id="prompt-bar")
         self._shown: tuple = ()
         self._spans: list[tuple[int, int, str]] = []
 
@@ -68,7 +70,7 @@ class PromptBar(Static):
         left = Text(no_wrap=True, overflow="ellipsis")
         if error:
             left.append(" ✗ ", style="bold reverse")
-            left.append(" " + safe(error), style="bold")
+            left.append(" " + safe(error), style=Style(bold=True, color=self.theme_color("error").rich_color))
         else:
             left.append(" ▶ " if mine else " · ", style="bold reverse" if mine else "bold")
             left.append(" " + safe(prompt), style="bold" if mine else "")
@@ -76,8 +78,7 @@ class PromptBar(Static):
         left.truncate(room, overflow="ellipsis", pad=True)
         offset = left.cell_len
         self._spans = [(offset + a, offset + b, name) for a, b, name in spans]
-        flag_classes(self, {"-error": bool(error), "-mine": mine and not error})
-        self.update(left + right, layout=False)
+        self.set_text(left + right)
 
     def on_resize(self) -> None:
         if self._shown:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
 
 from ..text import name_text, score_track
+from .lines import TextLines
 
 
-class TopBar(Static):
+class TopBar(TextLines):
     def show(
         self,
         names: tuple[str, str],
@@ -37,4 +37,4 @@ class TopBar(Static):
             if to_move == seat:
                 t.append(" ◀", style="bold")
         t.append(f"   turn {turn}", style="dim")
-        self.update(t, layout=False)
+        self.set_text(t)
