@@ -95,7 +95,7 @@ class ResultsScreen(ModalScreen[tuple[str, Any]]):
             change = rating_change(self.handles) if rating_change is not None else None
             if change:
                 yield Static(Text(change), id="rating-change")
-            yield Static(Text(f"{v.turn} turns played", style="dim"), id="results-status")
+            yield Static(Text(f"{v.turn} turn{'' if v.turn == 1 else 's'} played", style="dim"), id="results-status")
             with Horizontal(id="results-buttons"):
                 if self.can_rematch:
                     yield ActionButton("rematch [r]", "rematch")
