@@ -9,11 +9,15 @@ nodes are action sequences, not states.  Each iteration
    public transformer backs, with a fresh seed for later reshuffles);
 2. walks down the tree using only the actions legal in that world, picking by
    UCB1 with *availability* counts (a child's exploration term counts the
-   visits in which it was legal, not its parent's visits);
+   visits in which it was legal, not its parent's visits); in the top
+   ``prior_depth`` levels the one-turn planner's price of each action, relative
+   to the best, times ``prior_weight`` and divided by ``visits + 1``, is added
+   (a progressive bias), and untried actions are tried the planner's favourite
+   first (at the root the prices come from the view itself);
 3. adds one node, then plays ``playout_turns`` more turns with the one-turn
-   planner (:mod:`engine.bots.policy`) for both players, in that world, and
-   judges the position reached (:mod:`engine.bots.heuristics`) as a chance of
-   winning;
+   planner (:mod:`engine.bots.policy`: its best two-card plan) for both
+   players, in that world, and judges the position reached
+   (:mod:`engine.bots.heuristics`) as a chance of winning;
 4. backs the result up, each node scored for the player who chose it.
 
 Two actions that differ only in the back of the card played (or taken) do the
@@ -29,7 +33,7 @@ import math
 import random
 import time
 
-from ..voltage import OVER, Action, Draw, Flip, Pass, Play, State, VoltageView, legal_actions, step
+from ..voltage import OVER, SECOND, START, Action, Draw, Flip, Pass, Play, State, VoltageView, legal_actions, step
 from .determinize import Determinizer
 from .heuristics import evaluate, win_chance
 from .policy import Planner
@@ -77,6 +81,8 @@ class ISMCTSBot:
         time_budget: float | None = None,
         exploration: float = 0.7,
         playout_turns: int = 1,
+        prior_weight: float = 0.5,
+        prior_depth: int = 2,
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -86,6 +92,8 @@ class ISMCTSBot:
         self.time_budget = time_budget
         self.exploration = exploration
         self.playout_turns = playout_turns
+        self.prior_weight = prior_weight
+        self.prior_depth = prior_depth
         self.name = name
         self.last_iterations = 0  # iterations run by the last choose()
 
@@ -114,6 +122,20 @@ class ISMCTSBot:
         me = view.seat
         assert me is not None
         root = _Node(1 - me)
+        # The one-turn planner's prices of the root actions, read from the view: a prior.
+        w_prior = self.prior_weight
+        prior_depth = self.prior_depth if w_prior else 0
+        bias: dict[int, float] = {}
+        if prior_depth:
+            from .greedy import view_planner
+
+            prices = view_planner(view).values(view.legal)
+            top = max(prices)
+            price: dict[int, float] = {}
+            for a, pv in zip(view.legal, prices):
+                k = action_key(a)
+                price[k] = max(price.get(k, -1e9), pv)
+            bias = {k: w_prior * (pv - top) for k, pv in price.items()}
         c = self.exploration
         turns = self.playout_turns
         log = math.log
@@ -130,14 +152,27 @@ class ISMCTSBot:
             node = root
             path = [root]
             # Selection, then expansion of one node.
+            depth = 0
             while s.phase != OVER:
                 legal = legal_actions(s)
                 get = node.children.get
                 keys = [key(a) for a in legal]
+                prior: list[float] | None = None
+                if depth < prior_depth:
+                    if node is root:
+                        prior = [bias[k] for k in keys]
+                    else:
+                        prices = Planner(s).values(legal)
+                        top = max(prices)
+                        prior = [w_prior * (pv - top) for pv in prices]
+                depth += 1
                 kids = [get(k) for k in keys]
                 if None in kids:
                     untried = [j for j, ch in enumerate(kids) if ch is None]
-                    j = untried[int(rand() * len(untried))]
+                    if prior is None:
+                        j = untried[int(rand() * len(untried))]
+                    else:  # the planner's favourite first
+                        j = max(untried, key=prior.__getitem__)
                     child = _Node(s.to_move)
                     node.children[keys[j]] = child
                     kids[j] = child
@@ -153,6 +188,8 @@ class ISMCTSBot:
                     ch.avail += 1  # type: ignore[union-attr]
                     n = ch.n  # type: ignore[union-attr]
                     u = ch.w / n + c * sqrt(log(ch.avail) / n)  # type: ignore[union-attr]
+                    if prior is not None:
+                        u += prior[j] / (n + 1)
                     if u > best_u:
                         best_u = u
                         best_j = j
@@ -173,7 +210,13 @@ def _judge(s: State, turns: int) -> float:
     if turns:
         end = s.turns + turns
         while s.phase != OVER and s.turns < end:
-            step(s, Planner(s).best())
+            if s.phase == START:
+                first, second = Planner(s).best_plan(legal_actions(s))
+                step(s, first)
+                if second is not None and s.phase == SECOND:
+                    step(s, second)
+            else:
+                step(s, Planner(s).best())
     if s.phase == OVER:
         if s.winner is None:
             return 0.5

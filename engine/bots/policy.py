@@ -16,7 +16,7 @@ Pricing reads only the mover's own hand and the public board, blocks and scores.
 from __future__ import annotations
 
 from ..cards import BYPASS, CARD_TRANSFORMER, CARD_VALUE
-from ..voltage import CARD_KEY, FLIP, SECOND, SET_SIZE, SETS_TO_WIN, Action, Draw, Flip, Play, State, legal_actions
+from ..voltage import CARD_KEY, DRAW, FLIP, SECOND, START, SET_SIZE, SETS_TO_WIN, Action, Draw, Flip, Play, State, legal_actions
 from .heuristics import HAND_CARD, LEAD_MAX, SET_VALUE, WIN_VALUE
 
 P_TRANSFORMER = 18 / 56
@@ -145,16 +145,19 @@ class Planner:
             k = CARD_KEY[c]
             hand_keys[k] = hand_keys.get(k, 0) + 1
         # Plays by terminal, best first: (gain, won, card key).
-        by_terminal: list[list[tuple[float, int, int]]] = [[], [], [], []]
-        for a, pr in zip(legal, prices):
+        by_terminal: list[list[tuple[float, int, int, int]]] = [[], [], [], []]
+        for i, (a, pr) in enumerate(zip(legal, prices)):
             if pr is not None:
                 card = a.card  # type: ignore[union-attr]
-                by_terminal[a.terminal].append((pr[0], pr[1], card.face * 2 + card.transformer))  # type: ignore[union-attr]
+                by_terminal[a.terminal].append((pr[0], pr[1], card.face * 2 + card.transformer, -i))  # type: ignore[union-attr]
         for lst in by_terminal:
             lst.sort(reverse=True)
         # The best flip elsewhere than each terminal.
         flip_elsewhere = [max(flip_gains[:t] + flip_gains[t + 1 :]) for t in range(4)]
         out = []
+        # For each first card, the index in ``legal`` of the second card of its best
+        # plan, or -1 when the plan draws one instead.
+        self.seconds = seconds = [-1] * len(legal)
         for a, pr in zip(legal, prices):
             if pr is None:
                 out.append(self._draw_gain(2, max(flip_gains)) if isinstance(a, Draw) else 0.0)
@@ -175,7 +178,7 @@ class Planner:
             for t2 in range(4):
                 if t2 == t:
                     continue
-                for g2, won2, k2 in by_terminal[t2]:
+                for g2, won2, k2, minus_i2 in by_terminal[t2]:
                     if single and k2 == key:
                         continue
                     if won or won2:
@@ -184,9 +187,21 @@ class Planner:
                         v2 = gain + g2
                     if v2 > best:
                         best = v2
+                        seconds[len(out)] = -minus_i2
                     break  # the list is sorted: the first usable play is this terminal's best
             out.append(best)
         return out
+
+    def best_plan(self, legal: list[Action] | tuple[Action, ...]) -> tuple[Action, Action | None]:
+        """The best plan's first action and, when it starts a turn with a card, its
+        second action (a card for another terminal, or a draw)."""
+        vals = self.values(legal)
+        i = max(range(len(vals)), key=vals.__getitem__)
+        first = legal[i]
+        if self.state.phase != START or not isinstance(first, Play):
+            return first, None
+        j = self.seconds[i]
+        return first, (legal[j] if j >= 0 else DRAW)
 
     def best(self, legal: list[Action] | tuple[Action, ...] | None = None) -> Action:
         """The first action of the best-priced plan (the earliest in ``legal`` on ties)."""
