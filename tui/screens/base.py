@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.screen import Screen
 from textual.widget import Widget
@@ -44,3 +46,39 @@ class SizedScreen(Screen):
     def too_small(self) -> bool:
         w, h = self.app.size
         return w < MIN_WIDTH or h < MIN_HEIGHT
+
+
+class PlayScreen(SizedScreen):
+    """What both games' match screens share: leaving for home, and the results
+    screen at the end, from which a rematch replaces this screen with a new one."""
+
+    def results_screen(self) -> Screen:
+        raise NotImplementedError
+
+    def rematch_screen(self, handles: Any) -> Screen:
+        raise NotImplementedError
+
+    def action_leave(self) -> None:
+        go_home = getattr(self.app, "go_home", None)
+        if go_home is not None:
+            go_home()
+        else:  # pragma: no cover - an app without a home screen
+            self.app.pop_screen()
+
+    def action_results(self) -> None:
+        self.show_results()
+
+    def show_results(self) -> None:
+        if not self.is_current:
+            return
+
+        def done(result: tuple[str, Any] | None) -> None:
+            if result is None:
+                return
+            what, value = result
+            if what == "rematch" and value:
+                self.app.switch_screen(self.rematch_screen(value))
+            elif what == "home":
+                self.action_leave()
+
+        self.app.push_screen(self.results_screen(), done)

@@ -36,7 +36,7 @@ from ..text import safe
 from ..widgets.hv_card import HVCountdown, HVTopCard
 from ..widgets.hv_table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
 from ..widgets.prompt import ActionButton
-from .base import SizedScreen, TooSmall
+from .base import PlayScreen, TooSmall
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ ERROR_SECONDS = 3.0  # how long a refusal stays on the prompt line
 AIM_GRACE_SECONDS = 0.4
 
 
-class HVMatchScreen(SizedScreen):
+class HVMatchScreen(PlayScreen):
     """A High Voltage match seen from one seat (or by a spectator)."""
 
     BINDINGS = [
@@ -444,32 +444,13 @@ class HVMatchScreen(SizedScreen):
 
         self.app.push_screen(ConfirmScreen("Leave this match (resign)?", yes="resign", no="keep playing"), done)
 
-    def action_leave(self) -> None:
-        go_home = getattr(self.app, "go_home", None)
-        if go_home is not None:
-            go_home()
-        else:  # pragma: no cover - an app without a home screen
-            self.app.pop_screen()
-
-    def action_results(self) -> None:
-        self.show_results()
-
-    def show_results(self) -> None:
+    def results_screen(self) -> Any:
         from .hv_results import HVResultsScreen
 
-        if not self.is_current:
-            return
+        return HVResultsScreen(self.handles, self.backend, self.view, self.names)
 
-        def done(result: tuple[str, Any] | None) -> None:
-            if result is None:
-                return
-            what, value = result
-            if what == "rematch" and value:
-                self.app.switch_screen(HVMatchScreen(value, self.backend, practice=self.practice))
-            elif what == "home":
-                self.action_leave()
-
-        self.app.push_screen(HVResultsScreen(self.handles, self.backend, self.view, self.names), done)
+    def rematch_screen(self, handles: Any) -> Any:
+        return HVMatchScreen(handles, self.backend, practice=self.practice)
 
     # -- mouse ---------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from ..widgets.piles import Piles
 from ..widgets.keybar import KeyBar
 from ..widgets.prompt import ActionButton, PromptBar
 from ..widgets.scores import TopBar
-from .base import SizedScreen, TooSmall
+from .base import PlayScreen, TooSmall
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ FLIP = Binding.Group("flip", compact=True)
 MOVE = Binding.Group("choose", compact=True)
 
 
-class MatchScreen(SizedScreen):
+class MatchScreen(PlayScreen):
     CSS_PATH = [HERE / "match.tcss"]
 
     BINDINGS = [
@@ -476,32 +476,13 @@ class MatchScreen(SizedScreen):
 
         self.app.push_screen(ConfirmScreen("Resign this match?", yes="resign", no="keep playing"), done)
 
-    def action_leave(self) -> None:
-        go_home = getattr(self.app, "go_home", None)
-        if go_home is not None:
-            go_home()
-        else:  # pragma: no cover - an app without a home screen
-            self.app.pop_screen()
-
-    def action_results(self) -> None:
-        self.show_results()
-
-    def show_results(self) -> None:
+    def results_screen(self) -> Any:
         from .results import ResultsScreen
 
-        if not self.is_current:
-            return
+        return ResultsScreen(self.handles, self.backend, self.view, self.names)
 
-        def done(result: tuple[str, Any] | None) -> None:
-            if result is None:
-                return
-            what, value = result
-            if what == "rematch" and value:
-                self.app.switch_screen(MatchScreen(value, self.backend))
-            elif what == "home":
-                self.action_leave()
-
-        self.app.push_screen(ResultsScreen(self.handles, self.backend, self.view, self.names), done)
+    def rematch_screen(self, handles: Any) -> Any:
+        return MatchScreen(handles, self.backend)
 
     # -- hot-seat ------------------------------------------------------------
 
