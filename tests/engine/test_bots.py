@@ -269,3 +269,29 @@ def test_planner_prices_every_plan_like_brute_force():
         assert fast == pytest.approx(slow, abs=1e-9)
         compared += len(fast)
     assert compared > 500
+
+
+def test_planner_best_plan_is_a_legal_turn():
+    from engine.bots.policy import Planner
+
+    two_cards = 0
+    for s in _midgame_states(150, seed=13):
+        legal = V.legal_actions(s)
+        first, second = Planner(s, 0.3).best_plan(legal)
+        assert first == Planner(s, 0.3).best(legal)
+        if s.phase != V.START or not isinstance(first, V.Play):
+            assert second is None
+            continue
+        s = s.copy()
+        V.step(s, first)
+        if s.phase == V.SECOND:
+            assert second in V.legal_actions(s)
+            two_cards += isinstance(second, V.Play)
+    assert two_cards > 10
+
+
+def test_search_without_planner_prior_still_searches():
+    s = _midgame_states(1, seed=14)[0]
+    view = V.view(s, s.to_move)
+    b = ISMCTSBot(3, iterations=60, prior_weight=0.0)
+    assert b.choose(view) in view.legal
