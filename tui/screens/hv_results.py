@@ -8,21 +8,15 @@ the final table (``enter`` there brings it back).
 
 from __future__ import annotations
 
-import logging
-from typing import Any, Sequence
+from typing import Sequence
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
 
 from engine.highvoltage import HighVoltageView
 
 from ..text import name_text
-from ..widgets.prompt import ActionButton
-
-log = logging.getLogger(__name__)
+from .results import ResultsBase
 
 REASONS = {
     "last card": "laid the last card",
@@ -58,102 +52,37 @@ def ranking(view: HighVoltageView, names: Sequence[str]) -> Text:
     return t
 
 
-class HVResultsScreen(ModalScreen[tuple[str, Any]]):
-    BINDINGS = [
-        Binding("r", "rematch", "rematch"),
-        Binding("b,escape", "home", "back to start", key_display="b/esc"),
-        Binding("v", "board", "see the table"),
-    ]
+class HVResultsScreen(ResultsBase):
+    """A High Voltage match: the winner, everyone's place and cards left, the plays made."""
+
+    BINDINGS = [Binding("v", "board", "see the table")]
     DEFAULT_CSS = """
-    HVResultsScreen { align: center middle; background: $background 60%; }
-    HVResultsScreen #hv-results-box {
-        width: 60; height: auto; padding: 1 2; border: double $accent; background: $surface;
-    }
-    HVResultsScreen #hv-results-box > Static { width: 1fr; }
-    HVResultsScreen #hv-winner { content-align: center middle; text-style: bold; }
-    HVResultsScreen #hv-ranking { margin: 1 0; }
-    HVResultsScreen #hv-results-status { color: $text-muted; }
-    HVResultsScreen #hv-results-buttons { height: 1; align: center middle; margin-top: 1; }
-    HVResultsScreen ActionButton { background: $primary-muted; }
+    HVResultsScreen #results-box { width: 60; }
+    HVResultsScreen #winner { content-align: center middle; }
     """
+    HOME_LABEL = "back [b]"
+    BOARD_LABEL = "table [v]"
 
-    def __init__(self, handles: Sequence[Any], backend: Any, view: HighVoltageView, names: Sequence[str]) -> None:
-        super().__init__()
-        self.handles = list(handles)
-        self.backend = backend
-        self.final = view
-        self.names = tuple(names)
-        self._asking = False
-
-    @property
-    def can_rematch(self) -> bool:
-        return self.backend is not None and hasattr(self.backend, "rematch") and self.final.seat is not None
-
-    def compose(self):
+    def winner_text(self) -> Text:
         v, names = self.final, self.names
-        with Vertical(id="hv-results-box"):
-            t = Text(justify="center")
-            if v.winner is None:
-                t.append("Nobody wins: the table is blocked", style="bold")
-            else:
-                if v.seat is not None and v.winner == v.seat:
-                    t.append("You win!", style="bold reverse")
-                    t.append("\n")
-                t.append_text(name_text(names[v.winner], "bold"))
-                t.append(" wins High Voltage", style="bold")
-            reason = REASONS.get(v.reason, v.reason)
-            if reason:
-                t.append(f"\n({reason})", style="dim")
-            yield Static(t, id="hv-winner")
-            yield Static(ranking(v, names), id="hv-ranking")
-            rating_change = getattr(self.backend, "rating_change", None)  # rated matches: "rating 1012 (+12)"
-            change = rating_change(self.handles) if rating_change is not None else None
-            if change:
-                yield Static(Text(change), id="rating-change")
-            flips = f", {v.flips} flip{'s' if v.flips != 1 else ''}" if v.flips else ""
-            yield Static(Text(f"{v.plays} cards played{flips}", style="dim"), id="hv-results-status")
-            with Horizontal(id="hv-results-buttons"):
-                if self.can_rematch:
-                    yield ActionButton("rematch [r]", "rematch")
-                yield ActionButton("back [b]", "home")
-                yield ActionButton("table [v]", "board")
-        yield Footer()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "rematch":
-            return self.can_rematch and not self._asking
-        return True
-
-    async def action_rematch(self) -> None:
-        if not self.can_rematch or self._asking:
-            return
-        self._asking = True
-        self.refresh_bindings()
-        status = self.query_one("#hv-results-status", Static)
-        status.update(Text("Asking for a rematch…", style="bold"))
-        try:
-            handles = await self.backend.rematch(self.handles)
-        except Exception as e:  # never crash on a backend problem
-            log.exception("rematch failed")
-            handles = None
-            status.update(Text(f"No rematch: {e}", style="bold"))
-        self._asking = False
-        self.refresh_bindings()
-        if handles:
-            self.dismiss(("rematch", handles))
+        t = Text(justify="center")
+        if v.winner is None:
+            t.append("Nobody wins: the table is blocked", style="bold")
         else:
-            status.update(Text("No rematch this time.", style="bold"))
+            if v.seat is not None and v.winner == v.seat:
+                t.append("You win!", style="bold reverse")
+                t.append("\n")
+            t.append_text(name_text(names[v.winner], "bold"))
+            t.append(" wins High Voltage", style="bold")
+        reason = REASONS.get(v.reason, v.reason)
+        if reason:
+            t.append(f"\n({reason})", style="dim")
+        return t
 
-    def action_home(self) -> None:
-        self.dismiss(("home", None))
+    def body_text(self) -> Text:
+        return ranking(self.final, self.names)
 
-    def action_board(self) -> None:
-        self.dismiss(("board", None))
-
-    async def on_action_button_pressed(self, message: ActionButton.Pressed) -> None:
-        if message.action == "rematch":
-            await self.action_rematch()
-        elif message.action == "home":
-            self.action_home()
-        else:
-            self.action_board()
+    def status_text(self) -> str:
+        v = self.final
+        flips = f", {v.flips} flip{'s' if v.flips != 1 else ''}" if v.flips else ""
+        return f"{v.plays} cards played{flips}"

@@ -17,8 +17,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.voltage import VoltageView
-
 from ..widgets.keybar import KeyBar
 from ..text import name_text, score_track
 from ..widgets.prompt import ActionButton
@@ -32,75 +30,69 @@ REASONS = {
 }
 
 
-class ResultsScreen(ModalScreen[tuple[str, Any]]):
+class ResultsBase(ModalScreen[tuple[str, Any]]):
+    """The results panel both games share: a body of the game's own, the rating
+    change of a rated match, a status line, and rematch / back / look at the board."""
+
     BINDINGS = [
         Binding("r", "rematch", "rematch"),
         Binding("b,escape", "home", "back to start", key_display="b/esc"),
         Binding("v", "board", "see the board"),
     ]
     DEFAULT_CSS = """
-    ResultsScreen { align: center middle; background: $background 60%; }
-    ResultsScreen #results-box {
+    ResultsBase { align: center middle; background: $background 60%; }
+    ResultsBase #results-box {
         width: 56; height: auto; padding: 1 2; border: double $accent; background: $surface;
     }
-    ResultsScreen #results-box > Static { width: 1fr; }
-    ResultsScreen #winner { text-align: center; text-style: bold; }
-    ResultsScreen #sets { margin: 1 0; }
-    ResultsScreen #results-status { color: $text-muted; }
-    ResultsScreen #results-buttons { height: 1; align: center middle; margin-top: 1; }
-    ResultsScreen ActionButton { background: $primary-muted; }
+    ResultsBase #results-box > Static { width: 1fr; }
+    ResultsBase #winner { text-align: center; text-style: bold; }
+    ResultsBase #body { margin: 1 0; }
+    ResultsBase #results-status { color: $text-muted; }
+    ResultsBase #results-buttons { height: 1; align: center middle; margin-top: 1; }
+    ResultsBase ActionButton { background: $primary-muted; }
     """
+    HOME_LABEL = "back to start [b]"
+    BOARD_LABEL = "board [v]"
 
-    def __init__(self, handles: Sequence[Any], backend: Any, view: VoltageView, names: tuple[str, str]) -> None:
+    def __init__(self, handles: Sequence[Any], backend: Any, view: Any, names: Sequence[str]) -> None:
         super().__init__()
         self.handles = list(handles)
         self.backend = backend
         self.final = view
-        self.names = names
+        self.names = tuple(names)
         self._asking = False
 
     @property
     def can_rematch(self) -> bool:
         return self.backend is not None and hasattr(self.backend, "rematch") and self.final.seat is not None
 
+    # -- what each game says --------------------------------------------------
+
+    def winner_text(self) -> Text:
+        raise NotImplementedError
+
+    def body_text(self) -> Text:
+        raise NotImplementedError
+
+    def status_text(self) -> str:
+        raise NotImplementedError
+
+    # -- the panel --------------------------------------------------------------
+
     def compose(self):
-        v, names = self.final, self.names
         with Vertical(id="results-box"):
-            t = Text(justify="center")
-            if v.winner is None:
-                t.append("The match is drawn", style="bold")
-            else:
-                if v.seat is not None and v.winner == v.seat and len(self.handles) == 1:
-                    t.append("You win!  ", style="bold reverse")
-                    t.append("\n")
-                t.append_text(name_text(names[v.winner], "bold"))
-                t.append(" wins the match", style="bold")
-            reason = REASONS.get(v.reason, v.reason)
-            if reason:
-                t.append(f"\n({reason})", style="dim")
-            yield Static(t, id="winner")
-            sets = Text()
-            width = max(len(n) for n in names[:2]) if names else 8
-            width = min(max(width, 6), 24)
-            for seat in (0, 1):
-                n = name_text(names[seat][:24], "bold")
-                n.pad_right(width - n.cell_len + 2)
-                sets.append_text(n)
-                sets.append_text(score_track(v.scores[seat], wide=True))
-                sets.append("  ★ winner" if v.winner == seat else "", style="bold")
-                if seat == 0:
-                    sets.append("\n")
-            yield Static(sets, id="sets")
+            yield Static(self.winner_text(), id="winner")
+            yield Static(self.body_text(), id="body")
             rating_change = getattr(self.backend, "rating_change", None)  # rated matches: "rating 1012 (+12)"
             change = rating_change(self.handles) if rating_change is not None else None
             if change:
                 yield Static(Text(change), id="rating-change")
-            yield Static(Text(f"{v.turn} turn{'' if v.turn == 1 else 's'} played", style="dim"), id="results-status")
+            yield Static(Text(self.status_text(), style="dim"), id="results-status")
             with Horizontal(id="results-buttons"):
                 if self.can_rematch:
                     yield ActionButton("rematch [r]", "rematch")
-                yield ActionButton("back to start [b]", "home")
-                yield ActionButton("board [v]", "board")
+                yield ActionButton(self.HOME_LABEL, "home")
+                yield ActionButton(self.BOARD_LABEL, "board")
         yield KeyBar()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -141,3 +133,42 @@ class ResultsScreen(ModalScreen[tuple[str, Any]]):
             self.action_home()
         else:
             self.action_board()
+
+
+class ResultsScreen(ResultsBase):
+    """A Voltage match: the winner, each player's sets, the turns played."""
+
+    def winner_text(self) -> Text:
+        v, names = self.final, self.names
+        t = Text(justify="center")
+        if v.winner is None:
+            t.append("The match is drawn", style="bold")
+        else:
+            if v.seat is not None and v.winner == v.seat and len(self.handles) == 1:
+                t.append("You win!  ", style="bold reverse")
+                t.append("\n")
+            t.append_text(name_text(names[v.winner], "bold"))
+            t.append(" wins the match", style="bold")
+        reason = REASONS.get(v.reason, v.reason)
+        if reason:
+            t.append(f"\n({reason})", style="dim")
+        return t
+
+    def body_text(self) -> Text:
+        v, names = self.final, self.names
+        sets = Text()
+        width = max(len(n) for n in names[:2]) if names else 8
+        width = min(max(width, 6), 24)
+        for seat in (0, 1):
+            n = name_text(names[seat][:24], "bold")
+            n.pad_right(width - n.cell_len + 2)
+            sets.append_text(n)
+            sets.append_text(score_track(v.scores[seat], wide=True))
+            sets.append("  ★ winner" if v.winner == seat else "", style="bold")
+            if seat == 0:
+                sets.append("\n")
+        return sets
+
+    def status_text(self) -> str:
+        turns = self.final.turn
+        return f"{turns} turn{'' if turns == 1 else 's'} played"
