@@ -24,14 +24,12 @@ from typing import Iterable, Union
 
 from .cards import (
     BYPASS,
-    CARD_COLOUR,
     CARD_FACE,
     CARD_SPECIAL,
     CARD_TRANSFORMER,
     CARD_VALUE,
     COLOURS,
     DECK_SIZE,
-    FUSE,
     Card,
     parse_terminal,
 )

@@ -47,7 +47,7 @@ from engine import highvoltage as H
 from engine.errors import IllegalActionError
 from engine.hv_bots import HV_BOT_NAMES, make_hv_bot
 
-from .match import Seat, SeatHandle, in_context
+from .match import Seat, SeatHandle, Subscribers
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ class HVMatch:
         self.ended_at: float | None = None
         self.too_slow = 0  # plays refused as too slow (all seats)
         self._private: dict[int, list[tuple[int, str]]] = {}  # seat -> (log position, line)
-        self._subs: list[tuple[int | None, Callback]] = []
+        self._subs = Subscribers()
         self._lock = asyncio.Lock()
         self._changed = asyncio.Event()  # set (and replaced) after every accepted action
         self._round = 0  # counts countdowns; a bot's pending action belongs to one round
@@ -215,28 +215,11 @@ class HVMatch:
     # -- subscriptions -------------------------------------------------------
 
     def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
-        callback = in_context(callback)
-        entry = (seat, callback)
-        self._subs.append(entry)
-
-        def unsubscribe() -> None:
-            if entry in self._subs:
-                self._subs.remove(entry)
-
-        return unsubscribe
+        return self._subs.add(seat, callback)
 
     def _broadcast(self, lines: tuple[str, ...], only: int | None = None) -> None:
         """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
-        views: dict[int | None, H.HighVoltageView] = {}
-        for seat, callback in list(self._subs):
-            if only is not None and seat != only:
-                continue
-            if seat not in views:
-                views[seat] = self.view(seat)
-            try:
-                callback(HVUpdate(views[seat], lines, self.notice, self.countdown))
-            except Exception:  # one broken screen must not stop the others
-                log.exception("update callback failed")
+        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown), only)
 
     def set_notice(self, text: str) -> None:
         """A status line every screen shows (e.g. waiting for a reconnect)."""

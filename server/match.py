@@ -19,7 +19,7 @@ import logging
 import random
 import time
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from engine import voltage as V
@@ -81,6 +81,42 @@ def in_context(callback: Callable[[Any], None]) -> Callable[[Any], None]:
     return call
 
 
+class Subscribers:
+    """The screens following a match: each callback gets an update built from its
+    seat's view (one view per seat per change, shared by that seat's screens)."""
+
+    def __init__(self) -> None:
+        self._subs: list[tuple[int | None, Callable[[Any], None]]] = []
+
+    def add(self, seat: int | None, callback: Callable[[Any], None]) -> Callable[[], None]:
+        """Follow ``seat``'s view (``None``: a spectator's); returns the unsubscribe.
+
+        Each screen's callback runs in the context it subscribed from: on a server,
+        many apps share one loop, and Textual finds "the current app" through a
+        context variable, so an update must not run in the submitting player's context."""
+        entry = (seat, in_context(callback))
+        self._subs.append(entry)
+
+        def unsubscribe() -> None:
+            if entry in self._subs:
+                self._subs.remove(entry)
+
+        return unsubscribe
+
+    def send(self, view: Callable[[int | None], Any], update: Callable[[Any], Any], only: int | None = None) -> None:
+        """Call every subscriber (or only seat ``only``'s) with ``update(view(seat))``."""
+        views: dict[int | None, Any] = {}
+        for seat, callback in list(self._subs):
+            if only is not None and seat != only:
+                continue
+            if seat not in views:
+                views[seat] = view(seat)
+            try:
+                callback(update(views[seat]))
+            except Exception:  # one broken screen must not stop the others
+                log.exception("update callback failed")
+
+
 def _bot_choose(bot_name: str, seed: int, view: V.VoltageView) -> V.Action:
     """Runs in a worker: build the bot from its name and seed, and let it choose."""
     try:
@@ -119,7 +155,7 @@ class Match:
         self.notice = ""
         self.started_at = time.time()
         self.ended_at: float | None = None
-        self._subs: list[tuple[int | None, Callback]] = []
+        self._subs = Subscribers()
         self._bot_task: asyncio.Task | None = None
         self._lock = asyncio.Lock()
         self._closed = False
@@ -153,28 +189,10 @@ class Match:
     # -- subscriptions -------------------------------------------------------
 
     def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
-        # Each screen's callback runs in the context it subscribed from: on a server,
-        # many apps share one loop, and Textual finds "the current app" through a
-        # context variable, so an update must not run in the submitting player's context.
-        callback = in_context(callback)
-        entry = (seat, callback)
-        self._subs.append(entry)
-
-        def unsubscribe() -> None:
-            if entry in self._subs:
-                self._subs.remove(entry)
-
-        return unsubscribe
+        return self._subs.add(seat, callback)
 
     def _broadcast(self, lines: tuple[str, ...]) -> None:
-        views: dict[int | None, V.VoltageView] = {}
-        for seat, callback in list(self._subs):
-            if seat not in views:
-                views[seat] = self.view(seat)
-            try:
-                callback(Update(views[seat], lines, self.notice))
-            except Exception:  # one broken screen must not stop the others
-                log.exception("update callback failed")
+        self._subs.send(self.view, lambda view: Update(view, lines, self.notice))
 
     def set_notice(self, text: str) -> None:
         """A status line every screen shows (e.g. waiting for a reconnect)."""

@@ -39,7 +39,7 @@ from typing import Any, Callable
 import asyncssh
 
 from .driver import TerminalChannel, run_app
-from .lobby import Lobby, Player
+from .lobby import Lobby
 
 log = logging.getLogger(__name__)
 
