@@ -83,6 +83,10 @@ class SSHBackend:
     def strengths(self) -> list[tuple[str, str]]:
         return bot_strengths()
 
+    def hv_starts_in(self) -> float | None:
+        """Seconds until this player's High Voltage quick table starts as it is."""
+        return self.lobby.hv.starts_in(self.player)
+
     def snapshot(self) -> Snapshot:
         return self.lobby.snapshot()
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -52,6 +53,7 @@ class HVTable:
     bots: list[str] = field(default_factory=list)  # levels that will sit (a rematch's bots)
     expected: set[int] = field(default_factory=set)  # rematch: player ids still to ask
     timer: asyncio.TimerHandle | None = None
+    starts_at: float | None = None  # time.monotonic() when a quick table of 2-3 starts
     hosted: Hosted | None = None
 
     @property
@@ -90,6 +92,13 @@ class HVTables:
     def open_tables(self) -> list[HVTable]:
         """Tables still filling (quick and private), for a lobby screen."""
         return [t for t in self.tables.values() if t.hosted is None]
+
+    def starts_in(self, player: Player) -> float | None:
+        """Seconds until ``player``'s quick table starts without more players (None: not yet set)."""
+        table = self.table_of(player)
+        if table is None or table.hosted is not None or table.starts_at is None or table.timer is None:
+            return None
+        return max(0.0, table.starts_at - time.monotonic())
 
     def table_of(self, player: Player) -> HVTable | None:
         for t in self.tables.values():
@@ -167,6 +176,7 @@ class HVTables:
             self.start(table)
         elif len(table.players) >= 2 and table.timer is None:
             table.timer = asyncio.get_running_loop().call_later(self.fill_seconds, self._fill_timeout, table)
+            table.starts_at = time.monotonic() + self.fill_seconds
         self.lobby._changed()
         return await self._wait(table, player, fut)
 

@@ -191,10 +191,13 @@ class MatchInfo:
     scores: tuple[int, ...]
     spectators: int
 
-    def describe(self) -> str:
-        """One line: the players and the score (High Voltage: each one's cards left)."""
+    def describe(self, short: bool = False) -> str:
+        """One line: the players and the score (High Voltage: each one's cards left).
+        ``short``: a narrower line for a narrow list (High Voltage: "HV" and the names)."""
         title = GAME_TITLES.get(self.game, self.game)
         if self.game == HV:
+            if short:
+                return "HV: " + ", ".join(self.names)
             seats = ", ".join(f"{n} {s}" for n, s in zip(self.names, self.scores))
             return f"{title}: {seats} cards left"
         return f"{title}: {' v '.join(self.names)}  {'-'.join(map(str, self.scores))}"

@@ -57,6 +57,22 @@ async def test_quick_match_with_two_starts_after_the_fill_time_without_bots():
     match.close()
 
 
+async def test_a_quick_table_of_two_says_when_it_starts():
+    lobby, tables = setup(fill_seconds=30)
+    ann, bob, cy = online(lobby, "ann", "bob", "cy")
+    a = asyncio.ensure_future(tables.quick_match(ann))
+    await settle()
+    assert tables.starts_in(ann) is None  # alone: no start time yet
+    b = asyncio.ensure_future(tables.quick_match(bob))
+    await settle()
+    left = tables.starts_in(ann)
+    assert left is not None and 29 < left <= 30 and tables.starts_in(bob) == pytest.approx(left, abs=0.5)
+    assert tables.starts_in(cy) is None  # not at the table
+    for f in (a, b):
+        f.cancel()
+    await settle()
+
+
 async def test_leaving_the_queue():
     lobby, tables = setup(fill_seconds=30)
     ann, bob = online(lobby, "ann", "bob")

@@ -95,7 +95,8 @@ async def test_a_room_for_three_joined_by_code_started_early_played_watched_and_
         match.on_end.append(lambda _m: done.set())
 
         # Carol watches from the lobby's list; `who` lists the match.
-        await carol.wait_for(f"{code}  High Voltage: alice")
+        # (at 80 columns the list is narrow: the short form, so the row is not cut)
+        await carol.wait_for(rf"{code}  HV: alice, bob, Bot \(medium\) ")
         carol.press("w")
         await wait_until(lambda: getattr(srv.apps["carol"].focused, "id", None) == "matches")
         carol.press("enter")

@@ -366,13 +366,7 @@ class LobbyScreen(Screen):
         matches = self.query_one("#matches", Menu)
         matches.set_items(
             [
-                (
-                    f"match:{m.code}",
-                    Text(
-                        f"{m.code}  {self._describe(m)}"
-                        + (f"  ({m.spectators} watching)" if m.spectators else "")
-                    ),
-                )
+                (f"match:{m.code}", Text(self._match_line(m, matches.size.width - 4)))
                 for m in snap.matches
             ]
         )
@@ -380,10 +374,19 @@ class LobbyScreen(Screen):
         if self._mode in ("room", "joined"):
             self._room_status()
 
-    def _describe(self, m: Any) -> str:
+    def _match_line(self, m: Any, width: int) -> str:
+        """A running match in one line: its code, players and score, and who watches;
+        shorter words when the list is too narrow for the long ones."""
+        watching = f"  ({m.spectators} watching)" if m.spectators else ""
+        line = f"{m.code}  {self._describe(m)}{watching}"
+        if len(line) > width:
+            line = f"{m.code}  {self._describe(m, short=True)}{watching}"
+        return line
+
+    def _describe(self, m: Any, short: bool = False) -> str:
         describe = getattr(m, "describe", None)
         if describe is not None:
-            return describe()
+            return describe(short=short)
         return (f"{self.backend.game_titles.get(m.game, m.game)}: "
                 f"{' v '.join(m.names)}  {'-'.join(map(str, m.scores))}")
 
@@ -441,8 +444,13 @@ class LobbyScreen(Screen):
         clock = f"{waited // 60}:{waited % 60:02d}"
         if self._queue_game == HV:
             n = self.backend.snapshot().waiting.get(HV, 0)
-            text = (f"High Voltage: {n} at the table, waiting for more... {clock}   Esc: leave\n"
-                    "Four start at once; two or three start a little after the second sits down.")
+            text = f"High Voltage: {n} at the table, waiting for more... {clock}   Esc: leave\n"
+            starts_in = getattr(self.backend, "hv_starts_in", lambda: None)()
+            if starts_in is not None:
+                left = int(starts_in + 0.999)
+                text += f"Starting in {left // 60}:{left % 60:02d} unless more sit down (four start at once)."
+            else:
+                text += "Four start at once; two or three start a little after the second sits down."
             if waited >= self.backend.bot_offer_after and n <= 1:
                 lineup = self.lineup_text(self.hv_lineups()[0])
                 text += f"\nNo one yet: press b to play bots ({lineup}) instead, or keep waiting."
