@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import re
 import statistics
@@ -150,6 +151,14 @@ def server_only_rss_kb(pid: int) -> int:
     return 0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process ``pid`` has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
 def pct(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
@@ -270,8 +279,11 @@ async def main() -> int:
         latencies: list[float] = []
         stop_at = time.monotonic() + args.seconds
         t_play = time.monotonic()
+        server_cpu, client_cpu = cpu_seconds(proc.pid), time.process_time()
         counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, args.pace) for p in players))
         t_play = time.monotonic() - t_play
+        server_cpu = (cpu_seconds(proc.pid) - server_cpu) / t_play
+        client_cpu = (time.process_time() - client_cpu) / t_play
         rss_after = server_only_rss_kb(proc.pid)
 
         ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
@@ -284,6 +296,8 @@ async def main() -> int:
         print(f"actions played: {total} ({total / t_play:.1f}/s, {total / t_play / (n // 2):.2f}/s per match)")
         print(f"keypress-to-frame latency over {len(latencies)} keys: p50 {ms(pct(latencies, 50))}, "
               f"p95 {ms(pct(latencies, 95))}, p99 {ms(pct(latencies, 99))}")
+        print(f"CPU while playing: server {server_cpu:.0%} of a core, these clients {client_cpu:.0%} of a core"
+              f" (a figure near 100% is the bottleneck)")
         print(f"server memory: idle {idle_rss / 1024:.1f} MB, with {n} sessions {rss / 1024:.1f} MB "
               f"(after play {rss_after / 1024:.1f} MB): {per_session_mb:.2f} MB per session")
         for p in players:
