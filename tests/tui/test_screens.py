@@ -408,3 +408,47 @@ async def test_the_prompt_line_buttons_are_clickable():
         await pilot.click(bar, offset=(start + 1, 0))
         await wait_until(pilot, lambda: m.state.to_move != mover or m.state.phase == V.FLIP)
         assert any("drew" in line for line in m.log)
+
+
+# -- the log --------------------------------------------------------------------
+
+
+async def test_the_log_shows_the_newest_first_and_the_wheel_scrolls_to_older_lines():
+    from textual.app import App
+
+    from tui.widgets.log import MatchLog
+
+    lines = [f"Move {i} was made." for i in range(40)]
+
+    class LogApp(App[None]):
+        def compose(self):
+            yield MatchLog()
+
+    from textual.events import MouseScrollDown
+
+    async def wheel_down(pilot, log: MatchLog) -> None:
+        log.post_message(MouseScrollDown(log, 2, 2, 0, 1, 0, False, False, False))
+        await pilot.pause()
+
+    def shown(log: MatchLog) -> list[str]:
+        """The log's rows as drawn (the text of each painted line)."""
+        return [strip.text.strip() for strip in log._strips]
+
+    app = LogApp()
+    async with app.run_test(size=(30, 8)) as pilot:
+        log = app.query_one(MatchLog)
+        log.show(lines)
+        await pilot.pause()
+        rows = shown(log)
+        assert rows[0] == "· Move 39 was made."
+        assert rows[-1] == "▼ 33 more lines"  # 40 lines, 7 shown (the last row says so)
+        await wheel_down(pilot, log)
+        rows = shown(log)
+        assert rows[0] == "· Move 36 was made." and rows[-1] == "▼ 30 more lines"
+        for _ in range(20):  # to the oldest: no note, the first move last
+            await wheel_down(pilot, log)
+        rows = shown(log)
+        assert rows[-1] == "· Move 0 was made." and not any("more line" in r for r in rows)
+        log.show(lines + ["Move 40 was made."])  # a new line: back to the newest
+        await pilot.pause()
+        assert shown(log)[0] == "· Move 40 was made."

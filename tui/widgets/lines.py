@@ -43,7 +43,10 @@ _CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True, 
 
 def text_rows(text: Text) -> list[Row]:
     """The lines of ``text`` as rows of segments (not wrapped: cut them with :func:`fit`)."""
-    return [list(line) for line in Segment.split_lines(text.render(_CONSOLE, end=""))]
+    segments = text.render(_CONSOLE, end="")
+    if text.style:  # (rich applies a text's own style only when it has spans)
+        segments = Segment.apply_style(segments, _CONSOLE.get_style(text.style))
+    return [list(line) for line in Segment.split_lines(segments)]
 
 
 def fit(row: Row, width: int, style: Style | None = None) -> Row:

@@ -1,169 +1,111 @@
 """The match log: what happened, in words, newest first.
 
-A line-API scroll view: each entry is wrapped once to the width and its lines
-kept (keyed by the entry, its emphasis and the width), and only the lines in
-view are drawn.  A new entry costs one entry's wrap, and neither a relayout of
-the screen nor a redraw of the other 199 entries.  It draws exactly what a
-``Static`` of all the entries inside a ``VerticalScroll`` drew before.
+A painted line widget (see :mod:`.lines`): each entry is wrapped once to the
+width and its rows kept, so a new entry costs one entry's wrap.  The newest
+entries are at the top; the mouse wheel scrolls to older ones, and the last row
+says how many more lines lie below.  No scroll view: on a server drawing many
+screens, its scroll bar and relayouts cost more than the log itself.
 """
 
 from __future__ import annotations
 
-from rich.style import Style as RichStyle
 from rich.segment import Segment
 from rich.text import Text
-from textual.geometry import Size
-from textual.scroll_view import ScrollView
-from textual.selection import Selection
-from textual.strip import Strip
-from textual.visual import Visual, visualize
+from textual import events
 
 from ..text import LOG_MARK, classify_log, safe
+from .lines import _CONSOLE, LineWidget, Row, text_rows
 
-SHOWN = 200  # the newest lines kept on screen
-
-STYLE = {"score": "bold", "flip": "bold", "end": "bold reverse", "transformer": "", "plain": ""}
+SHOWN = 200  # the newest lines kept
 EMPHASISED = 3  # the newest entries are drawn in full strength, the rest dim
 
+STYLE = {"score": "bold", "flip": "bold", "end": "bold reverse", "transformer": "", "plain": ""}
+DIM_INK = 0.66  # a dim line's ink: this much of the theme's foreground over its background
 
-class MatchLog(ScrollView, can_focus=False):
+
+class MatchLog(LineWidget, can_focus=False):
     """Not focusable: the arrow keys belong to the game, the mouse wheel scrolls the log."""
 
     DEFAULT_CSS = """
-    MatchLog { width: 1fr; height: 1fr; overflow-x: hidden; overflow-y: auto; scrollbar-size-vertical: 1; }
+    MatchLog { width: 1fr; height: 1fr; }
     """
 
     def __init__(self, id: str = "log") -> None:
         super().__init__(id=id)
         self.lines: list[str] = []
-        self._entries: list[tuple[str, bool]] = []  # newest first: (line, emphasised)
-        self._wrapped: dict[tuple[str, bool, int], list[Strip]] = {}  # (line, emphasised, width) -> strips
-        self._rows: list[tuple[tuple[str, bool, int], int, int]] = []  # every wrapped line, top to bottom
-        self._shifted: dict[tuple[tuple[str, bool, int], int, int], Strip] = {}
-        self._width = 0
-        self._style_key: object = None
-        self._pad: tuple[object, RichStyle] = (object(), RichStyle())
+        self._entries: list[str] = []  # newest first
+        self._wrapped: dict[tuple[str, int], list[Row]] = {}  # (line, width) -> rows
+        self._dimmed: dict[tuple, list[Row]] = {}
+        self.top = 0  # the first row shown (0: the newest entry's first row)
 
     def show(self, lines: list[str]) -> None:
         if lines == self.lines:
             return
         self.lines = list(lines)
-        newest = list(reversed(lines[-SHOWN:]))
-        self._entries = [(line, i < EMPHASISED) for i, line in enumerate(newest)]
-        self._relayout()
-        self.scroll_home(animate=False)
+        self._entries = list(reversed(lines[-SHOWN:]))
+        self.top = 0
+        self.repaint()
 
-    # -- wrapping --------------------------------------------------------------
+    # -- wrapping ---------------------------------------------------------------
 
-    def _entry_strips(self, line: str, emphasised: bool, width: int) -> list[Strip]:
-        key = (line, emphasised, width)
-        strips = self._wrapped.get(key)
-        if strips is None:
+    def _entry_rows(self, line: str, emphasised: bool, width: int) -> list[Row]:
+        key = (line, width)
+        rows = self._wrapped.get(key)
+        if rows is None:
+            if len(self._wrapped) > 4 * SHOWN:  # forget entries no longer shown (and old widths)
+                self._wrapped.clear()
+                self._dimmed.clear()
             kind = classify_log(line)
-            style = STYLE[kind] + ("" if emphasised else " dim")
-            t = Text()
-            t.append(f"{LOG_MARK[kind]} ", style=style)
-            t.append(safe(line), style=style)
-            visual = visualize(self, t)
-            strips = Visual.to_strips(self, visual, width, None, self.visual_style)
-            self._wrapped[key] = strips
-        return strips
+            t = Text(f"{LOG_MARK[kind]} {safe(line)}", style=STYLE[kind])
+            rows = []
+            for part in t.wrap(_CONSOLE, width, overflow="fold"):
+                rows.extend(text_rows(part))
+            self._wrapped[key] = rows
+        if emphasised:
+            return rows
+        pal = self.palette()
+        dkey = (line, width, pal.bg, pal.fg)
+        dimmed = self._dimmed.get(dkey)
+        if dimmed is None:
+            ink = pal.style(pal.mix(DIM_INK))  # keeps a line's bold, unlike the dim attribute
+            dimmed = [[Segment(s.text, (s.style + ink) if s.style else ink) for s in r] for r in rows]
+            self._dimmed[dkey] = dimmed
+        return dimmed
 
-    def _wrap_all(self, width: int) -> list[tuple[tuple[str, bool, int], int, int]]:
-        """Each wrapped line as (its entry's key, its line within the entry, the entry's index)."""
-        rows: list[tuple[tuple[str, bool, int], int, int]] = []
-        for i, (line, emphasised) in enumerate(self._entries):
-            key = (line, emphasised, width)
-            n = len(self._entry_strips(line, emphasised, width))
-            rows.extend((key, j, i) for j in range(n))
+    def _rows(self, width: int, upto: int | None = None) -> list[Row]:
+        """Every wrapped row, newest entry first (or the first ``upto`` of them)."""
+        rows: list[Row] = []
+        for i, line in enumerate(self._entries):
+            rows.extend(self._entry_rows(line, i < EMPHASISED, width))
+            if upto is not None and len(rows) >= upto:
+                break
         return rows
 
-    def _row_strip(self, row: tuple[tuple[str, bool, int], int, int]) -> Strip:
-        """A wrapped line, its selection offsets naming the entry's line in the whole log
-        (as one ``Static`` of every entry numbers them)."""
-        key, j, i = row
-        strip = self._wrapped[key][j]
-        if i == 0:
-            return strip
-        shifted = self._shifted.get((key, j, i))
-        if shifted is None:
-            segments = []
-            for text, style, control in strip:
-                if style is not None and style._meta:
-                    offset = style.meta.get("offset")
-                    if offset is not None:
-                        style = style + RichStyle.from_meta({"offset": (offset[0], i)})
-                segments.append(Segment(text, style, control))
-            shifted = Strip(segments, strip.cell_length)
-            if len(self._shifted) > 1000:
-                self._shifted.clear()
-            self._shifted[(key, j, i)] = shifted
-        return shifted
+    def paint(self, width: int, height: int) -> list[Row]:
+        rows = self._rows(width, self.top + height + 1)
+        shown = rows[self.top : self.top + height]
+        if len(rows) > self.top + height:  # more below: say so on the last row
+            below = len(self._rows(width)) - self.top - (height - 1)  # the note takes a row
+            pal = self.palette()
+            note = f"▼ {below} more line{'s' if below != 1 else ''}"
+            shown[-1] = [Segment(note.rjust(width)[-width:], pal.style(pal.mix(0.6), italic=True))]
+        return shown
 
-    def _relayout(self) -> None:
-        """Wrap the entries to the width left beside the scroll bar, if one is needed."""
-        style_key = (self.visual_style, self.styles.scrollbar_size_vertical)
-        if style_key != self._style_key:
-            self._style_key = style_key
-            self._wrapped.clear()
-            self._shifted.clear()
-        width = self.size.width  # the scroll bar's column included
-        if width <= 0:
-            self._rows = []
-            return
-        rows = self._wrap_all(width)
-        bar = self.styles.scrollbar_size_vertical
-        if len(rows) > self.size.height and bar and width > bar:
-            width -= bar
-            rows = self._wrap_all(width)
-        if len(self._wrapped) > 4 * SHOWN:  # forget entries no longer shown (and old widths)
-            keep = {(line, emphasised, width) for line, emphasised in self._entries}
-            self._wrapped = {k: v for k, v in self._wrapped.items() if k in keep}
-            self._shifted.clear()
-        self._rows = rows
-        self._width = width
-        size = Size(width, len(rows))
-        if size == self.virtual_size:
-            self.refresh()
-            return
-        show_bar = len(rows) > self.container_size.height
-        if self.is_mounted and self.container_size and show_bar == self.show_vertical_scrollbar:
-            # The scroll bar stays (or stays away): no relayout of the screen, only
-            # the bar's proportions and this widget's lines.
-            self.set_reactive(ScrollView.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
-        else:
-            self.virtual_size = size
-            self.refresh()
+    # -- scrolling --------------------------------------------------------------
 
-    def on_resize(self) -> None:
-        self._relayout()
+    def _scroll(self, delta: int) -> None:
+        width, height = self.size
+        most = max(0, len(self._rows(width)) - height)
+        top = max(0, min(most, self.top + delta))
+        if top != self.top:
+            self.top = top
+            self.repaint()
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        if self.is_mounted:
-            self._relayout()
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self._scroll(3)
 
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The selected text (offsets number the entries newest first, as drawn)."""
-        text = "\n".join(f"{LOG_MARK[classify_log(line)]} {safe(line)}" for line, _ in self._entries)
-        return selection.extract(text), "\n"
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self._scroll(-3)
 
-    # -- drawing ---------------------------------------------------------------
-
-    def _pad_style(self) -> RichStyle:
-        """The background alone: what the room right of (and below) the text is drawn with."""
-        bgcolor = self.visual_style.rich_style.bgcolor
-        if self._pad[0] != bgcolor:
-            self._pad = (bgcolor, RichStyle(bgcolor=bgcolor))
-        return self._pad[1]
-
-    def render_line(self, y: int) -> Strip:
-        _, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        rich_style = self._pad_style()
-        index = scroll_y + y
-        if 0 <= index < len(self._rows):
-            return self._row_strip(self._rows[index]).crop_extend(0, width, rich_style)
-        return Strip.blank(width, rich_style)
