@@ -261,7 +261,7 @@ async def main() -> int:
             await p.wait_for("Your name", timeout=60)
             first_frames.append(time.perf_counter() - t0)
             p.chan.write(b"\r")
-            await p.wait_for("Quick match", timeout=60)
+            await p.wait_for(f"you: {p.name}", timeout=60)  # named: the menu has the focus
 
         t_connect = time.perf_counter()
         for i in range(0, n, args.connect_batch):
