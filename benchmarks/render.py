@@ -1,7 +1,7 @@
 """Render benchmark for the match screen: CPU per match update and per keypress,
 and bytes of terminal output per update.
 
-    python benchmarks/render.py [--size 80x24] [--actions 60] [--keys 60] [--profile FILE]
+    python benchmarks/render.py [--size 80x24] [--actions 60] [--keys 60] [--floor] [--profile FILE]
 
 Two apps (one per seat of a two-human match), each on the server's own
 :class:`server.driver.SSHDriver` over an in-memory channel that counts the bytes
@@ -10,7 +10,9 @@ written: the output path is the server's.  The match is driven from outside
 *update* to both screens; the keypress part toggles a hand card's selection
 (key ``1``, then ``esc``) on the screen of the player to move.  CPU is process time
 from the action until both apps have gone quiet (no output for ``--quiet`` ms),
-divided per screen.  ``--profile FILE`` writes a pyinstrument HTML profile
+divided per screen.  ``--floor`` also times the smallest app there is (one widget,
+six rows changed per key) on the same path: what Textual itself costs per frame
+here, which no screen can go below.  ``--profile FILE`` writes a pyinstrument HTML profile
 (falls back to a cProfile listing when pyinstrument is missing).
 """
 
@@ -161,6 +163,50 @@ async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float,
     return results
 
 
+async def floor_bench(size: tuple[int, int], keys: int, quiet_ms: float) -> float:
+    """CPU per keypress of the smallest app there is on the same path: one widget whose
+    six rows change on each key.  What no screen can go below, on this machine."""
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.app import App
+    from textual.geometry import Region
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+    class Rows(Widget):
+        DEFAULT_CSS = "Rows { height: 1fr; }"
+        n = 0
+
+        def render_line(self, y: int) -> Strip:
+            w = self.size.width
+            text = f"row {y}, key {self.n if 5 <= y < 11 else 0} " * 8
+            return Strip([Segment(text[:w].ljust(w), Style(color="red", bgcolor="black"))], w)
+
+    class Floor(App[None]):
+        def compose(self):
+            yield Rows()
+
+        def on_key(self) -> None:
+            rows = self.query_one(Rows)
+            rows.n += 1
+            rows.refresh(Region(0, 5, rows.size.width, 6))
+
+    chan = Channel(size)
+    app = Floor()
+    task = asyncio.get_running_loop().create_task(run_app(app, chan))
+    await quiet([chan], 300)
+    cpu = []
+    for _ in range(keys):
+        t0 = time.process_time()
+        chan.input.put_nowait(b"1")
+        await quiet([chan], quiet_ms)
+        cpu.append((time.process_time() - t0) * 1000)
+    app.exit()
+    chan.close()
+    await asyncio.wait([task], timeout=5)
+    return statistics.median(cpu)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", default="80x24")
@@ -169,6 +215,7 @@ def main() -> None:
     p.add_argument("--quiet", type=float, default=40.0, help="ms without output that ends a measurement")
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--profile", default="", help="write a profile of the whole run to this file")
+    p.add_argument("--floor", action="store_true", help="also time the smallest possible app on the same path")
     args = p.parse_args()
     w, h = (int(x) for x in args.size.lower().split("x"))
 
@@ -209,6 +256,9 @@ def main() -> None:
             f"keypress: {r['key_cpu_ms_mean']:.1f} ms CPU (median {r['key_cpu_ms_median']:.1f}),"
             f" {r['key_bytes_mean']:.0f} bytes  [{int(r['keys'])} keys]"
         )
+    if args.floor:
+        ms = asyncio.run(floor_bench((w, h), max(args.keys, 20), args.quiet))
+        print(f"floor:    {ms:.1f} ms CPU per keypress (median) for a one-widget app whose six rows change")
 
 
 if __name__ == "__main__":
