@@ -60,24 +60,11 @@ class HVResultsScreen(ResultsBase):
     HVResultsScreen #results-box { width: 60; }
     HVResultsScreen #winner { content-align: center middle; }
     """
+    NOBODY = "Nobody wins: the table is blocked"
+    WINS = " wins High Voltage"
+    REASONS = REASONS
     HOME_LABEL = "back [b]"
     BOARD_LABEL = "table [v]"
-
-    def winner_text(self) -> Text:
-        v, names = self.final, self.names
-        t = Text(justify="center")
-        if v.winner is None:
-            t.append("Nobody wins: the table is blocked", style="bold")
-        else:
-            if v.seat is not None and v.winner == v.seat:
-                t.append("You win!", style="bold reverse")
-                t.append("\n")
-            t.append_text(name_text(names[v.winner], "bold"))
-            t.append(" wins High Voltage", style="bold")
-        reason = REASONS.get(v.reason, v.reason)
-        if reason:
-            t.append(f"\n({reason})", style="dim")
-        return t
 
     def body_text(self) -> Text:
         return ranking(self.final, self.names)

@@ -68,8 +68,29 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
 
     # -- what each game says --------------------------------------------------
 
+    NOBODY = "Nobody wins"  # the headline when nobody won
+    WINS = " wins"  # after the winner's name
+    REASONS: dict[str, str] = {}  # the engine's reason -> the words shown under the headline
+
+    def you_won(self) -> bool:
+        v = self.final
+        return v.seat is not None and v.winner == v.seat
+
     def winner_text(self) -> Text:
-        raise NotImplementedError
+        v = self.final
+        t = Text(justify="center")
+        if v.winner is None:
+            t.append(self.NOBODY, style="bold")
+        else:
+            if self.you_won():
+                t.append("You win!", style="bold reverse")
+                t.append("\n")
+            t.append_text(name_text(self.names[v.winner], "bold"))
+            t.append(self.WINS, style="bold")
+        reason = self.REASONS.get(v.reason, v.reason)
+        if reason:
+            t.append(f"\n({reason})", style="dim")
+        return t
 
     def body_text(self) -> Text:
         raise NotImplementedError
@@ -138,21 +159,12 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
 class ResultsScreen(ResultsBase):
     """A Voltage match: the winner, each player's sets, the turns played."""
 
-    def winner_text(self) -> Text:
-        v, names = self.final, self.names
-        t = Text(justify="center")
-        if v.winner is None:
-            t.append("The match is drawn", style="bold")
-        else:
-            if v.seat is not None and v.winner == v.seat and len(self.handles) == 1:
-                t.append("You win!  ", style="bold reverse")
-                t.append("\n")
-            t.append_text(name_text(names[v.winner], "bold"))
-            t.append(" wins the match", style="bold")
-        reason = REASONS.get(v.reason, v.reason)
-        if reason:
-            t.append(f"\n({reason})", style="dim")
-        return t
+    NOBODY = "The match is drawn"
+    WINS = " wins the match"
+    REASONS = REASONS
+
+    def you_won(self) -> bool:
+        return super().you_won() and len(self.handles) == 1  # hot-seat: both are "you"
 
     def body_text(self) -> Text:
         v, names = self.final, self.names
