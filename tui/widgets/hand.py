@@ -15,7 +15,7 @@ from textual.message import Message
 from engine.cards import Card
 
 from ..text import BACK_BG, BACK_FG, CARD_BG, CARD_FG, SPECIAL_BG, SPECIAL_FG, TRANSFORMER_MARK, backs, card_lines, name_text
-from .lines import LineWidget, Palette, Row, TextLines, box, fit
+from .lines import LineWidget, Palette, Row, TextLines, box, fit, with_background
 
 SLOTS = 6
 
@@ -121,9 +121,7 @@ class HandView(LineWidget):
                 rows[y].extend(card[y])
                 rows[y].extend(gap)
         if self.my_turn:
-            style = Style(bgcolor=under.rich_color)
-            rows = [fit(r, width, style) for r in rows]
-            rows = [[Segment(s.text, style + s.style if s.style else style) for s in r] for r in rows]
+            rows = [with_background(fit(r, width), under) for r in rows]
         self._painted = (whole, rows)
         return rows
 
@@ -163,10 +161,8 @@ def _paint_card(slot: Slot, width: int, height: int, pal: Palette, under: Color)
         alpha = 1.0
     elif slot.playable:
         alpha = 0.7
-    elif card is not None:
-        alpha = 0.25  # idle: cannot be played now
     else:
-        alpha = 0.6
+        alpha = 0.25  # idle: cannot be played now
     kind = "heavy" if slot.cursor else "double" if slot.selected else "round"
     line = pal.style(bg.blend(pal.fg, alpha), bg, bold=True)
     idle = card is not None and not slot.playable

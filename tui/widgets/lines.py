@@ -63,17 +63,17 @@ def text_cells(text: str, width: int) -> str:
     return set_cell_size(text, width - 1) + "…"
 
 
-def centred(text: str, width: int, style: Style | None, fill: Style | None = None) -> Row:
+def centred(text: str, width: int, style: Style | None) -> Row:
     """``text`` centred in ``width`` cells (cut with an ellipsis when too long)."""
     text = text_cells(text, width)
     left = (width - cell_len(text)) // 2
     right = width - left - cell_len(text)
     row: Row = []
     if left:
-        row.append(Segment(" " * left, fill))
+        row.append(Segment(" " * left))
     row.append(Segment(text, style))
     if right:
-        row.append(Segment(" " * right, fill))
+        row.append(Segment(" " * right))
     return row
 
 
