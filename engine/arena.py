@@ -14,9 +14,10 @@ search budget in iterations after a colon: ``ismcts:2000``.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
+import signal
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -149,6 +150,8 @@ class ArenaSummary:
     seconds: float = 0.0
     workers: int = 1
     think: list[list[float]] = field(default_factory=list)  # by entrant: seconds per decision
+    planned: int = 0  # matches asked for
+    interrupted: bool = False  # stopped (Ctrl-C) before all of them were played
 
     def add(self, r: MatchResult) -> None:
         if not self.think:
@@ -198,6 +201,8 @@ class ArenaSummary:
             "summary": True,
             "players": list(self.players),
             "matches": self.matches,
+            "planned": self.planned,
+            "interrupted": self.interrupted,
             "wins": self.wins,
             "draws": self.draws,
             "mean_turns": round(self.turns / self.matches, 2) if self.matches else 0,
@@ -209,9 +214,11 @@ class ArenaSummary:
     def lines(self) -> list[str]:
         deals = (self.matches + 1) // 2
         out = [
-            f"{self.matches} matches of Voltage: {deals} deal{'s' if deals != 1 else ''}, each played from both seats "
+            f"{self.matches} match{'es' if self.matches != 1 else ''} of Voltage: {deals} deal{'s' if deals != 1 else ''}, each played from both seats "
             f"({self.workers} worker{'s' if self.workers != 1 else ''})"
         ]
+        if self.interrupted:
+            out.insert(0, f"Interrupted: {self.matches} of the {self.planned} matches asked for were played.")
         for i, name in enumerate(self.players):
             w = self.wins[i]
             lo, hi = self.interval(i)
@@ -253,20 +260,25 @@ def run_arena(
 
     ``iterations`` and ``time_budget`` (seconds) set the budget of search bots
     that have none in their entrant spec.  ``workers > 1`` plays in a process
-    pool; ``on_result`` is called in match order either way.
+    pool; ``on_result`` is called in match order either way.  Ctrl-C
+    (KeyboardInterrupt) stops the run: the matches finished so far are summed
+    up and the summary says it was interrupted.
     """
     players = tuple(players)
     defaults = {"iterations": iterations, "time_budget": time_budget}
     options = tuple(parse_entrant(p, defaults)[1] for p in players)  # unknown names fail here
     for p, o in zip(players, options):
         make_bot(parse_entrant(p)[0], 0, **o)  # and bad options too
-    summary = ArenaSummary(players, wins=[0] * len(players), workers=max(1, workers))
+    summary = ArenaSummary(players, wins=[0] * len(players), workers=max(1, workers), planned=games)
     jobs = list(_jobs(players, games, seed, options))
     t0 = time.perf_counter()
-    for r in _play(jobs, workers):
-        summary.add(r)
-        if on_result is not None:
-            on_result(r)
+    try:
+        for r in _play(jobs, workers):
+            summary.add(r)
+            if on_result is not None:
+                on_result(r)
+    except KeyboardInterrupt:
+        summary.interrupted = True
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -287,13 +299,19 @@ def _run_job(job: Job) -> MatchResult:
     return run_match(*job)
 
 
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (``Pool.terminate``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _play(jobs: list[Job], workers: int) -> Iterable[MatchResult]:
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
             yield _run_job(job)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(_run_job, jobs, chunksize=1)
+    # Leaving the block (at the end, or on Ctrl-C in the parent) terminates the workers.
+    with multiprocessing.Pool(min(workers, len(jobs)), initializer=_ignore_interrupts) as pool:
+        yield from pool.imap(_run_job, jobs, chunksize=1)
 
 
 def default_workers() -> int:

@@ -20,9 +20,21 @@ def _arena(args: argparse.Namespace) -> int:
         print("voltage arena: --players takes two bot names, e.g. random,random", file=sys.stderr)
         return 2
 
+    wins = [0] * len(players)  # by entrant
+    played = 0
+    progress = not args.json and sys.stderr.isatty()
+
     def emit(r):
+        nonlocal played
+        played += 1
+        if r.winner is not None:
+            wins[r.entrants[r.winner]] += 1
         if args.json:
-            print(json.dumps(r.as_json()), flush=False)
+            print(json.dumps(r.as_json()), flush=True)
+        elif progress:  # one line, rewritten after each match
+            tally = ", ".join(f"{name} {n}" for name, n in zip(players, wins))
+            sys.stderr.write(f"\r{played}/{args.games} matches: {tally}, draws {played - sum(wins)}\x1b[K")
+            sys.stderr.flush()
 
     workers = args.workers if args.workers is not None else default_workers()
     try:
@@ -38,11 +50,13 @@ def _arena(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"voltage arena: {e}", file=sys.stderr)
         return 2
+    if progress and played:
+        sys.stderr.write("\r\x1b[K")
     if args.json:
         print(json.dumps(summary.as_json()))
     else:
         print("\n".join(summary.lines()))
-    return 0
+    return 130 if summary.interrupted else 0
 
 
 def _serve(args: argparse.Namespace) -> int:

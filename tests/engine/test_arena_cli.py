@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -117,3 +119,56 @@ def test_ten_thousand_random_matches_run_without_error():
     summary = run_arena(("random", "random"), 10_000, seed=0, on_result=check)
     assert summary.matches == 10_000 == len(results)
     assert sum(summary.wins) + summary.draws == 10_000
+
+
+def _interrupt_after(args: list[str], lines_before: int) -> tuple[int, list[str]]:
+    """Start ``voltage arena ARGS``, wait for ``lines_before`` lines of output, press Ctrl-C."""
+    p = subprocess.Popen(
+        [sys.executable, "-m", "voltage", "arena", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = [p.stdout.readline() for _ in range(lines_before)]
+        p.send_signal(signal.SIGINT)
+        rest = p.stdout.read()  # (communicate() would skip what readline() has buffered)
+        err = p.stderr.read()
+        p.wait(timeout=60)
+    finally:
+        p.kill()
+    assert "Traceback" not in err, err
+    return p.returncode, [line for line in "".join(first).splitlines() + rest.splitlines() if line]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_keeps_the_matches_played_so_far(workers):
+    code, lines = _interrupt_after(["--games", "1000000", "--json", "--workers", workers], 3)
+    assert code == 130
+    summary = json.loads(lines[-1])
+    matches = [json.loads(line) for line in lines[:-1]]
+    assert len(matches) >= 3
+    assert summary["interrupted"] is True and summary["planned"] == 1000000
+    assert summary["matches"] == len(matches)
+    assert sum(summary["wins"]) + summary["draws"] == len(matches)
+
+
+def test_ctrl_c_in_plain_text_says_how_far_it_got():
+    p = subprocess.Popen(
+        [sys.executable, "-m", "voltage", "arena", "--games", "1000000", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(3)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 130 and "Traceback" not in err, err
+    first = out.splitlines()[0]
+    assert first.startswith("Interrupted: ") and first.endswith("of the 1000000 matches asked for were played.")
+    played = int(first.split()[1])
+    assert played > 0
+    assert out.splitlines()[1].startswith(f"{played} match")
