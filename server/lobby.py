@@ -36,6 +36,8 @@ HV = "high-voltage"  # 2 to 4 seats, real time: its tables are :class:`server.hv
 NAME_MAX = 16
 _NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+(?: [A-Za-z0-9_.\-]+)*")
 _NAME_DROP = re.compile(r"[^A-Za-z0-9_.\-]")
+# Names that would read as words in someone else's log and results ("You goes first.", "Nobody wins.").
+_MISLEADING = frozenset({"you", "nobody"})
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0
 CODE_LEN = 4
 
@@ -61,13 +63,15 @@ def check_name(name: str) -> str:
         raise NameRejected(f"at most {NAME_MAX} characters")
     if not _NAME_RE.fullmatch(name):
         raise NameRejected("letters, digits, '-', '_', '.' and single spaces only")
+    if name.casefold() in _MISLEADING:
+        raise NameRejected(f"{name!r} would read as a word on other players' screens: choose another")
     return name
 
 
 def name_from_username(username: str | None) -> str:
     """A name to prefill from an SSH username: unsafe characters dropped, cut to size."""
     name = _NAME_DROP.sub("", username or "")[:NAME_MAX]
-    return name or "guest"
+    return name if name and name.casefold() not in _MISLEADING else "guest"
 
 
 def bot_strengths() -> list[tuple[str, str]]:

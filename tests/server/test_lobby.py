@@ -40,6 +40,14 @@ def test_unsafe_or_oversized_names_are_rejected(bad):
         check_name(bad)
 
 
+@pytest.mark.parametrize("word", ["You", "you", "YOU", "Nobody"])
+def test_names_that_read_as_words_are_refused_with_a_reason(word):
+    with pytest.raises(NameRejected, match="would read as a word"):
+        check_name(word)
+    assert name_from_username(word) == "guest"
+    assert check_name("Yousef") == "Yousef"
+
+
 def test_names_are_prefilled_from_the_username_and_unique_online():
     lobby = Lobby()
     assert name_from_username("al\x1b[31mice[/]") == "al31mice"
