@@ -212,9 +212,9 @@ class SSHBackend:
         return Replay.load(self.store, match_id, self.identity)
 
     def replay_screen(self, match_id: int) -> Any:
-        from tui.screens.replay import ReplayScreen
+        from tui.screens.replay import replay_screen
 
-        return ReplayScreen(self.open_replay(match_id))
+        return replay_screen(self.open_replay(match_id))
 
     def leaderboard_games(self) -> list[tuple[str, str]]:
         """``(game, title)`` of every game with a leaderboard (Voltage always first)."""

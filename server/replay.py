@@ -3,27 +3,29 @@
 A :class:`Replay` is built from a stored :class:`~server.store.MatchRecord`
 (seed + action log).  Step 0 is the deal; step ``i`` is the position after
 action ``i``; the last step is the end.  A screen asks for ``view(i)`` (a
-frozen engine view with no legal actions: a replay cannot be played),
-``lines(i)`` (the match log up to that step) and the set boundaries to jump
-between (``set_steps``, ``set_start(k)``).
+frozen engine view: a replay cannot be played), ``lines(i)`` (the match log up
+to that step) and the boundaries to jump between (``set_steps``,
+``set_start(k)``): in Voltage a set ends when it is scored
+(:class:`VoltageReplay`); in High Voltage a round ends when everyone was stuck
+and the pile was flipped (:class:`HVReplay`).
 
 Hidden information: the views are a spectator's (no hand) unless the replay
 is opened for a seat, which :meth:`Replay.load` does only when the viewer's
 identity played in the match, and then it is that seat's own view (their own
 hand, the others' backs), exactly what they saw at the time.
 
-- ``Replay.load(store, match_id, viewer=None)``: raises :class:`ReplayError`
-  for an unknown or unfinished match (a running match's log would reveal
-  hands to a player still in it).
-- ``Replay(record, seat=None)``: from a record already read.
-
-Only Voltage is replayable for now; High Voltage needs its own stepper here.
+- ``Replay.load(store, match_id, viewer=None)``: the replay of either game;
+  raises :class:`ReplayError` for an unknown or unfinished match (a running
+  match's log would reveal hands to a player still in it).
+- ``replay_of(record, seat=None)``: from a record already read.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+from engine import highvoltage as H
 from engine import voltage as V
 from engine.errors import IllegalActionError, InvalidActionError
 
@@ -35,15 +37,20 @@ class ReplayError(Exception):
 
 
 class Replay:
-    """A finished Voltage match: every position, its log and its sets."""
+    """A finished match: every position, its log, and its sets (or rounds).
+
+    Subclasses say how a game starts (``_start``), how a stored action text is
+    applied (``_apply``), which events end a set (``_ends_set``) and what the
+    viewer sees (``view``).
+    """
+
+    game = ""
+    #: what the stretches between ``set_steps`` are called on screen
+    unit = "set"
 
     def __init__(self, record: MatchRecord, seat: int | None = None) -> None:
-        if record.game != "voltage":
-            title = "High Voltage" if record.game in ("high-voltage", "highvoltage") else record.game
-            raise ReplayError(
-                f"match {record.id} is {title}: only Voltage matches can be replayed so far "
-                f"(ssh HOST export {record.id} gives its seed and actions)"
-            )
+        if record.game != self.game:
+            raise ReplayError(f"match {record.id} is {record.game}, not {self.game}")
         if not record.finished:
             raise ReplayError(f"match {record.id} is not finished; only finished matches can be replayed")
         if seat is not None and not 0 <= seat < len(record.seats):
@@ -51,25 +58,35 @@ class Replay:
         self.record = record
         self.seat = seat
         self.names: tuple[str, ...] = tuple(s.name for s in record.seats)
-        state = V.new_match(record.seed)
-        self._states: list[V.State] = [state]
-        self._actions: list[V.Action] = []
-        start = [e.text(self.names) for e in V.start_events(state)]
-        self._step_lines: list[tuple[str, ...]] = [tuple(start)]
-        #: step numbers right after a set was scored, in order (set k ends at set_steps[k-1])
+        state, start = self._start(record)
+        self._states: list[Any] = [state]
+        self._actions: list[Any] = []
+        self._step_lines: list[tuple[str, ...]] = [tuple(e.text(self.names) for e in start)]
+        #: step numbers right after a set (round) ended, in order (set k ends at set_steps[k-1])
         self.set_steps: list[int] = []
         for n, text in enumerate(record.actions or ()):
             try:
-                action = V.parse_action(text)
-                seat_ = action.seat if isinstance(action, V.Resign) else state.to_move
-                state, events = V.apply(state, action, seat_)
+                action, state, events = self._apply(state, text)
             except (InvalidActionError, IllegalActionError) as e:
                 raise ReplayError(f"match {record.id}: action {n} ({text!r}) does not replay: {e}") from e
             self._states.append(state)
             self._actions.append(action)
             self._step_lines.append(tuple(e.text(self.names) for e in events))
-            if any(e.kind == "score" for e in events):
+            if any(self._ends_set(e) for e in events):
                 self.set_steps.append(n + 1)
+
+    def _start(self, record: MatchRecord) -> tuple[Any, list[Any]]:
+        raise NotImplementedError
+
+    def _apply(self, state: Any, text: str) -> tuple[Any, Any, list[Any]]:
+        raise NotImplementedError
+
+    def _ends_set(self, event: Any) -> bool:
+        raise NotImplementedError
+
+    def view(self, step: int) -> Any:
+        """What the viewer sees at ``step``: their seat's view, or a spectator's."""
+        raise NotImplementedError
 
     @classmethod
     def load(cls, store: Store, match_id: int, viewer: str | None = None) -> Replay:
@@ -77,7 +94,7 @@ class Replay:
         record = store.match_record(match_id)
         if record is None:
             raise ReplayError(f"no match {match_id}")
-        return cls(record, record.seat_of(viewer))
+        return replay_of(record, record.seat_of(viewer))
 
     # -- steps ---------------------------------------------------------------
 
@@ -92,13 +109,9 @@ class Replay:
     def clamp(self, step: int) -> int:
         return max(0, min(self.last, step))
 
-    def state(self, step: int) -> V.State:
+    def state(self, step: int) -> Any:
         """The full state (hidden cards included): for tests and tools, never for a screen."""
         return self._states[self.clamp(step)]
-
-    def view(self, step: int) -> V.VoltageView:
-        """What the viewer sees at ``step``: their seat's view, or a spectator's."""
-        return replace(V.view(self._states[self.clamp(step)], self.seat), legal=())
 
     def action(self, step: int) -> str | None:
         """The text of the action that led to ``step`` (``None`` for the deal)."""
@@ -120,7 +133,7 @@ class Replay:
 
     @property
     def sets(self) -> int:
-        """How many sets were scored in the match."""
+        """How many sets were scored (rounds ended) in the match."""
         return len(self.set_steps)
 
     def set_start(self, k: int) -> int:
@@ -147,3 +160,63 @@ class Replay:
             if s < step:
                 return s
         return 0
+
+
+class VoltageReplay(Replay):
+    """A finished Voltage match; a set ends when a terminal is scored."""
+
+    game = "voltage"
+
+    def _start(self, record: MatchRecord) -> tuple[V.State, list[V.Event]]:
+        state = V.new_match(record.seed)
+        return state, V.start_events(state)
+
+    def _apply(self, state: V.State, text: str) -> tuple[V.Action, V.State, list[V.Event]]:
+        action = V.parse_action(text)
+        seat = action.seat if isinstance(action, V.Resign) else state.to_move
+        state, events = V.apply(state, action, seat)
+        return action, state, events
+
+    def _ends_set(self, event: V.Event) -> bool:
+        return event.kind == "score"
+
+    def view(self, step: int) -> V.VoltageView:
+        return replace(V.view(self._states[self.clamp(step)], self.seat), legal=())
+
+
+class HVReplay(Replay):
+    """A finished High Voltage match; a round ends when the stuck pile is flipped.
+
+    The log holds only accepted actions (a "too slow" play never reached it), each
+    applied as the host applied it; the countdown is its ``go`` action, so no clock
+    is needed.
+    """
+
+    game = "high-voltage"
+    unit = "round"
+
+    def _start(self, record: MatchRecord) -> tuple[H.State, list[H.Event]]:
+        state = H.new_match(record.seed, len(record.seats))
+        return state, H.start_events(state)
+
+    def _apply(self, state: H.State, text: str) -> tuple[H.Action, H.State, list[H.Event]]:
+        action = H.parse_action(text)
+        state, events = H.apply(state, action, None)
+        return action, state, events
+
+    def _ends_set(self, event: H.Event) -> bool:
+        return event.kind == "flip"
+
+    def view(self, step: int) -> H.HighVoltageView:
+        return H.view(self._states[self.clamp(step)], self.seat)
+
+
+REPLAYS: dict[str, type[Replay]] = {"voltage": VoltageReplay, "high-voltage": HVReplay}
+
+
+def replay_of(record: MatchRecord, seat: int | None = None) -> Replay:
+    """The replay of ``record`` (either game) from ``seat`` (``None``: a spectator)."""
+    kind = REPLAYS.get(record.game)
+    if kind is None:
+        raise ReplayError(f"match {record.id} is a game this server cannot replay ({record.game})")
+    return kind(record, seat)

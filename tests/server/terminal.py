@@ -18,6 +18,8 @@ KEYS = {
     "down": "\x1b[B",
     "right": "\x1b[C",
     "left": "\x1b[D",
+    "home": "\x1b[H",
+    "end": "\x1b[F",
     # application cursor mode (the other arrow-key encoding)
     "app-up": "\x1bOA",
     "app-down": "\x1bOB",

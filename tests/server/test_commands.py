@@ -195,18 +195,29 @@ def test_a_data_directory_it_cannot_use_is_refused_at_start(tmp_path, damage):
         assert "schema version 99" in p.stderr
 
 
-async def test_a_high_voltage_match_says_it_cannot_be_replayed_yet(kept, tmp_path, capsys):
+async def test_a_high_voltage_match_replays_over_ssh(kept, capsys):
+    from tests.server.test_hv_replay_model import store_hv_match
+
     store = kept.store
-    hv = store.create_match("high-voltage", 5, [{"name": "Alice", "identity": KA}, {"name": "Bob", "identity": KB}])
-    store.finish_match(hv, [1, 2], "last card")
+    hv, actions, final = store_hv_match(store, seed=3)
     t = await Terminal(100, 32).connect(kept.port, "carol", command=f"replay {hv}")
-    await asyncio.wait_for(t.closed.wait(), 10)
-    assert t.exit_status == 1 and "only Voltage matches can be replayed" in t.text()
-    # voltage replay says the same, locally (read-only, beside the running server)
+    try:
+        await t.wait_for(rf"REPLAY.*match #{hv}.*step 0/{len(actions)}")
+        await t.wait_for("HIGH VOLTAGE")
+        await t.wait_for("The countdown: hands face down")
+        t.send("]")
+        await t.wait_for("round 2 of")
+        await t.wait_for("Everyone is stuck")
+        t.press("end")
+        await t.wait_for(rf"step {len(actions)}/{len(actions)}")
+        await t.wait_for("laid the last card")
+        t.send("q")
+        await asyncio.wait_for(t.closed.wait(), 10)
+        assert t.exit_status == 0
+    finally:
+        await t.close()
+    # An unknown match is refused with the reason, locally too (read-only, beside the running server).
     from voltage.cli import main
 
-    assert main(["replay", str(hv), "--data-dir", str(store.path.parent)]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"voltage replay: match {hv} is High Voltage: only Voltage matches can be replayed")
     assert main(["replay", "999", "--data-dir", str(store.path.parent)]) == 1
     assert "no match 999" in capsys.readouterr().err

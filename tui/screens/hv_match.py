@@ -64,7 +64,7 @@ class HVMatchScreen(PlayScreen):
         Binding("q", "leave", "leave"),
     ]
 
-    CSS = """
+    DEFAULT_CSS = """
     HVMatchScreen { layout: vertical; }
     HVMatchScreen #hv-main { height: 1fr; }
     HVMatchScreen.-narrow #hv-main, HVMatchScreen.-short #hv-main { display: none; }
