@@ -140,6 +140,9 @@ class HVMatchScreen(PlayScreen):
         self.query_one("#hv-feed", HVFeed).border_title = "feed, newest first"
         self._unsubscribe = self.handle.subscribe(self._match_changed)
         self.refresh_match()
+        # The players' column is sized to the side panel, which has no width before the
+        # first layout: draw once more after it.
+        self.call_after_refresh(self._render_all)
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
