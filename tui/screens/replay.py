@@ -154,7 +154,7 @@ class Stepping:
     # -- words -----------------------------------------------------------------
 
     def compose(self):
-        yield Static("", id="replay-bar")
+        yield Static("", id="replay-bar")  # styled in tui/global.tcss
         yield from super().compose()  # type: ignore[misc]
 
     def bar_text(self) -> Text:
@@ -188,11 +188,6 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
 
     BINDINGS = Stepping.keys("set")
 
-    DEFAULT_CSS = """
-    ReplayScreen #replay-bar { height: 1; padding: 0 1; background: $accent; color: $text; }
-    ReplayScreen.-narrow #replay-bar, ReplayScreen.-short #replay-bar { display: none; }
-    """
-
     def __init__(self, replay: Any, step: int = 0) -> None:
         super().__init__([self._start_replay(replay, step)], None)
         self._results_done = True  # a replay shows no results panel: the last step is the end
@@ -223,11 +218,6 @@ class HVReplayScreen(Stepping, HVMatchScreen, inherit_bindings=False):
     the feed as they were at each step (and the viewer's own hand if they played)."""
 
     BINDINGS = Stepping.keys("round")
-
-    DEFAULT_CSS = """
-    HVReplayScreen #replay-bar { height: 1; padding: 0 1; background: $accent; color: $text; }
-    HVReplayScreen.-narrow #replay-bar, HVReplayScreen.-short #replay-bar { display: none; }
-    """
 
     def __init__(self, replay: Any, step: int = 0) -> None:
         super().__init__([self._start_replay(replay, step)], None)
