@@ -8,7 +8,8 @@ play hand the TUI the same kind of handle, so the screens cannot tell them
 apart.
 
 Bots think off the event loop, in an executor (a process pool on the server),
-so one bot's search never freezes another player's screen.
+so one bot's search never freezes another player's screen; a search bot's move is
+due within its cap (:data:`engine.bots.THINK_CAPS`), time queued included.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from engine import voltage as V
+from engine.bots import THINK_CAPS
 from engine.errors import IllegalActionError
 
 log = logging.getLogger(__name__)
@@ -117,15 +119,12 @@ class Subscribers:
                 log.exception("update callback failed")
 
 
-def _bot_choose(bot_name: str, seed: int, view: V.VoltageView) -> V.Action:
-    """Runs in a worker: build the bot from its name and seed, and let it choose."""
-    try:
-        from engine.bots import choose_action  # the bots module's worker entry point
-    except ImportError:  # pragma: no cover - older bots module
-        from engine.bots import make_bot
+def _bot_choose(bot_name: str, seed: int, view: V.VoltageView, deadline: float | None = None) -> V.Action:
+    """Runs in a worker: build the bot from its name and seed, and let it choose by
+    ``deadline`` (a ``time.time()``; see :data:`engine.bots.THINK_CAPS`)."""
+    from engine.bots import choose_action  # the bots module's worker entry point
 
-        return make_bot(bot_name, seed).choose(view)
-    return choose_action(bot_name, seed, view)
+    return choose_action(bot_name, seed, view, deadline=deadline)
 
 
 class Match:
@@ -257,9 +256,11 @@ class Match:
             view = self.view(seat)
             seed = (self.seed * 7919 + len(self.actions)) % (2**63)
             t0 = time.monotonic()
+            cap = THINK_CAPS.get(bot)
+            deadline = time.time() + cap if cap is not None else None  # waiting in the queue counts
             try:
                 action = await asyncio.get_running_loop().run_in_executor(
-                    self.executor, _bot_choose, bot, seed, view
+                    self.executor, _bot_choose, bot, seed, view, deadline
                 )
             except asyncio.CancelledError:
                 raise

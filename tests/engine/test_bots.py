@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import random
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
 from engine import voltage as V
 from engine.arena import parse_entrant, run_arena, run_match, wilson
-from engine.bots import BOT_NAMES, STRENGTHS, RandomBot, choose_action, make_bot
+from engine.bots import BOT_NAMES, MIN_THINK, STRENGTHS, RandomBot, choose_action, make_bot
 from engine.bots.ismcts import ISMCTSBot
 from engine.cards import CARD_TRANSFORMER
 
@@ -155,6 +156,33 @@ def test_choose_action_runs_in_a_worker_process():
         a = pool.submit(choose_action, "hard", 2, v, iterations=30).result(timeout=60)
     assert a in v.legal
     assert a == choose_action("hard", 2, v, iterations=30)
+
+
+def test_a_deadline_bounds_the_search_and_keeps_its_iterations(monkeypatch):
+    s = _midgame_states(1, seed=6)[0]
+    v = V.view(s, s.to_move)
+    budgets = []
+    choose = ISMCTSBot.choose
+
+    def spy(self, view):
+        action = choose(self, view)
+        budgets.append((self.iterations, self.time_budget, self.last_iterations))
+        return action
+
+    monkeypatch.setattr(ISMCTSBot, "choose", spy)
+    # No deadline: the bot as the arena measures it.
+    assert choose_action("hard", 2, v) == make_bot("hard", 2).choose(v)
+    assert budgets[0] == (1000, None, 1000)
+    # A deadline long gone (the move waited in a busy queue): a short search still answers.
+    a = choose_action("expert", 2, v, deadline=time.time() - 30)
+    assert a in v.legal
+    iterations, budget, ran = budgets[-1]
+    assert iterations == 8000 and budget == MIN_THINK and 0 < ran < 8000
+    # A deadline far off: the iterations end the search, as without one.
+    assert choose_action("hard", 2, v, deadline=time.time() + 3600) == make_bot("hard", 2).choose(v)
+    assert budgets[-1][0] == 1000 and budgets[-1][2] == 1000
+    # Greedy bots take no budget, and a deadline does not give them one.
+    assert choose_action("medium", 2, v, deadline=time.time()) in v.legal
 
 
 def test_random_bot_stays_importable_where_it_was():

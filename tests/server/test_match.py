@@ -50,6 +50,35 @@ async def test_a_bot_seat_plays_its_turns_to_the_end():
     assert V.replay(m.seed, m.actions) == m.state
 
 
+async def test_a_search_bot_is_asked_for_its_move_by_a_deadline(monkeypatch):
+    """The host gives a search bot until now + its cap, counted from when it asks (time
+    queued for a busy worker included); a greedy bot gets none."""
+    import time
+
+    import server.match as hosting
+    from engine.bots import THINK_CAPS
+
+    asked = []
+
+    def choose(bot, seed, view, deadline=None):
+        asked.append((bot, time.time(), deadline))
+        return view.legal[0]
+
+    monkeypatch.setattr(hosting, "_bot_choose", choose)
+    m = Match([Seat("Hal", bot="expert"), Seat("Meg", bot="medium")], seed=3, bot_delay=0)
+    m.start()
+    for _ in range(500):  # until both bots have moved
+        if {b for b, _, _ in asked} == {"expert", "medium"}:
+            break
+        await asyncio.sleep(0.01)
+    m.close()
+    by_bot = {bot: (at, deadline) for bot, at, deadline in asked}
+    at, deadline = by_bot["expert"]
+    assert deadline is not None and 0 < deadline - at <= THINK_CAPS["expert"]
+    assert deadline - at > THINK_CAPS["expert"] - 1
+    assert by_bot["medium"][1] is None
+
+
 async def test_resignation_out_of_turn_ends_the_match():
     m = humans()
     other = 1 - m.state.to_move
