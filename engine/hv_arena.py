@@ -160,6 +160,8 @@ class HVArenaSummary:
     flips: int = 0
     sim_seconds: float = 0.0
     seconds: float = 0.0  # wall clock
+    planned: int = 0  # matches asked for
+    interrupted: bool = False  # stopped (Ctrl-C) before all of them were played
 
     def add(self, r: HVMatchResult) -> None:
         self.matches += 1
@@ -187,6 +189,8 @@ class HVArenaSummary:
             "game": "high-voltage",
             "players": list(self.players),
             "matches": m,
+            "planned": self.planned,
+            "interrupted": self.interrupted,
             "wins": self.wins,
             "wins_by_level": self.wins_by_level(),
             "no_winner": self.no_winner,
@@ -200,7 +204,9 @@ class HVArenaSummary:
 
     def lines(self) -> list[str]:
         m = self.matches
-        out = [f"{m} matches of High Voltage, {len(self.players)} players, seats rotating"]
+        out = [f"{m} match{'es' if m != 1 else ''} of High Voltage, {len(self.players)} players, seats rotating"]
+        if self.interrupted:
+            out.insert(0, f"Interrupted: {m} of the {self.planned} matches asked for were played.")
         for i, name in enumerate(self.players):
             w = self.wins[i]
             pct = 100 * w / m if m else 0
@@ -234,18 +240,22 @@ def run_arena(
     seed: int = 0,
     on_result: Callable[[HVMatchResult], None] | None = None,
 ) -> HVArenaSummary:
-    """``games`` matches from seeds ``seed``, ``seed + 1``, ...; the seats rotate each match."""
+    """``games`` matches from seeds ``seed``, ``seed + 1``, ...; the seats rotate each match.
+    Ctrl-C (KeyboardInterrupt) stops early: the summary sums up what was played and says so."""
     players = tuple(players)
     if not H.MIN_PLAYERS <= len(players) <= H.MAX_PLAYERS:
         raise ValueError(f"High Voltage takes 2 to 4 players, got {len(players)}")
     for name in players:
         make_hv_bot(name)  # unknown names fail before any match is played
-    summary = HVArenaSummary(players, wins=[0] * len(players), place_sum=[0] * len(players))
+    summary = HVArenaSummary(players, wins=[0] * len(players), place_sum=[0] * len(players), planned=games)
     t0 = time.perf_counter()
-    for r in _matches(players, games, seed):
-        summary.add(r)
-        if on_result is not None:
-            on_result(r)
+    try:
+        for r in _matches(players, games, seed):
+            summary.add(r)
+            if on_result is not None:
+                on_result(r)
+    except KeyboardInterrupt:  # Ctrl-C: sum up the matches played so far
+        summary.interrupted = True
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -264,7 +274,7 @@ def main_arena(players: list[str], games: int, seed: int, json_lines: bool) -> i
 
     def emit(r: HVMatchResult) -> None:
         if json_lines:
-            print(json.dumps(r.as_json()))
+            print(json.dumps(r.as_json()), flush=True)
 
     try:
         summary = run_arena(names, games, seed, on_result=emit)
@@ -275,4 +285,4 @@ def main_arena(players: list[str], games: int, seed: int, json_lines: bool) -> i
         print(json.dumps(summary.as_json()))
     else:
         print("\n".join(summary.lines()))
-    return 0
+    return 130 if summary.interrupted else 0
