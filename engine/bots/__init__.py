@@ -64,7 +64,7 @@ EASY_NOISE = 1 / 3
 ITERATIONS: dict[str, int] = {"ismcts": HARD_ITERATIONS, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
 #: The longest a search bot thinks when a player waits for it, in seconds from the
 #: moment the move was asked for (time queued for a busy worker included).  Well above
-#: the usual time on one core (Hard: p95 about 0.4 s; Expert: p95 about 3.6 s), so a
+#: the usual time on one core (p95 in arena runs: Hard 0.3-0.4 s, Expert 2.5-3.6 s), so a
 #: move is cut short only on a busy or slow machine, where a weaker move beats a wait.
 THINK_CAPS: dict[str, float] = {"ismcts": 1.0, "hard": 1.0, "expert": 5.0}
 #: The least time a capped search gets, even when the deadline has passed in the queue.
