@@ -13,27 +13,23 @@ def _arena(args: argparse.Namespace) -> int:
 
         return main_arena((args.players or "").split(","), args.games, args.seed, args.json)
 
-    from engine.arena import default_workers, run_arena
+    from engine.arena import ArenaSummary, default_workers, run_arena
 
     players = tuple(p.strip() for p in (args.players or "random,random").split(","))
     if len(players) != 2:
         print("voltage arena: --players takes two bot names, e.g. random,random", file=sys.stderr)
         return 2
 
-    wins = [0] * len(players)  # by entrant
-    played = 0
     progress = not args.json and sys.stderr.isatty()
+    so_far = ArenaSummary(players, wins=[0] * len(players))  # for the progress line
 
     def emit(r):
-        nonlocal played
-        played += 1
-        if r.winner is not None:
-            wins[r.entrants[r.winner]] += 1
         if args.json:
             print(json.dumps(r.as_json()), flush=True)
         elif progress:  # one line, rewritten after each match
-            tally = ", ".join(f"{name} {n}" for name, n in zip(players, wins))
-            sys.stderr.write(f"\r{played}/{args.games} matches: {tally}, draws {played - sum(wins)}\x1b[K")
+            so_far.add(r)
+            tally = ", ".join(f"{name} {n}" for name, n in zip(players, so_far.wins))
+            sys.stderr.write(f"\r{so_far.matches}/{args.games} matches: {tally}, draws {so_far.draws}\x1b[K")
             sys.stderr.flush()
 
     workers = args.workers if args.workers is not None else default_workers()
@@ -50,7 +46,7 @@ def _arena(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"voltage arena: {e}", file=sys.stderr)
         return 2
-    if progress and played:
+    if progress and so_far.matches:
         sys.stderr.write("\r\x1b[K")
     if args.json:
         print(json.dumps(summary.as_json()))
