@@ -707,6 +707,16 @@ def apply(state: State, action: Action, seat: int | None = None) -> tuple[State,
     return s, ev
 
 
+def apply_logged(state: State, text: str) -> tuple[Action, State, list[Event]]:
+    """One action of a stored log, applied as its host applied it: ``text`` parsed,
+    sent by the seat to move (a resignation by its own seat).  Raises
+    :class:`InvalidActionError` or :class:`IllegalActionError` saying why not."""
+    action = parse_action(text)
+    seat = action.seat if isinstance(action, Resign) else state.to_move
+    state, events = apply(state, action, seat)
+    return action, state, events
+
+
 def replay(seed: int, actions: Iterable[Action]) -> State:
     """The state reached from ``seed`` by ``actions``, each checked."""
     s = new_match(seed)

@@ -132,9 +132,7 @@ def restore_voltage(record: MatchRecord, executor: Executor | None = None, bot_d
     lines: list[str] = []
     for n, text in enumerate(record.actions or ()):
         try:
-            action = V.parse_action(text)
-            seat = action.seat if isinstance(action, V.Resign) else state.to_move
-            state, events = V.apply(state, action, seat)
+            action, state, events = V.apply_logged(state, text)
         except (InvalidActionError, IllegalActionError) as e:
             raise RestoreError(f"action {n} ({text!r}) does not replay: {e}") from e
         actions.append(action)

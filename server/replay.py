@@ -172,10 +172,7 @@ class VoltageReplay(Replay):
         return state, V.start_events(state)
 
     def _apply(self, state: V.State, text: str) -> tuple[V.Action, V.State, list[V.Event]]:
-        action = V.parse_action(text)
-        seat = action.seat if isinstance(action, V.Resign) else state.to_move
-        state, events = V.apply(state, action, seat)
-        return action, state, events
+        return V.apply_logged(state, text)
 
     def _ends_set(self, event: V.Event) -> bool:
         return event.kind == "score"

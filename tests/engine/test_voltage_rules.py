@@ -876,3 +876,15 @@ def test_apply_returns_a_new_state_and_replay_reproduces_it():
     assert V.replay(21, [V.parse_action(a.text()) for a in actions]) == s
     assert all_cards(s) == list(range(DECK_SIZE))
     assert isinstance(DRAW, Draw) and isinstance(PASS, Pass)
+
+
+def test_a_stored_log_applies_as_its_host_applied_it():
+    s = V.new_match(12)
+    first = V.legal_actions(s)[0]
+    action, s1, events = V.apply_logged(s, first.text())
+    assert action == first and s1 == V.apply(s, first)[0] and events
+    waiting = 1 - s1.to_move  # a resignation comes from its own seat, in or out of turn
+    action, s2, _ = V.apply_logged(s1, V.Resign(waiting).text())
+    assert s2.over and s2.winner == s1.to_move
+    with pytest.raises(InvalidActionError):
+        V.apply_logged(s1, "dance")
