@@ -270,10 +270,9 @@ def run_arena(
     for p, o in zip(players, options):
         make_bot(parse_entrant(p)[0], 0, **o)  # and bad options too
     summary = ArenaSummary(players, wins=[0] * len(players), workers=max(1, workers), planned=games)
-    jobs = list(_jobs(players, games, seed, options))
     t0 = time.perf_counter()
-    try:
-        for r in _play(jobs, workers):
+    try:  # the jobs are made as they are handed out, so Ctrl-C is caught from the start
+        for r in _play(_jobs(players, games, seed, options), games, workers):
             summary.add(r)
             if on_result is not None:
                 on_result(r)
@@ -304,13 +303,13 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _play(jobs: list[Job], workers: int) -> Iterable[MatchResult]:
-    if workers <= 1 or len(jobs) <= 1:
+def _play(jobs: Iterable[Job], count: int, workers: int) -> Iterable[MatchResult]:
+    if workers <= 1 or count <= 1:
         for job in jobs:
             yield _run_job(job)
         return
     # Leaving the block (at the end, or on Ctrl-C in the parent) terminates the workers.
-    with multiprocessing.Pool(min(workers, len(jobs)), initializer=_ignore_interrupts) as pool:
+    with multiprocessing.Pool(min(workers, count), initializer=_ignore_interrupts) as pool:
         yield from pool.imap(_run_job, jobs, chunksize=1)
 
 
