@@ -401,6 +401,22 @@ _SPECIAL_PLAYS = tuple(
 )
 
 
+
+
+def interned_actions() -> list[Action]:
+    """Every action object ``legal_actions`` hands out: they are built once, here, and
+    live as long as this module, so a caller may key them by identity."""
+    out: list[Action] = [DRAW, PASS, *FLIPS]
+    for by_seat in _NUMBER_PLAYS:
+        for pair in by_seat:
+            out += pair
+    for by_terminal in _SPECIAL_PLAYS:
+        for by_side in by_terminal:
+            for row in by_side:
+                out += row
+    return out
+
+
 # The same tables, indexed the way _plays reads them.
 _SEAT_NUMBER_PLAYS = tuple(tuple(_NUMBER_PLAYS[k][seat] for k in range(24)) for seat in (0, 1))
 _OPP_SPECIAL_PLAYS = tuple(

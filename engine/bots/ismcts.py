@@ -33,16 +33,34 @@ import math
 import random
 import time
 
-from ..voltage import OVER, SECOND, START, Action, Draw, Flip, Pass, Play, State, VoltageView, legal_actions, step
+from ..voltage import (
+    OVER,
+    SECOND,
+    START,
+    Action,
+    Draw,
+    Flip,
+    Pass,
+    Play,
+    State,
+    VoltageView,
+    interned_actions,
+    legal_actions,
+    step,
+)
 from .determinize import Determinizer
 from .heuristics import evaluate, win_chance
 from .policy import Planner
 
 # Action -> small int, the same for actions that differ only in card backs.
 _KEYS: dict[Action, int] = {}
+_KEY_BY_ID: dict[int, int] = {}
 
 
 def action_key(a: Action) -> int:
+    k = _KEY_BY_ID.get(id(a))
+    if k is not None:
+        return k
     k = _KEYS.get(a)
     if k is None:
         if isinstance(a, Play):
@@ -58,6 +76,12 @@ def action_key(a: Action) -> int:
             k = 10 + a.seat
         _KEYS[a] = k
     return k
+
+
+# The same keys by identity for the engine's interned actions (the objects
+# ``legal_actions`` returns; they live as long as the engine module), which is
+# cheaper than hashing the action.  Any other object takes the hashed path above.
+_KEY_BY_ID.update({id(a): action_key(a) for a in interned_actions()})
 
 
 class _Node:
