@@ -54,12 +54,18 @@ STRENGTHS: tuple[Strength, ...] = (
     Strength("easy", "Easy", "Greedy, but a third of its moves are random."),
     Strength("medium", "Medium", "Greedy: always the best-looking move of its own turn."),
     Strength("hard", "Hard", "Searches a thousand imagined deals per move (about a quarter second)."),
-    Strength("expert", "Expert", "Searches eight thousand imagined deals per move (about two seconds)."),
+    Strength("expert", "Expert", "Searches three thousand imagined deals per move, each three turns deep (about a second)."),
 )
 
 HARD_ITERATIONS = 1000
-EXPERT_ITERATIONS = 8000
+EXPERT_ITERATIONS = 3000
 EASY_NOISE = 1 / 3
+#: Expert's playouts run three turns past the tree (Hard's one).  Deeper playouts are
+#: what made the search stronger; more iterations alone did not: at 250 iterations
+#: against the same search with one-turn playouts, 0 turns won 39%, 2 turns 67%,
+#: 3 turns 70%, 6 turns 52% (100 matches each, the same 50 deals from both seats);
+#: 8,000 one-turn iterations against Hard's 1,000 won 46% of 200.
+EXPERT_PLAYOUT_TURNS = 3
 #: The search bots' iterations per move.
 ITERATIONS: dict[str, int] = {"ismcts": HARD_ITERATIONS, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
 #: The longest a search bot thinks when a player waits for it, in seconds from the
@@ -86,7 +92,7 @@ def _greedy(name: str, noise: float) -> Callable[..., Bot]:
     return build
 
 
-def _ismcts(name: str, default_iterations: int) -> Callable[..., Bot]:
+def _ismcts(name: str, default_iterations: int, **defaults: Any) -> Callable[..., Bot]:
     def build(
         seed: int | None,
         iterations: int | None = None,
@@ -97,7 +103,7 @@ def _ismcts(name: str, default_iterations: int) -> Callable[..., Bot]:
 
         if iterations is None and time_budget is None:
             iterations = default_iterations
-        kw = {k: v for k, v in kw.items() if v is not None}
+        kw = {**defaults, **{k: v for k, v in kw.items() if v is not None}}
         return ISMCTSBot(seed, iterations=iterations, time_budget=time_budget, name=name, **kw)
 
     return build
@@ -116,7 +122,7 @@ _FACTORIES: dict[str, Callable[..., Bot]] = {
     "easy": _greedy("easy", EASY_NOISE),
     "medium": _greedy("medium", 0.0),
     "hard": _ismcts("hard", ITERATIONS["hard"]),
-    "expert": _ismcts("expert", ITERATIONS["expert"]),
+    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=EXPERT_PLAYOUT_TURNS),
 }
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 SEARCH_BOTS = frozenset({"ismcts", "hard", "expert"})
