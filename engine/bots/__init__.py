@@ -161,6 +161,8 @@ def choose_action(
 __all__ = [
     "BOT_NAMES",
     "Bot",
+    "EXPERT_PLAYOUT_TURNS",
+    "ITERATIONS",
     "RandomBot",
     "STRENGTHS",
     "Strength",

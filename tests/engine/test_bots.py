@@ -12,7 +12,7 @@ import pytest
 
 from engine import voltage as V
 from engine.arena import parse_entrant, run_arena, run_match, wilson
-from engine.bots import BOT_NAMES, MIN_THINK, STRENGTHS, RandomBot, choose_action, make_bot
+from engine.bots import BOT_NAMES, EXPERT_PLAYOUT_TURNS, ITERATIONS, MIN_THINK, STRENGTHS, RandomBot, choose_action, make_bot
 from engine.bots.ismcts import ISMCTSBot
 from engine.cards import CARD_TRANSFORMER
 
@@ -177,12 +177,26 @@ def test_a_deadline_bounds_the_search_and_keeps_its_iterations(monkeypatch):
     a = choose_action("expert", 2, v, deadline=time.time() - 30)
     assert a in v.legal
     iterations, budget, ran = budgets[-1]
-    assert iterations == 8000 and budget == MIN_THINK and 0 < ran < 8000
+    assert iterations == ITERATIONS["expert"] and budget == MIN_THINK and 0 < ran < ITERATIONS["expert"]
     # A deadline far off: the iterations end the search, as without one.
     assert choose_action("hard", 2, v, deadline=time.time() + 3600) == make_bot("hard", 2).choose(v)
     assert budgets[-1][0] == 1000 and budgets[-1][2] == 1000
     # Greedy bots take no budget, and a deadline does not give them one.
     assert choose_action("medium", 2, v, deadline=time.time()) in v.legal
+
+
+def test_expert_searches_deeper_than_hard_at_any_budget():
+    s = _midgame_states(1, seed=8)[0]
+    v = V.view(s, s.to_move)
+    hard, expert = make_bot("hard", 3), make_bot("expert", 3)
+    assert (hard.playout_turns, expert.playout_turns) == (1, EXPERT_PLAYOUT_TURNS) and EXPERT_PLAYOUT_TURNS > 1
+    # "expert:200" in the arena is Expert with fewer iterations, not Hard renamed.
+    name, options = parse_entrant("expert:200")
+    small = make_bot(name, 3, **options)
+    assert (small.iterations, small.playout_turns) == (200, EXPERT_PLAYOUT_TURNS)
+    assert small.choose(v) == ISMCTSBot(3, iterations=200, playout_turns=EXPERT_PLAYOUT_TURNS, name="expert").choose(v)
+    # An explicit depth still wins over the strength's.
+    assert make_bot("expert", 3, playout_turns=2).playout_turns == 2
 
 
 def test_random_bot_stays_importable_where_it_was():
