@@ -46,7 +46,7 @@ BOT_RATINGS: dict[str, tuple[float, float]] = {
     "greedy": (21.0, BOT_SIGMA),
     "medium": (25.0, BOT_SIGMA),
     "hard": (31.0, BOT_SIGMA),
-    "ismcts": (33.0, BOT_SIGMA),
+    "ismcts": (31.0, BOT_SIGMA),  # the same bot as "hard" (engine.bots.ITERATIONS)
     "expert": (36.0, BOT_SIGMA),
     # High Voltage's reaction bots (engine/hv_bots.py); "medium" is shared.
     "slow": (18.0, BOT_SIGMA),
