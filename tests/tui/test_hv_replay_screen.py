@@ -47,6 +47,7 @@ async def test_step_through_rounds_as_a_spectator(stored):
     store, mid = stored
     replay = Replay.load(store, mid)
     app = make_app(ReplayBackend(replay))
+    app.results_delay = 0.0  # a live match's end would open the results at once
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -72,6 +73,7 @@ async def test_step_through_rounds_as_a_spectator(stored):
         await pilot.press("end")
         await pilot.pause()
         agrees(screen, replay, replay.last)
+        await pilot.pause()
         assert screen.view.over and app.screen is screen  # no results panel: the end is a step
         # The play keys do nothing here.
         await pilot.press("home", "1", "d", "s")

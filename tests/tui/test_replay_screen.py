@@ -76,6 +76,7 @@ def agrees(screen: ReplayScreen, replay: Replay, step: int) -> None:
 async def run_replay(replay: Replay):
     app = make_app(ReplayBackend(replay))
     app.flash_seconds = 0.0
+    app.results_delay = 0.0  # a live match's end would open the results at once
     return app
 
 
@@ -119,6 +120,8 @@ async def test_step_forward_back_and_jump_to_a_set_as_a_spectator(stored):
         await pilot.pause()
         agrees(screen, replay, replay.last)
         assert screen.view.over
+        await pilot.pause()
+        assert app.screen is screen  # no results screen: the end is a step like the others
         await pilot.press("right")  # past the end: stays
         await pilot.pause()
         agrees(screen, replay, replay.last)

@@ -52,6 +52,9 @@ class PlayScreen(SizedScreen):
     """What both games' match screens share: leaving for home, and the results
     screen at the end, from which a rematch replaces this screen with a new one."""
 
+    #: Whether the match's end opens the results screen (a replay's last step does not).
+    SHOWS_RESULTS = True
+
     def results_screen(self) -> Screen:
         raise NotImplementedError
 

@@ -105,7 +105,7 @@ class HVMatchScreen(PlayScreen):
         self.error = ""
         self._error_gen = 0
         self._unsubscribe: Any = None
-        self._results_done = False
+        self._results_done = not self.SHOWS_RESULTS
         self._composed = False
         self._shown: dict[str, object] = {}
         self._allowed: tuple[bool, bool] | None = None

@@ -99,7 +99,7 @@ class MatchScreen(PlayScreen):
         self._score_flash: int | None = None
         self._unsubscribe: list[Any] = []
         self._busy = False
-        self._results_done = False
+        self._results_done = not self.SHOWS_RESULTS
         self._passing = False
         self.names: tuple[str, str] = tuple(self.viewer.names)  # type: ignore[assignment]
 

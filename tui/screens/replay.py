@@ -87,6 +87,8 @@ class Stepping:
     the step's words.  Mixed in before the game's match screen, which sets
     ``BINDINGS = Stepping.keys(...)`` (Textual reads bindings from widget classes only)."""
 
+    SHOWS_RESULTS = False  # the last step is the end
+
     @staticmethod
     def keys(unit: str) -> list[Binding]:
         """The replay keys; ``unit`` names what ``[``/``]`` jump between (set, round)."""
@@ -190,7 +192,6 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
 
     def __init__(self, replay: Any, step: int = 0) -> None:
         super().__init__([self._start_replay(replay, step)], None)
-        self._results_done = True  # a replay shows no results panel: the last step is the end
 
     def _detect_moments(self, prev: Any, now: Any) -> None:
         if self._forward:  # a flip or a scored set lights up when stepped into, not back out of
@@ -221,7 +222,6 @@ class HVReplayScreen(Stepping, HVMatchScreen, inherit_bindings=False):
 
     def __init__(self, replay: Any, step: int = 0) -> None:
         super().__init__([self._start_replay(replay, step)], None)
-        self._results_done = True  # the last step is the end
 
     def on_mount(self) -> None:
         for button in self.query(ActionButton):  # nothing to press in a replay
