@@ -53,8 +53,8 @@ class Strength(NamedTuple):
 STRENGTHS: tuple[Strength, ...] = (
     Strength("easy", "Easy", "Greedy, but a third of its moves are random."),
     Strength("medium", "Medium", "Greedy: always the best-looking move of its own turn."),
-    Strength("hard", "Hard", "Searches a thousand imagined deals per move (about a quarter second)."),
-    Strength("expert", "Expert", "Searches three thousand imagined deals per move, each three turns deep (about a second)."),
+    Strength("hard", "Hard", "Searches 1,000 imagined deals per move (about ¼ s)."),
+    Strength("expert", "Expert", "Searches 3,000 imagined deals, 3 turns deep (~1 s)."),
 )
 
 HARD_ITERATIONS = 1000
