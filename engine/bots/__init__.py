@@ -65,7 +65,8 @@ EASY_NOISE = 1 / 3
 #: against the same search with one-turn playouts, 0 turns won 39%, 2 turns 67%,
 #: 3 turns 70%, 6 turns 52% (100 matches each, the same 50 deals from both seats);
 #: 8,000 one-turn iterations against Hard's 1,000 won 46% of 200.  This Expert
-#: (3,000 iterations, three turns) against Hard: 112 of 200 (56%, seed 30000).
+#: (3,000 iterations, three turns) against Hard: 112 of 200 (seed 30000), 115 of 200
+#: (seed 31000); 227 of 400 = 56.8%, 95% Wilson 51.9%-61.5%.
 EXPERT_PLAYOUT_TURNS = 3
 #: The search bots' iterations per move.
 ITERATIONS: dict[str, int] = {"ismcts": HARD_ITERATIONS, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
