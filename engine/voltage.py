@@ -401,8 +401,6 @@ _SPECIAL_PLAYS = tuple(
 )
 
 
-
-
 def interned_actions() -> list[Action]:
     """Every action object ``legal_actions`` hands out: they are built once, here, and
     live as long as this module, so a caller may key them by identity."""

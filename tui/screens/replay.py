@@ -89,6 +89,10 @@ class Stepping:
 
     SHOWS_RESULTS = False  # the last step is the end
 
+    def __init__(self, replay: Any, step: int = 0) -> None:
+        # The match screen's own __init__ (next in the MRO), watching the replay's one handle.
+        super().__init__([self._start_replay(replay, step)], None)  # type: ignore[call-arg]
+
     @staticmethod
     def keys(unit: str) -> list[Binding]:
         """The replay keys; ``unit`` names what ``[``/``]`` jump between (set, round)."""
@@ -190,9 +194,6 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
 
     BINDINGS = Stepping.keys("set")
 
-    def __init__(self, replay: Any, step: int = 0) -> None:
-        super().__init__([self._start_replay(replay, step)], None)
-
     def _detect_moments(self, prev: Any, now: Any) -> None:
         if self._forward:  # a flip or a scored set lights up when stepped into, not back out of
             super()._detect_moments(prev, now)
@@ -219,9 +220,6 @@ class HVReplayScreen(Stepping, HVMatchScreen, inherit_bindings=False):
     the feed as they were at each step (and the viewer's own hand if they played)."""
 
     BINDINGS = Stepping.keys("round")
-
-    def __init__(self, replay: Any, step: int = 0) -> None:
-        super().__init__([self._start_replay(replay, step)], None)
 
     def on_mount(self) -> None:
         for button in self.query(ActionButton):  # nothing to press in a replay
