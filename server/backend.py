@@ -6,6 +6,7 @@ results screen, ``await rematch(handles)``.  The lobby screen calls the rest.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -56,7 +57,20 @@ class SSHBackend:
 
     @property
     def named(self) -> bool:
-        return bool(self.player.name)
+        """Online under a name (a session a newer one of its key took over is not)."""
+        return bool(self.player.name) and not self.player.superseded
+
+    @property
+    def superseded(self) -> bool:
+        """A newer session of this key took over (claiming the name again takes it back)."""
+        return self.player.superseded
+
+    def listen(self, callback: Callable[[str, Any], None]) -> None:
+        """``callback(event, handles)`` (in the caller's context) when the lobby sends this
+        session elsewhere: "superseded" (its key was opened in another session, newest
+        wins) or "follow" (a watched match was rematched: ``handles`` watch the new one)."""
+        ctx = contextvars.copy_context()  # the session's own app context
+        self.player.listener = lambda event, handles: ctx.run(callback, event, handles)
 
     @property
     def name(self) -> str:

@@ -55,6 +55,7 @@ class HVTable:
     timer: asyncio.TimerHandle | None = None
     starts_at: float | None = None  # time.monotonic() when a quick table of 2-3 starts
     hosted: Hosted | None = None
+    rematch_of: str = ""  # the code of the finished match this table is the rematch of
 
     @property
     def private(self) -> bool:
@@ -116,6 +117,8 @@ class HVTables:
         return table
 
     def _sit(self, table: HVTable, player: Player) -> asyncio.Future:
+        self.lobby._check_active(player)
+        self.lobby.check_distinct_keys([*table.players, player])
         self.leave(player)
         self.lobby._abandon(player)
         fut = asyncio.get_running_loop().create_future()
@@ -166,7 +169,8 @@ class HVTables:
         """Sit at the open quick table (or open one) and wait for the start."""
         table = next(
             (t for t in self.tables.values() if not t.private and t.hosted is None and not t.expected
-             and not t.full and t.size == size),
+             and not t.full and t.size == size
+             and not any(self.lobby._same_key(p, player) for p in t.players)),  # never with itself
             None,
         )
         if table is None:
@@ -271,6 +275,9 @@ class HVTables:
             fut = table.waiters.pop(p.id, None)
             if fut is not None and not fut.done():
                 fut.set_result([match.handle(i)])
+        old = lobby.matches.get(table.rematch_of) if table.rematch_of else None
+        if old is not None:
+            lobby.rematched(old, h)
         lobby._prune()
         lobby._changed()
         match.start()
@@ -298,6 +305,7 @@ class HVTables:
     async def rematch(self, player: Player, handles: Sequence[Any]) -> list[HVSeatHandle] | None:
         """The same people and bots again, once every person still at the results asks;
         None when that does not happen within the lobby's ``rematch_wait``."""
+        self.lobby._check_active(player)
         h = self.lobby.hosted_of(list(handles))
         if h is None or h.running or not handles or handles[0].seat is None:
             return None
@@ -309,7 +317,8 @@ class HVTables:
                 and p.status == "playing" and p.where == h.code
             }
             levels = [bot_level(s.bot) for s, p in zip(h.match.seats, h.humans) if p is None]
-            table = HVTable(self.lobby._new_code(), len(h.match.seats), bots=levels, expected=others)
+            table = HVTable(self.lobby._new_code(), len(h.match.seats), bots=levels, expected=others,
+                            rematch_of=h.code)
             self.tables[table.code] = table
             self._rematches[h.code] = table
         elif player.id not in table.expected and player not in table.players:

@@ -136,6 +136,11 @@ class Player:
     where: str = ""  # the match or room code of the status
     id: int = field(default_factory=lambda: next(_ids))
     connected_at: float = field(default_factory=time.time)
+    # The session's screens, told when the lobby sends it elsewhere: ``listener(event,
+    # handles)`` with event "superseded" (this key was opened in a newer session) or
+    # "follow" (a match this session watched was rematched: ``handles`` watch the new one).
+    listener: Callable[[str, Any], None] | None = field(default=None, repr=False)
+    superseded: bool = False  # a newer session of the same key took over
 
     @property
     def seat_identity(self) -> str:
@@ -252,6 +257,8 @@ class Lobby:
         self.matches: dict[str, Hosted] = {}
         self.rooms: dict[str, Room] = {}
         self.queues: dict[str, list[tuple[Player, asyncio.Future]]] = {g: [] for g in GAMES}
+        # The code of a rematched match -> the code of its latest rematch (``watch OLD``).
+        self.rematch_codes: dict[str, str] = {}
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self._listeners: list[Callable[[], None]] = []
         # Lobby screens redraw at most this often: each redraw costs every screen
@@ -310,10 +317,13 @@ class Lobby:
         return Snapshot(players, matches, waiting)
 
     def _status_text(self, p: Player) -> str:
-        if p.status == "playing":
-            return f"playing {p.where}"
-        if p.status == "watching":
-            return f"watching {p.where}"
+        if p.status in ("playing", "watching"):
+            # What the player is at follows the match: once it is over they are at
+            # its results (or gone back), not "playing" it.
+            h = self.matches.get(p.where)
+            if h is None or not h.running:
+                return f"just {'played' if p.status == 'playing' else 'watched'} {p.where}"
+            return f"{p.status} {p.where}"
         if p.status == "waiting":
             return "in quick match"
         if p.status == "room":
@@ -331,21 +341,41 @@ class Lobby:
         return "\n".join(lines) + "\n"
 
     def name_taken(self, name: str, by: Player | None = None) -> bool:
+        """Is ``name`` in use by someone else online, or kept for a dropped key player?
+
+        Another session of ``by``'s own key does not count: claiming the name makes
+        the newest session take over (see :meth:`claim_name`).  A guest's name is
+        free again as soon as the guest is gone."""
         key = name.lower()
         for p in self.players.values():
-            if p is not by and p.name.lower() == key:
+            if p is not by and p.name.lower() == key and not self._same_key(p, by):
                 return True
-        # Names of dropped players still seated in a running match are kept for them.
+        # Names of dropped key players still seated in a running match are kept for them.
         for h in self.matches.values():
             if not h.running:
                 continue
             for i, human in enumerate(h.humans):
                 if human is not None and human is not by and human.id not in self.players:
+                    if not human.identity:
+                        continue  # a guest cannot come back: its name is free
                     if by is not None and by.identity and h.match.seats[i].identity == by.identity:
                         continue
                     if human.name.lower() == key:
                         return True
         return False
+
+    @staticmethod
+    def _same_key(a: Player, b: Player | None) -> bool:
+        return b is not None and bool(a.identity) and a.identity == b.identity
+
+    def _other_session(self, player: Player) -> Player | None:
+        """Another online session of ``player``'s key, if there is one."""
+        if not player.identity:
+            return None
+        for p in self.players.values():
+            if p is not player and p.identity == player.identity:
+                return p
+        return None
 
     def suggest_name(self, username: str | None, player: Player | None = None) -> str:
         if player is not None and player.identity and self.store is not None:
@@ -356,6 +386,7 @@ class Lobby:
                 log.exception("could not read player %s", player.identity)
                 known = None
             if known is not None and not self.name_taken(known.name, player):
+                # (another session of this key holding it does not count: see name_taken)
                 try:
                     return check_name(known.name)
                 except NameRejected:
@@ -400,10 +431,51 @@ class Lobby:
         if self.name_taken(name, player):
             raise NameRejected(f"{name} is already playing here: choose another name")
         self._keep_name(player, name)
+        old = self._other_session(player)
+        if old is not None:
+            self._supersede(old, player)
         player.name = name
+        player.superseded = False
         self.players[player.id] = player
         self._changed()
         return name
+
+    def _supersede(self, old: Player, new: Player) -> None:
+        """One key, one session: ``new`` (the newest session of ``old``'s key) takes over.
+
+        ``old`` leaves queues, rooms and the matches it watches; its seats in running
+        matches pass to ``new`` (who resumes them, see :meth:`resume`) with no grace
+        period; its screens are told, and go back to the lobby."""
+        self._abandon(old)
+        self.players.pop(old.id, None)
+        old.superseded = True
+        old.status, old.where = "lobby", ""
+        for h in list(self.matches.values()):
+            h.spectators.discard(old)
+            for i, human in enumerate(h.humans):
+                if human is not old:
+                    continue
+                if h.running:
+                    h.humans[i] = new
+                    if new.status != "playing":
+                        self._set_status(new, "playing", h.code)
+                else:
+                    fut = h.rematch_wanted.pop(i, None)
+                    if fut is not None and not fut.done():
+                        fut.set_result(None)
+                    self._cancel_rematch_offers(h)
+                    h.humans[i] = new
+        log.info("key %s: a newer session took over from session %d", (old.identity or "")[:24], old.id)
+        self._tell(old, "superseded")
+        self._changed()
+
+    def _tell(self, player: Player, event: str, handles: Any = None) -> None:
+        if player.listener is None:
+            return
+        try:
+            player.listener(event, handles)
+        except Exception:
+            log.exception("session %d: could not tell it %s", player.id, event)
 
     def _keep_name(self, player: Player, name: str) -> None:
         store = self.store
@@ -435,7 +507,8 @@ class Lobby:
                 continue
             for i, seat in enumerate(h.match.seats):
                 human = h.humans[i]
-                if seat.identity == player.identity and human is not None and human.id not in self.players:
+                if seat.identity == player.identity and human is not None and (
+                        human is player or human.id not in self.players or human.identity == player.identity):
                     return h
         return None
 
@@ -446,7 +519,11 @@ class Lobby:
             return None
         seat = next(i for i, s in enumerate(h.match.seats) if s.identity == player.identity)
         old = h.humans[seat]
+        other = self._other_session(player)
+        if other is not None:
+            self._supersede(other, player)  # the same key, online in another session: newest wins
         player.name = old.name if old is not None else player.name
+        player.superseded = False
         h.humans[seat] = player
         self.players[player.id] = player
         task = h.grace.pop(seat, None)
@@ -517,12 +594,27 @@ class Lobby:
     def _new_code(self) -> str:
         while True:
             code = "".join(self._rng.choice(CODE_LETTERS) for _ in range(CODE_LEN))
-            if code not in self.matches and code not in self.rooms and code not in self.hv.tables:
+            if (code not in self.matches and code not in self.rooms and code not in self.hv.tables
+                    and code not in self.rematch_codes):
                 return code
+
+    def _check_active(self, player: Player) -> None:
+        """A session that a newer one of its key took over may not play from here."""
+        if player.superseded:
+            raise LobbyError("this key was opened in another session: take it back here first")
+
+    @staticmethod
+    def check_distinct_keys(players: list[Player | None] | list[Player]) -> None:
+        """One identity never holds two seats of a match (ratings and history need a
+        seat per person); raises :class:`LobbyError`."""
+        keys = [p.identity for p in players if p is not None and p.identity]
+        if len(keys) != len(set(keys)):
+            raise LobbyError("one key cannot hold two seats of a match")
 
     def _host(self, game: str, players: list[Player | None], bots: list[str | None], code: str = "") -> Hosted:
         if game not in GAMES:
             raise LobbyError(f"no game called {game!r}")
+        self.check_distinct_keys(players)
         seats = []
         for p, bot in zip(players, bots):
             if p is not None:
@@ -613,19 +705,27 @@ class Lobby:
                 continue
             h.match.close()
             del self.matches[code]
+        for old, new in list(self.rematch_codes.items()):
+            if new not in self.matches:
+                del self.rematch_codes[old]
 
     async def quick_match(self, player: Player, game: str = "voltage") -> list[SeatHandle]:
         """Wait for the next player who wants ``game``; cancel the await to leave the queue."""
         if game not in GAMES:
             raise LobbyError(f"no game called {game!r}")
+        self._check_active(player)
         if game == HV:
             return await self.hv.quick_match(player)
         self._abandon(player)
         queue = self.queues[game]
-        while queue:
-            other, fut = queue.pop(0)
+        for entry in list(queue):
+            other, fut = entry
             if fut.done() or other.id not in self.players:
+                queue.remove(entry)
                 continue
+            if self._same_key(other, player):
+                continue  # never paired with itself: it waits for someone else
+            queue.remove(entry)
             h = self._host(game, [other, player], [None, None])
             fut.set_result([h.match.handle(0)])
             self._start(h)
@@ -646,6 +746,7 @@ class Lobby:
         (High Voltage: when its ``size`` seats are taken, or :meth:`start_room` says so)."""
         if game not in GAMES:
             raise LobbyError(f"no game called {game!r}")
+        self._check_active(player)
         if game == HV:
             table = self.hv.create_room(player, size)
             future = asyncio.ensure_future(self.hv.wait(table, player))
@@ -704,7 +805,8 @@ class Lobby:
             if self.room_game(code) == HV:
                 raise LobbyError(f"{code} is a High Voltage room: join it with Lobby.join")
             raise LobbyError(f"no room {code}")
-        if room.owner is player:
+        self._check_active(player)
+        if room.owner is player or self._same_key(room.owner, player):
             raise LobbyError("that is your own room: give the code to a friend")
         self._abandon(player)
         del self.rooms[code]
@@ -717,6 +819,7 @@ class Lobby:
     def play_bot(self, player: Player, bot: str, game: str = "voltage") -> list[SeatHandle]:
         """``player`` against a bot at once (High Voltage: ``bot`` lists 1 to 3 levels,
         ``"medium,fast"``)."""
+        self._check_active(player)
         if game == HV:
             return self.hv.play_bots(player, bot)
         self._abandon(player)
@@ -727,16 +830,34 @@ class Lobby:
         return [h.match.handle(0)]
 
     def watch(self, player: Player, code: str) -> list[SeatHandle]:
+        self._check_active(player)
         code = code.strip().upper()
-        h = self.matches.get(code)
+        h = self.matches.get(self.rematch_codes.get(code, code))  # a rematched match: its rematch
         if h is None or not h.running:
             if self.room_game(code) is not None:
                 raise LobbyError(f"{code} has not started yet")
             raise LobbyError(f"no match {code}")
         self._abandon(player)
         h.spectators.add(player)
-        self._set_status(player, "watching", code)
+        self._set_status(player, "watching", h.code)
         return [h.match.handle(None)]
+
+    def rematched(self, old: Hosted, new: Hosted) -> None:
+        """``new`` is the rematch of ``old``: its spectators follow it (their screens are
+        told, with a spectator's handle of the new match), and ``watch OLD`` leads there."""
+        old.rematched = True
+        for k, v in list(self.rematch_codes.items()):
+            if v == old.code:
+                self.rematch_codes[k] = new.code
+        self.rematch_codes[old.code] = new.code
+        for p in list(old.spectators):
+            old.spectators.discard(p)
+            if p.id not in self.players:
+                continue
+            new.spectators.add(p)
+            self._set_status(p, "watching", new.code)
+            self._tell(p, "follow", [new.match.handle(None)])
+        self._prune()
 
     def hosted_of(self, handles: list[SeatHandle]) -> Hosted | None:
         if not handles:
@@ -803,6 +924,7 @@ class Lobby:
         """A new match with the same opponent once both ask; None if they go away."""
         if handles and getattr(handles[0], "game", "voltage") == HV:
             return await self.hv.rematch(player, handles)
+        self._check_active(player)
         h = self.hosted_of(handles)
         if h is None or h.running or handles[0].seat is None:
             return None
@@ -814,6 +936,7 @@ class Lobby:
             # A bot opponent always agrees.
             n = self._host(h.game, [player, None], [None, oseat.bot or takeover_bot()])
             self._start(n)
+            self.rematched(h, n)
             return [n.match.handle(0)]
         if opponent.id not in self.players or opponent.status != "playing" or opponent.where != h.code:
             return None
@@ -826,7 +949,7 @@ class Lobby:
             waiting.set_result([n.match.handle(other)])
             h.match.set_notice("")
             self._start(n)
-            self._prune()
+            self.rematched(h, n)
             return [n.match.handle(seat)]
         fut = asyncio.get_running_loop().create_future()
         h.rematch_wanted[seat] = fut

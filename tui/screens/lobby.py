@@ -273,6 +273,9 @@ class LobbyScreen(Screen):
         self.query_one("#choices", Menu).border_title = "Play"
         self.query_one("#choices", Menu).focus()
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
+        listen = getattr(self.backend, "listen", None)
+        if listen is not None:
+            listen(self._sent_elsewhere)
         if not self.backend.named:
             if self.backend.resumable():
                 handles = self.backend.resume()
@@ -285,6 +288,29 @@ class LobbyScreen(Screen):
             self._error("")
         else:
             self._enter()
+
+    TAKEN_OVER = ("This key was opened in another session: it plays there now (the newest "
+                  "session takes over).\nEnter takes it back here; ctrl+q quits.")
+
+    def _sent_elsewhere(self, event: str, handles: Any) -> None:
+        """The lobby moved this session: its key was opened in a newer session, or the
+        match it watched was rematched (``handles`` watch the rematch)."""
+        if event == "follow" and handles:
+            self.app.go_home()  # off the old results and board
+            self._open_match(handles)
+            return
+        if event != "superseded":
+            return
+        self.workers.cancel_group(self, "lobby-wait")
+        self._room_obj = None
+        self.app.go_home()
+        self._unlisten()
+        self._set_mode("")
+        name = self.query_one("#name", Input)
+        name.value = self.backend.name
+        name.add_class("shown")
+        name.focus()
+        self._error(self.TAKEN_OVER)
 
     def on_screen_resume(self) -> None:
         # The resume event may arrive after this screen already pushed a match
@@ -313,6 +339,12 @@ class LobbyScreen(Screen):
         self._error("")
         self.query_one("#name").remove_class("shown")
         self.query_one("#choices", Menu).focus()
+        if self.backend.resumable():  # a seat of this key (taken back from another session)
+            handles = self.backend.resume()
+            if handles:
+                self._title()
+                self._open_match(handles)
+                return
         self._named()
 
     def _named(self) -> None:

@@ -1,0 +1,81 @@
+"""End to end over real SSH (pyte-rendered PTYs): one key opened in a second session
+takes over (the old session is told, and is back in the lobby); a spectator's screen
+follows the rematch of the match it watched."""
+
+from __future__ import annotations
+
+import asyncssh
+
+from tests.server.test_e2e import enter, game_server, match_of, wait_until  # noqa: F401 (fixture)
+from tests.server.terminal import Terminal
+
+
+async def test_a_key_opened_again_takes_its_match_and_the_old_session_is_told(game_server):
+    srv = game_server
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    first = await enter(srv, "alice", key)
+    second = None
+    try:
+        # Play a bot (the first "Play a bot" choice), then open the key again as "root".
+        first.press("down", "down", "down", "enter")
+        await first.wait_for("VOLTAGE")
+        hosted = match_of(srv, "alice")
+        assert hosted is not None
+        second = await Terminal(100, 32).connect(srv.port, "root", client_keys=[key])
+        # The newest session lands in the match, under the key's own name.
+        await second.wait_for("VOLTAGE")
+        await second.wait_for("alice")
+        await first.wait_for("opened in another session")
+        await first.wait_for("Your name")
+        assert [p.name for p in srv.lobby.snapshot().players] == ["alice"]
+        assert not hosted.grace  # no reconnect countdown: the seat never went empty
+        # Enter in the old session takes it back: it is in the match again, the other told.
+        first.press("enter")
+        await first.wait_for("VOLTAGE")
+        await second.wait_for("opened in another session")
+        assert srv.lobby.store is None or srv.lobby.store.name_owner("root") is None
+    finally:
+        await first.close()
+        if second is not None:
+            await second.close()
+
+
+async def test_a_spectator_follows_the_rematch(game_server):
+    srv = game_server
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(srv, "alice", ka)
+    bob = await enter(srv, "bob", kb)
+    carol = None
+    try:
+        alice.press("enter")  # quick match
+        await alice.wait_for("Waiting for an opponent")
+        bob.press("enter")
+        await alice.wait_for("VOLTAGE")
+        hosted = match_of(srv, "alice")
+        carol = await enter(srv, "carol")
+        await carol.wait_for(hosted.code)
+        carol.press("w")
+        app = srv.apps["carol"]
+        await wait_until(lambda: getattr(app.focused, "id", None) == "matches", what="focus on the matches")
+        carol.press("enter")
+        await carol.wait_for("Watching")
+        await alice.wait_for("VOLTAGE")
+        await hosted.match.handle(0).resign()
+        for t in (alice, bob):
+            await t.wait_for("rematch")
+        alice.press("r")
+        await bob.wait_for("alice wants a rematch")
+        bob.press("r")
+        await wait_until(lambda: match_of(srv, "alice") is not None, what="the rematch")
+        again = match_of(srv, "alice")
+        assert again.match is not hosted.match
+        # The spectator is watching the rematch, on screen and in the lobby's lists.
+        await wait_until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
+        await carol.wait_for("Watching")
+        await carol.wait_for("turn 1")
+        status = {p.name: p.status for p in srv.lobby.snapshot().players}
+        assert status["carol"] == f"watching {again.code}"
+    finally:
+        for t in (alice, bob, carol):
+            if t is not None:
+                await t.close()
