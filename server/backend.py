@@ -29,6 +29,9 @@ class SSHBackend:
         self.player = player
         self.initial = initial  # ("join" | "watch", CODE) from the ssh command line
         self.name_prefill = lobby.suggest_name(player.username, player)
+        # The name this key goes by (None: a guest or a new key): Enter keeps it, and
+        # taking another is a rename of the key.
+        self.stored_name = lobby.stored_name(player)
         self.room: Room | None = None
 
     # -- what the app needs ----------------------------------------------------

@@ -377,20 +377,26 @@ class Lobby:
                 return p
         return None
 
+    def stored_name(self, player: Player) -> str | None:
+        """The name ``player``'s key goes by in the store (None: a guest, or a new key)."""
+        if not player.identity or self.store is None:
+            return None
+        try:
+            known = self.store.player(player.identity)
+        except Exception:
+            log.exception("could not read player %s", player.identity)
+            return None
+        return known.name if known is not None else None
+
     def suggest_name(self, username: str | None, player: Player | None = None) -> str:
-        if player is not None and player.identity and self.store is not None:
-            # A returning key: the name it used last time.
+        # A returning key: the name it goes by (another session of this key holding it
+        # does not count: see name_taken).
+        stored = self.stored_name(player) if player is not None else None
+        if stored is not None and not self.name_taken(stored, player):
             try:
-                known = self.store.player(player.identity)
-            except Exception:
-                log.exception("could not read player %s", player.identity)
-                known = None
-            if known is not None and not self.name_taken(known.name, player):
-                # (another session of this key holding it does not count: see name_taken)
-                try:
-                    return check_name(known.name)
-                except NameRejected:
-                    pass
+                return check_name(stored)
+            except NameRejected:
+                pass
         base = name_from_username(username)
         if not self.name_taken(base, player) and not self._reserved(base, player):
             return base
@@ -481,13 +487,15 @@ class Lobby:
         store = self.store
         if store is None:
             return
-        from .store import NameTaken
+        from .store import NameTaken, RenameTooSoon
 
         try:
             if player.identity:
                 store.upsert_player(player.identity, name)
             elif not store.name_free_for(name, None):
                 raise NameTaken(name)
+        except RenameTooSoon as e:
+            raise NameRejected(str(e)) from None
         except NameTaken:
             if player.identity:
                 raise NameRejected(f"the name {name} belongs to another player's key: choose another") from None

@@ -77,6 +77,23 @@ class NameTaken(StoreError):
     """The name is reserved to another key."""
 
 
+class RenameTooSoon(StoreError):
+    """The key took its current name too recently to take another; ``wait`` seconds left."""
+
+    def __init__(self, current: str, wait: float) -> None:
+        self.current = current
+        self.wait = wait
+        minutes = max(1, int(wait / 60 + 0.999))
+        super().__init__(f"you took the name {current} less than {RENAME_COOLDOWN_TEXT} ago: "
+                         f"a new name is possible in {minutes} minute{'s' if minutes != 1 else ''}")
+
+
+# A key holds one name (its current one); it may take another this long after taking it,
+# so that nobody reserves names in bulk (one key once took 30 in 18 s).
+RENAME_COOLDOWN = 3600.0
+RENAME_COOLDOWN_TEXT = "an hour"
+
+
 class NotFound(StoreError):
     """No such match (or player)."""
 
@@ -436,11 +453,13 @@ class Store:
         owner = self.name_owner(name)
         return owner is None or owner == identity
 
-    def upsert_player(self, identity: str, name: str) -> PlayerRecord:
+    def upsert_player(self, identity: str, name: str, *, cooldown: float = RENAME_COOLDOWN) -> PlayerRecord:
         """Record that ``identity`` is here as ``name``, reserving the name to it.
 
-        Raises :class:`NameTaken` if another key has used ``name``.  Never call
-        this for guests: they are not stored.
+        A key holds one name: taking a new one releases the old one, and is refused
+        with :class:`RenameTooSoon` within ``cooldown`` seconds of taking the current
+        one (a change of case or spacing is no new name).  Raises :class:`NameTaken`
+        if another key holds ``name``.  Never call this for guests: they are not stored.
         """
         if not identity:
             raise ValueError("a player needs an identity")
@@ -452,6 +471,12 @@ class Store:
             row = c.execute("SELECT identity FROM names WHERE name_key = ?", (key,)).fetchone()
             if row is not None and row["identity"] != identity:
                 raise NameTaken(f"the name {name!r} belongs to another player")
+            if row is None:
+                held = c.execute("SELECT name, claimed FROM names WHERE identity = ? ORDER BY claimed DESC",
+                                 (identity,)).fetchone()
+                if held is not None and now - held["claimed"] < cooldown:
+                    raise RenameTooSoon(held["name"], cooldown - (now - held["claimed"]))
+                c.execute("DELETE FROM names WHERE identity = ?", (identity,))
             c.execute(
                 "INSERT INTO players (identity, name, created, last_seen) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen",

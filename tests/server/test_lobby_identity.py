@@ -232,3 +232,27 @@ async def test_a_high_voltage_quick_table_never_seats_one_key_twice():
     first.cancel()
     second.cancel()
     await settle()
+
+
+# -- names a key holds -----------------------------------------------------------------
+
+
+async def test_a_key_cannot_squat_names_and_a_guests_name_is_free_when_it_leaves(tmp_path):
+    from server.lobby import NameRejected
+
+    with Store.open(tmp_path) as store:
+        lobby = Lobby(store=store, bot_delay=0.0, seed=1)
+        squatter = online(lobby, KEY, "alice")
+        for n in range(5):
+            with pytest.raises(NameRejected, match="a new name is possible in"):
+                lobby.claim_name(squatter, f"name{n}")
+        assert [store.name_owner(f"name{n}") for n in range(5)] == [None] * 5
+        assert squatter.name == "alice" and store.player(KEY).name == "alice"
+        # A guest who played and dropped out: its name is free at once (a guest can't come back).
+        guest = online(lobby, None, "visitor")
+        (h,) = lobby.play_bot(guest, "random")
+        lobby.leave(guest)
+        other = lobby.connect(None, "visitor")
+        assert lobby.suggest_name("visitor", other) == "visitor"
+        assert lobby.claim_name(other, "visitor") == "visitor"
+        h.match.close()

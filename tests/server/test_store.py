@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from server import store as S
-from server.store import NameTaken, NotFound, Store, StoreError
+from server.store import NameTaken, NotFound, RenameTooSoon, Store, StoreError
 
 SEATS = [{"name": "Alice", "identity": "SHA256:a"}, {"name": "Bob", "identity": "SHA256:b"}]
 
@@ -148,13 +148,24 @@ def test_a_name_is_reserved_to_the_first_key_that_used_it(store):
         store.upsert_player("SHA256:b", "ALICE")
     assert not store.name_free_for("Alice", None)  # guests neither
     assert store.name_free_for("Alice", "SHA256:a")
-    # Alice may change name; the old one stays hers
-    store.upsert_player("SHA256:a", "Alicia")
+    # Alice may change name (here with no cool-down); a key holds one name, so the old one is free
+    store.upsert_player("SHA256:a", "Alicia", cooldown=0)
     assert store.player("SHA256:a").name == "Alicia"
-    with pytest.raises(NameTaken):
-        store.upsert_player("SHA256:b", "Alice")
+    assert store.name_owner("Alice") is None and store.name_owner("alicia") == "SHA256:a"
+    store.upsert_player("SHA256:b", "Alice")
+    assert store.name_owner("Alice") == "SHA256:b"
+
+
+def test_a_key_holds_one_name_and_renames_wait_for_the_cool_down(store):
+    """One key once reserved 30 names in 18 s, each for good."""
     store.upsert_player("SHA256:a", "Alice")
-    assert store.player("SHA256:a").name == "Alice"
+    store.upsert_player("SHA256:a", "ALICE ")  # the same name: no rename
+    for n in range(30):
+        with pytest.raises(RenameTooSoon, match="less than an hour ago"):
+            store.upsert_player("SHA256:a", f"squat{n}")
+    assert store.player("SHA256:a").name == "ALICE "
+    assert [store.name_owner(f"squat{n}") for n in range(30)] == [None] * 30
+    assert store.name_owner("alice") == "SHA256:a"
 
 
 def test_touch_player_moves_last_seen(store):

@@ -195,7 +195,9 @@ class LobbyScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(Text("Voltage: lobby"), id="lobby-title")
         name = Input(value=self.backend.name_prefill, max_length=16, id="name")
-        name.border_title = "Your name (Enter to go)"
+        stored = getattr(self.backend, "stored_name", None)
+        name.border_title = ("Your name (Enter to go)" if not stored
+                             else f"Your name: {stored} (Enter to go; another name renames your key)")
         name.cursor_blink = False  # a blinking cursor redraws twice a second, per session
         yield name
         with Horizontal(id="lobby-body"):
@@ -331,12 +333,16 @@ class LobbyScreen(Screen):
 
     @on(Input.Submitted, "#name")
     def _name_submitted(self, event: Input.Submitted) -> None:
+        stored = getattr(self.backend, "stored_name", None)
         try:
-            self.backend.claim_name(event.value)
+            name = self.backend.claim_name(event.value)
         except ValueError as e:
             self._error(str(e))
             return
         self._error("")
+        renamed = bool(stored) and name.casefold() != stored.casefold()
+        if renamed:
+            self.backend.stored_name = name
         self.query_one("#name").remove_class("shown")
         self.query_one("#choices", Menu).focus()
         if self.backend.resumable():  # a seat of this key (taken back from another session)
@@ -346,6 +352,8 @@ class LobbyScreen(Screen):
                 self._open_match(handles)
                 return
         self._named()
+        if renamed and self._mode == "":
+            self._status(f"Renamed: your key goes by {name} now (it was {stored}).")
 
     def _named(self) -> None:
         self._enter()
