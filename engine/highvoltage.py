@@ -57,12 +57,23 @@ Rulings decided here, beyond RULINGS.md:
   does not withdraw it.
 - Each flip hides every hand again (phase ``countdown``), as the source has
   everyone lay their cards face down while the bottom card is turned up.
-- Blocked match: if every player is stuck again after as many flips in a row
-  (without a play in between) as there are cards in the discard pile, every
-  card has had its turn on top and nobody could play; the match ends
-  (reason ``blocked``), ranked by cards left; the winner is the one with the
-  fewest, or nobody (``None``) on a tie.  With all 73 cards in play this
-  cannot happen unless players declare stuck while they could still draw.
+- Blocked match: a flip *counts* only when nobody still in can act at all:
+  every pile is empty and nobody holds a card that fits (declarations aside).
+  Any other flip (someone declared stuck with cards in their pile, or with a
+  fitting card in hand) is just a flip and sets the count back to 0, as a
+  play does; so does every draw, implicitly (a counted flip needs every pile
+  empty, and nothing refills a pile).  If everyone is stuck in that strict
+  sense after as many counted flips in a row as there are cards in the
+  discard pile, every card has had its turn on top and nobody could play;
+  the match ends (reason ``blocked``), ranked by cards left; the winner is the
+  one with the fewest, or nobody (``None``) on a tie.  Why strict: RULINGS.md
+  says a flip resumes play, and a full pile is a way to play on; counting
+  declared flips ended matches with 32 cards in each pile (audit item 7).
+  With every card held by players still in, blocked cannot happen at all
+  (if every value is held, anything on top fits; else some value v is held
+  and v-1 is not, so a v-1 (±1) lies in the discard pile and takes a v when
+  it comes on top): it needs cards left behind by a resigned player.  Players who declare stuck while they could draw simply
+  flip on; the bots draw whenever their pile is not empty.
 - A player who resigns is out: their cards stay where they are (still counted
   for the 73), they no longer count for "everyone is stuck", and they rank
   after everybody still in, later resignations above earlier ones.  When one
@@ -696,8 +707,12 @@ def _after(state: State, seat: int | None, ev: list[Event] | None) -> None:
         return
     if state.phase != PLAY:
         return
-    if all(is_stuck(state, s) for s in state.active()):
-        if state.flips_in_row >= len(state.discard):
+    active = state.active()
+    if all(is_stuck(state, s) for s in active):
+        # Blocked only counts flips made when nobody still in could draw or play: a
+        # declaration by a player with a pile or a fitting card is just a flip.
+        blocked = all(not state.piles[s] and not has_fitting_card(state, s) for s in active)
+        if blocked and state.flips_in_row >= len(state.discard):
             _end(state, None, "blocked", ev)
             return
         card = state.discard.pop(0)
@@ -705,7 +720,7 @@ def _after(state: State, seat: int | None, ev: list[Event] | None) -> None:
         state.tops.append(card)
         state.declared = [False] * state.players
         state.flips += 1
-        state.flips_in_row += 1
+        state.flips_in_row = state.flips_in_row + 1 if blocked else 0
         state.phase = COUNTDOWN
         if ev is not None:
             ev.append(Event("flip", card=CARD_FACE[card]))

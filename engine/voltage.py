@@ -8,7 +8,9 @@ Source: shared/rules/voltage-source-rules.txt; open points: shared/rules/RULINGS
   first card; each transformer flip).
 - :func:`apply` returns a new state and the public events the action caused;
   an illegal action raises :class:`IllegalActionError` and changes nothing.
-- :func:`view` is what one seat (or a spectator) may know.
+- :func:`view` is what one seat (or a spectator) may know; the other hand
+  appears only as its count of cards and of transformer backs, in a canonical
+  order (see :class:`VoltageView`).
 
 The state is plain lists of small ints (card ids, see :mod:`engine.cards`).
 Randomness comes only from the match seed: the deal, the first player and
@@ -746,7 +748,17 @@ def replay(seed: int, actions: Iterable[Action]) -> State:
 
 @dataclass(frozen=True)
 class VoltageView:
-    """What ``seat`` may know (``seat`` None: a spectator).  See RULINGS.md."""
+    """What ``seat`` may know (``seat`` None: a spectator).  See RULINGS.md.
+
+    ``hand`` is the seat's own hand, in hand order.  ``hand_backs[seat]`` is the
+    public form of each hand, the seat's own included: one flag per card (True:
+    a transformer back), **transformers first, never in hand order**.  RULINGS.md
+    makes only the count of cards and of transformer backs public; the hand's
+    order is hidden, and it would leak: a play takes the last card of its face
+    and back, so which back went away would tell whether a later same-back card
+    had the same face (audit item 6).  Canonical here, in the view itself, so no
+    consumer (the screen, the bots' determinization, a replay) can leak it.
+    """
 
     seat: int | None
     hand: tuple[Card, ...] | None
@@ -785,6 +797,12 @@ class VoltageView:
         return sum(c.value for c in self.board[terminal][seat])
 
 
+def _backs(hand: list[int]) -> tuple[bool, ...]:
+    """The public form of a hand: one flag per card, transformer backs first."""
+    n = sum(CARD_TRANSFORMER[c] for c in hand)
+    return (True,) * n + (False,) * (len(hand) - n)
+
+
 def view(state: State, seat: int | None) -> VoltageView:
     """The public information plus ``seat``'s own hand (none for a spectator)."""
     hand = None
@@ -796,10 +814,7 @@ def view(state: State, seat: int | None) -> VoltageView:
     return VoltageView(
         seat=seat,
         hand=hand,
-        hand_backs=(
-            tuple(CARD_TRANSFORMER[c] for c in state.hands[0]),
-            tuple(CARD_TRANSFORMER[c] for c in state.hands[1]),
-        ),
+        hand_backs=(_backs(state.hands[0]), _backs(state.hands[1])),
         board=tuple(
             (
                 tuple(Card.of(c) for c in state.board[2 * t]),

@@ -5,7 +5,9 @@ it imagines a *world*: a :class:`~engine.voltage.State` whose view for that seat
 is exactly the view it was given.  The unseen cards (all 56 minus its own hand,
 the board and the discard pile's top card) are shuffled into
 
-- the opponent's hand, keeping the public pattern of transformer backs,
+- the opponent's hand, keeping its public count of transformer backs (the
+  view gives them transformers first, never in hand order, and so does the
+  world: the view of a sampled world is the view it was sampled from),
 - the draw pile, keeping the public back of its top card,
 - the discard pile under its known top card,
 

@@ -464,6 +464,85 @@ class TestStuck:
         assert texts(ev)[-1].startswith("Nobody can play: the match is over.")
 
 
+
+def run_log(seed: int, players: int, log: str) -> H.State:
+    """``log`` (action texts, comma-separated) applied from ``new_match(seed, players)``."""
+    s = H.new_match(seed, players)
+    for text in log.split(","):
+        s, _ = H.apply(s, H.parse_action(text))
+    return s
+
+
+class TestBlocked:
+    """The blocked end: only when no player still in can draw or play, through a full
+    turn of the discard pile (audit item 7: it used to end while piles were full)."""
+
+    @pytest.mark.parametrize(
+        "log",
+        [
+            "go, stuck 0, stuck 1, go, stuck 0, stuck 1",
+            "go, stuck 0, stuck 1, go, draw 0, draw 1, draw 0, stuck 0, stuck 1",
+        ],
+    )
+    def test_declaring_stuck_with_cards_in_the_pile_never_blocks(self, log):
+        s = run_log(5, 2, log)
+        assert not s.over and s.reason == "" and s.winner is None
+        assert s.phase == H.COUNTDOWN and s.flips == 2  # flipped again, as RULINGS.md says
+        assert all(s.piles[seat] for seat in (0, 1))
+        assert s.flips_in_row == 0
+        # and it keeps flipping, however long they declare: each flip is only a flip
+        for _ in range(3 * len(s.discard)):
+            s, ev = H.apply(s, H.GO)
+            s, _ = H.apply(s, Stuck(0), 0)
+            s, ev = H.apply(s, Stuck(1), 1)
+            assert ev[-1].kind == "flip" and not s.over
+
+    def test_the_count_starts_when_the_last_pile_card_is_drawn(self):
+        # Bob's pile is empty and nothing fits; Alice declares with a card left in her pile
+        s = table([["1/1", "2/1"], ["1/1", "2/1"]], [["1/2"], []], ["6/2", "9/1", "5/2"], fill=False)
+        s, ev = H.apply(s, Stuck(0), 0)
+        assert ev[-1].kind == "flip" and s.flips_in_row == 0  # Alice could still draw
+        s, _ = H.apply(s, H.GO)
+        s, ev = H.apply(s, Draw(0), 0)  # her last pile card fits nothing: now nobody can act
+        assert [e.kind for e in ev] == ["draw", "flip"] and s.flips_in_row == 1
+        tops = [H.CARD_FACE[s.top]]
+        while not s.over:
+            s, ev = H.apply(s, H.GO)
+            tops.append(H.CARD_FACE[s.top])
+        # a full turn of the three-card pile after the draw, then blocked
+        assert tops == [F("9/1"), F("5/2"), F("6/2"), F("6/2")]
+        assert s.reason == "blocked" and s.winner == 1
+
+    def test_a_declared_stuck_with_a_fitting_card_does_not_count(self):
+        # piles empty, but Alice holds a 7 on the 5 (±2) and declares anyway
+        s = table([["7/1", "2/1"], ["1/1", "2/1"]], None, ["6/2", "9/1", "5/2"], fill=False)
+        s, ev = H.apply(s, Stuck(0), 0)
+        assert ev[-1].kind == "flip" and s.flips_in_row == 0
+
+    def test_blocked_when_the_cards_that_would_fit_left_with_a_resigned_player(self):
+        # All 73 in play: Carol resigns holding every card Alice and Bob could use; the
+        # discard pile goes round once (each card on top, nobody can play) and it ends.
+        s = table(
+            [["5/1", "5/1"], ["5/2", "5/2", "5/3"], []],
+            [[], [], []],
+            ["1/1", "2/1", "9/1"],
+            fill=False,
+        )
+        used = set(H.all_cards(s))
+        s.piles[2] = [c for c in range(H.DECK_SIZE) if c not in used]
+        assert H.all_cards(s) == list(range(H.DECK_SIZE))
+        s, ev = H.apply(s, Resign(2), 2)
+        seen = [H.CARD_FACE[s.top]]
+        while not s.over:
+            assert [e.kind for e in ev][-1] == "flip"
+            seen.append(H.CARD_FACE[s.top])
+            assert len(seen) <= 10, "the blocked match did not end"
+            s, ev = H.apply(s, H.GO)
+        assert set(seen) == {F("1/1"), F("2/1"), F("9/1")}
+        assert s.reason == "blocked" and s.winner == 0 and s.places == (1, 2, 3)
+        assert ev[-1].kind == "end"
+
+
 # ---------------------------------------------------------------------------
 # The end
 

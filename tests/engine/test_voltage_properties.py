@@ -82,13 +82,14 @@ def test_scores_never_exceed_four_and_the_match_ends_at_four(seed, choice_seed):
 
 
 def _hide_differently(s: V.State, seat: int | None, rng: random.Random) -> V.State:
-    """A state no view of ``seat`` can tell from ``s``: hidden cards with the same back are
-    swapped between the other hand(s) and the draw pile, and the draw pile is reordered
-    keeping the back of its top card."""
+    """A state no view of ``seat`` can tell from ``s``: the other hand(s) reordered, hidden
+    cards with the same back swapped between them and the draw pile, and the draw pile
+    reordered keeping the back of its top card."""
     t = s.copy()
     others = [0, 1] if seat is None else [1 - seat]
     for o in others:
         hand = t.hands[o]
+        rng.shuffle(hand)  # the order of a hand is hidden too: only its count of each back is public
         for i in range(len(hand)):
             same_back = [j for j, c in enumerate(t.draw) if CARD_TRANSFORMER[c] == CARD_TRANSFORMER[hand[i]]]
             if same_back and rng.random() < 0.7:
@@ -114,6 +115,31 @@ def test_a_view_is_the_same_whatever_the_hidden_cards(seed, choice_seed, seat):
         changed += t.key() != s.key()
         assert V.view(t, seat) == V.view(s, seat)
     assert changed  # the swaps really changed hidden cards
+
+
+@few
+@given(SEEDS, CHOICES, st.sampled_from([0, 1, None]))
+def test_the_order_of_another_hand_stays_hidden_after_later_plays(seed, choice_seed, seat):
+    """Audit item 6: a play takes the last card of its face from the hand, so with the
+    backs in hand order, which back went away told where same-back cards sat.  Two
+    states whose other hand(s) differ only in order must give ``seat`` the same view
+    now and after every later action, the same actions applied to both."""
+    rng = random.Random(choice_seed ^ 0xBAC5)
+    run = list(states(seed, choice_seed))
+    others = [0, 1] if seat is None else [1 - seat]
+    reordered = 0
+    for k in range(0, len(run), 7):
+        s = run[k][0]
+        t = s.copy()
+        for o in others:
+            rng.shuffle(t.hands[o])
+        reordered += t.key() != s.key()
+        for _, a, _ in run[k : k + 12]:
+            assert V.view(t, seat) == V.view(s, seat)
+            s, _ = V.apply(s, a)
+            t, _ = V.apply(t, a)
+        assert V.view(t, seat) == V.view(s, seat)
+    assert reordered  # the shuffles really reordered hands
 
 
 @few

@@ -234,7 +234,8 @@ def test_view_shows_public_information_and_hides_hands_and_draw_order():
     )
     v = V.view(s, 0)
     assert v.hand == tuple(Card.parse(c) for c in ["O1", "G2v", "BY", "P3"])
-    assert v.hand_backs == ((False, True, False, False), (True, False, True, False))
+    # each hand's backs in one canonical order, transformers first: a count, not positions
+    assert v.hand_backs == ((True, False, False, False), (True, True, False, False))
     assert v.board[ORANGE] == ((Card.parse("O2"),), ())
     assert v.board[GREEN] == ((), (Card.parse("G1"), Card.parse("FU")))
     assert v.scores == (1, 2)
@@ -246,6 +247,24 @@ def test_view_shows_public_information_and_hides_hands_and_draw_order():
     assert V.view(s, None).hand is None and V.view(s, None).legal == ()
     assert V.view(s, 1).legal == ()  # not seat 1's turn
     assert V.view(s, 0).legal == tuple(V.legal_actions(s))
+
+
+def test_which_back_a_play_takes_away_does_not_tell_where_the_cards_were():
+    # Audit item 6, from seed 1: seat 0 holds BY O2v O2 and plays the bypass.  With the
+    # backs in hand order seat 1 saw (T, F) after it, so the plain card left was not the
+    # bypass's twin; had seat 0 held O2 O2v BY it would have seen (F, T).
+    s = V.new_match(1)
+    for text in ("play B2 blue 1", "play G2v green 0", "play O3v orange 0"):
+        _, s, _ = V.apply_logged(s, text)
+    assert [Card.of(c).code for c in s.hands[0]] == ["BY", "O2v", "O2"]
+    t = s.copy()
+    t.hands[0] = [t.hands[0][2], t.hands[0][1], t.hands[0][0]]  # O2 O2v BY: the same backs
+    assert V.view(t, 1) == V.view(s, 1)
+    _, s, _ = V.apply_logged(s, "play BY green 1")
+    _, t, _ = V.apply_logged(t, "play BY green 1")
+    assert V.view(t, 1) == V.view(s, 1)
+    assert V.view(s, 1).hand_backs[0] == (True, False)
+    assert V.view(t, None) == V.view(s, None)
 
 
 # ---------------------------------------------------------------------------

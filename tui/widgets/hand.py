@@ -1,4 +1,11 @@
-"""Hands: the player's own cards (faces, keyed 1-6) and the opponent's backs."""
+"""Hands: the player's own cards (faces, keyed 1-6) and the opponent's backs.
+
+Backs are drawn in one canonical order, transformers first, whatever order
+they come in: a hand's order is hidden information (RULINGS.md makes only the
+count of cards and of transformer backs public), and the engine's view already
+gives them so (audit item 6).  The widgets sort again so that nothing they are
+handed, e.g. an old stored view, can show more than that.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +25,12 @@ from ..text import BACK_BG, BACK_FG, CARD_BG, CARD_FG, SPECIAL_BG, SPECIAL_FG, T
 from .lines import LineWidget, Palette, Row, TextLines, box, fit, with_background
 
 SLOTS = 6
+
+
+def canonical_backs(flags: tuple[bool, ...]) -> tuple[bool, ...]:
+    """``flags`` (True: a transformer back) in the one order shown: transformers first."""
+    n = sum(1 for f in flags if f)
+    return (True,) * n + (False,) * (len(flags) - n)
 
 
 class Slot(NamedTuple):
@@ -89,6 +102,7 @@ class HandView(LineWidget):
         self._show(slots, my_turn)
 
     def show_backs(self, flags: tuple[bool, ...], *, my_turn: bool = False) -> None:
+        flags = canonical_backs(flags)
         slots = tuple(Slot(None, is_back=True, transformer=flags[i]) if i < len(flags) else EMPTY for i in range(SLOTS))
         self._show(slots, my_turn)
 
@@ -195,6 +209,7 @@ class OpponentHand(TextLines):
     """The opponent's name and hand as card backs (transformer backs show their V)."""
 
     def show(self, name: str, flags: tuple[bool, ...], *, to_move: bool) -> None:
+        flags = canonical_backs(flags)
         tall = self.size.height >= 3
         if (name, flags, to_move, tall) == getattr(self, "_shown", None):
             return
