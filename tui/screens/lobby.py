@@ -17,8 +17,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Input, Static
+
+from .base import SizedScreen, TooSmall
 
 HV = "high-voltage"
 HV_MIN, HV_MAX = 2, 4  # seats at a High Voltage table
@@ -87,11 +88,15 @@ class Menu(Static, can_focus=True):
     def _selectable(self) -> list[int]:
         return [n for n, (item, _l) in enumerate(self.items) if not self.heading(item)]
 
-    def set_items(self, items: list[tuple[str, Text]]) -> None:
-        current = self.items[self.index][0] if self.items else None
+    def set_items(self, items: list[tuple[str, Text]], *, keep_place: bool = True) -> None:
+        """New items; the cursor stays on the same item (``keep_place``), else goes to the first."""
+        current = self.items[self.index][0] if self.items and keep_place else None
         self.items = list(items)
         ids = [i for i, _ in self.items]
-        self.index = ids.index(current) if current in ids else min(self.index, max(0, len(ids) - 1))
+        if current in ids:
+            self.index = ids.index(current)
+        else:
+            self.index = min(self.index, max(0, len(ids) - 1)) if keep_place else 0
         self._settle(1)
         self._draw()
 
@@ -124,7 +129,8 @@ class Menu(Static, can_focus=True):
                 out.append_text(label)
         self.update(out)
 
-    def watch_has_focus(self, _focus: bool) -> None:
+    def watch_has_focus(self, focus: bool) -> None:
+        super().watch_has_focus(focus)  # (Textual's own restyles for :focus)
         self._draw()
 
     def action_move(self, delta: int) -> None:
@@ -150,20 +156,26 @@ class Menu(Static, can_focus=True):
             self.action_choose()
 
 
-class LobbyScreen(Screen):
+class LobbyScreen(SizedScreen):
     """Players online, matches running, and the ways to play."""
 
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
+    LobbyScreen #lobby { height: 1fr; }
+    LobbyScreen.-narrow #lobby, LobbyScreen.-short #lobby { display: none; }
+    LobbyScreen.-narrow TooSmall, LobbyScreen.-short TooSmall { display: block; }
     LobbyScreen #lobby-title { height: 1; background: $accent; color: $text; padding: 0 1; }
     LobbyScreen #name { display: none; width: 70; border: round $accent; }
     LobbyScreen #name.shown { display: block; }
     LobbyScreen #lobby-body { height: 1fr; }
-    LobbyScreen #choices { width: 1fr; min-width: 30; border: round $accent; }
+    LobbyScreen #choices { width: 1fr; min-width: 30; border: round $panel-lighten-2; }
     LobbyScreen #side { width: 1fr; }
     LobbyScreen #players { height: 1fr; border: round $panel-lighten-2; padding: 0 1; }
     LobbyScreen #matches { height: 1fr; border: round $panel-lighten-2; }
     LobbyScreen #history { height: 1fr; border: round $panel-lighten-2; }
+    LobbyScreen #choices:focus, LobbyScreen #matches:focus, LobbyScreen #history:focus {
+        border: round $accent;
+    }
     LobbyScreen #status { height: auto; min-height: 2; padding: 0 1; }
     """
 
@@ -193,6 +205,11 @@ class LobbyScreen(Screen):
     # -- layout ----------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="lobby"):
+            yield from self._compose_lobby()
+
+    def _compose_lobby(self) -> ComposeResult:
         yield Static(Text("Voltage: lobby"), id="lobby-title")
         name = Input(value=self.backend.name_prefill, max_length=16, id="name")
         stored = getattr(self.backend, "stored_name", None)
@@ -372,18 +389,40 @@ class LobbyScreen(Screen):
         self._refresh_lists()
         self._refresh_history()
 
+    # The game titles' short forms, for the lobby's title on a narrow terminal.
+    SHORT_TITLES = {"Voltage": "V", "High Voltage": "HV"}
+
     def _title(self) -> None:
-        title = Text(f"Voltage: lobby    you: {self.backend.name}")
-        ratings = getattr(self.backend, "ratings", None)
-        for game, shown, games in ratings() if ratings is not None else ():
-            title.append(f"    {game} {shown} ({games} rated)")
-        self.query_one("#lobby-title", Static).update(title)
+        """Who you are and your ratings, in the longest form that fits the width: the
+        words are shortened by meaning (no "(N rated)", then short game names), never cut."""
+        ratings_of = getattr(self.backend, "ratings", None)
+        ratings = list(ratings_of()) if ratings_of is not None and self.backend.named else []
+        name = self.backend.name
+        forms = [
+            ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r} ({n} rated)"),
+            ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r}"),
+            ("Lobby", "   ", lambda g, r, n: f"{self.SHORT_TITLES.get(g, g)} {r}"),
+        ]
+        width = max(1, self.app.size.width - 2)
+        line = ""
+        for head, gap, rating in forms:
+            line = gap.join([head, f"you: {name}", *(rating(*x) for x in ratings)])
+            if len(line) <= width:
+                break
+        self.query_one("#lobby-title", Static).update(Text(line))
+
+    def on_resize(self) -> None:
+        if self.backend.named:
+            self._title()
+        self._show_status()
 
     def _refresh_history(self) -> None:
         """The player's own finished matches, newest first (read when the lobby shows)."""
         history = getattr(self.backend, "history", None)
         items = history() if history is not None else []
-        self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items])
+        # Newest first, and the cursor on the newest (a match just played is the one to see).
+        self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
+                                                   keep_place=False)
 
     # -- lists -----------------------------------------------------------------
 
@@ -432,7 +471,8 @@ class LobbyScreen(Screen):
 
     # -- status ----------------------------------------------------------------
 
-    KEYS_HELP = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  Tab next  Esc cancel"
+    KEYS_HELP = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  Tab next  Esc cancel  ? rules  ^q quit"
+    KEYS_HELP_SHORT = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  ? rules  ^q quit"
     NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
 
     def _status(self, text: str) -> None:
@@ -451,7 +491,8 @@ class LobbyScreen(Screen):
             out.append(status + "\n")
         if error:
             out.append(error + "\n", style="bold red")
-        out.append(self.KEYS_HELP if self.backend.named else self.NAME_HELP, style="dim")
+        keys = self.KEYS_HELP if len(self.KEYS_HELP) <= self.app.size.width - 2 else self.KEYS_HELP_SHORT
+        out.append(keys if self.backend.named else self.NAME_HELP, style="dim")
         self.query_one("#status", Static).update(out)
 
     def _set_mode(self, mode: str) -> None:
