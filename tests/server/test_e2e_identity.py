@@ -63,6 +63,9 @@ async def test_a_spectator_follows_the_rematch(game_server):
         await hosted.match.handle(0).resign()
         for t in (alice, bob):
             await t.wait_for("rematch")
+            # The results say where "back" leads: the lobby (offline it is the start screen).
+            await t.wait_for(r"back to the lobby \[b\]")
+            assert not t.has("back to start")
         alice.press("r")
         await bob.wait_for("alice wants a rematch")
         bob.press("r")

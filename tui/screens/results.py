@@ -36,7 +36,9 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
 
     BINDINGS = [
         Binding("r", "rematch", "rematch"),
+        # One of the two shows, by where home is (the lobby over SSH, the start screen offline).
         Binding("b,escape", "home", "back to start", key_display="b/esc"),
+        Binding("b,escape", "home_lobby", "back to the lobby", key_display="b/esc"),
         Binding("v", "board", "see the board"),
     ]
     DEFAULT_CSS = """
@@ -52,6 +54,7 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
     ResultsBase ActionButton { background: $primary-muted; }
     """
     HOME_LABEL = "back to start [b]"
+    LOBBY_LABEL = "back to the lobby [b]"
     BOARD_LABEL = "board [v]"
 
     def __init__(self, handles: Sequence[Any], backend: Any, view: Any, names: Sequence[str]) -> None:
@@ -61,6 +64,10 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
         self.final = view
         self.names = tuple(names)
         self._asking = False
+
+    @property
+    def home_is_lobby(self) -> bool:
+        return bool(getattr(self.backend, "online", False))
 
     @property
     def can_rematch(self) -> bool:
@@ -112,13 +119,15 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
             with Horizontal(id="results-buttons"):
                 if self.can_rematch:
                     yield ActionButton("rematch [r]", "rematch")
-                yield ActionButton(self.HOME_LABEL, "home")
+                yield ActionButton(self.LOBBY_LABEL if self.home_is_lobby else self.HOME_LABEL, "home")
                 yield ActionButton(self.BOARD_LABEL, "board")
         yield KeyBar()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
             return self.can_rematch and not self._asking
+        if action in ("home", "home_lobby"):
+            return (action == "home_lobby") == self.home_is_lobby
         return True
 
     async def action_rematch(self) -> None:
@@ -143,6 +152,9 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
 
     def action_home(self) -> None:
         self.dismiss(("home", None))
+
+    def action_home_lobby(self) -> None:
+        self.action_home()
 
     def action_board(self) -> None:
         self.dismiss(("board", None))
