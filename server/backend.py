@@ -207,13 +207,21 @@ class SSHBackend:
             log.exception("could not read ratings")
         return out
 
-    def history(self, limit: int = 20) -> list[tuple[int, str]]:
-        """This player's finished matches, newest first: ``(match id, line)``."""
+    def history(self, limit: int = 20, width: int | None = None) -> list[tuple[int, str]]:
+        """This player's finished matches, newest first: ``(match id, line)``, the lines in
+        the longest form that fits ``width`` (see :func:`server.persist.history_lines`)."""
         if self.store is None or not self.identity:
             return []
         try:
-            return [(r.id, persist.history_line(r, self.identity))
+            rows = [(r.id, persist.history_lines(r, self.identity))
                     for r in self.store.player_history(self.identity, limit)]
+            if not rows:
+                return []
+            # One form for every line (the longest that fits them all), so they stay aligned.
+            level = next((k for k in range(len(rows[0][1]))
+                          if width is None or all(len(forms[k]) <= width for _id, forms in rows)),
+                         len(rows[0][1]) - 1)
+            return [(mid, forms[level]) for mid, forms in rows]
         except Exception:
             log.exception("could not read the match history")
             return []

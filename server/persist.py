@@ -200,6 +200,9 @@ def plain(text: str, width: int | None = None) -> str:
     return out
 
 
+GAME_SHORT = {"high-voltage": "HV"}  # a game's name where a list is narrow
+
+
 def game_title(game: str) -> str:
     """``voltage`` -> ``Voltage``, ``high-voltage`` / ``highvoltage`` -> ``High Voltage``."""
     g = game.replace("_", "-").lower()
@@ -267,12 +270,20 @@ def change_lines(changes: Mapping[int, R.Change] | list[R.Change], names: tuple[
 
 def history_line(record: MatchRecord, identity: str | None) -> str:
     """One line of a player's own finished match: ``#12  03-14 18:02  v bob  won 4-2  +12``
-    (the game is named when it is not Voltage)."""
+    (the game is named when it is not Voltage); see :func:`history_lines`."""
+    return history_lines(record, identity)[0]
+
+
+def history_lines(record: MatchRecord, identity: str | None) -> list[str]:
+    """The forms of :func:`history_line`, longest first, for narrower lists (a list
+    uses one form for all its lines, so they stay aligned): shortened by meaning (the game's short name, the result before the opponents, the date without the
+    time, "v 3 others"), so the result always shows and no word is cut."""
     import time as _time
 
     me = record.seat_of(identity)
     others = [plain(s.name, 16) for s in record.seats if s.seat != me]
-    when = _time.strftime("%m-%d %H:%M", _time.localtime(record.ended or record.started))
+    ended = _time.localtime(record.ended or record.started)
+    when, day = _time.strftime("%m-%d %H:%M", ended), _time.strftime("%m-%d", ended)
     if me is None:
         outcome = ""
     else:
@@ -286,12 +297,30 @@ def history_line(record: MatchRecord, identity: str | None) -> str:
     score = "-".join(str(x) for x in record.scores) if record.scores and len(record.scores) == 2 else ""
     if score and me == 1:
         score = "-".join(str(x) for x in reversed(record.scores or ()))
+    if outcome and record.reason == "resignation":
+        result = f"{outcome} by resignation ({score})" if score else f"{outcome} by resignation"
+        short = f"{outcome} (resigned)" if outcome == "lost" else f"{outcome} (they resigned)"
+    else:
+        result = short = f"{outcome} {score}".strip()
     delta = record.seats[me].delta if me is not None else None
-    game = "" if record.game == "voltage" else f"{game_title(record.game)} "
-    parts = [f"#{record.id}", when, f"{game}v {', '.join(others)}"]
-    if outcome:
-        parts.append(f"{outcome} {score}".strip())
+    tail = [result] if result else []
+    short_tail = [short] if short else []
     if delta is not None:
-        parts.append(f"{delta:+d}")
-    return "  ".join(parts)
+        tail.append(f"{delta:+d}")
+        short_tail.append(f"{delta:+d}")
+    title = "" if record.game == "voltage" else game_title(record.game)
+    abbrev = "" if record.game == "voltage" else GAME_SHORT.get(record.game, title)
+    game = f"{title} " if title else ""
+    vs = f"v {', '.join(others)}"
+    few = vs if len(others) == 1 else f"v {len(others)} others"
+    head = [f"#{record.id}", when]
+    forms = [
+        head + [f"{game}{vs}"] + tail,
+        head + ([abbrev] if abbrev else []) + tail + [vs],
+        [f"#{record.id}", day] + ([abbrev] if abbrev else []) + tail + [vs],
+        [f"#{record.id}", day] + ([abbrev] if abbrev else []) + short_tail + [few],
+        [f"#{record.id}"] + ([abbrev] if abbrev else []) + short_tail + [few],
+        [f"#{record.id}"] + ([abbrev] if abbrev else []) + short_tail,
+    ]
+    return ["  ".join(p for p in parts if p) for parts in forms]
 

@@ -414,12 +414,14 @@ class LobbyScreen(SizedScreen):
     def on_resize(self) -> None:
         if self.backend.named:
             self._title()
+            self.call_after_refresh(self._refresh_history)  # (once the panels have their new width)
         self._show_status()
 
     def _refresh_history(self) -> None:
         """The player's own finished matches, newest first (read when the lobby shows)."""
         history = getattr(self.backend, "history", None)
-        items = history() if history is not None else []
+        width = self.query_one("#history", Menu).content_size.width - 2  # (the cursor)
+        items = history(width=width if width > 0 else None) if history is not None else []
         # Newest first, and the cursor on the newest (a match just played is the one to see).
         self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
                                                    keep_place=False)

@@ -1,0 +1,57 @@
+"""A player's own finished matches in the lobby: the result always shows, in words that
+say what happened (a resignation says so), shortened by meaning on a narrow list."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from server.backend import SSHBackend
+from server.lobby import Lobby
+from server.store import Store
+from tests.server.test_commands import KA, KB, finished_match
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store.open(tmp_path)
+    s.upsert_player(KA, "Alice")
+    s.upsert_player(KB, "Bob")
+    yield s
+    s.close()
+
+
+def history(store, width=None):
+    lobby = Lobby(store=store, seed=1)
+    return [line for _id, line in SSHBackend(lobby, lobby.connect(KA, "alice")).history(width=width)]
+
+
+def test_a_resigned_match_says_so(store):
+    mid = store.create_match("voltage", 6, [{"name": "Alice", "identity": KA}, {"name": "Bob", "identity": KB}])
+    store.finish_match(mid, [1, 2], "resignation", (0, 0))
+    (line,) = history(store)
+    assert "won by resignation (0-0)" in line and "won 0-0" not in line
+    lobby = Lobby(store=store, seed=1)
+    (bob_line,) = [line for _i, line in SSHBackend(lobby, lobby.connect(KB, "bob")).history()]
+    assert "lost by resignation (0-0)" in bob_line
+
+
+@pytest.mark.parametrize("width", [200, 60, 46, 34, 28])
+def test_every_line_shows_its_result_in_one_form_that_fits(store, width):
+    finished_match(store, 11)
+    mid = store.create_match("high-voltage", 5, [
+        {"name": "Alice", "identity": KA}, {"name": "Bot (slow)", "identity": None, "bot": "slow"},
+        {"name": "Bob", "identity": KB}])
+    store.finish_match(mid, [2, 3, 1], "won", (3, 12, 0))
+    hv, voltage = history(store, width)
+    for line in (hv, voltage):
+        assert len(line) <= width, line
+    assert "2nd" in hv and ("lost" in voltage or "won" in voltage or "drew" in voltage)
+    if width >= 200:
+        assert "High Voltage v Bot (slow), Bob" in hv
+    # One form for the whole list: the date (MM-DD) shows on both lines or on neither.
+    def dated(line):
+        return re.search(r"\b\d\d-\d\d\b", line) is not None
+
+    assert dated(hv) == dated(voltage)
