@@ -54,8 +54,10 @@ def people(seed: int = 5, n: int = 2, **kw) -> HVMatch:
 
 
 def fitting_slot(screen: HVMatchScreen) -> int | None:
+    """A slot whose card fits the top card as drawn (what a person reads off the screen)."""
+    top = screen.shown_top()[0]
     for i, face in enumerate(screen.slots):
-        if face is not None and H.fits(face, screen.view.top):
+        if face is not None and H.fits(face, top):
             return i
     return None
 
