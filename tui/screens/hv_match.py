@@ -198,6 +198,11 @@ class HVMatchScreen(PlayScreen):
     def countdown(self) -> int | None:
         return getattr(self.handle, "countdown", None)
 
+    @property
+    def playing(self) -> bool:
+        me = self.view.seat
+        return me is not None and not self.view.over and not self.view.out[me]
+
     def refresh_match(self) -> None:
         """Read the match afresh (through the handle) and redraw."""
         self.view = self.handle.view()
