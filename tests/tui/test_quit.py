@@ -4,6 +4,7 @@ guest); "no" goes on playing, "yes" (or a second Ctrl+Q) quits; elsewhere it qui
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual.app import App
@@ -176,3 +177,44 @@ async def test_ctrl_q_over_ssh_as_a_guest_says_a_bot_takes_the_seat_now():
     lobby.leave(player)
     assert h.match.seats[0].bot is not None
     h.match.close()
+
+
+async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_grace_period():
+    """Two players over SSH (pyte terminals): Alice's Ctrl+Q asks, "n" goes on; "y" ends
+    her session, and Bob's screen counts down her seat's grace period."""
+    import asyncssh
+
+    from server.ssh import ServerConfig, VoltageServer
+    from tests.server.terminal import Terminal
+
+    srv = VoltageServer(ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0))
+    await srv.start()
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    terms = []
+    try:
+        for name, key in (("alice", ka), ("bob", kb)):
+            t = await Terminal(100, 32).connect(srv.port, name, client_keys=[key])
+            terms.append(t)
+            await t.wait_for("Your name")
+            t.press("enter")
+            await t.wait_for(f"you: {name}")
+        alice, bob = terms
+        await alice.wait_for(r"Online \(2\)")
+        alice.press("enter")  # quick match
+        await alice.wait_for("Waiting for an opponent")
+        bob.press("enter")
+        for t in terms:
+            await t.wait_for("VOLTAGE")
+        alice.press("\x11")  # ctrl+q
+        await alice.wait_for(r"Quit\? The match goes on: your seat waits 30 s for")
+        alice.press("n")
+        await alice.wait_gone("Quit\\?")
+        assert not alice.closed.is_set() and alice.has("VOLTAGE")
+        alice.press("\x11", "y")
+        await asyncio.wait_for(alice.closed.wait(), 10)
+        await bob.wait_for(r"waiting for alice to reconnect \(0:[23]\d\)")
+    finally:
+        for t in terms:
+            await t.close()
+        srv.close()
+        await srv.wait_closed()
