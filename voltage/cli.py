@@ -12,7 +12,9 @@ traceback for reasons that are the user's, not the program's:
   sockets, and a peer closing one would then kill the server.
 - **Ctrl-C** (KeyboardInterrupt): exit 130 with at most one short line on
   stderr.  ``arena`` catches its own Ctrl-C to sum up the matches played so far
-  and returns 130 itself; ``serve`` stops its server and returns 130.
+  and returns 130 itself; ``serve`` stops its server and returns 130; ``play``
+  and ``replay`` run their app through :func:`tui.run.run_local`, which ends the
+  app on SIGINT (Ctrl-C itself is a key in the app's raw terminal) with 130.
 - stdout is flushed inside the guard, so a closed pipe met only by the last
   flush (a short ``--help`` into a pipe already closed) is caught too.
 """
