@@ -597,7 +597,9 @@ def serve_main(
     try:
         asyncio.run(serve(config, ready=ready, store=store))
     except KeyboardInterrupt:
-        pass
+        return 130  # Ctrl-C stopped the server: say so in the exit status, quietly
+    except BrokenPipeError:
+        raise  # stdout was closed: voltage.cli's guard ends the command quietly
     except OSError as e:
         print(f"voltage serve: {e}", file=sys.stderr)
         return 1

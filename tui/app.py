@@ -4,6 +4,11 @@
 ``voltage play`` (:class:`server.local.LocalBackend`), and one per SSH session
 on the server (whose backend's home screen is the lobby).  The app pushes
 ``backend.home_screen()`` on mount; ``?`` opens the rules from anywhere.
+
+Ctrl+Q quits at once, except in a live match (a seat still playing, on any screen
+above it too: rules, a question, the pass-the-keyboard screen), where it first asks
+what the match screen says quitting costs (:meth:`~tui.screens.base.PlayScreen.quit_question`:
+online the seat is kept for the grace period; offline the match is lost).
 """
 
 from __future__ import annotations
@@ -46,6 +51,33 @@ class VoltageApp(App[None]):
 
         if not isinstance(self.screen, RulesScreen):
             self.push_screen(RulesScreen())
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit, asking first in a live match; Ctrl+Q on that question quits."""
+        from .screens.confirm import QuitScreen
+
+        if isinstance(self.screen, QuitScreen):
+            self.screen.dismiss(True)
+            return
+        question = self.quit_question()
+        if question is None:
+            self.exit()
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(QuitScreen(question), done)
+
+    def quit_question(self) -> str | None:
+        """What quitting now would cost, asked of the topmost match screen (None: nothing)."""
+        from .screens.base import PlayScreen
+
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, PlayScreen):
+                return screen.quit_question()
+        return None
 
     def go_home(self) -> None:
         """Back to the home screen (start or lobby), closing everything above it."""

@@ -1,10 +1,33 @@
-"""``voltage``: the command line.  Each subcommand exists only once it works."""
+"""``voltage``: the command line.  Each subcommand exists only once it works.
+
+Every subcommand runs inside :func:`main`'s one guard, so none of them ends in a
+traceback for reasons that are the user's, not the program's:
+
+- **Output closed** (``voltage arena --json | head -n 3``): Python ignores
+  SIGPIPE, so the next write raises :class:`BrokenPipeError`.  The guard points
+  stdout and stderr at ``/dev/null`` (so the interpreter's last flush cannot
+  raise again, "Exception ignored ... BrokenPipeError") and exits with 141,
+  what a shell reports for a tool killed by SIGPIPE (``seq 1 9999 | head -1``).
+  SIGPIPE is *not* restored to its default: ``voltage serve`` writes to
+  sockets, and a peer closing one would then kill the server.
+- **Ctrl-C** (KeyboardInterrupt): exit 130 with at most one short line on
+  stderr.  ``arena`` catches its own Ctrl-C to sum up the matches played so far
+  and returns 130 itself; ``serve`` stops its server and returns 130; ``play``
+  and ``replay`` run their app through :func:`tui.run.run_local`, which ends the
+  app on SIGINT (Ctrl-C itself is a key in the app's raw terminal) with 130.
+- stdout is flushed inside the guard, so a closed pipe met only by the last
+  flush (a short ``--help`` into a pipe already closed) is caught too.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+
+EXIT_PIPE = 141  # 128 + SIGPIPE: what the shell shows for `yes | head -1`
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
 
 
 def _arena(args: argparse.Namespace) -> int:
@@ -93,9 +116,9 @@ def _replay(args: argparse.Namespace) -> int:
     from tui.app import make_app
     from tui.screens.replay import ReplayBackend
 
-    app = make_app(ReplayBackend(replay))
-    app.run()
-    return app.return_code or 0
+    from tui.run import run_local
+
+    return run_local(make_app(ReplayBackend(replay)))
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -146,9 +169,45 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+def _silence_output() -> None:
+    """Point stdout and stderr at /dev/null: nothing more can be said, and the
+    interpreter's flush at exit must not raise on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:  # pragma: no cover - no /dev/null
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError, AttributeError):  # a stream without a descriptor
+            pass
+    os.close(devnull)
+
+
+def _run(argv: list[str] | None) -> int | str | None:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except SystemExit as e:  # --help, a usage error: argparse has printed already
+        return e.code
+
+
+def main(argv: list[str] | None = None) -> int | str | None:
+    """Run one subcommand; a closed output or Ctrl-C ends it quietly (see the module)."""
+    try:
+        code = _run(argv)
+        if sys.stdout is not None:  # None: started with stdout closed (`>&-`)
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_output()
+        return EXIT_PIPE
+    except KeyboardInterrupt:
+        try:
+            print("voltage: interrupted", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -54,8 +54,10 @@ def people(seed: int = 5, n: int = 2, **kw) -> HVMatch:
 
 
 def fitting_slot(screen: HVMatchScreen) -> int | None:
+    """A slot whose card fits the top card as drawn (what a person reads off the screen)."""
+    top = screen.shown_top()[0]
     for i, face in enumerate(screen.slots):
-        if face is not None and H.fits(face, screen.view.top):
+        if face is not None and H.fits(face, top):
             return i
     return None
 
@@ -346,3 +348,95 @@ async def test_a_key_pressed_just_after_the_top_changed_is_aimed_at_the_card_bef
         assert screen.view.top == theirs
         await screen.play_slot(mine[0])
         assert screen.error.startswith("too slow"), screen.error
+
+
+# -- every input path aims at the top card as drawn -----------------------------
+
+
+def race_deal(draws: int = 0, first_slot: int = 0) -> tuple[int, H.Face, int]:
+    """(seed, Bob's card, Alice's slot) for a race: Bob holds a card that fits the first top,
+    and Alice (after ``draws`` draws) holds, in a slot from ``first_slot`` on, a card that
+    fits both that top and Bob's card, so only its aim says which one she played on."""
+    for seed in range(3000):
+        state, _ = H.apply(H.new_match(seed, 2), H.GO, None)
+        for _ in range(draws):
+            state, _ = H.apply(state, H.Draw(0), 0)
+        alice, bob = H.view(state, 0), H.view(state, 1)
+        slots = reconcile([], H.view(H.apply(H.new_match(seed, 2), H.GO, None)[0], 0).hand)
+        slots = reconcile(slots, alice.hand)
+        for theirs in bob.hand:
+            if not H.fits(theirs, bob.top):
+                continue
+            for i, face in enumerate(slots):
+                if i >= first_slot and face is not None and H.fits(face, alice.top) and H.fits(face, theirs):
+                    return seed, theirs, i
+    raise AssertionError("no such deal")
+
+
+async def covered_before_drawn(pilot, app, m: HVMatch, screen: HVMatchScreen, theirs: H.Face) -> H.Face:
+    """Bob covers the top card; Alice's screen reads the update (its view has Bob's card)
+    but has not painted it yet (called inside ``app.batch_update()``).  Returns the top
+    card Alice sees."""
+    seen = screen.view.top
+    await wait_until(pilot, lambda: f"top card #{screen.view.top_no} " in text_of(app))
+    await m.handle(1).submit(m.view(1).aim(theirs))
+    await wait_until(pilot, lambda: screen.view.top == theirs)
+    return seen
+
+
+async def race(path: str, *, practice: bool = False, draws: int = 0, first_slot: int = 0) -> None:
+    seed, theirs, slot = race_deal(draws, first_slot)
+    m = people(seed=seed)
+    app = Host([m.handle(0)], practice=practice)
+    app.hv_aim_grace = 0.0  # this card fits both tops: only the aim decides
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await started(pilot, m, lambda: app.screen)
+        for _ in range(draws):
+            await screen.action_draw()
+        await pilot.pause()
+        mine = screen.slots[slot]
+        assert mine is not None and m.state.plays == 0
+        with app.batch_update():  # nothing is painted in here
+            await covered_before_drawn(pilot, app, m, screen, theirs)
+            if path == "key":
+                await pilot.press(CARD_KEYS[slot])
+            elif path == "cursor":
+                for _ in range(slot + 1):
+                    await pilot.press("right")
+                assert screen.cursor == slot
+                await pilot.press("enter")
+            elif path == "click":
+                hand = screen.query_one(HVHand)
+                x, y = (slot % hand.per_row) * CARD_WIDTH + 3, (slot // hand.per_row) * 3 + 1
+                assert hand.slot_at(x, y) == slot
+                await pilot.click(hand, offset=(x, y))
+            else:  # pragma: no cover
+                raise AssertionError(path)
+            assert screen.error.startswith("too slow"), (path, screen.error)
+            assert m.state.plays == 1 and m.view(None).top == theirs  # only Bob's play
+            assert mine in m.view(0).hand and screen.slots[slot] == mine  # the card is kept
+        # The next frame paints Bob's card: from then on a key is aimed at it.
+        screen.refresh()
+        await wait_until(pilot, lambda: f"top card #{m.view(None).top_no} " in text_of(app))
+        assert screen.aim(mine).aimed_at == theirs
+    m.close()
+
+
+async def test_a_number_key_is_aimed_at_the_top_card_drawn_not_a_newer_one():
+    await race("key")
+
+
+async def test_a_letter_key_is_aimed_at_the_top_card_drawn():
+    await race("key", draws=8, first_slot=10)
+
+
+async def test_arrows_and_enter_are_aimed_at_the_top_card_drawn():
+    await race("cursor")
+
+
+async def test_a_click_is_aimed_at_the_top_card_drawn():
+    await race("click")
+
+
+async def test_practice_is_aimed_at_the_top_card_drawn():
+    await race("key", practice=True)

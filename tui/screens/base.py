@@ -48,12 +48,45 @@ class SizedScreen(Screen):
         return w < MIN_WIDTH or h < MIN_HEIGHT
 
 
+def quit_question(backend: Any, *, hotseat: bool = False) -> str:
+    """What Ctrl+Q in a live match asks: quitting's real cost, in one question.
+
+    Online (``backend.online``) the lobby keeps a dropped seat for its grace period
+    and then hands it to a bot, except a guest's (no key: it cannot prove it is back),
+    which a bot takes at once.  Offline nothing is saved: the match is lost.  Asking is
+    the choice made for "never lose an offline match silently", rather than saving
+    matches to resume: a local match is short, and a player who quits a game expects
+    it to end, just not by a stray key.
+    """
+    if getattr(backend, "online", False):
+        player = getattr(backend, "player", None)
+        if player is not None and not getattr(player, "identity", None):
+            return "Quit? The match goes on without you: as a guest you cannot come back, so a bot takes your seat now."
+        grace = getattr(getattr(backend, "lobby", None), "grace_seconds", None)
+        wait = f"{grace:.0f} s" if isinstance(grace, (int, float)) else "a while"
+        return f"Quit? The match goes on: your seat waits {wait} for you to reconnect, then a bot plays it."
+    what = "The hot-seat match" if hotseat else "The match"
+    return f"Quit? {what} is not saved: quitting loses it."
+
+
 class PlayScreen(SizedScreen):
-    """What both games' match screens share: leaving for home, and the results
-    screen at the end, from which a rematch replaces this screen with a new one."""
+    """What both games' match screens share: leaving for home, the question Ctrl+Q asks
+    in a live match, and the results screen at the end, from which a rematch replaces
+    this screen with a new one."""
 
     #: Whether the match's end opens the results screen (a replay's last step does not).
     SHOWS_RESULTS = True
+
+    @property
+    def playing(self) -> bool:
+        """This screen plays a seat in a match still going on (not watching, not a replay)."""
+        return False
+
+    def quit_question(self) -> str | None:
+        """The question before quitting the app from here, or None: nothing would be lost."""
+        if not self.SHOWS_RESULTS or not self.playing:
+            return None
+        return quit_question(getattr(self, "backend", None), hotseat=len(getattr(self, "handles", ())) > 1)
 
     def results_screen(self) -> Screen:
         raise NotImplementedError

@@ -1,4 +1,8 @@
-"""A yes/no question over the current screen (``y``/``enter`` yes, ``n``/``esc`` no)."""
+"""A yes/no question over the current screen (``y``/``enter`` yes, ``n``/``esc`` no).
+
+:class:`QuitScreen` is the one Ctrl+Q asks in a live match; a second Ctrl+Q answers
+yes (the app's priority binding sees it first), as "press twice to quit" does elsewhere.
+"""
 
 from __future__ import annotations
 
@@ -46,3 +50,14 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_action_button_pressed(self, message: ActionButton.Pressed) -> None:
         self.dismiss(message.action == "yes")
+
+
+class QuitScreen(ConfirmScreen):
+    """Ctrl+Q in a live match: quit the app (yes) or go on playing (no)."""
+
+    DEFAULT_CSS = """
+    QuitScreen > #dialog { width: 56; }
+    """
+
+    def __init__(self, question: str) -> None:
+        super().__init__(question, yes="quit", no="keep playing")

@@ -7,6 +7,15 @@ draws from your pile, ``s`` declares "stuck".  A play that arrives after
 someone else covered that top card is refused ("too slow: ...") and the card
 stays in your hand.  Input during the countdown is ignored with a message.
 
+"The top card on the screen" means the one last *drawn*, not the newest view:
+an update can be read (``self.view`` already shows the next top card) a frame
+before it is painted, and a key pressed in that frame was aimed at the card the
+player saw.  Aiming at ``self.view`` let such a key land on a card the player had
+never seen (3 of 44 simultaneous races).  So the top card widget records what
+it paints (:class:`AimedTopCard`), and every input path (number and letter keys,
+arrows and Enter, a click, practice alike) goes through :meth:`HVMatchScreen.play_slot`
+and :meth:`HVMatchScreen.aim`, which aim there.
+
 The screen never says which cards fit (finding them is the game), except in
 practice mode (local play only), which marks them and names the values that
 fit.
@@ -46,6 +55,25 @@ ERROR_SECONDS = 3.0  # how long a refusal stays on the prompt line
 # not fit the new top but fits that one, it is aimed there, and the host answers "too
 # slow" rather than "does not fit".
 AIM_GRACE_SECONDS = 0.4
+
+
+class AimedTopCard(HVTopCard):
+    """The top card, remembering the card it last painted (``drawn``: face and number):
+    what the player has seen, so what a play is aimed at.  ``on_drawn(before, now)`` is
+    called when that changes."""
+
+    def __init__(self, id: str | None = None, on_drawn: Any = None) -> None:
+        super().__init__(id=id)
+        self.drawn: tuple[H.Face, int] | None = None
+        self._on_drawn = on_drawn
+
+    def render(self) -> Text:
+        # Called by the compositor as it paints this widget, not when show() stores a card.
+        if self.face is not None and (self.face, self.top_no) != self.drawn:
+            before, self.drawn = self.drawn, (self.face, self.top_no)
+            if self._on_drawn is not None:
+                self._on_drawn(before, self.drawn)
+        return super().render()
 
 
 class HVMatchScreen(PlayScreen):
@@ -122,7 +150,7 @@ class HVMatchScreen(PlayScreen):
             yield Static("", id="hv-status")
             with Horizontal(id="hv-middle"):
                 with Vertical(id="hv-pile"):
-                    yield HVTopCard(id="hv-top")
+                    yield AimedTopCard(id="hv-top", on_drawn=self._top_drawn)
                 with Vertical(id="hv-side"):
                     yield HVPlayers(id="hv-players")
                     yield HVCountdown(id="hv-countdown")
@@ -170,13 +198,15 @@ class HVMatchScreen(PlayScreen):
     def countdown(self) -> int | None:
         return getattr(self.handle, "countdown", None)
 
+    @property
+    def playing(self) -> bool:
+        me = self.view.seat
+        return me is not None and not self.view.over and not self.view.out[me]
+
     def refresh_match(self) -> None:
         """Read the match afresh (through the handle) and redraw."""
-        old = self.view
         self.view = self.handle.view()
         self.names = tuple(self.handle.names)
-        if self.view.top_no != old.top_no:
-            self._previous_top = (old.top, old.top_no, time.monotonic())
         if self.view.hand is not None:
             self.slots = reconcile(self.slots, self.view.hand)
             if self.cursor is not None and (self.cursor >= len(self.slots) or self.slots[self.cursor] is None):
@@ -392,15 +422,30 @@ class HVMatchScreen(PlayScreen):
             return
         await self.send(self.aim(self.slots[slot]))
 
+    def _top_drawn(self, before: tuple[H.Face, int] | None, now: tuple[H.Face, int]) -> None:
+        """The top card widget painted a new top card: the one before is the previous top."""
+        if before is not None and before[1] != now[1]:
+            self._previous_top = (before[0], before[1], time.monotonic())
+
+    def shown_top(self) -> tuple[H.Face, int]:
+        """The top card (face, number) as last drawn on this screen; the view's before the
+        first paint."""
+        drawn = self.query_one(AimedTopCard).drawn if self._composed else None
+        return drawn if drawn is not None else (self.view.top, self.view.top_no)
+
     def aim(self, face: H.Face) -> H.Play:
-        """The play of ``face`` on the top card on the screen, or on the one it just replaced
-        (see :data:`AIM_GRACE_SECONDS`)."""
-        view, prev = self.view, self._previous_top
-        if prev is not None and not H.fits(face, view.top) and H.fits(face, prev[0]):
+        """The play of ``face`` on the top card drawn on the screen, or on the one it just
+        replaced (see :data:`AIM_GRACE_SECONDS`)."""
+        seat = self.view.seat
+        if seat is None:
+            raise ValueError("a spectator cannot play")
+        top, top_no = self.shown_top()
+        prev = self._previous_top
+        if prev is not None and not H.fits(face, top) and H.fits(face, prev[0]):
             grace = float(getattr(self.app, "hv_aim_grace", AIM_GRACE_SECONDS))
-            if time.monotonic() - prev[2] <= grace and view.seat is not None:
-                return H.Play(view.seat, face, prev[0], prev[1])
-        return view.aim(face)
+            if time.monotonic() - prev[2] <= grace:
+                return H.Play(seat, face, prev[0], prev[1])
+        return H.Play(seat, face, top, top_no)
 
     async def action_play_slot(self, slot: int) -> None:
         await self.play_slot(slot)

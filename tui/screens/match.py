@@ -467,6 +467,10 @@ class MatchScreen(PlayScreen):
         self.sel = self.sel.back()
         self._redraw()
 
+    @property
+    def playing(self) -> bool:
+        return self.view.seat is not None and not self.view.over
+
     def action_resign(self) -> None:
         from .confirm import ConfirmScreen
 

@@ -1,4 +1,11 @@
-"""The rules of both games as the project plays them (``?`` from anywhere)."""
+"""The rules of both games as the project plays them (``?`` from anywhere).
+
+The page is ``tui/rules.md``: the project's own rules document, in its own words,
+and the one the README links, so a reader of a clone and a player in the app read
+the same text.  It stays inside the ``tui`` package (not ``docs/``) so that
+``pip install .`` installs it as package data (``[tool.setuptools.package-data]``)
+and this screen finds it beside the code.
+"""
 
 from __future__ import annotations
 
