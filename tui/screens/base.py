@@ -104,6 +104,27 @@ class PlayScreen(SizedScreen):
     def action_results(self) -> None:
         self.show_results()
 
+    _results_timer: Any = None
+
+    def results_after(self, delay: float) -> None:
+        """Open the results ``delay`` seconds from now, so the last move is seen first;
+        any key before then opens them at once (see :meth:`on_key`)."""
+        if delay > 0:
+            self._results_timer = self.set_timer(delay, self._results_due)
+        else:  # a zero timer is not allowed: run it after the next refresh
+            self.call_after_refresh(self._results_due)
+
+    def _results_due(self) -> None:
+        self._results_timer = None
+        self.show_results()
+
+    def on_key(self, event: Any) -> None:
+        if self._results_timer is not None:  # the match is over: a key means "show me"
+            self._results_timer.stop()
+            event.stop()
+            event.prevent_default()
+            self._results_due()
+
     def show_results(self) -> None:
         if not self.is_current:
             return

@@ -221,11 +221,7 @@ class HVMatchScreen(PlayScreen):
             self.refresh_bindings()
         if self.view.over and not self._results_done:
             self._results_done = True
-            delay = float(getattr(self.app, "results_delay", 1.2))
-            if delay > 0:
-                self.set_timer(delay, self.show_results)
-            else:
-                self.call_after_refresh(self.show_results)
+            self.results_after(float(getattr(self.app, "results_delay", 1.2)))
 
     def _nearest(self, i: int) -> int | None:
         held = [j for j, f in enumerate(self.slots) if f is not None]

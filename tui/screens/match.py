@@ -186,7 +186,7 @@ class MatchScreen(PlayScreen):
             self._ask_to_pass()
         if self.view.over and not self._results_done:
             self._results_done = True
-            self._after(float(getattr(self.app, "results_delay", 1.2)), self.show_results)
+            self.results_after(float(getattr(self.app, "results_delay", 1.2)))
 
     def _recompute(self) -> None:
         old_kind, old_sel = self.step.kind, self.sel

@@ -1,0 +1,52 @@
+"""The results open a moment after the match ends (the last move is seen first), and a
+key pressed in that moment opens them at once instead of being lost."""
+
+from __future__ import annotations
+
+from tests.tui.helpers import local_app, match_screen, wait_until
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.match import MatchScreen
+from tui.screens.results import ResultsScreen
+
+
+async def test_a_key_during_the_pause_after_the_end_opens_the_results_at_once():
+    app, backend = local_app(seed=8)
+    app.results_delay = 60.0  # far longer than the test: only the key can open them
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: match_screen(app).view.over)
+        await pilot.pause()
+        assert isinstance(app.screen, MatchScreen)  # the final board shows first
+        await pilot.press("x")  # any key
+        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen), what="the results at once")
+        # The key opened them and did nothing else: a second key goes to the results.
+        await pilot.press("v")
+        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+    backend.close()
+
+
+async def test_the_same_in_high_voltage():
+    from engine import highvoltage as H
+    from tui.screens.hv_match import HVMatchScreen
+    from tui.screens.hv_results import HVResultsScreen
+
+    app, backend = local_app(seed=5)
+    app.results_delay = 60.0
+    backend.hv_options = dict(countdown_seconds=0.02, bot_speed=50.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        handles = backend.start_match("highvoltage", "fast", "You")
+        app.push_screen(HVMatchScreen(handles, backend))
+        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
+        await handles[0].match.submit(1, H.Resign(1))
+        await wait_until(pilot, lambda: app.screen.view.over)
+        await pilot.pause()
+        assert isinstance(app.screen, HVMatchScreen)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, HVResultsScreen), what="the results at once")
+    backend.close()
