@@ -8,7 +8,8 @@ import random
 import pytest
 
 from engine import highvoltage as H
-from server.replay import ALL, HVReplay, Replay, ReplayError
+import server.replay as R
+from server.replay import HVReplay, Replay, ReplayError
 from server.store import Store
 
 A, B, C = "SHA256:alice", "SHA256:bob", "SHA256:carol"
@@ -113,7 +114,7 @@ def test_every_hand_is_shown_at_every_step_of_a_finished_match(stored):
     spectator's, during the countdowns too (dealt face down then, but the match is over)."""
     store, mid, _, _ = stored
     r = Replay.load(store, mid)
-    assert r.viewpoints == (ALL, 0, 1, 2)
+    assert r.viewpoints == (R.ALL, 0, 1, 2)
     counted = 0
     for i in range(len(r)):
         state = r.state(i)
@@ -129,4 +130,4 @@ def test_each_seat_view_is_exactly_what_that_seat_saw(stored):
     for i in range(0, len(r), 5):
         for seat in (None, 0, 1, 2):
             assert r.seat_view(i, seat) == H.view(r.state(i), seat)
-    assert [r.next_viewpoint(p) for p in r.viewpoints] == [0, 1, 2, ALL]
+    assert [r.next_viewpoint(p) for p in r.viewpoints] == [0, 1, 2, R.ALL]

@@ -6,7 +6,8 @@ from dataclasses import replace
 import pytest
 
 from engine import voltage as V
-from server.replay import ALL, Replay, ReplayError
+import server.replay as R
+from server.replay import Replay, ReplayError
 from server.store import Store
 
 A, B = "SHA256:alice", "SHA256:bob"
@@ -106,7 +107,7 @@ def test_every_hand_is_shown_at_every_step_of_a_finished_match(stored):
     store, mid, _, _ = stored
     for viewer in (None, B):
         r = Replay.load(store, mid, viewer=viewer)
-        assert r.viewpoints == (ALL, 0, 1)
+        assert r.viewpoints == (R.ALL, 0, 1)
         for i in range(len(r)):
             state = r.state(i)
             assert r.hands(i) == tuple(tuple(V.Card.of(c) for c in state.hands[s]) for s in (0, 1))
@@ -130,5 +131,5 @@ def test_each_seat_view_is_exactly_what_that_seat_saw(stored):
 def test_the_seat_view_key_cycles_all_hands_then_each_seat(stored):
     store, mid, _, _ = stored
     r = Replay.load(store, mid)
-    assert [r.next_viewpoint(p) for p in (ALL, 0, 1)] == [0, 1, ALL]
-    assert r.next_viewpoint("nonsense") == ALL
+    assert [r.next_viewpoint(p) for p in (R.ALL, 0, 1)] == [0, 1, R.ALL]
+    assert r.next_viewpoint("nonsense") == R.ALL
