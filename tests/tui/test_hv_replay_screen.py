@@ -159,3 +159,29 @@ async def test_a_player_sees_their_own_hand_once_revealed(stored):
             want = tuple(H.CARD_FACE[c] for c in replay.state(step).hands[2])
             view = replay.view(step)
             assert view.hand == (None if view.counting_down else want)
+
+
+def test_long_hands_keep_to_their_share_of_lines_and_say_what_is_left_out():
+    """Four big hands take at most eight lines (the top card keeps its room); a hand cut
+    short ends in +N, never silently."""
+    from tui.screens.replay import OpenHands
+
+    faces = [H.Face(v, m) for v in range(1, 11) for m in (1, 2, 3)][:20]
+    panel = OpenHands()
+    panel.show(["Alice", "Bob", "Carol", "Dan"], [faces, faces[:3], faces, faces[:12]], me=1, face_down=False)
+    rows = [r.plain for r in panel.rows(78)]
+    assert len(rows) <= 8 and all(len(r) <= 78 for r in rows)
+    groups: dict[str, list[str]] = {}
+    for r in rows:  # a seat's first line names it; its other lines are indented under it
+        if r[2:].strip() and not r[:3].isspace():
+            groups[r[2:].split()[0]] = [r]
+        else:
+            groups[list(groups)[-1]].append(r)
+    for name, n in (("Alice", 20), ("Bob", 3), ("Carol", 20), ("Dan", 12)):
+        lines = groups[name]
+        shown = sum(line.count("±") for line in lines)
+        last = lines[-1].split()
+        more = int(last[-1][1:]) if last[-1].startswith("+") else 0
+        assert shown + more == n and (more == 0) == (n <= shown), (name, lines)
+    assert len(groups["Alice"]) == 2 and groups["Alice"][-1].rstrip().split()[-1].startswith("+")
+    assert rows[[i for i, r in enumerate(rows) if "Bob" in r][0]].startswith("▸ Bob")

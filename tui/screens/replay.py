@@ -58,11 +58,10 @@ from engine.cards import Card
 from engine.errors import IllegalActionError
 
 from ..text import name_text, safe
-from ..widgets.hand import SLOTS, Slot, _paint_card
+from ..widgets.hand import SLOTS, OpponentHand, Slot, _paint_card
 from ..widgets.hv_card import chip as hv_chip
 from ..widgets.hv_table import HVHand
 from ..widgets.lines import LineWidget, Row, fit, text_rows
-from ..widgets.hand import OpponentHand
 from ..widgets.prompt import ActionButton
 from .hv_match import HVMatchScreen
 from .match import MatchScreen
@@ -329,13 +328,17 @@ class OpenHand(LineWidget):
         return rows
 
 
+#: the most lines every hand together takes (High Voltage): a share for each seat
+HANDS_LINES = 8
+
+
 class OpenHands(Widget):
     """Every seat's hand face up (High Voltage replays, every hand shown): a line per
     seat, its name and count, then its cards as the feed's chips, wrapped under the name
     when long.  ``me`` (the viewer's own seat) is marked as the players' table marks it."""
 
     DEFAULT_CSS = """
-    OpenHands { height: auto; max-height: 12; padding: 0 1; border-top: solid $foreground 30%;
+    OpenHands { height: auto; max-height: 9; padding: 0 1; border-top: solid $foreground 30%;
                 border-title-align: left; display: none; }
     """
 
@@ -354,27 +357,45 @@ class OpenHands(Widget):
         self.refresh(layout=True)
 
     def rows(self, width: int) -> list[Text]:
+        """The lines at ``width``: each seat gets an equal share of :data:`HANDS_LINES` (so
+        the top card keeps its room), and a hand longer than its share ends in ``+N``."""
         name_w = max(4, min(12, max((len(safe(n)) for n in self.names), default=4)))
         lead = 2 + name_w + 4  # mark, name, count
+        share = max(1, HANDS_LINES // max(1, len(self.hands)))
         out: list[Text] = []
         for seat, hand in enumerate(self.hands):
-            name = safe(self.names[seat]) if seat < len(self.names) else f"Player {seat + 1}"
-            shown = name if len(name) <= name_w else name[: name_w - 1] + "…"
-            line = Text(no_wrap=True, overflow="ellipsis")
-            line.append("▸ " if seat == self.me else "  ", Style(bold=True))
-            line.append(f"{shown:<{name_w}}", Style(bold=seat == self.me))
-            line.append(f" {len(hand):>2} ")
+            lines: list[list[Text]] = [[]]
             used = lead
             for face in hand:
                 c = hv_chip(face)
-                if used + c.cell_len + 1 > width and used > lead:
-                    out.append(line)
-                    line = Text(" " * lead, no_wrap=True, overflow="ellipsis")
+                if used + 1 + c.cell_len > width and lines[-1]:
+                    lines.append([])
                     used = lead
-                line.append(" ")
-                line.append_text(c)
-                used += c.cell_len + 1
-            out.append(line)
+                lines[-1].append(c)
+                used += 1 + c.cell_len
+            more = 0
+            if len(lines) > share:
+                lines = lines[:share]
+                more = len(hand) - sum(map(len, lines))
+                while lines[-1] and lead + sum(1 + c.cell_len for c in lines[-1]) + len(f" +{more}") > width:
+                    lines[-1].pop()
+                    more += 1
+            name = safe(self.names[seat]) if seat < len(self.names) else f"Player {seat + 1}"
+            shown = name if len(name) <= name_w else name[: name_w - 1] + "…"
+            for j, chips in enumerate(lines):
+                line = Text(no_wrap=True, overflow="ellipsis")
+                if j == 0:
+                    line.append("▸ " if seat == self.me else "  ", Style(bold=True))
+                    line.append(f"{shown:<{name_w}}", Style(bold=seat == self.me))
+                    line.append(f" {len(hand):>2} ")
+                else:
+                    line.append(" " * lead)
+                for c in chips:
+                    line.append(" ")
+                    line.append_text(c)
+                if more and j == len(lines) - 1:
+                    line.append(f" +{more}", Style(bold=True))
+                out.append(line)
         return out
 
     def get_content_height(self, container, viewport, width: int) -> int:  # noqa: ANN001
