@@ -151,7 +151,7 @@ async def test_a_player_sees_their_own_hand_once_revealed(stored):
         assert "s  every hand" in str(screen.bar_text())
         await pilot.press("s", "s", "s")  # Alice's, Bob's, then Carol's own view
         await pilot.pause()
-        assert "as Carol   s  your view" in str(screen.bar_text())
+        assert "s  your view  as Carol" in str(screen.bar_text())
         for step in (0, 1, 9, replay.set_steps[0] + 1):
             screen.go(step)
             await pilot.pause()

@@ -220,7 +220,7 @@ async def test_a_player_sees_every_hand_from_their_own_seat_and_their_own_view(s
             assert screen.me == 1 and top_hand_faces(screen) == replay.hands(step)[0]
         await pilot.press("s", "s")  # Alice's view, then Bob's own: what he saw at the time
         await pilot.pause()
-        assert "as Bob   s  your view" in str(screen.bar_text())
+        assert "s  your view  as Bob" in str(screen.bar_text())
         for step in (0, 7, replay.set_start(2)):
             screen.go(step)
             await pilot.pause()

@@ -229,13 +229,13 @@ class Stepping:
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(" REPLAY ", style="bold reverse")
         t.append(f"  match #{rec.id}  step {step}/{r.last}  {r.unit} {min(r.set_at(step), max(total, 1))} of {max(total, 1)}")
+        t.append("  ")  # what is shown, before who watches: cut last on a narrow screen
+        t.append(" s ", style="bold reverse")
+        t.append(" " + self.viewpoint_words(), style="bold")
         if r.seat is None:  # who is watching (a player sees their own seat at the bottom)
             t.append("  as a spectator", style="dim")
         else:
             t.append(f"  as {safe(r.names[r.seat])}", style="dim")
-        t.append("  ")
-        t.append(" s ", style="bold reverse")
-        t.append(" " + self.viewpoint_words(), style="bold")
         t.append("  ·  " + safe(" v ".join(r.names)))  # last: the names are cut first on a narrow screen
         return t
 
