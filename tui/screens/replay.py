@@ -14,7 +14,9 @@ Every hand, by default (issue 14).  A replay is of a finished match, whose
 hidden cards no longer matter to anyone, so it opens showing every hand face
 up, whoever watches; ``s`` (seat view) cycles every hand → seat 0's view →
 seat 1's view → ... → every hand, a seat's view being exactly what that seat
-saw (its own hand, the others' backs).  The replay bar says which is shown.
+saw (its own hand, the others' backs).  The replay bar says which is shown
+(``s every hand``, ``s Alice's view``, ``s your view``), then who watches ("as a
+spectator", "as NAME": a player's own seat is at the bottom).
 
 - Voltage: the board's two positions stay (the viewer's own seat at the
   bottom if they played, else seat 0); the bottom hand is the match screen's
@@ -23,13 +25,19 @@ saw (its own hand, the others' backs).  The replay bar says which is shown.
   painted by the same painter as the own hand (``hand._paint_card``: reused,
   not copied), in rows that fit the narrow column, under the usual name line.
   That cell grows (the log under it shrinks; the board, which spans both, keeps
-  its height).  In a seat's view the board's bottom side is labelled with that
+  its height); its cards are sized for a full hand, so they keep their size
+  from step to step.  Both hands are drawn in full ink: the live screen dims
+  the cards that cannot be played now, and in a replay none can.  In a seat's view the board's bottom side is labelled with that
   seat's name, not "your side", unless it is the viewer's own seat.
 - High Voltage: every hand is an :class:`OpenHands` panel at the bottom, a
   line per seat with each card as the feed's chip, instead of the one seat's
   hand; the feed stays on screen at every step, the countdowns included (a
   live countdown hides it behind the big number, which a replay does not
   have).  The hands show during a countdown too, said to be face down then.
+  Together they take at most :data:`HANDS_LINES` lines, a share per seat (a
+  hand longer than its share ends in ``+N``), so the top card keeps its room.
+  The live hand's note ("draw (d)", "Watching: ...") is for a live player and
+  never shows here.
 
 Keys: ``←``/``→`` one step, ``[``/``]`` (or PgUp/PgDn) the start of the
 previous/next set (High Voltage: round, which ends when the pile is flipped),
