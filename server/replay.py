@@ -9,10 +9,22 @@ to that step) and the boundaries to jump between (``set_steps``,
 (:class:`VoltageReplay`); in High Voltage a round ends when everyone was stuck
 and the pile was flipped (:class:`HVReplay`).
 
-Hidden information: the views are a spectator's (no hand) unless the replay
-is opened for a seat, which :meth:`Replay.load` does only when the viewer's
-identity played in the match, and then it is that seat's own view (their own
-hand, the others' backs), exactly what they saw at the time.
+Hidden information: a replay is only ever of a finished match, and once a
+match is over its hidden cards no longer matter to anyone (RULINGS.md hides a
+hand from the other players *during* play).  So a replay shows every hand by
+default: :meth:`Replay.hands` gives each seat's hand at a step, in hand order
+(Voltage) or in the order taken (High Voltage), whatever the viewer (issue 14).
+Each seat's honest view, exactly what that seat saw at the time (its own hand,
+the others' backs), is still there: :meth:`Replay.seat_view`, and the screens'
+seat-view key cycles through the :attr:`Replay.viewpoints` (:data:`ALL`, seat
+0, seat 1, ... and back).  ``seat`` is the viewer's own seat (when the
+viewer's identity played in the match, which :meth:`Replay.load` works out)
+and :meth:`Replay.view` that seat's view, or a spectator's (no hand): the
+screens draw around that view and put the hands on it.
+
+The unfinished-match refusal is what makes the hands safe to show: a running
+match's log would reveal hands to a player still in it, so ``Replay`` refuses
+an unfinished record outright, and :meth:`Replay.hands` checks again.
 
 - ``Replay.load(store, match_id, viewer=None)``: the replay of either game;
   raises :class:`ReplayError` for an unknown or unfinished match (a running
@@ -36,12 +48,16 @@ class ReplayError(Exception):
     """The match cannot be replayed; the message says why."""
 
 
+#: The viewpoint that shows every hand (the default): the other viewpoints are seats.
+ALL = "all"
+
+
 class Replay:
     """A finished match: every position, its log, and its sets (or rounds).
 
     Subclasses say how a game starts (``_start``), how a stored action text is
-    applied (``_apply``), which events end a set (``_ends_set``) and what the
-    viewer sees (``view``).
+    applied (``_apply``), which events end a set (``_ends_set``), what a seat
+    sees (``seat_view``) and what a seat holds (``_hand``).
     """
 
     game = ""
@@ -84,9 +100,36 @@ class Replay:
     def _ends_set(self, event: Any) -> bool:
         raise NotImplementedError
 
+    def seat_view(self, step: int, seat: int | None) -> Any:
+        """``seat``'s view at ``step``, exactly what it saw (``None``: a spectator's)."""
+        raise NotImplementedError
+
+    def _hand(self, state: Any, seat: int) -> tuple[Any, ...]:
+        raise NotImplementedError
+
     def view(self, step: int) -> Any:
         """What the viewer sees at ``step``: their seat's view, or a spectator's."""
-        raise NotImplementedError
+        return self.seat_view(step, self.seat)
+
+    def hands(self, step: int) -> tuple[tuple[Any, ...], ...]:
+        """Every seat's hand at ``step``, faces shown (the match is over: nothing is hidden now)."""
+        if not self.record.finished:  # (the constructor refuses these; never reveal a running match)
+            raise ReplayError(f"match {self.record.id} is not finished; its hands are hidden")
+        state = self._states[self.clamp(step)]
+        return tuple(self._hand(state, seat) for seat in range(len(self.names)))
+
+    # -- viewpoints ----------------------------------------------------------
+
+    @property
+    def viewpoints(self) -> tuple[int | str, ...]:
+        """What the seat-view key cycles through: every hand, then each seat's own view."""
+        return (ALL, *range(len(self.names)))
+
+    def next_viewpoint(self, viewpoint: int | str) -> int | str:
+        """The viewpoint after ``viewpoint`` (after the last seat: every hand again)."""
+        points = self.viewpoints
+        i = points.index(viewpoint) if viewpoint in points else -1
+        return points[(i + 1) % len(points)]
 
     @classmethod
     def load(cls, store: Store, match_id: int, viewer: str | None = None) -> Replay:
@@ -177,8 +220,11 @@ class VoltageReplay(Replay):
     def _ends_set(self, event: V.Event) -> bool:
         return event.kind == "score"
 
-    def view(self, step: int) -> V.VoltageView:
-        return replace(V.view(self._states[self.clamp(step)], self.seat), legal=())
+    def seat_view(self, step: int, seat: int | None) -> V.VoltageView:
+        return replace(V.view(self._states[self.clamp(step)], seat), legal=())
+
+    def _hand(self, state: V.State, seat: int) -> tuple[V.Card, ...]:
+        return tuple(V.Card.of(c) for c in state.hands[seat])
 
 
 class HVReplay(Replay):
@@ -204,8 +250,12 @@ class HVReplay(Replay):
     def _ends_set(self, event: H.Event) -> bool:
         return event.kind == "flip"
 
-    def view(self, step: int) -> H.HighVoltageView:
-        return H.view(self._states[self.clamp(step)], self.seat)
+    def seat_view(self, step: int, seat: int | None) -> H.HighVoltageView:
+        return H.view(self._states[self.clamp(step)], seat)
+
+    def _hand(self, state: H.State, seat: int) -> tuple[H.Face, ...]:
+        # During a countdown too: the cards were dealt face down then, but the match is over.
+        return tuple(H.CARD_FACE[c] for c in state.hands[seat])
 
 
 REPLAYS: dict[str, type[Replay]] = {"voltage": VoltageReplay, "high-voltage": HVReplay}

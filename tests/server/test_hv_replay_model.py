@@ -8,6 +8,7 @@ import random
 import pytest
 
 from engine import highvoltage as H
+import server.replay as R
 from server.replay import HVReplay, Replay, ReplayError
 from server.store import Store
 
@@ -106,3 +107,27 @@ def test_a_damaged_or_unfinished_log_is_refused_with_the_reason(tmp_path):
         store.finish_match(mid, [1, 2, 3], "last card")
         with pytest.raises(ReplayError, match="action 1 .* does not replay"):
             Replay.load(store, mid)
+
+
+def test_every_hand_is_shown_at_every_step_of_a_finished_match(stored):
+    """Issue 14: a finished High Voltage match's replay shows every hand, even a
+    spectator's, during the countdowns too (dealt face down then, but the match is over)."""
+    store, mid, _, _ = stored
+    r = Replay.load(store, mid)
+    assert r.viewpoints == (R.ALL, 0, 1, 2)
+    counted = 0
+    for i in range(len(r)):
+        state = r.state(i)
+        hands = r.hands(i)
+        assert hands == tuple(tuple(H.CARD_FACE[c] for c in state.hands[s]) for s in range(3))
+        counted += r.view(i).counting_down and any(hands)
+    assert counted  # some countdown step shows the hands dealt face down
+
+
+def test_each_seat_view_is_exactly_what_that_seat_saw(stored):
+    store, mid, _, _ = stored
+    r = Replay.load(store, mid)
+    for i in range(0, len(r), 5):
+        for seat in (None, 0, 1, 2):
+            assert r.seat_view(i, seat) == H.view(r.state(i), seat)
+    assert [r.next_viewpoint(p) for p in r.viewpoints] == [0, 1, 2, R.ALL]

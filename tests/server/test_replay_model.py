@@ -1,10 +1,12 @@
 """The replay model: every step of a finished match, sets to jump to, views as allowed."""
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from engine import voltage as V
+import server.replay as R
 from server.replay import Replay, ReplayError
 from server.store import Store
 
@@ -98,3 +100,36 @@ def test_unknown_and_unfinished_matches_do_not_replay(tmp_path):
             Replay.load(store, mid)
         with pytest.raises(ReplayError, match="no match"):
             Replay.load(store, mid + 1)
+
+
+def test_every_hand_is_shown_at_every_step_of_a_finished_match(stored):
+    """Issue 14: a finished match's replay shows both hands, whoever watches."""
+    store, mid, _, _ = stored
+    for viewer in (None, B):
+        r = Replay.load(store, mid, viewer=viewer)
+        assert r.viewpoints == (R.ALL, 0, 1)
+        for i in range(len(r)):
+            state = r.state(i)
+            assert r.hands(i) == tuple(tuple(V.Card.of(c) for c in state.hands[s]) for s in (0, 1))
+        assert r.hands(r.last + 9) == r.hands(r.last)  # clamped like the other steps
+
+
+def test_each_seat_view_is_exactly_what_that_seat_saw(stored):
+    store, mid, _, _ = stored
+    r = Replay.load(store, mid)  # a spectator may still look through either seat's eyes
+    for i in range(0, len(r), 7):
+        for seat in (0, 1):
+            v = r.seat_view(i, seat)
+            assert v == replace(V.view(r.state(i), seat), legal=())
+            assert v.hand == r.hands(i)[seat]  # its own hand ...
+            other = r.seat_view(i, 1 - seat)
+            assert len(v.hand_backs[1 - seat]) == len(other.hand)  # ... and only a count of the other
+        assert r.seat_view(i, None).hand is None
+    assert r.view(5) == r.seat_view(5, None)
+
+
+def test_the_seat_view_key_cycles_all_hands_then_each_seat(stored):
+    store, mid, _, _ = stored
+    r = Replay.load(store, mid)
+    assert [r.next_viewpoint(p) for p in (R.ALL, 0, 1)] == [0, 1, R.ALL]
+    assert r.next_viewpoint("nonsense") == R.ALL

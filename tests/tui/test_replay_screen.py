@@ -1,5 +1,6 @@
 """The replay screen: a finished match from the store, stepped through by keys, with
-the board, hands and log as the replay model says they were at each step."""
+the board, hands and log as the replay model says they were at each step: every hand
+face up by default (the match is over), or one seat's own view (``s``)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from server.replay import Replay
 from server.store import Store
 from tui.app import make_app
 from tui.screens.replay import ReplayBackend, ReplayScreen
+from tui.text import card_label
 from tui.widgets.board import Board
-from tui.widgets.hand import HandView
+from tui.widgets.hand import HandView, OpponentHand
+from tui.widgets.keybar import KeyBar
 from tui.widgets.log import MatchLog
 
 A, B = "SHA256:alice", "SHA256:bob"
@@ -61,16 +64,44 @@ def backs_shown(screen: ReplayScreen) -> int:
     return screen.query_one(HandView).backs
 
 
-def agrees(screen: ReplayScreen, replay: Replay, step: int) -> None:
-    view = replay.view(step)
+def painted(widget) -> str:
+    """What a painted widget shows, as plain text (its rows, top to bottom)."""
+    return "\n".join("".join(seg.text for seg in row) for row in widget._raw)
+
+
+def open_hand(screen: ReplayScreen):
+    """The top seat's hand face up (tui.screens.replay.OpenHand), if the screen has one."""
+    found = screen.query("#open-hand")
+    assert found, "no face-up hand for the top seat"
+    return found.first()
+
+
+def top_hand_faces(screen: ReplayScreen) -> tuple:
+    """The top seat's cards as shown face up (none when its hand shows backs)."""
+    found = screen.query("#open-hand")
+    return found.first().cards if found and found.first().display else ()
+
+
+def agrees(screen: ReplayScreen, replay: Replay, step: int, seat: int | None = None) -> None:
+    """The screen shows ``step`` as every hand (``seat`` None) or as ``seat`` saw it."""
+    view = replay.view(step) if seat is None else replay.seat_view(step, seat)
     assert screen.step_no == step
     assert screen.view == view
     assert shown_board(screen) == expected_board(view)
     assert screen.query_one(MatchLog).lines == replay.lines(step)
-    if view.hand is None:
-        assert hand_shown(screen) == () and backs_shown(screen) == len(view.hand_backs[0])
-    else:
+    me = view.seat if view.seat is not None else 0
+    if seat is None:  # both hands face up, the top one where the live screen has backs
+        hands = replay.hands(step)
+        assert hand_shown(screen) == hands[me] and backs_shown(screen) == 0
+        assert top_hand_faces(screen) == hands[1 - me]
+        assert not screen.query_one(OpponentHand).display
+        text = painted(open_hand(screen))
+        assert all(card_label(c) in text for c in hands[1 - me])
+    else:  # the seat's own hand, the other's backs only
         assert hand_shown(screen) == view.hand
+        assert top_hand_faces(screen) == ()
+        opponent = screen.query_one(OpponentHand)
+        assert opponent.display and f"{len(view.hand_backs[1 - me])} card" in str(opponent.render())
 
 
 async def run_replay(replay: Replay):
@@ -137,7 +168,44 @@ async def test_step_forward_back_and_jump_to_a_set_as_a_spectator(stored):
     assert app.return_code in (0, None)
 
 
-async def test_a_player_sees_their_own_hand_and_never_the_other(stored):
+async def test_every_hand_is_shown_and_s_switches_to_one_seats_view(stored):
+    """Issue 14: a finished match shows both hands' faces; ``s`` cycles every hand →
+    Alice's view → Bob's view → every hand, the other hand then showing only backs."""
+    store, mid = stored
+    replay = Replay.load(store, mid)  # as `voltage replay ID` opens it: no viewer
+    app = await run_replay(replay)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        step = next(i for i in range(len(replay)) if all(len(h) >= 3 for h in replay.hands(i)))
+        screen.go(step)
+        await pilot.pause()
+        agrees(screen, replay, step)
+        assert "s  every hand" in str(screen.bar_text())
+        board_size = screen.query_one(Board).size
+        assert open_hand(screen).size.height >= 7  # two rows of cards and the name
+        for seat, words in ((0, "s  Alice's view"), (1, "s  Bob's view")):
+            await pilot.press("s")
+            await pilot.pause()
+            agrees(screen, replay, step, seat)
+            assert words in str(screen.bar_text())
+            # Seen as Alice (Bob): her (his) side is named, "your side" is only ever the viewer's.
+            labels = {t.bottom.label for t in screen.query_one(Board).states}
+            assert labels == {f"{replay.names[seat]}'s side"}
+            await pilot.press("right")  # stepping keeps the seat's view
+            await pilot.pause()
+            agrees(screen, replay, step + 1, seat)
+            await pilot.press("left")
+        await pilot.press("s")
+        await pilot.pause()
+        agrees(screen, replay, step)
+        assert "s  every hand" in str(screen.bar_text())
+        assert screen.query_one(Board).size == board_size  # the board kept every row
+        keys = screen.query_one(KeyBar).text.plain
+        assert "s seat view" in keys and keys.rstrip().endswith("? rules") and len(keys) <= 80
+
+
+async def test_a_player_sees_every_hand_from_their_own_seat_and_their_own_view(stored):
     store, mid = stored
     replay = Replay.load(store, mid, viewer=B)
     assert replay.seat == 1
@@ -148,11 +216,19 @@ async def test_a_player_sees_their_own_hand_and_never_the_other(stored):
         for step in (0, 7, replay.set_start(2)):
             screen.go(step)
             await pilot.pause()
-            agrees(screen, replay, step)
+            agrees(screen, replay, step)  # Bob at the bottom, Alice's hand face up above
+            assert screen.me == 1 and top_hand_faces(screen) == replay.hands(step)[0]
+        await pilot.press("s", "s")  # Alice's view, then Bob's own: what he saw at the time
+        await pilot.pause()
+        assert "s  your view  as Bob" in str(screen.bar_text())
+        for step in (0, 7, replay.set_start(2)):
+            screen.go(step)
+            await pilot.pause()
+            agrees(screen, replay, step, 1)
             view = replay.view(step)
             assert view.hand == V.view(replay.state(step), 1).hand and hand_shown(screen) == view.hand
             # The other hand is only backs: the screen got the seat's view, nothing more.
             n = len(V.view(replay.state(step), 0).hand)  # Alice's hand: only its size is shown
             assert len(view.hand_backs[0]) == n
             assert f"{n} card" in str(screen.query_one("#opponent").render())
-            assert "as Bob" in str(screen.bar_text())
+            assert {t.bottom.label for t in screen.query_one(Board).states} == {"your side"}
