@@ -60,6 +60,12 @@ def test_voltage_replay_opens_on_every_hand(kept, monkeypatch):  # noqa: F811
         def run(self):
             return None
 
+        async def run_async(self):  # (voltage replay runs its app through tui.run.run_local)
+            return None
+
+        def exit(self, return_code=0):
+            return None
+
     monkeypatch.setattr(tui.app, "make_app", NoTerminal)
     mid = kept.ids[0]
     assert main(["replay", str(mid), "--data-dir", str(kept.store.path.parent)]) == 0
