@@ -165,6 +165,49 @@ def rows_of(app: App) -> list[str]:
     return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
+async def voltage_cuts(kind: str, size: tuple[int, int], keys: tuple[str, ...] = (), names=("Ann", "Bob")) -> list[str]:
+    m = voltage_match(kind, names)
+    app = make_app(FixedBackend([m.handle(0)]), player_name=names[0])
+    app.flash_seconds = 0
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MatchScreen)
+        cuts = cut_words(rows_of(app), voltage_forms(screen), screen.names)
+        return [f"{kind} {size}: {b}" for b in cuts]
+
+
+VOLTAGE_STATES = [
+    ("start", ()),  # Bob holds six; a transformer on top of the draw pile
+    ("second", ()),  # a second card, or done
+    ("second-none", ()),
+    ("flip", ()),
+    ("start", ("4", "o")),  # a bypass on orange: which card it takes
+    ("empty", ()),
+    ("waiting", ()),  # Bob to move
+]
+
+
+async def test_no_voltage_screen_ends_a_line_in_a_cut_word_at_80x24():
+    bad: list[str] = []
+    for kind, keys in VOLTAGE_STATES:
+        bad += await voltage_cuts(kind, (80, 24), keys)
+    bad += await voltage_cuts("waiting", (80, 24), names=("Maximilian Longname", "Bartholomew Smith"))
+    assert not bad, "\n".join(bad)
+
+
+async def test_no_voltage_screen_ends_a_line_in_a_cut_word_when_wider():
+    bad: list[str] = []
+    for size in ((100, 30), (200, 60)):
+        for kind, keys in (("start", ()), ("second", ()), ("start", ("4", "o"))):
+            bad += await voltage_cuts(kind, size, keys)
+    assert not bad, "\n".join(bad)
+
+
 # -- High Voltage ------------------------------------------------------------------
 
 
@@ -202,3 +245,10 @@ async def hv_cuts(players: int, size: tuple[int, int]) -> list[str]:
             return [f"High Voltage x{players} {size}: {b}" for b in cuts]
     finally:
         m.close()
+
+
+async def test_no_high_voltage_feed_line_is_cut():
+    bad: list[str] = []
+    for players, size in ((4, (80, 24)), (2, (80, 24)), (4, (100, 30)), (4, (200, 60))):
+        bad += await hv_cuts(players, size)
+    assert not bad, "\n".join(bad)
