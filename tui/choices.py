@@ -290,7 +290,8 @@ def step_for(view: VoltageView, sel: Selection, names: tuple[str, str] | list[st
 
 
 def explain_click(view: VoltageView, sel: Selection, terminal: int, side: int | None) -> str:
-    """One line saying why a click on ``terminal`` (``side``; None: its block) does nothing now."""
+    """One line saying why a click on ``terminal`` (``side``; None: its block) does nothing now
+    (with a shorter form, when it is long, for the prompt line beside its buttons)."""
     me = me_of(view)
     if view.over:
         return "The match is over."
@@ -309,8 +310,11 @@ def explain_click(view: VoltageView, sel: Selection, terminal: int, side: int | 
         if side == me:
             return f"A {card.name} always goes on the opponent's side."
         if terminal == view.first_terminal and view.phase == "second":
-            return "The second card must go to a different terminal than the first."
-        return f"Pick the card your {card.name} takes (a highlighted one)."
+            return Forms(
+                "The second card must go to a different terminal than the first.",
+                "The second card goes to another terminal.",
+            )
+        return Forms(f"Pick the card your {card.name} takes (a highlighted one).", "Pick a highlighted card.")
     if terminal != card.colour:
         return f"A {card.name} goes to the {COLOURS[card.colour]} terminal."
     return "That play is not allowed."

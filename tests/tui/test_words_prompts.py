@@ -79,3 +79,20 @@ async def test_the_prompt_bar_shows_a_shorter_form_whole_rather_than_cut():
         await pilot.resize_terminal(140, 3)
         await pilot.pause()
         assert str(step.prompt) in bar.render().plain
+
+
+def test_every_explanation_of_a_click_has_a_form_that_fits_beside_the_buttons():
+    """At 80 columns the prompt line leaves about 50 cells beside 'done: draw one [space]'."""
+    from engine.cards import BYPASS, FUSE, Card
+
+    m = voltage_match("second")
+    view = m.view(0)
+    said = []
+    for card in (Card(BYPASS), Card(FUSE), Card(0), Card(11)):
+        sel = C.Selection(0, card)
+        for t in range(4):
+            for side in (0, 1, None):
+                said.append(C.explain_click(view, sel, t, side))
+    for text in said:
+        shortest = min(getattr(text, "forms", (text,)), key=len)
+        assert len(shortest) <= 50, text
