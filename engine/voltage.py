@@ -37,6 +37,10 @@ from .cards import (
 )
 from .errors import IllegalActionError, InvalidActionError
 
+# The minus sign in words: U+2212, the sign the board's blocks show, so the log and
+# the board never disagree ("flipped green to −", not an ASCII hyphen).
+MINUS = "−"
+
 HAND_SIZE = 4
 HAND_LIMIT = 6
 SET_SIZE = 5
@@ -197,7 +201,7 @@ class Event:
             whose = "their own" if self.side == self.seat else f"{names[self.side]}'s"
             return f"{who} played {self.card.name if self.card else '?'} on {whose} side."
         if k == "score":
-            sign = "+" if self.plus else "-"
+            sign = "+" if self.plus else MINUS
             t = self.totals
             tie = " (tie: the fifth card loses)" if t[0] == t[1] else ""
             return (
@@ -210,7 +214,7 @@ class Event:
         if k == "draw":
             return f"{who} drew a transformer." if self.transformer else f"{who} drew a card."
         if k == "flip":
-            return f"{who} flipped {COLOURS[self.terminal]} to {'+' if self.plus else '-'}."
+            return f"{who} flipped {COLOURS[self.terminal]} to {'+' if self.plus else MINUS}."
         if k == "pass":
             return f"{who} cannot act and passes."
         if k == "resign":

@@ -8,6 +8,12 @@ selection it leads to.  Keys, clicks, highlights and the footer are all read
 from the same step, and the step is built only from ``view.legal``, so an
 impossible choice is never offered.
 
+Prompts are :class:`~tui.text.Forms`: a full sentence and shorter ones of the
+same meaning, for the prompt line of a narrow terminal (never a sentence cut
+mid-way).  A prompt says only what can really be done: "or draw two" only when
+drawing two is legal, "play a card" only when a card can be played, and the
+reason when either is not (an empty or full hand, nothing left to draw).
+
 No Textual here: this module is plain data and is tested on its own.
 """
 
@@ -16,7 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.cards import BYPASS, COLOURS, Card
-from engine.voltage import Action, Draw, Flip, Pass, Play, VoltageView
+from engine.voltage import HAND_LIMIT, Action, Draw, Flip, Pass, Play, VoltageView
+
+from .text import Forms
 
 TERMINAL_KEYS = ("o", "g", "b", "p")
 HAND_KEYS = ("1", "2", "3", "4", "5", "6")
@@ -138,9 +146,9 @@ def step_for(view: VoltageView, sel: Selection, names: tuple[str, str] | list[st
     if view.over:
         if view.winner is None:
             return Step(OVER, "The match is drawn.")
-        return Step(OVER, f"{names[view.winner]} wins the match.")
+        return Step(OVER, Forms(f"{names[view.winner]} wins the match.", f"{names[view.winner]} wins."))
     if view.seat is None:
-        return Step(WATCH, f"Watching: {names[view.to_move]} to move.")
+        return Step(WATCH, Forms(f"Watching: {names[view.to_move]} to move.", f"{names[view.to_move]} to move."))
     if not view.my_turn:
         return Step(WAIT, f"{names[view.to_move]} is playing…")
 
@@ -152,7 +160,15 @@ def step_for(view: VoltageView, sel: Selection, names: tuple[str, str] | list[st
             for a in view.legal
             if isinstance(a, Flip)
         )
-        return Step(FLIP, f"You drew a transformer: flip a terminal block{owed}.", opts)
+        return Step(
+            FLIP,
+            Forms(
+                f"You drew a transformer: flip a terminal block{owed}.",
+                f"Transformer: flip a block{owed}.",
+                "Flip a block.",
+            ),
+            opts,
+        )
 
     hand = view.hand or ()
     # Drop a selection the view no longer supports.
@@ -163,26 +179,60 @@ def step_for(view: VoltageView, sel: Selection, names: tuple[str, str] | list[st
             sel = Selection(sel.slot, sel.card)
 
     if sel.card is None:
+        piles_empty = view.draw_count == 0 and view.discard_count == 0
         opts: list[Option] = []
         for i in playable_slots(view):
             c = hand[i]
             opts.append(Option(HAND_KEYS[i], c.name, select=Selection(i, c), slot=i))
         for a in view.legal:
             if isinstance(a, Draw):
-                label = "draw two" if view.phase == "start" else "done: draw one"
+                if view.phase == "start":
+                    label = "draw two"
+                else:  # with both piles empty the turn just ends (RULINGS.md)
+                    label = "done" if piles_empty else "done: draw one"
                 opts.append(Option(DRAW_KEY, label, action=a, button=True))
             elif isinstance(a, Pass):
                 opts.append(Option(DRAW_KEY, "pass", action=a, button=True))
+        can_play = any(o.slot is not None for o in opts)
+        can_draw = any(o.button and isinstance(o.action, Draw) for o in opts)
         if view.phase == "second":
-            prompt = "Second card (to another terminal), or done: draw one."
-            if not any(o.slot is not None for o in opts):
-                prompt = "No second card fits another terminal: done, draw one."
+            done = "done" if piles_empty else "done: draw one"
+            if can_play:
+                prompt = Forms(
+                    f"Second card (to another terminal), or {done}.",
+                    "Second card (to another terminal), or done.",
+                    "Second card, or done.",
+                )
+            elif not hand:
+                prompt = Forms(f"Your hand is empty: {done}.", "Hand empty: done.")
+            else:
+                prompt = Forms(
+                    f"No second card fits another terminal: {done}.",
+                    "No second card fits another terminal: done.",
+                    "No second card fits: done.",
+                )
         elif any(isinstance(a, Pass) for a in view.legal):
-            prompt = "You cannot act: pass."
-        elif any(o.button for o in opts):
-            prompt = "Your turn: play a card, or draw two."
+            why = "your hand is empty and" if not hand else "no card fits and"
+            prompt = Forms(f"You cannot act ({why} nothing is left to draw): pass.", "You cannot act: pass.")
+        elif can_play and can_draw:
+            prompt = Forms("Your turn: play a card, or draw two.", "Play a card, or draw two.")
+        elif can_draw:
+            if not hand:
+                prompt = Forms("Your turn: your hand is empty, so draw two.", "Hand empty: draw two.", "Draw two.")
+            else:
+                prompt = Forms("Your turn: no card of yours can be played, so draw two.", "No card fits: draw two.", "Draw two.")
+        elif len(hand) > HAND_LIMIT - 2:
+            prompt = Forms(
+                "Your turn: play a card (your hand is full, so no drawing two).",
+                "Play a card (hand full: no drawing two).",
+                "Play a card.",
+            )
         else:
-            prompt = "Your turn: play a card (your hand is full, so no drawing two)."
+            prompt = Forms(
+                "Your turn: play a card (nothing is left to draw).",
+                "Play a card (nothing to draw).",
+                "Play a card.",
+            )
         return Step(CARD, prompt, tuple(opts), NOTHING)
 
     card = sel.card
@@ -196,7 +246,9 @@ def step_for(view: VoltageView, sel: Selection, names: tuple[str, str] | list[st
         for p in plays:
             if p.side == me:
                 opts.append(Option(MINE_KEY, "your side", action=p, terminal=t, side=me))
-        return Step(SIDE, f"{card.name.capitalize()}: on {names[opp]}'s side or yours?", tuple(opts), sel)
+        name = card.name.capitalize()
+        prompt = Forms(f"{name}: on {names[opp]}'s side or yours?", f"{name}: theirs or yours?", "Theirs or yours?")
+        return Step(SIDE, prompt, tuple(opts), sel)
 
     verb = "take" if card.face == BYPASS else "blow"
     if sel.terminal is None:
@@ -213,12 +265,9 @@ def step_for(view: VoltageView, sel: Selection, names: tuple[str, str] | list[st
                 opts.append(
                     Option(TERMINAL_KEYS[t], COLOURS[t], select=Selection(sel.slot, card, t), terminal=t, side=opp)
                 )
-        return Step(
-            TERMINAL,
-            f"{card.name.capitalize()}: which terminal? It goes on {names[opp]}'s side.",
-            tuple(opts),
-            sel,
-        )
+        name = card.name.capitalize()
+        prompt = Forms(f"{name}: which terminal? It goes on {names[opp]}'s side.", f"{name}: which terminal?", "Which terminal?")
+        return Step(TERMINAL, prompt, tuple(opts), sel)
 
     t = sel.terminal
     opts = []
@@ -235,11 +284,14 @@ def step_for(view: VoltageView, sel: Selection, names: tuple[str, str] | list[st
                 target=target,
             )
         )
-    return Step(TARGET, f"{card.name.capitalize()} on {COLOURS[t]}: which card does it {verb}?", tuple(opts), sel)
+    name = card.name.capitalize()
+    prompt = Forms(f"{name} on {COLOURS[t]}: which card does it {verb}?", f"{name}: which card?", "Which card?")
+    return Step(TARGET, prompt, tuple(opts), sel)
 
 
 def explain_click(view: VoltageView, sel: Selection, terminal: int, side: int | None) -> str:
-    """One line saying why a click on ``terminal`` (``side``; None: its block) does nothing now."""
+    """One line saying why a click on ``terminal`` (``side``; None: its block) does nothing now
+    (with a shorter form, when it is long, for the prompt line beside its buttons)."""
     me = me_of(view)
     if view.over:
         return "The match is over."
@@ -258,8 +310,11 @@ def explain_click(view: VoltageView, sel: Selection, terminal: int, side: int | 
         if side == me:
             return f"A {card.name} always goes on the opponent's side."
         if terminal == view.first_terminal and view.phase == "second":
-            return "The second card must go to a different terminal than the first."
-        return f"Pick the card your {card.name} takes (a highlighted one)."
+            return Forms(
+                "The second card must go to a different terminal than the first.",
+                "The second card goes to another terminal.",
+            )
+        return Forms(f"Pick the card your {card.name} takes (a highlighted one).", "Pick a highlighted card.")
     if terminal != card.colour:
         return f"A {card.name} goes to the {COLOURS[card.colour]} terminal."
     return "That play is not allowed."

@@ -4,16 +4,27 @@ Everything here returns :class:`rich.text.Text` built from plain strings, never
 markup, so a player called ``[red]`` or ``\\x1b[2J`` is shown literally.
 Colour is never the only cue: every card carries its colour's letter (or a
 special's symbol), every block its sign.
+
+Words are never cut mid-word (issue 14).  A text that may not fit has shorter
+*forms* of the same meaning (:class:`Forms`, longest first), and a widget shows
+the longest form that fits (:func:`fit_forms`); only when even the shortest is
+too long (a very long name, a very narrow box) is it cut, at a word boundary,
+with an ellipsis (:func:`fit_words`).  Cutting by cells would leave "6 ca" or
+"done, draw …", which reads as a broken screen rather than a short one.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from typing import Iterable
+
+from rich.cells import cell_len, set_cell_size
 
 from rich.style import Style
 from rich.text import Text
 
 from engine.cards import BYPASS, COLOUR_LETTERS, COLOURS, FUSE, Card
+from engine.voltage import MINUS  # the one minus sign: the blocks' and the log's
 
 # Card colours (backgrounds) and the text drawn on them; chosen to read on dark and
 # light themes alike (the card has its own background), in truecolour and 256 colours.
@@ -46,6 +57,60 @@ def safe(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+class Forms(str):
+    """A text (its longest form) that also knows shorter forms of the same meaning.
+
+    A ``str``, so anything that compares, formats or stores it sees the longest
+    form; a widget that lacks room asks :func:`fit_forms` for a shorter one.
+    Passing the forms along inside the string keeps every caller (a screen, a
+    test) unchanged: only the widget that draws it needs to know.
+    """
+
+    forms: tuple[str, ...]
+
+    def __new__(cls, *forms: str) -> "Forms":
+        if not forms:
+            raise ValueError("Forms needs at least one form")
+        self = super().__new__(cls, forms[0])
+        self.forms = tuple(forms)
+        return self
+
+
+def forms_of(text: str | Iterable[str]) -> tuple[str, ...]:
+    """Every form of ``text``, longest first (a plain ``str`` has one)."""
+    if isinstance(text, Forms):
+        return text.forms
+    if isinstance(text, str):
+        return (text,)
+    return tuple(text)
+
+
+def fit_words(text: str, width: int) -> str:
+    """``text`` if it fits in ``width`` cells; else cut after its last whole word that
+    fits, with an ellipsis (a single word longer than ``width`` is cut with one)."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    room = set_cell_size(text, width - 1)
+    cut = room.rstrip()
+    if not text[len(room) : len(room) + 1].isspace():  # the cut fell inside a word: drop it
+        space = cut.rfind(" ")
+        if space > 0:
+            cut = cut[:space]
+    return cut.rstrip(" ,:;—-") + "…"
+
+
+def fit_forms(text: str | Iterable[str], width: int) -> str:
+    """The longest form of ``text`` that fits in ``width`` cells (the shortest cut at a
+    word boundary when none fits)."""
+    forms = forms_of(text)
+    for form in forms:
+        if cell_len(form) <= width:
+            return form
+    return fit_words(forms[-1], width)
 
 
 def name_text(name: str, style: str | Style = "") -> Text:
@@ -135,8 +200,10 @@ def backs(flags: tuple[bool, ...] | list[bool]) -> Text:
     return t
 
 
+
+
 def sign(plus: bool) -> str:
-    return "+" if plus else "−"
+    return "+" if plus else MINUS
 
 
 def terminal_title(t: int) -> str:

@@ -4,6 +4,17 @@ in the middle and the player's own side below.
 One widget paints all four (see :mod:`.lines`): the match screen hands it a
 :class:`TerminalState` per terminal, it draws them and posts a message when a
 side, a block or a frame is clicked.  It holds no game logic.
+
+Decisions (issue 14):
+
+- Which way a terminal scores is written in its frame at every size, never
+  left to the block's glyph and colour: "+ high wins" when there is room, then
+  "+ high" beside the count, then the sign alone.
+- A flip choice keeps the player's Σ total: the flip key goes on the same row
+  ("Σ 3 ▶o flip", then "Σ 3 ▶o"), since the totals are what the choice is
+  about.
+- A key on a target card is written ``1)`` and set apart from the card's own
+  value by a cell: ``▶1) 3 B`` never reads as "1 3".
 """
 
 from __future__ import annotations
@@ -64,6 +75,37 @@ def key_label(key: str) -> str:
     return {"up": "↑", "down": "↓", "space": "space"}.get(key, key)
 
 
+def _label_forms(t: int, plus: bool, count: int) -> tuple[tuple[str, str], ...]:
+    letter, colour = "OGBP"[t], COLOURS[t]
+    word = "high" if plus else "low"
+    s = sign(plus)
+    return (
+        (f"{letter} {colour} {count}/5", f"{s} {word} wins"),
+        (f"{letter} {colour}", f"{s} {word} {count}/5"),
+        (f"{letter} {colour}", f"{s} {count}/5"),
+        (f"{letter}", f"{s} {count}/5"),
+        (f"{letter}", s),
+    )
+
+
+def label_level(states: tuple["TerminalState", ...], width: int) -> int:
+    """The longest form of frame labels that fits every terminal ``width`` cells wide
+    (one form for all four, so the frames read alike)."""
+    room = width - 4  # the corners and a space each side of a label
+    n = len(_label_forms(0, True, 0))
+    for level in range(n):
+        if all(
+            max(len(x) for x in _label_forms(t, s.plus, s.count)[level]) <= room for t, s in enumerate(states)
+        ):
+            return level
+    return n - 1
+
+
+def frame_labels(t: int, plus: bool, count: int, level: int) -> tuple[str, str]:
+    """A terminal's title and subtitle at a form ``level`` (0: the longest)."""
+    return _label_forms(t, plus, count)[level]
+
+
 class Hit(NamedTuple):
     """What a cell of the board is: a terminal's frame, block, or a side (and the card there)."""
 
@@ -121,13 +163,14 @@ class Board(LineWidget):
         self._spans = []
         self._hits = []
         x = 0
+        level = label_level(self.states, min(widths))
         for t in range(4):
-            key = (t, self.states[t], widths[t], height, pal.bg, pal.fg)
+            key = (t, self.states[t], widths[t], height, pal.bg, pal.fg, level)
             col = self._columns.get(key)
             if col is None:
                 if len(self._columns) > 64:
                     self._columns.clear()
-                col = _paint_terminal(t, self.states[t], widths[t], height, pal)
+                col = _paint_terminal(t, self.states[t], widths[t], height, pal, level)
                 self._columns[key] = col
             columns.append(col[0])
             self._hits.append(col[1])
@@ -165,7 +208,9 @@ class Board(LineWidget):
             self.post_message(self.FrameClicked(h.terminal))
 
 
-def _paint_terminal(t: int, s: TerminalState, width: int, height: int, pal: Palette) -> tuple[list[Row], list[Hit]]:
+def _paint_terminal(
+    t: int, s: TerminalState, width: int, height: int, pal: Palette, level: int = 0
+) -> tuple[list[Row], list[Hit]]:
     """One terminal as rows of ``width`` cells, and what each row is, for clicks."""
     inner_w, inner_h = max(1, width - 2), max(1, height - 2)
     bg = pal.mix(0.10) if s.flash else pal.mix(0.06) if s.first else None
@@ -182,10 +227,7 @@ def _paint_terminal(t: int, s: TerminalState, width: int, height: int, pal: Pale
     while len(rows) < inner_h:
         rows.append(with_background([Segment(" " * inner_w)], bg))
 
-    letter = "OGBP"[t]
-    wide = width >= 18
-    title = f"{letter} {COLOURS[t]}" + (f" {s.count}/5" if wide else "")
-    rule = f"{sign(s.plus)} {'high' if s.plus else 'low'} wins" if wide else f"{s.count}/5"
+    title, rule = frame_labels(t, s.plus, s.count, level)
     kind = "double" if s.flash else "heavy" if s.active else "round"
     line = pal.style(CARD_BG[t], bg)
     framed = box(
@@ -220,7 +262,7 @@ def _paint_side(
         if n * h + (n - 1) * g <= height:
             card_h, gap = h, g
             break
-    card_w = max(6, min(width - (4 if keyed else 2), 14))
+    card_w = max(6, min(width - (5 if keyed else 2), 14))
     lines: list[tuple[Row, int | None]] = []
     for i, card in enumerate(s.cards):
         if lines and gap:
@@ -232,9 +274,10 @@ def _paint_side(
             if keyed:
                 if key and j == (len(block) - 1) // 2:
                     mark = "▶" if s.cursor_index == i else " "
-                    row.append(Segment(f"{mark}{key_label(key)}", KEY_STYLE))
+                    row.append(Segment(f"{mark}{key_label(key)})", KEY_STYLE))
+                    row.append(Segment(" "))
                 else:
-                    row.append(Segment("  "))
+                    row.append(Segment("    "))
             row.append(Segment(text.plain, text.style if isinstance(text.style, Style) else None))
             if keyed:
                 row.append(Segment("  "))
@@ -293,9 +336,16 @@ def _paint_block(s: TerminalState, w: int, height: int, pal: Palette, under) -> 
         rows.extend(centred(g, w, block_style) for g in glyph)
     else:
         rows.append(centred(" " * (half - 1) + sign(s.plus) + " " * (half - 1), w, block_style))
-    if s.flip_key:
+    total = f"Σ {s.bottom.total}"
+    if s.flip_key:  # the key beside the total, never instead of it
         mark = "▶" if s.flip_cursor else " "
-        rows.append(centred(f"{mark}{key_label(s.flip_key)} flip ", w, KEY_STYLE))
+        key = f"{mark}{key_label(s.flip_key)}"
+        label = next((k for k in (f"{key} flip ", key) if len(total) + 1 + len(k) <= w), key)
+        n = len(total) + 1 + len(label)
+        left = max(0, (w - n) // 2)
+        rows.append(
+            [Segment(" " * left), Segment(total, bold), Segment(" "), Segment(label, KEY_STYLE), Segment(" " * max(0, w - n - left))]
+        )
     else:
-        rows.append(centred(f"Σ {s.bottom.total}", w, bold))
+        rows.append(centred(total, w, bold))
     return [with_background(r, bg) for r in rows]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -206,22 +207,43 @@ def _paint_card(slot: Slot, width: int, height: int, pal: Palette, under: Color)
 
 
 class OpponentHand(TextLines):
-    """The opponent's name and hand as card backs (transformer backs show their V)."""
+    """The opponent's name and hand as card backs (transformer backs show their V).
+
+    Its lines are chosen for the width, never cut mid-word: at 80 and 100
+    columns six backs and "6 cards" do not fit on one line ("6 ca" was what
+    showed), so the count moves up beside the name, "◀ to move" becomes "◀" to
+    make room for it there, and only then does "6 cards" become "6"."""
 
     def show(self, name: str, flags: tuple[bool, ...], *, to_move: bool) -> None:
         flags = canonical_backs(flags)
         tall = self.size.height >= 3
-        if (name, flags, to_move, tall) == getattr(self, "_shown", None):
+        width = self.size.width
+        if (name, flags, to_move, tall, width) == getattr(self, "_shown", None):
             return
-        self._shown = (name, flags, to_move, tall)
+        self._shown = (name, flags, to_move, tall, width)
+        self._args = (name, flags, to_move)
+        n = len(flags)
+        cards, short = f"{n} card{'s' if n != 1 else ''}", f"{n}"
+        move, arrow = ("◀ to move", "◀") if to_move else ("", "")
+        if tall:  # the count is on the name line
+            forms = [(cards, move, True), (cards, arrow, True), (short, arrow, True)]
+        else:  # the count beside the backs, or above them on the name line
+            forms = [(cards, move, False), (cards, move, True), (cards, arrow, True), (short, move, False), (short, arrow, False)]
+        for count, mark, above in forms:
+            t = self._text(name, flags, count, mark, tall, above)
+            if width <= 0 or all(cell_len(line) <= width for line in t.plain.split("\n")):
+                break
+        self.set_text(t)
+
+    def _text(self, name: str, flags: tuple[bool, ...], count: str, move: str, tall: bool, above: bool) -> Text:
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append("▲ ", style="bold")
         t.append_text(name_text(name, "bold"))
-        if to_move:
-            t.append("  ◀ to move", style="bold reverse")
-        count = f"{len(flags)} card{'s' if len(flags) != 1 else ''}"
-        if tall:  # card backs two lines tall
+        if move:
+            t.append(f"  {move}", style="bold reverse")
+        if above:
             t.append(f"  {count}", style="dim")
+        if tall:  # card backs two lines tall
             style = f"bold {BACK_FG} on {BACK_BG}"
             for row in (0, 1):
                 t.append("\n")
@@ -232,5 +254,13 @@ class OpponentHand(TextLines):
         else:
             t.append("\n")
             t.append_text(backs(flags))
-            t.append(f"  {count}", style="dim")
-        self.set_text(t)
+            if not above:
+                t.append(f"  {count}", style="dim")
+        return t
+
+    def on_resize(self) -> None:
+        args = getattr(self, "_args", None)
+        if args is not None:
+            name, flags, to_move = args
+            self.show(name, flags, to_move=to_move)
+        super().on_resize()

@@ -259,7 +259,12 @@ class HVFeed(Widget):
     """What happened, newest first (the values played, as the rules ask them said aloud).
 
     Only the newest lines that fit are drawn, and a new line redraws this widget
-    alone: a feed that scrolled would relayout the whole screen on every play."""
+    alone: a feed that scrolled would relayout the whole screen on every play.
+    Each line is wrapped at word boundaries (continuations indented) and only
+    whole lines are drawn: the oldest line that does not fit is left out rather
+    than shown cut ("…face dow").  The lines are ``no_wrap`` texts, so the wrap
+    must say ``no_wrap=False``, or rich hands each line back whole and the
+    widget's edge cuts it."""
 
     DEFAULT_CSS = """
     HVFeed { height: 1fr; text-wrap: nowrap; }
@@ -281,8 +286,11 @@ class HVFeed(Widget):
         for i, line in enumerate(reversed(self.lines[-height:])):
             text = feed_line(line, newest=i == 0)
             # wrap by hand (continuation lines indented), so the newest lines always fit
-            wrapped = text.wrap(self.app.console, width - 2, overflow="fold")
+            wrapped = text.wrap(self.app.console, width - 2, overflow="fold", no_wrap=False)
+            if rows and len(rows) + len(wrapped) > height:
+                break  # an older line that no longer fits whole: left out, not cut
             for j, part in enumerate(wrapped):
+                part.rstrip()
                 rows.append(part if j == 0 else Text("  ").append_text(part))
             if len(rows) >= height:
                 break

@@ -3,6 +3,9 @@
 A lighter stand-in for Textual's ``Footer`` (which rebuilds a widget per key on
 every change of the bindings): one ``Static`` redrawn from the screen's active
 bindings, with the clicked span mapped back to its action.
+
+An entry is shown whole or not at all: when the line is too narrow, the last
+entries are left out rather than one of them cut ("^q qu").
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ class KeyBar(TextLines):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
+    def on_resize(self) -> None:
+        self.redraw()
+        super().on_resize()
+
     def _bindings_changed(self, screen: object) -> None:
         if self.is_attached and screen is self.screen:
             self.redraw()
@@ -59,8 +66,11 @@ class KeyBar(TextLines):
     def redraw(self) -> None:
         t = Text(" ", no_wrap=True, overflow="ellipsis")
         self._spans = []
+        width = self.size.width
         for keys, words, node, action, clickable in self.entries():
             start = t.cell_len
+            if width > 0 and start + (2 if start > 1 else 0) + len(keys) + 1 + len(words) > width:
+                break  # shown whole or not at all
             if t.cell_len > 1:
                 t.append("  ")
             t.append(f"{keys}", style=KEY_STYLE)

@@ -1,5 +1,9 @@
 """The piles, painted as one widget: the draw pile (count, and a V when its top card is a
-transformer) and the discard pile (its top card and count)."""
+transformer) and the discard pile (its top card and count).
+
+Each line is the longest of its forms that fits the box ("V: a transformer on
+top", "transformer on top", "V on top"), never a form cut mid-word.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,11 @@ from textual.message import Message
 
 from engine.cards import Card
 
-from ..text import back, chip
+from ..text import Forms, back, chip, fit_forms
 from .lines import LineWidget, Row, box, fit, text_rows
+
+
+TRANSFORMER_ON_TOP = Forms("V: a transformer on top", "V: transformer on top", "transformer on top", "V on top", "V")
 
 
 class Piles(LineWidget):
@@ -56,7 +63,7 @@ class Piles(LineWidget):
         t.append(f" card{'' if count == 1 else 's'}" if wide else "")
         t.append("\n")
         if top_transformer:
-            t.append("V on top" if not wide else "V: a transformer on top", style="bold")
+            t.append(fit_forms(TRANSFORMER_ON_TOP, dw - 2), style="bold")
         line = pal.style(pal.fg if action else pal.mix(0.4))
         draw = box(
             _inner(t, dw - 2, inner_h),

@@ -2,6 +2,11 @@
 
 One ``Static`` for the whole line: the buttons are spans of its text (drawn at the
 right), so showing or hiding one never re-lays out the screen.
+
+The buttons keep their room; the prompt gets the rest and shows the longest of
+its forms that fits (:class:`~tui.text.Forms`), never a sentence cut mid-way
+("done, draw …" read as a broken screen).  A refusal is cut, if it must be, at
+a word boundary.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from textual.widgets import Static
 
 from .lines import TextLines
 
-from ..text import safe
+from ..text import fit_forms, forms_of, safe
 
 BUTTON_STYLE = "bold reverse"
 
@@ -68,13 +73,16 @@ class PromptBar(TextLines):
             right.append(f" {label} ", style=BUTTON_STYLE)
             spans.append((start, right.cell_len, name))
         left = Text(no_wrap=True, overflow="ellipsis")
+        room = max(0, width - right.cell_len - 1)
+        words = room - 4  # after the mark and its space
         if error:
             left.append(" ✗ ", style="bold reverse")
-            left.append(" " + safe(error), style=Style(bold=True, color=self.theme_color("error").rich_color))
+            text = fit_forms(tuple(safe(f) for f in forms_of(error)), words)
+            left.append(" " + text, style=Style(bold=True, color=self.theme_color("error").rich_color))
         else:
             left.append(" ▶ " if mine else " · ", style="bold reverse" if mine else "bold")
-            left.append(" " + safe(prompt), style="bold" if mine else "")
-        room = max(0, width - right.cell_len - 1)
+            text = fit_forms(tuple(safe(f) for f in forms_of(prompt)), words)
+            left.append(" " + text, style="bold" if mine else "")
         left.truncate(room, overflow="ellipsis", pad=True)
         offset = left.cell_len
         self._spans = [(offset + a, offset + b, name) for a, b, name in spans]

@@ -1,0 +1,70 @@
+"""The board's words (issue 14): the player's Σ totals stay while a block is chosen to
+flip, a target's key is set apart from the card's value, and every terminal says in
+a word or a sign which way it scores, at every size."""
+
+from __future__ import annotations
+
+import re
+
+from tests.tui.helpers import FixedBackend, wait_until
+from tests.tui.test_words_screens import rows_of, voltage_match
+from tui.app import make_app
+from tui.screens.match import MatchScreen
+
+
+async def board_rows(kind: str, size: tuple[int, int], keys: tuple[str, ...] = ()) -> tuple[list[str], MatchScreen]:
+    m = voltage_match(kind)
+    app = make_app(FixedBackend([m.handle(0)]), player_name="Ann")
+    app.flash_seconds = 0
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MatchScreen)
+        return rows_of(app), screen
+
+
+def totals_rows(rows: list[str]) -> list[list[int]]:
+    """The rows that show a Σ total for each of the four terminals."""
+    found = [list(map(int, re.findall(r"Σ (\d+)", row))) for row in rows]
+    return [r for r in found if len(r) == 4]
+
+
+async def test_the_own_totals_stay_in_sight_while_choosing_a_block_to_flip():
+    for size in ((80, 24), (100, 30)):
+        rows, screen = await board_rows("flip", size)
+        view = screen.view
+        assert screen.step.kind == "flip"
+        want_top = [view.total(t, 1) for t in range(4)]
+        want_bottom = [view.total(t, 0) for t in range(4)]
+        assert totals_rows(rows) == [want_top, want_bottom], "\n".join(rows)
+        # and each block still says its key
+        keys_row = next(row for row in rows if "flip" in row and "Σ" in row)
+        for key in "ogbp":
+            assert re.search(rf"Σ \d+ +▶?{key}( flip)?\b", keys_row), keys_row
+
+
+async def test_a_targets_key_is_set_apart_from_the_cards_value():
+    for size in ((80, 24), (100, 30), (200, 60)):
+        rows, screen = await board_rows("start", size, ("4", "o"))  # the bypass, on orange
+        assert screen.step.kind == "target"
+        board = [row[: (size[0] - 24) // 4] for row in rows[1:-6]]  # the orange terminal's column
+        keyed = [row for row in board if "▶1" in row]
+        assert len(keyed) == 1, "\n".join(board)
+        after = keyed[0].split("▶1", 1)[1]
+        # "▶1)  1 O": the key, a bracket, then a gap before the card (never "▶1 1 O")
+        assert re.match(r"\) +\S", after), keyed[0]
+        assert not re.match(r" \d", after), keyed[0]
+
+
+async def test_every_terminal_says_which_way_it_scores_in_words_or_a_sign_at_every_size():
+    for size in ((80, 24), (100, 30), (200, 60)):
+        rows, screen = await board_rows("start", size)
+        bottom = next(row for row in rows if row.startswith("╰"))
+        board = bottom[: 4 * ((size[0] - (40 if size[0] >= 110 else 24)) // 4)]
+        rules = re.findall(r"([+−]) (high|low)", board)
+        want = [("+", "high") if p else ("−", "low") for p in screen.view.plus]
+        assert rules == want, bottom

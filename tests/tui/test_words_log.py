@@ -1,0 +1,38 @@
+"""One minus sign everywhere (issue 14): the log says a block flipped to "−", the sign
+the board's blocks show, never an ASCII hyphen."""
+
+from __future__ import annotations
+
+from engine import voltage as V
+from tests.tui.helpers import FixedBackend, wait_until
+from tests.tui.test_words_screens import rows_of, voltage_match
+from tui.app import make_app
+from tui.screens.match import MatchScreen
+from tui.text import sign
+
+NAMES = ("Ann", "Bob")
+
+
+def test_the_log_words_a_minus_block_with_the_boards_sign():
+    flip = V.Event("flip", seat=0, terminal=1, plus=False).text(NAMES)
+    assert flip == f"Ann flipped green to {sign(False)}."
+    assert "-" not in flip
+    score = V.Event("score", seat=1, terminal=2, totals=(3, 1), plus=False, winner=0).text(NAMES)
+    assert score.startswith(f"Blue ({sign(False)}) scored")
+    assert V.Event("flip", seat=0, terminal=1, plus=True).text(NAMES) == "Ann flipped green to +."
+
+
+async def test_a_real_flip_reads_the_same_in_the_log_as_on_the_block():
+    m = voltage_match("flip")
+    app = make_app(FixedBackend([m.handle(0)]), player_name="Ann")
+    app.flash_seconds = 0
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await pilot.pause()
+        await pilot.press("o")  # orange was +: now −
+        await wait_until(pilot, lambda: any("flipped orange" in line for line in m.log))
+        await pilot.pause()
+        line = next(line for line in reversed(m.log) if "flipped orange" in line)
+        assert line.endswith(f"to {sign(False)}.")
+        shown = "\n".join(rows_of(app))
+        assert f"{sign(False)}." in shown and " -." not in shown and "\n-." not in shown
