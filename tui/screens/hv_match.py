@@ -254,7 +254,8 @@ class HVMatchScreen(PlayScreen):
         if notice.display != bool(text):
             notice.display = bool(text)
         self._put("#hv-notice", text, lambda: Text(safe(text)))
-        self._put("#hv-status", (view.players, view.plays, view.flips, self.practice), self._status)
+        self._put("#hv-status", (view.players, view.plays, view.flips, self.practice, self.app.size.width),
+                  self._status)
 
         hint = ""
         if self.practice and not view.over:
@@ -288,15 +289,25 @@ class HVMatchScreen(PlayScreen):
         self._render_prompt()
 
     def _status(self) -> Text:
+        """The top line, in the longest form that fits: shortened by meaning, never cut."""
         view = self.view
-        status = Text(no_wrap=True, overflow="ellipsis")
-        status.append("HIGH VOLTAGE", "bold")
-        status.append(f"  {view.players} players · {view.plays} played")
+        counts = f"{view.players} players · {view.plays} played"
         if view.flips:
-            status.append(f" · {view.flips} flip{'s' if view.flips != 1 else ''}")
-        if self.practice:
+            counts += f" · {view.flips} flip{'s' if view.flips != 1 else ''}"
+        practice = [" PRACTICE: double border = it fits ", " PRACTICE: double border fits ", " PRACTICE "]
+        forms = [("HIGH VOLTAGE", counts, p) for p in (practice if self.practice else [""])]
+        forms.append(("HV", counts, " PRACTICE " if self.practice else ""))
+        width = self.app.size.width - 2
+        head, middle, label = forms[-1]
+        for head, middle, label in forms:
+            if len(head) + 2 + len(middle) + (2 + len(label) if label else 0) <= width:
+                break
+        status = Text(no_wrap=True, overflow="ellipsis")
+        status.append(head, "bold")
+        status.append(f"  {middle}")
+        if label:
             status.append("  ")
-            status.append(" PRACTICE: double border = it fits ", "bold reverse")
+            status.append(label, "bold reverse")
         return status
 
     def _countdown_caption(self) -> str:
