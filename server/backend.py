@@ -227,8 +227,8 @@ class SSHBackend:
             return []
 
     def open_replay(self, match_id: int) -> Any:
-        """The :class:`~server.replay.Replay` of a finished match as this player may see it
-        (their own seat's view if they played in it, else a spectator's); raises
+        """The :class:`~server.replay.Replay` of a finished match: every hand shows (it
+        is over), the player's own seat at the bottom if they played in it; raises
         :class:`~server.replay.ReplayError` saying why not."""
         from .replay import Replay, ReplayError
 

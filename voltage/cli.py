@@ -107,7 +107,7 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"voltage replay: {e}", file=sys.stderr)
         return 1
     try:
-        replay = Replay.load(store, int(text))  # as a spectator: no hidden card is shown
+        replay = Replay.load(store, int(text))  # a finished match: every hand shows (s: one seat's view)
     except ReplayError as e:
         print(f"voltage replay: {e}", file=sys.stderr)
         return 1
