@@ -18,9 +18,16 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.filter import Monochrome, NoColor
 from textual.screen import Screen
 
 HERE = Path(__file__).resolve().parent
+
+# The colour choices, as a player names them: a dark or a light theme, or no colour at
+# all (what ``NO_COLOR`` asks for: no colour codes, only bold, dim and reverse).
+COLOURS = ("dark", "light", "none")
+COLOUR_WORDS = {"dark": "dark", "light": "light", "none": "no colour"}
+THEMES = {"dark": "textual-dark", "light": "textual-light"}
 
 
 class VoltageApp(App[None]):
@@ -41,6 +48,38 @@ class VoltageApp(App[None]):
         # Pacing of visible moments (tests set these to 0).
         self.flash_seconds = 1.8  # how long a flip or a scored set stays highlighted
         self.results_delay = 1.2  # the final board shows this long before the results
+
+    # -- colours ---------------------------------------------------------------
+
+    @property
+    def colours(self) -> str:
+        """The colour choice in force: "dark", "light" or "none"."""
+        if self.no_color:
+            return "none"
+        return "dark" if self.current_theme.dark else "light"
+
+    def set_colours(self, choice: str) -> None:
+        """Dark, light, or no colour (the client's ``NO_COLOR``, or the player's choice).
+
+        No colour is Textual's own NO_COLOR filter (colours stripped from every line,
+        attributes kept), switched per app: on a server the process's environment is
+        nobody's, each session brings its own."""
+        if choice not in COLOURS:
+            raise ValueError(f"no colour choice {choice!r}: choose from {', '.join(COLOURS)}")
+        if choice == self.colours:
+            return
+        self._filters = [f for f in self._filters if not isinstance(f, (NoColor, Monochrome))]
+        self.no_color = choice == "none"
+        if self.no_color:
+            self._filters.append(NoColor())
+        else:
+            self.theme = THEMES[choice]
+        # Every cached line was drawn through the old filters: draw them all again.
+        self.refresh_css(animate=False)
+        for screen in self.screen_stack:
+            screen.refresh(layout=True)
+            for widget in screen.walk_children():
+                widget.refresh()
 
     def on_mount(self) -> None:
         self.home = self.backend.home_screen()

@@ -32,6 +32,17 @@ def lines_of(app) -> list[str]:
     return out
 
 
+def colours_drawn(app) -> set:
+    """Every colour in the segments the screen draws now (through the app's filters)."""
+    found = set()
+    for strip in app.screen._compositor.render_strips():
+        for seg in strip:
+            style = seg.style
+            if style is not None:
+                found |= {c for c in (style.color, style.bgcolor) if c is not None and not c.is_default}
+    return found
+
+
 @pytest.fixture
 def store(tmp_path):
     s = Store.open(tmp_path)
@@ -126,3 +137,26 @@ async def test_your_matches_open_on_the_newest_match_after_a_new_one(store):
         await pilot.pause()
         assert history.items[0][0] == f"replay:{newest}"
         assert history.index == 0
+
+
+async def test_colours_dark_light_or_none_from_the_lobby(store):
+    app, backend = lobby_app(store)
+    saved = []
+    backend.save_setting = lambda key, value: saved.append((key, value))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await enter_lobby(pilot)
+        menu = app.screen.query_one("#choices", Menu)
+        assert "Colours: dark" in "\n".join(lines_of(app))
+        menu.index = [i for i, _t in menu.items].index("colours")
+        await pilot.press("right")
+        await pilot.pause()
+        assert app.colours == "light" and "Colours: light" in "\n".join(lines_of(app))
+        await pilot.press("right")
+        await pilot.pause()
+        assert app.colours == "none" and "Colours: no colour" in "\n".join(lines_of(app))
+        # No colour: not one segment drawn carries a colour (bold, dim, reverse stay).
+        assert colours_drawn(app) == set()
+        await pilot.press("right")
+        await pilot.pause()
+        assert app.colours == "dark" and colours_drawn(app)
+        assert saved == [("colours", "light"), ("colours", "none"), ("colours", "dark")]

@@ -267,7 +267,32 @@ class LobbyScreen(SizedScreen):
         opts.append(("watch", Text("Watch a match (code)")))
         if hasattr(self.backend, "leaderboard"):
             opts.append(("leaderboard", Text("Leaderboard")))
+        colours = Text(f"Colours: {self._colour_word()}")
+        colours.append("  ←→", style="dim")
+        opts.append(("colours", colours))
         return opts
+
+    def _colour_word(self) -> str:
+        from ..app import COLOUR_WORDS
+
+        try:
+            return COLOUR_WORDS[getattr(self.app, "colours", "dark")]
+        except Exception:  # (no app yet)
+            return COLOUR_WORDS["dark"]
+
+    def _change_colours(self, delta: int) -> None:
+        """Dark, light or no colour (kept for the key, where the backend keeps settings)."""
+        from ..app import COLOURS
+
+        app: Any = self.app
+        if not hasattr(app, "set_colours"):
+            return
+        choice = COLOURS[(COLOURS.index(app.colours) + delta) % len(COLOURS)]
+        app.set_colours(choice)
+        save = getattr(self.backend, "save_setting", None)
+        if save is not None:
+            save("colours", choice)
+        self.query_one("#choices", Menu).set_items(self._choices())
 
     @on(Menu.Adjusted, "#choices")
     def _adjusted(self, event: Menu.Adjusted) -> None:
@@ -275,11 +300,15 @@ class LobbyScreen(SizedScreen):
             self._hv_size = max(HV_MIN, min(HV_MAX, self._hv_size + event.delta))
         elif event.item == "hvbots":
             self._hv_lineup = (self._hv_lineup + event.delta) % len(self.hv_lineups())
+        elif event.item == "colours":
+            self._change_colours(event.delta)
+            return
         else:
             return
         self.query_one("#choices", Menu).set_items(self._choices())
 
     def on_mount(self) -> None:
+        self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
         self.query_one("#players", Static).border_title = "Online"
         self._refresh_lists()
         self.query_one("#matches", Menu).empty_text = "no match running"
@@ -584,6 +613,8 @@ class LobbyScreen(SizedScreen):
             self._play_bot(choice.split(":", 1)[1])
         elif choice == "leaderboard":
             self.action_leaderboard()
+        elif choice == "colours":
+            self._change_colours(1)
 
     @on(Menu.Chosen, "#matches")
     def _watch_selected(self, event: Menu.Chosen) -> None:
