@@ -102,10 +102,11 @@ class Recording:
         await self.store.append_action_async(self._current_id, index, action.text())
 
     async def probe(self) -> None:
+        """A write that fails exactly when this match's next action would (see Store.probe)."""
         self._ensure_created()
         if isinstance(self._id, Future):
             await asyncio.wrap_future(self._id)
-        await self.store.probe_async()
+        await self.store.probe_async(self._current_id, len(self.match.actions))
 
     async def finish(self, match: Match) -> None:
         """Store the result (and the ratings) on a complete log; never raises."""

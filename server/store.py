@@ -559,12 +559,15 @@ class Store:
         and benchmarks: a pragma on the writer's connection, a simulated stall)."""
         return self._submit(fn)
 
-    def probe(self) -> None:
-        """One small committed write: raises (sqlite3.Error) while the store cannot write."""
-        self._write(_probe)
+    def probe(self, match_id: int | None = None, index: int | None = None) -> None:
+        """A committed write that changes nothing: raises (sqlite3.Error) while the store
+        cannot write.  Given a match and the index of its next action, it also stores
+        (and takes back, in the same transaction) a row where that action will go, so
+        it fails exactly when that action would (a full page of the log included)."""
+        self._write(_probe, match_id, index)
 
-    async def probe_async(self) -> None:
-        await self.write_async(_probe)
+    def probe_async(self, match_id: int | None = None, index: int | None = None) -> asyncio.Future:
+        return self.write_async(_probe, match_id, index)
 
     def _q(self, sql: str, args: Sequence | Mapping = ()) -> list[sqlite3.Row]:
         with self._mutex:
@@ -903,12 +906,19 @@ class Store:
 # Write jobs: run on the writer thread, each one transaction.
 
 
-def _probe(c: sqlite3.Connection) -> None:
-    _in_tx(c, lambda c: c.execute(
-        "INSERT INTO meta (key, value) VALUES ('probe', ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (repr(time.time()),),
-    ))
+PROBE_BYTES = 16384  # written and taken back by each probe: a full disk refuses that much WAL
+
+
+def _probe(c: sqlite3.Connection, match_id: int | Callable[[], int] | None, index: int | None) -> None:
+    def body(c: sqlite3.Connection) -> None:
+        c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?)", ("x" * PROBE_BYTES,))
+        if match_id is not None and index is not None:
+            mid = _resolve(match_id)
+            c.execute("INSERT INTO actions (match_id, idx, action) VALUES (?, ?, 'probe')", (mid, index))
+            c.execute("DELETE FROM actions WHERE match_id = ? AND idx = ?", (mid, index))
+        c.execute("UPDATE meta SET value = ? WHERE key = 'probe'", (repr(time.time()),))
+
+    _in_tx(c, body)
 
 
 def _upsert_player(c: sqlite3.Connection, identity: str, name: str, key: str, now: float) -> None:
