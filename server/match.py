@@ -97,7 +97,7 @@ class SaveGate:
             raise
         except Exception as e:
             log.error("match %s: could not store action %d (%s); paused until the store can write",
-                      self.host.code or "?", index, e)
+                      self._label(), index, e)
             self.pause()
             raise SaveFailed() from e
         finally:
@@ -131,9 +131,9 @@ class SaveGate:
             except Exception as e:
                 if n in (1, 10) or n % 60 == 0:
                     log.warning("match %s: the store still cannot write (%s); still paused",
-                                self.host.code or "?", e)
+                                self._label(), e)
                 continue
-            log.warning("match %s: the store can write again; resuming", self.host.code or "?")
+            log.warning("match %s: the store can write again; resuming", self._label())
             self.resume()
 
     def resume(self) -> None:
@@ -150,6 +150,13 @@ class SaveGate:
         if self._retry is not None:
             self._retry.cancel()
         self._resumed.set()  # wake whatever waits, so it sees the host closed
+
+    def _label(self) -> str:
+        """How the log names the match: its store id (and code) when it has them."""
+        code = getattr(self.host, "code", "") or ""
+        safe_id = getattr(self.host.recorder, "_safe_id", None)
+        ident = safe_id() if safe_id is not None else "?"
+        return f"{ident} ({code})" if code else ident
 
     def _set_notice(self, text: str) -> None:
         if text != self.notice:

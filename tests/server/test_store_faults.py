@@ -260,3 +260,49 @@ async def test_a_stalled_store_pauses_only_the_match_waiting_on_it(tmp_path, mon
         assert recorded.notice == ""
         assert store.player("SHA256:erin").name == "erin"
         await asyncio.wrap_future(store.touch_player("SHA256:erin"))
+
+
+def test_arriving_in_the_lobby_never_waits_for_the_disk(tmp_path):
+    """A frozen file system holds reads too (a WAL reader writes its read mark into the
+    mmapped -shm file): with the writer stalled *and* every read held, a key player
+    still arrives, has their name checked and claimed, and is recognised."""
+    with Store.open(tmp_path) as store:
+        store.upsert_player(A, "alice")
+        lobby = Lobby(None, store=store)
+        stall = Stall(store)
+        held, release_reads = threading.Event(), threading.Event()
+
+        def stuck_reader():
+            with store._mutex:
+                held.set()
+                release_reads.wait(30)
+
+        reader = threading.Thread(target=stuck_reader)
+        reader.start()
+        assert held.wait(5)
+        results: dict = {}
+
+        def arrive():
+            p = lobby.connect(A, "alice")
+            results["suggested"] = lobby.suggest_name("alice", p)
+            results["claimed"] = lobby.claim_name(p, "alice")
+            q = lobby.connect("SHA256:newcomer", "newcomer")
+            results["new"] = lobby.claim_name(q, "newcomer")
+            results["taken"] = store.name_free_for("alice", "SHA256:newcomer")
+
+        worker = threading.Thread(target=arrive)
+        try:
+            worker.start()
+            worker.join(5)
+            assert not worker.is_alive(), "arriving waited for the disk"
+        finally:
+            release_reads.set()
+            stall.release.set()
+            reader.join(5)
+            worker.join(5)
+        assert results == {"suggested": "alice", "claimed": "alice", "new": "newcomer", "taken": False}
+        stall.done.result(5)
+        store.touch_player(A).result(5)  # everything queued lands
+    with Store.open(tmp_path) as store:
+        assert store.player("SHA256:newcomer").name == "newcomer"
+        assert store.name_owner("NEWCOMER") == "SHA256:newcomer"
