@@ -451,16 +451,16 @@ class Store:
         try:
             store._setup()
             if not readonly:
-                store._rconn = _connect(path, readonly=False)
-                store._rconn.execute("PRAGMA query_only=ON")
-                store._load_cache()
+                try:
+                    store._rconn = _connect(path, readonly=False)
+                    store._rconn.execute("PRAGMA query_only=ON")
+                    store._load_cache()
+                except sqlite3.Error as e:  # pragma: no cover - it was just opened once
+                    raise StoreError(f"cannot read the database {path}: {e}") from e
                 store._writer = _Writer(conn, f"store-writer {path}")
         except BaseException:
             store.close()
             raise
-        except sqlite3.Error as e:  # pragma: no cover - the read connection failed
-            store.close()
-            raise StoreError(f"cannot open the database {path}: {e}") from e
         return store
 
     def _setup(self) -> None:

@@ -54,6 +54,7 @@ async def test_a_match_that_cannot_be_restored_never_stops_the_server(tmp_path):
         twice = store.create_match("voltage", 2, [{"name": "carol", "identity": C}, {"name": "carol2", "identity": C}])
         store.append_action(twice, 0, "resign 0")
         healthy, m = await played(store, [Seat("alice", A), Seat("bob", B)], 3, 5)
+        both, _ = await played(store, [Seat("carol", C), Seat("carol2", C)], 4, 3)  # one key, two seats
     db = d / "voltage.db"
     c = sqlite3.connect(db)
     c.execute("UPDATE actions SET action = 'zap 9' WHERE match_id = ? AND idx = 2", (damaged,))  # damaged
@@ -66,13 +67,13 @@ async def test_a_match_that_cannot_be_restored_never_stops_the_server(tmp_path):
     try:
         out = "".join(srv.out)
         assert f"match {damaged} cannot be restored" in out and "does not replay" in out, out
-        assert "Restored 1 unfinished match" in out, out
+        assert "Restored 2 unfinished matches" in out, out
         # It serves: a client reaches the lobby.
         term = await Terminal(100, 30).connect(srv.port, "dave")
         await term.wait_for("Your name")
         assert rows(db, damaged) == before  # nothing deleted, nothing marked
         with Store.open(d, readonly=True) as ro:
-            assert ro.match_record(healthy).status == "running"
+            assert ro.match_record(healthy).status == ro.match_record(both).status == "running"
             r = ro.match_record(twice)
             assert r.finished and r.actions == ("resign 0",) and r.winners == (1,)
             assert ro.rating(C, "voltage") is None  # it could not be rated: finished unrated

@@ -171,9 +171,8 @@ async def test_high_voltage_waits_for_the_store_before_go_and_keeps_its_log_whol
         m.start()
         await until(lambda: m.paused, what="go to be refused")
         assert m.state.phase == H.COUNTDOWN and m.actions == []
-        view = m.view(0)
         with pytest.raises(IllegalActionError, match="cannot save moves"):
-            await m.handle(0).submit(H.Draw(0) if hasattr(H, "Draw") else view.legal[0])
+            await m.handle(0).resign()
         make_room(store, mid)
         await until(lambda: m.state.phase == H.PLAY, what="go after the resume")
         assert not m.paused
@@ -206,6 +205,30 @@ async def test_a_result_that_cannot_be_rated_is_still_finished_with_its_whole_lo
         assert r.finished and r.actions == tuple(a.text() for a in m.actions)
         assert store.rating(A, "voltage") is None and rec.changes == []
         assert f"match {rec.match_id}: finished but not rated" in caplog.text
+
+
+async def test_a_result_the_store_cannot_take_is_retried_until_it_is_stored(tmp_path, monkeypatch):
+    monkeypatch.setattr(P, "FINISH_RETRY_SECONDS", 0.05, raising=False)
+    with Store.open(tmp_path) as store:
+        store.upsert_player(A, "Alice")
+        store.upsert_player(B, "Bob")
+        m = Match([Seat("Alice", A), Seat("Bob", B)], seed=9, bot_delay=0)
+        rec = P.attach(store, m)
+        real = store.finish_match_async
+        calls = []
+
+        def flaky(*args, **kw):
+            calls.append(args)
+            if len(calls) == 1:
+                raise sqlite3.OperationalError("disk I/O error")
+            return real(*args, **kw)
+
+        monkeypatch.setattr(store, "finish_match_async", flaky)
+        await m.handle(1).resign()
+        assert m.over
+        await until(lambda: store.match_record(rec.match_id).finished, what="the result to be stored")
+        assert store.match_record(rec.match_id).actions == ("resign 1",)
+        assert set(store.rating_changes(rec.match_id)) == {0, 1}
 
 
 class Stall:
