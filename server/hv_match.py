@@ -53,7 +53,7 @@ from engine import highvoltage as H
 from engine.errors import IllegalActionError
 from engine.hv_bots import HV_BOT_NAMES, make_hv_bot
 
-from .match import SaveFailed, SaveGate, Seat, SeatHandle, Subscribers, joined_notice
+from .match import SaveFailed, SaveGate, Seat, SeatHandle, Subscribers, joined_notice, run_to_end
 
 log = logging.getLogger(__name__)
 
@@ -251,7 +251,12 @@ class HVMatch:
 
     async def submit(self, seat: int, action: H.Action) -> None:
         """Apply ``seat``'s intent in arrival order; raise :class:`IllegalActionError` with a
-        reason if refused (:class:`~engine.highvoltage.TooSlowError` for a covered top)."""
+        reason if refused (:class:`~engine.highvoltage.TooSlowError` for a covered top).
+        Runs to the end even if the caller is cancelled (see :func:`server.match.run_to_end`);
+        the intents' tasks take the lock in the order they arrived."""
+        await run_to_end(self._submit(seat, action))
+
+    async def _submit(self, seat: int, action: H.Action) -> None:
         async with self._lock:
             if 0 <= seat < self.players and self.seats[seat].is_bot and not isinstance(action, H.Resign):
                 raise IllegalActionError("a bot is playing this seat")
@@ -330,15 +335,20 @@ class HVMatch:
         while True:
             if self.saving.paused:
                 await self.saving.wait_resumed()  # "go" waits for the store
-            async with self._lock:
-                self.countdown = None
-                if self._closed or self.over or self.state.phase != H.COUNTDOWN:
-                    return
-                try:
-                    await self._apply(None, H.GO)
-                except SaveFailed:
-                    continue
+            if await run_to_end(self._go()):
                 return
+
+    async def _go(self) -> bool:
+        """Apply "go" (the lock taken); False if the store refused it (paused)."""
+        async with self._lock:
+            self.countdown = None
+            if self._closed or self.over or self.state.phase != H.COUNTDOWN:
+                return True
+            try:
+                await self._apply(None, H.GO)
+            except SaveFailed:
+                return False
+            return True
 
     # -- bots ----------------------------------------------------------------
 
@@ -389,14 +399,20 @@ class HVMatch:
             await asyncio.sleep(delay / self.bot_speed)
             if self._round != round_:
                 continue  # a countdown laid the hands down meanwhile
-            async with self._lock:
-                if self._closed or self.over or self.seats[seat].bot != level:
-                    return
-                try:
-                    await self._apply(seat, action)
-                except IllegalActionError:  # SaveFailed too: the loop waits for the resume
-                    pass  # beaten to it (too slow) or no longer possible: look again at once
+            if not await run_to_end(self._bot_apply(seat, level, action)):
+                return
             await asyncio.sleep(0)
+
+    async def _bot_apply(self, seat: int, level: str, action: H.Action) -> bool:
+        """A bot's action (the lock taken); False when the bot should stop."""
+        async with self._lock:
+            if self._closed or self.over or self.seats[seat].bot != level:
+                return False
+            try:
+                await self._apply(seat, action)
+            except IllegalActionError:  # SaveFailed too: the loop waits for the resume
+                pass  # beaten to it (too slow) or no longer possible: look again at once
+            return True
 
     # -- the end -------------------------------------------------------------
 

@@ -168,6 +168,24 @@ def joined_notice(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
 
+async def run_to_end(coro: Any) -> Any:
+    """Await ``coro`` in a task of its own that runs to the end even if the awaiting task
+    is cancelled (a screen closed, a bot replaced).  An action whose row is being
+    committed must then still be applied, with the host's lock held throughout, or the
+    store and the match would disagree about the log."""
+    task = asyncio.ensure_future(coro)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.add_done_callback(_retrieve)
+        raise
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()  # nobody waits for it any more: mark it seen
+
+
 @dataclass
 class Seat:
     """Who sits in a seat.  ``bot`` names the bot playing it (a human seat
@@ -354,11 +372,14 @@ class Match:
 
     async def submit(self, seat: int, action: V.Action) -> None:
         """Apply ``seat``'s intent; raise :class:`IllegalActionError` with a reason if refused."""
+        await run_to_end(self._submit(seat, action))
+        self._schedule_bot()
+
+    async def _submit(self, seat: int, action: V.Action) -> None:
         async with self._lock:
             if seat in (0, 1) and self.seats[seat].is_bot and not isinstance(action, V.Resign):
                 raise IllegalActionError("a bot is playing this seat")
             await self._apply(seat, action)
-        self._schedule_bot()
 
     async def _apply(self, seat: int, action: V.Action) -> None:
         """Check, commit, then apply (the lock is held).  Raises
@@ -433,22 +454,25 @@ class Match:
             rest = self.bot_delay - (time.monotonic() - t0)
             if rest > 0:
                 await asyncio.sleep(rest)
-            async with self._lock:
-                # The seat may have changed hands, or the match ended, while the bot thought.
-                if self._closed or self.over or self.state.to_move != seat or self.seats[seat].bot != bot:
-                    continue
-                if self.view(seat) != view:
-                    continue
+            await run_to_end(self._bot_move(seat, bot, view, action, seed))
+
+    async def _bot_move(self, seat: int, bot: str, view: V.VoltageView, action: V.Action, seed: int) -> None:
+        async with self._lock:
+            # The seat may have changed hands, or the match ended, while the bot thought.
+            if self._closed or self.over or self.state.to_move != seat or self.seats[seat].bot != bot:
+                return
+            if self.view(seat) != view:
+                return
+            try:
+                await self._apply(seat, action)
+            except SaveFailed:
+                return  # paused: the loop waits for the store, then thinks again
+            except IllegalActionError:
+                log.exception("bot %s chose an illegal action %r", bot, action)
                 try:
-                    await self._apply(seat, action)
+                    await self._apply(seat, random.Random(seed).choice(view.legal))
                 except SaveFailed:
-                    continue  # paused: the loop waits for the store, then thinks again
-                except IllegalActionError:
-                    log.exception("bot %s chose an illegal action %r", bot, action)
-                    try:
-                        await self._apply(seat, random.Random(seed).choice(view.legal))
-                    except SaveFailed:
-                        continue
+                    return
 
 
 class SeatHandle:

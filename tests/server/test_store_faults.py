@@ -329,3 +329,25 @@ def test_arriving_in_the_lobby_never_waits_for_the_disk(tmp_path):
     with Store.open(tmp_path) as store:
         assert store.player("SHA256:newcomer").name == "newcomer"
         assert store.name_owner("NEWCOMER") == "SHA256:newcomer"
+
+
+async def test_a_move_whose_sender_gives_up_mid_commit_is_still_applied_and_stored(tmp_path):
+    """A screen closed (its task cancelled) while its move was being written: the row
+    lands, so the move must be applied too, or the next move's row would collide."""
+    rng = random.Random(11)
+    with Store.open(tmp_path) as store:
+        m = Match([Seat("Alice", A), Seat("Bob", B)], seed=12, bot_delay=0)
+        rec = P.attach(store, m)
+        mid = rec.match_id
+        stall = Stall(store)
+        seat, action = move(m, rng)
+        sent = asyncio.ensure_future(m.handle(seat).submit(action))
+        await asyncio.sleep(0.05)
+        sent.cancel()
+        stall.release.set()
+        await until(lambda: len(m.actions) == 1, what="the move to be applied")
+        assert real_actions(store, mid) == [action.text()]
+        seat, action = move(m, rng)
+        await m.handle(seat).submit(action)
+        assert real_actions(store, mid) == [a.text() for a in m.actions] and len(m.actions) == 2
+        assert not m.paused
