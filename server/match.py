@@ -26,7 +26,9 @@ retry loop probes the store until a write succeeds, then resumes.  A commit
 that is merely slow (a stalled disk) is waited for: after
 :data:`SLOW_SAVE_SECONDS` every screen is told why nothing moves.  The end
 is recorded (``recorder.finish``) before the ``on_end`` hooks run, so a
-results screen finds the rating changes.
+results screen finds the rating changes.  Once sent, a move runs to the end
+in a task of its own (:func:`run_to_end`): a screen closed or a bot replaced
+mid-commit must not leave a committed row unapplied.
 """
 
 from __future__ import annotations
