@@ -32,6 +32,12 @@ Real time, decided here:
   do it waits for the next accepted action.  A countdown drops whatever it was
   about to do.  A pending action is *not* restarted when someone else draws:
   a player who keeps drawing must not be able to freeze a bot.
+- **Saving** works as in :mod:`server.match` (the same :class:`SaveGate`): a
+  play is checked, committed by the recorder with the lock held (so the
+  stored order is the arrival order), then applied.  A play refused as too
+  slow is never stored.  While the store cannot write, the match is paused:
+  every intent is refused with "the server cannot save moves right now",
+  bots and the countdown's "go" wait for the resume.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from engine import highvoltage as H
 from engine.errors import IllegalActionError
 from engine.hv_bots import HV_BOT_NAMES, make_hv_bot
 
-from .match import Seat, SeatHandle, Subscribers
+from .match import SaveFailed, SaveGate, Seat, SeatHandle, Subscribers, joined_notice, run_to_end
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +147,7 @@ class HVMatch:
         self.state = H.new_match(self.seed, len(seats))
         self.actions: list[H.Action] = []
         self.log: list[str] = [e.text(self.names) for e in H.start_events(self.state)]
-        self.notice = ""
+        self._notice = ""
         self.countdown: int | None = None
         self.started = False
         self.started_at = time.time()
@@ -155,7 +161,10 @@ class HVMatch:
         self._countdown_task: asyncio.Task | None = None
         self._bot_tasks: dict[int, asyncio.Task] = {}
         self._closed = False
-        # Hooks for the lobby and storage: called after each accepted action (before the
+        # Storage (server.persist.Recording): commits each action before it is accepted.
+        self.recorder: object | None = None
+        self.saving = SaveGate(self)
+        # Hooks for the lobby: called after each accepted (and stored) action (before the
         # screens hear of it) and at the end.
         self.on_action: list[Callable[[HVMatch, H.Action], None]] = []
         self.on_end: list[Callable[[HVMatch], None]] = []
@@ -221,23 +230,43 @@ class HVMatch:
         """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
         self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown), only)
 
+    @property
+    def notice(self) -> str:
+        """The status line: the store's state (paused, slow) first, then the lobby's."""
+        return joined_notice(self.saving.notice, self._notice)
+
+    @property
+    def paused(self) -> bool:
+        return self.saving.paused
+
     def set_notice(self, text: str) -> None:
         """A status line every screen shows (e.g. waiting for a reconnect)."""
-        self.notice = text
+        self._notice = text
+        self._broadcast(())
+
+    def _notice_changed(self) -> None:
         self._broadcast(())
 
     # -- actions -------------------------------------------------------------
 
     async def submit(self, seat: int, action: H.Action) -> None:
         """Apply ``seat``'s intent in arrival order; raise :class:`IllegalActionError` with a
-        reason if refused (:class:`~engine.highvoltage.TooSlowError` for a covered top)."""
+        reason if refused (:class:`~engine.highvoltage.TooSlowError` for a covered top).
+        Runs to the end even if the caller is cancelled (see :func:`server.match.run_to_end`);
+        the intents' tasks take the lock in the order they arrived."""
+        await run_to_end(self._submit(seat, action))
+
+    async def _submit(self, seat: int, action: H.Action) -> None:
         async with self._lock:
             if 0 <= seat < self.players and self.seats[seat].is_bot and not isinstance(action, H.Resign):
                 raise IllegalActionError("a bot is playing this seat")
-            self._apply(seat, action)
+            await self._apply(seat, action)
 
-    def _apply(self, seat: int | None, action: H.Action) -> None:
-        """Check and apply (the lock is held); on a too-slow play, tell the sender."""
+    async def _apply(self, seat: int | None, action: H.Action) -> None:
+        """Check, commit, then apply (the lock is held); on a too-slow play, tell the
+        sender.  Raises :class:`SaveFailed` if the store could not take it."""
+        if self.saving.paused:
+            raise SaveFailed()
         try:
             state, events = H.apply(self.state, action, seat)
         except H.TooSlowError as e:
@@ -247,6 +276,7 @@ class HVMatch:
                 self._private.setdefault(seat, []).append((len(self.log), line))
                 self._broadcast((line,), only=seat)
             raise
+        await self.saving.commit(len(self.actions), action)
         self.state = state
         self.actions.append(action)
         lines = tuple(e.text(self.names) for e in events)
@@ -256,6 +286,8 @@ class HVMatch:
         if self.over:
             self.ended_at = time.time()
             self.countdown = None
+            if self.recorder is not None:
+                await self.recorder.finish(self)  # type: ignore[attr-defined]
             for hook in self.on_end:
                 hook(self)
         self._broadcast(lines)
@@ -300,11 +332,23 @@ class HVMatch:
             self.countdown = n
             self._broadcast(())
             await asyncio.sleep(tick)
+        while True:
+            if self.saving.paused:
+                await self.saving.wait_resumed()  # "go" waits for the store
+            if await run_to_end(self._go()):
+                return
+
+    async def _go(self) -> bool:
+        """Apply "go" (the lock taken); False if the store refused it (paused)."""
         async with self._lock:
             self.countdown = None
             if self._closed or self.over or self.state.phase != H.COUNTDOWN:
-                return
-            self._apply(None, H.GO)
+                return True
+            try:
+                await self._apply(None, H.GO)
+            except SaveFailed:
+                return False
+            return True
 
     # -- bots ----------------------------------------------------------------
 
@@ -338,6 +382,9 @@ class HVMatch:
     async def _bot_loop(self, seat: int, bot) -> None:
         level = bot.name
         while not self._closed and not self.over and self.seats[seat].bot == level:
+            if self.saving.paused:
+                await self.saving.wait_resumed()
+                continue
             changed = self._changed
             if self.state.out[seat]:
                 return
@@ -352,19 +399,26 @@ class HVMatch:
             await asyncio.sleep(delay / self.bot_speed)
             if self._round != round_:
                 continue  # a countdown laid the hands down meanwhile
-            async with self._lock:
-                if self._closed or self.over or self.seats[seat].bot != level:
-                    return
-                try:
-                    self._apply(seat, action)
-                except IllegalActionError:
-                    pass  # beaten to it (too slow) or no longer possible: look again at once
+            if not await run_to_end(self._bot_apply(seat, level, action)):
+                return
             await asyncio.sleep(0)
+
+    async def _bot_apply(self, seat: int, level: str, action: H.Action) -> bool:
+        """A bot's action (the lock taken); False when the bot should stop."""
+        async with self._lock:
+            if self._closed or self.over or self.seats[seat].bot != level:
+                return False
+            try:
+                await self._apply(seat, action)
+            except IllegalActionError:  # SaveFailed too: the loop waits for the resume
+                pass  # beaten to it (too slow) or no longer possible: look again at once
+            return True
 
     # -- the end -------------------------------------------------------------
 
     def close(self) -> None:
         self._closed = True
+        self.saving.close()
         if self._countdown_task is not None:
             self._countdown_task.cancel()
         for task in list(self._bot_tasks.values()):

@@ -660,13 +660,16 @@ class Lobby:
 
         Each human seat waits for its identity to connect again, for the grace
         period counted from now (a guest's seat goes to a bot at once: a guest
-        cannot prove who they are); bots resume.  Needs a running loop."""
+        cannot prove who they are); bots resume.  Needs a running loop.
+
+        Never raises: a match that cannot be restored (see :func:`server.persist.restore`)
+        or set up here is logged with its id and the reason, left in the store as
+        it is, and the others are served."""
         if self.store is None:
             return []
         from . import persist
 
-        out: list[Hosted] = []
-        for rec in persist.restore(self.store, self.executor, self.bot_delay):
+        def host(rec: Any) -> Hosted:
             match = rec.match
             code = match.code or self._new_code()
             if code in self.matches or code in self.rooms:
@@ -689,8 +692,28 @@ class Lobby:
                 if human is not None and match.seats[i].bot is None:
                     self._start_grace(h, i)
             self._start(h)
-            out.append(h)
             log.info("match %s (%s) restored at action %d", rec.match_id, code, len(match.actions))
+            return h
+
+        out: list[Hosted] = []
+        try:
+            recs = persist.restore(self.store, self.executor, self.bot_delay)
+        except Exception:  # pragma: no cover - persist.restore catches its own
+            log.exception("could not restore the unfinished matches")
+            recs = []
+        for rec in recs:
+            try:
+                h = host(rec)
+            except Exception as e:
+                log.error("match %s cannot be restored (%s: %s); left in the store as it is",
+                          rec.match_id, type(e).__name__, e)
+                rec.match.recorder = None  # nothing of it is written from now on
+                rec.match.close()
+                for code, hosted in list(self.matches.items()):
+                    if hosted.match is rec.match:
+                        del self.matches[code]
+                continue
+            out.append(h)
         if out:
             self._changed()
         return out

@@ -10,6 +10,25 @@ apart.
 Bots think off the event loop, in an executor (a process pool on the server),
 so one bot's search never freezes another player's screen; a search bot's move is
 due within its cap (:data:`engine.bots.THINK_CAPS`), time queued included.
+
+Saving is part of accepting.  A match with a ``recorder`` (see
+:class:`server.persist.Recording`) applies an action only once the recorder
+has committed it: the host checks the action, awaits ``recorder.commit``
+(the store's writer thread does the disk work, so the event loop never waits
+on the disk) and only then changes the state, runs the ``on_action`` hooks
+and tells the screens.  The host's lock is held across that await, so the
+log's order is the order of acceptance (High Voltage's arrival order too).
+If the commit fails, the action is refused with :data:`SAVE_FAILED` (the
+same path as an illegal move, so the screens show it in their one line and
+lose nothing), the match pauses (:class:`SaveGate`: a notice on every
+screen, every intent refused with that line, bots and countdowns wait) and a
+retry loop probes the store until a write succeeds, then resumes.  A commit
+that is merely slow (a stalled disk) is waited for: after
+:data:`SLOW_SAVE_SECONDS` every screen is told why nothing moves.  The end
+is recorded (``recorder.finish``) before the ``on_end`` hooks run, so a
+results screen finds the rating changes.  Once sent, a move runs to the end
+in a task of its own (:func:`run_to_end`): a screen closed or a bot replaced
+mid-commit must not leave a committed row unapplied.
 """
 
 from __future__ import annotations
@@ -30,6 +49,143 @@ from engine.errors import IllegalActionError
 log = logging.getLogger(__name__)
 
 GAME = "voltage"
+
+SAVE_FAILED = "the server cannot save moves right now"
+PAUSED_NOTICE = "paused: the server cannot save moves right now; play resumes when it can"
+SLOW_NOTICE = "waiting for the server's disk to save the last move…"
+SLOW_SAVE_SECONDS = 2.0
+RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that failed; the last repeats
+
+
+class SaveFailed(IllegalActionError):
+    """An action refused because the store could not commit it (the match is paused)."""
+
+    def __init__(self, reason: str = SAVE_FAILED) -> None:
+        super().__init__(reason)
+
+
+class SaveGate:
+    """Saving for a match host: commits its actions through its ``recorder``, and
+    pauses it while the store cannot write (see the module docstring).
+
+    ``host`` has ``recorder``, ``code``, ``_closed`` and ``_notice_changed()``."""
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+        self.paused = False
+        self.notice = ""  # shown before the host's own notice
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        self._retry: asyncio.Task | None = None
+        self.pauses = 0  # how many times the store failed this match
+
+    async def commit(self, index: int, action: Any) -> None:
+        """Commit action ``index``; raise :class:`SaveFailed` (and pause) if it cannot be."""
+        recorder = self.host.recorder
+        if self.paused:
+            raise SaveFailed()
+        if recorder is None:
+            return
+        fut = asyncio.ensure_future(recorder.commit(self.host, index, action))
+        slow = False
+        try:
+            done, _ = await asyncio.wait({fut}, timeout=SLOW_SAVE_SECONDS)
+            if not done:  # a stalled disk: wait (never cancel a write half-way), and say why
+                slow = True
+                self._set_notice(SLOW_NOTICE)
+                await asyncio.shield(fut)
+            fut.result()
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.error("match %s: could not store action %d (%s); paused until the store can write",
+                      self._label(), index, e)
+            self.pause()
+            raise SaveFailed() from e
+        finally:
+            if slow and not self.paused:
+                self._set_notice("")
+
+    def pause(self) -> None:
+        if self.paused:
+            return
+        self.paused = True
+        self.pauses += 1
+        self._resumed.clear()
+        self._set_notice(PAUSED_NOTICE)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # pragma: no cover - no loop: nothing can play anyway
+            return
+        self._retry = loop.create_task(self._probe_until_it_works())
+
+    async def _probe_until_it_works(self) -> None:
+        n = 0
+        while self.paused and not self.host._closed:
+            await asyncio.sleep(RETRY_SECONDS[min(n, len(RETRY_SECONDS) - 1)])
+            n += 1
+            recorder = self.host.recorder
+            try:
+                if recorder is not None:
+                    await recorder.probe()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                if n in (1, 10) or n % 60 == 0:
+                    log.warning("match %s: the store still cannot write (%s); still paused",
+                                self._label(), e)
+                continue
+            log.warning("match %s: the store can write again; resuming", self._label())
+            self.resume()
+
+    def resume(self) -> None:
+        if not self.paused:
+            return
+        self.paused = False
+        self._set_notice("")
+        self._resumed.set()
+
+    async def wait_resumed(self) -> None:
+        await self._resumed.wait()
+
+    def close(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+        self._resumed.set()  # wake whatever waits, so it sees the host closed
+
+    def _label(self) -> str:
+        """How the log names the match: its store id (and code) when it has them."""
+        code = getattr(self.host, "code", "") or ""
+        safe_id = getattr(self.host.recorder, "_safe_id", None)
+        ident = safe_id() if safe_id is not None else "?"
+        return f"{ident} ({code})" if code else ident
+
+    def _set_notice(self, text: str) -> None:
+        if text != self.notice:
+            self.notice = text
+            self.host._notice_changed()
+
+
+def joined_notice(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+async def run_to_end(coro: Any) -> Any:
+    """Await ``coro`` in a task of its own that runs to the end even if the awaiting task
+    is cancelled (a screen closed, a bot replaced).  An action whose row is being
+    committed must then still be applied, with the host's lock held throughout, or the
+    store and the match would disagree about the log."""
+    task = asyncio.ensure_future(coro)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.add_done_callback(_retrieve)
+        raise
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()  # nobody waits for it any more: mark it seen
 
 
 @dataclass
@@ -151,14 +307,17 @@ class Match:
         self.state = V.new_match(self.seed)
         self.actions: list[V.Action] = []
         self.log: list[str] = [e.text(self.names) for e in V.start_events(self.state)]
-        self.notice = ""
+        self._notice = ""
         self.started_at = time.time()
         self.ended_at: float | None = None
         self._subs = Subscribers()
         self._bot_task: asyncio.Task | None = None
         self._lock = asyncio.Lock()
         self._closed = False
-        # Hooks for the lobby and storage: called after each accepted action / at the end.
+        # Storage (server.persist.Recording): commits each action before it is accepted.
+        self.recorder: Any = None
+        self.saving = SaveGate(self)
+        # Hooks for the lobby: called after each accepted (and stored) action / at the end.
         self.on_action: list[Callable[[Match, V.Action], None]] = []
         self.on_end: list[Callable[[Match], None]] = []
 
@@ -193,23 +352,44 @@ class Match:
     def _broadcast(self, lines: tuple[str, ...]) -> None:
         self._subs.send(self.view, lambda view: Update(view, lines, self.notice))
 
+    @property
+    def notice(self) -> str:
+        """The status line: the store's state (paused, slow) first, then the lobby's."""
+        return joined_notice(self.saving.notice, self._notice)
+
+    @property
+    def paused(self) -> bool:
+        """Is play paused because the store cannot write?"""
+        return self.saving.paused
+
     def set_notice(self, text: str) -> None:
         """A status line every screen shows (e.g. waiting for a reconnect)."""
-        self.notice = text
+        self._notice = text
+        self._broadcast(())
+
+    def _notice_changed(self) -> None:
         self._broadcast(())
 
     # -- actions -------------------------------------------------------------
 
     async def submit(self, seat: int, action: V.Action) -> None:
         """Apply ``seat``'s intent; raise :class:`IllegalActionError` with a reason if refused."""
+        await run_to_end(self._submit(seat, action))
+        self._schedule_bot()
+
+    async def _submit(self, seat: int, action: V.Action) -> None:
         async with self._lock:
             if seat in (0, 1) and self.seats[seat].is_bot and not isinstance(action, V.Resign):
                 raise IllegalActionError("a bot is playing this seat")
-            self._apply(seat, action)
-        self._schedule_bot()
+            await self._apply(seat, action)
 
-    def _apply(self, seat: int, action: V.Action) -> None:
+    async def _apply(self, seat: int, action: V.Action) -> None:
+        """Check, commit, then apply (the lock is held).  Raises
+        :class:`IllegalActionError` (:class:`SaveFailed` if it could not be stored)."""
+        if self.saving.paused:
+            raise SaveFailed()
         state, events = V.apply(self.state, action, seat)
+        await self.saving.commit(len(self.actions), action)
         self.state = state
         self.actions.append(action)
         lines = tuple(e.text(self.names) for e in events)
@@ -218,6 +398,8 @@ class Match:
             hook(self, action)
         if self.over:
             self.ended_at = time.time()
+            if self.recorder is not None:
+                await self.recorder.finish(self)
             for hook in self.on_end:
                 hook(self)
         self._broadcast(lines)
@@ -234,6 +416,7 @@ class Match:
 
     def close(self) -> None:
         self._closed = True
+        self.saving.close()
         if self._bot_task is not None:
             self._bot_task.cancel()
 
@@ -249,6 +432,9 @@ class Match:
 
     async def _bot_turn(self) -> None:
         while not self._closed and not self.over:
+            if self.saving.paused:
+                await self.saving.wait_resumed()
+                continue
             seat = self.state.to_move
             bot = self.seats[seat].bot
             if bot is None:
@@ -270,17 +456,25 @@ class Match:
             rest = self.bot_delay - (time.monotonic() - t0)
             if rest > 0:
                 await asyncio.sleep(rest)
-            async with self._lock:
-                # The seat may have changed hands, or the match ended, while the bot thought.
-                if self._closed or self.over or self.state.to_move != seat or self.seats[seat].bot != bot:
-                    continue
-                if self.view(seat) != view:
-                    continue
+            await run_to_end(self._bot_move(seat, bot, view, action, seed))
+
+    async def _bot_move(self, seat: int, bot: str, view: V.VoltageView, action: V.Action, seed: int) -> None:
+        async with self._lock:
+            # The seat may have changed hands, or the match ended, while the bot thought.
+            if self._closed or self.over or self.state.to_move != seat or self.seats[seat].bot != bot:
+                return
+            if self.view(seat) != view:
+                return
+            try:
+                await self._apply(seat, action)
+            except SaveFailed:
+                return  # paused: the loop waits for the store, then thinks again
+            except IllegalActionError:
+                log.exception("bot %s chose an illegal action %r", bot, action)
                 try:
-                    self._apply(seat, action)
-                except IllegalActionError:
-                    log.exception("bot %s chose an illegal action %r", bot, action)
-                    self._apply(seat, random.Random(seed).choice(view.legal))
+                    await self._apply(seat, random.Random(seed).choice(view.legal))
+                except SaveFailed:
+                    return
 
 
 class SeatHandle:

@@ -1,39 +1,52 @@
 """Glue between live matches and the :class:`~server.store.Store` (no SSH here).
 
-- ``attach(store, match, match_id=None) -> Recording``: record a match.  Creates
-  its row (unless ``match_id`` is given, as :func:`restore` does) and hooks
-  ``Match.on_action`` (each accepted action is committed *before* the match
-  broadcasts it: ``Match._apply`` runs ``on_action`` hooks before
-  ``_broadcast``) and ``Match.on_end`` (the result is stored and the match
-  rated in one transaction).  Attach before adding other ``on_end`` hooks, so
-  that a results screen built by those finds the rating change in
-  ``recording.changes`` / ``store.rating_changes(match_id)``.
+- ``attach(store, match, match_id=None) -> Recording``: record a match.  The
+  recording becomes the match's ``recorder``: the host awaits
+  ``recorder.commit`` for each action *before* accepting it (see
+  :mod:`server.match`: an action the store cannot take is refused with "the
+  server cannot save moves right now" and the match pauses until a probe
+  write succeeds), and ``recorder.finish`` at the end, before its ``on_end``
+  hooks (the result is stored and the match rated in one transaction), so a
+  results screen built by those finds the rating change in
+  ``recording.changes`` / ``store.rating_changes(match_id)``.  All of it runs
+  on the store's writer thread; nothing here waits on the disk on the event
+  loop.  The match's row is created on the writer too (queued first, so its
+  actions follow it); ``recording.match_id`` waits for it when read early.
 - ``restore(store, executor=None, bot_delay=0.7) -> list[Recording]``: at
   start, rebuild every unfinished match from its seed and action log, already
   attached.  Human seats come back with ``connected=False``: the server should
   start their grace period now and seat them again when the same identity
   connects (``recording.match.seats[i].identity``).  Bots wait until the
-  caller runs ``recording.match.start()`` on the event loop.  A match whose
-  log no longer replays is marked abandoned (logged, not rated); one whose
-  log already reached the end (killed between the last action and the
-  result) is finished and rated instead of restored.
+  caller runs ``recording.match.start()`` on the event loop.  One whose log
+  already reached the end (killed between the last action and the result) is
+  finished and rated instead of restored.  A match that cannot be restored,
+  for any reason (a log that does not replay, a record that cannot be read, a
+  result that cannot be stored), is logged with its id and the reason and
+  left in the store exactly as it was: nothing is deleted or marked, so a
+  fixed version (or a person) can still bring it back, and the server serves
+  everyone else.
 - ``text_leaderboard(store, n=20) -> str``: ``ssh HOST leaderboard``.
 - ``export_command(store, arg) -> (exit_status, text)``: ``ssh HOST export ID``.
 
 Who is rated: a seat whose identity is a stored player (the server calls
 ``store.upsert_player`` for key-authenticated people only).  Any other
 identity (a guest's per-connection id) counts as a guest: never stored as a
-player, never rated.  Errors writing the log are logged and mark the
-recording ``failed`` (the game goes on; later actions are not written, since
-a log with a hole cannot be replayed); they never reach the players' screens.
+player, never rated.
+
+The end is recorded only on a complete log: ``finish_match`` is given the
+match's action count and refuses if the store holds another.  A result the
+ratings refuse (one identity in two seats) is still recorded, unrated, and
+logged.  A result that cannot be written (the disk full at that moment) is
+retried in the background until it can; a restart also finishes a match
+whose whole log is stored.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import unicodedata
-from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from concurrent.futures import Executor, Future
 from typing import Callable, Mapping
 
 from engine import voltage as V
@@ -46,33 +59,92 @@ from .store import MatchRecord, NotFound, Store, StoreError, seat_dict
 log = logging.getLogger(__name__)
 
 
-@dataclass
+FINISH_RETRY_SECONDS = 2.0
+
+
 class Recording:
-    """A match being written to the store."""
+    """A match being written to the store: the match's ``recorder``."""
 
-    store: Store
-    match: Match
-    match_id: int
-    changes: list[R.Change] = field(default_factory=list)
-    failed: bool = False
+    def __init__(self, store: Store, match: Match, match_id: int | Future) -> None:
+        self.store = store
+        self.match = match
+        self._id: int | Future = match_id
+        self.changes: list[R.Change] = []
+        self.finished = False  # the result is stored
+        self._finish_retry: asyncio.Task | None = None
 
-    def _on_action(self, match: Match, action: V.Action) -> None:
-        if self.failed:
-            return
+    @property
+    def failed(self) -> bool:
+        """Is the match paused because the store cannot write?"""
+        return bool(getattr(self.match, "paused", False))
+
+    @property
+    def match_id(self) -> int:
+        """The match's id in the store (waits for its row if that is still queued)."""
+        if isinstance(self._id, Future):
+            self._id = self._id.result()
+        return self._id
+
+    def _current_id(self) -> int:
+        """The id, read on the writer thread (the creation ran before, in queue order)."""
+        return self._id.result() if isinstance(self._id, Future) else self._id
+
+    def _ensure_created(self) -> None:
+        """A match whose row could not be created (the store failed at its start) gets
+        it made again before its first action."""
+        f = self._id
+        if isinstance(f, Future) and f.done() and f.exception() is not None:
+            m = self.match
+            self._id = self.store.create_match_future(m.game, m.seed, [seat_dict(s) for s in m.seats], m.code)
+
+    async def commit(self, match: Match, index: int, action) -> None:
+        self._ensure_created()
+        await self.store.append_action_async(self._current_id, index, action.text())
+
+    async def probe(self) -> None:
+        """A write that fails exactly when this match's next action would (see Store.probe)."""
+        self._ensure_created()
+        if isinstance(self._id, Future):
+            await asyncio.wrap_future(self._id)
+        await self.store.probe_async(self._current_id, len(self.match.actions))
+
+    async def finish(self, match: Match) -> None:
+        """Store the result (and the ratings) on a complete log; never raises."""
         try:
-            self.store.append_action(self.match_id, len(match.actions) - 1, action.text())
-        except Exception:
-            self.failed = True
-            log.exception("match %s: could not store action %d; no longer recording it",
-                          self.match_id, len(match.actions) - 1)
+            await self._finish(match)
+        except StoreError as e:  # an incomplete log: never finish on it
+            log.error("match %s: result not stored: %s", self._safe_id(), e)
+        except Exception as e:
+            log.error("match %s: could not store the result (%s); retrying in the background",
+                      self._safe_id(), e)
+            try:
+                self._finish_retry = asyncio.get_running_loop().create_task(self._retry_finish(match))
+            except RuntimeError:  # pragma: no cover - no loop
+                pass
 
-    def _on_end(self, match: Match) -> None:
+    async def _finish(self, match: Match) -> None:
+        self.changes = await self.store.finish_match_async(
+            self._current_id, match_ranks(match), _reason(match), _scores(match), actions=len(match.actions)
+        )
+        self.finished = True
+
+    async def _retry_finish(self, match: Match) -> None:
+        while not self.finished:
+            await asyncio.sleep(FINISH_RETRY_SECONDS)
+            try:
+                await self._finish(match)
+            except StoreError as e:
+                log.error("match %s: result not stored: %s", self._safe_id(), e)
+                return
+            except Exception:
+                continue
+            log.warning("match %s: its result is stored now", self._safe_id())
+
+    def _safe_id(self) -> str:
         try:
-            self.changes = self.store.finish_match(
-                self.match_id, match_ranks(match), _reason(match), _scores(match)
-            )
+            return str(self._current_id()) if not isinstance(self._id, Future) or self._id.done() else "?"
         except Exception:
-            log.exception("match %s: could not store the result", self.match_id)
+            return "?"
 
 
 def match_ranks(match: Match) -> list[int]:
@@ -103,13 +175,22 @@ def attach(store: Store, match: Match, match_id: int | None = None) -> Recording
     if match_id is None:
         if match.actions:
             raise ValueError("attach a match before its first action, or give its match_id")
-        match_id = store.create_match(
+        pending = store.create_match_future(
             match.game, match.seed, [seat_dict(s) for s in match.seats], match.code
         )
-    rec = Recording(store, match, match_id)
-    match.on_action.append(rec._on_action)
-    match.on_end.append(rec._on_end)
+        pending.add_done_callback(_log_create_failure(match))
+    rec = Recording(store, match, match_id if match_id is not None else pending)
+    match.recorder = rec
     return rec
+
+
+def _log_create_failure(match: Match) -> Callable[[Future], None]:
+    def done(f: Future) -> None:
+        if not f.cancelled() and f.exception() is not None:
+            log.error("match %s: could not create its record (%s); its first move will try again",
+                      match.code or "?", f.exception())
+
+    return done
 
 
 # ---------------------------------------------------------------------------
@@ -165,27 +246,46 @@ def restore(
 ) -> list[Recording]:
     """Rebuild and re-attach every unfinished match (see the module docstring).
 
-    Matches of a game with no restorer are left as they are (logged), so a
-    later version can restore them.
+    Never raises for one match: a match that cannot be restored is logged and
+    left in the store untouched (so is one of a game with no restorer).
     """
     out: list[Recording] = []
-    for record in store.unfinished_matches():
-        fn = restorers.get(record.game)
-        if fn is None:
-            log.warning("match %s: no restorer for game %r; left unfinished", record.id, record.game)
-            continue
+    try:
+        ids = store.unfinished_ids()
+    except Exception as e:
+        log.error("cannot list the unfinished matches (%s); none restored", e)
+        return out
+    for match_id in ids:
         try:
-            match = fn(record, executor, bot_delay)
+            rec = _restore_one(store, match_id, executor, bot_delay, restorers)
         except Exception as e:
-            log.error("match %s cannot be restored (%s); marking it abandoned", record.id, e)
-            store.abandon_match(record.id, f"could not be restored: {e}")
+            log.error("match %s cannot be restored (%s); left in the store as it is", match_id,
+                      f"{type(e).__name__}: {e}" if not isinstance(e, (RestoreError, StoreError)) else e)
             continue
-        if match.over:
-            log.info("match %s had ended before the restart; recording its result", record.id)
-            store.finish_match(record.id, match_ranks(match), _reason(match), _scores(match))
-            continue
-        out.append(attach(store, match, record.id))
+        if rec is not None:
+            out.append(rec)
     return out
+
+
+def _restore_one(
+    store: Store, match_id: int, executor: Executor | None, bot_delay: float, restorers: Mapping[str, Restorer]
+) -> Recording | None:
+    record = store.match_record(match_id)
+    if record is None:  # pragma: no cover - gone meanwhile
+        return None
+    fn = restorers.get(record.game)
+    if fn is None:
+        log.warning("match %s: no restorer for game %r; left unfinished", record.id, record.game)
+        return None
+    match = fn(record, executor, bot_delay)
+    if len(match.actions) != len(record.actions or ()):
+        raise RestoreError(f"{len(match.actions)} of its {len(record.actions or ())} actions replayed")
+    if match.over:
+        log.info("match %s had ended before the restart; recording its result", record.id)
+        store.finish_match(record.id, match_ranks(match), _reason(match), _scores(match),
+                           actions=len(record.actions or ()))
+        return None
+    return attach(store, match, record.id)
 
 
 # ---------------------------------------------------------------------------

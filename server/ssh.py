@@ -82,19 +82,62 @@ class ServerConfig:
     bot_delay: float = 0.7
 
 
-def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
-    """The server's ed25519 host key, generated on first use and kept in ``data_dir``."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+class HostKeyError(Exception):
+    """The host key cannot be read or made; the message says what to do."""
+
+
+def load_host_key(
+    data_dir: Path, warn: Callable[[str], None] | None = None, *, used_before: bool | None = None
+) -> asyncssh.SSHKey:
+    """The server's ed25519 host key, generated on first use and kept in ``data_dir``.
+
+    A key file that cannot be read is :class:`HostKeyError` (never replaced: the
+    clients know that key).  A key missing from a data directory that was used
+    before (it holds a database or the key's ``.pub``) is made anew, but
+    ``warn`` (default: a log warning) is told loudly: every client that
+    connected before will see a changed host key.  ``used_before`` overrides
+    that judgement (the caller looked before it created the database).
+    """
     path = data_dir / HOST_KEY_FILE
-    if path.exists():
-        return asyncssh.read_private_key(str(path))
+    pub = data_dir / (HOST_KEY_FILE + ".pub")
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise HostKeyError(f"cannot create the data directory {data_dir}: {e.strerror or e}") from e
+    if path.exists() or path.is_symlink():
+        try:
+            return asyncssh.read_private_key(str(path))
+        except (OSError, asyncssh.KeyImportError, ValueError) as e:
+            raise HostKeyError(
+                f"the host key {path} cannot be read ({getattr(e, 'strerror', None) or e}). "
+                "Restore it from a backup; or move it aside to make a new one, and clients "
+                "that connected before will see a changed host key"
+            ) from e
+    signs = [p.name for p in (data_dir / "voltage.db", pub) if p.exists()]
+    if used_before is not None:
+        signs = [n for n in signs if n != "voltage.db" or used_before]
     key = asyncssh.generate_private_key("ssh-ed25519")
     tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(key.export_private_key())
-    os.replace(tmp, path)
-    (data_dir / (HOST_KEY_FILE + ".pub")).write_bytes(key.export_public_key())
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(key.export_private_key())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        pub.write_bytes(key.export_public_key())
+    except OSError as e:
+        raise HostKeyError(f"cannot write a new host key {path}: {e.strerror or e}") from e
+    if signs:
+        text = (
+            f"the host key {path} is missing, but this data directory was used before "
+            f"(it holds {' and '.join(signs)}): a NEW host key was made "
+            f"({key.get_fingerprint('sha256')}). Every client that connected before will see "
+            "\"REMOTE HOST IDENTIFICATION HAS CHANGED\" and must drop the old key "
+            "(ssh-keygen -R '[HOST]:PORT'). If the key was lost by mistake, stop the server "
+            "and put the old key back."
+        )
+        (warn or log.warning)(text)
     return key
 
 
@@ -509,9 +552,11 @@ async def serve(
     *,
     ready: Callable[[VoltageServer], None] | None = None,
     store: Any = None,
+    host_key: asyncssh.SSHKey | None = None,
 ) -> None:
     """Run the server until cancelled or sent SIGTERM (``store``: keep players, ratings and
-    match logs there, and restore its unfinished matches first)."""
+    match logs there, and restore its unfinished matches first; ``host_key``: as loaded
+    by :func:`load_host_key`, else loaded from the data directory at start)."""
     import signal
 
     from concurrent.futures import ProcessPoolExecutor
@@ -525,7 +570,7 @@ async def serve(
         from concurrent.futures import ThreadPoolExecutor
 
         executor = ThreadPoolExecutor(max_workers=2)
-    server = VoltageServer(config, executor=executor, store=store)
+    server = VoltageServer(config, executor=executor, store=store, host_key=host_key)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     try:
@@ -565,11 +610,13 @@ def serve_main(
     """``voltage serve``: run until interrupted.  Prints the ssh line that connects.
 
     The data directory holds the host key and the database (``voltage.db``); a
-    directory or database that cannot be used is a clear error and exit status 1,
-    never a fresh empty database."""
+    directory, database or host key that cannot be used is a clear error and exit
+    status 1, never a fresh empty database or a silently replaced key (a key
+    missing from a used directory is made anew with a loud warning: see
+    :func:`load_host_key`).  Both are opened before the event loop starts."""
     import sys
 
-    from .store import Store, StoreError
+    from .store import DB_NAME, Store, StoreError
 
     config = ServerConfig(host=host, port=port, data_dir=Path(data_dir) if data_dir else default_data_dir())
     if max_connections is not None:
@@ -589,13 +636,25 @@ def serve_main(
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     assert config.data_dir is not None
+
+    def loud(text: str) -> None:
+        bar = "!" * 78
+        print(f"{bar}\nvoltage serve: WARNING: {text}\n{bar}", file=sys.stderr, flush=True)
+
+    had_db = (Path(config.data_dir) / DB_NAME).exists()  # before Store.open makes one
     try:
         store = Store.open(config.data_dir)
     except StoreError as e:
         print(f"voltage serve: {e}", file=sys.stderr)
         return 1
     try:
-        asyncio.run(serve(config, ready=ready, store=store))
+        host_key = load_host_key(Path(config.data_dir), warn=loud, used_before=had_db)
+    except HostKeyError as e:
+        store.close()
+        print(f"voltage serve: {e}", file=sys.stderr)
+        return 1
+    try:
+        asyncio.run(serve(config, ready=ready, store=store, host_key=host_key))
     except KeyboardInterrupt:
         return 130  # Ctrl-C stopped the server: say so in the exit status, quietly
     except BrokenPipeError:

@@ -110,14 +110,43 @@ async def test_a_match_whose_end_was_not_recorded_is_finished_on_restore(tmp_pat
         assert store.rating(B, "voltage")[2] == 1
 
 
-async def test_a_log_that_does_not_replay_is_abandoned_not_restored(tmp_path):
+def rows(db, mid):
+    """Every stored row of match ``mid`` (its match, seats and actions), read by plain SQLite."""
+    import sqlite3
+
+    c = sqlite3.connect(db)
+    try:
+        return (
+            c.execute("SELECT * FROM matches WHERE id = ?", (mid,)).fetchall(),
+            c.execute("SELECT * FROM seats WHERE match_id = ? ORDER BY seat", (mid,)).fetchall(),
+            c.execute("SELECT * FROM actions WHERE match_id = ? ORDER BY idx", (mid,)).fetchall(),
+        )
+    finally:
+        c.close()
+
+
+async def test_a_match_that_cannot_be_restored_is_logged_and_left_untouched(tmp_path, caplog):
+    seats = [{"name": "Alice", "identity": A}, {"name": "Bob", "identity": B}]
     with Store.open(tmp_path) as store:
-        mid = store.create_match("voltage", 1, [{"name": "Alice", "identity": A}, {"name": "Bob", "identity": B}])
-        store.append_action(mid, 0, "flip orange")  # never legal at the start
+        illegal = store.create_match("voltage", 1, seats)
+        store.append_action(illegal, 0, "flip orange")  # never legal at the start
+        garbled = store.create_match("voltage", 2, seats)
+        store.append_action(garbled, 0, "%%% not an action")
+        gap = store.create_match("voltage", 3, seats)
+        store.append_action(gap, 0, "draw")
+        store.append_action(gap, 2, "draw")  # action 1 is missing
+        good = store.create_match("voltage", 4, seats)
         other = store.create_match("highvoltage", 1, [{"name": "x"}, {"name": "y"}])
-        assert P.restore(store) == []
-        assert store.match_record(mid).status == "abandoned"
-        assert store.match_record(other).status == "running"  # no restorer yet: left alone
+    bad = (illegal, garbled, gap)
+    before = {mid: rows(tmp_path / "voltage.db", mid) for mid in (*bad, other)}
+    with Store.open(tmp_path) as store:
+        restored = P.restore(store)
+        assert [r.match_id for r in restored] == [good]  # the others do not stop it
+    for mid in bad:
+        assert rows(tmp_path / "voltage.db", mid) == before[mid]  # nothing deleted, nothing marked
+        assert any(f"match {mid} cannot be restored" in r.getMessage() for r in caplog.records)
+    assert "does not replay" in caplog.text and "gap" in caplog.text
+    assert rows(tmp_path / "voltage.db", other) == before[other]  # no restorer yet: left alone
 
 
 KILLED = textwrap.dedent(
