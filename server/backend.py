@@ -24,10 +24,13 @@ class SSHBackend:
 
     online = True
 
-    def __init__(self, lobby: Lobby, player: Player, *, initial: tuple[str, str] | None = None) -> None:
+    def __init__(self, lobby: Lobby, player: Player, *, initial: tuple[str, str] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.lobby = lobby
         self.player = player
         self.initial = initial  # ("join" | "watch", CODE) from the ssh command line
+        self.env = dict(env or {})  # what the SSH client sent (SetEnv/SendEnv): NO_COLOR, for one
+        self._settings: dict[str, str] = {}  # a guest's settings: for this session only
         self.name_prefill = lobby.suggest_name(player.username, player)
         # The name this key goes by (None: a guest or a new key): Enter keeps it, and
         # taking another is a rename of the key.
@@ -55,6 +58,32 @@ class SSHBackend:
         from tui.screens.match import MatchScreen
 
         return MatchScreen(handles, self)
+
+    # -- settings that follow the key -----------------------------------------
+
+    def settings(self) -> dict[str, str]:
+        """This player's settings: the key's, kept in the store; a guest's, for the session."""
+        if self.identity and self.store is not None:
+            try:
+                return self.store.settings(self.identity)
+            except Exception:
+                log.exception("could not read the settings of %s", self.identity)
+        return dict(self._settings)
+
+    def save_setting(self, key: str, value: str) -> None:
+        self._settings[key] = value
+        if self.identity and self.store is not None and self.named:  # (a named key is a stored player)
+            try:
+                self.store.set_setting(self.identity, key, value)
+            except Exception:  # (a key not stored yet: it is, once named; a store problem)
+                log.exception("could not keep the setting %s of %s", key, self.identity)
+
+    def start_colours(self) -> str | None:
+        """The colours to start in: none when the client sent ``NO_COLOR`` (whatever its
+        value, as no-color.org asks), else the key's kept choice (None: the default)."""
+        if "NO_COLOR" in self.env:
+            return "none"
+        return self.settings().get("colours")
 
     # -- naming and coming back ----------------------------------------------
 

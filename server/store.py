@@ -65,9 +65,13 @@ The API:
 - ``in_writer(fn)``: ``fn(conn)`` on the writer thread, in order (tests and
   benchmarks: pragmas on the writer's connection, a simulated stall).
 
-Names are reserved case-insensitively (after Unicode NFKC folding): once a key
-has used a name, only that key may use it again.  A player keeps every name
-they have used; ``players.name`` is the latest.
+Names are reserved case-insensitively (after Unicode NFKC folding): a key holds
+one name, its current one (``players.name``); taking another releases it, once
+:data:`RENAME_COOLDOWN` has passed since the key took it (no bulk reservations).
+
+Settings (``setting(identity, key)``, ``set_setting``, ``settings(identity)``):
+what follows a key from session to session (its colours, for one), kept in
+memory like the players and written through the writer.
 
 Schema versions (see :data:`MIGRATIONS`):
 
@@ -76,6 +80,8 @@ Schema versions (see :data:`MIGRATIONS`):
 2. rating_history: one row per rating change (match, before, after), for the
    results screen's change and the leaderboard's sparklines.  Existing
    ratings are carried over as a first point with no match.
+3. actions.at: when each action was accepted (NULL for actions stored before),
+   for ``export``'s time per action; settings: (identity, key, value) per key.
 """
 
 from __future__ import annotations
@@ -216,6 +222,16 @@ MIGRATIONS: tuple[str, ...] = (
     INSERT INTO rating_history (identity, game, match_id, at, mu_before, sigma_before, mu, sigma)
         SELECT identity, game, NULL, updated, mu, sigma, mu, sigma FROM ratings;
     """,
+    # v3
+    """
+    ALTER TABLE actions ADD COLUMN at REAL;
+    CREATE TABLE settings (
+        identity TEXT NOT NULL REFERENCES players(identity),
+        key      TEXT NOT NULL,
+        value    TEXT NOT NULL,
+        PRIMARY KEY (identity, key)
+    ) WITHOUT ROWID;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -277,6 +293,7 @@ class MatchRecord:
     scores: tuple[int, ...] | None
     seats: tuple[SeatRecord, ...]
     actions: tuple[str, ...] | None = None
+    times: tuple[float | None, ...] | None = None  # when each action was accepted (None: not kept)
 
     @property
     def finished(self) -> bool:
@@ -430,6 +447,7 @@ class Store:
         self._players: dict[str, PlayerRecord] | None = None
         self._names: dict[str, str] | None = None  # name_key -> identity
         self._held: dict[str, tuple[str, float]] | None = None  # identity -> (its name, when claimed)
+        self._settings: dict[str, dict[str, str]] = {}  # identity -> key -> value
 
     # -- opening -------------------------------------------------------------
 
@@ -640,8 +658,32 @@ class Store:
         rows = self._q("SELECT name_key, name, identity, claimed FROM names ORDER BY claimed")
         names = {r["name_key"]: r["identity"] for r in rows}
         held = {r["identity"]: (r["name"], r["claimed"]) for r in rows}  # (the latest claim wins)
+        settings: dict[str, dict[str, str]] = {}
+        for r in self._q("SELECT identity, key, value FROM settings"):
+            settings.setdefault(r["identity"], {})[r["key"]] = r["value"]
         with self._cache_lock:
             self._players, self._names, self._held = players, names, held
+            self._settings = settings
+
+    # -- settings --------------------------------------------------------------
+
+    def settings(self, identity: str) -> dict[str, str]:
+        """Every setting ``identity`` keeps (from memory: never waits for the disk)."""
+        with self._cache_lock:
+            return dict(self._settings.get(identity, {}))
+
+    def setting(self, identity: str, key: str) -> str | None:
+        return self.settings(identity).get(key)
+
+    def set_setting(self, identity: str, key: str, value: str) -> Future:
+        """Keep ``key = value`` for ``identity`` (a stored player); queued, not waited for."""
+        if not identity or identity not in (self._players or {}):
+            raise StoreError("settings are kept for known keys only")
+        with self._cache_lock:
+            self._settings.setdefault(identity, {})[key] = value
+        fut = self._submit(_set_setting, identity, key, value)
+        fut.add_done_callback(_log_failure(f"keep the setting {key!r} of {identity}"))
+        return fut
 
     def _held_name(self, identity: str) -> tuple[str, float] | None:
         """The name ``identity`` holds now and when it took it (None: none yet)."""
@@ -749,12 +791,12 @@ class Store:
 
     def append_action(self, match_id: int, index: int, action: str) -> None:
         """Store action number ``index`` (0-based) of a running match; committed on return."""
-        self._write(_append_action, match_id, index, action)
+        self._write(_append_action, match_id, index, action, time.time())
 
     def append_action_async(self, match_id: int | Callable[[], int], index: int, action: str) -> asyncio.Future:
         """:meth:`append_action` on the writer.  ``match_id`` may be a callable read
         when the job runs (the id of a match whose creation is queued ahead of it)."""
-        return self.write_async(_append_action, match_id, index, action)
+        return self.write_async(_append_action, match_id, index, action, time.time())
 
     def action_count(self, match_id: int) -> int:
         """How many actions of ``match_id`` are stored."""
@@ -847,13 +889,14 @@ class Store:
             )
             for r in seat_rows
         )
-        acts = None
+        acts = times = None
         if with_actions:
-            rows = self._q("SELECT idx, action FROM actions WHERE match_id = ? ORDER BY idx", (m["id"],))
+            rows = self._q("SELECT idx, action, at FROM actions WHERE match_id = ? ORDER BY idx", (m["id"],))
             for n, r in enumerate(rows):
                 if r["idx"] != n:
                     raise StoreError(f"match {m['id']}: the action log has a gap at {n}")
             acts = tuple(r["action"] for r in rows)
+            times = tuple(r["at"] for r in rows)
         try:
             seed = int(m["seed"])
         except (TypeError, ValueError):
@@ -870,6 +913,7 @@ class Store:
             scores=tuple(json.loads(m["scores"])) if m["scores"] else None,
             seats=seats,
             actions=acts,
+            times=times,
         )
 
     def export(self, match_id: int, *, identities: bool = False) -> dict:
@@ -897,7 +941,7 @@ class Store:
             players.append(p)
         return {
             "format": "voltage-match",
-            "version": 1,
+            "version": 2,  # 2: "times" added
             "id": rec.id,
             "game": rec.game,
             "seed": rec.seed,
@@ -906,6 +950,8 @@ class Store:
             "ended": rec.ended,
             "players": players,
             "actions": list(rec.actions or ()),
+            # Seconds from the start to each action (None where the store did not keep it).
+            "times": [round(t - rec.started, 3) if t is not None else None for t in (rec.times or ())],
             "result": {
                 "winners": list(rec.winners),
                 "ranks": list(rec.ranks),
@@ -1018,6 +1064,12 @@ def _upsert_player(c: sqlite3.Connection, identity: str, name: str, key: str, no
     _in_tx(c, body)
 
 
+def _set_setting(c: sqlite3.Connection, identity: str, key: str, value: str) -> None:
+    _in_tx(c, lambda c: c.execute(
+        "INSERT INTO settings (identity, key, value) VALUES (?, ?, ?) "
+        "ON CONFLICT(identity, key) DO UPDATE SET value = excluded.value", (identity, key, value)))
+
+
 def _touch_player(c: sqlite3.Connection, identity: str, now: float) -> None:
     _in_tx(c, lambda c: c.execute("UPDATE players SET last_seen = ? WHERE identity = ?", (now, identity)))
 
@@ -1049,11 +1101,12 @@ def _resolve(match_id: int | Callable[[], int]) -> int:
     return match_id() if callable(match_id) else match_id
 
 
-def _append_action(c: sqlite3.Connection, match_id: int | Callable[[], int], index: int, action: str) -> None:
+def _append_action(c: sqlite3.Connection, match_id: int | Callable[[], int], index: int, action: str,
+                   at: float | None = None) -> None:
     match_id = _resolve(match_id)
     try:
         _in_tx(c, lambda c: c.execute(
-            "INSERT INTO actions (match_id, idx, action) VALUES (?, ?, ?)", (match_id, index, action)
+            "INSERT INTO actions (match_id, idx, action, at) VALUES (?, ?, ?, ?)", (match_id, index, action, at)
         ))
     except sqlite3.IntegrityError as e:
         raise StoreError(f"match {match_id}: cannot store action {index} ({e})") from e

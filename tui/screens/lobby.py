@@ -272,6 +272,17 @@ class LobbyScreen(SizedScreen):
         opts.append(("colours", colours))
         return opts
 
+    def _start_colours(self) -> None:
+        """The client's NO_COLOR, or the colours this key chose last time."""
+        start = getattr(self.backend, "start_colours", None)
+        choice = start() if start is not None else None
+        app: Any = self.app
+        if choice and hasattr(app, "set_colours"):
+            try:
+                app.set_colours(choice)
+            except ValueError:  # a kept value this version does not know
+                pass
+
     def _colour_word(self) -> str:
         from ..app import COLOUR_WORDS
 
@@ -308,6 +319,7 @@ class LobbyScreen(SizedScreen):
         self.query_one("#choices", Menu).set_items(self._choices())
 
     def on_mount(self) -> None:
+        self._start_colours()
         self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
         self.query_one("#players", Static).border_title = "Online"
         self._refresh_lists()
