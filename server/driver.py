@@ -118,6 +118,15 @@ class TerminalChannel:
 
     def close(self) -> None: ...
 
+    def abort(self) -> None:
+        """Hang up now, dropping what is queued (a client that does not read would
+        never take a polite close)."""
+        self.close()
+
+    def closing(self) -> bool:
+        """The client has gone (or is going): waiting on its budget is pointless."""
+        return False
+
     @property
     def size(self) -> tuple[int, int]:
         return (80, 24)
@@ -233,7 +242,7 @@ class SSHDriver(Driver):
         pending = self._channel.pending_output()
         if pending > self._out.hard_limit:
             log.warning("closing a session: %d bytes of output queued, the client is not reading", pending)
-            self._end(None)
+            self._end(None, abort=True)
         elif pending > self._out.high_water:
             self._paused_since = time.monotonic()
             self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
@@ -252,7 +261,7 @@ class SSHDriver(Driver):
             log.warning(
                 "closing a session whose output has been stuck for %.0f s (%d bytes queued)", stuck, pending
             )
-            self._end(None)
+            self._end(None, abort=True)
             return
         self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
 
@@ -262,7 +271,7 @@ class SSHDriver(Driver):
         self._pending_size = None
         self._post_resize(*size)
 
-    def _end(self, reason: str | None) -> None:
+    def _end(self, reason: str | None, *, abort: bool = False) -> None:
         """End this session (only this one): the app exits and the channel closes."""
         if self._closed:
             return
@@ -275,7 +284,10 @@ class SSHDriver(Driver):
         self._closed = True
         self.disable_input()
         self._app.exit()
-        self._channel.close()
+        if abort:
+            self._channel.abort()
+        else:
+            self._channel.close()
 
     # -- application mode ----------------------------------------------------
 
@@ -379,7 +391,11 @@ class SSHDriver(Driver):
             log.warning("closing a session that sent input over its budget for %.0f s", now - self._flooding_since)
             self._end("too much input; the session is closed")
             raise asyncio.CancelledError
-        await asyncio.sleep(min(wait, self._in.flood_close_after))
+        deadline = now + min(wait, self._in.flood_close_after)
+        while (left := deadline - time.monotonic()) > 0:
+            if self._channel.closing():
+                raise EOFError  # the client hung up while held back: end now
+            await asyncio.sleep(min(left, 0.25))
 
     async def _deliver(self, text: str) -> None:
         chunk = max(1, self._in.chunk)

@@ -318,6 +318,19 @@ class _ProcessChannel(TerminalChannel):
     def close(self) -> None:
         self.process.close()
 
+    def abort(self) -> None:
+        conn = self.process.channel.get_extra_info("connection")
+        if conn is not None:
+            conn.abort()
+        else:
+            self.process.channel.abort()
+
+    def closing(self) -> bool:
+        try:
+            return self.process.channel.is_closing()
+        except Exception:
+            return True
+
     @property
     def size(self) -> tuple[int, int]:
         w, h, _pw, _ph = self.process.term_size
