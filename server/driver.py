@@ -48,7 +48,12 @@ All sessions share one event loop, so one session must not be able to take it
   an ``lru_cache`` on the method, a process-wide cache keyed by the parser
   instance: it kept up to 1,024 ended sessions' parsers, and through them
   their drivers and apps, alive (~0.5-0.8 MB each).  :class:`_SessionParser`
-  keeps that cache on the instance, so it dies with the session.
+  keeps that cache on the instance, so it dies with the session.  Two more
+  method caches key on per-widget or per-app objects
+  (``StylesCache.get_inner_outer``, every widget's styles cache with its
+  rendered lines; ``ANSIToTruecolor.truecolor_style``): bounded, but they kept
+  the last ~100 ended sessions' widget caches (~0.4 MB each), so they are
+  cleared when a session ends; they refill in a frame.
 """
 
 from __future__ import annotations
@@ -501,3 +506,16 @@ async def run_app(
     except Exception:
         log.exception("a session's app crashed")
         return None
+    finally:
+        _forget_instances()
+
+
+def _forget_instances() -> None:
+    """Clear Textual's method caches that are keyed by widget or app objects (see the notes)."""
+    from textual._styles_cache import StylesCache
+    from textual.filter import ANSIToTruecolor
+
+    for method in (StylesCache.get_inner_outer, ANSIToTruecolor.truecolor_style):
+        clear = getattr(method, "cache_clear", None)
+        if clear is not None:
+            clear()

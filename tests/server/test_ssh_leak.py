@@ -50,3 +50,8 @@ async def test_an_ended_sessions_app_is_collected(start_server):
         assert time.monotonic() < deadline, "the session never ended"
         await asyncio.sleep(0.02)
     assert await collected(refs[0]), [type(r).__name__ for r in gc.get_referrers(refs[0]())][:10]
+    # Nor do its widgets' styles caches (each with its rendered lines) stay in the
+    # method cache keyed by them.
+    from textual._styles_cache import StylesCache
+
+    assert StylesCache.get_inner_outer.cache_info().currsize == 0
