@@ -27,11 +27,18 @@ key goes anyway.
 Only keys wait: mouse events, pastes and resizes are posted straight away (a
 paste goes to the same widget queue as the keys around it, so it keeps its
 place).
+
+Local play: :class:`OrderedLinuxDriver` is Textual's Linux driver with the same
+sequencing (its input thread waits for each key to settle before it posts the
+next; it never waits once the app is exiting).  It takes effect where the app
+is run with ``app.driver_class = OrderedLinuxDriver`` (``tui/run.py``, owned
+elsewhere).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from typing import Any, Callable
 
 from textual import events
@@ -96,3 +103,38 @@ class KeySequencer:
                 finish()
 
         return bool(app.call_later(at_app))
+
+
+try:  # POSIX only
+    from textual.drivers.linux_driver import LinuxDriver
+except ImportError:  # pragma: no cover - Windows
+    LinuxDriver = None  # type: ignore[assignment,misc]
+
+
+if LinuxDriver is not None:
+
+    class OrderedLinuxDriver(LinuxDriver):  # type: ignore[misc,valid-type]
+        """Textual's Linux driver, posting keys through a :class:`KeySequencer`."""
+
+        def send_message(self, message: Message) -> None:
+            if not isinstance(message, events.Key):
+                super().send_message(message)
+                return
+            sequencer = self.__dict__.get("_sequencer")
+            if sequencer is None:
+                sequencer = self._sequencer = KeySequencer(self._app, self._app.post_message)
+            future = asyncio.run_coroutine_threadsafe(sequencer.send(message), loop=self._loop)
+            try:
+                asyncio.get_running_loop()
+                return  # called on the loop itself: never block it
+            except RuntimeError:
+                pass
+            # The input thread: wait until the key has settled, or the app is ending.
+            while not self.exit_event.is_set():
+                try:
+                    future.result(0.05)
+                    return
+                except concurrent.futures.TimeoutError:
+                    continue
+                except Exception:
+                    return
