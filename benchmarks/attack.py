@@ -10,8 +10,8 @@ connections.  Scenarios:
    unterminated escape sequences) in one go while a probe session, on the name
    screen, types a key every 100 ms; printed: the probe's keypress-to-screen
    latency (max, p95) over the window, and whether the flooder was closed.
-2. **not reading**: two clients advertise a 1 GiB window, stop reading and
-   keep asking for 1000x500 <-> 999x499 (and, as an attacker would adapt,
+2. **not reading**: two clients advertise a 1 GiB window (and a 4 KB socket
+   receive buffer), stop reading and keep asking for 1000x500 <-> 999x499 (and, as an attacker would adapt,
    400x200 <-> 399x199, under the new clamp); printed: the server's RSS
    growth, the probe's latency, and when the server closed them.
 3. **ended sessions**: N sessions log in, choose a name, and leave; printed:
@@ -32,6 +32,7 @@ import asyncio
 import gc
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -172,7 +173,12 @@ async def not_reading(srv: Server, sizes: list[tuple[int, int]], seconds: float)
     rss0 = srv.rss_kb()
     bad = []
     for name in ("sink1", "sink2"):
-        t = await Terminal(200, 60).connect(srv.port, name, window=1 << 30)
+        # A small receive buffer (set before connecting, as an attacker would), so the
+        # kernel's buffers do not hide for minutes what piles up in the server.
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", srv.port))
+        t = await Terminal(200, 60).connect(srv.port, name, window=1 << 30, sock=sock)
         await t.wait_for("Your name")
         t.conn._transport.pause_reading()
         bad.append(t)

@@ -29,7 +29,8 @@ All sessions share one event loop, so one session must not be able to take it
   back (~150 us each): 64 KB stalled every other session for ~18 s.
 - **Parsing yields.** Input is parsed ``chunk`` characters at a time with the
   loop given a turn between chunks, and a run of mouse moves in one chunk is
-  cut to the last one.  Textual's parser keeps at most 32 characters of an
+  cut to the last one; over budget a mouse move is dropped rather than waited
+  for (a moving mouse is not a flood).  Textual's parser keeps at most 32 characters of an
   unfinished escape sequence (then reissues them as keys, which the event
   budget counts), and the UTF-8 decoder at most 3 bytes: no input buffer here
   grows with what a client sends.
@@ -172,6 +173,13 @@ class _Bucket:
         self.tokens -= n
         return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
+    def try_take(self, n: float) -> bool:
+        """Take ``n`` if they are there now; never goes into debt."""
+        if self.take(0) == 0 and self.tokens >= n:
+            self.tokens -= n
+            return True
+        return False
+
     @property
     def rested(self) -> bool:
         return self.tokens >= self.burst / 2
@@ -221,6 +229,7 @@ class SSHDriver(Driver):
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
         self._closed = False
         self._outbox: list[Message] | None = None
+        self._delivering = False
         self._sequencer = KeySequencer(app, app.post_message)
         self._bytes = _Bucket(self._in.bytes_per_second, self._in.bytes_burst)
         self._events = _Bucket(self._in.events_per_second, self._in.events_burst)
@@ -378,6 +387,9 @@ class SSHDriver(Driver):
 
     def _tick(self) -> None:
         self._tick_handle = None
+        if self._delivering:  # keys of the same read still going in: the lone ESC waits its turn
+            self._tick_handle = self._loop.call_later(0.05, self._tick)
+            return
         for event in self._parser.tick():
             self.process_message(event)
         self._schedule_tick()
@@ -403,6 +415,13 @@ class SSHDriver(Driver):
             await asyncio.sleep(min(left, 0.25))
 
     async def _deliver(self, text: str) -> None:
+        self._delivering = True
+        try:
+            await self._deliver_chunks(text)
+        finally:
+            self._delivering = False
+
+    async def _deliver_chunks(self, text: str) -> None:
         chunk = max(1, self._in.chunk)
         for start in range(0, len(text), chunk):
             parsed = list(self._parser.feed(text[start : start + chunk]))
@@ -413,7 +432,11 @@ class SSHDriver(Driver):
                     and isinstance(parsed[i + 1], events.MouseMove)
                 ):
                     continue  # only the last of a run of moves matters
-                await self._spend(self._events, 1)
+                if isinstance(event, events.MouseMove):
+                    if not self._events.try_take(1):
+                        continue  # over budget, a move is dropped, never waited for
+                else:
+                    await self._spend(self._events, 1)
                 self._outbox = []
                 try:
                     self.process_message(event)
