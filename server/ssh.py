@@ -2,7 +2,7 @@
 this one process (see :mod:`server.driver`); all of them share one
 :class:`~server.lobby.Lobby`.
 
-Hardening, each guard with a test in ``tests/server/test_ssh.py``:
+Hardening, each guard with a test in ``tests/server/test_ssh*.py``:
 
 - no port forwarding (local, remote, UNIX socket), no agent forwarding, no X11,
   no SFTP or SCP, and no command ever reaches a shell: a command is one of
