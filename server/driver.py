@@ -298,7 +298,7 @@ class SSHDriver(Driver):
         self._closed = True
         self.disable_input()
         self._app.exit()
-        if abort:
+        if abort and hasattr(self._channel, "abort"):
             self._channel.abort()
         else:
             self._channel.close()
@@ -410,7 +410,8 @@ class SSHDriver(Driver):
             raise asyncio.CancelledError
         deadline = now + min(wait, self._in.flood_close_after)
         while (left := deadline - time.monotonic()) > 0:
-            if self._channel.closing():
+            closing = getattr(self._channel, "closing", None)  # duck-typed channels may lack it
+            if closing is not None and closing():
                 raise EOFError  # the client hung up while held back: end now
             await asyncio.sleep(min(left, 0.25))
 
