@@ -2,7 +2,7 @@
 this one process (see :mod:`server.driver`); all of them share one
 :class:`~server.lobby.Lobby`.
 
-Hardening, each guard with a test in ``tests/server/test_ssh.py``:
+Hardening, each guard with a test in ``tests/server/test_ssh*.py``:
 
 - no port forwarding (local, remote, UNIX socket), no agent forwarding, no X11,
   no SFTP or SCP, and no command ever reaches a shell: a command is one of
@@ -10,6 +10,25 @@ Hardening, each guard with a test in ``tests/server/test_ssh.py``:
   MATCH_ID``, ``replay MATCH_ID``, else a usage line and exit 1;
 - a login timeout, keepalives that drop dead clients, a cap on connections
   overall and per address, one session per connection;
+- an unauthenticated-connection budget in the spirit of OpenSSH's
+  ``MaxStartups`` (``start:rate:full``, overall and per address): below
+  ``start`` unauthenticated connections every new one is let in, from there
+  the chance of a drop rises from ``rate`` % to 100 % at ``full``.  Twenty
+  silent sockets used to lock an address out for the whole 30 s login
+  timeout, indefinitely, and 1,000 locked out everyone; with random early
+  drop a real login still gets in while the budget fills;
+- a connection that has not asked to log in after ``silent_grace`` (10 s; a
+  real client asks within a few round trips) is dropped, well before the
+  login timeout;
+- a logged-in connection that opens no session is dropped after
+  ``session_idle`` (30 s), and a game session still on the name screen after
+  ``name_idle`` (5 min) ends with a message;
+- the channel's receive window is ``channel_window`` (256 KiB, not asyncssh's
+  2 MiB): what a client may push at a session that is over its input budget
+  (see :mod:`server.driver`) waits on the client's side, not in our memory;
+- a match id (``export``, ``replay``) is 1 to 18 ASCII digits: anything else
+  (``²`` is a digit to ``str.isdigit``, 5,000 digits are past ``int()``'s
+  limit, 20 digits past SQLite's) is a usage line, never a traceback;
 - a channel whose maximum packet size is absurdly small (0 included) is refused
   before anything is written to it: a writer that splits output into packets of
   at most that size never finishes (the guard reads asyncssh's private
@@ -31,14 +50,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
+import re
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import asyncssh
 
-from .driver import TerminalChannel, run_app
+from .driver import InputLimits, OutputLimits, TerminalChannel, run_app
 from .lobby import Lobby
 
 log = logging.getLogger(__name__)
@@ -80,6 +101,15 @@ class ServerConfig:
     grace: float = 60.0
     bot_offer_after: float = 20.0
     bot_delay: float = 0.7
+    # MaxStartups-style budgets of unauthenticated connections: (start, rate %, full)
+    max_startups: tuple[int, int, int] = (10, 30, 100)
+    max_startups_per_address: tuple[int, int, int] = (3, 30, 10)
+    silent_grace: float = 10.0  # no login asked for by then: dropped
+    session_idle: float = 30.0  # logged in, no session by then: dropped
+    name_idle: float = 300.0  # still on the name screen by then: the session ends
+    channel_window: int = 256 * 1024
+    input_limits: InputLimits = field(default_factory=InputLimits)
+    output_limits: OutputLimits = field(default_factory=OutputLimits)
 
 
 class HostKeyError(Exception):
@@ -157,6 +187,9 @@ class _Connection(asyncssh.SSHServer):
         self._candidate: str | None = None
         self._sessions = 0
         self._counted = False
+        self._asked = False  # has asked to log in
+        self.authenticated = False
+        self._timer: asyncio.TimerHandle | None = None
         self.process: asyncssh.SSHServerProcess | None = None
 
     # connection life
@@ -170,17 +203,42 @@ class _Connection(asyncssh.SSHServer):
             return
         self._counted = True
         self.server.live.add(self)
+        self._later(self.server.config.silent_grace, self._silent_check)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.server.live.discard(self)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._counted:
             self._counted = False
             self.server._release(self)
+
+    def _later(self, delay: float, callback: Callable[[], None]) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_later(delay, callback)
+
+    def _drop(self, why: str) -> None:
+        log.info("dropping %s: %s", self.addr, why)
+        if self.conn is not None:
+            self.conn.close()
+
+    def _silent_check(self) -> None:
+        self._timer = None
+        if not self._asked and not self.authenticated:
+            self._drop(f"no login asked for in {self.server.config.silent_grace:.0f} s")
+
+    def _session_check(self) -> None:
+        self._timer = None
+        if self._sessions == 0:
+            self._drop(f"logged in but no session opened in {self.server.config.session_idle:.0f} s")
 
     # authentication
 
     def begin_auth(self, username: str) -> bool:
         self.username = username
+        self._asked = True
         return True  # ask for auth, so clients offer their keys
 
     def password_auth_supported(self) -> bool:
@@ -204,6 +262,11 @@ class _Connection(asyncssh.SSHServer):
 
     def auth_completed(self) -> None:
         self.identity = self._candidate
+        if not self.authenticated:
+            self.authenticated = True
+            self.server._authenticated(self)
+        if self._sessions == 0:
+            self._later(self.server.config.session_idle, self._session_check)
 
     # refusals
 
@@ -229,6 +292,9 @@ class _Connection(asyncssh.SSHServer):
         if self._sessions >= 1:
             return False  # one session per connection
         self._sessions += 1
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         return _Process(self.server._session_handler(self))
 
 
@@ -277,13 +343,36 @@ class _ProcessChannel(TerminalChannel):
             return b""
 
     def pending_output(self) -> int:
+        # The channel's own buffer, and the connection's transport buffer: with a
+        # large client window asyncssh moves output straight on to the transport,
+        # where it piles up when the client stops reading TCP.
+        total = 0
         try:
-            return self.process.channel.get_write_buffer_size()
+            chan = self.process.channel
+            total += chan.get_write_buffer_size()
+            conn = chan.get_extra_info("connection")
+            transport = getattr(conn, "_transport", None)
+            if transport is not None:
+                total += transport.get_write_buffer_size()
         except Exception:
-            return 0
+            pass
+        return total
 
     def close(self) -> None:
         self.process.close()
+
+    def abort(self) -> None:
+        conn = self.process.channel.get_extra_info("connection")
+        if conn is not None:
+            conn.abort()
+        else:
+            self.process.channel.abort()
+
+    def closing(self) -> bool:
+        try:
+            return self.process.channel.is_closing()
+        except Exception:
+            return True
 
     @property
     def size(self) -> tuple[int, int]:
@@ -344,6 +433,9 @@ class VoltageServer:
         self._server: asyncssh.SSHAcceptor | None = None
         self._connections = 0
         self._per_addr: dict[str, int] = {}
+        self._startups = 0  # connections not yet logged in
+        self._startups_per_addr: dict[str, int] = {}
+        self.random = random.Random()
         self.live: set[_Connection] = set()
         self.sessions = 0
 
@@ -380,6 +472,7 @@ class VoltageServer:
             login_timeout=cfg.login_timeout,
             keepalive_interval=cfg.keepalive_interval,
             keepalive_count_max=cfg.keepalive_count_max,
+            window=cfg.channel_window,
             reuse_address=True,
         )
 
@@ -408,9 +501,40 @@ class VoltageServer:
         if self._per_addr.get(c.addr, 0) >= cfg.max_per_address:
             log.info("refusing %s: too many connections from that address", c.addr)
             return False
+        if self._early_drop(self._startups, cfg.max_startups):
+            log.info("refusing %s: %d connections not logged in yet", c.addr, self._startups)
+            return False
+        if self._early_drop(self._startups_per_addr.get(c.addr, 0), cfg.max_startups_per_address):
+            log.info("refusing %s: too many connections from that address not logged in yet", c.addr)
+            return False
         self._connections += 1
         self._per_addr[c.addr] = self._per_addr.get(c.addr, 0) + 1
+        self._startups += 1
+        self._startups_per_addr[c.addr] = self._startups_per_addr.get(c.addr, 0) + 1
         return True
+
+    def _early_drop(self, n: int, budget: tuple[int, int, int]) -> bool:
+        """MaxStartups ``start:rate:full``: drop with a chance rising from ``rate`` %
+        at ``start`` unauthenticated connections to 100 % at ``full``."""
+        start, rate, full = budget
+        if n < start:
+            return False
+        if n >= full:
+            return True
+        chance = rate / 100 + (1 - rate / 100) * (n - start) / max(1, full - start)
+        return self.random.random() < chance
+
+    def _authenticated(self, c: _Connection) -> None:
+        if c._counted:
+            self._unstart(c.addr)
+
+    def _unstart(self, addr: str) -> None:
+        self._startups -= 1
+        n = self._startups_per_addr.get(addr, 1) - 1
+        if n:
+            self._startups_per_addr[addr] = n
+        else:
+            self._startups_per_addr.pop(addr, None)
 
     def _release(self, c: _Connection) -> None:
         self._connections -= 1
@@ -419,6 +543,8 @@ class VoltageServer:
             self._per_addr[c.addr] = n
         else:
             self._per_addr.pop(c.addr, None)
+        if not c.authenticated:
+            self._unstart(c.addr)
 
     # sessions
 
@@ -484,10 +610,10 @@ class VoltageServer:
                 return 2
             process.stdout.write(persist.text_leaderboard(self.store).replace("\n", nl).encode())
             return 0
-        if len(words) != 2:
-            process.stderr.write(b"usage: ssh HOST export MATCH_ID\n")
+        if len(words) != 2 or _match_id(words[1]) is None:
+            process.stderr.write(b"usage: ssh HOST export MATCH_ID (a number)\n")
             return 2
-        code, text = persist.export_command(self.store, words[1])
+        code, text = persist.export_command(self.store, str(_match_id(words[1])))
         if code == 0:
             process.stdout.write(text.replace("\n", nl).encode())
         else:
@@ -498,13 +624,13 @@ class VoltageServer:
         """``replay MATCH_ID``: a finished match, step by step (needs ``ssh -t``)."""
         from .replay import Replay, ReplayError
 
-        if len(args) != 1 or not args[0].lstrip("#").isdigit():
+        match_id = _match_id(args[0]) if len(args) == 1 else None
+        if match_id is None:
             process.stderr.write(b"usage: ssh -t HOST replay MATCH_ID (a number)\n")
             return 2
         if self.store is None:
             process.stderr.write(b"voltage: this server keeps no matches\n")
             return 1
-        match_id = int(args[0].lstrip("#"))
         if process.term_type is None:
             process.stderr.write(
                 f"voltage: a replay needs a terminal: connect with ssh -t HOST replay {match_id}\n".encode()
@@ -522,7 +648,7 @@ class VoltageServer:
         self.sessions += 1
         try:
             app = self.app_factory(backend, c.username or "viewer")
-            await run_app(app, _ProcessChannel(process))
+            await self._run(app, process)
         finally:
             self.sessions -= 1
         return 0
@@ -533,14 +659,46 @@ class VoltageServer:
         player = self.lobby.connect(c.identity, c.username)
         backend = SSHBackend(self.lobby, player, initial=initial)
         self.sessions += 1
+        idle: list[bool] = []
+        watchdog: asyncio.TimerHandle | None = None
         try:
             app = self.app_factory(backend, backend.name_prefill)
-            await run_app(app, _ProcessChannel(process))
+
+            def name_check() -> None:
+                if not getattr(backend, "named", True):
+                    log.info("ending %s's session: still on the name screen after %.0f s",
+                             c.addr, self.config.name_idle)
+                    idle.append(True)
+                    app.exit()
+
+            watchdog = asyncio.get_running_loop().call_later(self.config.name_idle, name_check)
+            await self._run(app, process)
         finally:
+            if watchdog is not None:
+                watchdog.cancel()
             self.sessions -= 1
             backend.close()
             self.lobby.leave(player)
+        if idle:
+            mins = self.config.name_idle / 60
+            process.stdout.write(
+                f"voltage: no name chosen in {mins:g} minute{'s' if mins != 1 else ''}; come back any time\r\n".encode()
+            )
+            return 1
         return 0
+
+    async def _run(self, app: Any, process: asyncssh.SSHServerProcess) -> None:
+        cfg = self.config
+        await run_app(app, _ProcessChannel(process), input_limits=cfg.input_limits, output_limits=cfg.output_limits)
+
+
+_MATCH_ID = re.compile(r"#?([0-9]{1,18})")
+
+
+def _match_id(arg: str) -> int | None:
+    """A match id as typed (``12`` or ``#12``): 1-18 ASCII digits, else None."""
+    m = _MATCH_ID.fullmatch(arg)
+    return int(m.group(1)) if m else None
 
 
 def _printable(text: str, limit: int = 60) -> str:

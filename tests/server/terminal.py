@@ -75,8 +75,10 @@ class Terminal:
         client_keys=(),
         command: str | None = None,
         host: str = "127.0.0.1",
+        **options,
     ) -> Terminal:
-        self.conn = await ssh_connect(port, username, client_keys=client_keys, host=host)
+        """``options`` go to ``asyncssh.connect`` (``window=`` for one, the window this client advertises)."""
+        self.conn = await ssh_connect(port, username, client_keys=client_keys, host=host, **options)
         term = self
 
         class Session(asyncssh.SSHClientSession):

@@ -109,6 +109,25 @@ async def test_export_writes_the_match_as_json(kept):
         assert r.exit_status == status and words in r.stderr and not r.stdout, command
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["export 99999999999999999999", "export \u00b2", "export " + "7" * 5000, "replay \u00b2",
+     "replay 99999999999999999999", "replay " + "7" * 5000, "export \u0661\u0662"],
+    ids=["export-20-digits", "export-superscript", "export-5000-digits", "replay-superscript",
+         "replay-20-digits", "replay-5000-digits", "export-arabic-digits"],
+)
+async def test_a_match_id_that_is_not_a_plain_number_gets_a_usage_line(kept, command, caplog):
+    # These used to raise (int() of "\u00b2", past int()'s digit limit, past SQLite's
+    # integer range): a traceback in the log, exit 1 and an empty message.
+    r = await run(kept.port, command)
+    assert r.exit_status == 2, (r.exit_status, r.stderr)
+    assert r.stderr.startswith("usage: ") and "MATCH_ID (a number)" in r.stderr
+    assert not r.stdout
+    assert "Traceback" not in caplog.text and "session failed" not in caplog.text
+    r = await run(kept.port, f"export #{kept.ids[0]}")  # and the server still answers
+    assert r.exit_status == 0
+
+
 async def test_replay_needs_a_terminal_and_shows_one_with_it(kept):
     mid = kept.ids[1]
     r = await run(kept.port, f"replay {mid}")

@@ -1,0 +1,138 @@
+"""Connection slots cannot be held without credentials (the MaxStartups-style
+budget, the silent grace, the idle limits), with raw sockets and real clients."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+
+import asyncssh
+import pytest
+
+from server.ssh import ServerConfig, VoltageServer
+from tests.server.terminal import Terminal, ssh_connect
+
+tui_app = pytest.importorskip("tui.app")
+
+
+async def silent_sockets(port: int, n: int, source: str = "127.0.0.1") -> list[tuple]:
+    """``n`` TCP connections that never send a byte (each a (reader, writer))."""
+    out = []
+    for _ in range(n):
+        out.append(await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0)))
+    return out
+
+
+async def closed_by_server(reader: asyncio.StreamReader, timeout: float) -> bool:
+    """True once the server has hung up (the client never sent anything)."""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            data = await asyncio.wait_for(reader.read(4096), max(0.01, deadline - time.monotonic()))
+            if not data:
+                return True
+    except (asyncio.TimeoutError, ConnectionError):
+        return False
+    return False
+
+
+async def login_within(port: int, timeout: float) -> float:
+    """Log in (retrying, as a user would after a refusal) and run ``who``; the seconds it took."""
+    t0 = time.monotonic()
+    while True:
+        try:
+            conn = await asyncio.wait_for(ssh_connect(port), max(0.1, t0 + timeout - time.monotonic()))
+            async with conn:
+                r = await asyncio.wait_for(conn.run("who"), 5)
+            assert r.exit_status == 0
+            return time.monotonic() - t0
+        except (OSError, asyncssh.Error, asyncio.TimeoutError):
+            if time.monotonic() - t0 > timeout:
+                raise AssertionError(f"no login got in within {timeout} s")
+            await asyncio.sleep(0.05)
+
+
+def close_all(socks) -> None:
+    for _r, w in socks:
+        w.close()
+
+
+async def test_twenty_silent_sockets_do_not_lock_their_address_out(start_server, echo_app):
+    # Before: 20 silent sockets filled the per-address cap for the whole 30 s login timeout.
+    srv = await start_server(echo_app, silent_grace=1.0, login_timeout=30.0)
+    socks = await silent_sockets(srv.port, 20)
+    try:
+        took = await login_within(srv.port, 6.0)
+        assert took < 6.0
+        # The silent ones are dropped after the grace, long before the login timeout.
+        assert all(await asyncio.gather(*(closed_by_server(r, 5.0) for r, _w in socks)))
+    finally:
+        close_all(socks)
+
+
+async def test_many_silent_sockets_from_many_addresses_do_not_lock_everyone_out(start_server, echo_app):
+    # Before: filling max_connections with silent sockets locked out every address.
+    srv = await start_server(
+        echo_app, silent_grace=1.0, login_timeout=30.0, max_connections=60, max_startups=(5, 30, 20)
+    )
+    socks = []
+    try:
+        for i in range(2, 14):  # 12 addresses x 5 sockets
+            socks += await silent_sockets(srv.port, 5, source=f"127.0.0.{i}")
+        took = await login_within(srv.port, 6.0)
+        assert took < 6.0
+        assert srv._startups <= 20  # the budget held
+    finally:
+        close_all(socks)
+
+
+def test_random_early_drop_rises_from_rate_at_start_to_all_at_full():
+    srv = VoltageServer(ServerConfig())
+    srv.random.seed(1)
+    budget = (10, 30, 100)
+    assert not any(srv._early_drop(9, budget) for _ in range(200))
+    assert all(srv._early_drop(100, budget) for _ in range(200))
+    at_start = sum(srv._early_drop(10, budget) for _ in range(2000)) / 2000
+    halfway = sum(srv._early_drop(55, budget) for _ in range(2000)) / 2000
+    assert 0.25 < at_start < 0.35
+    assert 0.6 < halfway < 0.7  # 30 % + 70 % x 1/2
+
+
+async def test_a_logged_in_connection_without_a_session_is_dropped(start_server, echo_app):
+    srv = await start_server(echo_app, session_idle=0.5)
+    conn = await ssh_connect(srv.port)
+    try:
+        await asyncio.wait_for(conn.wait_closed(), 10)
+    finally:
+        conn.close()
+    # A connection that opens its session in time is not.
+    t = await Terminal().connect(srv.port, "bob")
+    try:
+        await t.wait_for("hello bob")
+        assert all(c._timer is None for c in srv.live)  # its idle timer is gone
+        assert not t.closed.is_set()
+    finally:
+        await t.close()
+
+
+async def test_a_session_left_on_the_name_screen_ends_with_a_message(start_server):
+    def factory(backend, player_name):
+        return tui_app.make_app(backend, player_name=player_name)
+
+    srv = await start_server(factory, name_idle=1.0)
+    idle = await Terminal(100, 32).connect(srv.port, "idle")
+    named = await Terminal(100, 32).connect(srv.port, "named")
+    try:
+        await idle.wait_for("Your name")
+        await named.wait_for("Your name")
+        named.press("enter")
+        await named.wait_for("you: named")
+        await asyncio.wait_for(idle.closed.wait(), 10)
+        assert "no name chosen" in idle.text()
+        assert not named.closed.is_set()  # who chose a name stays
+        named.press("down")
+        await named.wait_for("you: named")
+    finally:
+        await idle.close()
+        await named.close()
