@@ -657,7 +657,7 @@ class VoltageServer:
         from .backend import SSHBackend
 
         player = self.lobby.connect(c.identity, c.username)
-        backend = SSHBackend(self.lobby, player, initial=initial)
+        backend = SSHBackend(self.lobby, player, initial=initial, env=_client_env(process))
         self.sessions += 1
         idle: list[bool] = []
         watchdog: asyncio.TimerHandle | None = None
@@ -699,6 +699,19 @@ def _match_id(arg: str) -> int | None:
     """A match id as typed (``12`` or ``#12``): 1-18 ASCII digits, else None."""
     m = _MATCH_ID.fullmatch(arg)
     return int(m.group(1)) if m else None
+
+
+# What a session reads of the environment its client sent (SetEnv/SendEnv): only these,
+# and only short values (a client may send any number of any size).
+CLIENT_ENV = ("NO_COLOR", "LANG", "LC_ALL")
+
+
+def _client_env(process: asyncssh.SSHServerProcess) -> dict[str, str]:
+    try:
+        env = process.env
+    except Exception:  # pragma: no cover - no channel
+        return {}
+    return {k: str(env[k])[:64] for k in CLIENT_ENV if k in env}
 
 
 def _printable(text: str, limit: int = 60) -> str:

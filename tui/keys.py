@@ -53,6 +53,8 @@ class KeySequencer:
     """Posts messages to ``app`` through ``post``; each key only after the previous
     one has finished its trip through the DOM (see the module's notes)."""
 
+    PASSES = 2
+
     def __init__(self, app: Any, post: Callable[[Message], None], *, timeout: float = SETTLE_TIMEOUT) -> None:
         self._app = app
         self._post = post
@@ -64,14 +66,19 @@ class KeySequencer:
             self._post(message)
             return
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
+        deadline = loop.time() + self._timeout
         self._post(message)
-        if not self._follow(done):
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(done), self._timeout)
-        except asyncio.TimeoutError:
-            pass
+        # Twice along the path: the key's own trip, then the messages its handling posted
+        # on the way (a menu's Chosen, bubbling to the screen that acts on it: it may move
+        # the focus to an input that the next letters are meant for).
+        for _pass in range(self.PASSES):
+            done: asyncio.Future[None] = loop.create_future()
+            if not self._follow(done):
+                return
+            try:
+                await asyncio.wait_for(asyncio.shield(done), max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                return
 
     def _follow(self, done: asyncio.Future[None]) -> bool:
         app = self._app
@@ -138,3 +145,11 @@ if LinuxDriver is not None:
                     continue
                 except Exception:
                     return
+
+
+def ordered_driver_class(driver_class: Any) -> Any:
+    """The driver to run a local app with: Textual's Linux driver becomes
+    :class:`OrderedLinuxDriver`; any other is kept (Windows, a headless test driver)."""
+    if LinuxDriver is not None and driver_class is LinuxDriver:
+        return OrderedLinuxDriver
+    return driver_class

@@ -45,7 +45,13 @@ INTERRUPTED = 130  # the exit status after SIGINT (128 + 2)
 
 
 def run_local(app) -> int:
-    """Run ``app`` in this terminal; its return code, or 130 after a SIGINT."""
+    """Run ``app`` in this terminal; its return code, or 130 after a SIGINT.
+
+    Keys typed in one burst keep their order (Textual's own driver lets a key that
+    bubbles to a binding land after the letters that followed it: see :mod:`tui.keys`)."""
+    from .keys import ordered_driver_class
+
+    app.driver_class = ordered_driver_class(app.driver_class)
     interrupted = False
 
     async def main() -> None:

@@ -75,9 +75,11 @@ class Terminal:
         client_keys=(),
         command: str | None = None,
         host: str = "127.0.0.1",
+        env: dict[str, str] | None = None,
         **options,
     ) -> Terminal:
-        """``options`` go to ``asyncssh.connect`` (``window=`` for one, the window this client advertises)."""
+        """``options`` go to ``asyncssh.connect`` (``window=`` for one, the window this client
+        advertises); ``env`` is what the client sends (as ``ssh -o SetEnv=NO_COLOR=1``)."""
         self.conn = await ssh_connect(port, username, client_keys=client_keys, host=host, **options)
         term = self
 
@@ -101,6 +103,7 @@ class Terminal:
             term_type="xterm-256color",
             term_size=(self.width, self.height),
             encoding=None,
+            env=env or (),
         )
         return self
 
@@ -108,6 +111,14 @@ class Terminal:
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
+
+    def colours(self) -> set[str]:
+        """Every colour (foreground or background) shown on the screen now."""
+        found = set()
+        for row in self.screen.buffer.values():
+            for ch in row.values():
+                found |= {c for c in (ch.fg, ch.bg) if c != "default"}
+        return found
 
     def has(self, pattern: str) -> bool:
         return re.search(pattern, self.text()) is not None

@@ -35,9 +35,9 @@ class A(App):
         os.replace({out!r} + ".tmp", {out!r})
 
 app = A()
-if sys.argv[1] == "ordered":
-    from tui.keys import OrderedLinuxDriver
-    app.driver_class = OrderedLinuxDriver
+if sys.argv[1] == "ordered":  # the way voltage play and voltage replay run their app
+    from tui.run import run_local
+    sys.exit(run_local(app))
 app.run()
 """
 

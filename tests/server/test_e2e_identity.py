@@ -82,3 +82,22 @@ async def test_a_spectator_follows_the_rematch(game_server):
         for t in (alice, bob, carol):
             if t is not None:
                 await t.close()
+
+
+async def test_the_clients_no_color_is_honoured_over_ssh(game_server):
+    srv = game_server
+    plain = await Terminal(100, 32).connect(srv.port, "nocolour", env={"NO_COLOR": "1"})
+    coloured = await Terminal(100, 32).connect(srv.port, "colour")
+    try:
+        for t in (plain, coloured):
+            await t.wait_for("Your name")
+            t.press("enter")
+            await t.wait_for("you: ")
+        await plain.wait_for("Colours: no colour")
+        await coloured.wait_for("Colours: dark")
+        # Not one coloured cell for the one who asked; the other keeps its colours.
+        assert plain.colours() == set(), plain.colours()
+        assert coloured.colours()
+    finally:
+        await plain.close()
+        await coloured.close()

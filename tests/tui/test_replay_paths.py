@@ -53,6 +53,7 @@ def test_voltage_replay_opens_on_every_hand(kept, monkeypatch):  # noqa: F811
 
     class NoTerminal:  # the app `voltage replay` would run: what it was given to show
         return_code = 0
+        driver_class = None
 
         def __init__(self, backend, **kw):
             opened.append(backend.home_screen())

@@ -167,6 +167,8 @@ class LobbyScreen(SizedScreen):
     LobbyScreen #lobby-title { height: 1; background: $accent; color: $text; padding: 0 1; }
     LobbyScreen #name { display: none; width: 70; border: round $accent; }
     LobbyScreen #name.shown { display: block; }
+    LobbyScreen #code-input { display: none; }
+    LobbyScreen #code-input.shown { display: block; }
     LobbyScreen #lobby-body { height: 1fr; }
     LobbyScreen #choices { width: 1fr; min-width: 30; border: round $panel-lighten-2; }
     LobbyScreen #side { width: 1fr; }
@@ -223,6 +225,12 @@ class LobbyScreen(SizedScreen):
                 yield Static(id="players")
                 yield Menu(id="matches")
                 yield Menu(id="history")
+        # Composed once and shown when a code is asked for: a widget mounted then would
+        # miss the letters typed in the same burst as the key that asked (they arrive
+        # before its mount is done); a hidden one takes the focus at once.
+        code = Input(placeholder="room code (4 letters)", max_length=4, id="code-input")
+        code.cursor_blink = False
+        yield code
         yield Static("", id="status")
 
     @property
@@ -540,17 +548,14 @@ class LobbyScreen(SizedScreen):
 
     def _set_mode(self, mode: str) -> None:
         self._mode = mode
-        code = self.query("#code-input")
+        code = self.query_one("#code-input", Input)
         if mode.startswith("code:"):
-            if not code:
-                field = Input(placeholder="room code (4 letters)", max_length=4, id="code-input")
-                self.mount(field, after=self.query_one("#lobby-body"))
-                field.focus()
-            else:
-                code.first().value = ""
-                code.first().focus()
-        elif code:
-            code.remove()
+            code.value = ""
+            code.add_class("shown")
+            code.focus()
+        elif code.has_class("shown"):
+            code.remove_class("shown")
+            code.value = ""
         if mode == "queue":
             self._waiting_since = time.monotonic()
             self._ticker.resume()
