@@ -59,6 +59,13 @@ class SSHBackend:
 
         return MatchScreen(handles, self)
 
+    def ssh_command(self, args: str = "", *, tty: bool = True) -> str:
+        """A line that reaches this server, to paste as it is (``ssh -t -p 2222 HOST join KCUZ``)."""
+        base = getattr(self.lobby, "ssh_line", "") or "ssh HOST"
+        if tty and base.startswith("ssh"):
+            base = "ssh -t" + base[3:]
+        return f"{base} {args}".strip()
+
     # -- settings that follow the key -----------------------------------------
 
     def settings(self) -> dict[str, str]:

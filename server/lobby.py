@@ -257,6 +257,7 @@ class Lobby:
         self.matches: dict[str, Hosted] = {}
         self.rooms: dict[str, Room] = {}
         self.queues: dict[str, list[tuple[Player, asyncio.Future]]] = {g: [] for g in GAMES}
+        self.ssh_line = ""  # how players reach this server ("ssh -p 2222 HOST"), set by the server
         # The code of a rematched match -> the code of its latest rematch (``watch OLD``).
         self.rematch_codes: dict[str, str] = {}
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()

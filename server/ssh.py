@@ -67,31 +67,50 @@ log = logging.getLogger(__name__)
 HOST_KEY_FILE = "ssh_host_ed25519_key"
 MIN_PACKET_SIZE = 512  # no real client asks for less; OpenSSH asks for 32 KiB
 
-USAGE = (
-    "usage: ssh -t HOST [help | who | join CODE | watch CODE | leaderboard | export MATCH_ID | replay MATCH_ID]"
-)
-HELP = """\
-Voltage: card games over SSH.
+def usage(ssh: str = "ssh HOST") -> str:
+    """The one-line usage, with the ``ssh`` command that reaches this server."""
+    return f"usage: {tty(ssh)} [help | who | join CODE | watch CODE | leaderboard | export MATCH_ID | replay MATCH_ID]"
 
-  ssh -t HOST                  the lobby: quick match, private rooms, bots, watching
-  ssh -t HOST join CODE        join a friend's private room
-  ssh -t HOST watch CODE       watch a match
-  ssh -t HOST replay MATCH_ID  replay a finished match, step by step
-  ssh HOST who                 who is online and which matches are running
-  ssh HOST leaderboard         the top 20 players of each game
-  ssh HOST export MATCH_ID     a finished match as JSON (seed, actions, players, result)
-  ssh HOST help                this text
 
-Log in with an SSH key to be recognised when you reconnect (your key's
-fingerprint is your identity); without one you are a guest for that
-connection.  A dropped player keeps their seat for 60 seconds.
-"""
+def tty(ssh: str) -> str:
+    """``ssh -p 2222 play.example`` -> ``ssh -t -p 2222 play.example`` (a PTY for the lobby)."""
+    return "ssh -t" + ssh[3:] if ssh.startswith("ssh") else ssh
+
+
+def help_text(ssh: str = "ssh HOST") -> str:
+    """``ssh HOST help``: every command, each a line that can be pasted as it is."""
+    rows = [
+        (tty(ssh), "the lobby: quick match, private rooms, bots, watching"),
+        (f"{tty(ssh)} join CODE", "join a friend's private room"),
+        (f"{tty(ssh)} watch CODE", "watch a match"),
+        (f"{tty(ssh)} replay MATCH_ID", "replay a finished match, step by step"),
+        (f"{ssh} who", "who is online and which matches are running"),
+        (f"{ssh} leaderboard", "the top 20 players of each game"),
+        (f"{ssh} export MATCH_ID", "a finished match as JSON (seed, actions, players, result)"),
+        (f"{ssh} help", "this text"),
+    ]
+    width = max(len(a) for a, _b in rows) + 2
+    lines = "\n".join(f"  {a.ljust(width)}{b}" for a, b in rows)
+    return (
+        "Voltage: card games over SSH.\n\n" + lines + "\n\n"
+        "Log in with an SSH key to be recognised when you reconnect (your key's\n"
+        "fingerprint is your identity); without one you are a guest for that\n"
+        "connection.  A dropped player keeps their seat for 60 seconds.\n"
+    )
+
+
+USAGE = usage()
+HELP = help_text()
 
 
 @dataclass
 class ServerConfig:
     host: str = ""
     port: int = 2222
+    # How players reach the server, when that is not where it listens (behind NAT or a
+    # proxy): the host and port printed in every "ssh ..." line shown to people.
+    public_host: str = ""
+    public_port: int = 0
     data_dir: Path | None = None
     login_timeout: float = 30.0
     keepalive_interval: float = 15.0
@@ -475,6 +494,7 @@ class VoltageServer:
             window=cfg.channel_window,
             reuse_address=True,
         )
+        self.lobby.ssh_line = self.ssh_line()  # (the lobby's screens print it for friends)
 
     def close(self) -> None:
         if self._server is not None:
@@ -485,10 +505,11 @@ class VoltageServer:
             await self._server.wait_closed()
 
     def ssh_line(self) -> str:
-        host = self.config.host or "localhost"
+        """The ``ssh`` command that reaches this server, as players should type it."""
+        host = self.config.public_host or self.config.host or "localhost"
         if host in ("0.0.0.0", "::"):
             host = "localhost"
-        port = self.port
+        port = self.config.public_port or self.port
         return f"ssh -p {port} {host}" if port != 22 else f"ssh {host}"
 
     # connection accounting
@@ -572,10 +593,10 @@ class VoltageServer:
         command = process.command
         words = (command or "").split()
         if process.subsystem:
-            process.stderr.write(f"voltage: no subsystems here\n{USAGE}\n".encode())
+            process.stderr.write(f"voltage: no subsystems here\n{usage(self.ssh_line())}\n".encode())
             return 1
         if words == ["help"]:
-            process.stdout.write(HELP.replace("\n", "\r\n" if process.term_type else "\n").encode())
+            process.stdout.write(help_text(self.ssh_line()).replace("\n", "\r\n" if process.term_type else "\n").encode())
             return 0
         if words == ["who"]:
             text = self.lobby.who_text()
@@ -589,7 +610,7 @@ class VoltageServer:
         elif words and words[0] == "replay":
             return await self._replay(c, process, words[1:])
         elif words:
-            process.stderr.write(f"voltage: unknown command {_printable(command or '')!r}\n{USAGE}\n".encode())
+            process.stderr.write(f"voltage: unknown command {_printable(command or '')!r}\n{usage(self.ssh_line())}\n".encode())
             return 1
         if process.term_type is None:
             process.stderr.write(b"voltage: the game needs a terminal: connect with ssh -t\n")
@@ -606,12 +627,12 @@ class VoltageServer:
             return 1
         if words[0] == "leaderboard":
             if len(words) != 1:
-                process.stderr.write(b"usage: ssh HOST leaderboard\n")
+                process.stderr.write(f"usage: {self.ssh_line()} leaderboard\n".encode())
                 return 2
             process.stdout.write(persist.text_leaderboard(self.store).replace("\n", nl).encode())
             return 0
         if len(words) != 2 or _match_id(words[1]) is None:
-            process.stderr.write(b"usage: ssh HOST export MATCH_ID (a number)\n")
+            process.stderr.write(f"usage: {self.ssh_line()} export MATCH_ID (a number)\n".encode())
             return 2
         code, text = persist.export_command(self.store, str(_match_id(words[1])))
         if code == 0:
@@ -626,7 +647,7 @@ class VoltageServer:
 
         match_id = _match_id(args[0]) if len(args) == 1 else None
         if match_id is None:
-            process.stderr.write(b"usage: ssh -t HOST replay MATCH_ID (a number)\n")
+            process.stderr.write(f"usage: {tty(self.ssh_line())} replay MATCH_ID (a number)\n".encode())
             return 2
         if self.store is None:
             process.stderr.write(b"voltage: this server keeps no matches\n")
@@ -777,6 +798,8 @@ def serve_main(
     *,
     max_connections: int | None = None,
     max_per_address: int | None = None,
+    public_host: str = "",
+    public_port: int = 0,
 ) -> int:
     """``voltage serve``: run until interrupted.  Prints the ssh line that connects.
 
@@ -789,7 +812,8 @@ def serve_main(
 
     from .store import DB_NAME, Store, StoreError
 
-    config = ServerConfig(host=host, port=port, data_dir=Path(data_dir) if data_dir else default_data_dir())
+    config = ServerConfig(host=host, port=port, data_dir=Path(data_dir) if data_dir else default_data_dir(),
+                          public_host=public_host, public_port=public_port)
     if max_connections is not None:
         config.max_connections = max_connections
     if max_per_address is not None:

@@ -87,6 +87,8 @@ def _serve(args: argparse.Namespace) -> int:
         args.data_dir,
         max_connections=args.max_connections,
         max_per_address=args.max_per_address,
+        public_host=args.public_host,
+        public_port=args.public_port,
     )
 
 
@@ -154,6 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--data-dir", default=None, help="host key and data (default: the user data dir)")
     s.add_argument("--max-connections", type=int, default=None, help="connections at once (default 1000)")
     s.add_argument("--max-per-address", type=int, default=None, help="connections from one address (default 20)")
+    s.add_argument("--public-host", default="",
+                   help="the host players connect to, in every ssh line shown (behind NAT or a proxy)")
+    s.add_argument("--public-port", type=int, default=0,
+                   help="the port players connect to, when it is not --port (behind NAT or a proxy)")
     s.set_defaults(func=_serve)
 
     pl = sub.add_parser("play", help="play Voltage in this terminal, against a bot or hot-seat")

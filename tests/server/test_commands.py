@@ -15,7 +15,7 @@ import asyncssh
 import pytest
 
 from engine import voltage as V
-from server.ssh import HELP, ServerConfig, VoltageServer
+from server.ssh import ServerConfig, VoltageServer, help_text
 from server.store import Store
 from tests.server.terminal import Terminal, ssh_connect
 
@@ -171,9 +171,9 @@ async def test_a_player_replays_their_own_match_with_their_hand(kept):
 
 async def test_help_lists_the_new_commands(kept):
     r = await run(kept.port, "help")
-    assert r.stdout == HELP
+    assert r.stdout == help_text(kept.ssh_line())
     for word in ("leaderboard", "export MATCH_ID", "replay MATCH_ID"):
-        assert word in HELP
+        assert word in r.stdout
 
 
 async def test_a_server_without_a_store_says_it_keeps_nothing(start_server, echo_app):

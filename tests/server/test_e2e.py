@@ -211,6 +211,8 @@ async def test_a_dropped_player_comes_back_then_a_bot_holds_the_seat_until_they_
     try:
         alice.press("down", "enter")  # a private room
         code = (await alice.wait_for(r"Room ([A-Z]{4})")).group(1)
+        # The line for a friend can be pasted as it is: the server's port and host are in it.
+        await alice.wait_for(rf"ssh -t -p {srv.port} 127\.0\.0\.1 join {code}")
         bob.press("down", "down", "enter")
         await bob.wait_for("room code")
         bob.send(code.lower())

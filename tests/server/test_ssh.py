@@ -9,7 +9,7 @@ import asyncssh
 import pytest
 from asyncssh.packet import Boolean, String, UInt32
 
-from server.ssh import HELP, USAGE, load_host_key
+from server.ssh import help_text, load_host_key, usage
 from tests.server.terminal import Terminal, ssh_connect
 
 
@@ -33,7 +33,10 @@ async def wait_until(predicate, timeout=5.0):
 async def test_help_and_who_print_plain_text_and_exit_0(start_server, echo_app):
     srv = await start_server(echo_app)
     r = await run(srv.port, "help")
-    assert r.exit_status == 0 and r.stdout == HELP and not r.stderr
+    assert r.exit_status == 0 and r.stdout == help_text(srv.ssh_line()) and not r.stderr
+    # Every line can be pasted as it is: the port and host are in it.
+    assert f"ssh -t -p {srv.port} 127.0.0.1 join CODE" in r.stdout
+    assert f"ssh -p {srv.port} 127.0.0.1 who" in r.stdout
     r = await run(srv.port, "who")
     assert r.exit_status == 0
     assert r.stdout.startswith("0 online, 0 matches running")
@@ -46,7 +49,8 @@ async def test_any_other_command_prints_usage_to_stderr_and_exits_1(start_server
     r = await run(srv.port, command)
     assert r.exit_status == 1
     assert r.stdout == ""
-    assert USAGE in r.stderr
+    assert usage(srv.ssh_line()) in r.stderr
+    assert f"ssh -t -p {srv.port} 127.0.0.1 [help" in r.stderr
     assert "root:" not in r.stderr  # nothing ran
 
 
@@ -311,3 +315,13 @@ async def test_a_channel_with_a_tiny_maximum_packet_size_cannot_freeze_the_serve
     assert time.monotonic() - t0 < 5
     await t.close()
     await wait_until(lambda: not srv.live)
+
+
+async def test_behind_nat_the_public_host_and_port_are_what_people_are_told(start_server, echo_app):
+    srv = await start_server(echo_app, public_host="play.example", public_port=22)
+    assert srv.ssh_line() == "ssh play.example"
+    r = await run(srv.port, "help")
+    assert "ssh -t play.example join CODE" in r.stdout and "-p" not in r.stdout
+    srv2 = await start_server(echo_app, public_host="play.example", public_port=2022)
+    r = await run(srv2.port, "nonsense")
+    assert "usage: ssh -t -p 2022 play.example [help" in r.stderr

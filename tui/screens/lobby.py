@@ -764,15 +764,20 @@ class LobbyScreen(SizedScreen):
         if room.game != HV:
             self._status(
                 f"Room {room.code}: your friend picks 'Join a friend's room' and types {room.code},\n"
-                f"or connects with: ssh -t HOST join {room.code}    Esc: close the room"
+                f"or connects with: {self._ssh(f'join {room.code}')}    Esc: close the room"
             )
             return
         names = room.names
         self._status(
             f"Room {room.code} (High Voltage): {len(names)} of {room.size} seated: {', '.join(names)}\n"
-            f"Friends pick 'Join a friend's room', type {room.code}; or ssh -t HOST join {room.code}\n"
+            f"Friends pick 'Join a friend's room', type {room.code}; or {self._ssh(f'join {room.code}')}\n"
             "s: start now (bots take the empty seats)    Esc: close the room"
         )
+
+    def _ssh(self, args: str) -> str:
+        """The line a friend pastes to reach this server and do ``args``."""
+        command = getattr(self.backend, "ssh_command", None)
+        return command(args) if command is not None else f"ssh -t HOST {args}"
 
     def action_start_room(self) -> None:
         room = self._room_obj
