@@ -540,10 +540,13 @@ class Lobby:
         if task is not None:
             task.cancel()
         s = h.match.seats[seat]
+        came_back = not s.connected  # (a newer session taking over never left)
         s.connected = True
         if s.bot is not None:
             h.match.set_bot(seat, None)
         self._update_notice(h)
+        if came_back:
+            h.match.announce(f"{s.name} is back.")
         self._set_status(player, "playing", h.code)
         return [h.match.handle(seat)]
 

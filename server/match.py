@@ -367,6 +367,11 @@ class Match:
         self._notice = text
         self._broadcast(())
 
+    def announce(self, line: str) -> None:
+        """A line in every screen's log that is no move (the lobby's news: "Bob is back.")."""
+        self.log.append(line)
+        self._broadcast((line,))
+
     def _notice_changed(self) -> None:
         self._broadcast(())
 

@@ -256,3 +256,37 @@ async def test_a_key_cannot_squat_names_and_a_guests_name_is_free_when_it_leaves
         assert lobby.suggest_name("visitor", other) == "visitor"
         assert lobby.claim_name(other, "visitor") == "visitor"
         h.match.close()
+
+
+async def test_the_others_read_that_a_dropped_player_is_back():
+    lobby = Lobby(bot_delay=0.0, seed=1, grace=30.0)
+    alice, bob = online(lobby, KEY, "alice"), online(lobby, OTHER, "bob")
+    waiting = asyncio.ensure_future(lobby.quick_match(alice))
+    await settle()
+    (hb,) = await lobby.quick_match(bob)
+    (ha,) = await waiting
+    lobby.leave(alice)
+    assert "waiting for alice to reconnect" in hb.notice
+    again = lobby.connect(KEY, "alice")
+    (back,) = lobby.resume(again)
+    assert hb.log[-1] == "alice is back." and back.log[-1] == "alice is back."
+    assert hb.notice == ""
+    # A newer session taking over never left: nothing to announce.
+    third = lobby.connect(KEY, "alice")
+    lobby.resume(third)
+    assert hb.log[-1] == "alice is back." and hb.log.count("alice is back.") == 1
+    ha.match.close()
+
+
+async def test_the_same_in_high_voltage():
+    lobby = Lobby(grace=30.0, seed=1)
+    tables = HVTables(lobby, countdown_seconds=0.01, bot_speed=1000.0)
+    ann, bob = online(lobby, "key-ann", "ann"), online(lobby, "key-bob", "bob")
+    room = tables.create_room(ann, size=2)
+    owner = asyncio.ensure_future(tables.wait(room, ann))
+    friend = asyncio.ensure_future(tables.join_room(bob, room.code))
+    (a,), (b,) = await asyncio.gather(owner, friend)
+    lobby.leave(bob)
+    (b2,) = lobby.resume(lobby.connect("key-bob", "bob"))
+    assert a.log[-1] == "bob is back." and b2.log[-1] == "bob is back."
+    a.match.close()
