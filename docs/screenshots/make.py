@@ -1,7 +1,9 @@
 """Make the screenshots in this folder: ``python docs/screenshots/make.py`` (needs rsvg-convert).
 
 The match screen in the snapshot tests' position (tests/tui/test_snapshots.py), at
-80x24 and 120x40 on the dark theme, plus 80x24 on the light theme and without colour.
+80x24 and 120x40 on the dark theme, plus 80x24 on the light theme and without colour;
+the lobby (a key with rated matches) at 80x24 and 100x30; a finished match's replay
+(every hand shows) at 100x30; High Voltage against two bots at 80x24.
 Textual exports SVG; rsvg-convert makes the PNGs (the SVG's per-span text widths
 are dropped first, since librsvg misplaces text that starts with no-break spaces).
 """
@@ -9,7 +11,6 @@ are dropped first, since librsvg misplaces text that starts with no-break spaces
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import subprocess
 import sys
@@ -33,29 +34,98 @@ def to_png(svg: str, png: Path) -> None:
         tmp.unlink()
 
 
-async def shot(name: str, size: tuple[int, int], *, theme: str = "textual-dark", no_color: bool = False) -> None:
-    if no_color:
-        os.environ["NO_COLOR"] = "1"
-    try:
-        m = await position()
-        app = make_app(FixedBackend([ContractHandle(m.handle(0))]), player_name="Ann")
-        app.flash_seconds = 0
-        app.theme = theme
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            to_png(app.export_screenshot(title="Voltage"), HERE / f"{name}.png")
-    finally:
-        os.environ.pop("NO_COLOR", None)
+async def shot(name: str, size: tuple[int, int], *, colours: str = "dark") -> None:
+    m = await position()
+    app = make_app(FixedBackend([ContractHandle(m.handle(0))]), player_name="Ann")
+    app.flash_seconds = 0
+    async with app.run_test(size=size) as pilot:
+        app.set_colours(colours)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        to_png(app.export_screenshot(title="Voltage"), HERE / f"{name}.png")
     print(HERE / f"{name}.png")
 
 
+def _store_with_matches(path: Path):
+    from server.store import Store
+    from tests.server.test_commands import KA, KB, finished_match
+
+    store = Store.open(path)
+    store.upsert_player(KA, "Alice")
+    store.upsert_player(KB, "Bob")
+    ids = [finished_match(store, seed) for seed in (11, 12, 13)]
+    return store, KA, ids
+
+
+async def lobby_shots(tmp: Path) -> None:
+    from server.backend import SSHBackend
+    from server.lobby import Lobby
+
+    from tests.server.test_commands import KB
+
+    store, key, ids = _store_with_matches(tmp / "lobby")
+    for size in ((80, 24), (100, 30)):
+        lobby = Lobby(store=store, seed=1)
+        bob = lobby.connect(KB, "Bob")
+        lobby.claim_name(bob, "Bob")
+        app = make_app(SSHBackend(lobby, lobby.connect(key, "alice")), player_name="alice")
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("enter")
+            await pilot.pause(0.3)
+            png = HERE / f"lobby-{size[0]}x{size[1]}.png"
+            to_png(app.export_screenshot(title="Voltage"), png)
+            print(png)
+    lobby = Lobby(store=store, seed=1)
+    app = make_app(SSHBackend(lobby, lobby.connect(key, "alice")), player_name="alice")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        app.push_screen(app.backend.replay_screen(ids[-1]))
+        await pilot.pause(0.3)
+        for _ in range(30):
+            await pilot.press("right")
+        await pilot.pause(0.3)
+        png = HERE / "replay-100x30.png"
+        to_png(app.export_screenshot(title="Voltage"), png)
+        print(png)
+    store.close()
+
+
+async def high_voltage_shot() -> None:
+    from server.hv_match import HVMatch, bot_seat
+    from server.match import Seat
+    from tui.screens.hv_match import HVMatchScreen
+
+    m = HVMatch([Seat("Ann", "ann"), bot_seat("medium"), bot_seat("fast")], seed=4,
+                countdown_seconds=0.01, bot_speed=1.0)
+
+    class HVBackend:
+        def home_screen(self):
+            return HVMatchScreen([m.handle(0)], self)
+
+    app = make_app(HVBackend(), player_name="Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        m.start()
+        while not (isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act):
+            await pilot.pause(0.05)
+        await pilot.pause(2.5)  # a few of the bots' plays in the feed
+        png = HERE / "high-voltage-80x24.png"
+        to_png(app.export_screenshot(title="Voltage"), png)
+        print(png)
+    m.close()
+
+
 async def main() -> None:
+    import tempfile
+
     await shot("match-80x24", (80, 24))
     await shot("match-120x40", (120, 40))
-    await shot("match-80x24-light", (80, 24), theme="textual-light")
-    await shot("match-80x24-no-color", (80, 24), no_color=True)
+    await shot("match-80x24-light", (80, 24), colours="light")
+    await shot("match-80x24-no-color", (80, 24), colours="none")
+    with tempfile.TemporaryDirectory() as tmp:
+        await lobby_shots(Path(tmp))
+    await high_voltage_shot()
 
 
 if __name__ == "__main__":
