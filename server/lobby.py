@@ -141,6 +141,7 @@ class Player:
     # "follow" (a match this session watched was rematched: ``handles`` watch the new one).
     listener: Callable[[str, Any], None] | None = field(default=None, repr=False)
     superseded: bool = False  # a newer session of the same key took over
+    restored: bool = False  # a stand-in, after a restart, for a person not back yet
 
     @property
     def seat_identity(self) -> str:
@@ -540,7 +541,9 @@ class Lobby:
         if task is not None:
             task.cancel()
         s = h.match.seats[seat]
-        came_back = not s.connected  # (a newer session taking over never left)
+        # News for the others, when the person had dropped out (not after a restart: nobody
+        # left then; not when a newer session of a key takes over: it never left).
+        came_back = not s.connected and not (old is not None and old.restored)
         s.connected = True
         if s.bot is not None:
             h.match.set_bot(seat, None)
@@ -687,7 +690,7 @@ class Lobby:
                 ident = seat.identity or ""
                 # A stand-in for the person: not online, so their seat waits for them.
                 humans.append(Player(identity=None if ident.startswith("guest:") or not ident else ident,
-                                     name=seat.name, status="playing", where=code))
+                                     name=seat.name, status="playing", where=code, restored=True))
             h = Hosted(code, match, humans, recording=rec)
             self.matches[code] = h
             match.on_end.append(lambda _m: self._changed())
