@@ -113,16 +113,48 @@ def test_a_data_directory_that_is_a_file_is_a_clear_error(tmp_path):
         Store.open(f / "sub")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
 def test_an_unwritable_directory_is_a_clear_error(tmp_path):
-    d = tmp_path / "ro"
-    d.mkdir()
-    d.chmod(0o500)
+    if os.geteuid() != 0:
+        d = tmp_path / "ro"
+        d.mkdir()
+        d.chmod(0o500)
+        try:
+            with pytest.raises(StoreError, match="not writable"):
+                Store.open(d)
+        finally:
+            d.chmod(0o700)
+        return
+    # Root can write anywhere: check as an unprivileged user, in a forked child that
+    # drops root, on a directory it may enter but not write (CI runs as root: no skip).
+    import pwd
+    import tempfile
+    from pathlib import Path
+
+    nobody = pwd.getpwnam("nobody")
+    d = Path(tempfile.mkdtemp(prefix="voltage-ro-"))
+    read, write = os.pipe()
     try:
-        with pytest.raises(StoreError, match="not writable"):
-            Store.open(d)
+        d.chmod(0o755)
+        pid = os.fork()
+        if pid == 0:  # the child: nobody, trying to open the store there
+            try:
+                os.setgid(nobody.pw_gid)
+                os.setuid(nobody.pw_uid)
+                try:
+                    Store.open(d)
+                    message = "opened"
+                except StoreError as e:
+                    message = str(e)
+                os.write(write, message.encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        os.waitpid(pid, 0)
+        with os.fdopen(read) as f:
+            message = f.read()
+        assert "not writable" in message, message
     finally:
-        d.chmod(0o700)
+        d.rmdir()
 
 
 def test_two_servers_cannot_share_a_directory(tmp_path):
