@@ -53,7 +53,7 @@ from engine import highvoltage as H
 from engine.errors import IllegalActionError
 from engine.hv_bots import HV_BOT_NAMES, make_hv_bot
 
-from .match import SaveFailed, SaveGate, Seat, SeatHandle, Subscribers, joined_notice, run_to_end
+from .match import HostNotices, SaveFailed, SaveGate, Seat, SeatHandle, Subscribers, run_to_end
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ def local_match(player_name: str, bots: str | Sequence[str], seed: int | None = 
     return HVMatch(seats, seed, **kw)
 
 
-class HVMatch:
+class HVMatch(HostNotices):
     """One match of High Voltage between 2 to 4 seats (people or bots), watched by anyone."""
 
     game = GAME
@@ -230,27 +230,6 @@ class HVMatch:
         """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
         self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown), only)
 
-    @property
-    def notice(self) -> str:
-        """The status line: the store's state (paused, slow) first, then the lobby's."""
-        return joined_notice(self.saving.notice, self._notice)
-
-    @property
-    def paused(self) -> bool:
-        return self.saving.paused
-
-    def set_notice(self, text: str) -> None:
-        """A status line every screen shows (e.g. waiting for a reconnect)."""
-        self._notice = text
-        self._broadcast(())
-
-    def announce(self, line: str) -> None:
-        """A line in every screen's log that is no move (the lobby's news: "Bob is back.")."""
-        self.log.append(line)
-        self._broadcast((line,))
-
-    def _notice_changed(self) -> None:
-        self._broadcast(())
 
     # -- actions -------------------------------------------------------------
 

@@ -283,7 +283,44 @@ def _bot_choose(bot_name: str, seed: int, view: V.VoltageView, deadline: float |
     return choose_action(bot_name, seed, view, deadline=deadline)
 
 
-class Match:
+class HostNotices:
+    """What both games' match hosts say beside the moves: the status line (the store's
+    state, paused or slow, then the lobby's notice) and lines of news in the log.
+    A host has ``saving`` (its :class:`SaveGate`), ``_notice``, ``log`` and
+    ``_broadcast(lines)``."""
+
+    saving: SaveGate
+    _notice: str
+    log: list[str]
+
+    def _broadcast(self, lines: tuple[str, ...]) -> None:
+        raise NotImplementedError
+
+    @property
+    def notice(self) -> str:
+        """The status line: the store's state (paused, slow) first, then the lobby's."""
+        return joined_notice(self.saving.notice, self._notice)
+
+    @property
+    def paused(self) -> bool:
+        """Is play paused because the store cannot write?"""
+        return self.saving.paused
+
+    def set_notice(self, text: str) -> None:
+        """A status line every screen shows (e.g. waiting for a reconnect)."""
+        self._notice = text
+        self._broadcast(())
+
+    def announce(self, line: str) -> None:
+        """A line in every screen's log that is no move (the lobby's news: "Bob is back.")."""
+        self.log.append(line)
+        self._broadcast((line,))
+
+    def _notice_changed(self) -> None:
+        self._broadcast(())
+
+
+class Match(HostNotices):
     """One match of Voltage between two seats (people or bots), watched by anyone."""
 
     game = GAME
@@ -352,28 +389,6 @@ class Match:
     def _broadcast(self, lines: tuple[str, ...]) -> None:
         self._subs.send(self.view, lambda view: Update(view, lines, self.notice))
 
-    @property
-    def notice(self) -> str:
-        """The status line: the store's state (paused, slow) first, then the lobby's."""
-        return joined_notice(self.saving.notice, self._notice)
-
-    @property
-    def paused(self) -> bool:
-        """Is play paused because the store cannot write?"""
-        return self.saving.paused
-
-    def set_notice(self, text: str) -> None:
-        """A status line every screen shows (e.g. waiting for a reconnect)."""
-        self._notice = text
-        self._broadcast(())
-
-    def announce(self, line: str) -> None:
-        """A line in every screen's log that is no move (the lobby's news: "Bob is back.")."""
-        self.log.append(line)
-        self._broadcast((line,))
-
-    def _notice_changed(self) -> None:
-        self._broadcast(())
 
     # -- actions -------------------------------------------------------------
 
