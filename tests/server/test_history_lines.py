@@ -9,17 +9,8 @@ import pytest
 
 from server.backend import SSHBackend
 from server.lobby import Lobby
-from server.store import Store
 from tests.server.test_commands import KA, KB, finished_match
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path)
-    s.upsert_player(KA, "Alice")
-    s.upsert_player(KB, "Bob")
-    yield s
-    s.close()
+from tests.tui.test_lobby_screen import store  # noqa: F401 (a fixture: Alice and Bob stored)
 
 
 def history(store, width=None):
