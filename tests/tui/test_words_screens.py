@@ -266,3 +266,60 @@ async def test_no_high_voltage_feed_line_is_cut():
 async def test_the_high_voltage_top_line_in_practice_is_not_cut():
     bad = await hv_cuts(4, (80, 24), practice=True)
     assert not bad, "\n".join(bad)
+
+
+# -- the other screens: lobby, results, start ---------------------------------------
+
+
+async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24(tmp_path):
+    from server.backend import SSHBackend
+    from server.lobby import Lobby
+    from server.persist import history_lines
+    from server.store import Store
+    from tests.server.test_commands import KA, KB, finished_match
+    from tests.tui.helpers import local_app
+    from tui.screens.confirm import ConfirmScreen
+    from tui.screens.lobby import LobbyScreen
+    from tui.screens.results import ResultsScreen
+
+    bad: list[str] = []
+    with Store.open(tmp_path) as store:
+        store.upsert_player(KA, "Alice")
+        store.upsert_player(KB, "Bob")
+        for seed in (11, 12):
+            finished_match(store, seed)
+        hv = store.create_match("high-voltage", 5, [
+            {"name": "Alice", "identity": KA}, {"name": "Bot (slow)", "identity": None, "bot": "slow"},
+            {"name": "Bob", "identity": KB}])
+        store.finish_match(hv, [2, 3, 1], "won", (3, 12, 0))
+        lobby = Lobby(store=store, seed=1)
+        backend = SSHBackend(lobby, lobby.connect(KA, "alice"))
+        app = make_app(backend, player_name="alice")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await pilot.pause(0.2)
+            screen = app.screen
+            assert isinstance(screen, LobbyScreen)
+            forms = [str(label) for _i, label in screen._choices()]
+            forms += [LobbyScreen.KEYS_HELP, LobbyScreen.KEYS_HELP_SHORT]
+            forms += ["Voltage: lobby    you: alice    " + "    ".join(
+                f"{g} {r} ({n} rated)" for g, r, n in backend.ratings())]
+            forms += [history_lines(r, KA)[0] for r in store.player_history(KA)]
+            bad += [f"lobby: {b}" for b in cut_words(rows_of(app), forms, ["Alice", "Bob", "alice"])]
+    app, backend = local_app(seed=8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        bad += [f"start: {b}" for b in cut_words(rows_of(app), [], [])]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        bad += [f"confirm: {b}" for b in cut_words(rows_of(app), [app.screen.question], [])]
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await pilot.pause()
+        results = app.screen
+        forms = [results.winner_text().plain, results.status_text(), "back to start [b]", "rematch [r]"]
+        bad += [f"results: {b}" for b in cut_words(rows_of(app), forms, [])]
+    backend.close()
+    assert not bad, "\n".join(bad)
