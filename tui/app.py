@@ -49,6 +49,22 @@ class VoltageApp(App[None]):
         self.flash_seconds = 1.8  # how long a flip or a scored set stays highlighted
         self.results_delay = 1.2  # the final board shows this long before the results
 
+    # -- the "your turn" alert ------------------------------------------------
+
+    #: Ring the bell and set the window's title when it becomes your turn (online play;
+    #: the player can switch it off in the lobby, and the choice follows the key).
+    turn_alerts = False
+    TITLE_YOUR_TURN = "Voltage: your turn"
+
+    def turn_alert(self, your_turn: bool) -> None:
+        """It became your turn (a bell, and the window's title says so) or it is no longer
+        (the title goes back).  The title is xterm's OSC 2, which terminals and tmux show."""
+        driver = self._driver
+        if not self.turn_alerts or driver is None or self.is_headless:
+            return
+        title = self.TITLE_YOUR_TURN if your_turn else self.TITLE
+        driver.write(("\a" if your_turn else "") + f"\x1b]2;{title}\a")
+
     # -- colours ---------------------------------------------------------------
 
     @property

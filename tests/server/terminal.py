@@ -62,6 +62,7 @@ class Terminal:
         self.conn: asyncssh.SSHClientConnection | None = None
         self.chan = None
         self.frames = 0
+        self.raw = bytearray()  # every byte the server sent, as sent (escape codes included)
         self.last_output = 0.0
         self._changed = asyncio.Event()
         self.closed = asyncio.Event()
@@ -85,6 +86,7 @@ class Terminal:
 
         class Session(asyncssh.SSHClientSession):
             def data_received(self, data, datatype):
+                term.raw += data
                 term.stream.feed(data)
                 term.frames += 1
                 term.last_output = time.monotonic()

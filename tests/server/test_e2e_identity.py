@@ -101,3 +101,37 @@ async def test_the_clients_no_color_is_honoured_over_ssh(game_server):
     finally:
         await plain.close()
         await coloured.close()
+
+
+async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(game_server):
+    from tests.server.test_e2e import play
+
+    srv = game_server
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(srv, "alice", ka)
+    bob = await enter(srv, "bob", kb)
+    try:
+        # Alice switches the alert off (the last choice of the menu); Bob keeps it.
+        alice.press("end")
+        await alice.wait_for("Your turn: bell and title")
+        alice.press("enter")
+        await alice.wait_for("Your turn: no alert")
+        alice.press("home", "enter")  # quick match
+        await alice.wait_for("Waiting for an opponent")
+        bob.press("enter")
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_for("VOLTAGE")
+        hosted = match_of(srv, "alice")
+        for t in (alice, bob):
+            del t.raw[:]
+        seat = {name: hosted.match.names.index(name) for name in ("alice", "bob")}
+        terms = {seat["alice"]: alice, seat["bob"]: bob}
+        apps = {seat[name]: srv.apps[name] for name in seat}
+        await play(srv, hosted, terms, apps, stop=lambda: len(hosted.match.actions) >= 8)
+        bell = b"\x07\x1b]2;Voltage: your turn\x07"
+        await wait_until(lambda: bell in bob.raw, what="Bob's bell")
+        assert b"\x1b]2;Voltage\x07" in bob.raw  # and the title back once he has moved
+        assert b"Voltage: your turn" not in alice.raw
+    finally:
+        await alice.close()
+        await bob.close()

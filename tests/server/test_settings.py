@@ -85,3 +85,23 @@ async def test_the_clients_no_color_starts_a_session_without_colour(tmp_path):
             await pilot.pause()
             assert app.colours == "none" and colours_drawn(app) == set()
             assert "Colours: no colour" in "\n".join(lines_of(app))
+
+
+async def test_the_your_turn_alert_is_on_until_switched_off_and_stays_off_for_the_key(tmp_path):
+    with Store.open(tmp_path) as store:
+        store.upsert_player(KA, "Alice")
+        for expected in (True, False):
+            lobby = Lobby(store=store, seed=1)
+            app = make_app(SSHBackend(lobby, lobby.connect(KA, "alice")), player_name="alice")
+            async with app.run_test(size=(100, 30)) as pilot:
+                await pilot.press("enter")
+                await pilot.pause()
+                assert app.turn_alerts is expected
+                if expected:
+                    menu = app.screen.query_one("#choices")
+                    menu.index = [i for i, _t in menu.items].index("alerts")
+                    await pilot.press("enter")
+                    await pilot.pause()
+                    assert app.turn_alerts is False
+                    assert "Your turn: no alert" in "\n".join(lines_of(app))
+            await lobby_idle(store)

@@ -278,10 +278,32 @@ class LobbyScreen(SizedScreen):
         colours = Text(f"Colours: {self._colour_word()}")
         colours.append("  ←→", style="dim")
         opts.append(("colours", colours))
+        if hasattr(self.backend, "save_setting"):
+            alerts = Text(f"Your turn: {'bell and title' if self._alerts_on() else 'no alert'}")
+            alerts.append("  ←→", style="dim")
+            opts.append(("alerts", alerts))
         return opts
 
+    def _alerts_on(self) -> bool:
+        try:
+            return bool(getattr(self.app, "turn_alerts", False))
+        except Exception:  # (no app yet)
+            return True
+
+    def _toggle_alerts(self) -> None:
+        """The "your turn" bell and window title, on or off (kept for the key)."""
+        app: Any = self.app
+        app.turn_alerts = not self._alerts_on()
+        self.backend.save_setting("alerts", "on" if app.turn_alerts else "off")
+        self.query_one("#choices", Menu).set_items(self._choices())
+
     def _start_colours(self) -> None:
-        """The client's NO_COLOR, or the colours this key chose last time."""
+        """The client's NO_COLOR, or the colours this key chose last time; and the
+        "your turn" alert (on unless switched off)."""
+        settings = getattr(self.backend, "settings", None)
+        if settings is not None:
+            app_: Any = self.app
+            app_.turn_alerts = settings().get("alerts", "on") == "on"
         start = getattr(self.backend, "start_colours", None)
         choice = start() if start is not None else None
         app: Any = self.app
@@ -321,6 +343,9 @@ class LobbyScreen(SizedScreen):
             self._hv_lineup = (self._hv_lineup + event.delta) % len(self.hv_lineups())
         elif event.item == "colours":
             self._change_colours(event.delta)
+            return
+        elif event.item == "alerts":
+            self._toggle_alerts()
             return
         else:
             return
@@ -632,6 +657,8 @@ class LobbyScreen(SizedScreen):
             self.action_leaderboard()
         elif choice == "colours":
             self._change_colours(1)
+        elif choice == "alerts":
+            self._toggle_alerts()
 
     @on(Menu.Chosen, "#matches")
     def _watch_selected(self, event: Menu.Chosen) -> None:

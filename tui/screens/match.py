@@ -180,6 +180,10 @@ class MatchScreen(PlayScreen):
         self.names = tuple(self.viewer.names)  # type: ignore[assignment]
         if not first:
             self._detect_moments(prev, self.view)
+            if not self.hotseat and prev.my_turn != self.view.my_turn:
+                alert = getattr(self.app, "turn_alert", None)
+                if alert is not None:
+                    alert(self.view.my_turn)  # "your turn" (a bell and the window's title), or not
         self._recompute()
         self._render_all()
         if self.hotseat and self.concealed and not self._passing and not self.view.over:
