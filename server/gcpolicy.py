@@ -88,7 +88,7 @@ from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
-DEFAULT_THRESHOLDS = (10_000, 20, 100)
+DEFAULT_THRESHOLDS = (700, 3, 1_000_000)
 
 
 # ---------------------------------------------------------------------------
@@ -184,6 +184,9 @@ class Policy:
     tick_interval: float = 1.0
     freeze_interval: float = 5.0
     slow_freeze_interval: float = 30.0
+    promote_freeze: int = 1
+    promote_interval: float = 1.0
+    freeze_collects: int = 1  # the generation collected before a routine freeze (2: everything)
     settle: float = 0.5
     pause_budget_ms: float = 5.0
     major_fraction: float = 0.25
@@ -210,6 +213,7 @@ class Policy:
         self._last_major = 0.0
         self._last_report = 0.0
         self._frozen_after_major = 0
+        self._promoted_base = 0
         self._old_thresholds = gc.get_threshold()
         self._handle: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -336,25 +340,35 @@ class Policy:
             self._major(now)
             return "major"
         since = now - self._last_freeze
-        if (fresh and since >= self.freeze_interval) or (self._slow_full and since >= self.slow_freeze_interval):
-            self._freeze(now)
+        if self._slow_full and since >= self.slow_freeze_interval:
+            self._freeze(now, 2)
+            return "freeze"
+        # gc.get_count()[2] counts the young collections that moved survivors to the old
+        # generation (the thresholds leave its collection to this policy).
+        promoted = gc.get_count()[2]
+        promoted -= self._promoted_base if promoted >= self._promoted_base else 0
+        if (promoted >= self.promote_freeze and since >= self.promote_interval) or (
+            fresh and since >= self.freeze_interval
+        ):
+            self._freeze(now, self.freeze_collects)
             return "freeze"
         return None
 
-    def _collect(self, what: str) -> None:
+    def _collect(self, what: str, generation: int = 2) -> None:
         self._in_collect = True
         t0 = time.perf_counter()
         try:
-            found = gc.collect()
+            found = gc.collect(generation)
         finally:
             self._in_collect = False
         if log.isEnabledFor(logging.DEBUG):
             log.debug("gc %s: %d unreachable found in %.1f ms; %d objects tracked, %d frozen", what, found,
                       (time.perf_counter() - t0) * 1000, len(gc.get_objects()), gc.get_freeze_count())
 
-    def _freeze(self, now: float) -> None:
-        self._collect("freeze")  # never freeze garbage: a frozen unreachable cycle is immortal
+    def _freeze(self, now: float, generation: int = 2) -> None:
+        self._collect(f"freeze (gen{generation})", generation)  # never freeze garbage (see the notes)
         gc.freeze()
+        self._promoted_base = gc.get_count()[2]
         self.freezes += 1
         self._last_freeze = now
         self._slow_full = False
@@ -374,6 +388,7 @@ class Policy:
             else:
                 t.frozen = False
         gc.freeze()
+        self._promoted_base = gc.get_count()[2]
         for t in self._tracked.values():
             if t.ready_at is not None:
                 t.frozen = True
