@@ -289,3 +289,30 @@ def test_the_strip_patch_leaves_an_unexpected_textual_alone(collector, monkeypat
         assert gcpolicy.patch_textual_strips() is False
     assert Strip.divide is divide
     assert "Strip.divide is not the one expected" in caplog.text
+
+
+def test_survivors_of_young_collections_are_frozen_within_a_second_and_young_garbage_is_not(policy):
+    clock = Clock()
+    p = policy(clock=clock, promote_interval=1.0)
+    assert gc.get_threshold()[2] >= 1_000_000  # CPython never starts a full collection itself
+    clock.now += 5
+    assert p.tick() is None  # nothing promoted since the start-up freeze
+    kept = [FakeApp() for _ in range(100)]  # state that lasts
+    garbage = FakeApp()
+    ref = weakref.ref(garbage)
+    del garbage  # a young cycle
+    frozen = gc.get_freeze_count()
+    gc.collect(1)  # what CPython's thresholds do on their own: survivors go to the old generation
+    assert p.tick() == "freeze"
+    assert gc.get_freeze_count() >= frozen + 2 * len(kept)
+    assert ref() is None
+    gc.collect(1)
+    junk = FakeApp()
+    ref = weakref.ref(junk)
+    del junk
+    clock.now += 0.5
+    assert p.tick() is None  # at most once a second
+    clock.now += 0.5
+    assert p.tick() == "freeze"
+    assert ref() is None  # collected, not frozen
+    assert p.tick() is None
