@@ -536,8 +536,15 @@ def install(**kwargs: Any) -> Policy:
         patch_textual_strips()
     _policy = Policy(**options)
     _policy.start()
-    atexit.register(_policy.stop)
+    atexit.register(_at_exit)
     return _policy
+
+
+def _at_exit() -> None:
+    # The last summary only: unfreezing now would hand the interpreter's final
+    # collection the whole heap, which costs a long exit and saves nothing.
+    if _policy is not None and _policy._started:
+        log.info("%s (at shutdown)", _policy.summary())
 
 
 def session_started(app: Any) -> None:
@@ -552,7 +559,7 @@ def uninstall() -> None:
     global _policy
     if _policy is not None:
         _policy.stop()
-        atexit.unregister(_policy.stop)
+        atexit.unregister(_at_exit)
         _policy = None
 
 

@@ -316,3 +316,21 @@ def test_survivors_of_young_collections_are_frozen_within_a_second_and_young_gar
     assert p.tick() == "freeze"
     assert ref() is None  # collected, not frozen
     assert p.tick() is None
+
+
+def test_a_server_logs_the_summary_at_exit_even_when_it_logs_only_warnings():
+    import subprocess
+    import sys
+
+    code = (
+        "import logging, gc\n"
+        "logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(name)s: %(message)s')\n"
+        "from server import gcpolicy\n"
+        "gcpolicy.install()\n"
+        "gc.collect(0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stderr.splitlines() if "gc pauses since start" in line]
+    assert len(lines) == 1 and lines[0].endswith("(at shutdown)")
+    assert "max " in lines[0] and "p99 " in lines[0]
