@@ -408,6 +408,8 @@ async def main() -> int:
             ap.error(f"--env takes KEY=VALUE, not {item!r}")
         env[key] = value
     tree = args.tree.resolve()
+    if not (tree / "voltage" / "cli.py").is_file():
+        ap.error(f"--tree: {tree} is not a Voltage checkout (no voltage/cli.py)")
     env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
 
     data_dir = tempfile.mkdtemp(prefix="voltage-load-")
