@@ -348,6 +348,7 @@ class Policy:
                     live_frozen += 1
             elif not t.ended and t.ready_at is not None and now - t.ready_at >= self.settle:
                 fresh = True
+        app = None  # this frame must not keep the last app alive through a major
         if ended_frozen and ended_frozen >= max(self.major_min_ended, self.major_fraction * live_frozen):
             self._major(now)
             return "major"
@@ -390,8 +391,9 @@ class Policy:
         self._last_freeze = now
         self._slow_full = False
         for t in self._tracked.values():
-            app = t.ref()
-            if app is not None and t.ready_at is not None and not t.ended:
+            # Alive now, so frozen now, up or not: a session that ends before its
+            # first frame leaves frozen cycles all the same.
+            if t.ref() is not None:
                 t.frozen = True
 
     def _major(self, now: float) -> None:
@@ -407,8 +409,7 @@ class Policy:
         gc.freeze()
         self._promoted_base = gc.get_count()[2]
         for t in self._tracked.values():
-            if t.ready_at is not None:
-                t.frozen = True
+            t.frozen = True
         self.majors += 1
         self._last_major = self._last_freeze = now
         self._slow_full = False

@@ -334,3 +334,25 @@ def test_a_server_logs_the_summary_at_exit_even_when_it_logs_only_warnings():
     lines = [line for line in out.stderr.splitlines() if "gc pauses since start" in line]
     assert len(lines) == 1 and lines[0].endswith("(at shutdown)")
     assert "max " in lines[0] and "p99 " in lines[0]
+
+
+def test_sessions_that_end_before_their_first_frame_are_reclaimed_too(policy):
+    # A connection that leaves at once: never seen running, but alive (and so frozen)
+    # when survivors were frozen.
+    clock = Clock()
+    p = policy(clock=clock, major_min_ended=3, major_fraction=0.25)
+    apps = [FakeApp() for _ in range(3)]
+    refs = [weakref.ref(a) for a in apps]
+    for app in apps:
+        p.session_started(app)
+    gc.collect(1)
+    clock.now += 1
+    assert p.tick() == "freeze"
+    for app in apps:
+        app._closed = True
+    del apps, app
+    clock.now += 1
+    assert p.tick() is None  # seen ended
+    clock.now += p.settle
+    assert p.tick() == "major"
+    assert all(r() is None for r in refs)
