@@ -1,27 +1,54 @@
 """Load benchmark for ``voltage serve``: N concurrent SSH sessions playing N/2 matches.
 
-    python benchmarks/load.py --sessions 200 --seconds 60
+    python benchmarks/load.py -n 50 --seconds 30
+    python benchmarks/load.py -n 200 --seconds 600 --pace 2-5     # realistic play, 10 minutes
+    python benchmarks/load.py -n 50 --tree /tmp/old-perf           # the same run on another checkout
 
-Starts ``voltage serve`` in a subprocess on a free port, then from this process:
+Starts ``voltage serve`` in a subprocess on a free port (from ``--tree``, default
+this checkout), then from this process:
 
 1. connects lone players one at a time and times the first frame (connect,
    SSH handshake, PTY, until the lobby is on the screen);
 2. opens N sessions, names them, pairs them through quick match;
-3. plays for ``--seconds``: whoever is to move acts about once a second per
-   match, by keystrokes chosen from what its screen (a pyte terminal) shows;
-   every key that should change the screen is timed until the next output
-   from the server (keypress-to-frame latency);
-4. prints the first-frame median, the latency p50/p95/p99, and the server's
-   resident memory per session (RSS growth from the idle server, divided by N).
+3. plays for ``--seconds``: whoever is to move acts after ``--pace`` seconds
+   (a number, +-20 %, or a range such as ``2-5``: a human takes 2-5 s per
+   Voltage decision), by keystrokes chosen from what its screen shows; at a
+   match's end both ask for a rematch, so the load lasts; every key that should
+   change the screen is timed until the next output from the server
+   (keypress-to-frame latency);
+4. prints the latency p50/p95/p99, the server's CPU milliseconds and output bytes
+   per action, the collector's pauses (max, p99, by generation), the server's
+   memory (per session, and its growth while playing) and what these clients
+   cost beside the server.
 
-This is a benchmark, not a test: it prints figures and asserts nothing.  The
-clients share the machine with the server (this process takes a core).
+Honest measuring, the decisions:
+
+- **Cheap clients.**  A client does not emulate a terminal (pyte cost 34-74 % of
+  a core beside the server, distorting the figure it measured).  It keeps only
+  the rows of text: Textual positions every run of text with an absolute cursor
+  move (CSI row;col H), so stripping the other escapes (colours, modes, titles)
+  and writing each run into its row is all it takes to read the prompt line and
+  the hand.  Output is parsed only when the client looks at its screen.  The
+  clients' CPU is printed beside the server's, with their ratio (the target is
+  at most a third).
+- **One ruler for the collector.**  The server runs under a probe installed
+  before any project code (``-c`` bootstrap, like the shared
+  ``tools/gcprobe``): it times every collection, so the old and the new code are
+  measured the same way.  The probe writes ``monotonic-time generation ms`` per
+  collection; the play window is cut out by time.  If the server logs its own
+  ``gc pauses since start`` line (``server/gcpolicy.py``), the last one is
+  printed as well.
+- **No compression** (as OpenSSH clients by default): what the server sends is
+  what a player's link carries.
+
+This is a benchmark, not a test: it prints figures and asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import codecs
 import os
 import random
 import re
@@ -29,10 +56,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from pathlib import Path
 
 import asyncssh
-import pyte
 
 PROMPT_FLIP = "You drew a transformer"
 PROMPT_PASS = "You cannot act"
@@ -42,6 +70,32 @@ PROMPT_FULL = "Your turn: play a card (your hand is full"
 PROMPT_SIDE = "side or yours?"
 PROMPT_TERMINAL = "which terminal?"
 PROMPT_TARGET = "which card does it"
+REMATCH = "rematch [r]"
+
+HERE = Path(__file__).resolve().parent.parent
+
+# Runs in the server before any project code: times every collection (all of them,
+# not only the long ones) into a file: monotonic time, generation, wall ms, CPU ms (this
+# thread's: the wall figure is what players wait, the CPU one the collector's own
+# work, without the time the OS gave other processes), objects collected.
+PROBE_BOOT = r"""
+import gc, os, sys, time, atexit
+_out = open(os.environ["VOLTAGE_LOAD_GC_LOG"], "w", buffering=1 << 16)
+_t = [0.0, 0.0]
+_pc, _cpu, _mono = time.perf_counter, time.thread_time, time.monotonic
+def _cb(phase, info):
+    if phase == "start":
+        _t[0] = _pc()
+        _t[1] = _cpu()
+    else:
+        _out.write("%.4f %d %.3f %.3f %d\n" % (_mono(), info.get("generation", -1), (_pc() - _t[0]) * 1000,
+                                               (_cpu() - _t[1]) * 1000, info.get("collected", 0)))
+gc.callbacks.insert(0, _cb)
+atexit.register(_out.flush)
+sys.argv = ["voltage"] + sys.argv[1:]
+from voltage.cli import main
+sys.exit(main())
+"""
 
 
 class Guest(asyncssh.SSHClient):
@@ -52,28 +106,99 @@ class Guest(asyncssh.SSHClient):
         return ["" for _ in prompts]
 
 
+# Escapes that do not move the cursor or clear: colours, modes, OSC titles, charsets.
+_OTHER = re.compile(
+    r"\x1b\[[0-9;:?<>=]*[ -/]*[@-GIK-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78DEMc]"
+)
+_MOVE = re.compile(r"\x1b\[([0-9;]*)([HJ])")
+_COMPLETE = re.compile(r"\x1b\[[0-9;:?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[^\[\]()]")
+
+
+class Rows:
+    """Just the text of a terminal's rows (see the module's notes): cursor moves,
+    clears and text runs; everything else is dropped."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.blank = " " * width
+        self.rows = [self.blank] * height
+        self.x = self.y = 0
+        self._carry = ""
+        self._pending: list[str] = []
+        self._text: str | None = ""
+        self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+
+    def feed(self, data: bytes) -> None:
+        self._pending.append(self._decode(data))
+        self._text = None
+
+    def text(self) -> str:
+        if self._text is None:
+            chunk = self._carry + "".join(self._pending)
+            self._pending.clear()
+            i = chunk.rfind("\x1b")
+            if i != -1 and not _COMPLETE.match(chunk, i) and len(chunk) - i < 4096:
+                self._carry, chunk = chunk[i:], chunk[:i]
+            else:
+                self._carry = ""
+            self._apply(_OTHER.sub("", chunk))
+            self._text = "\n".join(self.rows)
+        return self._text
+
+    def _apply(self, chunk: str) -> None:
+        parts = _MOVE.split(chunk)
+        self._write(parts[0])
+        for i in range(1, len(parts), 3):
+            args, final, text = parts[i], parts[i + 1], parts[i + 2]
+            if final == "H":
+                row, _, col = args.partition(";")
+                self.y = min(self.height - 1, max(0, int(row or 1) - 1))
+                self.x = min(self.width, max(0, int(col or 1) - 1))
+            elif args in ("2", "3"):  # J: clear the screen
+                self.rows = [self.blank] * self.height
+            self._write(text)
+
+    def _write(self, text: str) -> None:
+        if not text:
+            return
+        if "\n" in text or "\r" in text:
+            for k, line in enumerate(re.split(r"(\r|\n)", text)):
+                if line == "\n":
+                    self.y = min(self.height - 1, self.y + 1)
+                elif line == "\r":
+                    self.x = 0
+                elif line:
+                    self._write(line)
+            return
+        row, x = self.rows[self.y], self.x
+        end = min(self.width, x + len(text))
+        self.rows[self.y] = row[:x] + text[: end - x] + row[end:]
+        self.x = end
+
+
 class Player:
     def __init__(self, name: str, width: int = 100, height: int = 32) -> None:
         self.name = name
-        self.screen = pyte.Screen(width, height)
-        self.stream = pyte.ByteStream(self.screen)
+        self.screen = Rows(width, height)
         self.width, self.height = width, height
         self.conn = None
         self.chan = None
         self.output = asyncio.Event()
         self.closed = False
-        self.t_first: float | None = None
+        self.received = 0  # bytes from the server
 
     async def connect(self, port: int) -> None:
         self.conn = await asyncssh.connect(
             "127.0.0.1", port, username=self.name, known_hosts=None, client_factory=Guest,
             client_keys=None, agent_path=None, preferred_auth="keyboard-interactive",
+            compression_algs=None,
         )
         me = self
 
         class Session(asyncssh.SSHClientSession):
             def data_received(self, data, datatype):
-                me.stream.feed(data)
+                me.received += len(data)
+                me.screen.feed(data)
                 me.output.set()
 
             def connection_lost(self, exc):
@@ -85,7 +210,7 @@ class Player:
         )
 
     def text(self) -> str:
-        return "\n".join(self.screen.display)
+        return self.screen.text()
 
     async def wait_for(self, pattern: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
@@ -123,31 +248,14 @@ class Player:
             self.conn.close()
 
 
-def server_rss_kb(pid: int) -> int:
-    """Resident memory of the server and its children (bot workers), in KiB."""
-    total = 0
-    pids = [pid]
+def server_only_rss_kb(pid: int) -> int:
     try:
-        out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-        pids += [int(p) for p in out.split()]
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
     except FileNotFoundError:
         pass
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except FileNotFoundError:
-            pass
-    return total
-
-
-def server_only_rss_kb(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
     return 0
 
 
@@ -167,14 +275,40 @@ def pct(values: list[float], p: float) -> float:
     return values[k]
 
 
-async def play_turns(p: Player, stop_at: float, latencies: list[float], pace: float) -> int:
-    """Act whenever the screen says it is this player's turn, about once per ``pace`` s."""
+def parse_pace(text: str) -> tuple[float, float]:
+    """``1.5`` -> (1.2, 1.8) (+-20 %); ``2-5`` -> (2, 5)."""
+    try:
+        if "-" in text.strip().lstrip("-"):
+            lo, hi = (float(v) for v in text.split("-", 1))
+        else:
+            v = float(text)
+            lo, hi = v * 0.8, v * 1.2
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--pace takes seconds (1.5) or a range (2-5), not {text!r}") from None
+    if lo < 0 or hi < lo:
+        raise argparse.ArgumentTypeError(f"--pace: a range goes from low to high, at least 0, not {text!r}")
+    return lo, hi
+
+
+async def play_turns(p: Player, stop_at: float, latencies: list[float], pace: tuple[float, float],
+                     tally: dict[str, int]) -> int:
+    """Act whenever the screen says it is this player's turn, after ``pace`` seconds;
+    at the end of a match, ask for a rematch."""
     actions = 0
     rng = random.Random(p.name)
+    asked_rematch = False
     while time.monotonic() < stop_at and not p.closed:
         text = p.text()
         if "to reconnect" in text:
             break
+        if REMATCH in text:
+            if not asked_rematch:
+                asked_rematch = True
+                tally["rematches"] += 1
+                await p.key("r", None)
+                continue
+        else:
+            asked_rematch = False
         mine = any(s in text for s in (PROMPT_FLIP, PROMPT_PASS, PROMPT_START, PROMPT_FULL, *PROMPT_SECOND))
         if not mine:
             p.output.clear()
@@ -183,7 +317,9 @@ async def play_turns(p: Player, stop_at: float, latencies: list[float], pace: fl
             except asyncio.TimeoutError:
                 pass
             continue
-        await asyncio.sleep(pace * rng.uniform(0.8, 1.2))
+        await asyncio.sleep(rng.uniform(*pace))
+        if time.monotonic() >= stop_at:
+            break
         text = p.text()
         if PROMPT_FLIP in text:
             await p.key("o", latencies)
@@ -207,36 +343,110 @@ async def play_turns(p: Player, stop_at: float, latencies: list[float], pace: fl
     return actions
 
 
+def gc_figures(path: Path, t_from: float = 0.0, t_to: float = float("inf")) -> dict:
+    """The probe's collections between two monotonic times: count by generation, and the
+    wall and CPU pauses' max, p99 and total (each generation's too)."""
+    rows: list[tuple[int, float, float]] = []
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) != 5:
+                    continue
+                t = float(parts[0])
+                if t_from <= t <= t_to:
+                    rows.append((int(parts[1]), float(parts[2]), float(parts[3])))
+    except FileNotFoundError:
+        pass
+
+    def figures(sel: list[tuple[int, float, float]]) -> dict:
+        wall = [r[1] for r in sel]
+        cpu = [r[2] for r in sel]
+        return {
+            "count": len(sel), "max": max(wall, default=0.0), "p99": pct(wall, 99) if wall else 0.0,
+            "total": sum(wall), "over_20": sum(1 for v in wall if v > 20),
+            "cpu_max": max(cpu, default=0.0), "cpu_p99": pct(cpu, 99) if cpu else 0.0, "cpu_total": sum(cpu),
+        }
+
+    out = figures(rows)
+    out["gens"] = [figures([r for r in rows if r[0] == g]) for g in range(3)]
+    return out
+
+
+def gc_text(g: dict) -> str:
+    head = (f"{g['count']} collections: wall max {g['max']:.1f} ms, p99 {g['p99']:.2f} ms, total {g['total']:.0f} ms,"
+            f" {g['over_20']} over 20 ms; CPU max {g['cpu_max']:.1f} ms, p99 {g['cpu_p99']:.2f} ms,"
+            f" total {g['cpu_total']:.0f} ms")
+    gens = "; ".join(
+        f"gen{i} {x['count']}: max {x['max']:.1f} / CPU {x['cpu_max']:.1f} ms, p99 {x['p99']:.1f} / {x['cpu_p99']:.1f} ms"
+        for i, x in enumerate(g["gens"]) if x["count"]
+    )
+    return f"{head}\n    {gens}"
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sessions", "-n", type=int, default=200)
     ap.add_argument("--seconds", type=float, default=60.0, help="how long the matches play")
     ap.add_argument("--lone", type=int, default=15, help="lone connections timed for the first frame")
-    ap.add_argument("--pace", type=float, default=1.0, help="seconds between a match's actions")
+    ap.add_argument("--pace", type=parse_pace, default=(0.8, 1.2),
+                    help="seconds a player takes per decision: a number (+-20%%) or a range like 2-5 (default 1)")
     ap.add_argument("--connect-batch", type=int, default=10, help="connections opened at once")
+    ap.add_argument("--tree", type=Path, default=HERE, help="the checkout whose server runs (default: this one)")
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                    help="an environment variable for the server (e.g. VOLTAGE_GC=off); repeatable")
+    ap.add_argument("--server-log", type=Path, default=None, help="write the server's output to this file")
+    ap.add_argument("--sample", type=float, default=30.0, help="seconds between memory samples while playing")
     args = ap.parse_args()
     n = args.sessions - args.sessions % 2
+    if n < 2:
+        ap.error("--sessions: at least 2")
+    env = dict(os.environ)
+    for item in args.env:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            ap.error(f"--env takes KEY=VALUE, not {item!r}")
+        env[key] = value
+    tree = args.tree.resolve()
+    if not (tree / "voltage" / "cli.py").is_file():
+        ap.error(f"--tree: {tree} is not a Voltage checkout (no voltage/cli.py)")
+    env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
 
     data_dir = tempfile.mkdtemp(prefix="voltage-load-")
+    gc_log = Path(data_dir) / "gc-probe.log"
+    env["VOLTAGE_LOAD_GC_LOG"] = str(gc_log)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "voltage", "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir,
+        [sys.executable, "-c", PROBE_BOOT, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir,
          "--max-connections", str(n + 100), "--max-per-address", str(n + 100)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tree, env=env,
     )
+    server_lines: list[str] = []
+    port_seen = threading.Event()
+
+    def drain() -> None:  # never let the server block on a full pipe
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            server_lines.append(line.rstrip("\n"))
+            if "serving on port" in line:
+                port_seen.set()
+        port_seen.set()
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    await asyncio.get_running_loop().run_in_executor(None, port_seen.wait, 60)
     port = None
-    line = ""
-    for line in proc.stdout:
+    for line in server_lines:
         m = re.search(r"serving on port (\d+)", line)
         if m:
             port = int(m.group(1))
-            break
     if port is None:
-        print("the server did not start:", line, file=sys.stderr)
+        print("the server did not start:", *server_lines[-5:], sep="\n", file=sys.stderr)
+        proc.kill()
         return 1
+    mono = time.monotonic
+    gc_windows: tuple = ()
     try:
         await asyncio.sleep(0.5)
-        idle_rss = server_only_rss_kb(proc.pid)
-
         # 1. A lone connecting player: time to the lobby on screen.
         lone = []
         for i in range(args.lone):
@@ -247,8 +457,7 @@ async def main() -> int:
             lone.append(time.perf_counter() - t0)
             await p.close()
             await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
-        idle_rss = min(idle_rss, server_only_rss_kb(proc.pid)) or idle_rss
+        await asyncio.sleep(1.0)
         idle_rss = server_only_rss_kb(proc.pid)
 
         # 2. N sessions, named, paired through quick match.
@@ -263,51 +472,83 @@ async def main() -> int:
             p.chan.write(b"\r")
             await p.wait_for(f"you: {p.name}", timeout=60)  # named: the menu has the focus
 
-        t_connect = time.perf_counter()
+        t_arrive = mono()
         for i in range(0, n, args.connect_batch):
             await asyncio.gather(*(arrive(p) for p in players[i : i + args.connect_batch]))
-        t_connect = time.perf_counter() - t_connect
+        t_connect = mono() - t_arrive
         for p in players:  # everyone asks for a quick match; the queue pairs them as they come
             p.chan.write(b"\r")
             await asyncio.sleep(0.01)
         await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in players))
         await asyncio.sleep(1.0)
-        rss = server_only_rss_kb(proc.pid)
-        per_session_mb = (rss - idle_rss) / n / 1024
+        rss_start = server_only_rss_kb(proc.pid)
 
         # 3. Play.
         latencies: list[float] = []
-        stop_at = time.monotonic() + args.seconds
-        t_play = time.monotonic()
+        tally = {"rematches": 0}
+        samples: list[tuple[float, int]] = [(0.0, rss_start)]
+        t_play = mono()
+        stop_at = t_play + args.seconds
         server_cpu, client_cpu = cpu_seconds(proc.pid), time.process_time()
-        counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, args.pace) for p in players))
-        t_play = time.monotonic() - t_play
-        server_cpu = (cpu_seconds(proc.pid) - server_cpu) / t_play
-        client_cpu = (time.process_time() - client_cpu) / t_play
+        received = sum(p.received for p in players)
+
+        async def sample() -> None:
+            while mono() < stop_at:
+                await asyncio.sleep(min(args.sample, max(0.0, stop_at - mono())))
+                samples.append((mono() - t_play, server_only_rss_kb(proc.pid)))
+
+        sampler = asyncio.ensure_future(sample())
+        counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, args.pace, tally) for p in players))
+        t_end = mono()
+        sampler.cancel()
+        played = t_end - t_play
+        server_cpu = cpu_seconds(proc.pid) - server_cpu
+        client_cpu = time.process_time() - client_cpu
+        received = sum(p.received for p in players) - received
+        await asyncio.sleep(2.0)
         rss_after = server_only_rss_kb(proc.pid)
 
+        total = sum(counts)
+        per_action = max(1, total)
         ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
-        print(f"voltage serve load: {n} sessions, {n // 2} matches, {args.seconds:.0f} s of play, pace {args.pace} s")
+        lo, hi = args.pace
+        print(f"voltage serve load: {n} sessions, {n // 2} matches, {args.seconds:.0f} s of play, "
+              f"pace {lo:g}-{hi:g} s; server from {tree}")
         print(f"first frame, lone player (median of {len(lone)}): {ms(statistics.median(lone))}"
               f"  (min {ms(min(lone))}, max {ms(max(lone))})")
         print(f"first frame while {n} arrive ({args.connect_batch} at a time): median {ms(statistics.median(first_frames))},"
               f" p95 {ms(pct(first_frames, 95))}; all connected in {t_connect:.1f} s")
-        total = sum(counts)
-        print(f"actions played: {total} ({total / t_play:.1f}/s, {total / t_play / (n // 2):.2f}/s per match)")
+        print(f"actions played: {total} ({total / played:.1f}/s, {total / played / (n // 2):.2f}/s per match), "
+              f"{tally['rematches']} rematch requests")
         print(f"keypress-to-frame latency over {len(latencies)} keys: p50 {ms(pct(latencies, 50))}, "
-              f"p95 {ms(pct(latencies, 95))}, p99 {ms(pct(latencies, 99))}")
-        print(f"CPU while playing: server {server_cpu:.0%} of a core, these clients {client_cpu:.0%} of a core"
-              f" (a figure near 100% is the bottleneck)")
-        print(f"server memory: idle {idle_rss / 1024:.1f} MB, with {n} sessions {rss / 1024:.1f} MB "
-              f"(after play {rss_after / 1024:.1f} MB): {per_session_mb:.2f} MB per session")
+              f"p95 {ms(pct(latencies, 95))}, p99 {ms(pct(latencies, 99))}, max {ms(max(latencies, default=0))}")
+        print(f"server per action: {server_cpu * 1000 / per_action:.1f} ms CPU, {received / per_action / 1024:.1f} KiB sent")
+        print(f"CPU while playing: server {server_cpu / played:.0%} of a core, these clients {client_cpu / played:.0%}"
+              f" of a core = {client_cpu / max(server_cpu, 1e-9):.2f} x the server's (target <= 0.33)")
+        print(f"server memory: idle {idle_rss / 1024:.1f} MB, with {n} sessions {rss_start / 1024:.1f} MB, "
+              f"after play {rss_after / 1024:.1f} MB: {(rss_start - idle_rss) / n / 1024:.2f} MB per session at the start,"
+              f" {(rss_after - idle_rss) / n / 1024:.2f} after play")
+        if len(samples) > 2:
+            print("server memory while playing (s: MB): "
+                  + ", ".join(f"{t:.0f}: {kb / 1024:.0f}" for t, kb in samples)
+                  + f"; growth {(samples[-1][1] - samples[0][1]) / 1024:+.1f} MB")
         for p in players:
             await p.close()
+        gc_windows = (("while playing", t_play, t_end), ("whole run", 0.0, float("inf")))
     finally:
         proc.terminate()
         try:
-            proc.wait(10)
+            await asyncio.get_running_loop().run_in_executor(None, proc.wait, 20)
         except subprocess.TimeoutExpired:
             proc.kill()
+        reader.join(5)
+    for label, t_from, t_to in gc_windows:
+        print(f"gc pauses (probe), {label}: {gc_text(gc_figures(gc_log, t_from, t_to))}")
+    if args.server_log is not None:
+        args.server_log.write_text("".join(line + "\n" for line in server_lines))
+    own = [line for line in server_lines if "gc pauses since start" in line]
+    if own:
+        print("the server's own gc line:", own[-1].split("gcpolicy: ", 1)[-1])
     return 0
 
 

@@ -1,0 +1,576 @@
+"""The garbage collector's policy for ``voltage serve``: one long-lived process
+running many Textual apps, where every full collection freezes every session.
+
+Why: with CPython's default policy a full (generation 2) collection traverses
+every tracked object of the process: the imported modules, the classes, and
+each session's app, its screens and widgets.  With 50 sessions those pauses
+were measured at 65 ms to over a second, 31 of them a minute; every one stops
+every session's keypresses and frames.
+
+What this module does (wired with two calls, see :func:`install` and
+:func:`session_started`):
+
+- **The policy runs the old generation, not CPython.**  The thresholds
+  (``DEFAULT_THRESHOLDS = (300, 3, 1_000_000)``) keep CPython's young
+  collections (generation 0 every 300 net allocations, generation 1 every
+  third of those) and take away its full collections: a full collection would
+  traverse everything, and it is exactly the pause to remove.  Generation 0 is
+  collected more often than CPython's 700: the count is *net* allocations, and
+  with frames freed by reference counts (below) old objects die as fast as new
+  ones are made, so the young list grows far past the count; measured with 200
+  sessions, 700 gave young pauses up to 34 ms of CPU (p99 14 ms), 300 up to
+  23 ms (p99 7 ms), for the same total.
+- **Freeze what survives.**  ``gc.freeze()`` moves every tracked object into
+  the permanent generation, which no collection traverses (an object frozen
+  while alive that later dies is still freed by its reference count).  Done
+  after start-up (the imports), and then on the policy's tick (every
+  ``tick_interval`` s, on the event loop) whenever a young collection has moved
+  survivors to the old generation (at most once every ``promote_interval`` s),
+  and after a new session's app is up (its first frame: ``_running`` for
+  ``settle`` s; coalesced, at most once every ``freeze_interval`` s).  So the
+  traversed generations only ever hold what the last second allocated.  (With
+  thresholds that let CPython run full collections, ``VOLTAGE_GC_THRESHOLDS``,
+  a full collection slower than ``pause_budget_ms`` asks for a freeze after a
+  full collection, at most every ``slow_freeze_interval`` s.)
+- **Collect before freezing.**  ``gc.freeze()`` freezes garbage too: a cycle
+  already unreachable would become immortal.  The start-up freeze runs a full
+  collection first; a routine freeze collects the young generations
+  (``freeze_collects = 1``), where nearly all garbage is found; the old
+  generation holds at most the survivors of the last second, so the garbage it
+  can hide is what the majors below reclaim.  (A full collection before each
+  routine freeze was measured: 50-130 ms with 50 sessions, because the old
+  generation holds a second's worth of rendered lines still alive; the young
+  collection: under 10 ms.)
+- **Reclaim what was frozen and died.**  A *cycle* that dies frozen (a Textual
+  app and its DOM with parent links, a screen replaced by another) is not
+  freed.  So the policy keeps a weak reference to each session's app; when the
+  frozen apps that have ended number at least ``major_fraction`` of the live
+  ones (and at least ``major_min_ended``), it runs a *major*:
+  ``gc.unfreeze()``, a full collection of everything, ``gc.freeze()`` again.
+  That is the one long pause left (it is the old full collection, proportional
+  to the whole heap), and it happens when ended sessions hold a quarter of the
+  sessions' memory instead of dozens of times a minute.  A catch-all major, at
+  most every ``major_every`` s (an hour) and only when the frozen generation
+  grew by more than ``major_growth`` (half) since the last one, reclaims the
+  other frozen-then-dead cycles (screens replaced: a rematch's, a results
+  panel's).  Measured with 200 sessions: a major walks 7-8 million objects and
+  takes 10 s, so it must be rare; in 10 minutes of play (260 rematches) one
+  reclaimed 1.5 million objects of 8.6 million frozen.  An app that has ended and survives a major is held
+  by a reference somewhere (a leak no collector can fix): it is counted as
+  ``held`` in the summary and no longer triggers majors.
+- **No cycles per rendered line.**  Most of the server's cyclic garbage was not
+  the game's: Textual's ``Strip`` caches its own results, and two of its methods
+  cache *itself* (``divide`` stores ``[self]`` when the cut is the whole strip,
+  which the compositor does for nearly every line of every frame;
+  ``crop_extend`` stores ``self`` when nothing is cropped, as the log widgets
+  do).  Each such strip is a reference cycle (strip, its cache, the cache's
+  dict), so every frame left its lines, their segments and seven caches each
+  for the cyclic collector: measured at 60,000 objects a second with 10
+  sessions, 95 % of everything a full collection found.
+  With the default thresholds that garbage alone made 2,800 young and 13 full
+  collections in 30 s of play with 50 sessions.
+  :func:`patch_textual_strips` makes those two methods return the same values
+  without caching ``self`` (a cache hit on ``self`` saved nothing), so a frame's
+  strips are freed by their reference counts as soon as the frame is written.
+  It checks the methods' source against the Textual it was written for
+  (pyproject pins ``textual<9``) and leaves a different one alone, saying so.
+- **Measure.**  A ``gc.callbacks`` hook times every collection into a bounded
+  log-scale histogram (about 9 % per bucket; the maximum is exact).  A summary
+  line (``gc pauses since start: ...``) is logged every ``report_every`` s and
+  at shutdown; the load benchmark parses it from the server's stderr.
+
+Environment, for measuring (a bad value is one warning line and the default):
+``VOLTAGE_GC=off`` leaves the collector alone (pauses are still measured);
+``VOLTAGE_GC_THRESHOLDS=700,10,10`` overrides the thresholds; ``VOLTAGE_GC_LOG=debug``
+logs every freeze and major with its pause; ``VOLTAGE_GC_STRIPS=cyclic`` leaves
+Textual's strips unpatched.
+
+Everything runs on the server's event loop (a timer every ``tick_interval`` s); the
+callback may also run on any thread (a collection can happen anywhere) and
+only touches the histogram.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import gc
+import logging
+import math
+import os
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+log = logging.getLogger(__name__)
+
+DEFAULT_THRESHOLDS = (300, 3, 1_000_000)
+
+
+# ---------------------------------------------------------------------------
+# Pause statistics
+
+
+class PauseStats:
+    """Collection pauses in a bounded log-scale histogram: count, total, exact max,
+    and quantiles to within one bucket (a ratio of 2**(1/8), about 9 %)."""
+
+    PER_OCTAVE = 8
+    FLOOR_MS = 0.001  # bucket 0 holds everything up to 1 microsecond
+    BUCKETS = PER_OCTAVE * 30  # up to about 1e6 s: nothing is ever dropped
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.counts = [0] * self.BUCKETS
+        self.count = 0
+        self.total_ms = 0.0
+        self.max_ms = 0.0
+        self.by_gen = [0, 0, 0]
+
+    def add(self, generation: int, ms: float) -> None:
+        if ms > self.FLOOR_MS:
+            i = min(self.BUCKETS - 1, int(math.log2(ms / self.FLOOR_MS) * self.PER_OCTAVE) + 1)
+        else:
+            i = 0
+        self.counts[i] += 1
+        self.count += 1
+        self.total_ms += ms
+        if ms > self.max_ms:
+            self.max_ms = ms
+        if 0 <= generation <= 2:
+            self.by_gen[generation] += 1
+
+    def quantile(self, q: float) -> float:
+        """The ``q`` quantile (0..1) of the pauses, in ms: the upper edge of its bucket
+        (never above the maximum); 0.0 when nothing was recorded."""
+        if not self.count:
+            return 0.0
+        rank = max(1, math.ceil(q * self.count))
+        seen = 0
+        for i, n in enumerate(self.counts):
+            seen += n
+            if seen >= rank:
+                upper = self.FLOOR_MS * 2 ** (i / self.PER_OCTAVE)
+                return min(upper, self.max_ms)
+        return self.max_ms  # pragma: no cover - rank <= count
+
+    def text(self) -> str:
+        g0, g1, g2 = self.by_gen
+        return (
+            f"{self.count} collections (gen0 {g0}, gen1 {g1}, gen2 {g2}), max {self.max_ms:.1f} ms, "
+            f"p99 {self.quantile(0.99):.1f} ms, total {self.total_ms:.0f} ms"
+        )
+
+
+# ---------------------------------------------------------------------------
+# The policy
+
+
+@dataclass
+class _Tracked:
+    ref: weakref.ref
+    noted_at: float
+    ready_at: float | None = None
+    frozen: bool = False
+    ended_at: float | None = None
+
+    @property
+    def ended(self) -> bool:
+        return self.ended_at is not None
+
+
+def _app_running(app: Any) -> bool:
+    return bool(getattr(app, "_running", False))
+
+
+def _app_ended(app: Any) -> bool:
+    # Textual's MessagePump sets _closed once the app's messages are closed (its end).
+    return bool(getattr(app, "_closed", False))
+
+
+@dataclass
+class Policy:
+    """See the module's notes.  ``clock`` and :meth:`tick` are public so tests can
+    drive the policy without waiting."""
+
+    thresholds: tuple[int, int, int] | None = DEFAULT_THRESHOLDS
+    manage: bool = True  # False: measure only (VOLTAGE_GC=off)
+    tick_interval: float = 1.0
+    freeze_interval: float = 5.0
+    slow_freeze_interval: float = 30.0
+    promote_freeze: int = 1
+    promote_interval: float = 1.0
+    freeze_collects: int = 1  # the generation collected before a routine freeze (2: everything)
+    settle: float = 0.5
+    pause_budget_ms: float = 5.0
+    major_fraction: float = 0.25
+    major_min_ended: int = 8
+    major_every: float = 3600.0
+    major_growth: float = 0.5
+    report_every: float = 60.0
+    clock: Callable[[], float] = time.monotonic
+    is_running: Callable[[Any], bool] = _app_running
+    is_ended: Callable[[Any], bool] = _app_ended
+
+    stats: PauseStats = field(default_factory=PauseStats)
+    window: PauseStats = field(default_factory=PauseStats)
+    freezes: int = 0
+    majors: int = 0
+    held: int = 0
+
+    def __post_init__(self) -> None:
+        self._tracked: dict[int, _Tracked] = {}
+        self._t0 = 0.0
+        self._in_collect = False
+        self._slow_full = False
+        self._last_freeze = -math.inf
+        self._last_major = 0.0
+        self._last_report = 0.0
+        self._frozen_after_major = 0
+        self._promoted_base = 0
+        self._old_thresholds = gc.get_threshold()
+        self._handle: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._started = False
+        self._started_at = 0.0
+
+    # -- life ------------------------------------------------------------------
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Measure from now on; set the thresholds; collect and freeze what start-up
+        left; tick on ``loop`` (the running loop, or later, at the first session)."""
+        if self._started:
+            return
+        self._started = True
+        now = self.clock()
+        self._started_at = self._last_report = self._last_major = now
+        gc.callbacks.append(self._on_gc)
+        if self.manage:
+            if self.thresholds is not None:
+                gc.set_threshold(*self.thresholds)
+            self._freeze(now)
+            self._frozen_after_major = gc.get_freeze_count()
+        self._attach(loop)
+
+    def stop(self) -> None:
+        """Stop measuring and ticking, put the collector back as it was (thresholds,
+        nothing frozen), and log the summary once more."""
+        if not self._started:
+            return
+        self._started = False
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        try:
+            gc.callbacks.remove(self._on_gc)
+        except ValueError:
+            pass
+        log.info("%s (at shutdown)", self.summary())
+        if self.manage and log.isEnabledFor(logging.DEBUG):
+            frozen = gc.get_freeze_count()
+            gc.unfreeze()
+            self._collect("check at shutdown (of %d frozen)" % frozen)
+        if self.manage:
+            gc.unfreeze()
+            gc.set_threshold(*self._old_thresholds)
+
+    def _attach(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        if self._loop is not None and not self._loop.is_closed():
+            return
+        if loop is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return  # no loop yet: the first session_started() attaches
+        self._loop = loop
+        self._handle = loop.call_later(self.tick_interval, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._handle = None
+        if not self._started:
+            return
+        try:
+            self.tick()
+        except Exception:  # pragma: no cover - a policy bug must never take the server down
+            log.exception("gc policy tick failed")
+        if self._started and self._loop is not None and not self._loop.is_closed():
+            self._handle = self._loop.call_later(self.tick_interval, self._on_timer)
+
+    # -- sessions --------------------------------------------------------------
+
+    def session_started(self, app: Any) -> None:
+        """Note a session's app (call it any time before or after the app starts): its
+        objects are frozen once it is up, and reclaimed once it has ended."""
+        if not self._started:
+            return
+        self._attach(None)
+        key = id(app)
+        if key in self._tracked:
+            return
+        try:
+            ref = weakref.ref(app, lambda _r, key=key: self._tracked.pop(key, None))
+        except TypeError:
+            return  # not weak-referenceable: nothing to track
+        self._tracked[key] = _Tracked(ref, self.clock())
+
+    # -- the decisions ---------------------------------------------------------
+
+    def tick(self) -> str | None:
+        """One look at the sessions; freezes or runs a major when due.  Returns what it
+        did ("freeze", "major") or None.  Logs the summary every ``report_every`` s."""
+        now = self.clock()
+        did = self._decide(now) if self.manage else None
+        if now - self._last_report >= self.report_every:
+            self._last_report = now
+            log.info("%s; last %.0f s: %s", self.summary(), self.report_every, self.window.text())
+            self.window.reset()
+        return did
+
+    def _decide(self, now: float) -> str | None:
+        fresh = False
+        ended_frozen = live_frozen = 0
+        for t in list(self._tracked.values()):
+            app = t.ref()
+            if app is None:
+                continue
+            if t.ready_at is None and self.is_running(app):
+                t.ready_at = now
+            if not t.ended and self.is_ended(app):
+                t.ended_at = now
+            if t.frozen:
+                if t.ended_at is not None:
+                    # Counted once it has been over a while: its session task lets go first.
+                    ended_frozen += now - t.ended_at >= self.settle
+                else:
+                    live_frozen += 1
+            elif not t.ended and t.ready_at is not None and now - t.ready_at >= self.settle:
+                fresh = True
+        app = None  # this frame must not keep the last app alive through a major
+        if ended_frozen and ended_frozen >= max(self.major_min_ended, self.major_fraction * live_frozen):
+            self._major(now)
+            return "major"
+        if now - self._last_major >= self.major_every and gc.get_freeze_count() > self._frozen_after_major * (
+            1 + self.major_growth
+        ):
+            self._major(now)
+            return "major"
+        since = now - self._last_freeze
+        if self._slow_full and since >= self.slow_freeze_interval:
+            self._freeze(now, 2)
+            return "freeze"
+        # gc.get_count()[2] counts the young collections that moved survivors to the old
+        # generation (the thresholds leave its collection to this policy).
+        promoted = gc.get_count()[2]
+        promoted -= self._promoted_base if promoted >= self._promoted_base else 0
+        if (promoted >= self.promote_freeze and since >= self.promote_interval) or (
+            fresh and since >= self.freeze_interval
+        ):
+            self._freeze(now, self.freeze_collects)
+            return "freeze"
+        return None
+
+    def _collect(self, what: str, generation: int = 2) -> None:
+        self._in_collect = True
+        t0 = time.perf_counter()
+        try:
+            found = gc.collect(generation)
+        finally:
+            self._in_collect = False
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("gc %s: %d unreachable found in %.1f ms; %d objects tracked, %d frozen", what, found,
+                      (time.perf_counter() - t0) * 1000, len(gc.get_objects()), gc.get_freeze_count())
+
+    def _freeze(self, now: float, generation: int = 2) -> None:
+        self._collect(f"freeze (gen{generation})", generation)  # never freeze garbage (see the notes)
+        gc.freeze()
+        self._promoted_base = gc.get_count()[2]
+        self.freezes += 1
+        self._last_freeze = now
+        self._slow_full = False
+        for t in self._tracked.values():
+            # Alive now, so frozen now, up or not: a session that ends before its
+            # first frame leaves frozen cycles all the same.
+            if t.ref() is not None:
+                t.frozen = True
+
+    def _major(self, now: float) -> None:
+        gc.unfreeze()
+        self._collect("major")
+        # What ended a while ago and is still here is held by a reference, not by the freeze.
+        for key, t in list(self._tracked.items()):
+            if t.ended_at is not None and now - t.ended_at >= self.settle and t.ref() is not None:
+                self.held += 1
+                del self._tracked[key]
+            else:
+                t.frozen = False
+        gc.freeze()
+        self._promoted_base = gc.get_count()[2]
+        for t in self._tracked.values():
+            t.frozen = True
+        self.majors += 1
+        self._last_major = self._last_freeze = now
+        self._slow_full = False
+        self._frozen_after_major = gc.get_freeze_count()
+
+    # -- measuring -------------------------------------------------------------
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._t0 = time.perf_counter()
+            return
+        ms = (time.perf_counter() - self._t0) * 1000
+        gen = info.get("generation", -1)
+        self.stats.add(gen, ms)
+        self.window.add(gen, ms)
+        if gen == 2 and ms > self.pause_budget_ms and not self._in_collect:
+            self._slow_full = True
+            log.debug("gc: a full collection took %.1f ms (%d unreachable)", ms, info.get("collected", 0))
+
+    def summary(self) -> str:
+        up = self.clock() - self._started_at
+        sessions = sum(1 for t in self._tracked.values() if t.ref() is not None and not t.ended)
+        return (
+            f"gc pauses since start ({up:.0f} s): {self.stats.text()}; "
+            f"{self.freezes} freezes, {self.majors} majors, {gc.get_freeze_count()} objects frozen, "
+            f"{sessions} sessions, {self.held} ended sessions held by references"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Textual's self-caching strips
+
+
+def _strip_divide(self: Any, cuts: Any) -> list:
+    cell_length = self.cell_length
+    cuts = [cut for cut in cuts if cut <= cell_length]
+    if cuts == [cell_length]:
+        return [self]  # what the original returns (and caches, making a cycle)
+    return _ORIGINAL["divide"](self, cuts)
+
+
+def _strip_crop_extend(self: Any, start: int, end: int, style: Any) -> Any:
+    cache_key = (start, end, style)
+    cached = self._crop_extend_cache.get(cache_key)
+    if cached is not None:
+        return cached
+    strip = self.extend_cell_length(end, style).crop(start, end)
+    if strip is not self:  # caching itself would make a cycle
+        self._crop_extend_cache[cache_key] = strip
+    return strip
+
+
+_ORIGINAL: dict[str, Any] = {}
+# What the patched methods must look like for the patch to apply (Textual 8.2).
+_EXPECTED = {
+    "divide": ("strips = [self]", "self._divide_cache[cache_key] = strips"),
+    "crop_extend": ("self.extend_cell_length(end, style).crop(start, end)", "self._crop_extend_cache[cache_key] = strip"),
+}
+
+
+def patch_textual_strips() -> bool:
+    """Stop Textual's ``Strip.divide`` and ``Strip.crop_extend`` from caching the strip
+    in itself (see the module's notes).  True when patched (now or before); False,
+    with one warning, when this Textual's methods are not the ones expected."""
+    import inspect
+
+    from textual.strip import Strip
+
+    if _ORIGINAL:
+        return True
+    for name, needles in _EXPECTED.items():
+        try:
+            source = inspect.getsource(getattr(Strip, name))
+        except (AttributeError, OSError, TypeError):
+            source = ""
+        if not all(needle in source for needle in needles):
+            log.warning("gc policy: textual's Strip.%s is not the one expected; its strips stay cyclic", name)
+            return False
+    _ORIGINAL["divide"] = Strip.divide
+    _ORIGINAL["crop_extend"] = Strip.crop_extend
+    Strip.divide = _strip_divide
+    Strip.crop_extend = _strip_crop_extend
+    return True
+
+
+def unpatch_textual_strips() -> None:
+    if _ORIGINAL:
+        from textual.strip import Strip
+
+        Strip.divide = _ORIGINAL.pop("divide")
+        Strip.crop_extend = _ORIGINAL.pop("crop_extend")
+
+
+# ---------------------------------------------------------------------------
+# The process's policy: what the server calls
+
+_policy: Policy | None = None
+
+
+def _env_policy_kwargs() -> dict[str, Any]:
+    kw: dict[str, Any] = {}
+    mode = os.environ.get("VOLTAGE_GC", "").strip().lower()
+    if mode in ("off", "0", "default"):
+        kw["manage"] = False
+    elif mode not in ("", "on", "1", "policy"):
+        log.warning("VOLTAGE_GC=%r: expected 'off' or 'on'; using the policy", mode)
+    text = os.environ.get("VOLTAGE_GC_THRESHOLDS", "").strip()
+    if text:
+        try:
+            values = tuple(int(v) for v in text.split(","))
+            if len(values) != 3 or values[0] < 1 or min(values) < 0:
+                raise ValueError
+            kw["thresholds"] = values
+        except ValueError:
+            log.warning("VOLTAGE_GC_THRESHOLDS=%r: expected three counts like 10000,20,100; using %s",
+                        text, ",".join(map(str, DEFAULT_THRESHOLDS)))
+    return kw
+
+
+def install(**kwargs: Any) -> Policy:
+    """Start the process's policy (once; later calls return the same one).  Call it
+    when start-up is done, from the server's event loop (e.g. right after the
+    server starts listening).  The summary is logged every minute and at exit."""
+    global _policy
+    if _policy is not None and _policy._started:
+        return _policy
+    if os.environ.get("VOLTAGE_GC_LOG", "").strip().lower() == "debug":
+        log.setLevel(logging.DEBUG)
+    elif log.getEffectiveLevel() > logging.INFO:
+        log.setLevel(logging.INFO)  # the summary lines are the point; the server logs warnings only
+    options = {**_env_policy_kwargs(), **kwargs}
+    if os.environ.get("VOLTAGE_GC_STRIPS", "").strip().lower() != "cyclic":
+        patch_textual_strips()
+    _policy = Policy(**options)
+    _policy.start()
+    atexit.register(_at_exit)
+    return _policy
+
+
+def _at_exit() -> None:
+    # The last summary only: unfreezing now would hand the interpreter's final
+    # collection the whole heap, which costs a long exit and saves nothing.
+    if _policy is not None and _policy._started:
+        log.info("%s (at shutdown)", _policy.summary())
+
+
+def session_started(app: Any) -> None:
+    """Note a session's app (before or after it starts running); a no-op without
+    :func:`install`."""
+    if _policy is not None:
+        _policy.session_started(app)
+
+
+def uninstall() -> None:
+    """Stop the process's policy and put the collector back (tests)."""
+    global _policy
+    if _policy is not None:
+        _policy.stop()
+        atexit.unregister(_at_exit)
+        _policy = None
+
+
+def current() -> Policy | None:
+    return _policy

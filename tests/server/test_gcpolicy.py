@@ -1,0 +1,358 @@
+"""The collector policy of ``voltage serve`` (server/gcpolicy.py): what it freezes,
+that frozen garbage is still reclaimed, and how it reports its pauses."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import time
+import weakref
+
+import pytest
+
+from server import gcpolicy
+from server.gcpolicy import PauseStats, Policy
+
+
+class FakeApp:
+    """A session's app as the policy sees it: running, then closed; a cycle (like a
+    Textual app's DOM) so only the cyclic collector can free it."""
+
+    def __init__(self) -> None:
+        self._running = False
+        self._closed = False
+        self.me = self  # the cycle
+        self.payload = [object() for _ in range(50)]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def collector():
+    """Leave the process's collector as it was found, whatever a test does."""
+    thresholds = gc.get_threshold()
+    yield
+    gcpolicy.uninstall()
+    gcpolicy.unpatch_textual_strips()
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
+
+
+@pytest.fixture
+def policy(collector):
+    made: list[Policy] = []
+
+    def make(**kw) -> Policy:
+        kw.setdefault("clock", Clock())
+        p = Policy(**kw)
+        p.start()
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        p.stop()
+
+
+def test_pause_stats_keep_an_exact_max_and_a_close_p99_in_bounded_memory():
+    s = PauseStats()
+    for i in range(100_000):
+        s.add(i % 3, 1.0)  # 1 ms, mostly
+    for _ in range(2_000):
+        s.add(2, 40.0)
+    s.add(2, 123.4)
+    assert s.count == 102_001 and len(s.counts) == PauseStats.BUCKETS
+    assert s.max_ms == 123.4
+    assert 40.0 <= s.quantile(0.99) <= 40.0 * 1.1  # the 1 % tail is the 40 ms ones
+    assert 1.0 <= s.quantile(0.5) <= 1.1
+    assert s.by_gen[2] > s.by_gen[0]
+    text = s.text()
+    assert "max 123.4 ms" in text and "p99 4" in text and "102001 collections" in text
+
+
+def test_install_freezes_what_start_up_left_sets_thresholds_and_uninstall_undoes_it(collector):
+    p = gcpolicy.install()
+    assert gcpolicy.install() is p  # once per process
+    assert gc.get_freeze_count() > 1000  # the imported modules, classes, ...
+    assert gc.get_threshold() == gcpolicy.DEFAULT_THRESHOLDS
+    gcpolicy.uninstall()
+    assert gc.get_freeze_count() == 0
+    assert gcpolicy.current() is None
+
+
+def test_garbage_is_never_frozen(policy):
+    # An unreachable cycle from before the freeze: gc.freeze() alone would make it immortal.
+    a = FakeApp()
+    ref = weakref.ref(a)
+    del a
+    assert ref() is not None  # only the cyclic collector frees it
+    policy()
+    assert ref() is None
+
+
+def test_every_collection_is_timed_and_reported(policy, caplog):
+    clock = Clock()
+    p = policy(clock=clock, report_every=60.0)
+    before = p.stats.count
+    for _ in range(3):
+        gc.collect()
+    assert p.stats.count >= before + 3 and p.stats.by_gen[2] >= 3 and p.stats.max_ms > 0
+    with caplog.at_level(logging.INFO, logger="server.gcpolicy"):
+        clock.now += 59
+        p.tick()
+        assert not [r for r in caplog.records if "gc pauses since start" in r.getMessage()]
+        clock.now += 2
+        p.tick()
+    lines = [r.getMessage() for r in caplog.records if "gc pauses since start" in r.getMessage()]
+    assert len(lines) == 1
+    assert "max " in lines[0] and "p99 " in lines[0] and "freezes" in lines[0]
+
+
+def _start_sessions(p: Policy, clock: Clock, n: int) -> list[FakeApp]:
+    apps = [FakeApp() for _ in range(n)]
+    for app in apps:
+        p.session_started(app)
+    clock.now += 1
+    for app in apps:
+        app._running = True  # its first frame is out
+    p.tick()  # seen running
+    clock.now += p.freeze_interval
+    assert p.tick() == "freeze"
+    return apps
+
+
+def test_a_new_sessions_objects_are_frozen_once_it_is_up(policy):
+    clock = Clock()
+    p = policy(clock=clock)
+    apps = [FakeApp() for _ in range(3)]
+    for app in apps:
+        p.session_started(app)
+    clock.now += 60
+    assert p.tick() is None  # not running yet: nothing to freeze
+    frozen = gc.get_freeze_count()
+    for app in apps:
+        app._running = True
+    p.tick()
+    clock.now += p.settle
+    assert p.tick() == "freeze"
+    assert gc.get_freeze_count() > frozen
+    assert p.tick() is None  # coalesced: nothing new
+
+
+def test_ended_sessions_frozen_while_alive_are_reclaimed(policy):
+    clock = Clock()
+    p = policy(clock=clock, major_min_ended=4, major_fraction=0.25)
+    apps = _start_sessions(p, clock, 12)
+    refs = [weakref.ref(a) for a in apps]
+    # Three sessions end: frozen cycles, so nothing frees them yet.
+    for app in apps[:3]:
+        app._closed = True
+    del apps[:3], app
+    gc.collect()
+    assert all(r() is not None for r in refs[:3])
+    clock.now += 1
+    assert p.tick() is None  # 3 ended of 9 live: below major_min_ended
+    apps[0]._closed = True
+    del apps[0]
+    clock.now += 1
+    assert p.tick() is None  # seen ended; it counts once it has been over for ``settle``
+    clock.now += p.settle
+    assert p.tick() == "major"
+    assert all(r() is None for r in refs[:4])  # reclaimed
+    assert all(r() is not None for r in refs[4:])  # the live ones untouched
+    assert p.majors == 1 and p.held == 0
+    assert gc.get_freeze_count() > 0  # and frozen again
+
+
+def test_an_ended_session_held_by_a_reference_does_not_cause_majors_forever(policy):
+    clock = Clock()
+    p = policy(clock=clock, major_min_ended=2, major_fraction=0.0, settle=0.1)
+    apps = _start_sessions(p, clock, 4)
+    for app in apps[:2]:
+        app._closed = True
+    held = apps[:2]  # someone keeps them: a leak no collector can fix
+    clock.now += 5
+    assert p.tick() is None  # seen ended
+    clock.now += 5
+    assert p.tick() == "major"
+    assert p.held == 2
+    clock.now += 5
+    assert p.tick() is None
+    assert "2 ended sessions held by references" in p.summary()
+    assert held[0]._closed
+
+
+def test_frozen_garbage_other_than_sessions_is_reclaimed_eventually(policy):
+    clock = Clock()
+    p = policy(clock=clock, major_every=600.0, major_growth=0.25)
+    start = clock.now
+    _start_sessions(p, clock, 1)
+    base = gc.get_freeze_count()
+    # Lots of long-lived state, frozen while alive (a slow full collection asked for it), then dead.
+    state = [FakeApp() for _ in range(max(2000, base // 2))]  # 3 tracked objects each
+    ref = weakref.ref(state[0])
+    p._slow_full = True
+    clock.now += p.slow_freeze_interval
+    assert p.tick() == "freeze"
+    del state
+    assert ref() is not None
+    clock.now = start + 599
+    assert p.tick() is None  # not before major_every
+    clock.now += 2
+    assert p.tick() == "major"
+    assert ref() is None
+
+
+def test_bad_environment_values_are_one_warning_and_the_defaults(collector, monkeypatch, caplog):
+    monkeypatch.setenv("VOLTAGE_GC_THRESHOLDS", "lots")
+    with caplog.at_level(logging.WARNING, logger="server.gcpolicy"):
+        gcpolicy.install()
+    assert gc.get_threshold() == gcpolicy.DEFAULT_THRESHOLDS
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "VOLTAGE_GC_THRESHOLDS='lots'" in warnings[0]
+
+
+def test_off_measures_but_leaves_the_collector_alone(collector, monkeypatch):
+    monkeypatch.setenv("VOLTAGE_GC", "off")
+    thresholds = gc.get_threshold()
+    p = gcpolicy.install()
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
+    gc.collect()
+    assert p.stats.count >= 1
+
+
+async def test_the_policy_ticks_on_the_running_loop(collector):
+    p = gcpolicy.install(tick_interval=0.02, freeze_interval=0.0, settle=0.0)
+    app = FakeApp()
+    app._running = True
+    freezes = p.freezes
+    gcpolicy.session_started(app)
+    deadline = time.monotonic() + 10
+    while p.freezes == freezes:
+        assert time.monotonic() < deadline, "the loop never ran the policy"
+        await asyncio.sleep(0.01)
+    assert p.summary().count("1 sessions") == 1
+
+
+def test_session_started_without_install_is_a_no_op(collector):
+    gcpolicy.session_started(FakeApp())
+    assert gcpolicy.current() is None and gc.get_freeze_count() == 0
+
+
+def _render_lines() -> list:
+    """What the compositor and the log widgets do with every line of a frame."""
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    out = []
+    for i in range(50):
+        s = Strip([Segment("card ", Style(bold=True)), Segment(f"{i:3d}"), Segment(" ▒▒")])
+        n = s.cell_length
+        out.append([x.text for x in s.divide([n])])  # the whole line: one cut
+        out.append([x.text for x in s.divide([3, n])])
+        out.append(s.crop_extend(0, n, None).text)  # nothing cropped
+        out.append(s.crop_extend(2, n + 4, None).text)
+        out.append(s.crop_extend(0, n, None) is s)
+    return out
+
+
+def test_a_frames_strips_are_freed_without_the_cyclic_collector(collector):
+    gc.disable()
+    try:
+        expected = _render_lines()
+        gc.collect()
+        gcpolicy.install()
+        gc.collect()
+        assert _render_lines() == expected  # the same strips, cut and cropped the same way
+        assert gc.collect() == 0  # and nothing left for the collector
+    finally:
+        gc.enable()
+        gcpolicy.unpatch_textual_strips()
+
+
+def test_the_strip_patch_leaves_an_unexpected_textual_alone(collector, monkeypatch, caplog):
+    from textual.strip import Strip
+
+    def divide(self, cuts):  # some other Textual's divide
+        return [self]
+
+    monkeypatch.setattr(Strip, "divide", divide)
+    with caplog.at_level(logging.WARNING, logger="server.gcpolicy"):
+        assert gcpolicy.patch_textual_strips() is False
+    assert Strip.divide is divide
+    assert "Strip.divide is not the one expected" in caplog.text
+
+
+def test_survivors_of_young_collections_are_frozen_within_a_second_and_young_garbage_is_not(policy):
+    clock = Clock()
+    p = policy(clock=clock, promote_interval=1.0)
+    assert gc.get_threshold()[2] >= 1_000_000  # CPython never starts a full collection itself
+    clock.now += 5
+    assert p.tick() is None  # nothing promoted since the start-up freeze
+    kept = [FakeApp() for _ in range(100)]  # state that lasts
+    garbage = FakeApp()
+    ref = weakref.ref(garbage)
+    del garbage  # a young cycle
+    frozen = gc.get_freeze_count()
+    gc.collect(1)  # what CPython's thresholds do on their own: survivors go to the old generation
+    assert p.tick() == "freeze"
+    assert gc.get_freeze_count() >= frozen + 2 * len(kept)
+    assert ref() is None
+    gc.collect(1)
+    junk = FakeApp()
+    ref = weakref.ref(junk)
+    del junk
+    clock.now += 0.5
+    assert p.tick() is None  # at most once a second
+    clock.now += 0.5
+    assert p.tick() == "freeze"
+    assert ref() is None  # collected, not frozen
+    assert p.tick() is None
+
+
+def test_a_server_logs_the_summary_at_exit_even_when_it_logs_only_warnings():
+    import subprocess
+    import sys
+
+    code = (
+        "import logging, gc\n"
+        "logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(name)s: %(message)s')\n"
+        "from server import gcpolicy\n"
+        "gcpolicy.install()\n"
+        "gc.collect(0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stderr.splitlines() if "gc pauses since start" in line]
+    assert len(lines) == 1 and lines[0].endswith("(at shutdown)")
+    assert "max " in lines[0] and "p99 " in lines[0]
+
+
+def test_sessions_that_end_before_their_first_frame_are_reclaimed_too(policy):
+    # A connection that leaves at once: never seen running, but alive (and so frozen)
+    # when survivors were frozen.
+    clock = Clock()
+    p = policy(clock=clock, major_min_ended=3, major_fraction=0.25)
+    apps = [FakeApp() for _ in range(3)]
+    refs = [weakref.ref(a) for a in apps]
+    for app in apps:
+        p.session_started(app)
+    gc.collect(1)
+    clock.now += 1
+    assert p.tick() == "freeze"
+    for app in apps:
+        app._closed = True
+    del apps, app
+    clock.now += 1
+    assert p.tick() is None  # seen ended
+    clock.now += p.settle
+    assert p.tick() == "major"
+    assert all(r() is None for r in refs)
