@@ -59,6 +59,7 @@ from typing import Any, Callable
 
 import asyncssh
 
+from . import gcpolicy
 from .driver import InputLimits, OutputLimits, TerminalChannel, run_app
 from .lobby import Lobby
 
@@ -669,6 +670,7 @@ class VoltageServer:
         self.sessions += 1
         try:
             app = self.app_factory(backend, c.username or "viewer")
+            gcpolicy.session_started(app)
             await self._run(app, process)
         finally:
             self.sessions -= 1
@@ -684,6 +686,7 @@ class VoltageServer:
         watchdog: asyncio.TimerHandle | None = None
         try:
             app = self.app_factory(backend, backend.name_prefill)
+            gcpolicy.session_started(app)
 
             def name_check() -> None:
                 if not getattr(backend, "named", True):
@@ -771,6 +774,7 @@ async def serve(
         pass
     try:
         await server.start()
+        gcpolicy.install()  # the collector policy of a long-lived server of many apps
         if ready is not None:
             ready(server)
         await stop.wait()
