@@ -415,9 +415,15 @@ async def main() -> int:
     data_dir = tempfile.mkdtemp(prefix="voltage-load-")
     gc_log = Path(data_dir) / "gc-probe.log"
     env["VOLTAGE_LOAD_GC_LOG"] = str(gc_log)
+    limits = ["--max-connections", str(n + 100), "--max-per-address", str(n + 100)]
+    if "--max-startups" in (tree / "voltage" / "cli.py").read_text():
+        # Every client comes from one address: the budgets of connections not yet logged in
+        # (what holds off a real flood of silent sockets) must let the arrivals through.
+        budget = f"{n + 100}:100:{n + 100}"
+        limits += ["--max-startups", budget, "--max-startups-per-address", budget]
     proc = subprocess.Popen(
         [sys.executable, "-c", PROBE_BOOT, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir,
-         "--max-connections", str(n + 100), "--max-per-address", str(n + 100)],
+         *limits],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tree, env=env,
     )
     server_lines: list[str] = []

@@ -804,6 +804,8 @@ def serve_main(
     max_per_address: int | None = None,
     public_host: str = "",
     public_port: int = 0,
+    max_startups: tuple[int, int, int] | None = None,
+    max_startups_per_address: tuple[int, int, int] | None = None,
 ) -> int:
     """``voltage serve``: run until interrupted.  Prints the ssh line that connects.
 
@@ -822,6 +824,10 @@ def serve_main(
         config.max_connections = max_connections
     if max_per_address is not None:
         config.max_per_address = max_per_address
+    if max_startups is not None:
+        config.max_startups = max_startups
+    if max_startups_per_address is not None:
+        config.max_startups_per_address = max_startups_per_address
     out = sys.stdout
 
     def ready(server: VoltageServer) -> None:

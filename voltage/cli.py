@@ -78,6 +78,17 @@ def _arena(args: argparse.Namespace) -> int:
     return 130 if summary.interrupted else 0
 
 
+def _startups(text: str) -> tuple[int, int, int]:
+    """``START:RATE:FULL`` (OpenSSH's MaxStartups form) -> three numbers."""
+    try:
+        start, rate, full = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not START:RATE:FULL (three numbers, e.g. 10:30:100)") from None
+    if not (0 < start <= full and 0 <= rate <= 100):
+        raise argparse.ArgumentTypeError(f"{text!r}: START must be at least 1 and at most FULL, RATE 0 to 100")
+    return start, rate, full
+
+
 def _serve(args: argparse.Namespace) -> int:
     from server.ssh import serve_main
 
@@ -89,6 +100,8 @@ def _serve(args: argparse.Namespace) -> int:
         max_per_address=args.max_per_address,
         public_host=args.public_host,
         public_port=args.public_port,
+        max_startups=args.max_startups,
+        max_startups_per_address=args.max_startups_per_address,
     )
 
 
@@ -156,6 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--data-dir", default=None, help="host key and data (default: the user data dir)")
     s.add_argument("--max-connections", type=int, default=None, help="connections at once (default 1000)")
     s.add_argument("--max-per-address", type=int, default=None, help="connections from one address (default 20)")
+    s.add_argument("--max-startups", type=_startups, default=None, metavar="START:RATE:FULL",
+                   help="connections not logged in yet, as OpenSSH's MaxStartups (default 10:30:100): "
+                        "from START on, new ones are dropped at RATE %%, rising to all at FULL")
+    s.add_argument("--max-startups-per-address", type=_startups, default=None, metavar="START:RATE:FULL",
+                   help="the same, from one address (default 3:30:10)")
     s.add_argument("--public-host", default="",
                    help="the host players connect to, in every ssh line shown (behind NAT or a proxy)")
     s.add_argument("--public-port", type=int, default=0,
