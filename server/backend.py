@@ -66,6 +66,26 @@ class SSHBackend:
             base = "ssh -t" + base[3:]
         return f"{base} {args}".strip()
 
+    # -- challenges ------------------------------------------------------------
+
+    def challenge(self, name: str, game: str = "voltage") -> Any:
+        """Challenge the player online as ``name``; ``await`` the result's ``future``."""
+        return self.lobby.challenge(self.player, name, game)
+
+    def answer_challenge(self, challenge: Any, accept: bool) -> list[SeatHandle] | None:
+        return self.lobby.answer_challenge(self.player, challenge, accept)
+
+    def withdraw_challenge(self, challenge: Any) -> None:
+        self.lobby.withdraw_challenge(challenge)
+
+    def refuses_challenges(self) -> bool:
+        return self.lobby.refuses_challenges(self.player)
+
+    def set_challenges(self, welcome: bool) -> None:
+        """Take challenges or refuse them (kept for the key, with its settings)."""
+        self.player.refuses_challenges = not welcome
+        self.save_setting("challenges", "on" if welcome else "off")
+
     # -- settings that follow the key -----------------------------------------
 
     def settings(self) -> dict[str, str]:

@@ -234,6 +234,14 @@ class HVTables:
         self.start(table)
         return fut.result()
 
+    def play_people(self, players: Sequence[Player]) -> list[list[HVSeatHandle]]:
+        """These people at one table of their own, started at once (an accepted
+        challenge); each one's handles, in the order given."""
+        table = self._new_table(len(players))
+        futs = [self._sit(table, p) for p in players]
+        self.start(table, bots=False)
+        return [f.result() for f in futs]
+
     # -- starting ------------------------------------------------------------
 
     def start(self, table: HVTable, *, bots: bool = True, bot: str = DEFAULT_BOT) -> Hosted:

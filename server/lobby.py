@@ -42,6 +42,7 @@ CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0
 CODE_LEN = 4
 
 GRACE_SECONDS = 60.0
+CHALLENGE_SECONDS = 30.0  # a challenge not answered by then expires
 BOT_OFFER_SECONDS = 20.0
 REMATCH_WAIT_SECONDS = 120.0
 
@@ -142,6 +143,7 @@ class Player:
     listener: Callable[[str, Any], None] | None = field(default=None, repr=False)
     superseded: bool = False  # a newer session of the same key took over
     restored: bool = False  # a stand-in, after a restart, for a person not back yet
+    refuses_challenges: bool = False  # a guest's (or a key's, in this session) "challenges: off"
 
     @property
     def seat_identity(self) -> str:
@@ -191,6 +193,24 @@ class Room:
     def names(self) -> tuple[str, ...]:
         """Who sits in the room so far."""
         return self.table.names if self.table is not None else (self.owner.name,)
+
+
+@dataclass(eq=False)
+class Challenge:
+    """``challenger`` asks ``target`` for a match of ``game``; ``await challenge.future``
+    gives the challenger's handles once accepted (a :class:`LobbyError` saying why not:
+    declined, expired, taken back)."""
+
+    challenger: Player
+    target: Player
+    game: str
+    future: asyncio.Future
+    expires_at: float
+    timer: asyncio.TimerHandle | None = None
+
+    @property
+    def seconds_left(self) -> float:
+        return max(0.0, self.expires_at - time.monotonic())
 
 
 @dataclass(frozen=True)
@@ -258,6 +278,8 @@ class Lobby:
         self.matches: dict[str, Hosted] = {}
         self.rooms: dict[str, Room] = {}
         self.queues: dict[str, list[tuple[Player, asyncio.Future]]] = {g: [] for g in GAMES}
+        self.challenge_seconds = CHALLENGE_SECONDS
+        self.challenges: list[Challenge] = []
         self.ssh_line = ""  # how players reach this server ("ssh -p 2222 HOST"), set by the server
         # The code of a rematched match -> the code of its latest rematch (``watch OLD``).
         self.rematch_codes: dict[str, str] = {}
@@ -555,6 +577,8 @@ class Lobby:
 
     def leave(self, player: Player) -> None:
         """The session ended: drop out of queues and rooms; seats get a grace period."""
+        for ch in [c for c in self.challenges if player in (c.challenger, c.target)]:
+            self._challenge_over(ch, f"{player.name} has gone" if ch.target is player else "")
         self._abandon(player)
         self.players.pop(player.id, None)
         for h in list(self.matches.values()):
@@ -903,6 +927,88 @@ class Lobby:
         match = handles[0].match
         h = self.matches.get(match.code)
         return h if h is not None and h.match is match else None
+
+    # -- challenges ------------------------------------------------------------
+
+    def refuses_challenges(self, player: Player) -> bool:
+        """A key that switched challenges off (kept in the store with its settings)."""
+        if not player.identity or self.store is None:
+            return player.refuses_challenges
+        try:
+            return self.store.setting(player.identity, "challenges") == "off" or player.refuses_challenges
+        except Exception:
+            log.exception("could not read the settings of %s", player.identity)
+            return player.refuses_challenges
+
+    def challenge(self, player: Player, name: str, game: str = "voltage") -> Challenge:
+        """Ask the player online as ``name`` for a match of ``game``; they are told at once
+        and have :attr:`challenge_seconds` to answer.  Raises :class:`LobbyError` saying
+        why not (nobody by that name, yourself, busy, refusing challenges)."""
+        self._check_active(player)
+        if game not in GAMES:
+            raise LobbyError(f"no game called {game!r}")
+        key = name.strip().casefold()
+        target = next((p for p in self.players.values() if p.name.casefold() == key), None)
+        if target is None:
+            raise LobbyError(f"nobody called {name.strip()} is online")
+        if target is player or self._same_key(target, player):
+            raise LobbyError("you cannot challenge yourself")
+        if target.status == "playing" and (self.matches.get(target.where) is not None
+                                           and self.matches[target.where].running):
+            raise LobbyError(f"{target.name} is playing a match: try again after it")
+        if self.refuses_challenges(target):
+            raise LobbyError(f"{target.name} does not take challenges")
+        if any(c.challenger is player for c in self.challenges):
+            raise LobbyError("you have a challenge waiting for an answer already")
+        if any(c.target is target for c in self.challenges):
+            raise LobbyError(f"{target.name} has a challenge to answer already")
+        loop = asyncio.get_running_loop()
+        ch = Challenge(player, target, game, loop.create_future(), time.monotonic() + self.challenge_seconds)
+        ch.timer = loop.call_later(self.challenge_seconds, self._challenge_over, ch,
+                                   f"{target.name} did not answer within {self.challenge_seconds:.0f} s")
+        self.challenges.append(ch)
+        self._tell(target, "challenge", ch)
+        return ch
+
+    def _challenge_over(self, ch: Challenge, why: str) -> None:
+        """``ch`` ends unanswered (expired, declined, taken back): both sides are told."""
+        if ch not in self.challenges:
+            return
+        self.challenges.remove(ch)
+        if ch.timer is not None:
+            ch.timer.cancel()
+        if not ch.future.done():
+            ch.future.set_exception(LobbyError(why))
+            ch.future.exception()  # (nobody may be waiting any more: mark it seen)
+        self._tell(ch.target, "challenge-over", ch)
+
+    def withdraw_challenge(self, ch: Challenge) -> None:
+        self._challenge_over(ch, "you took the challenge back")
+
+    def answer_challenge(self, player: Player, ch: Challenge, accept: bool) -> list[SeatHandle] | None:
+        """``player`` (the one challenged) accepts (their handles: the match starts at
+        once) or declines (None; the challenger reads why)."""
+        if ch not in self.challenges or ch.target is not player:
+            raise LobbyError("that challenge is no longer open")
+        if not accept:
+            self._challenge_over(ch, f"{player.name} declined the challenge")
+            return None
+        self.challenges.remove(ch)
+        if ch.timer is not None:
+            ch.timer.cancel()
+        challenger = ch.challenger
+        if challenger.id not in self.players or challenger.superseded:
+            raise LobbyError(f"{challenger.name} has gone")
+        for p in (challenger, player):
+            self._abandon(p)  # out of any queue or room first
+        if ch.game == HV:
+            mine, theirs = self.hv.play_people([challenger, player])
+            ch.future.set_result(mine)
+            return theirs
+        h = self._host(ch.game, [challenger, player], [None, None])
+        ch.future.set_result([h.match.handle(0)])
+        self._start(h)
+        return [h.match.handle(1)]
 
     # -- dropped players -----------------------------------------------------
 

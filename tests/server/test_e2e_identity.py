@@ -111,8 +111,8 @@ async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(g
     alice = await enter(srv, "alice", ka)
     bob = await enter(srv, "bob", kb)
     try:
-        # Alice switches the alert off (the last choice of the menu); Bob keeps it.
-        alice.press("end")
+        # Alice switches the alert off (the last choice of the menu but one); Bob keeps it.
+        alice.press("end", "up")
         await alice.wait_for("Your turn: bell and title")
         alice.press("enter")
         await alice.wait_for("Your turn: no alert")
@@ -132,6 +132,34 @@ async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(g
         await wait_until(lambda: bell in bob.raw, what="Bob's bell")
         assert b"\x1b]2;Voltage\x07" in bob.raw  # and the title back once he has moved
         assert b"Voltage: your turn" not in alice.raw
+    finally:
+        await alice.close()
+        await bob.close()
+
+
+async def test_a_challenge_from_the_online_list_starts_a_match_or_says_it_was_declined(game_server):
+    srv = game_server
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(srv, "alice", ka)
+    bob = await enter(srv, "bob", kb)
+    try:
+        await alice.wait_for(r"Online \(2\)")
+        alice.press("o", "enter")  # the Online list; bob is the one choice (alice is you)
+        await alice.wait_for("Challenge bob to:")
+        alice.press("1")
+        await alice.wait_for("waiting for an answer")
+        await bob.wait_for("alice challenges you to Voltage")
+        bob.press("n")
+        await alice.wait_for("bob declined the challenge")
+        alice.press("o", "enter")
+        await alice.wait_for("Challenge bob to:")
+        alice.press("1")
+        await bob.wait_for("alice challenges you to Voltage")
+        bob.press("y")
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_for("VOLTAGE")
+        hosted = match_of(srv, "alice")
+        assert hosted is not None and set(hosted.match.names) == {"alice", "bob"}
     finally:
         await alice.close()
         await bob.close()

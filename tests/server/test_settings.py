@@ -4,6 +4,8 @@ and in ``export``, and the client's NO_COLOR."""
 from __future__ import annotations
 
 import json
+
+import pytest
 import sqlite3
 
 from server import store as S
@@ -105,3 +107,30 @@ async def test_the_your_turn_alert_is_on_until_switched_off_and_stays_off_for_th
                     assert app.turn_alerts is False
                     assert "Your turn: no alert" in "\n".join(lines_of(app))
             await lobby_idle(store)
+
+
+async def test_a_key_that_refuses_challenges_is_not_challenged_in_its_next_session(tmp_path):
+    from server.lobby import LobbyError
+
+    with Store.open(tmp_path) as store:
+        store.upsert_player(KA, "Alice")
+        lobby = Lobby(store=store, seed=1)
+        backend = SSHBackend(lobby, lobby.connect(KA, "alice"))
+        backend.claim_name("Alice")
+        app = make_app(backend, player_name="alice")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            menu = app.screen.query_one("#choices")
+            menu.index = [i for i, _t in menu.items].index("challenges")
+            assert "Challenges: welcome" in "\n".join(lines_of(app))
+            await pilot.press("enter")
+            await pilot.pause()
+            assert "Challenges: refused" in "\n".join(lines_of(app))
+        await lobby_idle(store)
+        lobby = Lobby(store=store, seed=1)
+        alice = lobby.connect(KA, "alice")
+        lobby.claim_name(alice, "Alice")
+        bob = lobby.connect(None, "bob")
+        lobby.claim_name(bob, "bob")
+        with pytest.raises(LobbyError, match="Alice does not take challenges"):
+            lobby.challenge(bob, "alice")

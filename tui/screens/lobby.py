@@ -172,10 +172,11 @@ class LobbyScreen(SizedScreen):
     LobbyScreen #lobby-body { height: 1fr; }
     LobbyScreen #choices { width: 1fr; min-width: 30; border: round $panel-lighten-2; }
     LobbyScreen #side { width: 1fr; }
-    LobbyScreen #players { height: 1fr; border: round $panel-lighten-2; padding: 0 1; }
+    LobbyScreen #players { height: 1fr; border: round $panel-lighten-2; }
     LobbyScreen #matches { height: 1fr; border: round $panel-lighten-2; }
     LobbyScreen #history { height: 1fr; border: round $panel-lighten-2; }
-    LobbyScreen #choices:focus, LobbyScreen #matches:focus, LobbyScreen #history:focus {
+    LobbyScreen #choices:focus, LobbyScreen #matches:focus, LobbyScreen #history:focus,
+    LobbyScreen #players:focus {
         border: round $accent;
     }
     LobbyScreen #status { height: auto; min-height: 2; padding: 0 1; }
@@ -185,6 +186,7 @@ class LobbyScreen(SizedScreen):
         Binding("escape", "cancel", "Cancel", show=False),
         Binding("b", "bot_instead", "Play a bot instead", show=False),
         Binding("w", "focus_matches", "Watch", show=False),
+        Binding("o", "focus_players", "Online", show=False),
         Binding("h", "focus_history", "Your matches", show=False),
         Binding("l", "leaderboard", "Leaderboard", show=False),
         Binding("s", "start_room", "Start now with bots", show=False),
@@ -222,7 +224,7 @@ class LobbyScreen(SizedScreen):
         with Horizontal(id="lobby-body"):
             yield Menu(self._choices(), id="choices")
             with Vertical(id="side"):
-                yield Static(id="players")
+                yield Menu(id="players")
                 yield Menu(id="matches")
                 yield Menu(id="history")
         # Composed once and shown when a code is asked for: a widget mounted then would
@@ -282,6 +284,11 @@ class LobbyScreen(SizedScreen):
             alerts = Text(f"Your turn: {'bell and title' if self._alerts_on() else 'no alert'}")
             alerts.append("  ←→", style="dim")
             opts.append(("alerts", alerts))
+        if hasattr(self.backend, "challenge"):
+            open_ = not self.backend.refuses_challenges()
+            challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
+            challenges.append("  ←→", style="dim")
+            opts.append(("challenges", challenges))
         return opts
 
     def _alerts_on(self) -> bool:
@@ -289,6 +296,84 @@ class LobbyScreen(SizedScreen):
             return bool(getattr(self.app, "turn_alerts", False))
         except Exception:  # (no app yet)
             return True
+
+    def _toggle_challenges(self) -> None:
+        self.backend.set_challenges(self.backend.refuses_challenges())
+        self.query_one("#choices", Menu).set_items(self._choices())
+
+    # -- challenges ----------------------------------------------------------
+
+    @on(Menu.Chosen, "#players")
+    def _player_chosen(self, event: Menu.Chosen) -> None:
+        if not self.backend.named or not event.item.startswith("player:") or not hasattr(self.backend, "challenge"):
+            return
+        if self._mode in ("queue", "room", "joined", "challenging"):
+            self.action_cancel()
+        self._error("")
+        self._challenged_name = event.item.split(":", 1)[1]
+        self._set_mode("challenge:pick")
+        self._status(f"Challenge {self._challenged_name} to:  1 Voltage   2 High Voltage   Esc: cancel")
+
+    def on_key(self, event: events.Key) -> None:
+        if self._mode == "challenge:pick" and event.key in ("1", "2"):
+            event.stop()
+            event.prevent_default()
+            game = "voltage" if event.key == "1" else HV
+            self._set_mode("")
+            self._challenge(self._challenged_name, game)
+
+    @work(exclusive=True, group="lobby-wait")
+    async def _challenge(self, name: str, game: str) -> None:
+        try:
+            ch = self.backend.challenge(name, game)
+        except ValueError as e:
+            self._error(str(e))
+            return
+        self._challenge_obj = ch
+        self._set_mode("challenging")
+        self._tick()
+        try:
+            handles = await ch.future
+        except ValueError as e:  # declined, expired, taken back
+            self._challenge_obj = None
+            self._set_mode("")
+            self._error(str(e))
+            return
+        self._challenge_obj = None
+        self._set_mode("")
+        self._open_match(handles)
+
+    def _challenge_status(self) -> None:
+        ch = getattr(self, "_challenge_obj", None)
+        if ch is None:
+            return
+        left = int(ch.seconds_left + 0.999)
+        title = self.backend.game_titles.get(ch.game, ch.game)
+        self._status(f"You challenged {ch.target.name} to {title}: waiting for an answer ({left} s)"
+                     "   Esc: take it back")
+
+    def _challenged(self, ch: Any) -> None:
+        """Someone challenges this player: ask, wherever they are in the app."""
+        from .challenge import ChallengeScreen
+
+        def answered(accept: bool | None) -> None:
+            try:
+                handles = self.backend.answer_challenge(ch, bool(accept))
+            except ValueError as e:
+                self._error(str(e))
+                return
+            if handles:
+                self.app.go_home()
+                self._open_match(handles)
+
+        self.app.push_screen(ChallengeScreen(ch, self.backend.game_titles.get(ch.game, ch.game)), answered)
+
+    def _challenge_gone(self, ch: Any) -> None:
+        from .challenge import ChallengeScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ChallengeScreen) and screen.challenge is ch:
+                screen.gone()
 
     def _toggle_alerts(self) -> None:
         """The "your turn" bell and window title, on or off (kept for the key)."""
@@ -347,6 +432,9 @@ class LobbyScreen(SizedScreen):
         elif event.item == "alerts":
             self._toggle_alerts()
             return
+        elif event.item == "challenges":
+            self._toggle_challenges()
+            return
         else:
             return
         self.query_one("#choices", Menu).set_items(self._choices())
@@ -354,7 +442,7 @@ class LobbyScreen(SizedScreen):
     def on_mount(self) -> None:
         self._start_colours()
         self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
-        self.query_one("#players", Static).border_title = "Online"
+        self.query_one("#players", Menu).border_title = "Online"
         self._refresh_lists()
         self.query_one("#matches", Menu).empty_text = "no match running"
         history = self.query_one("#history", Menu)
@@ -391,6 +479,12 @@ class LobbyScreen(SizedScreen):
         if event == "follow" and handles:
             self.app.go_home()  # off the old results and board
             self._open_match(handles)
+            return
+        if event == "challenge":
+            self._challenged(handles)
+            return
+        if event == "challenge-over":
+            self._challenge_gone(handles)
             return
         if event != "superseded":
             return
@@ -509,15 +603,16 @@ class LobbyScreen(SizedScreen):
         if snap == getattr(self, "_shown", None):
             return  # nothing this screen shows has changed
         self._shown = snap
-        players = self.query_one("#players", Static)
-        listing = Text()
-        for i, p in enumerate(snap.players):
-            if i:
-                listing.append("\n")
-            listing.append(p.name, "bold")
-            listing.append("  " + p.status)
-        players.update(listing)
-        players.border_title = f"Online ({len(snap.players)})"
+        players = self.query_one("#players", Menu)
+        items = []
+        for p in snap.players:
+            mine = p.name == self.backend.name
+            line = Text("  " if mine else "")  # (you are shown as a heading, never chosen: aligned by hand)
+            line.append(p.name, "bold")
+            line.append("  " + p.status)
+            items.append(((f"-me:{p.name}" if mine else f"player:{p.name}"), line))
+        players.set_items(items)
+        players.border_title = f"Online ({len(snap.players)})" + ("  o, Enter: challenge" if len(snap.players) > 1 else "")
         matches = self.query_one("#matches", Menu)
         matches.set_items(
             [
@@ -547,8 +642,9 @@ class LobbyScreen(SizedScreen):
 
     # -- status ----------------------------------------------------------------
 
-    KEYS_HELP = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  Tab next  Esc cancel  ? rules  ^q quit"
-    KEYS_HELP_SHORT = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  ? rules  ^q quit"
+    KEYS_HELP = ("↑↓ ⏎ choose  o online (challenge)  w watch  h your matches  l leaderboard  Tab next  "
+                 "Esc cancel  ? rules  ^q quit")
+    KEYS_HELP_SHORT = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  ? rules  ^q quit"  # (o: in Online's title)
     NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
 
     def _status(self, text: str) -> None:
@@ -581,7 +677,7 @@ class LobbyScreen(SizedScreen):
         elif code.has_class("shown"):
             code.remove_class("shown")
             code.value = ""
-        if mode == "queue":
+        if mode in ("queue", "challenging"):
             self._waiting_since = time.monotonic()
             self._ticker.resume()
             self._tick()
@@ -592,6 +688,9 @@ class LobbyScreen(SizedScreen):
                 self._status("")
 
     def _tick(self) -> None:
+        if self._mode == "challenging":
+            self._challenge_status()
+            return
         if self._waiting_since is None:
             return
         waited = int(time.monotonic() - self._waiting_since)
@@ -632,7 +731,7 @@ class LobbyScreen(SizedScreen):
             return
         choice = event.item
         self._error("")
-        if self._mode in ("queue", "room", "joined"):
+        if self._mode in ("queue", "room", "joined", "challenging", "challenge:pick"):
             self.action_cancel()
         if choice.startswith("quick:"):
             self._queue_game = choice.split(":", 1)[1]
@@ -659,6 +758,8 @@ class LobbyScreen(SizedScreen):
             self._change_colours(1)
         elif choice == "alerts":
             self._toggle_alerts()
+        elif choice == "challenges":
+            self._toggle_challenges()
 
     @on(Menu.Chosen, "#matches")
     def _watch_selected(self, event: Menu.Chosen) -> None:
@@ -816,6 +917,14 @@ class LobbyScreen(SizedScreen):
             self._error(str(e))
 
     def action_cancel(self) -> None:
+        if self._mode == "challenging":
+            ch = getattr(self, "_challenge_obj", None)
+            if ch is not None:
+                self.backend.withdraw_challenge(ch)
+            return  # (the waiting worker ends and says so)
+        if self._mode == "challenge:pick":
+            self._set_mode("")
+            return
         if self._mode == "queue":
             self.workers.cancel_group(self, "lobby-wait")
             self.backend.enter_lobby()
@@ -840,6 +949,11 @@ class LobbyScreen(SizedScreen):
         bot = self._offer_bot()[1] if game == "voltage" else ",".join(self.hv_lineups()[0])
         self.action_cancel()
         self._play_bot(bot, game)
+
+    def action_focus_players(self) -> None:
+        if isinstance(self.focused, Input):
+            return
+        self.query_one("#players", Menu).focus()
 
     def action_focus_matches(self) -> None:
         if isinstance(self.focused, Input):
