@@ -277,6 +277,8 @@ class LobbyScreen(SizedScreen):
         opts.append(("watch", Text("Watch a match (code)")))
         if hasattr(self.backend, "leaderboard"):
             opts.append(("leaderboard", Text("Leaderboard")))
+        keeps = "they follow your key" if getattr(self.backend, "identity", None) else "for this session"
+        opts.append(("-settings", Text(f"Settings ({keeps})", style="bold")))
         colours = Text(f"Colours: {self._colour_word()}")
         colours.append("  ←→", style="dim")
         opts.append(("colours", colours))
