@@ -578,7 +578,7 @@ class Lobby:
     def leave(self, player: Player) -> None:
         """The session ended: drop out of queues and rooms; seats get a grace period."""
         for ch in [c for c in self.challenges if player in (c.challenger, c.target)]:
-            self._challenge_over(ch, f"{player.name} has gone" if ch.target is player else "")
+            self._challenge_over(ch, f"{player.name} has gone")
         self._abandon(player)
         self.players.pop(player.id, None)
         for h in list(self.matches.values()):
