@@ -476,25 +476,16 @@ class Lobby:
         ``old`` leaves queues, rooms and the matches it watches; its seats in running
         matches pass to ``new`` (who resumes them, see :meth:`resume`) with no grace
         period; its screens are told, and go back to the lobby."""
-        self._abandon(old)
+        self._abandon(old)  # (queues, rooms, watching; at a match's results: its rematch offers)
         self.players.pop(old.id, None)
         old.superseded = True
         old.status, old.where = "lobby", ""
         for h in list(self.matches.values()):
-            h.spectators.discard(old)
             for i, human in enumerate(h.humans):
-                if human is not old:
-                    continue
-                if h.running:
+                if human is old:
                     h.humans[i] = new
-                    if new.status != "playing":
+                    if h.running and new.status != "playing":
                         self._set_status(new, "playing", h.code)
-                else:
-                    fut = h.rematch_wanted.pop(i, None)
-                    if fut is not None and not fut.done():
-                        fut.set_result(None)
-                    self._cancel_rematch_offers(h)
-                    h.humans[i] = new
         log.info("key %s: a newer session took over from session %d", (old.identity or "")[:24], old.id)
         self._tell(old, "superseded")
         self._changed()
