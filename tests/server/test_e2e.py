@@ -57,6 +57,17 @@ async def enter(srv, username, key=None, *, command=None, name_ok=True) -> Termi
     return t
 
 
+async def quick_pair(srv, first: Terminal, second: Terminal, name: str = "alice"):
+    """``first`` then ``second`` choose Quick match: Voltage; the match they are paired in
+    (found by ``name``, one of theirs), once both screens show it."""
+    first.press("home", "enter")
+    await first.wait_for("Waiting for an opponent")
+    second.press("home", "enter")
+    await first.wait_for("VOLTAGE")
+    await second.wait_for("VOLTAGE")
+    return match_of(srv, name)
+
+
 def match_of(srv, name):
     for h in srv.lobby.matches.values():
         if h.running and any(p is not None and p.name == name for p in h.humans):
@@ -153,12 +164,7 @@ async def test_two_players_quick_match_play_watch_and_rematch(game_server):
     bob = await enter(srv, "bob", kb)
     try:
         await alice.wait_for(r"Online \(2\)")
-        alice.press("enter")  # quick match is the first, focused choice
-        await alice.wait_for("Waiting for an opponent")
-        bob.press("enter")
-        await alice.wait_for("VOLTAGE")
-        await bob.wait_for("VOLTAGE")
-        hosted = match_of(srv, "alice")
+        hosted = await quick_pair(srv, alice, bob)
         assert hosted is not None and hosted.match.names == ("alice", "bob")
 
         # A third player watches from the lobby's list of matches.

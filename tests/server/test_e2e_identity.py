@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.server.test_e2e import enter, game_server, match_of, wait_until  # noqa: F401 (fixture)
+from tests.server.test_e2e import enter, game_server, match_of, quick_pair, wait_until  # noqa: F401 (fixture)
 from tests.server.terminal import Terminal
 
 
@@ -47,11 +47,7 @@ async def test_a_spectator_follows_the_rematch(game_server):
     bob = await enter(srv, "bob", kb)
     carol = None
     try:
-        alice.press("enter")  # quick match
-        await alice.wait_for("Waiting for an opponent")
-        bob.press("enter")
-        await alice.wait_for("VOLTAGE")
-        hosted = match_of(srv, "alice")
+        hosted = await quick_pair(srv, alice, bob)
         carol = await enter(srv, "carol")
         await carol.wait_for(hosted.code)
         carol.press("w")
@@ -59,7 +55,6 @@ async def test_a_spectator_follows_the_rematch(game_server):
         await wait_until(lambda: getattr(app.focused, "id", None) == "matches", what="focus on the matches")
         carol.press("enter")
         await carol.wait_for("Watching")
-        await alice.wait_for("VOLTAGE")
         await hosted.match.handle(0).resign()
         for t in (alice, bob):
             await t.wait_for("rematch")
@@ -116,12 +111,7 @@ async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(g
         await alice.wait_for("Your turn: bell and title")
         alice.press("enter")
         await alice.wait_for("Your turn: no alert")
-        alice.press("home", "enter")  # quick match
-        await alice.wait_for("Waiting for an opponent")
-        bob.press("enter")
-        await alice.wait_for("VOLTAGE")
-        await bob.wait_for("VOLTAGE")
-        hosted = match_of(srv, "alice")
+        hosted = await quick_pair(srv, alice, bob)
         for t in (alice, bob):
             del t.raw[:]
         seat = {name: hosted.match.names.index(name) for name in ("alice", "bob")}
