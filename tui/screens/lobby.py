@@ -384,16 +384,15 @@ class LobbyScreen(SizedScreen):
         self.backend.save_setting("alerts", "on" if app.turn_alerts else "off")
         self.query_one("#choices", Menu).set_items(self._choices())
 
-    def _start_colours(self) -> None:
-        """The client's NO_COLOR, or the colours this key chose last time; and the
-        "your turn" alert (on unless switched off)."""
+    def _start_settings(self) -> None:
+        """The "your turn" alert (on unless switched off), and the colours: none when the
+        client sent NO_COLOR, else the ones this key chose last time."""
+        app: Any = self.app
         settings = getattr(self.backend, "settings", None)
         if settings is not None:
-            app_: Any = self.app
-            app_.turn_alerts = settings().get("alerts", "on") == "on"
+            app.turn_alerts = settings().get("alerts", "on") == "on"
         start = getattr(self.backend, "start_colours", None)
         choice = start() if start is not None else None
-        app: Any = self.app
         if choice and hasattr(app, "set_colours"):
             try:
                 app.set_colours(choice)
@@ -442,7 +441,7 @@ class LobbyScreen(SizedScreen):
         self.query_one("#choices", Menu).set_items(self._choices())
 
     def on_mount(self) -> None:
-        self._start_colours()
+        self._start_settings()
         self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
         self.query_one("#players", Menu).border_title = "Online"
         self._refresh_lists()
