@@ -52,7 +52,7 @@ def serve() -> None:
 
     from textual.app import App
 
-    from server.ssh import ServerConfig, VoltageServer, harden_app
+    from server.ssh.server import ServerConfig, VoltageServer, harden_app
     from tui.app import make_app
 
     def factory(backend, player_name):

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import voltage as V  # noqa: E402
-from engine.bots import make_bot  # noqa: E402
+from engine.voltage import rules as V  # noqa: E402
+from engine.voltage.bots import make_bot  # noqa: E402
 
 TARGET_MEDIAN = 0.250
 TARGET_P95 = 0.500

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import voltage as V  # noqa: E402
+from engine.voltage import rules as V  # noqa: E402
 
 TARGET = 3000
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.store import Store  # noqa: E402
+from server.store.db import Store  # noqa: E402
 
 SEATS = [{"name": "a", "identity": "SHA256:a"}, {"name": "b", "identity": "SHA256:b"}]
 

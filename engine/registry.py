@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from . import highvoltage as H
-from . import voltage as V
-from .game import GameInfo, Outcome, Rules, Termination
+from engine.highvoltage import rules as H
+from engine.voltage import rules as V
+from engine.game import GameInfo, Outcome, Rules, Termination
 
 
 class VoltageRules:

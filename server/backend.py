@@ -11,16 +11,16 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import persist
-from . import ratings as R
-from .lobby import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
-from .match import SeatHandle
+from server.store import persist
+from server import ratings as R
+from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
+from server.host.voltage import SeatHandle
 
 log = logging.getLogger(__name__)
 
 
 class SSHBackend:
-    """One session's player in the shared :class:`~server.lobby.Lobby`."""
+    """One session's player in the shared :class:`~server.lobby.core.Lobby`."""
 
     online = True
 
@@ -52,10 +52,10 @@ class SSHBackend:
     def match_screen(self, handles: list[SeatHandle]) -> Any:
         if handles and getattr(handles[0], "game", "voltage") == "high-voltage":
             # (a High Voltage seat: also what a restored High Voltage match resumes into)
-            from tui.screens.hv_match import HVMatchScreen
+            from tui.games.highvoltage.match import HVMatchScreen
 
             return HVMatchScreen(handles, self)
-        from tui.screens.match import MatchScreen
+        from tui.games.voltage.match import MatchScreen
 
         return MatchScreen(handles, self)
 
@@ -186,7 +186,7 @@ class SSHBackend:
     @property
     def hv_bot_levels(self) -> tuple[str, ...]:
         """High Voltage's bot levels, slowest first."""
-        from engine.hv_bots import HV_BOT_NAMES
+        from engine.highvoltage.bots import HV_BOT_NAMES
 
         return tuple(HV_BOT_NAMES)
 
@@ -265,7 +265,7 @@ class SSHBackend:
 
     def history(self, limit: int = 20, width: int | None = None) -> list[tuple[int, str]]:
         """This player's finished matches, newest first: ``(match id, line)``, the lines in
-        the longest form that fits ``width`` (see :func:`server.persist.history_lines`)."""
+        the longest form that fits ``width`` (see :func:`server.store.persist.history_lines`)."""
         if self.store is None or not self.identity:
             return []
         try:
@@ -286,7 +286,7 @@ class SSHBackend:
         """The :class:`~server.replay.Replay` of a finished match: every hand shows (it
         is over), the player's own seat at the bottom if they played in it; raises
         :class:`~server.replay.ReplayError` saying why not."""
-        from .replay import Replay, ReplayError
+        from server.replay import Replay, ReplayError
 
         if self.store is None:
             raise ReplayError("this server keeps no matches")

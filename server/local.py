@@ -12,7 +12,7 @@ import random
 from concurrent.futures import Executor
 from typing import Any
 
-from server.match import Match, Seat, SeatHandle
+from server.host.voltage import Match, Seat, SeatHandle
 
 HOTSEAT = "hotseat"
 GAMES: tuple[tuple[str, str, str, bool], ...] = (
@@ -24,9 +24,9 @@ GAMES: tuple[tuple[str, str, str, bool], ...] = (
 def bot_choices() -> list[tuple[str, str, str]]:
     """(name, label, description) of each bot strength that exists now.
 
-    Reads ``engine.bots.STRENGTHS`` when the bots module has it, else ``BOT_NAMES``.
+    Reads ``engine.voltage.bots.STRENGTHS`` when the bots module has it, else ``BOT_NAMES``.
     """
-    from engine import bots
+    from engine.voltage import bots
 
     strengths = getattr(bots, "STRENGTHS", None)
     out: list[tuple[str, str, str]] = []
@@ -96,7 +96,7 @@ class LocalBackend:
         (two handles, one per seat; ``names`` gives the two players' names).
         """
         if game == "highvoltage":  # opponent: the bots' levels, e.g. "medium,fast"
-            from server.hv_match import local_match
+            from server.host.highvoltage import local_match
 
             hv = local_match(player_name, opponent, self._rng.randrange(2**63), **getattr(self, "hv_options", {}))
             self._config[id(hv)] = (game, opponent, (player_name, ""))

@@ -46,9 +46,9 @@ BOT_RATINGS: dict[str, tuple[float, float]] = {
     "greedy": (21.0, BOT_SIGMA),
     "medium": (25.0, BOT_SIGMA),
     "hard": (31.0, BOT_SIGMA),
-    "ismcts": (31.0, BOT_SIGMA),  # the same bot as "hard" (engine.bots.ITERATIONS)
+    "ismcts": (31.0, BOT_SIGMA),  # the same bot as "hard" (engine.voltage.bots.ITERATIONS)
     "expert": (36.0, BOT_SIGMA),
-    # High Voltage's reaction bots (engine/hv_bots.py); "medium" is shared.
+    # High Voltage's reaction bots (engine/highvoltage/bots.py); "medium" is shared.
     "slow": (18.0, BOT_SIGMA),
     "fast": (31.0, BOT_SIGMA),
 }

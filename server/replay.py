@@ -1,6 +1,6 @@
 """Replays: a finished match, step by step, as the viewer may see it.
 
-A :class:`Replay` is built from a stored :class:`~server.store.MatchRecord`
+A :class:`Replay` is built from a stored :class:`~server.store.db.MatchRecord`
 (seed + action log).  Step 0 is the deal; step ``i`` is the position after
 action ``i``; the last step is the end.  A screen asks for ``view(i)`` (a
 frozen engine view: a replay cannot be played), ``lines(i)`` (the match log up
@@ -37,11 +37,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from engine import highvoltage as H
-from engine import voltage as V
+from engine.highvoltage import rules as H
+from engine.voltage import rules as V
 from engine.errors import IllegalActionError, InvalidActionError
 
-from .store import MatchRecord, Store
+from server.store.db import MatchRecord, Store
 
 
 class ReplayError(Exception):

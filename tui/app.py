@@ -102,14 +102,14 @@ class VoltageApp(App[None]):
         self.push_screen(self.home)
 
     def action_rules(self) -> None:
-        from .screens.rules import RulesScreen
+        from tui.screens.rules import RulesScreen
 
         if not isinstance(self.screen, RulesScreen):
             self.push_screen(RulesScreen())
 
     async def action_quit(self) -> None:
         """Ctrl+Q: quit, asking first in a live match; Ctrl+Q on that question quits."""
-        from .screens.confirm import QuitScreen
+        from tui.dialogs.confirm import QuitScreen
 
         if isinstance(self.screen, QuitScreen):
             self.screen.dismiss(True)
@@ -127,7 +127,7 @@ class VoltageApp(App[None]):
 
     def quit_question(self) -> str | None:
         """What quitting now would cost, asked of the topmost match screen (None: nothing)."""
-        from .screens.base import PlayScreen
+        from tui.screens.base import PlayScreen
 
         for screen in reversed(self.screen_stack):
             if isinstance(screen, PlayScreen):

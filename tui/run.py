@@ -49,7 +49,7 @@ def run_local(app) -> int:
 
     Keys typed in one burst keep their order (Textual's own driver lets a key that
     bubbles to a binding land after the letters that followed it: see :mod:`tui.keys`)."""
-    from .keys import ordered_driver_class
+    from tui.keys import ordered_driver_class
 
     app.driver_class = ordered_driver_class(app.driver_class)
     interrupted = False
@@ -81,7 +81,7 @@ def run_local(app) -> int:
 def play_main(name: str | None = None, seed: int | None = None, bot_delay: float = 0.7) -> int:
     from server.local import LocalBackend
 
-    from .app import make_app
+    from tui.app import make_app
 
     pool = _bot_pool()
     backend = LocalBackend(seed=seed, bot_delay=bot_delay, executor=pool)

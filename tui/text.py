@@ -23,8 +23,8 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
-from engine.cards import BYPASS, COLOUR_LETTERS, COLOURS, FUSE, Card
-from engine.voltage import MINUS  # the one minus sign: the blocks' and the log's
+from engine.voltage.cards import BYPASS, COLOUR_LETTERS, COLOURS, FUSE, Card
+from engine.voltage.rules import MINUS  # the one minus sign: the blocks' and the log's
 
 # Card colours (backgrounds) and the text drawn on them; chosen to read on dark and
 # light themes alike (the card has its own background), in truecolour and 256 colours.

@@ -32,11 +32,11 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT
 
 def _arena(args: argparse.Namespace) -> int:
     if args.game == "high-voltage":
-        from engine.hv_arena import main_arena
+        from engine.highvoltage.arena import main_arena
 
         return main_arena((args.players or "").split(","), args.games, args.seed, args.json)
 
-    from engine.arena import ArenaSummary, default_workers, run_arena
+    from engine.voltage.arena import ArenaSummary, default_workers, run_arena
 
     players = tuple(p.strip() for p in (args.players or "random,random").split(","))
     if len(players) != 2:
@@ -90,7 +90,7 @@ def _startups(text: str) -> tuple[int, int, int]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from server.ssh import serve_main
+    from server.ssh.server import serve_main
 
     return serve_main(
         args.host,
@@ -107,8 +107,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from server.replay import Replay, ReplayError
-    from server.ssh import default_data_dir
-    from server.store import Store, StoreError
+    from server.ssh.server import default_data_dir
+    from server.store.db import Store, StoreError
 
     text = str(args.match_id).strip().lstrip("#")
     if not text.isdigit():

@@ -48,7 +48,7 @@ async def shot(name: str, size: tuple[int, int], *, colours: str = "dark") -> No
 
 
 def _store_with_matches(path: Path):
-    from server.store import Store
+    from server.store.db import Store
     from tests.server.test_commands import KA, KB, finished_match
 
     store = Store.open(path)
@@ -60,7 +60,7 @@ def _store_with_matches(path: Path):
 
 async def lobby_shots(tmp: Path) -> None:
     from server.backend import SSHBackend
-    from server.lobby import Lobby
+    from server.lobby.core import Lobby
 
     from tests.server.test_commands import KB
 
@@ -93,9 +93,9 @@ async def lobby_shots(tmp: Path) -> None:
 
 
 async def high_voltage_shot() -> None:
-    from server.hv_match import HVMatch, bot_seat
-    from server.match import Seat
-    from tui.screens.hv_match import HVMatchScreen
+    from server.host.highvoltage import HVMatch, bot_seat
+    from server.host.voltage import Seat
+    from tui.games.highvoltage.match import HVMatchScreen
 
     m = HVMatch([Seat("Ann", "ann"), bot_seat("medium"), bot_seat("fast")], seed=4,
                 countdown_seconds=0.01, bot_speed=1.0)

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from engine import voltage as V
-from engine.arena import run_arena, run_match
+from engine.voltage import rules as V
+from engine.voltage.arena import run_arena, run_match
 from voltage.cli import main
 
 MATCH_KEYS = {"seed", "players", "winner", "sets", "actions"}

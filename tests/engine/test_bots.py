@@ -10,11 +10,20 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from engine import voltage as V
-from engine.arena import parse_entrant, run_arena, run_match, wilson
-from engine.bots import BOT_NAMES, EXPERT_PLAYOUT_TURNS, ITERATIONS, MIN_THINK, STRENGTHS, RandomBot, choose_action, make_bot
-from engine.bots.ismcts import ISMCTSBot
-from engine.cards import CARD_TRANSFORMER
+from engine.voltage import rules as V
+from engine.voltage.arena import parse_entrant, run_arena, run_match, wilson
+from engine.voltage.bots import (
+    BOT_NAMES,
+    EXPERT_PLAYOUT_TURNS,
+    ITERATIONS,
+    MIN_THINK,
+    STRENGTHS,
+    RandomBot,
+    choose_action,
+    make_bot,
+)
+from engine.voltage.bots.ismcts import ISMCTSBot
+from engine.voltage.cards import CARD_TRANSFORMER
 
 # Small search budgets keep the tests quick; the search code is the same.
 FAST = {"ismcts": {"iterations": 40}, "hard": {"iterations": 30}, "expert": {"iterations": 50}}
@@ -257,7 +266,7 @@ def test_wilson_interval():
 def _brute_force_turn_values(state: V.State, p: float) -> list[float]:
     """The planner's prices, the slow way: step every plan of the turn on copies and
     judge each end position whole (draws priced as the planner does)."""
-    from engine.bots.heuristics import HAND_CARD, WIN_VALUE, evaluate
+    from engine.voltage.bots.heuristics import HAND_CARD, WIN_VALUE, evaluate
 
     seat = state.to_move
     base = evaluate(state, seat, False)
@@ -302,7 +311,7 @@ def _brute_force_turn_values(state: V.State, p: float) -> list[float]:
 
 
 def test_planner_prices_every_plan_like_brute_force():
-    from engine.bots.policy import Planner
+    from engine.voltage.bots.policy import Planner
 
     compared = 0
     for s in _midgame_states(150, seed=12):
@@ -314,7 +323,7 @@ def test_planner_prices_every_plan_like_brute_force():
 
 
 def test_planner_best_plan_is_a_legal_turn():
-    from engine.bots.policy import Planner
+    from engine.voltage.bots.policy import Planner
 
     two_cards = 0
     for s in _midgame_states(150, seed=13):

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from engine import highvoltage as H
-from engine import voltage as V
-from engine.cards import CARD_TRANSFORMER
+from engine.highvoltage import rules as H
+from engine.voltage import rules as V
+from engine.voltage.cards import CARD_TRANSFORMER
 from engine.game import Outcome, Termination
 from engine.registry import GAMES, RULES, rules
 

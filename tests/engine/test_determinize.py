@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from engine import voltage as V
-from engine.bots import make_bot
-from engine.bots.determinize import Determinizer, determinize
-from engine.cards import CARD_FACE, CARD_TRANSFORMER, DECK_SIZE
+from engine.voltage import rules as V
+from engine.voltage.bots import make_bot
+from engine.voltage.bots.determinize import Determinizer, determinize
+from engine.voltage.cards import CARD_FACE, CARD_TRANSFORMER, DECK_SIZE
 
 
 def _states(n_matches: int, bot: str = "random", every: int = 1):

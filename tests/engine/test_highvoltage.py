@@ -1,5 +1,5 @@
 """High Voltage rules: one test (or a few) per ruling of RULINGS.md "High Voltage",
-plus the rulings decided in engine/highvoltage.py's docstring."""
+plus the rulings decided in engine/highvoltage/rules.py's docstring."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections import Counter
 
 import pytest
 
-from engine import highvoltage as H
+from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError, InvalidActionError
-from engine.highvoltage import Draw, Face, Go, Play, Resign, Stuck
+from engine.highvoltage.rules import Draw, Face, Go, Play, Resign, Stuck
 
 
 def F(code: str) -> Face:
@@ -725,7 +725,7 @@ class TestApply:
 
 def test_engine_modules_import_no_ui_or_server():
     code = (
-        "import sys, engine.highvoltage, engine.hv_bots, engine.hv_arena; "
+        "import sys, engine.highvoltage.rules, engine.highvoltage.bots, engine.highvoltage.arena; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'asyncssh', 'tui', 'server')]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -7,10 +7,10 @@ import statistics
 
 import pytest
 
-from engine import highvoltage as H
-from engine import hv_arena as A
-from engine.highvoltage import Draw, Face, Play, Stuck
-from engine.hv_bots import (
+from engine.highvoltage import rules as H
+from engine.highvoltage import arena as A
+from engine.highvoltage.rules import Draw, Face, Play, Stuck
+from engine.highvoltage.bots import (
     HV_BOT_NAMES,
     REACTION_SECONDS,
     RELOOK_SECONDS,

@@ -15,7 +15,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import highvoltage as H
+from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
 
 

@@ -10,7 +10,7 @@ FORBIDDEN = ("textual", "asyncssh", "tui", "server")
 
 PROBE = r"""
 import importlib, json, pkgutil, sys
-import engine, engine.voltage, engine.arena, engine.bots
+import engine, engine.voltage.rules, engine.voltage.arena, engine.voltage.bots
 names = []
 for info in pkgutil.walk_packages(engine.__path__, "engine."):
     importlib.import_module(info.name)
@@ -32,7 +32,7 @@ def test_engine_imports_nothing_of_textual_asyncssh_tui_or_server():
         check=True,
     )
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert {"engine.voltage", "engine.arena", "engine.cards", "engine.bots"} <= set(result["imported"])
+    assert {"engine.voltage.rules", "engine.voltage.arena", "engine.voltage.cards", "engine.voltage.bots"} <= set(result["imported"])
     assert result["forbidden"] == [], f"engine pulled in {result['forbidden']}"
 
 

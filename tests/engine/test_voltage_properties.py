@@ -7,8 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import voltage as V
-from engine.cards import CARD_TRANSFORMER, DECK_SIZE
+from engine.voltage import rules as V
+from engine.voltage.cards import CARD_TRANSFORMER, DECK_SIZE
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 CHOICES = st.integers(min_value=0, max_value=2**32 - 1)

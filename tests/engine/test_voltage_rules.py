@@ -14,8 +14,8 @@ from collections import Counter
 
 import pytest
 
-from engine import voltage as V
-from engine.cards import (
+from engine.voltage import rules as V
+from engine.voltage.cards import (
     BLUE,
     BYPASS,
     CARD_COLOUR,
@@ -32,7 +32,7 @@ from engine.cards import (
     Card,
 )
 from engine.errors import IllegalActionError, InvalidActionError, RuleError
-from engine.voltage import DRAW, PASS, Draw, Flip, Pass, Play, Resign
+from engine.voltage.rules import DRAW, PASS, Draw, Flip, Pass, Play, Resign
 
 # ---------------------------------------------------------------------------
 # Helpers

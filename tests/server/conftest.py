@@ -9,7 +9,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
-from server.ssh import ServerConfig, VoltageServer
+from server.ssh.server import ServerConfig, VoltageServer
 
 
 class EchoApp(App):

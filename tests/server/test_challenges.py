@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from server.lobby import Lobby, LobbyError
+from server.lobby.core import Lobby, LobbyError
 from tests.server.test_lobby_identity import KEY, OTHER, listening, online, settle
 
 

@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 import asyncssh
 import pytest
 
-from engine import voltage as V
-from server.ssh import ServerConfig, VoltageServer, help_text
-from server.store import Store
+from engine.voltage import rules as V
+from server.ssh.server import ServerConfig, VoltageServer, help_text
+from server.store.db import Store
 from tests.server.terminal import Terminal, ssh_connect
 
 KA, KB = "SHA256:alice", "SHA256:bob"

@@ -14,11 +14,11 @@ import time
 import asyncssh
 import pytest
 
-from server.ssh import harden_app
+from server.ssh.server import harden_app
 from tests.server.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
-choices = pytest.importorskip("tui.choices")
+choices = pytest.importorskip("tui.games.voltage.choices")
 
 KEY_NAMES = {"space": " ", "up": "up", "down": "down"}
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from server.backend import SSHBackend
-from server.lobby import Lobby
+from server.lobby.core import Lobby
 from tests.server.test_commands import KA, KB, finished_match
 from tests.tui.test_lobby_screen import store  # noqa: F401 (a fixture: Alice and Bob stored)
 

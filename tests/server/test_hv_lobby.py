@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from engine import highvoltage as H
-from server.hv_lobby import HVTables
-from server.lobby import Lobby, LobbyError
+from engine.highvoltage import rules as H
+from server.lobby.highvoltage import HVTables
+from server.lobby.core import Lobby, LobbyError
 
 
 def online(lobby: Lobby, *names: str):

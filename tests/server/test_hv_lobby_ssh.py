@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from server.ssh import harden_app
+from server.ssh.server import harden_app
 from tests.server.terminal import Terminal, ssh_connect
 from tests.server.test_hv_ssh import play
 

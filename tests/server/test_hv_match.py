@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine import highvoltage as H
+from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
-from server.hv_match import HVMatch, HVUpdate, bot_seat, restore_high_voltage
-from server.match import Seat, SeatHandle
+from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore_high_voltage
+from server.host.voltage import Seat, SeatHandle
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
 

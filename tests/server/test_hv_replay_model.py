@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from engine import highvoltage as H
+from engine.highvoltage import rules as H
 import server.replay as R
 from server.replay import HVReplay, Replay, ReplayError
-from server.store import Store
+from server.store.db import Store
 
 A, B, C = "SHA256:alice", "SHA256:bob", "SHA256:carol"
 SEATS = [{"name": "Alice", "identity": A}, {"name": "Bob", "identity": B}, {"name": "Carol", "identity": C}]

@@ -4,7 +4,7 @@ Each person is a real SSH client with a PTY whose output a terminal emulator
 (pyte) renders at 80x24.  The clients play like people: they read the top card
 and their hand *from their own screen*, and press a card's key, ``d`` or ``s``.
 The server runs the real app (``tui.app.make_app``) over the real SSH driver;
-each session's backend seats it at a shared :class:`server.hv_match.HVMatch`
+each session's backend seats it at a shared :class:`server.host.highvoltage.HVMatch`
 (the lobby's own High Voltage tables are tested in ``test_hv_lobby.py``).
 At the end every screen must show the same winner and the same top card.
 """
@@ -17,9 +17,9 @@ import time
 
 import pytest
 
-from server.hv_match import HVMatch, bot_seat
-from server.match import Seat
-from server.ssh import harden_app
+from server.host.highvoltage import HVMatch, bot_seat
+from server.host.voltage import Seat
+from server.ssh.server import harden_app
 from tests.server.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
@@ -40,7 +40,7 @@ class SeatBackend:
         self.match, self.seat = match, seat
 
     def home_screen(self):
-        from tui.screens.hv_match import HVMatchScreen
+        from tui.games.highvoltage.match import HVMatchScreen
 
         return HVMatchScreen([self.match.handle(self.seat)], self)
 

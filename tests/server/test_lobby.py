@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from engine import voltage as V
-from server.lobby import Lobby, LobbyError, NameRejected, check_name, name_from_username
+from engine.voltage import rules as V
+from server.lobby.core import Lobby, LobbyError, NameRejected, check_name, name_from_username
 
 
 def online(lobby, name, identity=None):
@@ -119,7 +119,7 @@ async def test_spectators_see_the_board_and_scores_never_a_hand():
 async def test_play_a_bot_at_each_strength_that_exists():
     lobby = Lobby(bot_delay=0)
     a = online(lobby, "A")
-    from server.lobby import bot_strengths
+    from server.lobby.core import bot_strengths
 
     for _label, bot in bot_strengths():
         (h,) = lobby.play_bot(a, bot)

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from server.lobby import GAMES, HV, Lobby, LobbyError
+from server.lobby.core import GAMES, HV, Lobby, LobbyError
 
 
 def online(lobby: Lobby, *names: str):

@@ -8,11 +8,11 @@ import asyncio
 
 import pytest
 
-from engine import voltage as V
+from engine.voltage import rules as V
 from server.backend import SSHBackend
-from server.hv_lobby import HVTables
-from server.lobby import Lobby, LobbyError
-from server.store import Store
+from server.lobby.highvoltage import HVTables
+from server.lobby.core import Lobby, LobbyError
+from server.store.db import Store
 
 KEY, OTHER = "SHA256:alice-key", "SHA256:bob-key"
 
@@ -238,7 +238,7 @@ async def test_a_high_voltage_quick_table_never_seats_one_key_twice():
 
 
 async def test_a_key_cannot_squat_names_and_a_guests_name_is_free_when_it_leaves(tmp_path):
-    from server.lobby import NameRejected
+    from server.lobby.core import NameRejected
 
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, bot_delay=0.0, seed=1)

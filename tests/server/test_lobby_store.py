@@ -8,13 +8,13 @@ import random
 
 import pytest
 
-from engine import voltage as V
+from engine.voltage import rules as V
 from server.backend import SSHBackend
-from server.hv_match import HVMatch
-from server.lobby import Lobby, NameRejected
-from server.match import Seat
-from server import persist as P
-from server.store import Store
+from server.host.highvoltage import HVMatch
+from server.lobby.core import Lobby, NameRejected
+from server.host.voltage import Seat
+from server.store import persist as P
+from server.store.db import Store
 
 KA, KB, KC = "SHA256:alice-key", "SHA256:bob-key", "SHA256:carol-key"
 

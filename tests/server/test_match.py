@@ -4,9 +4,9 @@ import asyncio
 
 import pytest
 
-from engine import voltage as V
+from engine.voltage import rules as V
 from engine.errors import IllegalActionError
-from server.match import Match, Seat
+from server.host.voltage import Match, Seat
 
 
 def humans(seed=5):
@@ -55,8 +55,8 @@ async def test_a_search_bot_is_asked_for_its_move_by_a_deadline(monkeypatch):
     queued for a busy worker included); a greedy bot gets none."""
     import time
 
-    import server.match as hosting
-    from engine.bots import THINK_CAPS
+    import server.host.voltage as hosting
+    from engine.voltage.bots import THINK_CAPS
 
     asked = []
 

@@ -7,10 +7,10 @@ import subprocess
 import sys
 import textwrap
 
-from engine import voltage as V
-from server import persist as P
-from server.match import Match, Seat
-from server.store import Store
+from engine.voltage import rules as V
+from server.store import persist as P
+from server.host.voltage import Match, Seat
+from server.store.db import Store
 
 A, B = "SHA256:alice", "SHA256:bob"
 
@@ -152,9 +152,9 @@ async def test_a_match_that_cannot_be_restored_is_logged_and_left_untouched(tmp_
 KILLED = textwrap.dedent(
     """
     import asyncio, os, random, signal, sys
-    from server import persist as P
-    from server.match import Match, Seat
-    from server.store import Store
+    from server.store import persist as P
+    from server.host.voltage import Match, Seat
+    from server.store.db import Store
 
     async def main():
         store = Store.open(sys.argv[1])

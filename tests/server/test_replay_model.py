@@ -5,10 +5,10 @@ from dataclasses import replace
 
 import pytest
 
-from engine import voltage as V
+from engine.voltage import rules as V
 import server.replay as R
 from server.replay import Replay, ReplayError
-from server.store import Store
+from server.store.db import Store
 
 A, B = "SHA256:alice", "SHA256:bob"
 SEATS = [{"name": "Alice", "identity": A}, {"name": "Bob", "identity": B}]

@@ -20,8 +20,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from server.persist import restore_voltage
-from server.store import Store
+from server.store.persist import restore_voltage
+from server.store.db import Store
 from tests.server.terminal import Terminal
 
 pytest.importorskip("tui.app")

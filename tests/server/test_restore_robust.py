@@ -9,10 +9,10 @@ import sqlite3
 
 import pytest
 
-from engine import voltage as V
-from server import persist as P
-from server.match import Match, Seat
-from server.store import Store
+from engine.voltage import rules as V
+from server.store import persist as P
+from server.host.voltage import Match, Seat
+from server.store.db import Store
 
 pytest.importorskip("tui.app")
 from tests.server.test_restart import ServerProcess, free_port  # noqa: E402

@@ -8,10 +8,10 @@ import json
 import pytest
 import sqlite3
 
-from server import store as S
+from server.store import db as S
 from server.backend import SSHBackend
-from server.lobby import Lobby
-from server.store import Store
+from server.lobby.core import Lobby
+from server.store.db import Store
 from tests.server.test_commands import KA, KB, finished_match
 from tests.tui.test_lobby_screen import colours_drawn, lines_of
 from tui.app import make_app
@@ -110,7 +110,7 @@ async def test_the_your_turn_alert_is_on_until_switched_off_and_stays_off_for_th
 
 
 async def test_a_key_that_refuses_challenges_is_not_challenged_in_its_next_session(tmp_path):
-    from server.lobby import LobbyError
+    from server.lobby.core import LobbyError
 
     with Store.open(tmp_path) as store:
         store.upsert_player(KA, "Alice")

@@ -9,7 +9,7 @@ import asyncssh
 import pytest
 from asyncssh.packet import Boolean, String, UInt32
 
-from server.ssh import help_text, load_host_key, usage
+from server.ssh.server import help_text, load_host_key, usage
 from tests.server.terminal import Terminal, ssh_connect
 
 

@@ -14,7 +14,7 @@ import time
 import pytest
 from textual.widgets import Input
 
-from server.ssh import harden_app
+from server.ssh.server import harden_app
 from tests.server.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")

@@ -10,7 +10,7 @@ import time
 import pytest
 from textual.widgets import Input
 
-from server.driver import InputLimits
+from server.ssh.driver import InputLimits
 from tests.server.terminal import Terminal
 
 PAYLOADS = {
@@ -29,7 +29,7 @@ async def wait_until(predicate, timeout=10.0, what="condition"):
 
 @pytest.fixture
 async def lobby_server(start_server):
-    from server.ssh import harden_app
+    from server.ssh.server import harden_app
     from tui.app import make_app
 
     apps: dict[str, object] = {}

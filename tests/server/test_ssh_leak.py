@@ -10,7 +10,7 @@ import weakref
 
 import pytest
 
-from server.ssh import harden_app
+from server.ssh.server import harden_app
 from tests.server.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")

@@ -10,7 +10,7 @@ import time
 import asyncssh
 import pytest
 
-from server.ssh import ServerConfig, VoltageServer
+from server.ssh.server import ServerConfig, VoltageServer
 from tests.server.terminal import Terminal, ssh_connect
 
 tui_app = pytest.importorskip("tui.app")

@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from server import store as S
-from server.store import NameTaken, NotFound, RenameTooSoon, Store, StoreError
+from server.store import db as S
+from server.store.db import NameTaken, NotFound, RenameTooSoon, Store, StoreError
 
 SEATS = [{"name": "Alice", "identity": "SHA256:a"}, {"name": "Bob", "identity": "SHA256:b"}]
 

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from server import ssh
-from server.ssh import HOST_KEY_FILE, load_host_key, serve_main
-from server.store import Store, StoreError
+from server.ssh import server as ssh
+from server.ssh.server import HOST_KEY_FILE, load_host_key, serve_main
+from server.store.db import Store, StoreError
 
 from tests.server.test_restart import ROOT, free_port
 

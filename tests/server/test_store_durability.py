@@ -5,7 +5,7 @@ turned read-only after a commit cannot take back a move the players saw; with
 
 from __future__ import annotations
 
-from server.store import Store
+from server.store.db import Store
 
 
 def test_the_writer_commits_with_synchronous_full_in_wal_mode(tmp_path):

@@ -17,15 +17,15 @@ import time
 
 import pytest
 
-from engine import highvoltage as H
-from engine import voltage as V
+from engine.highvoltage import rules as H
+from engine.voltage import rules as V
 from engine.errors import IllegalActionError
-from server import match as M
-from server import persist as P
-from server.hv_match import HVMatch
-from server.lobby import Lobby
-from server.match import Match, Seat
-from server.store import Store
+from server.host import voltage as M
+from server.store import persist as P
+from server.host.highvoltage import HVMatch
+from server.lobby.core import Lobby
+from server.host.voltage import Match, Seat
+from server.store.db import Store
 
 A, B = "SHA256:alice", "SHA256:bob"
 FILLER = 10**6  # filler rows sit right after a match's real actions, on the same pages

@@ -8,15 +8,15 @@ import asyncio
 import random
 from typing import Any, Callable
 
-from engine import voltage as V
+from engine.voltage import rules as V
 from server.local import LocalBackend
-from tui import choices as C
+from tui.games.voltage import choices as C
 from tui.app import VoltageApp, make_app
-from tui.screens.match import MatchScreen
-from tui.screens.results import ResultsScreen
-from tui.widgets.board import Board
-from tui.widgets.hand import HandView
-from tui.widgets.piles import Piles
+from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.results import ResultsScreen
+from tui.games.voltage.board import Board
+from tui.games.voltage.hand import HandView
+from tui.games.voltage.piles import Piles
 
 
 def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0) -> tuple[VoltageApp, LocalBackend]:

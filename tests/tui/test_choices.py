@@ -1,8 +1,8 @@
-"""What the match screen offers, worked out from a view alone (tui/choices.py)."""
+"""What the match screen offers, worked out from a view alone (tui/games/voltage/choices.py)."""
 
-from engine import cards as K
-from engine import voltage as V
-from tui import choices as C
+from engine.voltage import cards as K
+from engine.voltage import rules as V
+from tui.games.voltage import choices as C
 
 NAMES = ("Ann", "Bob")
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from engine import highvoltage as H
+from engine.highvoltage import rules as H
 from server.replay import Replay
-from server.store import Store
+from server.store.db import Store
 from tests.server.test_hv_replay_model import C, store_hv_match
 from tui.app import make_app
 from tui.screens.replay import HVReplayScreen, ReplayBackend
-from tui.widgets.hv_card import HVTopCard, chip
-from tui.widgets.hv_table import HVFeed, HVHand, feed_line
+from tui.games.highvoltage.card import HVTopCard, chip
+from tui.games.highvoltage.table import HVFeed, HVHand, feed_line
 from tui.widgets.prompt import ActionButton
 
 

@@ -9,16 +9,16 @@ from typing import Any
 
 from textual.app import App
 
-from engine import highvoltage as H
-from server.hv_match import HVMatch, bot_seat, local_match
-from server.match import Seat
+from engine.highvoltage import rules as H
+from server.host.highvoltage import HVMatch, bot_seat, local_match
+from server.host.voltage import Seat
 from tests.tui.helpers import local_app, wait_until
-from tui.screens.hv_match import HVMatchScreen
-from tui.screens.hv_results import HVResultsScreen
-from tui.screens.hv_setup import HVSetupScreen
+from tui.games.highvoltage.match import HVMatchScreen
+from tui.games.highvoltage.results import HVResultsScreen
+from tui.games.highvoltage.setup import HVSetupScreen
 from tui.screens.start import StartScreen
-from tui.widgets.hv_card import HVTopCard, big
-from tui.widgets.hv_table import CARD_KEYS, CARD_WIDTH, HVHand, reconcile
+from tui.games.highvoltage.card import HVTopCard, big
+from tui.games.highvoltage.table import CARD_KEYS, CARD_WIDTH, HVHand, reconcile
 
 F = H.Face.parse
 SIZE = (80, 24)

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from server.backend import SSHBackend
-from server.lobby import Lobby
-from server.store import Store
+from server.lobby.core import Lobby
+from server.store.db import Store
 from tests.server.test_commands import KA, KB, finished_match
 from tui.app import make_app
 from tui.screens.lobby import LobbyScreen, Menu

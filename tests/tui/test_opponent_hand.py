@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from engine import voltage as V
-from server.match import Match, Seat
+from engine.voltage import rules as V
+from server.host.voltage import Match, Seat
 from tests.tui.helpers import ContractHandle, FixedBackend, wait_until
 from tui.app import make_app
-from tui.widgets.hand import HandView, OpponentHand
+from tui.games.voltage.hand import HandView, OpponentHand
 
 
 async def _opponent_text_after_the_bypass(swap: bool, size: tuple[int, int]) -> str:

@@ -3,8 +3,8 @@
 import time
 
 from tests.tui.helpers import local_app, match_screen, play_match, wait_until
-from tui.screens.match import MatchScreen
-from tui.screens.results import ResultsScreen
+from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.results import ResultsScreen
 from tui.screens.start import StartScreen
 
 

@@ -10,15 +10,15 @@ from typing import Any
 from textual.app import App
 
 from server.backend import SSHBackend
-from server.lobby import Lobby
+from server.lobby.core import Lobby
 from tests.tui.helpers import local_app, match_screen, wait_until
 from tui.app import VoltageApp
-from tui.screens.confirm import QuitScreen
-from tui.screens.hv_match import HVMatchScreen
-from tui.screens.hv_setup import HVSetupScreen
-from tui.screens.match import MatchScreen
-from tui.screens.pass_keyboard import PassKeyboardScreen
-from tui.screens.results import ResultsScreen
+from tui.dialogs.confirm import QuitScreen
+from tui.games.highvoltage.match import HVMatchScreen
+from tui.games.highvoltage.setup import HVSetupScreen
+from tui.games.voltage.match import MatchScreen
+from tui.dialogs.pass_keyboard import PassKeyboardScreen
+from tui.games.voltage.results import ResultsScreen
 from tui.screens.start import StartScreen
 
 SIZE = (80, 24)
@@ -158,7 +158,7 @@ async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_doe
             assert "your seat waits 45 s for you to reconnect, then a bot plays it" in text, text
             await pilot.press("ctrl+q", "y")
             await wait_until(pilot, lambda: app.return_code is not None)
-        # what the session's end does (server.ssh calls leave): the seat is kept, no bot yet
+        # what the session's end does (server.ssh.server calls leave): the seat is kept, no bot yet
         (h,) = lobby.matches.values()
         lobby.leave(player)
         assert 0 in h.grace and h.match.seats[0].bot is None, game
@@ -184,7 +184,7 @@ async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_gr
     her session, and Bob's screen counts down her seat's grace period."""
     import asyncssh
 
-    from server.ssh import ServerConfig, VoltageServer
+    from server.ssh.server import ServerConfig, VoltageServer
     from tests.server.terminal import Terminal
 
     srv = VoltageServer(ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0))

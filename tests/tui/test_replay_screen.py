@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from engine import voltage as V
+from engine.voltage import rules as V
 from server.replay import Replay
-from server.store import Store
+from server.store.db import Store
 from tui.app import make_app
 from tui.screens.replay import ReplayBackend, ReplayScreen
 from tui.text import card_label
-from tui.widgets.board import Board
-from tui.widgets.hand import HandView, OpponentHand
+from tui.games.voltage.board import Board
+from tui.games.voltage.hand import HandView, OpponentHand
 from tui.widgets.keybar import KeyBar
 from tui.widgets.log import MatchLog
 

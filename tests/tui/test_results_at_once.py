@@ -4,9 +4,9 @@ key pressed in that moment opens them at once instead of being lost."""
 from __future__ import annotations
 
 from tests.tui.helpers import local_app, match_screen, wait_until
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.match import MatchScreen
-from tui.screens.results import ResultsScreen
+from tui.dialogs.confirm import ConfirmScreen
+from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.results import ResultsScreen
 
 
 async def test_a_key_during_the_pause_after_the_end_opens_the_results_at_once():
@@ -31,9 +31,9 @@ async def test_a_key_during_the_pause_after_the_end_opens_the_results_at_once():
 
 
 async def test_the_same_in_high_voltage():
-    from engine import highvoltage as H
-    from tui.screens.hv_match import HVMatchScreen
-    from tui.screens.hv_results import HVResultsScreen
+    from engine.highvoltage import rules as H
+    from tui.games.highvoltage.match import HVMatchScreen
+    from tui.games.highvoltage.results import HVResultsScreen
 
     app, backend = local_app(seed=5)
     app.results_delay = 60.0

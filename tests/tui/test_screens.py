@@ -4,10 +4,10 @@ literally, refusals are explained, the rules are one key away."""
 
 import random
 
-from engine import cards as K
-from engine import voltage as V
+from engine.voltage import cards as K
+from engine.voltage import rules as V
 from engine.errors import IllegalActionError
-from server.match import Match, Seat
+from server.host.voltage import Match, Seat
 from tests.tui.helpers import (
     ContractHandle,
     FixedBackend,
@@ -18,17 +18,17 @@ from tests.tui.helpers import (
     wait_until,
     widget_texts,
 )
-from tui import choices as C
+from tui.games.voltage import choices as C
 from tui.app import make_app
 from tui.screens.base import TooSmall
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.match import MatchScreen
-from tui.screens.pass_keyboard import PassKeyboardScreen
-from tui.screens.results import ResultsScreen
+from tui.dialogs.confirm import ConfirmScreen
+from tui.games.voltage.match import MatchScreen
+from tui.dialogs.pass_keyboard import PassKeyboardScreen
+from tui.games.voltage.results import ResultsScreen
 from tui.screens.rules import RulesScreen
 from tui.screens.start import StartScreen
-from tui.widgets.board import Board
-from tui.widgets.hand import HandView
+from tui.games.voltage.board import Board
+from tui.games.voltage.hand import HandView
 
 
 def two_humans(seed: int, names=("Ann", "Bob")) -> Match:

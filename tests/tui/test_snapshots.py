@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import voltage as V
-from server.match import Match, Seat
+from engine.voltage import rules as V
+from server.host.voltage import Match, Seat
 from tests.tui.helpers import ContractHandle, FixedBackend, screen_text
 from tui.app import make_app
 

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from tui.widgets.keybar import KeyBar
-from tui.widgets.scores import TopBar
+from tui.games.voltage.scores import TopBar
 
 
 class _Top(App):

@@ -3,11 +3,11 @@ the board's blocks show, never an ASCII hyphen."""
 
 from __future__ import annotations
 
-from engine import voltage as V
+from engine.voltage import rules as V
 from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import rows_of, voltage_match
 from tui.app import make_app
-from tui.screens.match import MatchScreen
+from tui.games.voltage.match import MatchScreen
 from tui.text import sign
 
 NAMES = ("Ann", "Bob")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from engine import voltage as V
+from engine.voltage import rules as V
 from tests.tui.test_words_screens import voltage_match
-from tui import choices as C
+from tui.games.voltage import choices as C
 from tui.widgets.prompt import PromptBar
 
 NAMES = ("Ann", "Bob")
@@ -83,7 +83,7 @@ async def test_the_prompt_bar_shows_a_shorter_form_whole_rather_than_cut():
 
 def test_every_explanation_of_a_click_has_a_form_that_fits_beside_the_buttons():
     """At 80 columns the prompt line leaves about 50 cells beside 'done: draw one [space]'."""
-    from engine.cards import BYPASS, FUSE, Card
+    from engine.voltage.cards import BYPASS, FUSE, Card
 
     m = voltage_match("second")
     view = m.view(0)

@@ -17,15 +17,15 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from engine import cards as K
-from engine import highvoltage as H
-from engine import voltage as V
-from server.hv_match import HVMatch
-from server.match import Match, Seat
+from engine.voltage import cards as K
+from engine.highvoltage import rules as H
+from engine.voltage import rules as V
+from server.host.highvoltage import HVMatch
+from server.host.voltage import Match, Seat
 from tests.tui.helpers import FixedBackend, wait_until
 from tui.app import make_app
-from tui.screens.hv_match import HVMatchScreen
-from tui.screens.match import MatchScreen
+from tui.games.highvoltage.match import HVMatchScreen
+from tui.games.voltage.match import MatchScreen
 
 from textual.app import App
 
@@ -273,14 +273,14 @@ async def test_the_high_voltage_top_line_in_practice_is_not_cut():
 
 async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24(tmp_path):
     from server.backend import SSHBackend
-    from server.lobby import Lobby
-    from server.persist import history_lines
-    from server.store import Store
+    from server.lobby.core import Lobby
+    from server.store.persist import history_lines
+    from server.store.db import Store
     from tests.server.test_commands import KA, KB, finished_match
     from tests.tui.helpers import local_app
-    from tui.screens.confirm import ConfirmScreen
+    from tui.dialogs.confirm import ConfirmScreen
     from tui.screens.lobby import LobbyScreen
-    from tui.screens.results import ResultsScreen
+    from tui.games.voltage.results import ResultsScreen
 
     bad: list[str] = []
     with Store.open(tmp_path) as store:

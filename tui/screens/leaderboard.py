@@ -16,8 +16,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Sparkline, Static
 
-from ..text import safe
-from ..widgets.keybar import KeyBar
+from tui.text import safe
+from tui.widgets.keybar import KeyBar
 
 SPARK_WIDTH = 24
 

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from .base import SizedScreen, TooSmall
+from tui.screens.base import SizedScreen, TooSmall
 
 HV = "high-voltage"
 HV_MIN, HV_MAX = 2, 4  # seats at a High Voltage table
@@ -356,7 +356,7 @@ class LobbyScreen(SizedScreen):
 
     def _challenged(self, ch: Any) -> None:
         """Someone challenges this player: ask, wherever they are in the app."""
-        from .challenge import ChallengeScreen
+        from tui.dialogs.challenge import ChallengeScreen
 
         def answered(accept: bool | None) -> None:
             try:
@@ -371,7 +371,7 @@ class LobbyScreen(SizedScreen):
         self.app.push_screen(ChallengeScreen(ch, self.backend.game_titles.get(ch.game, ch.game)), answered)
 
     def _challenge_gone(self, ch: Any) -> None:
-        from .challenge import ChallengeScreen
+        from tui.dialogs.challenge import ChallengeScreen
 
         for screen in self.app.screen_stack:
             if isinstance(screen, ChallengeScreen) and screen.challenge is ch:
@@ -400,7 +400,7 @@ class LobbyScreen(SizedScreen):
                 pass
 
     def _colour_word(self) -> str:
-        from ..app import COLOUR_WORDS
+        from tui.app import COLOUR_WORDS
 
         try:
             return COLOUR_WORDS[getattr(self.app, "colours", "dark")]
@@ -409,7 +409,7 @@ class LobbyScreen(SizedScreen):
 
     def _change_colours(self, delta: int) -> None:
         """Dark, light or no colour (kept for the key, where the backend keeps settings)."""
-        from ..app import COLOURS
+        from tui.app import COLOURS
 
         app: Any = self.app
         if not hasattr(app, "set_colours"):
@@ -794,7 +794,7 @@ class LobbyScreen(SizedScreen):
     def action_leaderboard(self) -> None:
         if isinstance(self.focused, Input) or not hasattr(self.backend, "leaderboard"):
             return
-        from .leaderboard import LeaderboardScreen
+        from tui.screens.leaderboard import LeaderboardScreen
 
         self.app.push_screen(LeaderboardScreen(self.backend))
 

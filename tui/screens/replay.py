@@ -1,8 +1,8 @@
 """A finished match, step by step, on the match screen's own board.
 
 :class:`ReplayScreen` is the Voltage match screen
-(:class:`tui.screens.match.MatchScreen`) and :class:`HVReplayScreen` the High
-Voltage one (:class:`tui.screens.hv_match.HVMatchScreen`), each reading a
+(:class:`tui.games.voltage.match.MatchScreen`) and :class:`HVReplayScreen` the High
+Voltage one (:class:`tui.games.highvoltage.match.HVMatchScreen`), each reading a
 :class:`ReplayHandle` instead of a live seat: the handle answers ``view()``,
 ``hands()`` and ``log`` for the step being shown, from a
 :class:`server.replay.Replay`.  Nothing can be played: the screens' keys only
@@ -20,7 +20,7 @@ spectator", "as NAME": a player's own seat is at the bottom).
 
 - Voltage: the board's two positions stay (the viewer's own seat at the
   bottom if they played, else seat 0); the bottom hand is the match screen's
-  own :class:`~tui.widgets.hand.HandView` with faces, and the top seat's hand,
+  own :class:`~tui.games.voltage.hand.HandView` with faces, and the top seat's hand,
   where the live screen has its backs, is an :class:`OpenHand`: the same cards
   painted by the same painter as the own hand (``hand._paint_card``: reused,
   not copied), in rows that fit the narrow column, under the usual name line.
@@ -62,17 +62,17 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Static
 
-from engine.cards import Card
+from engine.voltage.cards import Card
 from engine.errors import IllegalActionError
 
-from ..text import name_text, safe
-from ..widgets.hand import SLOTS, OpponentHand, Slot, _paint_card
-from ..widgets.hv_card import chip as hv_chip
-from ..widgets.hv_table import HVHand
-from ..widgets.lines import LineWidget, Row, fit, text_rows
-from ..widgets.prompt import ActionButton
-from .hv_match import HVMatchScreen
-from .match import MatchScreen
+from tui.text import name_text, safe
+from tui.games.voltage.hand import SLOTS, OpponentHand, Slot, _paint_card
+from tui.games.highvoltage.card import chip as hv_chip
+from tui.games.highvoltage.table import HVHand
+from tui.widgets.lines import LineWidget, Row, fit, text_rows
+from tui.widgets.prompt import ActionButton
+from tui.games.highvoltage.match import HVMatchScreen
+from tui.games.voltage.match import MatchScreen
 
 
 class ReplayHandle:

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from rich.markdown import Markdown
 from textual.widgets import Static
 
-from ..widgets.keybar import KeyBar
+from tui.widgets.keybar import KeyBar
 
 RULES = Path(__file__).resolve().parent.parent / "rules.md"
 

@@ -12,10 +12,10 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ..widgets.keybar import KeyBar
-from ..text import TERMINAL_FG
-from ..widgets.prompt import ActionButton
-from .base import SizedScreen, TooSmall
+from tui.widgets.keybar import KeyBar
+from tui.text import TERMINAL_FG
+from tui.widgets.prompt import ActionButton
+from tui.screens.base import SizedScreen, TooSmall
 
 LOGO = (
     "█ █ █▀█ █   ▀█▀ ▄▀█ █▀▀ █▀▀",
@@ -213,13 +213,13 @@ class StartScreen(SizedScreen):
         self.action_start()
 
     def action_start(self) -> None:
-        from .match import MatchScreen
+        from tui.games.voltage.match import MatchScreen
 
         game = self.games[self.game][0]
         opponent = self.opponents[self.opponent][0]
         player = getattr(self.app, "player_name", "You")
         if game == "highvoltage":  # you and 1-3 bots: its own setup dialog
-            from .hv_setup import start_high_voltage
+            from tui.games.highvoltage.setup import start_high_voltage
 
             start_high_voltage(self.app, self.backend, player, first_bot=opponent)
             return

@@ -17,7 +17,7 @@ from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
 
-from .lines import TextLines
+from tui.widgets.lines import TextLines
 
 KEY_STYLE = "bold reverse"
 

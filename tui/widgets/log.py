@@ -13,8 +13,8 @@ from rich.segment import Segment
 from rich.text import Text
 from textual import events
 
-from ..text import LOG_MARK, classify_log, safe
-from .lines import _CONSOLE, LineWidget, Row, text_rows
+from tui.text import LOG_MARK, classify_log, safe
+from tui.widgets.lines import _CONSOLE, LineWidget, Row, text_rows
 
 SHOWN = 200  # the newest lines kept
 EMPHASISED = 3  # the newest entries are drawn in full strength, the rest dim

@@ -17,9 +17,9 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
-from .lines import TextLines
+from tui.widgets.lines import TextLines
 
-from ..text import fit_forms, forms_of, safe
+from tui.text import fit_forms, forms_of, safe
 
 BUTTON_STYLE = "bold reverse"
 

@@ -1,0 +1,147 @@
+"""High Voltage bots: reaction levels as pure policies.
+
+A bot sees only its seat's view and answers ``decide(view) -> (delay_seconds,
+action or None)``: what it will do and how long it takes to get there.  The
+bot keeps no clock; the host (or :mod:`engine.highvoltage.arena`, in simulated time)
+schedules the action at ``now + delay`` and applies it then, aimed at the top
+card the bot saw, so a bot beaten to it is refused as too slow.  ``None``
+means there is nothing to do until the table changes (the bot has declared
+stuck and spotted nothing): ask again after the next accepted action.
+
+Policy, the same at every level (only the reaction time differs):
+1. a card in hand that fits the top and that the bot *spotted* on this look:
+   play it, choosing the one that leaves the most cards in hand that fit on
+   it in turn (ties by the bot's generator);
+2. else draw from its own pile if it has one;
+3. else declare stuck, once.
+
+A look is human-like, because a bot that always sees everything at a fixed
+speed wins every match against a slower one (a match is some seventy
+actions, and the faster level is faster at each of them):
+
+- Its time is the level's reaction time (:data:`REACTION_SECONDS`, for a top
+  card the bot has not looked at yet) or :data:`RELOOK_SECONDS` (the same top
+  again, e.g. after a draw), plus :data:`SCAN_SECONDS` for every card it has
+  to read (the whole hand on a new top; only the cards it has not read yet on
+  the same top), times a jitter factor from the bot's own seeded generator:
+  log-normal with median 1 (sigma :data:`JITTER`), skewed to the slow side
+  like human reaction times.
+- Each card that fits is spotted with chance :data:`SPOT_CHANCE`; a card
+  overlooked stays overlooked until the top card changes (the bot thinks it
+  has read it), so an overlooked card means a draw or, with an empty pile,
+  a "stuck" that was not quite true.
+
+Measured with ``voltage arena --game high-voltage --players A,B --games 400``
+(seats rotating): fast beats medium 82% of the time, medium beats slow 84%,
+fast beats slow 94%; a two-player match between bots lasts about four
+simulated minutes.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.highvoltage.rules import Action, Draw, Face, HighVoltageView, Stuck, fits
+
+# name -> reaction time in seconds (the median of a look at a new top card, before reading the hand)
+REACTION_SECONDS: dict[str, float] = {"slow": 2.5, "medium": 1.5, "fast": 0.8}
+HV_BOT_NAMES: tuple[str, ...] = tuple(REACTION_SECONDS)
+RELOOK_SECONDS = 0.5  # a look at the same top card again (after a draw): only new cards to read
+SCAN_SECONDS = 0.3  # reading one card of the hand against the top
+SPOT_CHANCE = 0.8  # each fitting card is noticed with this chance on a look
+JITTER = 0.35  # sigma of the log-normal factor: half of all looks within about ±25% of the median
+
+
+class ReactionBot:
+    """A High Voltage bot with one reaction time; see the module docstring.
+
+    ``scan``, ``relook`` and ``spot`` default to the module's constants;
+    ``spot=1.0`` gives a bot that never overlooks a card (for tests).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        reaction: float,
+        seed: int | None = None,
+        *,
+        scan: float = SCAN_SECONDS,
+        relook: float = RELOOK_SECONDS,
+        spot: float = SPOT_CHANCE,
+    ) -> None:
+        self.name = name
+        self.reaction = reaction
+        self.scan = scan
+        self.relook = relook
+        self.spot = spot
+        self.rng = random.Random(seed)
+        self._looked: tuple[int, tuple[Face, ...]] | None = None  # (top_no, the hand read on it)
+
+    def delay(self, base: float | None = None, cards: int = 0) -> float:
+        """The time of one look: ``base`` (the reaction time) plus reading ``cards``, jittered."""
+        base = self.reaction if base is None else base
+        return (base + self.scan * cards) * self.rng.lognormvariate(0.0, JITTER)
+
+    def choose_card(
+        self, hand: tuple[Face, ...], top: Face, seen: tuple[Face, ...] | None = None
+    ) -> Face | None:
+        """The fitting card to play on ``top`` (among ``seen`` when given), or None when nothing fits."""
+        fitting = [c for c in (hand if seen is None else seen) if fits(c, top)]
+        if not fitting:
+            return None
+        best: list[Face] = []
+        best_score = -1
+        for i, card in enumerate(hand):
+            if card not in fitting or card in best:
+                continue
+            rest = hand[:i] + hand[i + 1 :]
+            score = sum(1 for c in rest if fits(c, card))
+            if score > best_score:
+                best, best_score = [card], score
+            elif score == best_score:
+                best.append(card)
+        return best[0] if len(best) == 1 else self.rng.choice(best)
+
+    def _look(self, view: HighVoltageView) -> tuple[float, tuple[Face, ...]]:
+        """One look at ``view``: how long it takes, and the fitting cards spotted."""
+        hand = view.hand or ()
+        if self._looked is not None and self._looked[0] == view.top_no:
+            read = list(self._looked[1])
+            new: list[Face] = []
+            for c in hand:
+                if c in read:
+                    read.remove(c)
+                else:
+                    new.append(c)
+            t = self.delay(self.relook, len(new))
+        else:
+            new = list(hand)
+            t = self.delay(self.reaction, len(new))
+        self._looked = (view.top_no, hand)
+        seen = tuple(c for c in new if fits(c, view.top) and self.rng.random() < self.spot)
+        return t, seen
+
+    def decide(self, view: HighVoltageView) -> tuple[float, Action | None]:
+        if not view.can_act or view.hand is None or view.seat is None:
+            return 0.0, None
+        seat = view.seat
+        t, seen = self._look(view)
+        card = self.choose_card(view.hand, view.top, seen) if seen else None
+        if card is not None:
+            return t, view.aim(card)
+        if view.pile_counts[seat]:
+            return t, Draw(seat)
+        if not view.stuck[seat]:
+            return t, Stuck(seat)
+        return 0.0, None
+
+
+def make_hv_bot(name: str, seed: int | None = None) -> ReactionBot:
+    """The bot of level ``name`` (one of :data:`HV_BOT_NAMES`) with its own generator."""
+    try:
+        reaction = REACTION_SECONDS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown High Voltage bot {name!r}: choose from {', '.join(HV_BOT_NAMES)}"
+        ) from None
+    return ReactionBot(name, reaction, seed)

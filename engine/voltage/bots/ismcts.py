@@ -1,0 +1,251 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS).
+
+Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search"
+(IEEE TCIAIG, 2012).  The tree is grown from the bot's information set: its
+nodes are action sequences, not states.  Each iteration
+
+1. samples a world consistent with the bot's view (:mod:`engine.voltage.bots.determinize`:
+   the unseen cards shuffled into the opponent's hand and the piles, keeping the
+   public transformer backs, with a fresh seed for later reshuffles);
+2. walks down the tree using only the actions legal in that world, picking by
+   UCB1 with *availability* counts (a child's exploration term counts the
+   visits in which it was legal, not its parent's visits); in the top
+   ``prior_depth`` levels the one-turn planner's price of each action, relative
+   to the best, times ``prior_weight`` and divided by ``visits + 1``, is added
+   (a progressive bias), and untried actions are tried the planner's favourite
+   first (at the root the prices come from the view itself);
+3. adds one node, then plays ``playout_turns`` more turns with the one-turn
+   planner (:mod:`engine.voltage.bots.policy`: its best two-card plan) for both
+   players, in that world, and judges the position reached
+   (:mod:`engine.voltage.bots.heuristics`) as a chance of winning;
+4. backs the result up, each node scored for the player who chose it.
+
+Two actions that differ only in the back of the card played (or taken) do the
+same thing, so the tree keeps one node for both.  The move played is the most
+visited root action.  The budget is a number of iterations, a wall-clock time,
+or both (whichever ends first).  With only an iteration budget the bot is a
+pure function of (seed, view).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from engine.voltage.rules import (
+    OVER,
+    SECOND,
+    START,
+    Action,
+    Draw,
+    Flip,
+    Pass,
+    Play,
+    State,
+    VoltageView,
+    interned_actions,
+    legal_actions,
+    step,
+)
+from engine.voltage.bots.determinize import Determinizer
+from engine.voltage.bots.heuristics import evaluate, win_chance
+from engine.voltage.bots.policy import Planner
+
+# Action -> small int, the same for actions that differ only in card backs.
+_KEYS: dict[Action, int] = {}
+_KEY_BY_ID: dict[int, int] = {}
+
+
+def action_key(a: Action) -> int:
+    k = _KEY_BY_ID.get(id(a))
+    if k is not None:
+        return k
+    k = _KEYS.get(a)
+    if k is None:
+        if isinstance(a, Play):
+            tf = a.target.face if a.target is not None else 14
+            k = 100 + ((a.card.face * 4 + a.terminal) * 2 + a.side) * 15 + tf
+        elif isinstance(a, Flip):
+            k = 2 + a.terminal
+        elif isinstance(a, Draw):
+            k = 0
+        elif isinstance(a, Pass):
+            k = 1
+        else:  # Resign: never offered by legal_actions
+            k = 10 + a.seat
+        _KEYS[a] = k
+    return k
+
+
+# The same keys by identity for the engine's interned actions (the objects
+# ``legal_actions`` returns; they live as long as the engine module), which is
+# cheaper than hashing the action.  Any other object takes the hashed path above.
+_KEY_BY_ID.update({id(a): action_key(a) for a in interned_actions()})
+
+
+class _Node:
+    __slots__ = ("children", "n", "w", "avail", "mover")
+
+    def __init__(self, mover: int) -> None:
+        self.children: dict[int, _Node] = {}
+        self.n = 0
+        self.w = 0.0
+        self.avail = 0
+        self.mover = mover
+
+
+class ISMCTSBot:
+    """ISMCTS with a budget of ``iterations`` and/or ``time_budget`` seconds."""
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        iterations: int | None = 1000,
+        time_budget: float | None = None,
+        exploration: float = 0.7,
+        playout_turns: int = 1,
+        prior_weight: float = 0.5,
+        prior_depth: int = 2,
+        name: str = "ismcts",
+    ) -> None:
+        if iterations is None and time_budget is None:
+            raise ValueError("ISMCTS needs a budget: iterations, time_budget or both")
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.time_budget = time_budget
+        self.exploration = exploration
+        self.playout_turns = playout_turns
+        self.prior_weight = prior_weight
+        self.prior_depth = prior_depth
+        self.name = name
+        self.last_iterations = 0  # iterations run by the last choose()
+
+    def choose(self, view: VoltageView) -> Action:
+        legal = view.legal
+        if not legal:
+            raise ValueError("the bot has no decision to make in this view")
+        if len(legal) == 1:
+            self.last_iterations = 0
+            return legal[0]
+        root = self.search(view)
+        best = legal[0]
+        best_n = -1
+        for a in legal:  # the view's own objects, in the view's order
+            child = root.children.get(action_key(a))
+            n = child.n if child is not None else 0
+            if n > best_n:
+                best, best_n = a, n
+        return best
+
+    def search(self, view: VoltageView) -> _Node:
+        """Grow a tree from ``view`` within the budget; return its root."""
+        rng = self.rng
+        rand = rng.random
+        det = Determinizer(view)
+        me = view.seat
+        assert me is not None
+        root = _Node(1 - me)
+        # The one-turn planner's prices of the root actions, read from the view: a prior.
+        w_prior = self.prior_weight
+        prior_depth = self.prior_depth if w_prior else 0
+        bias: dict[int, float] = {}
+        if prior_depth:
+            from engine.voltage.bots.greedy import view_planner
+
+            prices = view_planner(view).values(view.legal)
+            top = max(prices)
+            price: dict[int, float] = {}
+            for a, pv in zip(view.legal, prices):
+                k = action_key(a)
+                price[k] = max(price.get(k, -1e9), pv)
+            bias = {k: w_prior * (pv - top) for k, pv in price.items()}
+        c = self.exploration
+        turns = self.playout_turns
+        log = math.log
+        sqrt = math.sqrt
+        key = action_key
+        limit = self.iterations if self.iterations is not None else 1 << 60
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        i = 0
+        while i < limit:
+            if deadline is not None and i & 7 == 0 and i and time.perf_counter() >= deadline:
+                break
+            i += 1
+            s = det.sample(rng)
+            node = root
+            path = [root]
+            # Selection, then expansion of one node.
+            depth = 0
+            while s.phase != OVER:
+                legal = legal_actions(s)
+                get = node.children.get
+                keys = [key(a) for a in legal]
+                prior: list[float] | None = None
+                if depth < prior_depth:
+                    if node is root:
+                        prior = [bias[k] for k in keys]
+                    else:
+                        prices = Planner(s).values(legal)
+                        top = max(prices)
+                        prior = [w_prior * (pv - top) for pv in prices]
+                depth += 1
+                kids = [get(k) for k in keys]
+                if None in kids:
+                    untried = [j for j, ch in enumerate(kids) if ch is None]
+                    if prior is None:
+                        j = untried[int(rand() * len(untried))]
+                    else:  # the planner's favourite first
+                        j = max(untried, key=prior.__getitem__)
+                    child = _Node(s.to_move)
+                    node.children[keys[j]] = child
+                    kids[j] = child
+                    for ch in kids:
+                        if ch is not None:
+                            ch.avail += 1
+                    step(s, legal[j])
+                    path.append(child)
+                    break
+                best_j = 0
+                best_u = -1e18
+                for j, ch in enumerate(kids):
+                    ch.avail += 1  # type: ignore[union-attr]
+                    n = ch.n  # type: ignore[union-attr]
+                    u = ch.w / n + c * sqrt(log(ch.avail) / n)  # type: ignore[union-attr]
+                    if prior is not None:
+                        u += prior[j] / (n + 1)
+                    if u > best_u:
+                        best_u = u
+                        best_j = j
+                node = kids[best_j]  # type: ignore[assignment]
+                step(s, legal[best_j])
+                path.append(node)
+            v0 = _judge(s, turns)  # the chance that seat 0 wins
+            v1 = 1.0 - v0
+            for nd in path:
+                nd.n += 1
+                nd.w += v1 if nd.mover else v0
+        self.last_iterations = i
+        return root
+
+
+def _judge(s: State, turns: int) -> float:
+    """Play ``turns`` more turn ends by the one-turn planner, then judge: seat 0's chance."""
+    if turns:
+        end = s.turns + turns
+        while s.phase != OVER and s.turns < end:
+            if s.phase == START:
+                first, second = Planner(s).best_plan(legal_actions(s))
+                step(s, first)
+                if second is not None and s.phase == SECOND:
+                    step(s, second)
+            else:
+                step(s, Planner(s).best())
+    if s.phase == OVER:
+        if s.winner is None:
+            return 0.5
+        return 1.0 if s.winner == 0 else 0.0
+    return win_chance(evaluate(s, 0), s.scores, 0)
+
+
+__all__ = ["ISMCTSBot", "action_key"]

@@ -1,0 +1,479 @@
+"""Hosting a High Voltage match: one engine state, 2 to 4 seats, one shared clock.
+
+:class:`HVMatch` has the outward shape of :class:`server.host.voltage.Match` (``game``,
+``seats``, ``seed``, ``code``, ``state``, ``actions``, ``log``, ``notice``,
+``on_action`` / ``on_end``, ``names``, ``over``, ``winner``, ``view``,
+``handle``, ``subscribe``, ``submit``, ``start``, ``set_bot``, ``set_notice``,
+``close``), so the lobby, the screens and persistence can treat both alike.
+Screens reach it through an :class:`HVSeatHandle` (a
+:class:`server.host.voltage.SeatHandle` with High Voltage's resignation, the
+countdown and the seat's own feed).
+
+Real time, decided here:
+
+- **Arrival order.**  Intents are applied one at a time under an
+  :class:`asyncio.Lock`, in the order they arrive.  A play names the top card
+  it was aimed at (:meth:`~engine.highvoltage.rules.HighVoltageView.aim`), so of two
+  plays aimed at the same top the first is accepted and the second is refused
+  with :class:`~engine.highvoltage.rules.TooSlowError` ("too slow: the 7 was covered
+  by a 3 a moment ago"): the card stays in hand, the sender's feed gets the
+  line, nothing else changes.
+- **One countdown for everyone.**  At the start and after every flip the host
+  counts 3, 2, 1 (``countdown_seconds`` in all, :data:`COUNTDOWN_SECONDS` by
+  default): every screen gets an update per number (``update.countdown`` /
+  ``handle.countdown``), then the host applies ``Go``.  Input before "go" is
+  refused by the engine with "wait for the countdown"; it costs nothing.
+- **Bots** (levels of :mod:`engine.highvoltage.bots`) run one asyncio task per seat,
+  like the simulated arena (:mod:`engine.highvoltage.arena`) so that its numbers hold
+  here: the bot looks (``decide``, cheap, on the loop), waits its delay
+  (divided by ``bot_speed``; tests use a large one), and sends what it chose,
+  aimed at the top it saw.  Beaten to it, it is refused as too slow and looks
+  again at once; after its own action it looks again at once; with nothing to
+  do it waits for the next accepted action.  A countdown drops whatever it was
+  about to do.  A pending action is *not* restarted when someone else draws:
+  a player who keeps drawing must not be able to freeze a bot.
+- **Saving** works as in :mod:`server.host.voltage` (the same :class:`SaveGate`): a
+  play is checked, committed by the recorder with the lock held (so the
+  stored order is the arrival order), then applied.  A play refused as too
+  slow is never stored.  While the store cannot write, the match is paused:
+  every intent is refused with "the server cannot save moves right now",
+  bots and the countdown's "go" wait for the resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from engine.highvoltage import rules as H
+from engine.errors import IllegalActionError
+from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
+
+from server.host.voltage import (
+    HostNotices,
+    SaveFailed,
+    SaveGate,
+    Seat,
+    SeatHandle,
+    Subscribers,
+    run_to_end,
+)
+
+log = logging.getLogger(__name__)
+
+GAME = "high-voltage"
+TITLE = "High Voltage"
+COUNTDOWN_SECONDS = H.COUNTDOWN_SECONDS
+COUNT_FROM = 3
+DEFAULT_BOT = "medium"
+
+
+@dataclass(frozen=True)
+class HVUpdate:
+    """What a screen gets after a change.
+
+    ``lines`` are the new feed lines for this seat (public lines, and a
+    refused play's "too slow" line for its sender only); ``countdown`` is the
+    number showing (3, 2, 1) or None.
+    """
+
+    view: H.HighVoltageView
+    lines: tuple[str, ...] = ()
+    notice: str = ""
+    countdown: int | None = None
+
+
+Callback = Callable[[HVUpdate], None]
+
+
+def bot_level(name: str | None) -> str:
+    """A High Voltage bot level for ``name``: itself if it is one, else :data:`DEFAULT_BOT`
+    (a lobby may hand a dropped seat to a Voltage bot name)."""
+    return name if name in HV_BOT_NAMES else DEFAULT_BOT
+
+
+def bot_seat(level: str, name: str | None = None) -> Seat:
+    """A seat played by a High Voltage bot of ``level`` (named ``Bot (level)`` unless given)."""
+    return Seat(name or f"Bot ({level})", bot=level)
+
+
+def bot_names(levels: Sequence[str]) -> list[str]:
+    """Names for bots of these levels: ``Fast bot``, and ``Fast bot 2`` for a second one."""
+    out: list[str] = []
+    for level in levels:
+        base = f"{level.capitalize()} bot"
+        n = sum(1 for name in out if name == base or name.startswith(base + " "))
+        out.append(base if n == 0 else f"{base} {n + 1}")
+    return out
+
+
+def local_match(player_name: str, bots: str | Sequence[str], seed: int | None = None, **kw) -> HVMatch:
+    """A match for ``voltage play``: ``player_name`` in seat 0 against bots of the given levels
+    (``"medium,fast"`` or a list; 1 to 3 of :data:`~engine.highvoltage.bots.HV_BOT_NAMES`).  Keyword
+    arguments go to :class:`HVMatch` (``countdown_seconds``, ``bot_speed``).  Not started."""
+    levels = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
+    levels = [b for b in levels if b]
+    if not 1 <= len(levels) <= H.MAX_PLAYERS - 1:
+        raise ValueError("High Voltage: choose one to three bots")
+    for level in levels:
+        if level not in HV_BOT_NAMES:
+            raise ValueError(f"no High Voltage bot {level!r}: choose from {', '.join(HV_BOT_NAMES)}")
+    seats = [Seat(player_name or "You", identity="local")]
+    seats += [bot_seat(level, name) for level, name in zip(levels, bot_names(levels))]
+    return HVMatch(seats, seed, **kw)
+
+
+class HVMatch(HostNotices):
+    """One match of High Voltage between 2 to 4 seats (people or bots), watched by anyone."""
+
+    game = GAME
+
+    def __init__(
+        self,
+        seats: list[Seat],
+        seed: int | None = None,
+        *,
+        code: str = "",
+        countdown_seconds: float = COUNTDOWN_SECONDS,
+        bot_speed: float = 1.0,
+        executor: object | None = None,  # accepted like Match's; bots here are cheap
+        bot_delay: float | None = None,  # accepted like Match's; the levels set the pace
+    ) -> None:
+        if not H.MIN_PLAYERS <= len(seats) <= H.MAX_PLAYERS:
+            raise ValueError(f"High Voltage is played by {H.MIN_PLAYERS} to {H.MAX_PLAYERS} seats")
+        if bot_speed <= 0:
+            raise ValueError("bot_speed must be positive")
+        self.seats = seats
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**63)
+        self.code = code
+        self.countdown_seconds = countdown_seconds
+        self.bot_speed = bot_speed
+        self.state = H.new_match(self.seed, len(seats))
+        self.actions: list[H.Action] = []
+        self.log: list[str] = [e.text(self.names) for e in H.start_events(self.state)]
+        self._notice = ""
+        self.countdown: int | None = None
+        self.started = False
+        self.started_at = time.time()
+        self.ended_at: float | None = None
+        self.too_slow = 0  # plays refused as too slow (all seats)
+        self._private: dict[int, list[tuple[int, str]]] = {}  # seat -> (log position, line)
+        self._subs = Subscribers()
+        self._lock = asyncio.Lock()
+        self._changed = asyncio.Event()  # set (and replaced) after every accepted action
+        self._round = 0  # counts countdowns; a bot's pending action belongs to one round
+        self._countdown_task: asyncio.Task | None = None
+        self._bot_tasks: dict[int, asyncio.Task] = {}
+        self._closed = False
+        # Storage (server.store.persist.Recording): commits each action before it is accepted.
+        self.recorder: object | None = None
+        self.saving = SaveGate(self)
+        # Hooks for the lobby: called after each accepted (and stored) action (before the
+        # screens hear of it) and at the end.
+        self.on_action: list[Callable[[HVMatch, H.Action], None]] = []
+        self.on_end: list[Callable[[HVMatch], None]] = []
+
+    # -- facts ---------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.label for s in self.seats)
+
+    @property
+    def over(self) -> bool:
+        return self.state.over
+
+    @property
+    def winner(self) -> int | None:
+        return self.state.winner
+
+    @property
+    def places(self) -> tuple[int, ...] | None:
+        return self.state.places
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Cards left per seat (hand and pile; fewer is better): what a lobby's list of
+        matches shows for High Voltage, where Voltage shows sets won."""
+        return tuple(self.state.cards_left(s) for s in range(self.players))
+
+    def view(self, seat: int | None) -> H.HighVoltageView:
+        return H.view(self.state, seat)
+
+    def feed(self, seat: int | None) -> list[str]:
+        """Every line ``seat`` has seen, oldest first: the public log with its own refusals."""
+        private = self._private.get(seat, []) if seat is not None else []
+        if not private:
+            return list(self.log)
+        out: list[str] = []
+        j = 0
+        for i, line in enumerate(self.log):
+            while j < len(private) and private[j][0] <= i:
+                out.append(private[j][1])
+                j += 1
+            out.append(line)
+        out.extend(line for _, line in private[j:])
+        return out
+
+    def handle(self, seat: int | None) -> HVSeatHandle:
+        """A handle for ``seat`` (``None``: a spectator)."""
+        if seat is not None and not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat}")
+        return HVSeatHandle(self, seat)
+
+    # -- subscriptions -------------------------------------------------------
+
+    def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
+        return self._subs.add(seat, callback)
+
+    def _broadcast(self, lines: tuple[str, ...], only: int | None = None) -> None:
+        """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
+        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown), only)
+
+
+    # -- actions -------------------------------------------------------------
+
+    async def submit(self, seat: int, action: H.Action) -> None:
+        """Apply ``seat``'s intent in arrival order; raise :class:`IllegalActionError` with a
+        reason if refused (:class:`~engine.highvoltage.rules.TooSlowError` for a covered top).
+        Runs to the end even if the caller is cancelled (see :func:`server.host.voltage.run_to_end`);
+        the intents' tasks take the lock in the order they arrived."""
+        await run_to_end(self._submit(seat, action))
+
+    async def _submit(self, seat: int, action: H.Action) -> None:
+        async with self._lock:
+            if 0 <= seat < self.players and self.seats[seat].is_bot and not isinstance(action, H.Resign):
+                raise IllegalActionError("a bot is playing this seat")
+            await self._apply(seat, action)
+
+    async def _apply(self, seat: int | None, action: H.Action) -> None:
+        """Check, commit, then apply (the lock is held); on a too-slow play, tell the
+        sender.  Raises :class:`SaveFailed` if the store could not take it."""
+        if self.saving.paused:
+            raise SaveFailed()
+        try:
+            state, events = H.apply(self.state, action, seat)
+        except H.TooSlowError as e:
+            self.too_slow += 1
+            if seat is not None:
+                line = e.event.text(self.names)
+                self._private.setdefault(seat, []).append((len(self.log), line))
+                self._broadcast((line,), only=seat)
+            raise
+        await self.saving.commit(len(self.actions), action)
+        self.state = state
+        self.actions.append(action)
+        lines = tuple(e.text(self.names) for e in events)
+        self.log.extend(lines)
+        for hook in self.on_action:
+            hook(self, action)
+        if self.over:
+            self.ended_at = time.time()
+            self.countdown = None
+            if self.recorder is not None:
+                await self.recorder.finish(self)  # type: ignore[attr-defined]
+            for hook in self.on_end:
+                hook(self)
+        self._broadcast(lines)
+        self._wake()
+        if not self.over and self.state.phase == H.COUNTDOWN:
+            self._begin_countdown()  # a flip: everyone counts again
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    # -- the clock -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin: the first countdown, then play; bots start looking.  Needs a running loop."""
+        asyncio.get_running_loop()  # raise RuntimeError now, before anything changes
+        if self.started or self._closed:
+            return
+        self.started = True
+        if self.over:
+            return
+        for seat, s in enumerate(self.seats):
+            if s.is_bot:
+                self._start_bot(seat)
+        if self.state.phase == H.COUNTDOWN:
+            self._begin_countdown()
+
+    def _begin_countdown(self) -> None:
+        if self._closed or not self.started:
+            return
+        self._round += 1
+        old = self._countdown_task
+        if old is not None and not old.done() and old is not asyncio.current_task():
+            old.cancel()
+        self._countdown_task = asyncio.get_running_loop().create_task(self._count())
+
+    async def _count(self) -> None:
+        tick = self.countdown_seconds / COUNT_FROM
+        for n in range(COUNT_FROM, 0, -1):
+            if self._closed or self.over:
+                return
+            self.countdown = n
+            self._broadcast(())
+            await asyncio.sleep(tick)
+        while True:
+            if self.saving.paused:
+                await self.saving.wait_resumed()  # "go" waits for the store
+            if await run_to_end(self._go()):
+                return
+
+    async def _go(self) -> bool:
+        """Apply "go" (the lock taken); False if the store refused it (paused)."""
+        async with self._lock:
+            self.countdown = None
+            if self._closed or self.over or self.state.phase != H.COUNTDOWN:
+                return True
+            try:
+                await self._apply(None, H.GO)
+            except SaveFailed:
+                return False
+            return True
+
+    # -- bots ----------------------------------------------------------------
+
+    def set_bot(self, seat: int, bot: str | None) -> None:
+        """Hand ``seat`` to a bot (a level; other names get :data:`DEFAULT_BOT`) or back to
+        its human (``None``)."""
+        self.seats[seat].bot = None if bot is None else bot_level(bot)
+        task = self._bot_tasks.pop(seat, None)
+        if task is not None:
+            task.cancel()
+        if bot is not None and self.started:
+            self._start_bot(seat)
+        self._broadcast(())
+
+    def _start_bot(self, seat: int) -> None:
+        if self._closed or self.over or seat in self._bot_tasks:
+            return
+        level = bot_level(self.seats[seat].bot)
+        self.seats[seat].bot = level
+        bot = make_hv_bot(level, (self.seed * 8 + seat) % (2**63))
+        task = asyncio.get_running_loop().create_task(self._bot_loop(seat, bot))
+        self._bot_tasks[seat] = task
+        task.add_done_callback(lambda t, s=seat: self._bot_done(s, t))
+
+    def _bot_done(self, seat: int, task: asyncio.Task) -> None:
+        if self._bot_tasks.get(seat) is task:
+            del self._bot_tasks[seat]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("High Voltage bot of seat %d failed", seat, exc_info=task.exception())
+
+    async def _bot_loop(self, seat: int, bot) -> None:
+        level = bot.name
+        while not self._closed and not self.over and self.seats[seat].bot == level:
+            if self.saving.paused:
+                await self.saving.wait_resumed()
+                continue
+            changed = self._changed
+            if self.state.out[seat]:
+                return
+            if self.state.phase != H.PLAY:
+                await changed.wait()
+                continue
+            round_ = self._round
+            delay, action = bot.decide(self.view(seat))
+            if action is None:
+                await changed.wait()  # nothing to do until the table changes
+                continue
+            await asyncio.sleep(delay / self.bot_speed)
+            if self._round != round_:
+                continue  # a countdown laid the hands down meanwhile
+            if not await run_to_end(self._bot_apply(seat, level, action)):
+                return
+            await asyncio.sleep(0)
+
+    async def _bot_apply(self, seat: int, level: str, action: H.Action) -> bool:
+        """A bot's action (the lock taken); False when the bot should stop."""
+        async with self._lock:
+            if self._closed or self.over or self.seats[seat].bot != level:
+                return False
+            try:
+                await self._apply(seat, action)
+            except IllegalActionError:  # SaveFailed too: the loop waits for the resume
+                pass  # beaten to it (too slow) or no longer possible: look again at once
+            return True
+
+    # -- the end -------------------------------------------------------------
+
+    def close(self) -> None:
+        self._closed = True
+        self.saving.close()
+        if self._countdown_task is not None:
+            self._countdown_task.cancel()
+        for task in list(self._bot_tasks.values()):
+            task.cancel()
+        self._bot_tasks.clear()
+        self._wake()
+
+
+class HVSeatHandle(SeatHandle):
+    """A screen's door into a High Voltage match (the same API as :class:`SeatHandle`)."""
+
+    match: HVMatch
+
+    @property
+    def names(self) -> tuple[str, ...]:  # type: ignore[override]
+        return self.match.names
+
+    @property
+    def log(self) -> list[str]:
+        """Every line of this seat's feed so far, oldest first (its own refusals included)."""
+        return self.match.feed(self.seat)
+
+    @property
+    def countdown(self) -> int | None:
+        """The countdown number showing (3, 2, 1), or None."""
+        return self.match.countdown
+
+    @property
+    def started(self) -> bool:
+        return self.match.started
+
+    def view(self) -> H.HighVoltageView:  # type: ignore[override]
+        return self.match.view(self.seat)
+
+    async def resign(self) -> None:
+        if self.seat is None:
+            raise IllegalActionError("spectators cannot resign")
+        await self.submit(H.Resign(self.seat))
+
+
+def new_hv_match(
+    players: Iterable[Seat],
+    seed: int | None = None,
+    **kw,
+) -> HVMatch:
+    """An :class:`HVMatch` for ``players`` (Seats, 2 to 4); keyword arguments as HVMatch's."""
+    return HVMatch(list(players), seed, **kw)
+
+
+def restore_high_voltage(record, executor=None, bot_delay: float = 0.7) -> HVMatch:
+    """An :class:`HVMatch` at the position of a stored ``record``'s log (not attached, not
+    started): the counterpart of :func:`server.store.persist.restore_voltage`, for its
+    ``RESTORERS`` (``{"high-voltage": restore_high_voltage}``).  Raises
+    :class:`~engine.errors.RuleError` if the log no longer replays.  Starting it runs a
+    fresh countdown when the log stopped in one."""
+    seats = [Seat(s.name, s.identity, s.bot, connected=s.bot is not None) for s in record.seats]
+    m = HVMatch(seats, seed=record.seed, code=record.code)
+    state = m.state
+    for text in record.actions or ():
+        action = H.parse_action(text)
+        state, events = H.apply(state, action, None)
+        m.actions.append(action)
+        m.log.extend(e.text(m.names) for e in events)
+    m.state = state
+    m.started_at = getattr(record, "started", m.started_at)
+    return m

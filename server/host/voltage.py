@@ -1,0 +1,542 @@
+"""Hosting a Voltage match: one engine state, its seats and its spectators.
+
+A :class:`Match` owns the only copy of the state.  Every screen reaches it
+through a :class:`SeatHandle` (a seat's, or a spectator's): the handle gives
+the current *view*, calls back with an :class:`Update` after every accepted
+action, and takes the seat's intents.  Local play (``voltage play``) and SSH
+play hand the TUI the same kind of handle, so the screens cannot tell them
+apart.
+
+Bots think off the event loop, in an executor (a process pool on the server),
+so one bot's search never freezes another player's screen; a search bot's move is
+due within its cap (:data:`engine.voltage.bots.THINK_CAPS`), time queued included.
+
+Saving is part of accepting.  A match with a ``recorder`` (see
+:class:`server.store.persist.Recording`) applies an action only once the recorder
+has committed it: the host checks the action, awaits ``recorder.commit``
+(the store's writer thread does the disk work, so the event loop never waits
+on the disk) and only then changes the state, runs the ``on_action`` hooks
+and tells the screens.  The host's lock is held across that await, so the
+log's order is the order of acceptance (High Voltage's arrival order too).
+If the commit fails, the action is refused with :data:`SAVE_FAILED` (the
+same path as an illegal move, so the screens show it in their one line and
+lose nothing), the match pauses (:class:`SaveGate`: a notice on every
+screen, every intent refused with that line, bots and countdowns wait) and a
+retry loop probes the store until a write succeeds, then resumes.  A commit
+that is merely slow (a stalled disk) is waited for: after
+:data:`SLOW_SAVE_SECONDS` every screen is told why nothing moves.  The end
+is recorded (``recorder.finish``) before the ``on_end`` hooks run, so a
+results screen finds the rating changes.  Once sent, a move runs to the end
+in a task of its own (:func:`run_to_end`): a screen closed or a bot replaced
+mid-commit must not leave a committed row unapplied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import random
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from engine.voltage import rules as V
+from engine.voltage.bots import THINK_CAPS
+from engine.errors import IllegalActionError
+
+log = logging.getLogger(__name__)
+
+GAME = "voltage"
+
+SAVE_FAILED = "the server cannot save moves right now"
+PAUSED_NOTICE = "paused: the server cannot save moves right now; play resumes when it can"
+SLOW_NOTICE = "waiting for the server's disk to save the last move…"
+SLOW_SAVE_SECONDS = 2.0
+RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that failed; the last repeats
+
+
+class SaveFailed(IllegalActionError):
+    """An action refused because the store could not commit it (the match is paused)."""
+
+    def __init__(self, reason: str = SAVE_FAILED) -> None:
+        super().__init__(reason)
+
+
+class SaveGate:
+    """Saving for a match host: commits its actions through its ``recorder``, and
+    pauses it while the store cannot write (see the module docstring).
+
+    ``host`` has ``recorder``, ``code``, ``_closed`` and ``_notice_changed()``."""
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+        self.paused = False
+        self.notice = ""  # shown before the host's own notice
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        self._retry: asyncio.Task | None = None
+        self.pauses = 0  # how many times the store failed this match
+
+    async def commit(self, index: int, action: Any) -> None:
+        """Commit action ``index``; raise :class:`SaveFailed` (and pause) if it cannot be."""
+        recorder = self.host.recorder
+        if self.paused:
+            raise SaveFailed()
+        if recorder is None:
+            return
+        fut = asyncio.ensure_future(recorder.commit(self.host, index, action))
+        slow = False
+        try:
+            done, _ = await asyncio.wait({fut}, timeout=SLOW_SAVE_SECONDS)
+            if not done:  # a stalled disk: wait (never cancel a write half-way), and say why
+                slow = True
+                self._set_notice(SLOW_NOTICE)
+                await asyncio.shield(fut)
+            fut.result()
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.error("match %s: could not store action %d (%s); paused until the store can write",
+                      self._label(), index, e)
+            self.pause()
+            raise SaveFailed() from e
+        finally:
+            if slow and not self.paused:
+                self._set_notice("")
+
+    def pause(self) -> None:
+        if self.paused:
+            return
+        self.paused = True
+        self.pauses += 1
+        self._resumed.clear()
+        self._set_notice(PAUSED_NOTICE)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # pragma: no cover - no loop: nothing can play anyway
+            return
+        self._retry = loop.create_task(self._probe_until_it_works())
+
+    async def _probe_until_it_works(self) -> None:
+        n = 0
+        while self.paused and not self.host._closed:
+            await asyncio.sleep(RETRY_SECONDS[min(n, len(RETRY_SECONDS) - 1)])
+            n += 1
+            recorder = self.host.recorder
+            try:
+                if recorder is not None:
+                    await recorder.probe()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                if n in (1, 10) or n % 60 == 0:
+                    log.warning("match %s: the store still cannot write (%s); still paused",
+                                self._label(), e)
+                continue
+            log.warning("match %s: the store can write again; resuming", self._label())
+            self.resume()
+
+    def resume(self) -> None:
+        if not self.paused:
+            return
+        self.paused = False
+        self._set_notice("")
+        self._resumed.set()
+
+    async def wait_resumed(self) -> None:
+        await self._resumed.wait()
+
+    def close(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+        self._resumed.set()  # wake whatever waits, so it sees the host closed
+
+    def _label(self) -> str:
+        """How the log names the match: its store id (and code) when it has them."""
+        code = getattr(self.host, "code", "") or ""
+        safe_id = getattr(self.host.recorder, "_safe_id", None)
+        ident = safe_id() if safe_id is not None else "?"
+        return f"{ident} ({code})" if code else ident
+
+    def _set_notice(self, text: str) -> None:
+        if text != self.notice:
+            self.notice = text
+            self.host._notice_changed()
+
+
+def joined_notice(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+async def run_to_end(coro: Any) -> Any:
+    """Await ``coro`` in a task of its own that runs to the end even if the awaiting task
+    is cancelled (a screen closed, a bot replaced).  An action whose row is being
+    committed must then still be applied, with the host's lock held throughout, or the
+    store and the match would disagree about the log."""
+    task = asyncio.ensure_future(coro)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.add_done_callback(_retrieve)
+        raise
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()  # nobody waits for it any more: mark it seen
+
+
+@dataclass
+class Seat:
+    """Who sits in a seat.  ``bot`` names the bot playing it (a human seat
+    taken over by a bot has both a human ``identity`` and a ``bot``)."""
+
+    name: str
+    identity: str | None = None
+    bot: str | None = None
+    connected: bool = True
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot is not None
+
+    @property
+    def label(self) -> str:
+        """The name as shown to others, marking a bot standing in for a human."""
+        if self.bot and self.identity:
+            return f"{self.name} (bot playing)"
+        return self.name
+
+
+@dataclass(frozen=True)
+class Update:
+    """What a screen gets after a change: the fresh view and the new log lines."""
+
+    view: V.VoltageView
+    lines: tuple[str, ...] = ()
+    notice: str = ""
+
+
+Callback = Callable[[Update], None]
+
+
+def in_context(callback: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Wrap ``callback`` to run in the context it subscribed from (its own app's):
+    Textual keeps "the current app" in a context variable, and an update caused by
+    one player's session must not run in that session's context on another's screen."""
+    ctx = contextvars.copy_context()
+
+    def call(update: Any) -> None:
+        try:
+            ctx.run(callback, update)
+        except RuntimeError as e:  # already inside that context (a nested update)
+            if "cannot enter context" not in str(e):
+                raise
+            callback(update)
+
+    return call
+
+
+class Subscribers:
+    """The screens following a match: each callback gets an update built from its
+    seat's view (one view per seat per change, shared by that seat's screens)."""
+
+    def __init__(self) -> None:
+        self._subs: list[tuple[int | None, Callable[[Any], None]]] = []
+
+    def add(self, seat: int | None, callback: Callable[[Any], None]) -> Callable[[], None]:
+        """Follow ``seat``'s view (``None``: a spectator's); returns the unsubscribe.
+
+        Each screen's callback runs in the context it subscribed from: on a server,
+        many apps share one loop, and Textual finds "the current app" through a
+        context variable, so an update must not run in the submitting player's context."""
+        entry = (seat, in_context(callback))
+        self._subs.append(entry)
+
+        def unsubscribe() -> None:
+            if entry in self._subs:
+                self._subs.remove(entry)
+
+        return unsubscribe
+
+    def send(self, view: Callable[[int | None], Any], update: Callable[[Any], Any], only: int | None = None) -> None:
+        """Call every subscriber (or only seat ``only``'s) with ``update(view(seat))``."""
+        views: dict[int | None, Any] = {}
+        for seat, callback in list(self._subs):
+            if only is not None and seat != only:
+                continue
+            if seat not in views:
+                views[seat] = view(seat)
+            try:
+                callback(update(views[seat]))
+            except Exception:  # one broken screen must not stop the others
+                log.exception("update callback failed")
+
+
+def _bot_choose(bot_name: str, seed: int, view: V.VoltageView, deadline: float | None = None) -> V.Action:
+    """Runs in a worker: build the bot from its name and seed, and let it choose by
+    ``deadline`` (a ``time.time()``; see :data:`engine.voltage.bots.THINK_CAPS`)."""
+    from engine.voltage.bots import choose_action  # the bots module's worker entry point
+
+    return choose_action(bot_name, seed, view, deadline=deadline)
+
+
+class HostNotices:
+    """What both games' match hosts say beside the moves: the status line (the store's
+    state, paused or slow, then the lobby's notice) and lines of news in the log.
+    A host has ``saving`` (its :class:`SaveGate`), ``_notice``, ``log`` and
+    ``_broadcast(lines)``."""
+
+    saving: SaveGate
+    _notice: str
+    log: list[str]
+
+    def _broadcast(self, lines: tuple[str, ...]) -> None:
+        raise NotImplementedError
+
+    @property
+    def notice(self) -> str:
+        """The status line: the store's state (paused, slow) first, then the lobby's."""
+        return joined_notice(self.saving.notice, self._notice)
+
+    @property
+    def paused(self) -> bool:
+        """Is play paused because the store cannot write?"""
+        return self.saving.paused
+
+    def set_notice(self, text: str) -> None:
+        """A status line every screen shows (e.g. waiting for a reconnect)."""
+        self._notice = text
+        self._broadcast(())
+
+    def announce(self, line: str) -> None:
+        """A line in every screen's log that is no move (the lobby's news: "Bob is back.")."""
+        self.log.append(line)
+        self._broadcast((line,))
+
+    def _notice_changed(self) -> None:
+        self._broadcast(())
+
+
+class Match(HostNotices):
+    """One match of Voltage between two seats (people or bots), watched by anyone."""
+
+    game = GAME
+
+    def __init__(
+        self,
+        seats: list[Seat],
+        seed: int | None = None,
+        *,
+        code: str = "",
+        bot_delay: float = 0.7,
+        executor: Executor | None = None,
+    ) -> None:
+        if len(seats) != 2:
+            raise ValueError("Voltage is played by two seats")
+        self.seats = seats
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**63)
+        self.code = code
+        self.bot_delay = bot_delay
+        self.executor = executor
+        self.state = V.new_match(self.seed)
+        self.actions: list[V.Action] = []
+        self.log: list[str] = [e.text(self.names) for e in V.start_events(self.state)]
+        self._notice = ""
+        self.started_at = time.time()
+        self.ended_at: float | None = None
+        self._subs = Subscribers()
+        self._bot_task: asyncio.Task | None = None
+        self._lock = asyncio.Lock()
+        self._closed = False
+        # Storage (server.store.persist.Recording): commits each action before it is accepted.
+        self.recorder: Any = None
+        self.saving = SaveGate(self)
+        # Hooks for the lobby: called after each accepted (and stored) action / at the end.
+        self.on_action: list[Callable[[Match, V.Action], None]] = []
+        self.on_end: list[Callable[[Match], None]] = []
+
+    # -- facts ---------------------------------------------------------------
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return (self.seats[0].label, self.seats[1].label)
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == V.OVER
+
+    @property
+    def winner(self) -> int | None:
+        return self.state.winner
+
+    def view(self, seat: int | None) -> V.VoltageView:
+        return V.view(self.state, seat)
+
+    def handle(self, seat: int | None) -> SeatHandle:
+        """A handle for ``seat`` (``None``: a spectator)."""
+        if seat is not None and seat not in (0, 1):
+            raise ValueError(f"no seat {seat}")
+        return SeatHandle(self, seat)
+
+    # -- subscriptions -------------------------------------------------------
+
+    def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
+        return self._subs.add(seat, callback)
+
+    def _broadcast(self, lines: tuple[str, ...]) -> None:
+        self._subs.send(self.view, lambda view: Update(view, lines, self.notice))
+
+
+    # -- actions -------------------------------------------------------------
+
+    async def submit(self, seat: int, action: V.Action) -> None:
+        """Apply ``seat``'s intent; raise :class:`IllegalActionError` with a reason if refused."""
+        await run_to_end(self._submit(seat, action))
+        self._schedule_bot()
+
+    async def _submit(self, seat: int, action: V.Action) -> None:
+        async with self._lock:
+            if seat in (0, 1) and self.seats[seat].is_bot and not isinstance(action, V.Resign):
+                raise IllegalActionError("a bot is playing this seat")
+            await self._apply(seat, action)
+
+    async def _apply(self, seat: int, action: V.Action) -> None:
+        """Check, commit, then apply (the lock is held).  Raises
+        :class:`IllegalActionError` (:class:`SaveFailed` if it could not be stored)."""
+        if self.saving.paused:
+            raise SaveFailed()
+        state, events = V.apply(self.state, action, seat)
+        await self.saving.commit(len(self.actions), action)
+        self.state = state
+        self.actions.append(action)
+        lines = tuple(e.text(self.names) for e in events)
+        self.log.extend(lines)
+        for hook in self.on_action:
+            hook(self, action)
+        if self.over:
+            self.ended_at = time.time()
+            if self.recorder is not None:
+                await self.recorder.finish(self)
+            for hook in self.on_end:
+                hook(self)
+        self._broadcast(lines)
+
+    def start(self) -> None:
+        """Begin play: if a bot moves first, let it think.  Needs a running loop."""
+        self._schedule_bot()
+
+    def set_bot(self, seat: int, bot: str | None) -> None:
+        """Hand ``seat`` to a bot (``bot`` a name) or back to its human (``None``)."""
+        self.seats[seat].bot = bot
+        self._broadcast(())
+        self._schedule_bot()
+
+    def close(self) -> None:
+        self._closed = True
+        self.saving.close()
+        if self._bot_task is not None:
+            self._bot_task.cancel()
+
+    def _schedule_bot(self) -> None:
+        if self._closed or self.over:
+            return
+        seat = self.state.to_move
+        if not self.seats[seat].is_bot:
+            return
+        if self._bot_task is not None and not self._bot_task.done():
+            return
+        self._bot_task = asyncio.get_running_loop().create_task(self._bot_turn())
+
+    async def _bot_turn(self) -> None:
+        while not self._closed and not self.over:
+            if self.saving.paused:
+                await self.saving.wait_resumed()
+                continue
+            seat = self.state.to_move
+            bot = self.seats[seat].bot
+            if bot is None:
+                return
+            view = self.view(seat)
+            seed = (self.seed * 7919 + len(self.actions)) % (2**63)
+            t0 = time.monotonic()
+            cap = THINK_CAPS.get(bot)
+            deadline = time.time() + cap if cap is not None else None  # waiting in the queue counts
+            try:
+                action = await asyncio.get_running_loop().run_in_executor(
+                    self.executor, _bot_choose, bot, seed, view, deadline
+                )
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bot %s failed; playing a random legal action", bot)
+                action = random.Random(seed).choice(view.legal)
+            rest = self.bot_delay - (time.monotonic() - t0)
+            if rest > 0:
+                await asyncio.sleep(rest)
+            await run_to_end(self._bot_move(seat, bot, view, action, seed))
+
+    async def _bot_move(self, seat: int, bot: str, view: V.VoltageView, action: V.Action, seed: int) -> None:
+        async with self._lock:
+            # The seat may have changed hands, or the match ended, while the bot thought.
+            if self._closed or self.over or self.state.to_move != seat or self.seats[seat].bot != bot:
+                return
+            if self.view(seat) != view:
+                return
+            try:
+                await self._apply(seat, action)
+            except SaveFailed:
+                return  # paused: the loop waits for the store, then thinks again
+            except IllegalActionError:
+                log.exception("bot %s chose an illegal action %r", bot, action)
+                try:
+                    await self._apply(seat, random.Random(seed).choice(view.legal))
+                except SaveFailed:
+                    return
+
+
+class SeatHandle:
+    """A screen's door into a match: the view, updates, and intents for one seat."""
+
+    def __init__(self, match: Match, seat: int | None) -> None:
+        self.match = match
+        self.seat = seat
+
+    @property
+    def game(self) -> str:
+        return self.match.game
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self.match.names
+
+    @property
+    def log(self) -> list[str]:
+        """Every log line so far, oldest first."""
+        return list(self.match.log)
+
+    @property
+    def notice(self) -> str:
+        return self.match.notice
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    def view(self) -> V.VoltageView:
+        return self.match.view(self.seat)
+
+    def subscribe(self, callback: Callback) -> Callable[[], None]:
+        """Call ``callback(update)`` on the event loop after every change; returns an unsubscribe."""
+        return self.match.subscribe(self.seat, callback)
+
+    async def submit(self, action: V.Action) -> None:
+        """Send an intent.  Raises :class:`IllegalActionError` (one-line reason) if refused."""
+        if self.seat is None:
+            raise IllegalActionError("spectators cannot play")
+        await self.match.submit(self.seat, action)
+
+    async def resign(self) -> None:
+        await self.submit(V.Resign(self.seat if self.seat is not None else 0))

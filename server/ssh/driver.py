@@ -1,0 +1,545 @@
+"""A Textual driver over one SSH channel, so many apps share one server process.
+
+Textual's Linux driver owns the process's terminal: it installs signal
+handlers (SIGTSTP, SIGWINCH) and reads stdin in a thread.  None of that has a
+place in a server.  :class:`SSHDriver` instead
+
+- writes the app's output to the SSH channel,
+- reads the channel in an asyncio task and feeds Textual's xterm parser,
+- turns the client's window-change requests into ``Resize`` events,
+- posts events to the app directly on the running loop.
+
+Each session builds its app and calls :func:`run_app`; the app picks this
+driver up through a context variable set for that session's task only.
+
+All sessions share one event loop, so one session must not be able to take it
+(each decision below answers a measured attack, see ``benchmarks/attack.py``):
+
+- **Keys in order.** Keys go through :class:`tui.keys.KeySequencer`: each key
+  is posted once the previous one has finished its trip through the DOM.
+  Without it a burst (``ctrl+u World`` in one packet) ran the letters before
+  the control key that preceded them (the cause is in :mod:`tui.keys`).
+- **An input budget per session** (:class:`InputLimits`): token buckets of
+  bytes and of events per second.  Over budget the driver does not drop
+  anything, it stops reading: SSH flow control then holds the client back
+  (what it may queue here is bounded by the channel's window, set in
+  :mod:`server.ssh.server`).  A client that stays over budget for
+  ``flood_close_after`` seconds is a flood, not a typist: the session ends
+  with a message.  Before, every input byte became a key event run back to
+  back (~150 us each): 64 KB stalled every other session for ~18 s.
+- **Parsing yields.** Input is parsed ``chunk`` characters at a time with the
+  loop given a turn between chunks, and a run of mouse moves in one chunk is
+  cut to the last one; over budget a mouse move is dropped rather than waited
+  for (a moving mouse is not a flood).  Textual's parser keeps at most 32 characters of an
+  unfinished escape sequence (then reissues them as keys, which the event
+  budget counts), and the UTF-8 decoder at most 3 bytes: no input buffer here
+  grows with what a client sends.
+- **Output that is not being read** (:class:`OutputLimits`): what is queued
+  counts the channel's buffer *and* the connection's transport buffer (a
+  client advertising a 1 GiB window lets asyncssh move everything into the
+  transport, where the channel's count never saw it).  Above ``high_water``
+  the driver stops writing (frames are dropped, not queued); once the queue
+  drains below ``low_water`` it repaints the whole screen.  Still stuck after
+  ``stuck_close_after`` seconds: the session is closed, with a log line.
+  Above ``hard_limit`` at once it is closed straight away.
+- **Resizes** are clamped (at most ``max_width`` x ``max_height``: a
+  1000x500 frame is megabytes) and coalesced: at most one per
+  ``resize_interval``, the latest size winning.
+- **No leak after the end.** Textual's ``XTermParser._parse_extended_key`` is
+  an ``lru_cache`` on the method, a process-wide cache keyed by the parser
+  instance: it kept up to 1,024 ended sessions' parsers, and through them
+  their drivers and apps, alive (~0.5-0.8 MB each).  :class:`_SessionParser`
+  keeps that cache on the instance, so it dies with the session.  Two more
+  method caches key on per-widget or per-app objects
+  (``StylesCache.get_inner_outer``, every widget's styles cache with its
+  rendered lines; ``ANSIToTruecolor.truecolor_style``): bounded, but they kept
+  the last ~100 ended sessions' widget caches (~0.4 MB each), so they are
+  cleared when a session ends; they refill in a frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextvars
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from textual import events
+from textual._xterm_parser import XTermParser
+from textual.app import App
+from textual.driver import Driver
+from textual.geometry import Size
+from textual.messages import Message
+
+from tui.keys import KeySequencer
+
+log = logging.getLogger(__name__)
+
+# Output not yet taken by a client beyond this many bytes: the client is not
+# reading, and the session ends rather than let the server's memory grow.
+MAX_PENDING_OUTPUT = 4 * 1024 * 1024
+
+
+@dataclass
+class InputLimits:
+    """What one session may send (see the module's notes)."""
+
+    bytes_per_second: float = 16 * 1024
+    bytes_burst: float = 64 * 1024
+    events_per_second: float = 100.0
+    events_burst: float = 300.0
+    flood_close_after: float = 10.0  # seconds over budget without a break
+    chunk: int = 256  # characters parsed between two turns of the loop
+
+
+@dataclass
+class OutputLimits:
+    """What one session may leave unread (see the module's notes)."""
+
+    high_water: int = 256 * 1024
+    low_water: int = 32 * 1024
+    hard_limit: int = MAX_PENDING_OUTPUT
+    stuck_close_after: float = 30.0
+    poll: float = 0.2
+    resize_interval: float = 0.2
+    max_width: int = 400
+    max_height: int = 200
+
+
+class TerminalChannel:
+    """What the driver needs from an SSH session (or a test double)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def read(self) -> bytes | tuple[int, int]:
+        """Input bytes, a new ``(width, height)`` after a resize, or ``b''`` at the end."""
+        ...
+
+    def pending_output(self) -> int:
+        """Bytes written and not yet taken by the client (every buffer on the way)."""
+        return 0
+
+    def close(self) -> None: ...
+
+    def abort(self) -> None:
+        """Hang up now, dropping what is queued (a client that does not read would
+        never take a polite close)."""
+        self.close()
+
+    def closing(self) -> bool:
+        """The client has gone (or is going): waiting on its budget is pointless."""
+        return False
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (80, 24)
+
+
+@dataclass
+class _Session:
+    channel: TerminalChannel
+    on_close: Callable[[], None] | None = None
+    input_limits: InputLimits = field(default_factory=InputLimits)
+    output_limits: OutputLimits = field(default_factory=OutputLimits)
+
+
+_current: contextvars.ContextVar[_Session] = contextvars.ContextVar("voltage_ssh_session")
+
+
+def _clamp_size(width: int, height: int, limits: OutputLimits | None = None) -> tuple[int, int]:
+    # Zero means "unknown" in SSH; a huge size would make every frame megabytes.
+    limits = limits or OutputLimits()
+    width = min(width, limits.max_width) if width > 0 else 80
+    height = min(height, limits.max_height) if height > 0 else 24
+    return width, height
+
+
+class _Bucket:
+    """A token bucket: ``take(n)`` says how long to wait before those ``n`` are due."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = max(rate, 1e-6)
+        self.burst = burst
+        self.tokens = burst
+        self._t = time.monotonic()
+
+    def take(self, n: float) -> float:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self._t) * self.rate)
+        self._t = now
+        self.tokens -= n
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    def try_take(self, n: float) -> bool:
+        """Take ``n`` if they are there now; never goes into debt."""
+        if self.take(0) == 0 and self.tokens >= n:
+            self.tokens -= n
+            return True
+        return False
+
+    @property
+    def rested(self) -> bool:
+        return self.tokens >= self.burst / 2
+
+
+class _SessionParser(XTermParser):
+    """Textual's parser with its extended-key cache on the instance, not the class."""
+
+    _uncached = XTermParser._parse_extended_key.__wrapped__  # type: ignore[attr-defined]
+    CACHE_LIMIT = 256
+
+    def __init__(self) -> None:
+        self._extended: dict[str, Any] = {}
+        super().__init__(debug=False)
+
+    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:  # type: ignore[override]
+        try:
+            return self._extended[sequence]
+        except KeyError:
+            pass
+        keys = self._uncached(sequence)
+        if len(self._extended) >= self.CACHE_LIMIT:
+            self._extended.clear()
+        self._extended[sequence] = keys
+        return keys
+
+
+class SSHDriver(Driver):
+    """Drives one Textual app through one SSH channel (see the module's notes)."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        *,
+        debug: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
+        self._session = _current.get()
+        self._channel = self._session.channel
+        self._in = self._session.input_limits
+        self._out = self._session.output_limits
+        self._reader: asyncio.Task | None = None
+        self._tick_handle: asyncio.TimerHandle | None = None
+        self._parser = _SessionParser()
+        self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        self._closed = False
+        self._outbox: list[Message] | None = None
+        self._delivering = False
+        self._sequencer = KeySequencer(app, app.post_message)
+        self._bytes = _Bucket(self._in.bytes_per_second, self._in.bytes_burst)
+        self._events = _Bucket(self._in.events_per_second, self._in.events_burst)
+        self._flooding_since: float | None = None
+        # output
+        self._paused_since: float | None = None
+        self._drain_handle: asyncio.TimerHandle | None = None
+        # resizes
+        self._last_resize = 0.0
+        self._pending_size: tuple[int, int] | None = None
+        self._resize_handle: asyncio.TimerHandle | None = None
+        self.end_reason: str | None = None
+
+    # -- output --------------------------------------------------------------
+
+    def write(self, data: str) -> None:
+        if self._closed or self._paused_since is not None:
+            return  # not reading: this frame is dropped, a full one follows the drain
+        try:
+            self._channel.write(data.encode("utf-8", "replace"))
+        except Exception:  # the channel went away under us
+            self._closed = True
+            return
+        pending = self._channel.pending_output()
+        if pending > self._out.hard_limit:
+            log.warning("closing a session: %d bytes of output queued, the client is not reading", pending)
+            self._end(None, abort=True)
+        elif pending > self._out.high_water:
+            self._paused_since = time.monotonic()
+            self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
+
+    def _check_drain(self) -> None:
+        self._drain_handle = None
+        if self._closed or self._paused_since is None:
+            return
+        pending = self._channel.pending_output()
+        if pending <= self._out.low_water:
+            self._paused_since = None
+            self._repaint()
+            return
+        stuck = time.monotonic() - self._paused_since
+        if stuck >= self._out.stuck_close_after:
+            log.warning(
+                "closing a session whose output has been stuck for %.0f s (%d bytes queued)", stuck, pending
+            )
+            self._end(None, abort=True)
+            return
+        self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
+
+    def _repaint(self) -> None:
+        # A Resize to the current (or latest asked-for) size redraws the whole screen.
+        size = self._pending_size or self._size or _clamp_size(*self._channel.size, self._out)
+        self._pending_size = None
+        self._post_resize(*size)
+
+    def _end(self, reason: str | None, *, abort: bool = False) -> None:
+        """End this session (only this one): the app exits and the channel closes."""
+        if self._closed:
+            return
+        self.end_reason = reason
+        if reason:
+            try:  # leave the alternate screen so the message stays on the client's terminal
+                self._channel.write(f"\x1b[?1049l\x1b[?25h\r\nvoltage: {reason}\r\n".encode())
+            except Exception:
+                pass
+        self._closed = True
+        self.disable_input()
+        self._app.exit()
+        if abort and hasattr(self._channel, "abort"):
+            self._channel.abort()
+        else:
+            self._channel.close()
+
+    # -- application mode ----------------------------------------------------
+
+    def start_application_mode(self) -> None:
+        width, height = _clamp_size(*self._channel.size, self._out)
+        self._post_resize(width, height)
+        write = self.write
+        write("\x1b[?1049h")  # alternate screen
+        write("\x1b[?25l")  # hide the cursor
+        write("\x1b[?1004h")  # focus in/out reports
+        write("\x1b[?2004h")  # bracketed paste
+        write("\x1b[?7l")  # no line wrap
+        if self._mouse:
+            write("\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h")
+        self._reader = asyncio.get_running_loop().create_task(self._read_input())
+
+    def disable_input(self) -> None:
+        if self._reader is not None and self._reader is not asyncio.current_task():
+            self._reader.cancel()
+        self._reader = None
+        for name in ("_tick_handle", "_drain_handle", "_resize_handle"):
+            handle = getattr(self, name)
+            if handle is not None:
+                handle.cancel()
+                setattr(self, name, None)
+
+    def stop_application_mode(self) -> None:
+        self.disable_input()
+        write = self.write
+        if self._mouse:
+            write("\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l")
+        write("\x1b[?2004l\x1b[?7h\x1b[?1004l")
+        write("\x1b[?1049l")  # back from the alternate screen
+        write("\x1b[?25h")  # cursor back
+
+    def close(self) -> None:
+        self.disable_input()
+
+    # -- input ---------------------------------------------------------------
+
+    def send_message(self, message: Message) -> None:
+        # Same loop, same thread: no need for run_coroutine_threadsafe.  While the
+        # reader delivers parsed input, messages are collected to go through the
+        # key sequencer in order.
+        if self._outbox is not None:
+            self._outbox.append(message)
+        else:
+            self._app.post_message(message)
+
+    def _post_resize(self, width: int, height: int) -> None:
+        self._size = (width, height)
+        self._last_resize = time.monotonic()
+        size = Size(width, height)
+        self._app.post_message(events.Resize(size, size))
+
+    def _resize_requested(self, width: int, height: int) -> None:
+        size = _clamp_size(width, height, self._out)
+        if self._paused_since is not None:
+            self._pending_size = size  # applied by the repaint once output drains
+            return
+        wait = self._last_resize + self._out.resize_interval - time.monotonic()
+        if wait <= 0 and self._resize_handle is None:
+            self._post_resize(*size)
+            return
+        self._pending_size = size
+        if self._resize_handle is None:
+            self._resize_handle = self._loop.call_later(max(wait, 0.0), self._apply_resize)
+
+    def _apply_resize(self) -> None:
+        self._resize_handle = None
+        if self._pending_size is not None and self._paused_since is None and not self._closed:
+            size, self._pending_size = self._pending_size, None
+            self._post_resize(*size)
+
+    def _schedule_tick(self) -> None:
+        # A lone ESC waits for the parser's escape delay before it is a key.
+        timeout_at = getattr(self._parser, "_timeout_time", None)
+        if timeout_at is None or self._tick_handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, timeout_at - loop.time()) + 0.01
+        self._tick_handle = loop.call_later(delay, self._tick)
+
+    def _tick(self) -> None:
+        self._tick_handle = None
+        if self._delivering:  # keys of the same read still going in: the lone ESC waits its turn
+            self._tick_handle = self._loop.call_later(0.05, self._tick)
+            return
+        for event in self._parser.tick():
+            self.process_message(event)
+        self._schedule_tick()
+
+    async def _spend(self, bucket: _Bucket, n: float) -> None:
+        """Wait until ``n`` tokens are due; a client over budget for too long is a flood."""
+        wait = bucket.take(n)
+        if wait <= 0:
+            if self._flooding_since is not None and bucket.rested:
+                self._flooding_since = None
+            return
+        now = time.monotonic()
+        if self._flooding_since is None:
+            self._flooding_since = now
+        elif now - self._flooding_since >= self._in.flood_close_after:
+            log.warning("closing a session that sent input over its budget for %.0f s", now - self._flooding_since)
+            self._end("too much input; the session is closed")
+            raise asyncio.CancelledError
+        deadline = now + min(wait, self._in.flood_close_after)
+        while (left := deadline - time.monotonic()) > 0:
+            closing = getattr(self._channel, "closing", None)  # duck-typed channels may lack it
+            if closing is not None and closing():
+                raise EOFError  # the client hung up while held back: end now
+            await asyncio.sleep(min(left, 0.25))
+
+    async def _deliver(self, text: str) -> None:
+        self._delivering = True
+        try:
+            await self._deliver_chunks(text)
+        finally:
+            self._delivering = False
+
+    async def _deliver_chunks(self, text: str) -> None:
+        chunk = max(1, self._in.chunk)
+        for start in range(0, len(text), chunk):
+            parsed = list(self._parser.feed(text[start : start + chunk]))
+            for i, event in enumerate(parsed):
+                if (
+                    isinstance(event, events.MouseMove)
+                    and i + 1 < len(parsed)
+                    and isinstance(parsed[i + 1], events.MouseMove)
+                ):
+                    continue  # only the last of a run of moves matters
+                if isinstance(event, events.MouseMove):
+                    if not self._events.try_take(1):
+                        continue  # over budget, a move is dropped, never waited for
+                else:
+                    await self._spend(self._events, 1)
+                self._outbox = []
+                try:
+                    self.process_message(event)
+                    messages, self._outbox = self._outbox, None
+                finally:
+                    self._outbox = None
+                for message in messages:
+                    await self._sequencer.send(message)
+                if self._closed:
+                    return
+            await asyncio.sleep(0)  # let every other session have the loop
+        self._schedule_tick()
+
+    async def _read_input(self) -> None:
+        try:
+            while not self._closed:
+                data = await self._channel.read()
+                if isinstance(data, tuple):
+                    self._resize_requested(*data)
+                    continue
+                if not data:
+                    break
+                await self._spend(self._bytes, len(data))
+                await self._deliver(self._decode(data))
+        except asyncio.CancelledError:
+            if not self._closed:
+                raise
+            return
+        except Exception:
+            log.debug("session input ended", exc_info=True)
+        # The client went away: end this app (and only this one).
+        self._closed = True
+        self._app.exit()
+
+
+class _SharedParseCache:
+    """Parsed CSS rules shared by every app of the process (each app parses the same
+    CSS).  Keyed by the stylesheet's variables too, so a theme change cannot leak
+    one app's rules into another's; ``clear()`` (a theme change) keeps the others."""
+
+    _rules: dict[tuple, Any] = {}
+    LIMIT = 512
+
+    def __init__(self, stylesheet: Any) -> None:
+        self._stylesheet = stylesheet
+
+    def _key(self, key: tuple) -> tuple:
+        variables = getattr(self._stylesheet, "_variables", {})
+        return (tuple(sorted(variables.items())), key)
+
+    def __getitem__(self, key: tuple) -> Any:
+        return self._rules[self._key(key)]
+
+    def __setitem__(self, key: tuple, value: Any) -> None:
+        if len(self._rules) >= self.LIMIT:
+            self._rules.clear()
+        self._rules[self._key(key)] = value
+
+    def clear(self) -> None:
+        pass
+
+
+def _share_css(app: App[Any]) -> None:
+    stylesheet = getattr(app, "stylesheet", None)
+    if stylesheet is not None and hasattr(stylesheet, "_parse_cache"):
+        stylesheet._parse_cache = _SharedParseCache(stylesheet)
+
+
+async def run_app(
+    app: App[Any],
+    channel: TerminalChannel,
+    *,
+    input_limits: InputLimits | None = None,
+    output_limits: OutputLimits | None = None,
+) -> Any:
+    """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop."""
+    import sys
+
+    _current.set(_Session(channel, input_limits=input_limits or InputLimits(),
+                          output_limits=output_limits or OutputLimits()))
+    app.driver_class = SSHDriver
+    # Textual points sys.stdout/sys.stderr at the app while it runs (process-wide).
+    # With many apps in one process that would swallow the server's own output
+    # and restore the wrong stream when apps end out of order: keep them as they are.
+    app._capture_stdout = sys.stdout
+    app._capture_stderr = sys.stderr
+    _share_css(app)
+    try:
+        return await app.run_async()
+    except Exception:
+        log.exception("a session's app crashed")
+        return None
+    finally:
+        _forget_instances()
+
+
+def _forget_instances() -> None:
+    """Clear Textual's method caches that are keyed by widget or app objects (see the notes)."""
+    from textual._styles_cache import StylesCache
+    from textual.filter import ANSIToTruecolor
+
+    for method in (StylesCache.get_inner_outer, ANSIToTruecolor.truecolor_style):
+        clear = getattr(method, "cache_clear", None)
+        if clear is not None:
+            clear()

@@ -1,0 +1,522 @@
+"""High Voltage: the pile's top card, big; your hand; the others; the feed; the countdown.
+
+Real time, so there is no selection step: a card's key (``1``-``9``, ``0``,
+then letters), a click on it, or ``Enter`` on the card under the cursor
+(``←``/``→``) plays it at once, aimed at the top card on the screen; ``d``
+draws from your pile, ``s`` declares "stuck".  A play that arrives after
+someone else covered that top card is refused ("too slow: ...") and the card
+stays in your hand.  Input during the countdown is ignored with a message.
+
+"The top card on the screen" means the one last *drawn*, not the newest view:
+an update can be read (``self.view`` already shows the next top card) a frame
+before it is painted, and a key pressed in that frame was aimed at the card the
+player saw.  Aiming at ``self.view`` let such a key land on a card the player had
+never seen (3 of 44 simultaneous races).  So the top card widget records what
+it paints (:class:`AimedTopCard`), and every input path (number and letter keys,
+arrows and Enter, a click, practice alike) goes through :meth:`HVMatchScreen.play_slot`
+and :meth:`HVMatchScreen.aim`, which aim there.
+
+The screen never says which cards fit (finding them is the game), except in
+practice mode (local play only), which marks them and names the values that
+fit.
+
+Like :class:`tui.games.voltage.match.MatchScreen`, it talks to the match only through
+its seat handle: ``view()``, ``log``, ``names``, ``notice``, ``countdown``,
+``subscribe`` and ``submit``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Sequence
+
+from rich.text import Text
+from textual import on
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Footer, Static
+
+from engine.highvoltage import rules as H
+from engine.errors import IllegalActionError, RuleError
+
+from tui.text import safe
+from tui.games.highvoltage.card import HVCountdown, HVTopCard
+from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
+from tui.widgets.prompt import ActionButton
+from tui.screens.base import PlayScreen, TooSmall
+
+log = logging.getLogger(__name__)
+
+ERROR_SECONDS = 3.0  # how long a refusal stays on the prompt line
+# A key pressed this soon after the top card changed on screen was most likely aimed at
+# the card before (a person needs about this long to see a change): when the card does
+# not fit the new top but fits that one, it is aimed there, and the host answers "too
+# slow" rather than "does not fit".
+AIM_GRACE_SECONDS = 0.4
+
+
+class AimedTopCard(HVTopCard):
+    """The top card, remembering the card it last painted (``drawn``: face and number):
+    what the player has seen, so what a play is aimed at.  ``on_drawn(before, now)`` is
+    called when that changes."""
+
+    def __init__(self, id: str | None = None, on_drawn: Any = None) -> None:
+        super().__init__(id=id)
+        self.drawn: tuple[H.Face, int] | None = None
+        self._on_drawn = on_drawn
+
+    def render(self) -> Text:
+        # Called by the compositor as it paints this widget, not when show() stores a card.
+        if self.face is not None and (self.face, self.top_no) != self.drawn:
+            before, self.drawn = self.drawn, (self.face, self.top_no)
+            if self._on_drawn is not None:
+                self._on_drawn(before, self.drawn)
+        return super().render()
+
+
+class HVMatchScreen(PlayScreen):
+    """A High Voltage match seen from one seat (or by a spectator)."""
+
+    BINDINGS = [
+        Binding(CARD_KEYS[0], "play_slot(0)", "play", key_display="1-9 0 a…"),
+        *[Binding(k, f"play_slot({i})", "play", show=False) for i, k in enumerate(CARD_KEYS) if i],
+        Binding("left", "cursor(-1)", "move", key_display="←→", show=False),
+        Binding("right", "cursor(1)", "move", show=False),
+        Binding("enter", "play_cursor", "play ⏎", key_display="⏎", show=False),
+        Binding("d", "draw", "draw"),
+        Binding("s", "stuck", "stuck"),
+        Binding("enter", "results", "results", key_display="⏎"),
+        Binding("ctrl+r", "resign", "resign"),
+        Binding("q", "leave", "leave"),
+    ]
+
+    DEFAULT_CSS = """
+    HVMatchScreen { layout: vertical; }
+    HVMatchScreen #hv-main { height: 1fr; }
+    HVMatchScreen.-narrow #hv-main, HVMatchScreen.-short #hv-main { display: none; }
+    HVMatchScreen.-narrow TooSmall, HVMatchScreen.-short TooSmall { display: block; }
+    HVMatchScreen #hv-notice { height: auto; padding: 0 1; display: none; background: $warning; color: $text; text-style: bold; }
+    HVMatchScreen #hv-status { height: 1; background: $panel; padding: 0 1; }
+    HVMatchScreen #hv-middle { height: 1fr; }
+    HVMatchScreen #hv-pile { width: 42; height: 1fr; }
+    HVMatchScreen #hv-side { width: 1fr; height: 1fr; padding: 0 0 0 1; }
+    HVMatchScreen #hv-players { height: auto; }
+    HVMatchScreen #hv-feed { height: 1fr; border-top: solid $foreground 30%; border-title-align: left; }
+    HVMatchScreen #hv-countdown { width: 1fr; height: 1fr; display: none; border-top: solid $foreground 30%; content-align: center middle; }
+    HVMatchScreen.-counting #hv-countdown { display: block; }
+    HVMatchScreen.-counting #hv-feed { display: none; }
+    HVMatchScreen #hv-prompt-row { height: 1; background: $panel; }
+    HVMatchScreen #hv-prompt { width: 1fr; height: 1; }
+    HVMatchScreen #hv-prompt-row.-error #hv-prompt { color: $error; }
+    HVMatchScreen #hv-hand { padding: 0 0 0 1; }
+    HVMatchScreen #hv-hand-note { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    class Changed(Message):
+        """The match changed (posted from the handle's update callback)."""
+
+    def __init__(self, handles: Sequence[Any], backend: Any = None, *, practice: bool = False) -> None:
+        super().__init__()
+        if not handles:
+            raise ValueError("a match screen needs a seat handle")
+        self.handles = list(handles)
+        self.handle = self.handles[0]
+        self.backend = backend
+        # Practice marks the cards that fit; never online.
+        self.practice = bool(practice) and not getattr(backend, "online", False)
+        self.view: H.HighVoltageView = self.handle.view()
+        self.names: tuple[str, ...] = tuple(self.handle.names)
+        self.slots: list[H.Face | None] = []
+        self.cursor: int | None = None
+        self.error = ""
+        self._error_gen = 0
+        self._unsubscribe: Any = None
+        self._results_done = not self.SHOWS_RESULTS
+        self._composed = False
+        self._shown: dict[str, object] = {}
+        self._allowed: tuple[bool, bool] | None = None
+        self._previous_top: tuple[H.Face, int, float] | None = None  # (face, number, covered at)
+        if self.view.hand is not None:
+            self.slots = reconcile([], self.view.hand)
+
+    # -- layout --------------------------------------------------------------
+
+    def compose(self):
+        yield TooSmall()
+        with Vertical(id="hv-main"):
+            yield Static("", id="hv-notice")
+            yield Static("", id="hv-status")
+            with Horizontal(id="hv-middle"):
+                with Vertical(id="hv-pile"):
+                    yield AimedTopCard(id="hv-top", on_drawn=self._top_drawn)
+                with Vertical(id="hv-side"):
+                    yield HVPlayers(id="hv-players")
+                    yield HVCountdown(id="hv-countdown")
+                    yield HVFeed(id="hv-feed")
+            with Horizontal(id="hv-prompt-row"):
+                yield Static("", id="hv-prompt")
+                yield ActionButton("draw [d]", "draw")
+                yield ActionButton("stuck [s]", "stuck")
+            yield Static("", id="hv-hand-note")
+            yield HVHand(id="hv-hand")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._composed = True
+        self.query_one("#hv-feed", HVFeed).border_title = "feed, newest first"
+        self._unsubscribe = self.handle.subscribe(self._match_changed)
+        self.refresh_match()
+        # The players' column is sized to the side panel, which has no width before the
+        # first layout: draw once more after it.
+        self.call_after_refresh(self._render_all)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            try:
+                self._unsubscribe()
+            except Exception:  # pragma: no cover - a finished match may be gone
+                log.exception("unsubscribe failed")
+            self._unsubscribe = None
+
+    def _match_changed(self, update: Any) -> None:
+        """Runs on the event loop from the match's broadcast: hand over as a message."""
+        self.post_message(self.Changed())
+
+    @on(Changed)
+    def _changed(self, message: Changed) -> None:
+        self.refresh_match()
+
+    # -- the state of the screen ---------------------------------------------
+
+    @property
+    def me(self) -> int | None:
+        return self.view.seat
+
+    @property
+    def countdown(self) -> int | None:
+        return getattr(self.handle, "countdown", None)
+
+    @property
+    def playing(self) -> bool:
+        me = self.view.seat
+        return me is not None and not self.view.over and not self.view.out[me]
+
+    def refresh_match(self) -> None:
+        """Read the match afresh (through the handle) and redraw."""
+        self.view = self.handle.view()
+        self.names = tuple(self.handle.names)
+        if self.view.hand is not None:
+            self.slots = reconcile(self.slots, self.view.hand)
+            if self.cursor is not None and (self.cursor >= len(self.slots) or self.slots[self.cursor] is None):
+                self.cursor = self._nearest(self.cursor)
+        self._render_all()
+        # What check_action allows changes only with these; refreshing the bindings
+        # rebuilds the footer, which is too slow to do on every play.
+        me = self.view.seat
+        allowed = (self.view.over, me is not None and self.view.out[me])
+        if allowed != self._allowed:
+            self._allowed = allowed
+            self.refresh_bindings()
+        if self.view.over and not self._results_done:
+            self._results_done = True
+            self.results_after(float(getattr(self.app, "results_delay", 1.2)))
+
+    def _nearest(self, i: int) -> int | None:
+        held = [j for j, f in enumerate(self.slots) if f is not None]
+        if not held:
+            return None
+        return min(held, key=lambda j: (abs(j - i), j))
+
+    def fitting_slots(self) -> set[int]:
+        """Practice only: the slots whose card fits the top."""
+        if not self.practice or self.view.hand is None:
+            return set()
+        return {i for i, f in enumerate(self.slots) if f is not None and H.fits(f, self.view.top)}
+
+    # -- drawing -------------------------------------------------------------
+
+    def _put(self, selector: str, key: object, build) -> None:
+        """Update the Static ``selector`` with ``build()`` unless ``key`` is what it shows
+        already: on a busy table every redraw counts."""
+        if self._shown.get(selector) == key:
+            return
+        self._shown[selector] = key
+        self.query_one(selector, Static).update(build(), layout=False)
+
+    def _render_all(self) -> None:
+        if not self._composed:
+            return
+        view, names = self.view, self.names
+        text = getattr(self.handle, "notice", "") or ""
+        notice = self.query_one("#hv-notice", Static)
+        if notice.display != bool(text):
+            notice.display = bool(text)
+        self._put("#hv-notice", text, lambda: Text(safe(text)))
+        self._put("#hv-status", (view.players, view.plays, view.flips, self.practice, self.app.size.width),
+                  self._status)
+
+        hint = ""
+        if self.practice and not view.over:
+            a, b = view.top.targets
+            an = lambda v: "an" if v == 8 else "a"
+            hint = f"practice: {an(a)} {a} or {an(b)} {b} fits" if a != b else f"practice: {an(a)} {a} fits"
+        self.query_one(HVTopCard).show(view.top, top_no=view.top_no, discard=view.discard_count, hint=hint)
+
+        side = self.query_one("#hv-side")
+        self.query_one(HVPlayers).show(view, names, width=max(side.size.width - 1, 30))
+        self.query_one(HVFeed).show(self.handle.log)
+        counting = view.counting_down and not view.over
+        if self.has_class("-counting") != counting:
+            self.set_class(counting, "-counting")
+        self.query_one(HVCountdown).show(self.countdown if counting else None, self._countdown_caption())
+
+        hand = self.query_one(HVHand)
+        note = self.query_one("#hv-hand-note", Static)
+        if self.me is None:
+            hand.show([], backs=0)
+            note_text = "Watching: every hand is hidden from spectators."
+        elif view.hand is None:
+            hand.show([], backs=view.hand_sizes[self.me])
+            note_text = ""
+        else:
+            hand.show(self.slots, cursor=self.cursor, fits=self.fitting_slots())
+            note_text = "" if self.slots or view.over else "Your hand is empty: draw (d)."
+        if note.display != bool(note_text):
+            note.display = bool(note_text)
+        self._put("#hv-hand-note", note_text, lambda: Text(note_text))
+        self._render_prompt()
+
+    def _status(self) -> Text:
+        """The top line, in the longest form that fits: shortened by meaning, never cut."""
+        view = self.view
+        counts = f"{view.players} players · {view.plays} played"
+        if view.flips:
+            counts += f" · {view.flips} flip{'s' if view.flips != 1 else ''}"
+        practice = [" PRACTICE: double border = it fits ", " PRACTICE: double border fits ", " PRACTICE "]
+        forms = [("HIGH VOLTAGE", counts, p) for p in (practice if self.practice else [""])]
+        forms.append(("HV", counts, " PRACTICE " if self.practice else ""))
+        width = self.app.size.width - 2
+        head, middle, label = forms[-1]
+        for head, middle, label in forms:
+            if len(head) + 2 + len(middle) + (2 + len(label) if label else 0) <= width:
+                break
+        status = Text(no_wrap=True, overflow="ellipsis")
+        status.append(head, "bold")
+        status.append(f"  {middle}")
+        if label:
+            status.append("  ")
+            status.append(label, "bold reverse")
+        return status
+
+    def _countdown_caption(self) -> str:
+        if self.view.over:
+            return ""
+        if self.countdown is None:
+            return "waiting for the start…"
+        if self.view.flips:
+            return "Everyone was stuck: the bottom card\nof the pile is on top now.\nhands face down: get ready!"
+        return "hands face down: get ready!"
+
+    def _prompt(self) -> str:
+        view = self.view
+        if view.over:
+            if view.winner is None:
+                return "The match is over: nobody could play.  ⏎ results · q leave"
+            who = "You win!" if view.winner == self.me else f"{safe(self.names[view.winner])} wins."
+            return f"{who}  ⏎ results · q leave"
+        if self.me is None:
+            return "Watching.  q leave"
+        if view.out[self.me]:
+            return "You left this match.  q leave"
+        if view.counting_down:
+            return "Wait for the countdown…" if self.countdown is not None else "Waiting for the match to start…"
+        if view.stuck[self.me]:
+            return "Stuck: waiting for the others; any play clears it."
+        return "Play any time: press a card's key, or click it"
+
+    def _render_prompt(self) -> None:
+        row = self.query_one("#hv-prompt-row")
+        mine = self.me is not None and self.view.can_act
+        prompt = self._prompt()
+
+        def build() -> Text:
+            t = Text(no_wrap=True, overflow="ellipsis")
+            if self.error:
+                t.append(" ✗ ", "bold reverse")
+                t.append(" " + safe(self.error), "bold")
+            else:
+                t.append(" ▶ " if mine else " · ", "bold reverse" if mine else "bold")
+                t.append(" " + prompt, "bold" if mine else "")
+            return t
+
+        if row.has_class("-error") != bool(self.error):
+            row.set_class(bool(self.error), "-error")
+        self._put("#hv-prompt", (self.error, prompt, mine), build)
+        can = self.me is not None and not self.view.over and not self.view.out[self.me]
+        for button in self.query(ActionButton):
+            if button.display != can:
+                button.display = can
+
+    def _say(self, text: str) -> None:
+        """A one-line message (a refusal, or why input is ignored) for a few seconds."""
+        self.error = text
+        self._error_gen += 1
+        gen = self._error_gen
+
+        def clear() -> None:
+            if self._error_gen == gen:
+                self.error = ""
+                if self._composed:
+                    self._render_prompt()
+
+        self.set_timer(float(getattr(self.app, "hv_error_seconds", ERROR_SECONDS)), clear)
+        self._render_prompt()
+
+    # -- acting --------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.view
+        seated = self.me is not None and not view.out[self.me]
+        if action in ("play_slot", "cursor", "play_cursor", "draw", "stuck"):
+            return seated and not view.over
+        if action == "results":
+            return view.over
+        if action == "resign":
+            return seated and not view.over
+        if action == "leave":
+            return self.me is None or view.over or view.out[self.me]
+        return True
+
+    def _blocked(self) -> bool:
+        """True (and says why) when input must be ignored now."""
+        view = self.view
+        if self.too_small or self.me is None or view.over:
+            return True
+        if view.out[self.me]:
+            self._say("You have left this match.")
+            return True
+        if view.counting_down:
+            n = self.countdown
+            self._say(f"Wait for the countdown: {n}…" if n is not None else "Wait: the match has not started.")
+            return True
+        return False
+
+    async def send(self, action: H.Action) -> bool:
+        """Send an intent through the handle; a refusal is shown in one line and loses nothing."""
+        try:
+            await self.handle.submit(action)
+        except (IllegalActionError, RuleError) as e:
+            self._say(str(e) or "that is not allowed now")
+            self.refresh_match()
+            return False
+        except Exception as e:  # a connection problem must not crash the screen
+            log.exception("submit failed")
+            self._say(f"could not send that: {e}")
+            return False
+        self.error = ""
+        self._error_gen += 1
+        self.refresh_match()
+        return True
+
+    async def play_slot(self, slot: int) -> None:
+        if self._blocked():
+            return
+        if slot >= len(self.slots) or self.slots[slot] is None:
+            key = CARD_KEYS[slot] if slot < len(CARD_KEYS) else "?"
+            self._say(f"No card on key {key}.")
+            return
+        await self.send(self.aim(self.slots[slot]))
+
+    def _top_drawn(self, before: tuple[H.Face, int] | None, now: tuple[H.Face, int]) -> None:
+        """The top card widget painted a new top card: the one before is the previous top."""
+        if before is not None and before[1] != now[1]:
+            self._previous_top = (before[0], before[1], time.monotonic())
+
+    def shown_top(self) -> tuple[H.Face, int]:
+        """The top card (face, number) as last drawn on this screen; the view's before the
+        first paint."""
+        drawn = self.query_one(AimedTopCard).drawn if self._composed else None
+        return drawn if drawn is not None else (self.view.top, self.view.top_no)
+
+    def aim(self, face: H.Face) -> H.Play:
+        """The play of ``face`` on the top card drawn on the screen, or on the one it just
+        replaced (see :data:`AIM_GRACE_SECONDS`)."""
+        seat = self.view.seat
+        if seat is None:
+            raise ValueError("a spectator cannot play")
+        top, top_no = self.shown_top()
+        prev = self._previous_top
+        if prev is not None and not H.fits(face, top) and H.fits(face, prev[0]):
+            grace = float(getattr(self.app, "hv_aim_grace", AIM_GRACE_SECONDS))
+            if time.monotonic() - prev[2] <= grace:
+                return H.Play(seat, face, prev[0], prev[1])
+        return H.Play(seat, face, top, top_no)
+
+    async def action_play_slot(self, slot: int) -> None:
+        await self.play_slot(slot)
+
+    def action_cursor(self, delta: int) -> None:
+        held = [j for j, f in enumerate(self.slots) if f is not None]
+        if not held or self.view.hand is None:
+            return
+        if self.cursor is None or self.cursor not in held:
+            self.cursor = held[0] if delta > 0 else held[-1]
+        else:
+            self.cursor = held[(held.index(self.cursor) + delta) % len(held)]
+        self._render_all()
+
+    async def action_play_cursor(self) -> None:
+        if self.cursor is None:
+            if not self._blocked():
+                self._say("Pick a card with ← → first (or press its key).")
+            return
+        await self.play_slot(self.cursor)
+
+    async def action_draw(self) -> None:
+        if self._blocked():
+            return
+        if self.view.pile_counts[self.me] == 0:
+            self._say("Your pile is empty: play a card, or declare stuck (s).")
+            return
+        await self.send(H.Draw(self.me))
+
+    async def action_stuck(self) -> None:
+        if self._blocked():
+            return
+        if self.view.stuck[self.me]:
+            self._say("You have already declared stuck.")
+            return
+        await self.send(H.Stuck(self.me))
+
+    def action_resign(self) -> None:
+        from tui.dialogs.confirm import ConfirmScreen
+
+        async def done(yes: bool | None) -> None:
+            if yes and self.me is not None and not self.view.over:
+                await self.send(H.Resign(self.me))
+
+        self.app.push_screen(ConfirmScreen("Leave this match (resign)?", yes="resign", no="keep playing"), done)
+
+    def results_screen(self) -> Any:
+        from tui.games.highvoltage.results import HVResultsScreen
+
+        return HVResultsScreen(self.handles, self.backend, self.view, self.names)
+
+    def rematch_screen(self, handles: Any) -> Any:
+        return HVMatchScreen(handles, self.backend, practice=self.practice)
+
+    # -- mouse ---------------------------------------------------------------
+
+    @on(HVHand.Clicked)
+    async def card_clicked(self, message: HVHand.Clicked) -> None:
+        self.cursor = message.slot
+        await self.play_slot(message.slot)
+
+    @on(ActionButton.Pressed)
+    async def button_pressed(self, message: ActionButton.Pressed) -> None:
+        if message.action == "draw":
+            await self.action_draw()
+        elif message.action == "stuck":
+            await self.action_stuck()

@@ -1,0 +1,618 @@
+"""The match: the board, both hands, the piles, the log, and the choice pending.
+
+The screen talks to the match only through seat handles: it reads
+``handle.view()``, ``handle.log``, ``handle.names`` and ``handle.notice``, gets
+``Update``s through ``handle.subscribe``, and sends intents with
+``await handle.submit(action)``.  With one handle it plays (or watches, for a
+spectator's handle); with two it is a hot-seat match, and a pass-the-keyboard
+screen hides each hand until its owner is at the keyboard.
+
+Everything offered (keys, clicks, footer, buttons) comes from
+:func:`tui.games.voltage.choices.step_for`, built from ``view.legal``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Sequence
+
+from rich.text import Text
+from textual import on
+from textual.binding import Binding
+from textual.containers import Container
+from textual.message import Message
+from textual.widgets import Static
+
+from engine.voltage import rules as V
+from engine.voltage.cards import COLOURS
+from engine.errors import IllegalActionError, RuleError
+
+from tui.games.voltage import choices as C
+from tui.text import safe
+from tui.games.voltage.board import Board, SideState, TerminalState
+from tui.games.voltage.hand import HandView, OpponentHand
+from tui.widgets.log import MatchLog
+from tui.games.voltage.piles import Piles
+from tui.widgets.keybar import KeyBar
+from tui.widgets.prompt import ActionButton, PromptBar
+from tui.games.voltage.scores import TopBar
+from tui.screens.base import PlayScreen, TooSmall
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+
+CARD = Binding.Group("card", compact=True)
+TERMINAL = Binding.Group("terminal", compact=True)
+TARGET = Binding.Group("take", compact=True)
+FLIP = Binding.Group("flip", compact=True)
+MOVE = Binding.Group("choose", compact=True)
+
+
+class MatchScreen(PlayScreen):
+    CSS_PATH = [HERE / "match.tcss"]
+
+    BINDINGS = [
+        *[Binding(k, f"pick_card({i})", "card", group=CARD) for i, k in enumerate(C.HAND_KEYS)],
+        *[Binding(k, f"pick_target({i})", "take", group=TARGET) for i, k in enumerate(C.TARGET_KEYS)],
+        Binding("up", "side('theirs')", "theirs", key_display="↑/u"),
+        Binding("u", "side('theirs')", "theirs", show=False),
+        Binding("down", "side('mine')", "mine", key_display="↓/d"),
+        Binding("d", "side('mine')", "mine", show=False),
+        *[Binding(k, f"pick_terminal({t})", "terminal", group=TERMINAL) for t, k in enumerate(C.TERMINAL_KEYS)],
+        *[Binding(k, f"flip({t})", "flip", group=FLIP) for t, k in enumerate(C.TERMINAL_KEYS)],
+        Binding("space", "draw", "draw", key_display="space"),
+        Binding("left", "cursor(-1)", "move", group=MOVE, key_display="←"),
+        Binding("right", "cursor(1)", "move", group=MOVE, key_display="→"),
+        Binding("enter", "confirm", "choose", group=MOVE, key_display="⏎"),
+        Binding("escape", "cancel", "cancel", key_display="esc"),
+        Binding("enter", "results", "results", key_display="⏎"),
+        Binding("ctrl+r", "resign", "resign"),
+        Binding("q", "leave", "leave"),
+    ]
+
+    class Changed(Message):
+        """The match changed (posted from the handle's update callback)."""
+
+        def __init__(self, notice: str) -> None:
+            super().__init__()
+            self.notice = notice
+
+    def __init__(self, handles: Sequence[Any], backend: Any = None) -> None:
+        super().__init__()
+        if not handles:
+            raise ValueError("a match screen needs at least one seat handle")
+        self.handles = list(handles)
+        self.backend = backend
+        self.hotseat = len(self.handles) > 1
+        self.viewer = self.handles[0]
+        self.concealed = False  # hot-seat: the hand stays hidden until its owner confirms
+        self.sel = C.NOTHING
+        self.cursor = 0
+        self.error = ""
+        self.notice = getattr(self.viewer, "notice", "") or ""
+        self.view: V.VoltageView = self.viewer.view()
+        self.step = C.Step(C.WAIT, "")
+        self.notes: dict[int, str] = {}
+        self._note_gen = [0, 0, 0, 0]
+        self._score_flash: int | None = None
+        self._unsubscribe: list[Any] = []
+        self._busy = False
+        self._results_done = not self.SHOWS_RESULTS
+        self._passing = False
+        self.names: tuple[str, str] = tuple(self.viewer.names)  # type: ignore[assignment]
+
+    # -- layout --------------------------------------------------------------
+
+    def compose(self):
+        yield TooSmall(id="too-small")
+        yield Static("", id="notice")
+        # One grid, no nested containers: every widget Textual must visit on a
+        # redraw costs time on a server drawing hundreds of these screens.
+        with Container(id="main"):
+            yield TopBar(id="topbar")
+            yield Board()
+            yield OpponentHand(id="opponent")
+            yield MatchLog()
+            yield PromptBar()
+            yield HandView()
+            yield Piles()
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._w: dict[str, Any] = {
+            "notice": self.query_one("#notice", Static),
+            "topbar": self.query_one(TopBar),
+            "board": self.query_one(Board),
+            "opponent": self.query_one(OpponentHand),
+            "log": self.query_one(MatchLog),
+            "piles": self.query_one(Piles),
+            "hand": self.query_one(HandView),
+            "prompt": self.query_one(PromptBar),
+        }
+        self._unsubscribe.append(self.handles[0].subscribe(self._match_updated))
+        # The notice may have changed between __init__ and subscribing (a reconnect).
+        self.notice = getattr(self.viewer, "notice", "") or ""
+        if self.hotseat:
+            self._seat_viewer(self.handles[0].view().to_move)
+        self.refresh_match(first=True)
+
+    def on_unmount(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            try:
+                unsubscribe()
+            except Exception:  # pragma: no cover - a finished match may already be gone
+                log.exception("unsubscribe failed")
+        self._unsubscribe.clear()
+
+    def _match_updated(self, update: Any) -> None:
+        """Runs on the event loop from the match's broadcast: hand over as a message."""
+        self.post_message(self.Changed(getattr(update, "notice", "") or ""))
+
+    def on_match_screen_changed(self, message: Changed) -> None:
+        self.notice = message.notice
+        self.refresh_match()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._render_all)
+
+    # -- the state of the screen ---------------------------------------------
+
+    def _seat_viewer(self, seat: int) -> None:
+        for h in self.handles:
+            if h.seat == seat:
+                self.viewer = h
+                return
+
+    def refresh_match(self, *, first: bool = False) -> None:
+        """Read the match afresh (through the handle) and redraw."""
+        if self.hotseat:
+            now = self.viewer.view()
+            if not now.over and now.to_move != self.viewer.seat:
+                self._seat_viewer(now.to_move)
+                self.concealed = True
+                self.sel = C.NOTHING
+            elif first and not now.over:
+                self.concealed = True
+        prev = self.view
+        self.view = self.viewer.view()
+        self.names = tuple(self.viewer.names)  # type: ignore[assignment]
+        if not first:
+            self._detect_moments(prev, self.view)
+            if not self.hotseat and prev.my_turn != self.view.my_turn:
+                alert = getattr(self.app, "turn_alert", None)
+                if alert is not None:
+                    alert(self.view.my_turn)  # "your turn" (a bell and the window's title), or not
+        self._recompute()
+        self._render_all()
+        if self.hotseat and self.concealed and not self._passing and not self.view.over:
+            self._ask_to_pass()
+        if self.view.over and not self._results_done:
+            self._results_done = True
+            self.results_after(float(getattr(self.app, "results_delay", 1.2)))
+
+    def _recompute(self) -> None:
+        old_kind, old_sel = self.step.kind, self.sel
+        if self.concealed:
+            name = self.names[self.view.to_move]
+            self.step = C.Step(C.WAIT, f"Pass the keyboard to {name}.")
+        else:
+            self.step = C.step_for(self.view, self.sel, self.names)
+        self.sel = self.step.selection
+        if self.step.kind != old_kind or self.sel != old_sel:
+            self.cursor = 0
+        n = len(self.step.cursor_options)
+        self.cursor = self.cursor % n if n else 0
+        self.refresh_bindings()
+
+    def _detect_moments(self, prev: V.VoltageView, now: V.VoltageView) -> None:
+        """A flip and a scored set are moments: a highlight on the terminal, a line in the log."""
+        for t in range(4):
+            if prev.plus[t] != now.plus[t]:
+                self._note(t, f"↕ now {'+' if now.plus[t] else '−'}")
+        if now.scores != prev.scores:
+            winner = 0 if now.scores[0] > prev.scores[0] else 1
+            for t in range(4):
+                if now.count(t) == 0 and prev.count(t) > 0:
+                    self._note(t, f"★ {safe(self.names[winner])}")
+            self._score_flash = winner
+            self._after(self._flash_seconds(), self._end_score_flash)
+
+    def _after(self, delay: float, callback: Any) -> None:
+        if delay > 0:
+            self.set_timer(delay, callback)
+        else:  # a zero timer is not allowed: run it after the next refresh
+            self.call_after_refresh(callback)
+
+    def _flash_seconds(self) -> float:
+        return float(getattr(self.app, "flash_seconds", 1.8))
+
+    def _note(self, t: int, text: str) -> None:
+        self.notes[t] = text
+        self._note_gen[t] += 1
+        gen = self._note_gen[t]
+
+        def clear() -> None:
+            if self._note_gen[t] == gen:
+                self.notes.pop(t, None)
+                self._render_all()
+
+        self._after(self._flash_seconds(), clear)
+
+    def _end_score_flash(self) -> None:
+        self._score_flash = None
+        self._render_all()
+
+    # -- drawing -------------------------------------------------------------
+
+    @property
+    def me(self) -> int:
+        return C.me_of(self.view)
+
+    def _cursor_option(self) -> C.Option | None:
+        opts = self.step.cursor_options
+        return opts[self.cursor] if opts else None
+
+    def _render_all(self) -> None:
+        if not self.is_mounted:
+            return
+        view, step, names = self.view, self.step, self.names
+        me, opp = self.me, 1 - self.me
+        cur = self._cursor_option()
+
+        w = self._w
+        notice = w["notice"]
+        if notice.display != bool(self.notice) or self.notice:
+            notice.update(Text(safe(self.notice)))
+            notice.display = bool(self.notice)
+
+        w["topbar"].show(
+            names,
+            view.scores,
+            me,
+            None if view.over else view.to_move,
+            view.turn,
+            flash=self._score_flash,
+        )
+
+        if view.seat is None:
+            labels = (f"{safe(names[opp])}'s side", f"{safe(names[me])}'s side")
+        else:
+            labels = (f"{safe(names[opp])}'s side", "your side")
+        first_here = view.phase == "second" and view.my_turn
+        states = []
+        for t in range(4):
+            top_cards, bottom_cards = view.board[t][opp], view.board[t][me]
+            top = dict(cards=top_cards, total=sum(c.value for c in top_cards), label=labels[0])
+            bottom = dict(cards=bottom_cards, total=sum(c.value for c in bottom_cards), label=labels[1])
+            flip_key = pick_key = ""
+            flip_cursor = False
+            for o in step.options:
+                if o.terminal != t:
+                    continue
+                is_cur = o is cur
+                if o.block:
+                    flip_key, flip_cursor = o.key, is_cur
+                elif o.target is not None:
+                    keys = top.setdefault("target_keys", {})
+                    for i, c in enumerate(top_cards):
+                        if c == o.target and i not in keys:
+                            keys[i] = o.key
+                            if is_cur:
+                                top["cursor_index"] = i
+                            break
+                elif o.side is not None:
+                    side = top if o.side == opp else bottom
+                    side["dest_key"] = o.key
+                    side["cursor"] = is_cur
+                    if step.kind == C.TERMINAL:
+                        pick_key = o.key
+            states.append(
+                TerminalState(
+                    top=SideState(**top),
+                    bottom=SideState(**bottom),
+                    plus=view.plus[t],
+                    count=view.count(t),
+                    flip_key=flip_key,
+                    flip_cursor=flip_cursor,
+                    pick_key=pick_key,
+                    note=self.notes.get(t, ""),
+                    flash=t in self.notes,
+                    first=first_here and t == view.first_terminal,
+                )
+            )
+        w["board"].show(tuple(states))
+
+        w["opponent"].show(
+            names[opp], view.hand_backs[opp], to_move=not view.over and view.to_move == opp
+        )
+        w["log"].show(self.viewer.log)
+        draw_label = ""
+        for o in step.buttons:
+            if isinstance(o.action, V.Draw):
+                draw_label = o.label
+        w["piles"].show((view.draw_count, view.draw_top_transformer, draw_label), (view.discard_count, view.discard_top))
+
+        hand = w["hand"]
+        my_turn = view.my_turn and not self.concealed
+        if view.hand is None or self.concealed:
+            hand.show_backs(view.hand_backs[me], my_turn=my_turn)
+        else:
+            keys: dict[int, str] = {}
+            if step.kind == C.CARD:
+                keys = {i: C.HAND_KEYS[i] for i in C.playable_slots(view)}
+            cursor_slot = cur.slot if cur is not None else None
+            hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn)
+
+        buttons: list[tuple[str, str]] = []
+        for o in step.buttons:
+            buttons.append((f"{o.label} [space]", "pass" if isinstance(o.action, V.Pass) else "draw"))
+        if not self.sel.empty:
+            buttons.append(("cancel [esc]", "cancel"))
+        if view.over:
+            buttons.append(("results [⏎]", "results"))
+        w["prompt"].show(
+            step.prompt,
+            error=self.error,
+            mine=step.kind not in (C.WAIT, C.WATCH, C.OVER),
+            buttons=tuple(buttons),
+        )
+
+    # -- choosing ------------------------------------------------------------
+
+    def _playing(self) -> bool:
+        return not self.concealed and not self._busy and not self.too_small
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        step = self.step
+        kind = step.kind
+        if action in ("pick_card", "side", "pick_terminal", "pick_target", "flip", "draw", "cursor", "confirm"):
+            if not self._playing():
+                return False
+        if action == "pick_card":
+            i = int(parameters[0])  # type: ignore[arg-type]
+            return kind == C.CARD and i in C.playable_slots(self.view)
+        if action == "side":
+            key = C.THEIRS_KEY if parameters[0] == "theirs" else C.MINE_KEY
+            return kind == C.SIDE and step.by_key(key) is not None
+        if action == "pick_terminal":
+            return kind == C.TERMINAL and step.by_key(C.TERMINAL_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+        if action == "pick_target":
+            return kind == C.TARGET and step.by_key(C.TARGET_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+        if action == "flip":
+            return kind == C.FLIP and step.by_key(C.TERMINAL_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+        if action == "draw":
+            return bool(step.buttons)
+        if action in ("cursor", "confirm"):
+            return bool(step.cursor_options)
+        if action == "cancel":
+            return not self.sel.empty or bool(self.error)
+        if action == "results":
+            return self.view.over
+        if action == "resign":
+            return self.view.seat is not None and not self.view.over and not self.concealed
+        if action == "leave":
+            return self.view.seat is None or self.view.over
+        return True
+
+    def _redraw(self) -> None:
+        self._recompute()
+        self._render_all()
+
+    async def _choose(self, option: C.Option | None) -> None:
+        if option is None:
+            return
+        self.error = ""
+        if option.action is not None:
+            await self.submit(option.action)
+        else:
+            self.sel = option.select or C.NOTHING
+            self._redraw()
+
+    async def submit(self, action: V.Action) -> None:
+        """Send an intent through the handle; a refusal is shown in one line and loses nothing."""
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            await self.viewer.submit(action)
+        except (IllegalActionError, RuleError) as e:
+            self.error = str(e) or "that is not allowed now"
+        except Exception as e:  # a connection problem must not crash the screen
+            log.exception("submit failed")
+            self.error = f"could not send that: {e}"
+        else:
+            self.error = ""
+            self.sel = C.NOTHING
+        finally:
+            self._busy = False
+        self.refresh_match()
+
+    async def action_pick_card(self, slot: int) -> None:
+        hand = self.view.hand or ()
+        if slot >= len(hand):
+            return
+        self.error = ""
+        if self.sel.slot == slot:
+            self.sel = C.NOTHING
+        else:
+            self.sel = C.Selection(slot, hand[slot])
+        self._redraw()
+
+    async def action_side(self, which: str) -> None:
+        await self._choose(self.step.by_key(C.THEIRS_KEY if which == "theirs" else C.MINE_KEY))
+
+    async def action_pick_terminal(self, t: int) -> None:
+        await self._choose(self.step.by_key(C.TERMINAL_KEYS[t]))
+
+    async def action_pick_target(self, i: int) -> None:
+        await self._choose(self.step.by_key(C.TARGET_KEYS[i]))
+
+    async def action_flip(self, t: int) -> None:
+        await self._choose(self.step.by_key(C.TERMINAL_KEYS[t]))
+
+    async def action_draw(self) -> None:
+        buttons = self.step.buttons
+        if buttons:
+            await self._choose(buttons[0])
+
+    def action_cursor(self, delta: int) -> None:
+        n = len(self.step.cursor_options)
+        if n:
+            self.cursor = (self.cursor + delta) % n
+            self._render_all()
+
+    async def action_confirm(self) -> None:
+        await self._choose(self._cursor_option())
+
+    def action_cancel(self) -> None:
+        self.error = ""
+        self.sel = self.sel.back()
+        self._redraw()
+
+    @property
+    def playing(self) -> bool:
+        return self.view.seat is not None and not self.view.over
+
+    def action_resign(self) -> None:
+        from tui.dialogs.confirm import ConfirmScreen
+
+        async def done(yes: bool | None) -> None:
+            if yes and self.view.seat is not None and not self.view.over:
+                await self.submit(V.Resign(self.view.seat))
+
+        self.app.push_screen(ConfirmScreen("Resign this match?", yes="resign", no="keep playing"), done)
+
+    def results_screen(self) -> Any:
+        from tui.games.voltage.results import ResultsScreen
+
+        return ResultsScreen(self.handles, self.backend, self.view, self.names)
+
+    def rematch_screen(self, handles: Any) -> Any:
+        return MatchScreen(handles, self.backend)
+
+    # -- hot-seat ------------------------------------------------------------
+
+    def _ask_to_pass(self) -> None:
+        from tui.dialogs.pass_keyboard import PassKeyboardScreen
+
+        self._passing = True
+        name = self.names[self.view.to_move]
+
+        def ready(_: object = None) -> None:
+            self._passing = False
+            self.concealed = False
+            self.error = ""
+            self.refresh_match()
+
+        self.app.push_screen(PassKeyboardScreen(name, self._last_moves()), ready)
+
+    def _last_moves(self) -> list[str]:
+        """The public lines since the other player's turn began (for the pass screen)."""
+        lines = self.viewer.log
+        return lines[-6:]
+
+    # -- mouse ---------------------------------------------------------------
+
+    @on(Board.SideClicked)
+    async def side_clicked(self, message: Board.SideClicked) -> None:
+        view, step = self.view, self.step
+        t = message.terminal
+        side = (1 - self.me) if message.position == "top" else self.me
+        card = None
+        if message.index is not None:
+            cards = view.board[t][side]
+            if message.index < len(cards):
+                card = cards[message.index]
+        if not self._playing():
+            self._explain(C.explain_click(view, self.sel, t, side) if not self.concealed else "")
+            return
+        if step.kind == C.TARGET and t != self.sel.terminal and self.sel.card is not None:
+            # a click on another terminal: go back to choosing the terminal
+            step = C.step_for(view, C.Selection(self.sel.slot, self.sel.card), self.names)
+        if step.kind == C.TARGET:
+            for o in step.options:
+                if o.terminal == t and o.side == side and card is not None and o.target == card:
+                    await self._choose(o)
+                    return
+            self._explain(f"Click one of the highlighted cards your {self.sel.card.name if self.sel.card else 'card'} can take.")
+            return
+        for o in step.options:
+            if o.terminal == t and o.side == side and o.target is None and not o.block:
+                if step.kind == C.TERMINAL and o.select is not None and card is not None:
+                    # a special aimed straight at a card it can take
+                    sub = C.step_for(view, o.select, self.names)
+                    for so in sub.options:
+                        if so.target == card:
+                            await self._choose(so)
+                            return
+                await self._choose(o)
+                return
+        self._explain(C.explain_click(view, self.sel, t, side))
+
+    @on(Board.BlockClicked)
+    async def block_clicked(self, message: Board.BlockClicked) -> None:
+        await self._terminal_clicked(message.terminal)
+
+    @on(Board.FrameClicked)
+    async def frame_clicked(self, message: Board.FrameClicked) -> None:
+        await self._terminal_clicked(message.terminal)
+
+    async def _terminal_clicked(self, t: int) -> None:
+        if not self._playing():
+            return
+        step = self.step
+        for o in step.options:
+            if o.terminal == t and (o.block or step.kind == C.TERMINAL):
+                await self._choose(o)
+                return
+        self._explain(C.explain_click(self.view, self.sel, t, None))
+
+    @on(HandView.CardClicked)
+    async def hand_card_clicked(self, message: HandView.CardClicked) -> None:
+        slot = message.slot
+        if not self._playing():
+            if self.view.seat is not None and not self.view.my_turn and not self.view.over:
+                self._explain("It is not your turn.")
+            return
+        if self.step.kind in (C.CARD, C.SIDE, C.TERMINAL, C.TARGET) and slot in C.playable_slots(self.view):
+            await self.action_pick_card(slot)
+            return
+        self._explain(self._why_not_card(slot))
+
+    def _why_not_card(self, slot: int) -> str:
+        view = self.view
+        if view.phase == "flip":
+            return "Flip a block first: click a terminal's +/− block."
+        if not view.my_turn:
+            return "It is not your turn."
+        hand = view.hand or ()
+        if view.phase == "second" and slot < len(hand) and hand[slot].colour == view.first_terminal:
+            return f"The second card must go to a terminal other than {COLOURS[view.first_terminal]}."
+        return "That card cannot be played now."
+
+    @on(Piles.DrawClicked)
+    async def draw_clicked(self) -> None:
+        if not self._playing():
+            return
+        if self.step.buttons:
+            await self._choose(self.step.buttons[0])
+        elif self.view.my_turn:
+            await self.submit(V.DRAW)  # refused with the engine's one-line reason
+        else:
+            self._explain("It is not your turn.")
+
+    @on(ActionButton.Pressed)
+    async def button_pressed(self, message: ActionButton.Pressed) -> None:
+        name = message.action
+        if name in ("draw", "pass"):
+            await self.action_draw()
+        elif name == "cancel":
+            self.action_cancel()
+        elif name == "results":
+            self.show_results()
+
+    def _explain(self, text: str) -> None:
+        self.error = text
+        self._render_all()

@@ -1,0 +1,63 @@
+"""The top bar: both score tracks (0 to 4), whose turn it is, and the turn number.
+
+When the bar is too narrow for both names whole, the names are shortened (each
+ending in "…"), never the scores or the turn number, which the right edge would
+otherwise cut ("tu").
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from rich.cells import cell_len
+
+from tui.text import fit_words, name_text, safe, score_track
+from tui.widgets.lines import TextLines
+
+
+class TopBar(TextLines):
+    def show(
+        self,
+        names: tuple[str, str],
+        scores: tuple[int, int],
+        me: int,
+        to_move: int | None,
+        turn: int,
+        *,
+        flash: int | None = None,
+    ) -> None:
+        wide = self.size.width >= 110
+        key = (names, scores, me, to_move, turn, flash, self.size.width)
+        if key == getattr(self, "_shown", None):
+            return
+        self._shown = key
+        opp = 1 - me
+        width = self.size.width
+        for cap in (24, 16, 12, 8, 4):
+            t = self._text(names, scores, me, opp, to_move, turn, flash, wide, cap)
+            if width <= 0 or cell_len(t.plain) <= width:
+                break
+        self.set_text(t)
+
+    def _text(self, names, scores, me, opp, to_move, turn, flash, wide, cap) -> Text:  # noqa: ANN001
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(" VOLTAGE ", style="bold reverse")
+        for seat, arrow in ((opp, "▲"), (me, "▼")):
+            t.append("   ")
+            style = "bold reverse" if flash == seat else "bold"
+            t.append(f"{arrow} ", style="bold")
+            t.append_text(name_text(fit_words(safe(names[seat]), cap), style))
+            t.append(" ")
+            t.append_text(score_track(scores[seat], wide=wide))
+            if to_move == seat:
+                t.append(" ◀", style="bold")
+        t.append(f"   turn {turn}", style="dim")
+        return t
+
+    def on_resize(self) -> None:
+        shown = getattr(self, "_shown", None)
+        if shown is not None:
+            names, scores, me, to_move, turn, flash, _ = shown
+            self._shown = None
+            self.show(names, scores, me, to_move, turn, flash=flash)
+        super().on_resize()
