@@ -37,7 +37,7 @@ MU = 25.0
 SIGMA = 25.0 / 3.0
 BOT_SIGMA = 2.0
 
-#: Fixed (mu, sigma) per bot name (engine/bots for Voltage, engine/hv_bots for
+#: Fixed (mu, sigma) per bot name (engine/voltage/bots.py, engine/highvoltage/bots.py for
 #: High Voltage).  Provisional numbers, ordered by expected strength, to be
 #: tuned from ``voltage arena`` results against rated players.
 BOT_RATINGS: dict[str, tuple[float, float]] = {
@@ -108,7 +108,7 @@ def display(mu: float, sigma: float) -> int:
     return round(1000 + 20 * (mu - 3 * sigma))
 
 
-def bot_rating(bot: str, game: str = "voltage") -> tuple[float, float]:
+def bot_rating(bot: str, game: str = "") -> tuple[float, float]:
     """The fixed rating of bot ``bot`` (the same in every game, for now)."""
     return BOT_RATINGS.get(bot, DEFAULT_BOT)
 

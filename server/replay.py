@@ -41,10 +41,11 @@ from engine.highvoltage import rules as H
 from engine.voltage import rules as V
 from engine.errors import IllegalActionError, InvalidActionError
 
+from server.errors import ServerError
 from server.store.db import MatchRecord, Store
 
 
-class ReplayError(Exception):
+class ReplayError(ServerError):
     """The match cannot be replayed; the message says why."""
 
 
@@ -258,12 +259,12 @@ class HVReplay(Replay):
         return tuple(H.CARD_FACE[c] for c in state.hands[seat])
 
 
-REPLAYS: dict[str, type[Replay]] = {"voltage": VoltageReplay, "high-voltage": HVReplay}
-
-
 def replay_of(record: MatchRecord, seat: int | None = None) -> Replay:
-    """The replay of ``record`` (either game) from ``seat`` (``None``: a spectator)."""
-    kind = REPLAYS.get(record.game)
-    if kind is None:
+    """The replay of ``record`` (any registered game: :mod:`server.games`) from ``seat``
+    (``None``: a spectator)."""
+    from server.games import GAMES  # (the registry names this module's classes)
+
+    known = GAMES.get(record.game)
+    if known is None:
         raise ReplayError(f"match {record.id} is a game this server cannot replay ({record.game})")
-    return kind(record, seat)
+    return known.replay()(record, seat)

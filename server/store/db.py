@@ -104,6 +104,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from server import ratings as R
 
+from server.errors import ServerError  # the root every server error shares (server/errors.py)
+
 log = logging.getLogger(__name__)
 
 DB_NAME = "voltage.db"
@@ -114,7 +116,7 @@ FINISHED = "finished"
 ABANDONED = "abandoned"
 
 
-class StoreError(Exception):
+class StoreError(ServerError):
     """The data directory or database cannot be used; the message says why."""
 
 
@@ -641,7 +643,7 @@ class Store:
         it fails exactly when that action would (a full page of the log included)."""
         self._write(_probe, match_id, index)
 
-    def probe_async(self, match_id: int | None = None, index: int | None = None) -> asyncio.Future:
+    def probe_async(self, match_id: int | Callable[[], int] | None = None, index: int | None = None) -> asyncio.Future:
         return self.write_async(_probe, match_id, index)
 
     def _q(self, sql: str, args: Sequence | Mapping = ()) -> list[sqlite3.Row]:

@@ -47,12 +47,13 @@ import asyncio
 import logging
 import unicodedata
 from concurrent.futures import Executor, Future
-from typing import Callable, Mapping
+from typing import Callable, Mapping, cast
 
 from engine.voltage import rules as V
 from engine.errors import IllegalActionError, InvalidActionError
 
 from server import ratings as R
+from server.errors import ServerError
 from server.host.voltage import Match, Seat
 from server.store.db import MatchRecord, NotFound, Store, StoreError, seat_dict
 
@@ -83,7 +84,7 @@ class Recording:
         """The match's id in the store (waits for its row if that is still queued)."""
         if isinstance(self._id, Future):
             self._id = self._id.result()
-        return self._id
+        return cast(int, self._id)
 
     def _current_id(self) -> int:
         """The id, read on the writer thread (the creation ran before, in queue order)."""
@@ -197,7 +198,7 @@ def _log_create_failure(match: Match) -> Callable[[Future], None]:
 # Restore
 
 
-class RestoreError(Exception):
+class RestoreError(ServerError):
     """A stored log that no longer replays."""
 
 
@@ -225,16 +226,14 @@ def restore_voltage(record: MatchRecord, executor: Executor | None = None, bot_d
     return m
 
 
-def _restore_high_voltage(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Match:
-    from server.host.highvoltage import restore_high_voltage
+def __getattr__(name: str) -> object:
+    # ``RESTORERS`` is the server registry's (server.games), read when asked: the
+    # registry imports this module's restore_voltage, so it cannot be imported here first.
+    if name == "RESTORERS":
+        from server import games
 
-    try:
-        return restore_high_voltage(record, executor, bot_delay)  # type: ignore[return-value]
-    except (InvalidActionError, IllegalActionError) as e:
-        raise RestoreError(f"the log does not replay: {e}") from e
-
-
-RESTORERS: Mapping[str, Restorer] = {"voltage": restore_voltage, "high-voltage": _restore_high_voltage}
+        return games.restorers()
+    raise AttributeError(name)
 
 
 def restore(
@@ -242,13 +241,18 @@ def restore(
     executor: Executor | None = None,
     bot_delay: float = 0.7,
     *,
-    restorers: Mapping[str, Restorer] = RESTORERS,
+    restorers: Mapping[str, Restorer] | None = None,
 ) -> list[Recording]:
     """Rebuild and re-attach every unfinished match (see the module docstring).
 
     Never raises for one match: a match that cannot be restored is logged and
-    left in the store untouched (so is one of a game with no restorer).
+    left in the store untouched (so is one of a game with no restorer).  ``restorers``
+    defaults to each registered game's (:func:`server.games.restorers`).
     """
+    if restorers is None:
+        from server import games
+
+        restorers = games.restorers()
     out: list[Recording] = []
     try:
         ids = store.unfinished_ids()
@@ -300,26 +304,19 @@ def plain(text: str, width: int | None = None) -> str:
     return out
 
 
-GAME_SHORT = {"high-voltage": "HV"}  # a game's name where a list is narrow
-
-
 def game_title(game: str) -> str:
-    """``voltage`` -> ``Voltage``, ``high-voltage`` / ``highvoltage`` -> ``High Voltage``."""
-    g = game.replace("_", "-").lower()
-    if g in ("highvoltage", "high-voltage"):
-        return "High Voltage"
-    return " ".join(w.capitalize() for w in g.split("-"))
+    """``voltage`` -> ``Voltage``, ``high-voltage`` -> ``High Voltage`` (see :func:`server.games.title`)."""
+    from server import games
+
+    return games.title(game)
 
 
 def text_leaderboard(store: Store, n: int = 20, games: list[str] | None = None) -> str:
     """The top ``n`` players per game as plain text (``ssh HOST leaderboard``)."""
     if games is None:
-        games = store.games()
-        if "voltage" not in games:
-            games.insert(0, "voltage")
-        else:
-            games.remove("voltage")
-            games.insert(0, "voltage")
+        from server.games import HOME
+
+        games = [HOME] + [g for g in store.games() if g != HOME]  # the home game first, even unplayed
     blocks = []
     for game in games:
         rows = store.leaderboard(game, n)
@@ -408,8 +405,12 @@ def history_lines(record: MatchRecord, identity: str | None) -> list[str]:
     if delta is not None:
         tail.append(f"{delta:+d}")
         short_tail.append(f"{delta:+d}")
-    title = "" if record.game == "voltage" else game_title(record.game)
-    abbrev = "" if record.game == "voltage" else GAME_SHORT.get(record.game, title)
+    from server.games import GAMES
+
+    known = GAMES.get(record.game)
+    named = known is None or known.named_in_history  # the home game's lines do not name it
+    title = game_title(record.game) if named else ""
+    abbrev = ((known.short if known is not None else "") or title) if named else ""
     game = f"{title} " if title else ""
     vs = f"v {', '.join(others)}"
     few = vs if len(others) == 1 else f"v {len(others)} others"

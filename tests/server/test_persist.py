@@ -136,7 +136,7 @@ async def test_a_match_that_cannot_be_restored_is_logged_and_left_untouched(tmp_
         store.append_action(gap, 0, "draw")
         store.append_action(gap, 2, "draw")  # action 1 is missing
         good = store.create_match("voltage", 4, seats)
-        other = store.create_match("highvoltage", 1, [{"name": "x"}, {"name": "y"}])
+        other = store.create_match("no-such-game", 1, [{"name": "x"}, {"name": "y"}])
     bad = (illegal, garbled, gap)
     before = {mid: rows(tmp_path / "voltage.db", mid) for mid in (*bad, other)}
     with Store.open(tmp_path) as store:
@@ -192,7 +192,7 @@ def test_text_leaderboard_lists_the_top_players_per_game(tmp_path):
         for i in range(24):  # a chain: each beats the next
             mid = store.create_match("voltage", i, [{"name": "a", "identity": ids[i]}, {"name": "b", "identity": ids[i + 1]}])
             store.finish_match(mid, [1, 2], "four sets", [4, 0])
-        mid = store.create_match("highvoltage", 0, [{"name": "a", "identity": ids[0]}, {"name": "b", "identity": ids[1]}, {"name": "r", "bot": "fast"}])
+        mid = store.create_match("high-voltage", 0, [{"name": "a", "identity": ids[0]}, {"name": "b", "identity": ids[1]}, {"name": "r", "bot": "fast"}])
         store.finish_match(mid, [2, 1, 3], "last card")
         text = P.text_leaderboard(store)
     assert "\x1b" not in text

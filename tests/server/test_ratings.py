@@ -48,7 +48,7 @@ def test_guests_are_not_rated_and_do_not_count():
 
 def test_four_players_with_a_tie():
     four = R.rate(
-        "highvoltage",
+        "high-voltage",
         [Entrant(0, 3, "c"), Entrant(1, 1, "a"), Entrant(2, 1, "b"), Entrant(3, 4, "d")],
     )
     by = {c.identity: c for c in four}
@@ -59,7 +59,7 @@ def test_four_players_with_a_tie():
 
 
 def test_four_players_strict_order_is_monotonic():
-    out = R.rate("highvoltage", [Entrant(i, i + 1, f"p{i}") for i in range(4)])
+    out = R.rate("high-voltage", [Entrant(i, i + 1, f"p{i}") for i in range(4)])
     mus = [c.after[0] for c in out]
     assert mus == sorted(mus, reverse=True) and mus[0] > R.MU > mus[-1]
 
