@@ -8,7 +8,8 @@ import asyncio
 import pytest
 
 from engine.highvoltage import rules as H
-from server.lobby.highvoltage import HVTables
+from server.games import GAMES as SERVER_GAMES
+from server.lobby.tables import Tables
 from server.lobby.core import Lobby, LobbyError
 
 
@@ -23,7 +24,7 @@ def online(lobby: Lobby, *names: str):
 
 def setup(**kw):
     lobby = Lobby(grace=0.05, rematch_wait=2.0, seed=1)
-    tables = HVTables(lobby, countdown_seconds=0.01, bot_speed=1000.0, **kw)
+    tables = Tables(lobby, SERVER_GAMES["high-voltage"], countdown_seconds=0.01, bot_speed=1000.0, **kw)
     return lobby, tables
 
 

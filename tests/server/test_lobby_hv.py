@@ -7,7 +7,9 @@ import asyncio
 
 import pytest
 
-from server.lobby.core import GAMES, HV, Lobby, LobbyError
+from server.lobby.core import GAMES, Lobby, LobbyError
+
+HV = "high-voltage"
 
 
 def online(lobby: Lobby, *names: str):

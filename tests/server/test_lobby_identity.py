@@ -10,7 +10,8 @@ import pytest
 
 from engine.voltage import rules as V
 from server.backend import SSHBackend
-from server.lobby.highvoltage import HVTables
+from server.games import GAMES as SERVER_GAMES
+from server.lobby.tables import Tables
 from server.lobby.core import Lobby, LobbyError
 from server.store.db import Store
 
@@ -195,7 +196,7 @@ async def test_spectators_follow_a_voltage_rematch():
 
 async def test_spectators_follow_a_high_voltage_rematch():
     lobby = Lobby(grace=0.05, rematch_wait=2.0, seed=1)
-    tables = HVTables(lobby, countdown_seconds=0.01, bot_speed=1000.0)
+    tables = Tables(lobby, SERVER_GAMES["high-voltage"], countdown_seconds=0.01, bot_speed=1000.0)
     ann, bob, carol = online(lobby, "key-ann", "ann"), online(lobby, "key-bob", "bob"), online(lobby, None, "carol")
     told = listening(carol)
     room = tables.create_room(ann, size=2)
@@ -217,7 +218,7 @@ async def test_spectators_follow_a_high_voltage_rematch():
 
 async def test_a_high_voltage_quick_table_never_seats_one_key_twice():
     lobby = Lobby(seed=1)
-    tables = HVTables(lobby, fill_seconds=30, countdown_seconds=0.01)
+    tables = Tables(lobby, SERVER_GAMES["high-voltage"], fill_seconds=30, countdown_seconds=0.01)
     a = online(lobby, KEY, "alice")
     first = asyncio.ensure_future(tables.quick_match(a))
     await settle()
@@ -280,7 +281,7 @@ async def test_the_others_read_that_a_dropped_player_is_back():
 
 async def test_the_same_in_high_voltage():
     lobby = Lobby(grace=30.0, seed=1)
-    tables = HVTables(lobby, countdown_seconds=0.01, bot_speed=1000.0)
+    tables = Tables(lobby, SERVER_GAMES["high-voltage"], countdown_seconds=0.01, bot_speed=1000.0)
     ann, bob = online(lobby, "key-ann", "ann"), online(lobby, "key-bob", "bob")
     room = tables.create_room(ann, size=2)
     owner = asyncio.ensure_future(tables.wait(room, ann))

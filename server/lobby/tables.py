@@ -1,23 +1,31 @@
-"""High Voltage in the lobby: tables of 2 to 4 seats.
+"""Tables: how the seats of a match fill, for any game with tables of N seats.
 
-:class:`HVTables` sits beside a :class:`server.lobby.core.Lobby` (one per server) and
-hosts every High Voltage match *in* that lobby: each match is registered in
-``lobby.matches`` as a :class:`~server.lobby.core.Hosted`, so watching, dropped
-players (grace, then a bot), coming back, and recording to the store work as
-they do for Voltage.  What differs is how a table fills:
+One :class:`Tables` per game (its :class:`~server.games.ServerGame`: seat bounds
+from its ``GameInfo``, its quick table's size, its bots, its host factory) sits
+beside a :class:`server.lobby.core.Lobby` and hosts every match of that game *in*
+that lobby: each match is registered through :meth:`TableHost.register`, so
+watching, dropped players (grace, then a bot), coming back, and recording to the
+store work as they do for every match.  How a table fills:
 
-- **Quick match** (:meth:`HVTables.quick_match`): join the open quick table,
-  or open one.  It starts at once when four are seated; with two or three it
-  starts :data:`QUICK_FILL_SECONDS` after its second player sat down.
-- **Private room** (:meth:`HVTables.create_room`, :meth:`HVTables.join_room`):
-  a code for friends, 2 to 4 seats.  It starts when full, or when the creator
-  says so (:meth:`HVTables.start`): empty seats then go to bots.
-- **Bots** (:meth:`HVTables.play_bots`): you against 1 to 3 bots at once.
-- **Rematch** (:meth:`HVTables.rematch`): the same people and bots; it starts
-  when every person still at the results has asked.
+- **Quick match** (:meth:`Tables.quick_match`): join the open quick table, or open
+  one.  It starts at once when full; with at least ``min_seats`` but not full it
+  starts :data:`QUICK_FILL_SECONDS` after the ``min_seats``-th player sat down.
+- **Private room** (:meth:`Tables.create_room`, :meth:`Tables.join_room`): a code
+  for friends, ``min_seats`` to ``max_seats`` seats.  It starts when full, or when
+  the creator says so (:meth:`Tables.start`): empty seats then go to bots.
+- **Bots** (:meth:`Tables.play_bots`): you against 1 to ``max_seats - 1`` bots at once.
+- **People** (:meth:`Tables.play_people`): an accepted challenge, started at once.
+- **Rematch** (:meth:`Tables.rematch`): the same people and bots; it starts when
+  every person still at the results has asked.
 
 Every wait (``quick_match``, ``wait``, ``join_room``, ``rematch``) may be
 cancelled; the player then leaves the table.  Nothing here blocks the loop.
+
+Decision: the lobby is reached only through :class:`TableHost`, a small protocol of
+public methods (a code, a status, a registered match, a change to tell screens of),
+never through its private methods or its dicts; this module imports the lobby's
+model (:mod:`server.lobby.models`) and the server registry, and nothing imports it
+back but the façade (:mod:`server.lobby.core`), so the old import circle is gone.
 """
 
 from __future__ import annotations
@@ -26,34 +34,70 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
-from engine.highvoltage.rules import MAX_PLAYERS, MIN_PLAYERS
-from engine.highvoltage.bots import HV_BOT_NAMES
-
-from server.host.highvoltage import (
-    COUNTDOWN_SECONDS,
-    GAME,
-    HVMatch,
-    HVSeatHandle,
-    bot_level,
-    bot_seat,
-)
-from server.lobby.core import Hosted, Lobby, LobbyError, Player
-from server.host.voltage import Seat
+from server.games import HostConfig, ServerGame
+from server.host.voltage import Seat, SeatHandle
+from server.lobby.models import Hosted, LobbyError, Player
 
 log = logging.getLogger(__name__)
 
 QUICK_FILL_SECONDS = 20.0
-DEFAULT_BOT = "medium"
+
+
+_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+class TableHost(Protocol):
+    """What :class:`Tables` needs of its lobby (the façade implements it)."""
+
+    rematch_wait: float  # seconds a rematch waits for everyone to ask
+
+    def new_code(self) -> str:
+        """A fresh match/room code, unused by any match, room or table."""
+        ...
+
+    def check_active(self, player: Player) -> None:
+        """Raise :class:`LobbyError` if ``player``'s session was taken over by a newer one."""
+        ...
+
+    def check_distinct_keys(self, players: list[Player | None] | list[Player]) -> None: ...
+
+    def same_key(self, a: Player, b: Player | None) -> bool: ...
+
+    def online(self, player: Player) -> bool: ...
+
+    def abandon(self, player: Player) -> None:
+        """``player`` leaves every queue, room, table and watched match (declining rematches)."""
+        ...
+
+    def set_status(self, player: Player, status: str, where: str = "") -> None: ...
+
+    def changed(self) -> None:
+        """Tell the lobby screens (soon) that something changed."""
+        ...
+
+    def register(self, match: Any, humans: list[Player | None]) -> Hosted:
+        """List a new match (not started) as hosted, recording it when there is a store."""
+        ...
+
+    def hosted(self, code: str) -> Hosted | None: ...
+
+    def hosted_of(self, handles: list[SeatHandle]) -> Hosted | None: ...
+
+    def rematched(self, old: Hosted, new: Hosted) -> None: ...
+
+    def prune(self) -> None:
+        """Forget finished matches nobody looks at any more."""
+        ...
 
 
 @dataclass(eq=False)
-class HVTable:
+class Table:
     """A table being filled: its code, its people so far, and their futures."""
 
     code: str
-    size: int  # seats, 2..4
+    size: int  # seats, within the game's bounds
     owner: Player | None = None  # None: a quick-match table
     players: list[Player] = field(default_factory=list)
     waiters: dict[int, asyncio.Future] = field(default_factory=dict)  # player id -> handles
@@ -77,27 +121,36 @@ class HVTable:
         return tuple(p.name for p in self.players)
 
 
-class HVTables:
-    """High Voltage tables of one lobby (see the module docstring)."""
+class Tables:
+    """The tables of one game in one lobby (see the module docstring)."""
 
     def __init__(
         self,
-        lobby: Lobby,
+        lobby: TableHost,
+        game: ServerGame,
         *,
         fill_seconds: float = QUICK_FILL_SECONDS,
-        countdown_seconds: float = COUNTDOWN_SECONDS,
+        countdown_seconds: float | None = None,
         bot_speed: float = 1.0,
     ) -> None:
         self.lobby = lobby
+        self.game = game
+        self.min_seats = game.info.min_seats
+        self.max_seats = game.info.max_seats
         self.fill_seconds = fill_seconds
         self.countdown_seconds = countdown_seconds
         self.bot_speed = bot_speed
-        self.tables: dict[str, HVTable] = {}
-        self._rematches: dict[str, HVTable] = {}  # finished match code -> its rematch table
+        self.tables: dict[str, Table] = {}
+        self._rematches: dict[str, Table] = {}  # finished match code -> its rematch table
+
+    def bot_level(self, name: str | None) -> str:
+        """A bot level of this game for ``name``: itself if it is one, else the game's
+        default (a seat may have been handed to another game's bot name)."""
+        return name if name is not None and name in self.game.bot_levels() else self.game.default_bot
 
     # -- facts ---------------------------------------------------------------
 
-    def open_tables(self) -> list[HVTable]:
+    def open_tables(self) -> list[Table]:
         """Tables still filling (quick and private), for a lobby screen."""
         return [t for t in self.tables.values() if t.hosted is None]
 
@@ -108,7 +161,7 @@ class HVTables:
             return None
         return max(0.0, table.starts_at - time.monotonic())
 
-    def table_of(self, player: Player) -> HVTable | None:
+    def table_of(self, player: Player) -> Table | None:
         for t in self.tables.values():
             if player in t.players:
                 return t
@@ -116,24 +169,24 @@ class HVTables:
 
     # -- filling -------------------------------------------------------------
 
-    def _new_table(self, size: int, owner: Player | None = None) -> HVTable:
-        if not MIN_PLAYERS <= size <= MAX_PLAYERS:
-            raise LobbyError(f"a High Voltage table has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
-        table = HVTable(self.lobby._new_code(), size, owner)
+    def _new_table(self, size: int, owner: Player | None = None) -> Table:
+        if not self.min_seats <= size <= self.max_seats:
+            raise LobbyError(f"a {self.game.title} table has {self.min_seats} to {self.max_seats} seats")
+        table = Table(self.lobby.new_code(), size, owner)
         self.tables[table.code] = table
         return table
 
-    def _sit(self, table: HVTable, player: Player) -> asyncio.Future:
-        self.lobby._check_active(player)
+    def _sit(self, table: Table, player: Player) -> asyncio.Future:
+        self.lobby.check_active(player)
         self.lobby.check_distinct_keys([*table.players, player])
         self.leave(player)
-        self.lobby._abandon(player)
+        self.lobby.abandon(player)
         fut = asyncio.get_running_loop().create_future()
         table.players.append(player)
         table.waiters[player.id] = fut
         table.expected.discard(player.id)
         status = "room" if table.private else "waiting"
-        self.lobby._set_status(player, status, table.code if table.private else GAME)
+        self.lobby.set_status(player, status, table.code if table.private else self.game.id)
         return fut
 
     def leave(self, player: Player) -> None:
@@ -147,12 +200,12 @@ class HVTables:
                 fut.cancel()
             if table.owner is player or not table.players:
                 self._close(table)
-            elif not table.private and len(table.players) < 2 and table.timer is not None:
+            elif not table.private and len(table.players) < self.min_seats and table.timer is not None:
                 table.timer.cancel()
                 table.timer = None
-            self.lobby._changed()
+            self.lobby.changed()
 
-    def _close(self, table: HVTable) -> None:
+    def _close(self, table: Table) -> None:
         if table.timer is not None:
             table.timer.cancel()
             table.timer = None
@@ -163,21 +216,23 @@ class HVTables:
         table.waiters.clear()
         for p in table.players:
             if p.status in ("waiting", "room"):
-                self.lobby._set_status(p, "lobby")
+                self.lobby.set_status(p, "lobby")
 
-    async def _wait(self, table: HVTable, player: Player, fut: asyncio.Future) -> list[HVSeatHandle]:
+    async def _wait(self, table: Table, player: Player, fut: asyncio.Future) -> list[SeatHandle]:
         try:
             return await fut
         finally:
             if table.hosted is None and player in table.players:
                 self.leave(player)
 
-    async def quick_match(self, player: Player, size: int = MAX_PLAYERS) -> list[HVSeatHandle]:
-        """Sit at the open quick table (or open one) and wait for the start."""
+    async def quick_match(self, player: Player, size: int | None = None) -> list[SeatHandle]:
+        """Sit at the open quick table (or open one) and wait for the start (``size``: its
+        seats, the game's ``quick_seats`` by default)."""
+        size = self.game.quick_seats if size is None else size
         table = next(
             (t for t in self.tables.values() if not t.private and t.hosted is None and not t.expected
              and not t.full and t.size == size
-             and not any(self.lobby._same_key(p, player) for p in t.players)),  # never with itself
+             and not any(self.lobby.same_key(p, player) for p in t.players)),  # never with itself
             None,
         )
         if table is None:
@@ -185,37 +240,37 @@ class HVTables:
         fut = self._sit(table, player)
         if table.full:
             self.start(table)
-        elif len(table.players) >= 2 and table.timer is None:
+        elif len(table.players) >= self.min_seats and table.timer is None:
             table.timer = asyncio.get_running_loop().call_later(self.fill_seconds, self._fill_timeout, table)
             table.starts_at = time.monotonic() + self.fill_seconds
-        self.lobby._changed()
+        self.lobby.changed()
         return await self._wait(table, player, fut)
 
-    def _fill_timeout(self, table: HVTable) -> None:
+    def _fill_timeout(self, table: Table) -> None:
         table.timer = None
-        if table.hosted is None and len(table.players) >= 2:
+        if table.hosted is None and len(table.players) >= self.min_seats:
             self.start(table, bots=False)
 
-    def create_room(self, owner: Player, size: int = MAX_PLAYERS) -> HVTable:
+    def create_room(self, owner: Player, size: int | None = None) -> Table:
         """A private table for ``size`` people; give its code to friends, then
         ``await tables.wait(table, owner)``."""
-        table = self._new_table(size, owner)
+        table = self._new_table(self.max_seats if size is None else size, owner)
         self._sit(table, owner)
-        self.lobby._changed()
+        self.lobby.changed()
         return table
 
-    async def wait(self, table: HVTable, player: Player) -> list[HVSeatHandle]:
+    async def wait(self, table: Table, player: Player) -> list[SeatHandle]:
         """Wait at ``table`` for the start (the owner, after :meth:`create_room`)."""
         fut = table.waiters.get(player.id)
         if fut is None:
             raise LobbyError("you are not at that table")
         return await self._wait(table, player, fut)
 
-    async def join_room(self, player: Player, code: str) -> list[HVSeatHandle]:
+    async def join_room(self, player: Player, code: str) -> list[SeatHandle]:
         """Sit at the private table ``code`` and wait for the start."""
         table = self.tables.get(code.strip().upper())
         if table is None or not table.private or table.hosted is not None:
-            raise LobbyError(f"no High Voltage room {code.strip().upper()}")
+            raise LobbyError(f"no {self.game.title} room {code.strip().upper()}")
         if player in table.players:
             raise LobbyError("you are already at that table")
         if table.full:
@@ -223,25 +278,26 @@ class HVTables:
         fut = self._sit(table, player)
         if table.full:
             self.start(table)
-        self.lobby._changed()
+        self.lobby.changed()
         return await self._wait(table, player, fut)
 
-    def play_bots(self, player: Player, levels: Sequence[str] | str) -> list[HVSeatHandle]:
-        """``player`` against 1 to 3 bots (levels, or ``"medium,fast"``), at once."""
+    def play_bots(self, player: Player, levels: Sequence[str] | str) -> list[SeatHandle]:
+        """``player`` against 1 to ``max_seats - 1`` bots (levels, or ``"medium,fast"``), at once."""
         levels = [b.strip() for b in levels.split(",")] if isinstance(levels, str) else list(levels)
         levels = [b for b in levels if b]
-        if not 1 <= len(levels) <= MAX_PLAYERS - 1:
-            raise LobbyError("choose one to three bots")
+        if not 1 <= len(levels) <= self.max_seats - 1:
+            raise LobbyError(f"choose one to {_WORDS.get(self.max_seats - 1, str(self.max_seats - 1))} bots")
+        known = self.game.bot_levels()
         for level in levels:
-            if level not in HV_BOT_NAMES:
-                raise LobbyError(f"no High Voltage bot {level!r}: choose from {', '.join(HV_BOT_NAMES)}")
+            if level not in known:
+                raise LobbyError(f"no {self.game.title} bot {level!r}: choose from {', '.join(known)}")
         table = self._new_table(len(levels) + 1)
         fut = self._sit(table, player)
         table.bots = list(levels)
         self.start(table)
         return fut.result()
 
-    def play_people(self, players: Sequence[Player]) -> list[list[HVSeatHandle]]:
+    def play_people(self, players: Sequence[Player]) -> list[list[SeatHandle]]:
         """These people at one table of their own, started at once (an accepted
         challenge); each one's handles, in the order given."""
         table = self._new_table(len(players))
@@ -251,7 +307,7 @@ class HVTables:
 
     # -- starting ------------------------------------------------------------
 
-    def start(self, table: HVTable, *, bots: bool = True, bot: str = DEFAULT_BOT) -> Hosted:
+    def start(self, table: Table, *, bots: bool = True, bot: str | None = None) -> Hosted:
         """Start ``table`` now: the people seated, ``table.bots``, and (``bots``) a bot of
         level ``bot`` in every empty seat.  At least two seats are always filled."""
         if table.hosted is not None:
@@ -259,42 +315,32 @@ class HVTables:
         if table.timer is not None:
             table.timer.cancel()
             table.timer = None
+        bot = self.bot_level(bot)
         levels = list(table.bots)
         empty = table.size - len(table.players) - len(levels)
         if bots:
-            levels += [bot_level(bot)] * max(empty, 0)
-        while len(table.players) + len(levels) < MIN_PLAYERS:
-            levels.append(bot_level(bot))
+            levels += [bot] * max(empty, 0)
+        while len(table.players) + len(levels) < self.min_seats:
+            levels.append(bot)
         humans: list[Player | None] = list(table.players) + [None] * len(levels)
         seats = [Seat(p.name, p.seat_identity) for p in table.players]
-        seats += [bot_seat(level) for level in levels]
-        match = HVMatch(
-            seats,
-            code=table.code,
-            countdown_seconds=self.countdown_seconds,
-            bot_speed=self.bot_speed,
-        )
-        record = getattr(self.lobby, "_record", None)
-        recording = record(match) if record is not None else None
-        h = Hosted(table.code, match, humans)  # type: ignore[arg-type]
-        if recording is not None:
-            h.recording = recording  # type: ignore[attr-defined]
+        seats += [self.game.bot_seat(level) for level in levels]
+        config = HostConfig(countdown_seconds=self.countdown_seconds, bot_speed=self.bot_speed)
+        match = self.game.new_host(seats, table.code, config)
         lobby = self.lobby
-        lobby.matches[table.code] = h
-        match.on_end.append(lambda _m: lobby._changed())
-        match.on_action.append(lambda _m, _a: lobby._changed())
+        h = lobby.register(match, humans)  # recorded, listed, watched for changes
         table.hosted = h
         self.tables.pop(table.code, None)
         for i, p in enumerate(table.players):
-            lobby._set_status(p, "playing", table.code)
+            lobby.set_status(p, "playing", table.code)
             fut = table.waiters.pop(p.id, None)
             if fut is not None and not fut.done():
                 fut.set_result([match.handle(i)])
-        old = lobby.matches.get(table.rematch_of) if table.rematch_of else None
+        old = lobby.hosted(table.rematch_of) if table.rematch_of else None
         if old is not None:
             lobby.rematched(old, h)
-        lobby._prune()
-        lobby._changed()
+        lobby.prune()
+        lobby.changed()
         match.start()
         return h
 
@@ -317,10 +363,10 @@ class HVTables:
             if not fut.done():
                 fut.set_result(None)
 
-    async def rematch(self, player: Player, handles: Sequence[Any]) -> list[HVSeatHandle] | None:
+    async def rematch(self, player: Player, handles: Sequence[Any]) -> list[SeatHandle] | None:
         """The same people and bots again, once every person still at the results asks;
         None when that does not happen within the lobby's ``rematch_wait``."""
-        self.lobby._check_active(player)
+        self.lobby.check_active(player)
         h = self.lobby.hosted_of(list(handles))
         if h is None or h.running or not handles or handles[0].seat is None:
             return None
@@ -328,11 +374,11 @@ class HVTables:
         if table is None or table.hosted is not None:
             others = {
                 p.id for p in h.humans
-                if p is not None and p is not player and p.id in self.lobby.players
+                if p is not None and p is not player and self.lobby.online(p)
                 and p.status == "playing" and p.where == h.code
             }
-            levels = [bot_level(s.bot) for s, p in zip(h.match.seats, h.humans) if p is None]
-            table = HVTable(self.lobby._new_code(), len(h.match.seats), bots=levels, expected=others,
+            levels = [self.bot_level(s.bot) for s, p in zip(h.match.seats, h.humans) if p is None]
+            table = Table(self.lobby.new_code(), len(h.match.seats), bots=levels, expected=others,
                             rematch_of=h.code)
             self.tables[table.code] = table
             self._rematches[h.code] = table

@@ -1,0 +1,157 @@
+"""Away seats: a dropped player's grace, a newer session taking over, coming back.
+
+- **Grace** (:meth:`AwayMixin._start_grace`): a key player who drops keeps the seat
+  for :attr:`grace_seconds`, the others' screens counting down; then a bot plays it
+  until the same key comes back.  A guest cannot prove it is back: a bot takes its
+  seat at once.
+- **Takeover** (:meth:`AwayMixin._supersede`): one key, one session: the newest
+  session of a key takes over its seats with no grace period; the old one's
+  screens are told and go back to the lobby.
+- **Resume** (:meth:`AwayMixin.resume`): the seat a key left (dropped, or after a
+  restart) is given back, and its bot gets up.
+
+:class:`AwayMixin` is one part of the :class:`~server.lobby.core.Lobby` façade.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from server.host.voltage import SeatHandle
+from server.lobby.models import Hosted, LobbyState, Player
+
+log = logging.getLogger(__name__)
+
+
+class AwayMixin(LobbyState):
+    """Dropped seats, takeovers and coming back (see the module docstring)."""
+
+    def _supersede(self, old: Player, new: Player) -> None:
+        """One key, one session: ``new`` (the newest session of ``old``'s key) takes over.
+
+        ``old`` leaves queues, rooms and the matches it watches; its seats in running
+        matches pass to ``new`` (who resumes them, see :meth:`resume`) with no grace
+        period; its screens are told, and go back to the lobby."""
+        self._abandon(old)  # (queues, rooms, watching; at a match's results: its rematch offers)
+        self.players.pop(old.id, None)
+        old.superseded = True
+        old.status, old.where = "lobby", ""
+        for h in list(self.matches.values()):
+            for i, human in enumerate(h.humans):
+                if human is old:
+                    h.humans[i] = new
+                    if h.running and new.status != "playing":
+                        self._set_status(new, "playing", h.code)
+        log.info("key %s: a newer session took over from session %d", (old.identity or "")[:24], old.id)
+        self._tell(old, "superseded")
+        self._changed()
+
+    def resumable(self, player: Player) -> Hosted | None:
+        """A running match where ``player``'s identity has a seat it lost."""
+        if not player.identity:
+            return None
+        for h in self.matches.values():
+            if not h.running:
+                continue
+            for i, seat in enumerate(h.match.seats):
+                human = h.humans[i]
+                if seat.identity == player.identity and human is not None and (
+                        human is player or human.id not in self.players or human.identity == player.identity):
+                    return h
+        return None
+
+    def resume(self, player: Player) -> list[SeatHandle] | None:
+        """Give ``player`` back the seat their identity left; None if there is none."""
+        h = self.resumable(player)
+        if h is None:
+            return None
+        seat = next(i for i, s in enumerate(h.match.seats) if s.identity == player.identity)
+        old = h.humans[seat]
+        other = self._other_session(player)
+        if other is not None:
+            self._supersede(other, player)  # the same key, online in another session: newest wins
+        player.name = old.name if old is not None else player.name
+        player.superseded = False
+        h.humans[seat] = player
+        self.players[player.id] = player
+        task = h.grace.pop(seat, None)
+        h.deadlines.pop(seat, None)
+        if task is not None:
+            task.cancel()
+        s = h.match.seats[seat]
+        # News for the others, when the person had dropped out (not after a restart: nobody
+        # left then; not when a newer session of a key takes over: it never left).
+        came_back = not s.connected and not (old is not None and old.restored)
+        s.connected = True
+        if s.bot is not None:
+            h.match.set_bot(seat, None)
+        self._update_notice(h)
+        if came_back:
+            h.match.announce(f"{s.name} is back.")
+        self._set_status(player, "playing", h.code)
+        return [h.match.handle(seat)]
+
+    def leave(self, player: Player) -> None:
+        """The session ended: drop out of queues and rooms; seats get a grace period."""
+        for ch in [c for c in self.challenges if player in (c.challenger, c.target)]:
+            self._challenge_over(ch, f"{player.name} has gone")
+        self._abandon(player)
+        self.players.pop(player.id, None)
+        for h in list(self.matches.values()):
+            h.spectators.discard(player)
+            for i, human in enumerate(h.humans):
+                if human is player:
+                    if h.running:
+                        self._start_grace(h, i)
+                    else:
+                        fut = h.rematch_wanted.pop(i, None)
+                        if fut is not None and not fut.done():
+                            fut.set_result(None)
+                        self._cancel_rematch_offers(h)
+        self._changed()
+
+    def _start_grace(self, h: Hosted, seat: int) -> None:
+        s = h.match.seats[seat]
+        s.connected = False
+        old = h.grace.pop(seat, None)
+        if old is not None:
+            old.cancel()
+        player = h.humans[seat]
+        if player is not None and not player.identity:
+            # A guest cannot prove it is back: a bot takes the seat at once.
+            h.match.set_bot(seat, self._takeover_bot(h))
+            self._update_notice(h)
+            return
+        h.deadlines[seat] = time.monotonic() + self.grace_seconds
+        h.grace[seat] = asyncio.get_running_loop().create_task(self._grace(h, seat))
+        self._update_notice(h)
+
+    async def _grace(self, h: Hosted, seat: int) -> None:
+        try:
+            while True:
+                left = h.deadlines[seat] - time.monotonic()
+                if left <= 0:
+                    break
+                self._update_notice(h)
+                # Wake on each whole second left, so the countdown ticks evenly.
+                await asyncio.sleep(left - int(left) if left - int(left) > 0.01 else min(1.0, left))
+        except asyncio.CancelledError:
+            return
+        h.grace.pop(seat, None)
+        h.deadlines.pop(seat, None)
+        if h.running and not h.match.seats[seat].connected:
+            h.match.set_bot(seat, self._takeover_bot(h))
+        self._update_notice(h)
+
+    def _update_notice(self, h: Hosted) -> None:
+        texts = []
+        now = time.monotonic()
+        for seat in sorted(h.grace):
+            left = max(0, int(h.deadlines.get(seat, now) - now + 0.999))
+            name = h.match.seats[seat].name
+            texts.append(f"waiting for {name} to reconnect ({left // 60}:{left % 60:02d})")
+        notice = "; ".join(texts)
+        if notice != h.match.notice:
+            h.match.set_notice(notice)

@@ -1,0 +1,266 @@
+"""The lobby's model: its players, hosted matches, rooms and challenges, and its errors.
+
+Every part of the lobby (:mod:`~server.lobby.names`, :mod:`~server.lobby.presence`,
+:mod:`~server.lobby.away`, :mod:`~server.lobby.tables`, and the
+:class:`~server.lobby.core.Lobby` façade) imports this module and none of the
+others above it: the imports go one way (models < names, presence, away, tables < core).
+
+Decision: the façade's parts are mixins over one shared state
+(:class:`LobbyState`: the players online, the hosted matches, the store) rather
+than separate objects holding references to each other.  Names, presence and away
+seats all read and change the same ``players`` and ``matches``; as mixins each
+part's methods keep the names and signatures callers already use
+(``lobby.claim_name``, ``lobby.resume``...), and one part calls another only
+through the methods :class:`LobbyState` declares.  The table policy is different:
+it is an object of its own (:class:`server.lobby.tables.Tables`) given a narrow
+:class:`~server.lobby.tables.TableHost` by the lobby, because it has state of its
+own (tables filling) and there is one per game that fills tables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import itertools
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from server import games
+from server.errors import ServerError
+from server.host.voltage import Match
+
+if TYPE_CHECKING:  # pragma: no cover
+    from server.store.db import Store
+
+GAMES: tuple[str, ...] = games.IDS  # (the server registry's ids; kept here for older imports)
+GAME_TITLES = games.TITLES
+
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0
+CODE_LEN = 4
+
+GRACE_SECONDS = 60.0
+CHALLENGE_SECONDS = 30.0  # a challenge not answered by then expires
+BOT_OFFER_SECONDS = 20.0
+REMATCH_WAIT_SECONDS = 120.0
+
+
+class LobbyError(ServerError):
+    """A lobby request that cannot be done; the message says why, in one line."""
+
+
+class NameRejected(LobbyError):
+    """A name that is not allowed or taken."""
+
+
+def bot_strengths() -> list[tuple[str, str]]:
+    """``(label, bot name)`` for each strength of bot that exists, weakest first."""
+    try:
+        from engine.voltage import bots
+    except ImportError:  # pragma: no cover
+        return [("random", "random")]
+    names = tuple(getattr(bots, "BOT_NAMES", ("random",)))
+    strengths = getattr(bots, "STRENGTHS", None)
+    out: list[tuple[str, str]] = []
+    if isinstance(strengths, dict):
+        for key, value in strengths.items():
+            out.append((str(getattr(value, "label", key)), str(getattr(value, "name", key))))
+    elif strengths:
+        for s in strengths:
+            name = str(getattr(s, "name", s))
+            out.append((str(getattr(s, "label", name)), name))
+    out = [(label, bot) for label, bot in out if bot in names]
+    if not out:
+        out = [(n, n) for n in names]
+    return out
+
+
+def known_bots() -> set[str]:
+    try:
+        from engine.voltage import bots
+    except ImportError:  # pragma: no cover
+        return {"random"}
+    return set(getattr(bots, "BOT_NAMES", ("random",))) | {b for _l, b in bot_strengths()}
+
+
+def takeover_bot() -> str:
+    """The bot that plays a dropped player's seat: a middling one."""
+    strengths = bot_strengths()
+    for _label, bot in strengths:
+        if bot == "medium":
+            return bot
+    return strengths[(len(strengths) - 1) // 2][1] if strengths else "random"
+
+
+def in_context(callback: Callable, *args) -> Callable[[], None]:
+    """Call ``callback`` later in the context it was created in (its own app's)."""
+    ctx = contextvars.copy_context()
+    return lambda: ctx.run(callback, *args)
+
+
+# ---------------------------------------------------------------------------
+
+
+_ids = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Player:
+    """One connected session (online once it has a name)."""
+
+    identity: str | None  # public-key fingerprint, or None for a guest
+    username: str = ""
+    name: str = ""
+    status: str = "lobby"  # lobby | waiting | room | playing | watching
+    where: str = ""  # the match or room code of the status
+    id: int = field(default_factory=lambda: next(_ids))
+    connected_at: float = field(default_factory=time.time)
+    # The session's screens, told when the lobby sends it elsewhere: ``listener(event,
+    # handles)`` with event "superseded" (this key was opened in a newer session) or
+    # "follow" (a match this session watched was rematched: ``handles`` watch the new one).
+    listener: Callable[[str, Any], None] | None = field(default=None, repr=False)
+    superseded: bool = False  # a newer session of the same key took over
+    restored: bool = False  # a stand-in, after a restart, for a person not back yet
+    refuses_challenges: bool = False  # a guest's (or a key's, in this session) "challenges: off"
+
+    @property
+    def seat_identity(self) -> str:
+        """What a seat remembers: the key fingerprint, else a one-connection guest token."""
+        return self.identity or f"guest:{self.id}"
+
+
+@dataclass(eq=False)
+class Hosted:
+    """A match the lobby hosts: its code, its human players, spectators, timers."""
+
+    code: str
+    match: Match
+    humans: list[Player | None]
+    spectators: set[Player] = field(default_factory=set)
+    grace: dict[int, asyncio.Task] = field(default_factory=dict)
+    deadlines: dict[int, float] = field(default_factory=dict)
+    rematch_wanted: dict[int, asyncio.Future] = field(default_factory=dict)
+    rematched: bool = False
+    recording: Any = None  # server.store.persist.Recording when the lobby has a store
+
+    @property
+    def game(self) -> str:
+        return self.match.game
+
+    @property
+    def running(self) -> bool:
+        return not self.match.over
+
+
+@dataclass(eq=False)
+class Room:
+    """A private room waiting for its players; ``await room.future`` gives the owner's
+    handles when it starts.  A High Voltage room also has its table (2 to 4 seats)."""
+
+    code: str
+    owner: Player
+    game: str
+    future: asyncio.Future
+    table: Any = None  # a server.lobby.tables.Table, for a game whose tables fill seat by seat
+
+    @property
+    def size(self) -> int:
+        return self.table.size if self.table is not None else 2
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Who sits in the room so far."""
+        return self.table.names if self.table is not None else (self.owner.name,)
+
+
+@dataclass(eq=False)
+class Challenge:
+    """``challenger`` asks ``target`` for a match of ``game``; ``await challenge.future``
+    gives the challenger's handles once accepted (a :class:`LobbyError` saying why not:
+    declined, expired, taken back)."""
+
+    challenger: Player
+    target: Player
+    game: str
+    future: asyncio.Future
+    expires_at: float
+    timer: asyncio.TimerHandle | None = None
+
+    @property
+    def seconds_left(self) -> float:
+        return max(0.0, self.expires_at - time.monotonic())
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    code: str
+    game: str
+    names: tuple[str, ...]
+    scores: tuple[int, ...]
+    spectators: int
+
+    def describe(self, short: bool = False) -> str:
+        """One line: the players and the score (High Voltage: each one's cards left).
+        ``short``: a narrower line for a narrow list (High Voltage: "HV" and the names).
+        Each game's wording is its registry entry's ``describe`` (:mod:`server.games`)."""
+        known = games.GAMES.get(self.game)
+        if known is None:
+            return f"{self.game}: {', '.join(self.names)}"
+        return known.describe(known.title, self.names, self.scores, short)
+
+
+def match_scores(match: Any) -> tuple[int, ...]:
+    """What a list of matches shows as the score: sets won (Voltage), cards left (High
+    Voltage, whose match has ``scores``)."""
+    return tuple(getattr(match, "scores", None) or match.view(None).scores)
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the lobby screen shows."""
+
+    players: tuple[PlayerInfo, ...]
+    matches: tuple[MatchInfo, ...]
+    waiting: dict[str, int]
+
+
+class LobbyState:
+    """The state the lobby's parts share, and the methods one part calls on another
+    (each defined by the part named above it; the façade inherits them all)."""
+
+    store: Store | None
+    executor: Executor | None
+    grace_seconds: float
+    rematch_wait: float
+    players: dict[int, Player]
+    matches: dict[str, Hosted]
+    challenges: list[Challenge]
+    notify_delay: float
+    _listeners: list[Callable[[], None]]
+    _notify_handle: asyncio.Handle | None
+
+    # presence
+    def _changed(self) -> None: raise NotImplementedError
+    def _set_status(self, player: Player, status: str, where: str = "") -> None: raise NotImplementedError
+    def _tell(self, player: Player, event: str, handles: Any = None) -> None: raise NotImplementedError
+    def snapshot(self) -> Snapshot: raise NotImplementedError
+    # names
+    def _same_key(self, a: Player, b: Player | None) -> bool: raise NotImplementedError
+    def _other_session(self, player: Player) -> Player | None: raise NotImplementedError
+    def name_taken(self, name: str, by: Player | None = None) -> bool: raise NotImplementedError
+    # away
+    def _supersede(self, old: Player, new: Player) -> None: raise NotImplementedError
+    def _update_notice(self, h: Hosted) -> None: raise NotImplementedError
+    def _start_grace(self, h: Hosted, seat: int) -> None: raise NotImplementedError
+    # the façade
+    def _abandon(self, player: Player) -> None: raise NotImplementedError
+    def _challenge_over(self, ch: Challenge, why: str) -> None: raise NotImplementedError
+    def _cancel_rematch_offers(self, h: Hosted) -> None: raise NotImplementedError
+    def _takeover_bot(self, h: Hosted) -> str: raise NotImplementedError

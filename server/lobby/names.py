@@ -1,0 +1,181 @@
+"""Names in the lobby: what a name may be, one name per key, a stored key's own names.
+
+- :func:`check_name` says what a name may be (shown on other people's screens and
+  in their logs, so no control characters and no words that read as a sentence).
+- One name per key: a name online, or kept for a key player dropped from a running
+  match, is taken for everyone else; another session of the *same* key does not
+  count (claiming the name makes the newest session take over: :mod:`server.lobby.away`).
+- With a store, a name once used by a key belongs to that key (a guest may not use
+  it), and a key may change its name once per cooldown (the store's
+  ``RenameTooSoon``, turned into :class:`~server.lobby.models.NameRejected`).
+
+:class:`NamesMixin` is one part of the :class:`~server.lobby.core.Lobby` façade (see
+:mod:`server.lobby.models` for why the parts are mixins over one shared state).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+
+from server.lobby.models import LobbyState, NameRejected, Player
+
+log = logging.getLogger(__name__)
+
+NAME_MAX = 16
+_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+(?: [A-Za-z0-9_.\-]+)*")
+_NAME_DROP = re.compile(r"[^A-Za-z0-9_.\-]")
+# Names that would read as words in someone else's log and results ("You goes first.", "Nobody wins.").
+_MISLEADING = frozenset({"you", "nobody"})
+
+
+def check_name(name: str) -> str:
+    """The name as it will be shown, or :class:`NameRejected` saying what is wrong."""
+    name = name.strip()
+    if not name:
+        raise NameRejected("a name is needed")
+    if len(name) > NAME_MAX:
+        raise NameRejected(f"at most {NAME_MAX} characters")
+    if not _NAME_RE.fullmatch(name):
+        raise NameRejected("letters, digits, '-', '_', '.' and single spaces only")
+    if name.casefold() in _MISLEADING:
+        raise NameRejected(f"{name!r} would read as a word on other players' screens: choose another")
+    return name
+
+
+def name_from_username(username: str | None) -> str:
+    """A name to prefill from an SSH username: unsafe characters dropped, cut to size."""
+    name = _NAME_DROP.sub("", username or "")[:NAME_MAX]
+    return name if name and name.casefold() not in _MISLEADING else "guest"
+
+
+class NamesMixin(LobbyState):
+    """Who goes by which name (see the module docstring)."""
+
+    def connect(self, identity: str | None, username: str = "") -> Player:
+        """A new session: a player not yet online (no name yet)."""
+        if identity and self.store is not None:
+            try:
+                self.store.touch_player(identity)
+            except Exception:
+                log.exception("could not note player %s as seen", identity)
+        return Player(identity=identity, username=username)
+
+    def name_taken(self, name: str, by: Player | None = None) -> bool:
+        """Is ``name`` in use by someone else online, or kept for a dropped key player?
+
+        Another session of ``by``'s own key does not count: claiming the name makes
+        the newest session take over (see :meth:`claim_name`).  A guest's name is
+        free again as soon as the guest is gone."""
+        key = name.lower()
+        for p in self.players.values():
+            if p is not by and p.name.lower() == key and not self._same_key(p, by):
+                return True
+        # Names of dropped key players still seated in a running match are kept for them.
+        for h in self.matches.values():
+            if not h.running:
+                continue
+            for i, human in enumerate(h.humans):
+                if human is not None and human is not by and human.id not in self.players:
+                    if not human.identity:
+                        continue  # a guest cannot come back: its name is free
+                    if by is not None and by.identity and h.match.seats[i].identity == by.identity:
+                        continue
+                    if human.name.lower() == key:
+                        return True
+        return False
+
+    @staticmethod
+    def _same_key(a: Player, b: Player | None) -> bool:
+        return b is not None and bool(a.identity) and a.identity == b.identity
+
+    def _other_session(self, player: Player) -> Player | None:
+        """Another online session of ``player``'s key, if there is one."""
+        if not player.identity:
+            return None
+        for p in self.players.values():
+            if p is not player and p.identity == player.identity:
+                return p
+        return None
+
+    def stored_name(self, player: Player) -> str | None:
+        """The name ``player``'s key goes by in the store (None: a guest, or a new key)."""
+        if not player.identity or self.store is None:
+            return None
+        try:
+            known = self.store.player(player.identity)
+        except Exception:
+            log.exception("could not read player %s", player.identity)
+            return None
+        return known.name if known is not None else None
+
+    def suggest_name(self, username: str | None, player: Player | None = None) -> str:
+        # A returning key: the name it goes by (another session of this key holding it
+        # does not count: see name_taken).
+        stored = self.stored_name(player) if player is not None else None
+        if stored is not None and not self.name_taken(stored, player):
+            try:
+                return check_name(stored)
+            except NameRejected:
+                pass
+        base = name_from_username(username)
+        if not self.name_taken(base, player) and not self._reserved(base, player):
+            return base
+        for n in itertools.count(2):
+            suffix = str(n)
+            name = base[: NAME_MAX - len(suffix)] + suffix
+            if not self.name_taken(name, player) and not self._reserved(name, player):
+                return name
+        raise AssertionError  # pragma: no cover
+
+    def _reserved(self, name: str, player: Player | None) -> bool:
+        """Is ``name`` kept for another key (stored players own the names they used)?"""
+        if self.store is None:
+            return False
+        try:
+            return not self.store.name_free_for(name, player.identity if player is not None else None)
+        except Exception:
+            log.exception("could not check the name %r", name)
+            return False
+
+    def claim_name(self, player: Player, name: str) -> str:
+        """Put ``player`` online as ``name`` (checked); raises :class:`NameRejected`.
+
+        With a store, a name once used by a key belongs to that key: a key
+        player is recorded under it (reserving it), a guest may not use it."""
+        name = check_name(name)
+        if self.name_taken(name, player):
+            raise NameRejected(f"{name} is already playing here: choose another name")
+        self._keep_name(player, name)
+        old = self._other_session(player)
+        if old is not None:
+            self._supersede(old, player)
+        player.name = name
+        player.superseded = False
+        self.players[player.id] = player
+        self._changed()
+        return name
+
+    def _keep_name(self, player: Player, name: str) -> None:
+        store = self.store
+        if store is None:
+            return
+        from server.store.db import NameTaken, RenameTooSoon
+
+        try:
+            if player.identity:
+                store.upsert_player(player.identity, name)
+            elif not store.name_free_for(name, None):
+                raise NameTaken(name)
+        except RenameTooSoon as e:
+            raise NameRejected(str(e)) from None
+        except NameTaken:
+            if player.identity:
+                raise NameRejected(f"the name {name} belongs to another player's key: choose another") from None
+            raise NameRejected(
+                f"the name {name} belongs to a player with an SSH key: choose another "
+                "(log in with a key to keep a name of your own)"
+            ) from None
+        except Exception:  # a storage problem must not keep anyone out of the lobby
+            log.exception("could not record the name %r", name)

@@ -1,0 +1,45 @@
+"""Every error the server turns a request down with is a ``tui.ports.Refused`` (issue 15):
+a screen that catches ``Refused`` shows each one's line, whichever part said no."""
+
+from __future__ import annotations
+
+import pytest
+
+from tui.ports import Refused
+
+from server.errors import ServerError
+from server.lobby.core import Lobby, LobbyError, NameRejected
+from server.replay import ReplayError, replay_of
+from server.store.db import MatchRecord, NameTaken, NotFound, RenameTooSoon, Store, StoreError
+from server.store.persist import RestoreError
+
+
+def shown(request) -> str:
+    """What a screen does with a backend call: the refusal's line, shown as it is."""
+    try:
+        request()
+    except Refused as e:
+        return str(e)
+    return "done"
+
+
+@pytest.mark.parametrize("kind", [ServerError, LobbyError, NameRejected, ReplayError, RestoreError, StoreError,
+                                  NameTaken, NotFound])
+def test_each_server_error_is_refused_and_a_value_error(kind):
+    assert issubclass(kind, ServerError) and issubclass(kind, Refused) and issubclass(kind, ValueError)
+
+
+def test_a_screen_catching_refused_shows_each_part_of_the_server_saying_no(tmp_path):
+    lobby = Lobby()
+    ann = lobby.connect("SHA256:ann")
+    assert shown(lambda: lobby.claim_name(ann, "you")).startswith("'you' would read as a word")
+    lobby.claim_name(ann, "ann")
+    assert shown(lambda: lobby.join_room(ann, "ZZZZ")) == "no room ZZZZ"
+    record = MatchRecord(id=7, game="no-such-game", seed=1, code="", status="finished", started=0.0,
+                         ended=0.0, reason="", scores=None, seats=(), actions=())
+    assert "cannot replay" in shown(lambda: replay_of(record))
+    with Store.open(tmp_path) as store:
+        store.upsert_player("SHA256:bob", "bob")
+        assert shown(lambda: store.upsert_player("SHA256:bob", "bobby")).startswith("you took the name bob")
+    assert shown(lambda: (_ for _ in ()).throw(RenameTooSoon("bob", 60))).startswith("you took the name bob")
+    assert shown(lambda: (_ for _ in ()).throw(RestoreError("action 3 does not replay"))) == "action 3 does not replay"
