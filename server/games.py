@@ -63,13 +63,10 @@ class ServerGame:
     bot_levels: Callable[[], tuple[str, ...]]  # the bot names a seat may be given
     default_bot: str  # the bot that fills an empty seat or takes a dropped one
     describe: Callable[[str, Sequence[str], Sequence[int], bool], str]  # (title, names, scores, short)
+    strengths: Callable[[], list[tuple[str, str]]] | None = None  # (label, bot) weakest first; None: the levels
     short: str = ""  # the game's name in a narrow list ("" = its title)
     named_in_history: bool = True  # a history line names it (the home game's lines do not)
     quick_seats: int = 2  # a quick table's seats; it starts with ``info.min_seats`` after a wait
-    # True: its matches fill through server.lobby.tables.Tables (quick table, rooms, bots,
-    # rematch).  False: the lobby's older two-seat pairing (a queue, rooms that start when
-    # a friend joins, a rematch when both ask), kept for Voltage until it moves to Tables.
-    tables: bool = True
 
     @property
     def id(self) -> str:
@@ -78,6 +75,12 @@ class ServerGame:
     @property
     def title(self) -> str:
         return self.info.title
+
+    def bot_strengths(self) -> list[tuple[str, str]]:
+        """``(label, bot name)`` for each strength of bot, weakest first (a bot menu)."""
+        if self.strengths is not None:
+            return self.strengths()
+        return [(level, level) for level in self.bot_levels()]
 
     def bot_seat(self, bot: str) -> Seat:
         """A seat played by ``bot`` (named ``Bot (bot)``)."""
@@ -113,6 +116,24 @@ def _voltage_bots() -> tuple[str, ...]:
     return tuple(getattr(bots, "BOT_NAMES", ("random",)))
 
 
+def _voltage_strengths() -> list[tuple[str, str]]:
+    """Voltage's strengths as its bot menu lists them (labels from ``engine.voltage.bots``)."""
+    from engine.voltage import bots
+
+    names = _voltage_bots()
+    strengths = getattr(bots, "STRENGTHS", None)
+    out: list[tuple[str, str]] = []
+    if isinstance(strengths, dict):
+        for key, value in strengths.items():
+            out.append((str(getattr(value, "label", key)), str(getattr(value, "name", key))))
+    elif strengths:
+        for s in strengths:
+            name = str(getattr(s, "name", s))
+            out.append((str(getattr(s, "label", name)), name))
+    out = [(label, bot) for label, bot in out if bot in names]
+    return out or [(n, n) for n in names]
+
+
 def _voltage_describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool) -> str:
     return f"{title}: {' v '.join(names)}  {'-'.join(map(str, scores))}"
 
@@ -120,14 +141,14 @@ def _voltage_describe(title: str, names: Sequence[str], scores: Sequence[int], s
 # -- High Voltage ----------------------------------------------------------
 
 
-def _hv_host(seats: list[Seat], code: str, cfg: HostConfig) -> Any:
+def _high_voltage_host(seats: list[Seat], code: str, cfg: HostConfig) -> Any:
     from server.host.highvoltage import COUNTDOWN_SECONDS, HVMatch
 
     countdown = COUNTDOWN_SECONDS if cfg.countdown_seconds is None else cfg.countdown_seconds
     return HVMatch(seats, code=code, countdown_seconds=countdown, bot_speed=cfg.bot_speed)
 
 
-def _hv_restore(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Any:
+def _high_voltage_restore(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Any:
     from engine.errors import IllegalActionError, InvalidActionError
     from server.host.highvoltage import restore_high_voltage
     from server.store.persist import RestoreError
@@ -138,19 +159,19 @@ def _hv_restore(record: MatchRecord, executor: Executor | None = None, bot_delay
         raise RestoreError(f"the log does not replay: {e}") from e
 
 
-def _hv_replay() -> type[Replay]:
+def _high_voltage_replay() -> type[Replay]:
     from server.replay import HVReplay
 
     return HVReplay
 
 
-def _hv_bots() -> tuple[str, ...]:
+def _high_voltage_bots() -> tuple[str, ...]:
     from engine.highvoltage.bots import HV_BOT_NAMES
 
     return tuple(HV_BOT_NAMES)
 
 
-def _hv_describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool) -> str:
+def _high_voltage_describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool) -> str:
     if short:
         return "HV: " + ", ".join(names)
     seats = ", ".join(f"{n} {s}" for n, s in zip(names, scores))
@@ -163,10 +184,11 @@ GAMES: dict[str, ServerGame] = {
     g.id: g
     for g in (
         ServerGame(ENGINE_GAMES["voltage"], _voltage_host, _voltage_restore, _voltage_replay, _voltage_bots,
-                   default_bot="medium", describe=_voltage_describe, named_in_history=False, quick_seats=2,
-                   tables=False),
-        ServerGame(ENGINE_GAMES["high-voltage"], _hv_host, _hv_restore, _hv_replay, _hv_bots,
-                   default_bot="medium", describe=_hv_describe, short="HV", quick_seats=4),
+                   default_bot="medium", describe=_voltage_describe, strengths=_voltage_strengths,
+                   named_in_history=False, quick_seats=2),
+        ServerGame(ENGINE_GAMES["high-voltage"], _high_voltage_host, _high_voltage_restore, _high_voltage_replay,
+                   _high_voltage_bots,
+                   default_bot="medium", describe=_high_voltage_describe, short="HV", quick_seats=4),
     )
 }
 IDS: tuple[str, ...] = tuple(GAMES)  # in the order the lobby lists them: the home game first

@@ -31,10 +31,10 @@ class AwayMixin(LobbyState):
     def _supersede(self, old: Player, new: Player) -> None:
         """One key, one session: ``new`` (the newest session of ``old``'s key) takes over.
 
-        ``old`` leaves queues, rooms and the matches it watches; its seats in running
+        ``old`` leaves tables, rooms and the matches it watches; its seats in running
         matches pass to ``new`` (who resumes them, see :meth:`resume`) with no grace
         period; its screens are told, and go back to the lobby."""
-        self._abandon(old)  # (queues, rooms, watching; at a match's results: its rematch offers)
+        self._abandon(old)  # (tables, rooms, watching; at a match's results: its rematch offers)
         self.players.pop(old.id, None)
         old.superseded = True
         old.status, old.where = "lobby", ""
@@ -94,7 +94,8 @@ class AwayMixin(LobbyState):
         return [h.match.handle(seat)]
 
     def leave(self, player: Player) -> None:
-        """The session ended: drop out of queues and rooms; seats get a grace period."""
+        """The session ended: up from every table and room (declining rematches); seats of
+        running matches get a grace period."""
         for ch in [c for c in self.challenges if player in (c.challenger, c.target)]:
             self._challenge_over(ch, f"{player.name} has gone")
         self._abandon(player)
@@ -102,14 +103,8 @@ class AwayMixin(LobbyState):
         for h in list(self.matches.values()):
             h.spectators.discard(player)
             for i, human in enumerate(h.humans):
-                if human is player:
-                    if h.running:
-                        self._start_grace(h, i)
-                    else:
-                        fut = h.rematch_wanted.pop(i, None)
-                        if fut is not None and not fut.done():
-                            fut.set_result(None)
-                        self._cancel_rematch_offers(h)
+                if human is player and h.running:
+                    self._start_grace(h, i)
         self._changed()
 
     def _start_grace(self, h: Hosted, seat: int) -> None:

@@ -91,10 +91,6 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         self.bot_delay = bot_delay
         self.players: dict[int, Player] = {}  # online: named and connected
         self.matches: dict[str, Hosted] = {}
-        self.rooms: dict[str, Room] = {}
-        self.queues: dict[str, list[tuple[Player, asyncio.Future]]] = {
-            gid: [] for gid, g in games.GAMES.items() if not g.tables
-        }
         self.challenge_seconds = CHALLENGE_SECONDS
         self.challenges: list[Challenge] = []
         self.ssh_line = ""  # how players reach this server ("ssh -p 2222 HOST"), set by the server
@@ -106,10 +102,9 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         # on the lobby a render, and arrivals come in bursts.
         self.notify_delay = 1.0
         self._notify_handle: asyncio.Handle | None = None
-        # One table policy per game that fills tables (server.games: ``tables``), keyed by its id.
-        self.tables: dict[str, Tables] = {
-            gid: Tables(self, g) for gid, g in games.GAMES.items() if g.tables
-        }
+        # One table policy (server.lobby.tables) per game, keyed by its id: quick table,
+        # rooms, bots, challenges and rematch fill seats the same way for every game.
+        self.tables: dict[str, Tables] = {gid: Tables(self, g) for gid, g in games.GAMES.items()}
 
     # -- facts ---------------------------------------------------------------
 
@@ -123,9 +118,10 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             for h in self.matches.values()
             if h.running
         )
-        waiting = {g: len(q) for g, q in self.queues.items()}
-        for gid, tables in self.tables.items():
-            waiting[gid] = sum(len(t.players) for t in tables.open_tables() if not t.private and not t.expected)
+        waiting = {
+            gid: sum(len(t.players) for t in tables.open_tables() if not t.private and not t.expected)
+            for gid, tables in self.tables.items()
+        }
         return Snapshot(players, matches, waiting)
 
     # -- arriving and leaving ------------------------------------------------
@@ -138,27 +134,12 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def _abandon(self, player: Player) -> None:
         for tables in self.tables.values():
             tables.leave(player)  # from a table still filling
-        for game, queue in self.queues.items():
-            for entry in list(queue):
-                if entry[0] is player:
-                    queue.remove(entry)
-                    if not entry[1].done():
-                        entry[1].cancel()
-        for code, room in list(self.rooms.items()):
-            if room.owner is player:
-                del self.rooms[code]
-                if not room.future.done():
-                    room.future.cancel()
         for h in self.matches.values():
             h.spectators.discard(player)
             for i, human in enumerate(h.humans):
                 if human is player and not h.running:
                     # Leaving the results is declining a rematch.
-                    policy = self.tables.get(h.game)
-                    if policy is not None:
-                        policy.declined(h, player)
-                    else:
-                        self._cancel_rematch_offers(h)
+                    self.tables[h.game].declined(h, player)
         self._prune()
 
     # -- matches -------------------------------------------------------------
@@ -166,7 +147,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def _new_code(self) -> str:
         while True:
             code = "".join(self._rng.choice(CODE_LETTERS) for _ in range(CODE_LEN))
-            if (code not in self.matches and code not in self.rooms and not any(code in t.tables for t in self.tables.values())
+            if (code not in self.matches and not any(code in t.tables for t in self.tables.values())
                     and code not in self.rematch_codes):
                 return code
 
@@ -182,26 +163,6 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         keys = [p.identity for p in players if p is not None and p.identity]
         if len(keys) != len(set(keys)):
             raise LobbyError("one key cannot hold two seats of a match")
-
-    def _host(self, game: str, players: list[Player | None], bots: list[str | None], code: str = "") -> Hosted:
-        if game not in GAMES:
-            raise LobbyError(f"no game called {game!r}")
-        self.check_distinct_keys(players)
-        seats = []
-        for p, bot in zip(players, bots):
-            if p is not None:
-                seats.append(Seat(p.name, p.seat_identity))
-            else:
-                seats.append(games.game(game).bot_seat(bot or ""))
-        code = code or self._new_code()
-        match = games.game(game).new_host(seats, code, self.host_config())
-        h = self.register(match, list(players))
-        for p in players:
-            if p is not None:
-                self._set_status(p, "playing", code)
-        self._prune()
-        self._changed()
-        return h
 
     def host_config(self) -> HostConfig:
         """The settings of the hosts this lobby starts (see :class:`server.games.HostConfig`)."""
@@ -246,7 +207,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         def host(rec: Any) -> Hosted:
             match = rec.match
             code = match.code or self._new_code()
-            if code in self.matches or code in self.rooms:
+            if code in self.matches or self.open_table(code) is not None:
                 code = self._new_code()
             match.code = code
             humans: list[Player | None] = []
@@ -301,7 +262,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def _prune(self) -> None:
         """Forget finished matches nobody looks at any more."""
         for code, h in list(self.matches.items()):
-            if h.running or h.rematch_wanted:
+            if h.running:
                 continue
             if h.spectators:
                 continue
@@ -315,58 +276,30 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
                 del self.rematch_codes[old]
 
     async def quick_match(self, player: Player, game: str = games.HOME) -> list[SeatHandle]:
-        """Wait for the next player who wants ``game``; cancel the await to leave the queue."""
-        if game not in GAMES:
-            raise LobbyError(f"no game called {game!r}")
-        self._check_active(player)
-        tables = self.tables.get(game)
-        if tables is not None:
-            return await tables.quick_match(player)
-        self._abandon(player)
-        queue = self.queues[game]
-        for entry in list(queue):
-            other, fut = entry
-            if fut.done() or other.id not in self.players:
-                queue.remove(entry)
-                continue
-            if self._same_key(other, player):
-                continue  # never paired with itself: it waits for someone else
-            queue.remove(entry)
-            h = self._host(game, [other, player], [None, None])
-            fut.set_result([h.match.handle(0)])
-            self._start(h)
-            return [h.match.handle(1)]
-        fut = asyncio.get_running_loop().create_future()
-        entry = (player, fut)
-        queue.append(entry)
-        self._set_status(player, "waiting", game)
-        try:
-            return await fut
-        finally:
-            if entry in queue:
-                queue.remove(entry)
-                self._changed()
+        """Sit at ``game``'s quick table and wait for its start (Voltage's, of two seats,
+        starts when the next player sits); cancel the await to get up."""
+        return await self._tables(game).quick_match(player)
 
-    def create_room(self, player: Player, game: str = "voltage", size: int = 4) -> Room:
-        """A private room; ``await room.future`` gives the owner's handles when a friend joins
-        (High Voltage: when its ``size`` seats are taken, or :meth:`start_room` says so)."""
-        if game not in GAMES:
-            raise LobbyError(f"no game called {game!r}")
-        self._check_active(player)
+    def _tables(self, game: str) -> Tables:
         tables = self.tables.get(game)
-        if tables is not None:
-            table = tables.create_room(player, size)
-            future = asyncio.ensure_future(tables.wait(table, player))
-            return Room(table.code, player, game, future, table=table)
-        self._abandon(player)
-        code = self._new_code()
-        room = Room(code, player, game, asyncio.get_running_loop().create_future())
-        self.rooms[code] = room
-        self._set_status(player, "room", code)
-        return room
+        if tables is None:
+            raise LobbyError(f"no game called {game!r}")
+        return tables
+
+    def create_room(self, player: Player, game: str = games.HOME, size: int = 4) -> Room:
+        """A private room; ``await room.future`` gives the owner's handles when it starts:
+        when its seats are taken (``size``, within the game's seat bounds: a two-seat game's
+        room is always of two), or when :meth:`start_room` says so."""
+        tables = self._tables(game)
+        self._check_active(player)
+        if tables.min_seats == tables.max_seats:
+            size = tables.max_seats  # a game of one table size (Voltage: two) has no choice to make
+        table = tables.create_room(player, size)
+        future = asyncio.ensure_future(tables.wait(table, player))
+        return Room(table.code, player, game, future, table=table)
 
     def start_room(self, room: Room) -> None:
-        """Start a room of seats (High Voltage's) now: bots take the empty seats."""
+        """Start a room now: bots take the empty seats."""
         if room.table is None or room.table.hosted is not None:
             return
         tables = self.tables.get(room.game)
@@ -378,8 +311,6 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def room_game(self, code: str) -> str | None:
         """The game of the private room ``code`` still filling (None: no such room)."""
         code = code.strip().upper()
-        if code in self.rooms:
-            return self.rooms[code].game
         for gid, tables in self.tables.items():
             table = tables.tables.get(code)
             if table is not None and table.private and table.hosted is None:
@@ -387,60 +318,42 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         return None
 
     def close_room(self, room: Room) -> None:
-        if room.table is not None:
-            if room.table.hosted is None:
-                self.tables[room.game].leave(room.owner)
-                if not room.future.done():
-                    room.future.cancel()
-                self._set_status(room.owner, "lobby")
-            return
-        if self.rooms.get(room.code) is room:
-            del self.rooms[room.code]
+        if room.table.hosted is None:
+            self.tables[room.game].leave(room.owner)
             if not room.future.done():
                 room.future.cancel()
             self._set_status(room.owner, "lobby")
 
     async def join(self, player: Player, code: str) -> list[SeatHandle]:
-        """Join the private room ``code`` of either game: a Voltage room starts at once, a
-        High Voltage one when it is full or its owner starts it (cancel to get up)."""
-        tables = self.tables.get(self.room_game(code) or "")
-        if tables is not None:
-            return await tables.join_room(player, code)
-        return self.join_room(player, code)
+        """Join the private room ``code`` of any game: a room with one seat left starts at
+        once (:meth:`join_room`), a bigger one when it is full or its owner starts it
+        (cancel to get up)."""
+        game = self.room_game(code)
+        table = self.open_table(code)
+        if game is None or table is None or table.size - len(table.players) - len(table.bots) <= 1:
+            return self.join_room(player, code)
+        return await self.tables[game].join_room(player, code)
 
     def join_room(self, player: Player, code: str) -> list[SeatHandle]:
-        """Join the two-seat room ``code`` (it starts at once); see :meth:`join`."""
+        """Join the room ``code`` with one seat left (a Voltage room): it starts at once;
+        see :meth:`join`."""
         code = code.strip().upper()
-        room = self.rooms.get(code)
-        if room is None:
-            seated = self.room_game(code)
-            if seated is not None:
-                raise LobbyError(f"{code} is a {games.title(seated)} room: join it with Lobby.join")
+        game = self.room_game(code)
+        table = self.open_table(code)
+        if game is None or table is None:
             raise LobbyError(f"no room {code}")
+        if table.size - len(table.players) - len(table.bots) > 1:
+            raise LobbyError(f"{code} is a {games.title(game)} room: join it with Lobby.join")
         self._check_active(player)
-        if room.owner is player or self._same_key(room.owner, player):
+        if table.owner is player or (table.owner is not None and self._same_key(table.owner, player)):
             raise LobbyError("that is your own room: give the code to a friend")
-        self._abandon(player)
-        del self.rooms[code]
-        h = self._host(room.game, [room.owner, player], [None, None], code=code)
-        if not room.future.done():
-            room.future.set_result([h.match.handle(0)])
-        self._start(h)
-        return [h.match.handle(1)]
+        return self.tables[game].join_now(player, code)
 
     def play_bot(self, player: Player, bot: str, game: str = games.HOME) -> list[SeatHandle]:
-        """``player`` against a bot at once (High Voltage: ``bot`` lists 1 to 3 levels,
-        ``"medium,fast"``)."""
+        """``player`` against bots at once: ``bot`` names one, or lists up to the game's
+        seats less one (High Voltage: ``"medium,fast"``)."""
         self._check_active(player)
-        tables = self.tables.get(game)
-        if tables is not None:
-            return tables.play_bots(player, bot)
-        self._abandon(player)
-        if bot not in known_bots():
-            raise LobbyError(f"no bot {bot!r}")
-        h = self._host(game, [player, None], [None, bot])
-        self._start(h)
-        return [h.match.handle(0)]
+        return self._tables(game).play_bots(player, bot)
 
     def watch(self, player: Player, code: str) -> list[SeatHandle]:
         self._check_active(player)
@@ -552,69 +465,22 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             raise LobbyError(f"{challenger.name} has gone")
         for p in (challenger, player):
             self._abandon(p)  # out of any queue or room first
-        tables = self.tables.get(ch.game)
-        if tables is not None:
-            mine, theirs = tables.play_people([challenger, player])
-            ch.future.set_result(mine)
-            return theirs
-        h = self._host(ch.game, [challenger, player], [None, None])
-        ch.future.set_result([h.match.handle(0)])
-        self._start(h)
-        return [h.match.handle(1)]
+        mine, theirs = self.tables[ch.game].play_people([challenger, player])
+        ch.future.set_result(mine)
+        return theirs
 
     # -- rematch -------------------------------------------------------------
 
-    def _cancel_rematch_offers(self, h: Hosted) -> None:
-        for seat, fut in list(h.rematch_wanted.items()):
-            if not fut.done():
-                fut.set_result(None)
-        h.rematch_wanted.clear()
-
     async def rematch(self, player: Player, handles: list[SeatHandle]) -> list[SeatHandle] | None:
-        """A new match with the same opponent once both ask; None if they go away."""
-        tables = self.tables.get(getattr(handles[0], "game", games.HOME)) if handles else None
-        if tables is not None:
-            return await tables.rematch(player, handles)
-        self._check_active(player)
-        h = self.hosted_of(handles)
-        if h is None or h.running or handles[0].seat is None:
+        """The same people and bots again, in the same seats, once every person still at
+        the results asks (a bot always agrees); None if that does not happen (someone
+        leaves, or :attr:`rematch_wait` passes)."""
+        if not handles:
             return None
-        seat = handles[0].seat
-        other = 1 - seat
-        opponent = h.humans[other]
-        oseat = h.match.seats[other]
-        if opponent is None:
-            # A bot opponent always agrees.
-            n = self._host(h.game, [player, None], [None, oseat.bot or self._takeover_bot(h)])
-            self._start(n)
-            self.rematched(h, n)
-            return [n.match.handle(0)]
-        if opponent.id not in self.players or opponent.status != "playing" or opponent.where != h.code:
+        tables = self.tables.get(getattr(handles[0], "game", games.HOME))
+        if tables is None:
             return None
-        waiting = h.rematch_wanted.get(other)
-        if waiting is not None and not waiting.done():
-            del h.rematch_wanted[other]
-            players: list[Player | None] = [None, None]
-            players[seat], players[other] = player, opponent
-            n = self._host(h.game, players, [None, None])
-            waiting.set_result([n.match.handle(other)])
-            h.match.set_notice("")
-            self._start(n)
-            self.rematched(h, n)
-            return [n.match.handle(seat)]
-        fut = asyncio.get_running_loop().create_future()
-        h.rematch_wanted[seat] = fut
-        h.match.set_notice(f"{player.name} wants a rematch")
-        try:
-            return await asyncio.wait_for(fut, self.rematch_wait)
-        except asyncio.TimeoutError:
-            return None
-        finally:
-            if h.rematch_wanted.get(seat) is fut:
-                del h.rematch_wanted[seat]
-                if h.match.notice.endswith("wants a rematch"):
-                    h.match.set_notice("")
-            self._prune()
+        return await tables.rematch(player, handles)
 
     # -- the narrow interface the tables get (server.lobby.tables.TableHost) ------
 

@@ -14,7 +14,8 @@ part's methods keep the names and signatures callers already use
 through the methods :class:`LobbyState` declares.  The table policy is different:
 it is an object of its own (:class:`server.lobby.tables.Tables`) given a narrow
 :class:`~server.lobby.tables.TableHost` by the lobby, because it has state of its
-own (tables filling) and there is one per game that fills tables.
+own (tables filling) and there is one per game, each parametrised by that game's
+registry entry (:mod:`server.games`).
 """
 
 from __future__ import annotations
@@ -54,43 +55,20 @@ class NameRejected(LobbyError):
     """A name that is not allowed or taken."""
 
 
-def bot_strengths() -> list[tuple[str, str]]:
-    """``(label, bot name)`` for each strength of bot that exists, weakest first."""
-    try:
-        from engine.voltage import bots
-    except ImportError:  # pragma: no cover
-        return [("random", "random")]
-    names = tuple(getattr(bots, "BOT_NAMES", ("random",)))
-    strengths = getattr(bots, "STRENGTHS", None)
-    out: list[tuple[str, str]] = []
-    if isinstance(strengths, dict):
-        for key, value in strengths.items():
-            out.append((str(getattr(value, "label", key)), str(getattr(value, "name", key))))
-    elif strengths:
-        for s in strengths:
-            name = str(getattr(s, "name", s))
-            out.append((str(getattr(s, "label", name)), name))
-    out = [(label, bot) for label, bot in out if bot in names]
-    if not out:
-        out = [(n, n) for n in names]
-    return out
+def bot_strengths(game: str = games.HOME) -> list[tuple[str, str]]:
+    """``(label, bot name)`` for each strength of ``game``'s bots, weakest first (the
+    game's registry entry: :attr:`server.games.ServerGame.strengths`)."""
+    return games.game(game).bot_strengths()
 
 
-def known_bots() -> set[str]:
-    try:
-        from engine.voltage import bots
-    except ImportError:  # pragma: no cover
-        return {"random"}
-    return set(getattr(bots, "BOT_NAMES", ("random",))) | {b for _l, b in bot_strengths()}
+def known_bots(game: str = games.HOME) -> set[str]:
+    """The bot names a seat of ``game`` may be given."""
+    return set(games.game(game).bot_levels())
 
 
-def takeover_bot() -> str:
-    """The bot that plays a dropped player's seat: a middling one."""
-    strengths = bot_strengths()
-    for _label, bot in strengths:
-        if bot == "medium":
-            return bot
-    return strengths[(len(strengths) - 1) // 2][1] if strengths else "random"
+def takeover_bot(game: str = games.HOME) -> str:
+    """The bot that plays a dropped player's seat of ``game``: a middling one."""
+    return games.game(game).default_bot
 
 
 def in_context(callback: Callable, *args) -> Callable[[], None]:
@@ -140,7 +118,6 @@ class Hosted:
     spectators: set[Player] = field(default_factory=set)
     grace: dict[int, asyncio.Task] = field(default_factory=dict)
     deadlines: dict[int, float] = field(default_factory=dict)
-    rematch_wanted: dict[int, asyncio.Future] = field(default_factory=dict)
     rematched: bool = False
     recording: Any = None  # server.store.persist.Recording when the lobby has a store
 
@@ -156,13 +133,14 @@ class Hosted:
 @dataclass(eq=False)
 class Room:
     """A private room waiting for its players; ``await room.future`` gives the owner's
-    handles when it starts.  A High Voltage room also has its table (2 to 4 seats)."""
+    handles when it starts; ``table`` is its :class:`server.lobby.tables.Table` (its seats,
+    within the game's bounds: Voltage's two, High Voltage's 2 to 4)."""
 
     code: str
     owner: Player
     game: str
     future: asyncio.Future
-    table: Any = None  # a server.lobby.tables.Table, for a game whose tables fill seat by seat
+    table: Any = None  # the server.lobby.tables.Table filling (Any: tables imports this module)
 
     @property
     def size(self) -> int:
@@ -262,5 +240,4 @@ class LobbyState:
     # the façade
     def _abandon(self, player: Player) -> None: raise NotImplementedError
     def _challenge_over(self, ch: Challenge, why: str) -> None: raise NotImplementedError
-    def _cancel_rematch_offers(self, h: Hosted) -> None: raise NotImplementedError
     def _takeover_bot(self, h: Hosted) -> str: raise NotImplementedError

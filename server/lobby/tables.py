@@ -1,22 +1,26 @@
-"""Tables: how the seats of a match fill, for any game with tables of N seats.
+"""Tables: how the seats of a match fill, one policy for every game.
 
-One :class:`Tables` per game (its :class:`~server.games.ServerGame`: seat bounds
-from its ``GameInfo``, its quick table's size, its bots, its host factory) sits
-beside a :class:`server.lobby.core.Lobby` and hosts every match of that game *in*
-that lobby: each match is registered through :meth:`TableHost.register`, so
-watching, dropped players (grace, then a bot), coming back, and recording to the
-store work as they do for every match.  How a table fills:
+One :class:`Tables` per game sits beside a :class:`server.lobby.core.Lobby`,
+parametrised by the game's :class:`~server.games.ServerGame` (seat bounds from its
+``GameInfo``, its quick table's size, its bots, its host factory), and hosts every
+match of that game *in* that lobby: each match is registered through
+:meth:`TableHost.register`, so watching, dropped players (grace, then a bot),
+coming back, and recording to the store work the same for every match.  Voltage
+is a game of exactly two seats, High Voltage of two to four; how a table fills:
 
 - **Quick match** (:meth:`Tables.quick_match`): join the open quick table, or open
-  one.  It starts at once when full; with at least ``min_seats`` but not full it
-  starts :data:`QUICK_FILL_SECONDS` after the ``min_seats``-th player sat down.
-- **Private room** (:meth:`Tables.create_room`, :meth:`Tables.join_room`): a code
-  for friends, ``min_seats`` to ``max_seats`` seats.  It starts when full, or when
-  the creator says so (:meth:`Tables.start`): empty seats then go to bots.
+  one.  It starts at once when full (Voltage's, of two seats: when the next player
+  sits); not full but with ``min_seats`` people, it starts :data:`QUICK_FILL_SECONDS`
+  after the ``min_seats``-th sat down (High Voltage's of four, with two or three).
+- **Private room** (:meth:`Tables.create_room`, :meth:`Tables.join_room`,
+  :meth:`Tables.join_now` for the last seat): a code for friends.  It starts when
+  full, or when the creator says so (:meth:`Tables.start`): empty seats then go to bots.
 - **Bots** (:meth:`Tables.play_bots`): you against 1 to ``max_seats - 1`` bots at once.
 - **People** (:meth:`Tables.play_people`): an accepted challenge, started at once.
-- **Rematch** (:meth:`Tables.rematch`): the same people and bots; it starts when
-  every person still at the results has asked.
+- **Rematch** (:meth:`Tables.rematch`): the same people and bots in the same seats;
+  it starts when every person still at the results has asked (bots always agree).
+  With nobody else left (no person still there, no bot) it is None at once, as when
+  the last other person declines.
 
 Every wait (``quick_match``, ``wait``, ``join_room``, ``rematch``) may be
 cancelled; the player then leaves the table.  Nothing here blocks the loop.
@@ -33,8 +37,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Coroutine, Protocol, Sequence
 
 from server.games import HostConfig, ServerGame
 from server.host.voltage import Seat, SeatHandle
@@ -77,6 +81,10 @@ class TableHost(Protocol):
         """Tell the lobby screens (soon) that something changed."""
         ...
 
+    def host_config(self) -> HostConfig:
+        """The lobby's settings for a new host (its executor, bot delay)."""
+        ...
+
     def register(self, match: Any, humans: list[Player | None]) -> Hosted:
         """List a new match (not started) as hosted, recording it when there is a store."""
         ...
@@ -90,6 +98,17 @@ class TableHost(Protocol):
     def prune(self) -> None:
         """Forget finished matches nobody looks at any more."""
         ...
+
+
+def _seat_in(h: Hosted, player: Player) -> int:
+    """``player``'s seat in ``h`` (a later session of the same key counts; else after all)."""
+    for i, human in enumerate(h.humans):
+        if human is player:
+            return i
+    for i, seat in enumerate(h.match.seats):
+        if player.identity and seat.identity == player.identity:
+            return i
+    return len(h.humans)
 
 
 @dataclass(eq=False)
@@ -259,15 +278,35 @@ class Tables:
         self.lobby.changed()
         return table
 
-    async def wait(self, table: Table, player: Player) -> list[SeatHandle]:
-        """Wait at ``table`` for the start (the owner, after :meth:`create_room`)."""
+    def wait(self, table: Table, player: Player) -> Coroutine[Any, Any, list[SeatHandle]]:
+        """Wait at ``table`` for the start (the owner, after :meth:`create_room`):
+        ``await tables.wait(table, owner)``.  The seat's future is taken at the call, so a
+        table that fills before the wait is first awaited still hands it its seat."""
         fut = table.waiters.get(player.id)
         if fut is None:
             raise LobbyError("you are not at that table")
-        return await self._wait(table, player, fut)
+        return self._wait(table, player, fut)
 
     async def join_room(self, player: Player, code: str) -> list[SeatHandle]:
         """Sit at the private table ``code`` and wait for the start."""
+        table = self._private(code, player)
+        fut = self._sit(table, player)
+        if table.full:
+            self.start(table)
+        self.lobby.changed()
+        return await self._wait(table, player, fut)
+
+    def join_now(self, player: Player, code: str) -> list[SeatHandle]:
+        """Take the last seat of the private table ``code``: it starts, and these are
+        ``player``'s handles (a two-seat game's room; see :meth:`join_room`)."""
+        table = self._private(code, player)
+        if table.size - len(table.players) - len(table.bots) != 1:
+            raise LobbyError(f"room {table.code} has more than one seat left: wait for its start")
+        fut = self._sit(table, player)
+        self.start(table)
+        return fut.result()
+
+    def _private(self, code: str, player: Player) -> Table:
         table = self.tables.get(code.strip().upper())
         if table is None or not table.private or table.hosted is not None:
             raise LobbyError(f"no {self.game.title} room {code.strip().upper()}")
@@ -275,11 +314,7 @@ class Tables:
             raise LobbyError("you are already at that table")
         if table.full:
             raise LobbyError(f"room {table.code} is full")
-        fut = self._sit(table, player)
-        if table.full:
-            self.start(table)
-        self.lobby.changed()
-        return await self._wait(table, player, fut)
+        return table
 
     def play_bots(self, player: Player, levels: Sequence[str] | str) -> list[SeatHandle]:
         """``player`` against 1 to ``max_seats - 1`` bots (levels, or ``"medium,fast"``), at once."""
@@ -316,6 +351,9 @@ class Tables:
             table.timer.cancel()
             table.timer = None
         bot = self.bot_level(bot)
+        old = self.lobby.hosted(table.rematch_of) if table.rematch_of else None
+        if old is not None:  # a rematch: everyone in the seat they had
+            table.players.sort(key=lambda p: _seat_in(old, p))
         levels = list(table.bots)
         empty = table.size - len(table.players) - len(levels)
         if bots:
@@ -325,7 +363,8 @@ class Tables:
         humans: list[Player | None] = list(table.players) + [None] * len(levels)
         seats = [Seat(p.name, p.seat_identity) for p in table.players]
         seats += [self.game.bot_seat(level) for level in levels]
-        config = HostConfig(countdown_seconds=self.countdown_seconds, bot_speed=self.bot_speed)
+        config = replace(self.lobby.host_config(), countdown_seconds=self.countdown_seconds,
+                         bot_speed=self.bot_speed)
         match = self.game.new_host(seats, table.code, config)
         lobby = self.lobby
         h = lobby.register(match, humans)  # recorded, listed, watched for changes
@@ -336,8 +375,9 @@ class Tables:
             fut = table.waiters.pop(p.id, None)
             if fut is not None and not fut.done():
                 fut.set_result([match.handle(i)])
-        old = lobby.hosted(table.rematch_of) if table.rematch_of else None
         if old is not None:
+            if old.match.notice.endswith("wants a rematch"):
+                old.match.set_notice("")
             lobby.rematched(old, h)
         lobby.prune()
         lobby.changed()
@@ -378,6 +418,8 @@ class Tables:
                 and p.status == "playing" and p.where == h.code
             }
             levels = [self.bot_level(s.bot) for s, p in zip(h.match.seats, h.humans) if p is None]
+            if not others and not levels:
+                return None  # nobody left to play again (as when the last other one declines)
             table = Table(self.lobby.new_code(), len(h.match.seats), bots=levels, expected=others,
                             rematch_of=h.code)
             self.tables[table.code] = table

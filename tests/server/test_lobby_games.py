@@ -62,3 +62,63 @@ async def test_a_games_seat_bounds_size_its_quick_table():
     else:  # pragma: no cover
         raise AssertionError("a room of 3 at a 2-seat game")
     ha.match.close()
+
+
+async def test_voltages_quick_match_is_a_two_seat_table_of_the_same_policy():
+    lobby = Lobby(seed=1, bot_delay=0)
+    ann, bob = online(lobby, "ann", "bob")
+    assert type(lobby.tables["voltage"]) is type(lobby.tables["high-voltage"]) is Tables
+    a = asyncio.ensure_future(lobby.quick_match(ann))
+    await asyncio.sleep(0)
+    table = lobby.tables["voltage"].table_of(ann)
+    assert table is not None and table.size == 2 and lobby.snapshot().waiting == {"voltage": 1, "high-voltage": 0}
+    (hb,) = await asyncio.wait_for(lobby.quick_match(bob), 2)
+    (ha,) = await asyncio.wait_for(a, 2)
+    assert ha.match is hb.match and (ha.seat, hb.seat) == (0, 1) and lobby.snapshot().waiting["voltage"] == 0
+    ha.match.close()
+
+
+def hv_lobby() -> Lobby:
+    lobby = Lobby(grace=0.05, rematch_wait=2.0, seed=3)
+    lobby.tables["high-voltage"].countdown_seconds = 0.01
+    lobby.tables["high-voltage"].bot_speed = 1000.0
+    return lobby
+
+
+async def settle():
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_a_rematch_keeps_everyones_seat_whoever_asks_first():
+    """(High Voltage's rematch seated people in the order they asked; Voltage's kept the
+    seats: one policy now, the seats kept for both.)"""
+    for game in games.IDS:
+        lobby = hv_lobby()
+        ann, bob = online(lobby, "ann", "bob")
+        ha, hb = (hs[0] for hs in lobby.tables[game].play_people([ann, bob]))
+        assert (ha.seat, hb.seat) == (0, 1)
+        await ha.resign()
+        await settle()
+        assert ha.match.over
+        asking = asyncio.ensure_future(lobby.rematch(bob, [hb]))  # bob, in seat 1, asks first
+        await settle()
+        (na,) = await asyncio.wait_for(lobby.rematch(ann, [ha]), 2)
+        (nb,) = await asyncio.wait_for(asking, 2)
+        assert na.match is nb.match and (na.seat, nb.seat) == (0, 1), game
+        assert na.match.names == ("ann", "bob") and ha.match.notice == ""
+        na.match.close()
+        ha.match.close()
+
+
+async def test_a_rematch_with_nobody_else_left_is_none_at_once_in_every_game():
+    """(High Voltage's used to seat a bot in the place of the person gone.)"""
+    for game in games.IDS:
+        lobby = hv_lobby()
+        ann, bob = online(lobby, "ann", "bob")
+        ha, hb = (hs[0] for hs in lobby.tables[game].play_people([ann, bob]))
+        await ha.resign()
+        await settle()
+        lobby.enter_lobby(bob)
+        assert await asyncio.wait_for(lobby.rematch(ann, [ha]), 2) is None, game
+        ha.match.close()

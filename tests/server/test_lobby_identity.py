@@ -84,12 +84,12 @@ async def test_two_sessions_of_one_key_are_never_paired_with_each_other(tmp_path
         assert store.unfinished_matches() == []
 
 
-def test_a_match_is_never_hosted_with_one_key_in_two_seats():
+async def test_a_match_is_never_hosted_with_one_key_in_two_seats():
     lobby = Lobby(seed=1)
     a = lobby.connect(KEY, "a")
     b = lobby.connect(KEY, "b")
     with pytest.raises(LobbyError, match="two seats"):
-        lobby._host("voltage", [a, b], [None, None])
+        lobby.tables["voltage"].play_people([a, b])
 
 
 async def test_a_key_cannot_join_its_own_room_from_a_second_session():
