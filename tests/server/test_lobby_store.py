@@ -30,7 +30,10 @@ def online(lobby: Lobby, identity, name):
 
 
 async def play_out(match, rng, limit=None):
-    """Legal actions (never a resignation) until the end, or ``limit`` actions."""
+    """Legal actions (never a resignation) until the end, or ``limit`` actions; at the
+    end, until the match's end hooks ran (its result is stored before them)."""
+    ended = asyncio.Event()
+    match.on_end.append(lambda _m: ended.set())
     n = 0
     while not match.over and (limit is None or n < limit):
         seat = match.state.to_move
@@ -40,6 +43,8 @@ async def play_out(match, rng, limit=None):
         legal = [a for a in match.view(seat).legal if not isinstance(a, V.Resign)]
         await match.handle(seat).submit(rng.choice(legal))
         n += 1
+    if match.over:
+        await asyncio.wait_for(ended.wait(), 10)
 
 
 async def test_a_rated_match_between_two_keys_moves_both_ratings_and_shows_the_change(tmp_path):
