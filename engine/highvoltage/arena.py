@@ -20,11 +20,11 @@ import heapq
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
-from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
+from engine.highvoltage import rules as H
 from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
 
 DEFAULT_PLAYERS: tuple[str, ...] = ("medium", "fast")
@@ -178,7 +178,7 @@ class HVArenaSummary:
 
     def wins_by_level(self) -> dict[str, int]:
         out: dict[str, int] = {}
-        for name, w in zip(self.players, self.wins):
+        for name, w in zip(self.players, self.wins, strict=True):
             out[name] = out.get(name, 0) + w
         return out
 

@@ -18,8 +18,9 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from engine.voltage import rules as V
 from engine.voltage.bots import BOT_NAMES, SEARCH_BOTS, make_bot
@@ -214,7 +215,8 @@ class ArenaSummary:
     def lines(self) -> list[str]:
         deals = (self.matches + 1) // 2
         out = [
-            f"{self.matches} match{'es' if self.matches != 1 else ''} of Voltage: {deals} deal{'s' if deals != 1 else ''}, each played from both seats "
+            f"{self.matches} match{'es' if self.matches != 1 else ''} of Voltage:"
+            f" {deals} deal{'s' if deals != 1 else ''}, each played from both seats "
             f"({self.workers} worker{'s' if self.workers != 1 else ''})"
         ]
         if self.interrupted:
@@ -267,7 +269,7 @@ def run_arena(
     players = tuple(players)
     defaults = {"iterations": iterations, "time_budget": time_budget}
     options = tuple(parse_entrant(p, defaults)[1] for p in players)  # unknown names fail here
-    for p, o in zip(players, options):
+    for p, o in zip(players, options, strict=True):
         make_bot(parse_entrant(p)[0], 0, **o)  # and bad options too
     summary = ArenaSummary(players, wins=[0] * len(players), workers=max(1, workers), planned=games)
     t0 = time.perf_counter()

@@ -21,9 +21,10 @@ reproduced exactly by its seed and its action list.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Union
 
+from engine.errors import IllegalActionError, InvalidActionError
 from engine.voltage.cards import (
     BYPASS,
     CARD_FACE,
@@ -35,7 +36,6 @@ from engine.voltage.cards import (
     Card,
     parse_terminal,
 )
-from engine.errors import IllegalActionError, InvalidActionError
 
 # The minus sign in words: U+2212, the sign the board's blocks show, so the log and
 # the board never disagree ("flipped green to −", not an ASCII hyphen).
@@ -114,7 +114,7 @@ class Resign:
         return f"resign {self.seat}"
 
 
-Action = Union[Play, Draw, Flip, Pass, Resign]
+Action = Play | Draw | Flip | Pass | Resign
 DRAW = Draw()
 PASS = Pass()
 FLIPS = tuple(Flip(t) for t in range(4))

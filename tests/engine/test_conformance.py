@@ -10,11 +10,11 @@ import random
 
 import pytest
 
+from engine.game import Outcome, Termination
 from engine.highvoltage import rules as H
+from engine.registry import GAMES, RULES, rules
 from engine.voltage import rules as V
 from engine.voltage.cards import CARD_TRANSFORMER
-from engine.game import Outcome, Termination
-from engine.registry import GAMES, RULES, rules
 
 
 def _shuffle_voltage(state, seat, rng):

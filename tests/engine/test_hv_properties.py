@@ -15,8 +15,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
+from engine.highvoltage import rules as H
 
 
 def _candidate(s: H.State, rng: random.Random, seen: list[H.HighVoltageView]) -> tuple[H.Action, int | None]:

@@ -191,6 +191,6 @@ def test_apply_never_mutates_its_input(seed, choice_seed):
             nxt, _ = V.apply(s, a)
             assert s.key() == before
             assert nxt is not s and nxt.hands[0] is not s.hands[0]
-            assert all(x is not y for x, y in zip(nxt.board, s.board))
+            assert all(x is not y for x, y in zip(nxt.board, s.board, strict=True))
         s, _ = V.apply(s, rng.choice(legal))
         assert V.legal_actions(s) is not legal

@@ -14,6 +14,7 @@ from collections import Counter
 
 import pytest
 
+from engine.errors import IllegalActionError, InvalidActionError, RuleError
 from engine.voltage import rules as V
 from engine.voltage.cards import (
     BLUE,
@@ -31,7 +32,6 @@ from engine.voltage.cards import (
     PURPLE,
     Card,
 )
-from engine.errors import IllegalActionError, InvalidActionError, RuleError
 from engine.voltage.rules import DRAW, PASS, Draw, Flip, Pass, Play, Resign
 
 # ---------------------------------------------------------------------------

@@ -33,6 +33,9 @@ import math
 import random
 import time
 
+from engine.voltage.bots.determinize import Determinizer
+from engine.voltage.bots.heuristics import evaluate, win_chance
+from engine.voltage.bots.policy import Planner
 from engine.voltage.rules import (
     OVER,
     SECOND,
@@ -48,9 +51,6 @@ from engine.voltage.rules import (
     legal_actions,
     step,
 )
-from engine.voltage.bots.determinize import Determinizer
-from engine.voltage.bots.heuristics import evaluate, win_chance
-from engine.voltage.bots.policy import Planner
 
 # Action -> small int, the same for actions that differ only in card backs.
 _KEYS: dict[Action, int] = {}
@@ -156,7 +156,7 @@ class ISMCTSBot:
             prices = view_planner(view).values(view.legal)
             top = max(prices)
             price: dict[int, float] = {}
-            for a, pv in zip(view.legal, prices):
+            for a, pv in zip(view.legal, prices, strict=True):
                 k = action_key(a)
                 price[k] = max(price.get(k, -1e9), pv)
             bias = {k: w_prior * (pv - top) for k, pv in price.items()}

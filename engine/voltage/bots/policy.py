@@ -15,15 +15,16 @@ Pricing reads only the mover's own hand and the public board, blocks and scores.
 
 from __future__ import annotations
 
+from engine.voltage.bots.heuristics import HAND_CARD, LEAD_MAX, SET_VALUE, WIN_VALUE
 from engine.voltage.cards import BYPASS, CARD_TRANSFORMER, CARD_VALUE
 from engine.voltage.rules import (
     CARD_KEY,
     DRAW,
     FLIP,
     SECOND,
-    START,
     SET_SIZE,
     SETS_TO_WIN,
+    START,
     Action,
     Draw,
     Flip,
@@ -31,7 +32,6 @@ from engine.voltage.rules import (
     State,
     legal_actions,
 )
-from engine.voltage.bots.heuristics import HAND_CARD, LEAD_MAX, SET_VALUE, WIN_VALUE
 
 P_TRANSFORMER = 18 / 56
 
@@ -145,7 +145,7 @@ class Planner:
         ]
         if phase == SECOND:
             out = []
-            for a, pr in zip(legal, prices):
+            for a, pr in zip(legal, prices, strict=True):
                 if pr is None:
                     out.append(self._draw_gain(1, max(flip_gains)) if isinstance(a, Draw) else 0.0)
                 elif pr[1]:
@@ -160,7 +160,7 @@ class Planner:
             hand_keys[k] = hand_keys.get(k, 0) + 1
         # Plays by terminal, best first: (gain, won, card key).
         by_terminal: list[list[tuple[float, int, int, int]]] = [[], [], [], []]
-        for i, (a, pr) in enumerate(zip(legal, prices)):
+        for i, (a, pr) in enumerate(zip(legal, prices, strict=True)):
             if pr is not None:
                 card = a.card  # type: ignore[union-attr]
                 by_terminal[a.terminal].append((pr[0], pr[1], card.face * 2 + card.transformer, -i))  # type: ignore[union-attr]
@@ -172,7 +172,7 @@ class Planner:
         # For each first card, the index in ``legal`` of the second card of its best
         # plan, or -1 when the plan draws one instead.
         self.seconds = seconds = [-1] * len(legal)
-        for a, pr in zip(legal, prices):
+        for a, pr in zip(legal, prices, strict=True):
             if pr is None:
                 out.append(self._draw_gain(2, max(flip_gains)) if isinstance(a, Draw) else 0.0)
                 continue
