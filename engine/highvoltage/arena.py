@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
@@ -49,7 +50,7 @@ class HVMatchResult:
     reason: str
     log: tuple[H.Action, ...] = field(repr=False, default=())
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "seed": self.seed,
             "players": list(self.players),
@@ -182,7 +183,7 @@ class HVArenaSummary:
             out[name] = out.get(name, 0) + w
         return out
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         m = self.matches
         return {
             "summary": True,

@@ -269,7 +269,8 @@ def parse_action(text: str) -> Action:
             seat = int(args[0])
             if not 0 <= seat < MAX_PLAYERS:
                 raise ValueError(f"no seat {seat}")
-            return {"draw": Draw, "stuck": Stuck, "resign": Resign}[verb](seat)
+            kinds: dict[str, type[Draw | Stuck | Resign]] = {"draw": Draw, "stuck": Stuck, "resign": Resign}
+            return kinds[verb](seat)
     except ValueError as e:
         raise InvalidActionError(f"{text!r}: {e}") from None
     raise InvalidActionError(
@@ -472,7 +473,7 @@ class State:
         """The seats still in the match."""
         return [s for s in range(self.players) if not self.out[s]]
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """Everything about the state as one comparable value (for tests and replays)."""
         return (
             self.seed,
@@ -496,7 +497,7 @@ class State:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.key() == other.key()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable although it has __eq__
 
     def __repr__(self) -> str:
         return (

@@ -39,7 +39,7 @@ class MatchResult:
     # Seconds each seat's bot spent on each decision that had a choice (two or more legal actions).
     think: tuple[tuple[float, ...], ...] = ((), ())
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "seed": self.seed,
             "players": list(self.players),
@@ -181,7 +181,7 @@ class ArenaSummary:
             return (0, 0.0, 0.0, 0.0)
         return (len(xs), sum(xs) / len(xs), _quantile(xs, 0.5), _quantile(xs, 0.95))
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         entrants = []
         for i, name in enumerate(self.players):
             lo, hi = self.interval(i)
@@ -266,7 +266,7 @@ def run_arena(
     (KeyboardInterrupt) stops the run: the matches finished so far are summed
     up and the summary says it was interrupted.
     """
-    players = tuple(players)
+    players = (players[0], players[1])
     defaults = {"iterations": iterations, "time_budget": time_budget}
     options = tuple(parse_entrant(p, defaults)[1] for p in players)  # unknown names fail here
     for p, o in zip(players, options, strict=True):

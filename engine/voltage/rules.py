@@ -304,7 +304,7 @@ class State:
     def over(self) -> bool:
         return self.phase == OVER
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """Everything about the state as one comparable value (for tests and replays)."""
         return (
             self.seed,
@@ -330,7 +330,7 @@ class State:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.key() == other.key()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable although it has __eq__
 
     def __repr__(self) -> str:
         return (
@@ -447,13 +447,13 @@ def _plays(state: State, seat: int, exclude_terminal: int) -> list[Action]:
     # cards there (each distinct one is a choice), or nothing when there is none.
     opp = 1 - seat
     board = state.board
-    rows = []
+    rows: list[tuple[int, list[int] | None]] = []
     for t in range(4):
         if t != exclude_terminal:
             pile = board[2 * t + opp]
             if pile:
-                targets = sorted({k for k in map(CARD_KEY.__getitem__, pile) if k < 24})
-                rows.append((t, targets or None))
+                numbers = sorted({k for k in map(CARD_KEY.__getitem__, pile) if k < 24})
+                rows.append((t, numbers or None))
             else:
                 rows.append((t, None))
     append = out.append

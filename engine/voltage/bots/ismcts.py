@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import cast
 
 from engine.voltage.bots.determinize import Determinizer
 from engine.voltage.bots.heuristics import evaluate, win_chance
@@ -208,16 +209,17 @@ class ISMCTSBot:
                     break
                 best_j = 0
                 best_u = -1e18
-                for j, ch in enumerate(kids):
-                    ch.avail += 1  # type: ignore[union-attr]
-                    n = ch.n  # type: ignore[union-attr]
-                    u = ch.w / n + c * sqrt(log(ch.avail) / n)  # type: ignore[union-attr]
+                tried = cast("list[_Node]", kids)  # every child exists: the branch above breaks otherwise
+                for j, ch in enumerate(tried):
+                    ch.avail += 1
+                    n = ch.n
+                    u = ch.w / n + c * sqrt(log(ch.avail) / n)
                     if prior is not None:
                         u += prior[j] / (n + 1)
                     if u > best_u:
                         best_u = u
                         best_j = j
-                node = kids[best_j]  # type: ignore[assignment]
+                node = tried[best_j]
                 step(s, legal[best_j])
                 path.append(node)
             v0 = _judge(s, turns)  # the chance that seat 0 wins
