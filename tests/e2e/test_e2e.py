@@ -36,7 +36,7 @@ async def test_two_players_quick_match_play_watch_and_rematch(game_server):
         assert "carol" in {p.name for p in hosted.spectators}
         # The palette (whose commands include writing screenshots) is not there.
         carol.press("\x10")  # ctrl+p
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # deliberately: nothing may open in this time
         assert not carol.has("Search for commands")
 
         terms = {0: alice, 1: bob}

@@ -67,5 +67,7 @@ async def play(t: Terminal, done: asyncio.Event) -> int:
             deadline = time.monotonic() + 1.0
             while t.frames == seen and time.monotonic() < deadline and not done.is_set():
                 await asyncio.sleep(0.005)  # wait for the screen to answer
-            await asyncio.sleep(0.02)  # and for the rest of its frame
+            # Pacing, not a wait for a condition: the rest of the frame, and a person's next look (the
+            # bots play on meanwhile, so the screen need never be still).
+            await asyncio.sleep(0.02)
     return pressed
