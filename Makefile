@@ -3,8 +3,8 @@ PY := .venv/bin/python
 
 .PHONY: test check check-all snapshots ci
 
-test:  ## the whole suite, as README says
-	$(PY) -m pytest -q
+test:  ## the whole suite, as README says (two workers: pytest-xdist)
+	$(PY) -m pytest -q -n 2
 
 check:  ## the gates .ci/run runs before the tests (config in pyproject.toml)
 	.venv/bin/ruff check engine tests/engine tests/e2e benchmarks
