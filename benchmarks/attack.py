@@ -91,7 +91,7 @@ def rss_kb(pid: int) -> int:
 
 
 class Server:
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             stderr=subprocess.DEVNULL,
@@ -302,7 +302,10 @@ def main() -> None:
     window = 10.0 if args.quick else 20.0
 
     async def run() -> None:
-        print(f"tree: {ROOT}  ({subprocess.run(['git', '-C', str(ROOT), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()})")
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        print(f"tree: {ROOT}  ({head})")
         if "flood" in only:
             for label, payload in (
                 ("16 KB of keys", b"a" * 16384),

@@ -111,7 +111,9 @@ _OTHER = re.compile(
     r"\x1b\[[0-9;:?<>=]*[ -/]*[@-GIK-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78DEMc]"
 )
 _MOVE = re.compile(r"\x1b\[([0-9;]*)([HJ])")
-_COMPLETE = re.compile(r"\x1b\[[0-9;:?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[^\[\]()]")
+_COMPLETE = re.compile(
+    r"\x1b\[[0-9;:?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[^\[\]()]"
+)
 
 
 class Rows:
@@ -162,7 +164,7 @@ class Rows:
         if not text:
             return
         if "\n" in text or "\r" in text:
-            for k, line in enumerate(re.split(r"(\r|\n)", text)):
+            for line in re.split(r"(\r|\n)", text):
                 if line == "\n":
                     self.y = min(self.height - 1, self.y + 1)
                 elif line == "\r":
@@ -221,7 +223,7 @@ class Player:
             self.output.clear()
             try:
                 await asyncio.wait_for(self.output.wait(), min(left, 1.0))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def key(self, key: str, latencies: list[float] | None, timeout: float = 3.0) -> bool:
@@ -231,7 +233,7 @@ class Player:
         self.chan.write(key.encode())
         try:
             await asyncio.wait_for(self.output.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         if latencies is not None:
             latencies.append(time.perf_counter() - t0)
@@ -240,7 +242,7 @@ class Player:
             self.output.clear()
             try:
                 await asyncio.wait_for(self.output.wait(), 0.03)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return True
 
     async def close(self) -> None:
@@ -314,7 +316,7 @@ async def play_turns(p: Player, stop_at: float, latencies: list[float], pace: tu
             p.output.clear()
             try:
                 await asyncio.wait_for(p.output.wait(), 1.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             continue
         await asyncio.sleep(rng.uniform(*pace))
@@ -378,7 +380,8 @@ def gc_text(g: dict) -> str:
             f" {g['over_20']} over 20 ms; CPU max {g['cpu_max']:.1f} ms, p99 {g['cpu_p99']:.2f} ms,"
             f" total {g['cpu_total']:.0f} ms")
     gens = "; ".join(
-        f"gen{i} {x['count']}: max {x['max']:.1f} / CPU {x['cpu_max']:.1f} ms, p99 {x['p99']:.1f} / {x['cpu_p99']:.1f} ms"
+        f"gen{i} {x['count']}: max {x['max']:.1f} / CPU {x['cpu_max']:.1f} ms,"
+        f" p99 {x['p99']:.1f} / {x['cpu_p99']:.1f} ms"
         for i, x in enumerate(g["gens"]) if x["count"]
     )
     return f"{head}\n    {gens}"
@@ -522,17 +525,20 @@ async def main() -> int:
               f"pace {lo:g}-{hi:g} s; server from {tree}")
         print(f"first frame, lone player (median of {len(lone)}): {ms(statistics.median(lone))}"
               f"  (min {ms(min(lone))}, max {ms(max(lone))})")
-        print(f"first frame while {n} arrive ({args.connect_batch} at a time): median {ms(statistics.median(first_frames))},"
+        print(f"first frame while {n} arrive ({args.connect_batch} at a time):"
+              f" median {ms(statistics.median(first_frames))},"
               f" p95 {ms(pct(first_frames, 95))}; all connected in {t_connect:.1f} s")
         print(f"actions played: {total} ({total / played:.1f}/s, {total / played / (n // 2):.2f}/s per match), "
               f"{tally['rematches']} rematch requests")
         print(f"keypress-to-frame latency over {len(latencies)} keys: p50 {ms(pct(latencies, 50))}, "
               f"p95 {ms(pct(latencies, 95))}, p99 {ms(pct(latencies, 99))}, max {ms(max(latencies, default=0))}")
-        print(f"server per action: {server_cpu * 1000 / per_action:.1f} ms CPU, {received / per_action / 1024:.1f} KiB sent")
+        print(f"server per action: {server_cpu * 1000 / per_action:.1f} ms CPU,"
+              f" {received / per_action / 1024:.1f} KiB sent")
         print(f"CPU while playing: server {server_cpu / played:.0%} of a core, these clients {client_cpu / played:.0%}"
               f" of a core = {client_cpu / max(server_cpu, 1e-9):.2f} x the server's (target <= 0.33)")
         print(f"server memory: idle {idle_rss / 1024:.1f} MB, with {n} sessions {rss_start / 1024:.1f} MB, "
-              f"after play {rss_after / 1024:.1f} MB: {(rss_start - idle_rss) / n / 1024:.2f} MB per session at the start,"
+              f"after play {rss_after / 1024:.1f} MB:"
+              f" {(rss_start - idle_rss) / n / 1024:.2f} MB per session at the start,"
               f" {(rss_after - idle_rss) / n / 1024:.2f} after play")
         if len(samples) > 2:
             print("server memory while playing (s: MB): "

@@ -30,8 +30,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.voltage import rules as V  # noqa: E402
-from server.ssh.driver import run_app  # noqa: E402
 from server.host.voltage import Match, Seat  # noqa: E402
+from server.ssh.driver import run_app  # noqa: E402
 from tui.app import make_app  # noqa: E402
 from tui.games.voltage.match import MatchScreen  # noqa: E402
 
@@ -249,7 +249,8 @@ def main() -> None:
     if "updates" in r:
         print(
             f"update:   {r['update_cpu_ms_mean']:.1f} ms CPU per screen (median {r['update_cpu_ms_median']:.1f}),"
-            f" {r['update_bytes_mean']:.0f} bytes, {r['update_writes_mean']:.1f} writes per screen  [{int(r['updates'])} actions]"
+            f" {r['update_bytes_mean']:.0f} bytes, {r['update_writes_mean']:.1f} writes per screen"
+            f"  [{int(r['updates'])} actions]"
         )
     if "keys" in r:
         print(

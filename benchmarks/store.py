@@ -77,8 +77,8 @@ def main() -> None:
         for mode in ("NORMAL", "FULL"):
             for path, times in run(Path(tmp), mode, args.commits).items():
                 us = sorted(t * 1e6 for t in times)
-                p = lambda q: us[min(len(us) - 1, int(q * len(us)))]  # noqa: E731
-                print(f"{mode:<12} {path:<7} {statistics.median(us):>10.0f} {p(0.9):>8.0f} {p(0.99):>8.0f} "
+                p90, p99 = (us[min(len(us) - 1, int(q * len(us)))] for q in (0.9, 0.99))
+                print(f"{mode:<12} {path:<7} {statistics.median(us):>10.0f} {p90:>8.0f} {p99:>8.0f} "
                       f"{statistics.fmean(us):>8.0f}")
 
 

@@ -16,8 +16,9 @@ replay, and the outcome.  Each game's own module keeps its richer API (bots use 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,11 @@ own registries keyed by the same ids.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
+from engine.game import GameInfo, Outcome, Rules, Termination
 from engine.highvoltage import rules as H
 from engine.voltage import rules as V
-from engine.game import GameInfo, Outcome, Rules, Termination
 
 
 class VoltageRules:

@@ -20,11 +20,12 @@ import heapq
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Any
 
-from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
+from engine.highvoltage import rules as H
 from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
 
 DEFAULT_PLAYERS: tuple[str, ...] = ("medium", "fast")
@@ -49,7 +50,7 @@ class HVMatchResult:
     reason: str
     log: tuple[H.Action, ...] = field(repr=False, default=())
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "seed": self.seed,
             "players": list(self.players),
@@ -178,11 +179,11 @@ class HVArenaSummary:
 
     def wins_by_level(self) -> dict[str, int]:
         out: dict[str, int] = {}
-        for name, w in zip(self.players, self.wins):
+        for name, w in zip(self.players, self.wins, strict=True):
             out[name] = out.get(name, 0) + w
         return out
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         m = self.matches
         return {
             "summary": True,

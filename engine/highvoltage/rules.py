@@ -72,8 +72,8 @@ Rulings decided here, beyond RULINGS.md:
   With every card held by players still in, blocked cannot happen at all
   (if every value is held, anything on top fits; else some value v is held
   and v-1 is not, so a v-1 (±1) lies in the discard pile and takes a v when
-  it comes on top): it needs cards left behind by a resigned player.  Players who declare stuck while they could draw simply
-  flip on; the bots draw whenever their pile is not empty.
+  it comes on top): it needs cards left behind by a resigned player.  Players
+  who declare stuck while they could draw simply flip on; the bots draw whenever their pile is not empty.
 - A player who resigns is out: their cards stay where they are (still counted
   for the 73), they no longer count for "everyone is stuck", and they rank
   after everybody still in, later resignations above earlier ones.  When one
@@ -86,8 +86,9 @@ the actions, so ``replay(seed, players, actions)`` reproduces a match.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Union
+from typing import NamedTuple
 
 from engine.errors import IllegalActionError, InvalidActionError
 
@@ -244,7 +245,7 @@ class Resign:
         return f"resign {self.seat}"
 
 
-Action = Union[Play, Draw, Stuck, Go, Resign]
+Action = Play | Draw | Stuck | Go | Resign
 GO = Go()
 
 
@@ -268,7 +269,8 @@ def parse_action(text: str) -> Action:
             seat = int(args[0])
             if not 0 <= seat < MAX_PLAYERS:
                 raise ValueError(f"no seat {seat}")
-            return {"draw": Draw, "stuck": Stuck, "resign": Resign}[verb](seat)
+            kinds: dict[str, type[Draw | Stuck | Resign]] = {"draw": Draw, "stuck": Stuck, "resign": Resign}
+            return kinds[verb](seat)
     except ValueError as e:
         raise InvalidActionError(f"{text!r}: {e}") from None
     raise InvalidActionError(
@@ -471,7 +473,7 @@ class State:
         """The seats still in the match."""
         return [s for s in range(self.players) if not self.out[s]]
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """Everything about the state as one comparable value (for tests and replays)."""
         return (
             self.seed,
@@ -495,7 +497,7 @@ class State:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.key() == other.key()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable although it has __eq__
 
     def __repr__(self) -> str:
         return (

@@ -18,8 +18,9 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from engine.voltage import rules as V
 from engine.voltage.bots import BOT_NAMES, SEARCH_BOTS, make_bot
@@ -38,7 +39,7 @@ class MatchResult:
     # Seconds each seat's bot spent on each decision that had a choice (two or more legal actions).
     think: tuple[tuple[float, ...], ...] = ((), ())
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "seed": self.seed,
             "players": list(self.players),
@@ -180,7 +181,7 @@ class ArenaSummary:
             return (0, 0.0, 0.0, 0.0)
         return (len(xs), sum(xs) / len(xs), _quantile(xs, 0.5), _quantile(xs, 0.95))
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         entrants = []
         for i, name in enumerate(self.players):
             lo, hi = self.interval(i)
@@ -214,7 +215,8 @@ class ArenaSummary:
     def lines(self) -> list[str]:
         deals = (self.matches + 1) // 2
         out = [
-            f"{self.matches} match{'es' if self.matches != 1 else ''} of Voltage: {deals} deal{'s' if deals != 1 else ''}, each played from both seats "
+            f"{self.matches} match{'es' if self.matches != 1 else ''} of Voltage:"
+            f" {deals} deal{'s' if deals != 1 else ''}, each played from both seats "
             f"({self.workers} worker{'s' if self.workers != 1 else ''})"
         ]
         if self.interrupted:
@@ -264,10 +266,10 @@ def run_arena(
     (KeyboardInterrupt) stops the run: the matches finished so far are summed
     up and the summary says it was interrupted.
     """
-    players = tuple(players)
+    players = (players[0], players[1])
     defaults = {"iterations": iterations, "time_budget": time_budget}
     options = tuple(parse_entrant(p, defaults)[1] for p in players)  # unknown names fail here
-    for p, o in zip(players, options):
+    for p, o in zip(players, options, strict=True):
         make_bot(parse_entrant(p)[0], 0, **o)  # and bad options too
     summary = ArenaSummary(players, wins=[0] * len(players), workers=max(1, workers), planned=games)
     t0 = time.perf_counter()

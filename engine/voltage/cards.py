@@ -138,4 +138,4 @@ class Card(NamedTuple):
         return self.code
 
 
-_CARDS: tuple[Card, ...] = tuple(Card(f, t) for f, t in zip(CARD_FACE, CARD_TRANSFORMER))
+_CARDS: tuple[Card, ...] = tuple(Card(f, t) for f, t in zip(CARD_FACE, CARD_TRANSFORMER, strict=True))

@@ -21,9 +21,10 @@ reproduced exactly by its seed and its action list.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Union
 
+from engine.errors import IllegalActionError, InvalidActionError
 from engine.voltage.cards import (
     BYPASS,
     CARD_FACE,
@@ -35,7 +36,6 @@ from engine.voltage.cards import (
     Card,
     parse_terminal,
 )
-from engine.errors import IllegalActionError, InvalidActionError
 
 # The minus sign in words: U+2212, the sign the board's blocks show, so the log and
 # the board never disagree ("flipped green to −", not an ASCII hyphen).
@@ -114,7 +114,7 @@ class Resign:
         return f"resign {self.seat}"
 
 
-Action = Union[Play, Draw, Flip, Pass, Resign]
+Action = Play | Draw | Flip | Pass | Resign
 DRAW = Draw()
 PASS = Pass()
 FLIPS = tuple(Flip(t) for t in range(4))
@@ -304,7 +304,7 @@ class State:
     def over(self) -> bool:
         return self.phase == OVER
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """Everything about the state as one comparable value (for tests and replays)."""
         return (
             self.seed,
@@ -330,7 +330,7 @@ class State:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.key() == other.key()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable although it has __eq__
 
     def __repr__(self) -> str:
         return (
@@ -447,13 +447,13 @@ def _plays(state: State, seat: int, exclude_terminal: int) -> list[Action]:
     # cards there (each distinct one is a choice), or nothing when there is none.
     opp = 1 - seat
     board = state.board
-    rows = []
+    rows: list[tuple[int, list[int] | None]] = []
     for t in range(4):
         if t != exclude_terminal:
             pile = board[2 * t + opp]
             if pile:
-                targets = sorted({k for k in map(CARD_KEY.__getitem__, pile) if k < 24})
-                rows.append((t, targets or None))
+                numbers = sorted({k for k in map(CARD_KEY.__getitem__, pile) if k < 24})
+                rows.append((t, numbers or None))
             else:
                 rows.append((t, None))
     append = out.append

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import re
 import signal
 import subprocess
 import sys
-import time
+import threading
 
 import pytest
 
@@ -158,18 +161,42 @@ def test_ctrl_c_keeps_the_matches_played_so_far(args):
 
 
 def test_ctrl_c_in_plain_text_says_how_far_it_got():
+    # stderr is a terminal, so the arena draws its progress line there after each match: Ctrl-C is
+    # sent once that line says a match was played (stdout, a pipe, gets the plain text either way).
+    master, slave = pty.openpty()
     p = subprocess.Popen(
         [sys.executable, "-m", "voltage", "arena", "--games", "1000000", "--workers", "2"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=slave,
         text=True,
     )
+    os.close(slave)
+    chunks: list[bytes] = []
+    played_one = threading.Event()
+
+    def drain() -> None:  # read all along: a full terminal buffer would block the arena
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the arena has exited
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+            if re.search(rb"\r[1-9]\d*/1000000 matches", b"".join(chunks[-2:])):
+                played_one.set()
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
-        time.sleep(3)
+        assert played_one.wait(60), "the arena never reported a match played"
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        out, _ = p.communicate(timeout=60)
+        reader.join(10)
     finally:
         p.kill()
+        os.close(master)
+    err = b"".join(chunks).decode(errors="replace")
     assert p.returncode == 130 and "Traceback" not in err, err
     first = out.splitlines()[0]
     assert first.startswith("Interrupted: ") and first.endswith("of the 1000000 matches asked for were played.")

@@ -9,9 +9,9 @@ from collections import Counter
 
 import pytest
 
-from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError, InvalidActionError
-from engine.highvoltage.rules import Draw, Face, Go, Play, Resign, Stuck
+from engine.highvoltage import rules as H
+from engine.highvoltage.rules import Draw, Face, Play, Resign, Stuck
 
 
 def F(code: str) -> Face:
@@ -647,7 +647,10 @@ class TestActionText:
 
     @pytest.mark.parametrize(
         "text",
-        ["", "jump", "draw", "draw 9", "play 0 7/3 10/1 #1", "play 0 7/4 on 10/1 #1", "play 0 7/3 on 10/1 #-1", "play 4 7/3 on 10/1 #1", "go 1"],
+        [
+            "", "jump", "draw", "draw 9", "play 0 7/3 10/1 #1", "play 0 7/4 on 10/1 #1", "play 0 7/3 on 10/1 #-1",
+            "play 4 7/3 on 10/1 #1", "go 1",
+        ],
     )
     def test_bad_text(self, text):
         with pytest.raises(InvalidActionError):

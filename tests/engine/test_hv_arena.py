@@ -7,9 +7,8 @@ import statistics
 
 import pytest
 
-from engine.highvoltage import rules as H
 from engine.highvoltage import arena as A
-from engine.highvoltage.rules import Draw, Face, Play, Stuck
+from engine.highvoltage import rules as H
 from engine.highvoltage.bots import (
     HV_BOT_NAMES,
     REACTION_SECONDS,
@@ -19,6 +18,7 @@ from engine.highvoltage.bots import (
     ReactionBot,
     make_hv_bot,
 )
+from engine.highvoltage.rules import Draw, Face, Play, Stuck
 
 
 def F(code: str) -> Face:

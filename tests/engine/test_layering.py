@@ -32,7 +32,8 @@ def test_engine_imports_nothing_of_textual_asyncssh_tui_or_server():
         check=True,
     )
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert {"engine.voltage.rules", "engine.voltage.arena", "engine.voltage.cards", "engine.voltage.bots"} <= set(result["imported"])
+    wanted = {"engine.voltage.rules", "engine.voltage.arena", "engine.voltage.cards", "engine.voltage.bots"}
+    assert wanted <= set(result["imported"])
     assert result["forbidden"] == [], f"engine pulled in {result['forbidden']}"
 
 

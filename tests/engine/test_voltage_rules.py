@@ -14,6 +14,7 @@ from collections import Counter
 
 import pytest
 
+from engine.errors import IllegalActionError, InvalidActionError, RuleError
 from engine.voltage import rules as V
 from engine.voltage.cards import (
     BLUE,
@@ -31,7 +32,6 @@ from engine.voltage.cards import (
     PURPLE,
     Card,
 )
-from engine.errors import IllegalActionError, InvalidActionError, RuleError
 from engine.voltage.rules import DRAW, PASS, Draw, Flip, Pass, Play, Resign
 
 # ---------------------------------------------------------------------------
@@ -241,7 +241,7 @@ def test_view_shows_public_information_and_hides_hands_and_draw_order():
     assert v.scores == (1, 2)
     assert v.draw_count == len(s.draw) and v.draw_top_transformer is True
     assert v.discard_count == 1 and v.discard_top == Card.parse("B3")
-    # The opponent's hand appears only as backs (see test_voltage_properties for the full check).
+    # The opponent's hand appears only as backs (see test_conformance for the full check).
     assert Card.parse("O3") not in v.hand and all(c != Card.parse("O3") for _, b in v.board for c in b)
     assert V.view(s, 1).hand == tuple(Card.parse(c) for c in ["B1v", "B2", "FUv", "O3"])
     assert V.view(s, None).hand is None and V.view(s, None).legal == ()

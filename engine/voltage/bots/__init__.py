@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Callable, NamedTuple, Protocol
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
 
 from engine.voltage.rules import Action, VoltageView
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import random
 
-from engine.voltage.rules import Action, VoltageView
 from engine.voltage.bots.determinize import Determinizer
 from engine.voltage.bots.policy import Planner
+from engine.voltage.rules import Action, VoltageView
 
 
 def view_planner(view: VoltageView) -> Planner:
@@ -51,7 +51,7 @@ class GreedyBot:
             return self.rng.choice(legal)
         values = view_planner(view).values(legal)
         best = max(values)
-        ties = [a for v, a in zip(values, legal) if v >= best - 1e-9]
+        ties = [a for v, a in zip(values, legal, strict=True) if v >= best - 1e-9]
         return ties[0] if len(ties) == 1 else self.rng.choice(ties)
 
 

@@ -32,7 +32,11 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import cast
 
+from engine.voltage.bots.determinize import Determinizer
+from engine.voltage.bots.heuristics import evaluate, win_chance
+from engine.voltage.bots.policy import Planner
 from engine.voltage.rules import (
     OVER,
     SECOND,
@@ -48,9 +52,6 @@ from engine.voltage.rules import (
     legal_actions,
     step,
 )
-from engine.voltage.bots.determinize import Determinizer
-from engine.voltage.bots.heuristics import evaluate, win_chance
-from engine.voltage.bots.policy import Planner
 
 # Action -> small int, the same for actions that differ only in card backs.
 _KEYS: dict[Action, int] = {}
@@ -156,7 +157,7 @@ class ISMCTSBot:
             prices = view_planner(view).values(view.legal)
             top = max(prices)
             price: dict[int, float] = {}
-            for a, pv in zip(view.legal, prices):
+            for a, pv in zip(view.legal, prices, strict=True):
                 k = action_key(a)
                 price[k] = max(price.get(k, -1e9), pv)
             bias = {k: w_prior * (pv - top) for k, pv in price.items()}
@@ -208,16 +209,17 @@ class ISMCTSBot:
                     break
                 best_j = 0
                 best_u = -1e18
-                for j, ch in enumerate(kids):
-                    ch.avail += 1  # type: ignore[union-attr]
-                    n = ch.n  # type: ignore[union-attr]
-                    u = ch.w / n + c * sqrt(log(ch.avail) / n)  # type: ignore[union-attr]
+                tried = cast("list[_Node]", kids)  # every child exists: the branch above breaks otherwise
+                for j, ch in enumerate(tried):
+                    ch.avail += 1
+                    n = ch.n
+                    u = ch.w / n + c * sqrt(log(ch.avail) / n)
                     if prior is not None:
                         u += prior[j] / (n + 1)
                     if u > best_u:
                         best_u = u
                         best_j = j
-                node = kids[best_j]  # type: ignore[assignment]
+                node = tried[best_j]
                 step(s, legal[best_j])
                 path.append(node)
             v0 = _judge(s, turns)  # the chance that seat 0 wins

@@ -15,15 +15,18 @@ Pricing reads only the mover's own hand and the public board, blocks and scores.
 
 from __future__ import annotations
 
+from typing import cast
+
+from engine.voltage.bots.heuristics import HAND_CARD, LEAD_MAX, SET_VALUE, WIN_VALUE
 from engine.voltage.cards import BYPASS, CARD_TRANSFORMER, CARD_VALUE
 from engine.voltage.rules import (
     CARD_KEY,
     DRAW,
     FLIP,
     SECOND,
-    START,
     SET_SIZE,
     SETS_TO_WIN,
+    START,
     Action,
     Draw,
     Flip,
@@ -31,14 +34,17 @@ from engine.voltage.rules import (
     State,
     legal_actions,
 )
-from engine.voltage.bots.heuristics import HAND_CARD, LEAD_MAX, SET_VALUE, WIN_VALUE
 
 P_TRANSFORMER = 18 / 56
 
 _THEIRS_NEXT = SET_VALUE[False]
 
 
-def _terminals(state: State, seat: int) -> list[tuple[int, int, int, bool, float]]:
+# (my total, their total, cards, plus, worth with the opponent to move) of one terminal.
+_Term = tuple[int, int, int, bool, float]
+
+
+def _terminals(state: State, seat: int) -> list[_Term]:
     """(my total, their total, cards, plus, worth with the opponent to move) per terminal."""
     out = []
     opp = 1 - seat
@@ -69,7 +75,7 @@ def _worth(mine: int, theirs: int, count: int, plus: bool) -> float:
     return _THEIRS_NEXT[count][lead + LEAD_MAX]
 
 
-def _price(a: Play, seat: int, terms) -> tuple[float, int, tuple]:
+def _price(a: Play, seat: int, terms: list[_Term]) -> tuple[float, int, _Term]:
     """(gain, sets won by me (+1) or them (-1) or 0, the terminal's new tuple) of play ``a``."""
     t = a.terminal
     mine, theirs, count, plus, value = terms[t]
@@ -140,12 +146,12 @@ class Planner:
         flip_gains = self.flip_gains
         if phase == FLIP:
             return [flip_gains[a.terminal] if isinstance(a, Flip) else 0.0 for a in legal]
-        prices: list[tuple[float, int, tuple] | None] = [
+        prices: list[tuple[float, int, _Term] | None] = [
             _price(a, seat, terms) if isinstance(a, Play) else None for a in legal
         ]
         if phase == SECOND:
             out = []
-            for a, pr in zip(legal, prices):
+            for a, pr in zip(legal, prices, strict=True):
                 if pr is None:
                     out.append(self._draw_gain(1, max(flip_gains)) if isinstance(a, Draw) else 0.0)
                 elif pr[1]:
@@ -160,10 +166,11 @@ class Planner:
             hand_keys[k] = hand_keys.get(k, 0) + 1
         # Plays by terminal, best first: (gain, won, card key).
         by_terminal: list[list[tuple[float, int, int, int]]] = [[], [], [], []]
-        for i, (a, pr) in enumerate(zip(legal, prices)):
+        for i, (a, pr) in enumerate(zip(legal, prices, strict=True)):
             if pr is not None:
-                card = a.card  # type: ignore[union-attr]
-                by_terminal[a.terminal].append((pr[0], pr[1], card.face * 2 + card.transformer, -i))  # type: ignore[union-attr]
+                play = cast(Play, a)  # only plays have a price
+                card = play.card
+                by_terminal[play.terminal].append((pr[0], pr[1], card.face * 2 + card.transformer, -i))
         for lst in by_terminal:
             lst.sort(reverse=True)
         # The best flip elsewhere than each terminal.
@@ -172,7 +179,7 @@ class Planner:
         # For each first card, the index in ``legal`` of the second card of its best
         # plan, or -1 when the plan draws one instead.
         self.seconds = seconds = [-1] * len(legal)
-        for a, pr in zip(legal, prices):
+        for a, pr in zip(legal, prices, strict=True):
             if pr is None:
                 out.append(self._draw_gain(2, max(flip_gains)) if isinstance(a, Draw) else 0.0)
                 continue
@@ -182,8 +189,9 @@ class Planner:
                 if over:
                     out.append(over)
                     continue
-            t = a.terminal  # type: ignore[union-attr]
-            card = a.card  # type: ignore[union-attr]
+            play = cast(Play, a)  # only plays have a price
+            t = play.terminal
+            card = play.card
             key = card.face * 2 + card.transformer
             m, th, c, pl, v = new_term
             flip_here = _worth(m, th, c, not pl) - v

@@ -4,18 +4,14 @@ a used data directory is made anew with a loud warning."""
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-import sys
-import time
 
 import pytest
 
 from server.ssh import server as ssh
 from server.ssh.server import HOST_KEY_FILE, load_host_key, serve_main
 from server.store.db import Store, StoreError
-
-from tests.server.test_restart import ROOT, free_port
+from tests.support.process import ServerProcess
 
 HostKeyError = getattr(ssh, "HostKeyError", Exception)
 
@@ -112,19 +108,11 @@ async def test_voltage_serve_warns_loudly_when_it_makes_a_new_host_key(tmp_path)
     Store.open(d).close()
     (d / HOST_KEY_FILE).unlink()
     (d / (HOST_KEY_FILE + ".pub")).unlink()  # the database alone says it was used
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "voltage", "serve", "--host", "127.0.0.1", "--port", str(free_port()),
-        "--data-dir", str(d), cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )
-    out: list[str] = []
+    srv = ServerProcess(d)
     try:
-        deadline = time.monotonic() + 30
-        while not any(line.startswith("Connect with") for line in out):
-            line = await asyncio.wait_for(proc.stdout.readline(), max(0.1, deadline - time.monotonic()))
-            assert line, "the server stopped:\n" + "".join(out)
-            out.append(line.decode())
+        await srv.start()
     finally:
-        proc.kill()
-        await proc.wait()
+        await srv.kill()
+    out = srv.out
     text = "".join(out)
     assert "WARNING" in text and "NEW host key" in text and "changed" in text.lower(), text

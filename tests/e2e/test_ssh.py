@@ -10,7 +10,8 @@ import pytest
 from asyncssh.packet import Boolean, String, UInt32
 
 from server.ssh.server import help_text, load_host_key, usage
-from tests.server.terminal import Terminal, ssh_connect
+from tests.support.ssh import EchoApp
+from tests.support.terminal import Terminal, ssh_connect
 
 
 async def run(port, command, **kw):
@@ -141,8 +142,6 @@ async def test_a_client_that_stops_reading_stalls_no_one_else(start_server, echo
 def _identity_app(seen):
     def factory(backend, name):
         seen.append(backend.player.identity)
-        from tests.server.conftest import EchoApp
-
         return EchoApp(backend, name)
 
     return factory

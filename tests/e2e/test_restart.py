@@ -9,73 +9,29 @@ oracle: whose turn it is and what they hold, to decide which keys to press.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
-import socket
-import sys
 import time
 from pathlib import Path
 
 import asyncssh
 import pytest
 
-from server.store.persist import restore_voltage
 from server.store.db import Store
-from tests.server.terminal import Terminal
-
-pytest.importorskip("tui.app")
-from tests.server.test_e2e import choices, keys_for, totals  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class ServerProcess:
-    """``python -m voltage serve`` on a port and a data directory."""
-
-    def __init__(self, data_dir: Path, port: int) -> None:
-        self.data_dir, self.port = data_dir, port
-        self.proc: asyncio.subprocess.Process | None = None
-        self.out: list[str] = []
-
-    async def start(self) -> ServerProcess:
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "voltage", "serve", "--host", "127.0.0.1",
-            "--port", str(self.port), "--data-dir", str(self.data_dir),
-            cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            line = await asyncio.wait_for(self.proc.stdout.readline(), max(0.1, deadline - time.monotonic()))
-            if not line:
-                raise AssertionError("the server stopped:\n" + "".join(self.out))
-            self.out.append(line.decode())
-            if line.startswith(b"Connect with"):
-                return self
-
-    async def stop(self, sig: int) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(sig)
-        return await asyncio.wait_for(self.proc.wait(), 15)
-
-    async def kill(self) -> None:
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.kill()
-            await self.proc.wait()
+from server.store.persist import restore_voltage
+from tests.support.e2e import keys_for, totals
+from tests.support.process import ServerProcess
+from tests.support.terminal import Terminal
+from tui.games.voltage import choices
 
 
 @pytest.fixture
 async def servers(tmp_path):
+    """``await servers()`` -> a server on ``tmp_path / "data"``; a second call restarts it on the port the first got."""
     made: list[ServerProcess] = []
-    port = free_port()
 
     async def start() -> ServerProcess:
+        port = made[0].port if made else 0
         srv = await ServerProcess(tmp_path / "data", port).start()
         made.append(srv)
         return srv

@@ -10,7 +10,7 @@ import socket
 import time
 
 from server.ssh.driver import OutputLimits, _clamp_size
-from tests.server.terminal import Terminal
+from tests.support.terminal import Terminal
 
 
 def server_queued(srv) -> int:
@@ -28,7 +28,8 @@ async def test_a_client_with_a_huge_window_that_stops_reading_is_closed_and_memo
     start_server, echo_app, caplog
 ):
     caplog.set_level(logging.WARNING, logger="server.ssh.driver")
-    srv = await start_server(echo_app, output_limits=OutputLimits(high_water=64 * 1024, low_water=8 * 1024, stuck_close_after=1.0))
+    limits = OutputLimits(high_water=64 * 1024, low_water=8 * 1024, stuck_close_after=1.0)
+    srv = await start_server(echo_app, output_limits=limits)
     # A 1 GiB window: asyncssh moves all the output on to the transport at once.
     # A small receive buffer, set before connecting, so that what is not read piles up
     # in the server's process (where it counts) within a second, not after megabytes.

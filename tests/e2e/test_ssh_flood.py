@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import Input
 
 from server.ssh.driver import InputLimits
-from tests.server.terminal import Terminal
+from tests.support.terminal import Terminal
 
 PAYLOADS = {
     "64KB-of-keys": b"a" * 65536,

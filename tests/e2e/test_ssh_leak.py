@@ -11,7 +11,7 @@ import weakref
 import pytest
 
 from server.ssh.server import harden_app
-from tests.server.terminal import Terminal
+from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
 

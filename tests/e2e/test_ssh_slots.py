@@ -4,14 +4,13 @@ budget, the silent grace, the idle limits), with raw sockets and real clients.""
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 
 import asyncssh
 import pytest
 
 from server.ssh.server import ServerConfig, VoltageServer
-from tests.server.terminal import Terminal, ssh_connect
+from tests.support.terminal import Terminal, ssh_connect
 
 tui_app = pytest.importorskip("tui.app")
 
@@ -32,7 +31,7 @@ async def closed_by_server(reader: asyncio.StreamReader, timeout: float) -> bool
             data = await asyncio.wait_for(reader.read(4096), max(0.01, deadline - time.monotonic()))
             if not data:
                 return True
-    except (asyncio.TimeoutError, ConnectionError):
+    except (TimeoutError, ConnectionError):
         return False
     return False
 
@@ -47,9 +46,9 @@ async def login_within(port: int, timeout: float) -> float:
                 r = await asyncio.wait_for(conn.run("who"), 5)
             assert r.exit_status == 0
             return time.monotonic() - t0
-        except (OSError, asyncssh.Error, asyncio.TimeoutError):
+        except (TimeoutError, OSError, asyncssh.Error) as e:
             if time.monotonic() - t0 > timeout:
-                raise AssertionError(f"no login got in within {timeout} s")
+                raise AssertionError(f"no login got in within {timeout} s") from e
             await asyncio.sleep(0.05)
 
 

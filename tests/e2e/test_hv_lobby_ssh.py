@@ -17,8 +17,8 @@ import time
 import pytest
 
 from server.ssh.server import harden_app
-from tests.server.terminal import Terminal, ssh_connect
-from tests.server.test_hv_ssh import play
+from tests.support.hv_player import play
+from tests.support.terminal import Terminal, ssh_connect
 
 tui_app = pytest.importorskip("tui.app")
 

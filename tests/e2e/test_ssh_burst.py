@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import Input
 
 from server.ssh.server import harden_app
-from tests.server.terminal import Terminal
+from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
 

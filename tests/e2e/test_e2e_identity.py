@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.server.test_e2e import enter, game_server, match_of, quick_pair, wait_until  # noqa: F401 (fixture)
-from tests.server.terminal import Terminal
+from tests.support.e2e import enter, match_of, play, quick_pair, wait_until
+from tests.support.terminal import Terminal
 
 
 async def test_a_key_opened_again_takes_its_match_and_the_old_session_is_told(game_server):
@@ -99,8 +99,6 @@ async def test_the_clients_no_color_is_honoured_over_ssh(game_server):
 
 
 async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(game_server):
-    from tests.server.test_e2e import play
-
     srv = game_server
     ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
     alice = await enter(srv, "alice", ka)

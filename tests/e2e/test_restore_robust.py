@@ -7,16 +7,12 @@ from __future__ import annotations
 import random
 import sqlite3
 
-import pytest
-
 from engine.voltage import rules as V
-from server.store import persist as P
 from server.host.voltage import Match, Seat
+from server.store import persist as P
 from server.store.db import Store
-
-pytest.importorskip("tui.app")
-from tests.server.test_restart import ServerProcess, free_port  # noqa: E402
-from tests.server.terminal import Terminal  # noqa: E402
+from tests.support.process import ServerProcess
+from tests.support.terminal import Terminal
 
 A, B, C = "SHA256:alice", "SHA256:bob", "SHA256:carol"
 
@@ -62,7 +58,7 @@ async def test_a_match_that_cannot_be_restored_never_stops_the_server(tmp_path):
     c.close()
     before = rows(db, damaged)
 
-    srv = await ServerProcess(d, free_port()).start()
+    srv = await ServerProcess(d).start()
     term = None
     try:
         out = "".join(srv.out)
@@ -82,7 +78,7 @@ async def test_a_match_that_cannot_be_restored_never_stops_the_server(tmp_path):
             await term.close()
         await srv.kill()
     # and again: the damaged match is still there, still untouched, still not in the way
-    srv = await ServerProcess(d, free_port()).start()
+    srv = await ServerProcess(d).start()
     try:
         assert f"match {damaged} cannot be restored" in "".join(srv.out)
         assert rows(db, damaged) == before

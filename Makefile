@@ -1,0 +1,23 @@
+# Everyday commands; they use the project's venv (`python3 -m venv .venv && .venv/bin/pip install -e '.[test]'`).
+PY := .venv/bin/python
+
+.PHONY: test check check-all snapshots ci
+
+test:  ## the whole suite, as README says (two workers: pytest-xdist)
+	$(PY) -m pytest -q -n 2
+
+check:  ## the gates .ci/run runs before the tests (config in pyproject.toml)
+	.venv/bin/ruff check engine tests/engine tests/e2e benchmarks
+	.venv/bin/mypy engine
+	.venv/bin/lint-imports --no-cache --contract engine-pure --contract engine-games
+
+check-all:  ## every gate over every package, clean only once issue 15's reworks are in
+	-.venv/bin/ruff check .
+	-.venv/bin/mypy
+	-.venv/bin/lint-imports --no-cache
+
+snapshots:  ## rewrite the SVG snapshots in tests/tui/snapshots; look at them (git diff) before committing
+	VOLTAGE_UPDATE_SNAPSHOTS=1 $(PY) -m pytest -q tests/tui/test_snapshots.py
+
+ci:  ## what CI runs, in a fresh venv
+	.ci/run

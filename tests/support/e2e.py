@@ -1,0 +1,138 @@
+"""What the end-to-end tests share: driving the real app over SSH by keys, as a player would.
+
+``play`` reads the server-side match only as an oracle (whose turn it is, what is legal)
+to decide which keys to press and when the screen is ready for them; every wait here
+waits on a condition with a deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+
+from tests.support.terminal import Terminal
+from tui.games.voltage import choices
+
+KEY_NAMES = {"space": " ", "up": "up", "down": "down"}
+
+
+async def wait_until(predicate, timeout=10.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
+        await asyncio.sleep(0.01)
+
+
+async def enter(srv, username, key=None, *, command=None, name_ok=True) -> Terminal:
+    t = await Terminal(100, 32).connect(srv.port, username, client_keys=[key] if key else (), command=command)
+    if name_ok:
+        await t.wait_for("Your name")
+        t.press("enter")
+        await t.wait_for(f"you: {username}")
+    return t
+
+
+async def quick_pair(srv, first: Terminal, second: Terminal, name: str = "alice"):
+    """``first`` then ``second`` choose Quick match: Voltage; the match they are paired in
+    (found by ``name``, one of theirs), once both screens show it."""
+    first.press("home", "enter")
+    await first.wait_for("Waiting for an opponent")
+    second.press("home", "enter")
+    await first.wait_for("VOLTAGE")
+    await second.wait_for("VOLTAGE")
+    return match_of(srv, name)
+
+
+def match_of(srv, name):
+    for h in srv.lobby.matches.values():
+        if h.running and any(p is not None and p.name == name for p in h.humans):
+            return h
+    return None
+
+
+def keys_for(view, names, app_mode: bool) -> list[str]:
+    """The keystrokes that play the first option of each step, as a player would."""
+    keys = []
+    sel = choices.NOTHING
+    while True:
+        step = choices.step_for(view, sel, names)
+        option = step.options[0]
+        key = KEY_NAMES.get(option.key, option.key)
+        if key in ("up", "down") and app_mode:
+            key = "app-" + key
+        keys.append(key)
+        if option.action is not None:
+            return keys
+        sel = option.select
+
+
+def top_line(term: Terminal) -> str:
+    return next((line for line in term.screen.display if "VOLTAGE" in line), "")
+
+
+def not_flipping(hosted) -> bool:
+    """A flip's block buttons cover the totals row: check screens outside it."""
+    return hosted.match.view(None).phase != "flip"
+
+
+def totals(term: Terminal) -> list[tuple[int, int]]:
+    """Each terminal's (top, bottom) totals as the screen shows them."""
+    rows = [list(map(int, re.findall(r"Σ (\d+)", line))) for line in term.screen.display if "Σ" in line]
+    rows = [r for r in rows if len(r) == 4]
+    assert len(rows) >= 2, term.text()
+    return list(zip(rows[0], rows[1], strict=True))
+
+
+def scores(term: Terminal) -> dict[str, int]:
+    top = next(line for line in term.screen.display if "VOLTAGE" in line)
+    return {name: int(n) for name, n in re.findall(r"[▲▼] (\S+)\s+\S+\s+(\d)/4", top)}
+
+
+async def play(srv, hosted, terms: dict[int, Terminal], apps: dict[int, object], *, stop=None, check_every=7):
+    """Play the match by keystrokes until it ends (or ``stop()``)."""
+    match = hosted.match
+    names = match.names
+    n = 0
+    while not match.over and not (stop and stop()):
+        seat = match.state.to_move
+        if match.seats[seat].is_bot or seat not in terms:
+            await asyncio.sleep(0.01)
+            continue
+        app = apps[seat]
+        # (the lambdas are awaited at once, before the loop moves on: binding their names as defaults says so)
+        await wait_until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
+                         what="the screen's view")
+        before = len(match.actions)
+        keys = keys_for(match.view(seat), names, app_mode=bool(n % 2))
+        terms[seat].press(*keys)
+        def late(keys: list[str] = keys, seat: int = seat) -> str:
+            return f"the action after {keys} from seat {seat}:\n{terms[seat].text()}"
+
+        await wait_until(lambda before=before: len(match.actions) > before or match.over, what=late)
+        n += 1
+        if n % check_every == 0 and not match.over and match.view(None).phase != "flip":
+            await screens_agree(match, terms)
+
+
+async def screens_agree(match, terms: dict[int, Terminal], spectator: Terminal | None = None):
+    """Every screen shows the match's board totals and scores."""
+    v = match.view(None)
+    want_scores = {match.seats[s].name: v.scores[s] for s in (0, 1)}
+    for seat, term in terms.items():
+        # Own side at the bottom: top row is the opponent's total.
+        want = [(v.total(t, 1 - seat), v.total(t, seat)) for t in range(4)]
+        await wait_until(lambda t=term, w=want: _safe(totals, t) == w and _safe(scores, t) == want_scores,
+                         what=f"seat {seat}'s screen to agree:\n{term.text()}")
+    if spectator is not None:
+        want = [(v.total(t, 1), v.total(t, 0)) for t in range(4)]
+        await wait_until(lambda: _safe(totals, spectator) == want and _safe(scores, spectator) == want_scores,
+                         what=f"the spectator's screen to agree:\n{spectator.text()}")
+
+
+def _safe(f, term):
+    try:
+        return f(term)
+    except (AssertionError, StopIteration):
+        return None
