@@ -26,7 +26,7 @@ from server.bus import JSON, Bus, FullRequest, Intent, Subscription, Update
 
 
 class LocalBus(Bus):
-    def __init__(self, *, strict: bool = False, dedupe_ttl: float = 3600.0, lobby_interval: float = 1.0) -> None:
+    def __init__(self, *, strict: bool = False, dedupe_ttl: float = 600.0, lobby_interval: float = 1.0) -> None:
         super().__init__(lobby_interval=lobby_interval)
         self.strict = strict
         self.dedupe_ttl = dedupe_ttl

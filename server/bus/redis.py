@@ -76,7 +76,7 @@ class RedisBus(Bus):
         *,
         namespace: str = "voltage",
         consumer: str = "host",
-        dedupe_ttl: float = 3600.0,
+        dedupe_ttl: float = 600.0,
         stream_maxlen: int = 100_000,
         lobby_interval: float = 1.0,
         backoff: float = 0.05,

@@ -186,6 +186,9 @@ async def test_redis_restart_mid_stream_reconnects_and_loses_nothing_accepted(re
     sides.edge.on_state(states.append)
     host = pump(sides.host)
     sub = await sides.edge.subscribe_updates("m1", 0)
+    lobby = await sides.edge.lobby()
+    await sides.host.publish_lobby({"rooms": 1})
+    assert await lobby.get(5) == {"rooms": 1}
     for seq in range(5):
         await sides.edge.send_intent(Intent("m1", 0, "s", seq, {"n": seq}))
     assert [i.seq for i in await host.take(5)] == list(range(5))  # and acked
@@ -206,8 +209,11 @@ async def test_redis_restart_mid_stream_reconnects_and_loses_nothing_accepted(re
     assert [i for i in got if not isinstance(i, Intent)] == [FullRequest("m1", 0)]
     await sides.host.publish_update("m1", 0, 10, {"board": "full"}, full=True)
     assert (await sub.get(15)).payload == {"board": "full"}
+    await sides.host.publish_lobby({"rooms": 2})  # and the lobby's subscription came back too
+    assert await lobby.get(15) == {"rooms": 2}
     assert host.items.empty()
     await sub.close()
+    await lobby.close()
 
 
 async def test_a_restarted_host_gets_what_it_read_but_never_acked(redis_sides, pump):

@@ -27,16 +27,17 @@ INSTALL = "apt-get install -y redis-server   (or run .ci/install-redis)"
 
 
 class RedisServer:
-    """One ``redis-server`` process on ``<dir>/redis.sock``; ``restart()`` keeps the socket path."""
+    """One ``redis-server`` process on ``<dir>/redis.sock`` (or loopback ``port``); ``restart()`` keeps the address."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, port: int | None = None) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             pytest.fail(f"redis-server is not installed; install it with: {INSTALL}", pytrace=False)
         self.binary = binary
         self.directory = directory
         self.socket = directory / "redis.sock"
-        self.url = f"unix://{self.socket}"
+        self.port = port
+        self.url = f"unix://{self.socket}" if port is None else f"redis://127.0.0.1:{port}/0"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -46,7 +47,8 @@ class RedisServer:
     def start(self, timeout: float = 10.0) -> None:
         args = [
             self.binary,
-            "--port", "0",
+            "--port", str(self.port or 0),
+            "--bind", "127.0.0.1",
             "--unixsocket", str(self.socket),
             "--unixsocketperm", "700",
             "--dir", str(self.directory),
