@@ -38,8 +38,8 @@ What crosses it, and the guarantees (decisions, with reasons):
 - **Connection state**: ``state`` is ``"connected"``, ``"reconnecting"`` or
   ``"closed"``; ``on_state(callback)`` is called on each change so an edge can tell
   its players.  Operations on a lost connection are retried with backoff until it
-  returns (or the bus is closed); they do not raise.  Only connecting at start
-  raises, with one clear :class:`BusUnavailable`.
+  returns; they do not raise.  Only connecting at start raises, with one clear
+  :class:`BusUnavailable`, and so does any send after ``close()``.
 """
 
 from __future__ import annotations
@@ -195,6 +195,10 @@ class Bus(abc.ABC):
     def on_state(self, callback: StateCallback) -> None:
         """Call ``callback(state)`` on every change of ``state``."""
         self._state_callbacks.append(callback)
+
+    def _check_open(self) -> None:
+        if self.state == "closed":
+            raise BusUnavailable(f"the bus is closed ({type(self).__name__})")
 
     def _set_state(self, state: str) -> None:
         if state == self.state or self.state == "closed":

@@ -42,6 +42,7 @@ class LocalBus(Bus):
 
     # -- intents --------------------------------------------------------------------
     async def send_intent(self, intent: Intent) -> bool:
+        self._check_open()
         now = time.monotonic()
         while self._seen and next(iter(self._seen.values())) <= now:
             self._seen.popitem(last=False)
@@ -53,6 +54,7 @@ class LocalBus(Bus):
         return True
 
     async def request_full(self, match: str, seat: int) -> None:
+        self._check_open()
         self._intents.put_nowait(FullRequest(match, seat))
 
     async def intents(self) -> AsyncIterator[Intent | FullRequest]:
@@ -67,6 +69,7 @@ class LocalBus(Bus):
 
     # -- updates --------------------------------------------------------------------
     async def publish_update(self, match: str, seat: int, version: int, payload: JSON, *, full: bool = False) -> None:
+        self._check_open()
         for sub in list(self._updates.get((match, seat), ())):
             sub.put(Update(match, seat, version, self._carry(payload), full))
 

@@ -241,7 +241,7 @@ class RedisBus(Bus):
 
     async def lobby(self) -> Subscription[JSON]:
         sub: Subscription[JSON] = await self._subscribe(f"{self.ns}:lobby")
-        self._lobby_seen[sub] = 0
+        self._lobby_seen.setdefault(sub, 0)  # a message may have come in since the subscribe
         await self._read_latest_lobby(sub)
         return sub
 

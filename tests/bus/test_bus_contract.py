@@ -150,6 +150,10 @@ async def test_close_ends_the_feeds(sides, pump):
     async for _ in sub:
         pytest.fail("nothing after close")
     await asyncio.wait_for(host.task, 5)
+    with pytest.raises(BusUnavailable, match="closed"):
+        await sides.edge.send_intent(Intent("m1", 0, "s", 0, {}))
+    with pytest.raises(BusUnavailable, match="closed"):
+        await sides.edge.publish_update("m1", 0, 1, {})
 
 
 def test_local_strict_bus_refuses_what_redis_could_not_carry():
@@ -230,3 +234,14 @@ async def test_a_restarted_host_gets_what_it_read_but_never_acked(redis_sides, p
     assert [i.seq for i in await restarted.take(2)] == [2, 3]
     await sides.edge.send_intent(Intent("m1", 0, "s", 4, {}))
     assert [i.seq for i in await restarted.take(1)] == [4]
+
+
+async def test_a_slow_subscriber_loses_its_oldest_updates_and_sees_a_gap():
+    from server.bus import Subscription, Update
+
+    sub: Subscription[Update] = Subscription(maxsize=3)
+    for v in range(1, 6):
+        sub.put(Update("m", 0, v, {}))
+    got = [(await sub.get(1)).version for _ in range(3)]
+    assert got == [3, 4, 5]  # memory stays bounded; 1 and 2 are gone
+    assert gap(0, Update("m", 0, got[0], {}))  # so the subscriber asks for the full view
