@@ -1,0 +1,1 @@
+"""Shared test fixtures that more than one test package uses."""

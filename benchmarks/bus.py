@@ -1,0 +1,120 @@
+"""What the bus costs: round trip intent -> update, in-process vs Redis, median and p95 in ms.
+
+One "round trip" is what a keypress pays on the bus: the edge sends an intent, the
+host reads it (and acks it), publishes the per-seat update with the next version,
+and the edge's subscription receives it.  Both sides run in this one process and
+event loop (on Redis each side has its own connection, as separate processes do),
+so the Redis figures include both sides' client CPU, which separate processes
+would run in parallel.  A private redis-server is started (temp dir, no
+persistence) unless ``--redis URL`` names one.
+
+    python benchmarks/bus.py                    # N=2000 each: local, Redis over a unix socket, over TCP loopback
+    python benchmarks/bus.py -n 5000
+    python benchmarks/bus.py --redis redis://10.0.0.5:6379/0
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from server.bus import Bus, Intent  # noqa: E402
+from server.bus.local import LocalBus  # noqa: E402
+
+VIEW = {"hand": ["3o", "5g", "7b", "2r", "9o"], "piles": {"orange": [3, 5], "green": []}, "scores": [12, 9], "turn": 0}
+
+
+async def round_trips(host: Bus, edge: Bus, n: int, warmup: int = 100) -> list[float]:
+    async def serve() -> None:
+        version = 0
+        async for item in host.intents():
+            await host.ack(item)
+            version += 1
+            await host.publish_update(item.match, item.seat, version, VIEW)
+
+    server = asyncio.get_running_loop().create_task(serve())
+    sub = await edge.subscribe_updates("m1", 0)
+    out = []
+    try:
+        for seq in range(warmup + n):
+            t0 = time.perf_counter()
+            await edge.send_intent(Intent("m1", 0, "bench", seq, {"action": "play 3o orange 0"}))
+            update = await sub.get(10)
+            dt = time.perf_counter() - t0
+            assert update.version == seq + 1, (update.version, seq)
+            if seq >= warmup:
+                out.append(dt * 1000)
+    finally:
+        server.cancel()
+        try:
+            await server
+        except asyncio.CancelledError:
+            pass
+        await sub.close()
+    return out
+
+
+async def run_local(n: int) -> list[float]:
+    bus = LocalBus()
+    try:
+        return await round_trips(bus, bus, n)
+    finally:
+        await bus.close()
+
+
+async def run_redis(url: str, n: int) -> list[float]:
+    from server.bus.redis import RedisBus
+
+    ns = f"bench{time.time_ns()}"
+    host = await RedisBus.connect(url, namespace=ns)
+    edge = await RedisBus.connect(url, namespace=ns)
+    try:
+        return await round_trips(host, edge, n)
+    finally:
+        await edge.close()
+        await host.close()
+
+
+def line(name: str, ms: list[float]) -> str:
+    q = statistics.quantiles(ms, n=100)
+    return f"{name:<24} median {statistics.median(ms):6.3f} ms   p95 {q[94]:6.3f} ms   p99 {q[98]:6.3f} ms   (n={len(ms)})"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=2000, help="round trips per bus (after 100 warm-up ones)")
+    parser.add_argument("--redis", metavar="URL", help="an existing Redis instead of a private redis-server")
+    args = parser.parse_args()
+
+    print(line("local (in-process)", asyncio.run(run_local(args.n))))
+    if args.redis:
+        print(line(f"redis {args.redis}", asyncio.run(run_redis(args.redis, args.n))))
+        return
+    from tests.support.redis import RedisServer
+
+    for label, port in (("redis (unix socket)", None), ("redis (TCP loopback)", free_port())):
+        with tempfile.TemporaryDirectory(prefix="voltage-bench-redis-") as d:
+            server = RedisServer(Path(d), port=port)
+            server.start()
+            try:
+                print(line(label, asyncio.run(run_redis(server.url, args.n))))
+            finally:
+                server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The bus contract: both implementations, one suite."""
