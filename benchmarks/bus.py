@@ -85,7 +85,8 @@ async def run_redis(url: str, n: int) -> list[float]:
 
 def line(name: str, ms: list[float]) -> str:
     q = statistics.quantiles(ms, n=100)
-    return f"{name:<24} median {statistics.median(ms):6.3f} ms   p95 {q[94]:6.3f} ms   p99 {q[98]:6.3f} ms   (n={len(ms)})"
+    median = statistics.median(ms)
+    return f"{name:<24} median {median:6.3f} ms   p95 {q[94]:6.3f} ms   p99 {q[98]:6.3f} ms   (n={len(ms)})"
 
 
 def free_port() -> int:

@@ -25,9 +25,10 @@ Decisions:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from engine.game import GameInfo
 from engine.registry import GAMES as ENGINE_GAMES
@@ -174,7 +175,7 @@ def _high_voltage_bots() -> tuple[str, ...]:
 def _high_voltage_describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool) -> str:
     if short:
         return "HV: " + ", ".join(names)
-    seats = ", ".join(f"{n} {s}" for n, s in zip(names, scores))
+    seats = ", ".join(f"{n} {s}" for n, s in zip(names, scores, strict=True))
     return f"{title}: {seats} cards left"
 
 

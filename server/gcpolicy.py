@@ -100,8 +100,9 @@ import math
 import os
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -272,7 +273,7 @@ class Policy:
         if self.manage and log.isEnabledFor(logging.DEBUG):
             frozen = gc.get_freeze_count()
             gc.unfreeze()
-            self._collect("check at shutdown (of %d frozen)" % frozen)
+            self._collect(f"check at shutdown (of {frozen} frozen)")
         if self.manage:
             gc.unfreeze()
             gc.set_threshold(*self._old_thresholds)
@@ -466,7 +467,10 @@ _ORIGINAL: dict[str, Any] = {}
 # What the patched methods must look like for the patch to apply (Textual 8.2).
 _EXPECTED = {
     "divide": ("strips = [self]", "self._divide_cache[cache_key] = strips"),
-    "crop_extend": ("self.extend_cell_length(end, style).crop(start, end)", "self._crop_extend_cache[cache_key] = strip"),
+    "crop_extend": (
+        "self.extend_cell_length(end, style).crop(start, end)",
+        "self._crop_extend_cache[cache_key] = strip",
+    ),
 }
 
 

@@ -28,8 +28,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from openskill.models import BradleyTerryFull
 
@@ -134,7 +134,7 @@ def rate(game: str, entrants: Sequence[Entrant]) -> list[Change]:
     teams = [[_model.rating(mu=mu, sigma=sigma)] for mu, sigma in before]
     result = _model.rate(teams, ranks=[float(e.rank) for e in rated])
     out: list[Change] = []
-    for e, b, team in zip(rated, before, result):
+    for e, b, team in zip(rated, before, result, strict=True):
         if e.is_human:
             assert e.identity is not None
             out.append(Change(e.seat, e.identity, b, (team[0].mu, team[0].sigma)))

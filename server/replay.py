@@ -37,10 +37,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from engine.errors import IllegalActionError, InvalidActionError
 from engine.highvoltage import rules as H
 from engine.voltage import rules as V
-from engine.errors import IllegalActionError, InvalidActionError
-
 from server.errors import ServerError
 from server.store.db import MatchRecord, Store
 

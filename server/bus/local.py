@@ -50,7 +50,8 @@ class LocalBus(Bus):
         if key in self._seen:
             return False
         self._seen[key] = now + self.dedupe_ttl
-        self._intents.put_nowait(Intent(intent.match, intent.seat, intent.session, intent.seq, self._carry(intent.payload)))
+        carried = Intent(intent.match, intent.seat, intent.session, intent.seq, self._carry(intent.payload))
+        self._intents.put_nowait(carried)
         return True
 
     async def request_full(self, match: str, seat: int) -> None:

@@ -41,6 +41,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
@@ -165,7 +166,9 @@ class RedisBus(Bus):
 
     # -- intents --------------------------------------------------------------------
     async def send_intent(self, intent: Intent) -> bool:
-        data = json.dumps({"m": intent.match, "s": intent.seat, "ss": intent.session, "q": intent.seq, "p": intent.payload})
+        data = json.dumps(
+            {"m": intent.match, "s": intent.seat, "ss": intent.session, "q": intent.seq, "p": intent.payload}
+        )
         key = f"{self.ns}:seen:{intent.session}:{intent.seq}"
         ttl = str(int(self.dedupe_ttl * 1000))
         added = await self._call(lambda: self._accept(keys=[key, self._stream], args=[ttl, self.stream_maxlen, data]))
@@ -182,8 +185,12 @@ class RedisBus(Bus):
         while self.state != "closed":
             block = self.block_ms if last == ">" else None
             try:
+                # partial, not a lambda: it binds this round's ``last`` and ``block`` (the call is awaited at once,
+                # but a closure over loop variables is the bug bugbear's B023 looks for).
                 reply = await self._call(
-                    lambda: self._client.xreadgroup(self.GROUP, self.consumer, {self._stream: last}, count=100, block=block)
+                    partial(
+                        self._client.xreadgroup, self.GROUP, self.consumer, {self._stream: last}, count=100, block=block
+                    )
                 )
             except BusUnavailable:
                 return
@@ -201,7 +208,7 @@ class RedisBus(Bus):
                 last = entries[-1][0]  # page on through the pending list
             for tag, fields in entries:
                 if not fields:  # trimmed away while pending
-                    await self._call(lambda: self._client.xack(self._stream, self.GROUP, tag))
+                    await self._call(partial(self._client.xack, self._stream, self.GROUP, tag))
                     continue
                 d = json.loads(fields["d"])
                 if fields["k"] == "f":
@@ -408,7 +415,7 @@ class RedisBus(Bus):
             return
         try:
             await asyncio.wait_for(self._lobby.close(), 2.0)
-        except (BusUnavailable, asyncio.TimeoutError, RedisError, OSError):
+        except (TimeoutError, BusUnavailable, RedisError, OSError):
             pass
         self._set_state("closed")
         for subs in list(self._routes.values()):

@@ -29,12 +29,13 @@ import asyncio
 import logging
 import random
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from server import games
 from server.games import HostConfig
-from server.host.voltage import Seat, SeatHandle
+from server.host.voltage import SeatHandle
 from server.lobby.away import AwayMixin
 from server.lobby.models import (  # noqa: F401  (re-exported: the older import path)
     BOT_OFFER_SECONDS,
@@ -136,7 +137,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             tables.leave(player)  # from a table still filling
         for h in self.matches.values():
             h.spectators.discard(player)
-            for i, human in enumerate(h.humans):
+            for human in h.humans:
                 if human is player and not h.running:
                     # Leaving the results is declining a rematch.
                     self.tables[h.game].declined(h, player)

@@ -24,9 +24,10 @@ import asyncio
 import contextvars
 import itertools
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from server import games
 from server.errors import ServerError

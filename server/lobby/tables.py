@@ -37,8 +37,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Coroutine, Protocol, Sequence
+from typing import Any, Protocol
 
 from server.games import HostConfig, ServerGame
 from server.host.voltage import Seat, SeatHandle
@@ -229,7 +230,7 @@ class Tables:
             table.timer.cancel()
             table.timer = None
         self.tables.pop(table.code, None)
-        for pid, fut in list(table.waiters.items()):
+        for fut in list(table.waiters.values()):
             if not fut.done():
                 fut.cancel()
         table.waiters.clear()
@@ -417,7 +418,7 @@ class Tables:
                 if p is not None and p is not player and self.lobby.online(p)
                 and p.status == "playing" and p.where == h.code
             }
-            levels = [self.bot_level(s.bot) for s, p in zip(h.match.seats, h.humans) if p is None]
+            levels = [self.bot_level(s.bot) for s, p in zip(h.match.seats, h.humans, strict=True) if p is None]
             if not others and not levels:
                 return None  # nobody left to play again (as when the last other one declines)
             table = Table(self.lobby.new_code(), len(h.match.seats), bots=levels, expected=others,
@@ -436,7 +437,7 @@ class Tables:
             h.match.set_notice(f"{player.name} wants a rematch")
         try:
             return await asyncio.wait_for(fut, self.lobby.rematch_wait)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return None
         finally:
             if table.hosted is None:

@@ -64,8 +64,9 @@ import codecs
 import contextvars
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from textual import events
 from textual._xterm_parser import XTermParser

@@ -52,16 +52,17 @@ import logging
 import os
 import random
 import re
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import asyncssh
 
 from server import gcpolicy
-from server.ssh.driver import InputLimits, OutputLimits, TerminalChannel, run_app
 from server.lobby.core import Lobby
+from server.ssh.driver import InputLimits, OutputLimits, TerminalChannel, run_app
 
 log = logging.getLogger(__name__)
 
@@ -596,12 +597,12 @@ class VoltageServer:
         if process.subsystem:
             process.stderr.write(f"voltage: no subsystems here\n{usage(self.ssh_line())}\n".encode())
             return 1
+        newline = "\r\n" if process.term_type else "\n"
         if words == ["help"]:
-            process.stdout.write(help_text(self.ssh_line()).replace("\n", "\r\n" if process.term_type else "\n").encode())
+            process.stdout.write(help_text(self.ssh_line()).replace("\n", newline).encode())
             return 0
         if words == ["who"]:
-            text = self.lobby.who_text()
-            process.stdout.write(text.replace("\n", "\r\n" if process.term_type else "\n").encode())
+            process.stdout.write(self.lobby.who_text().replace("\n", newline).encode())
             return 0
         if words and words[0] in ("leaderboard", "export"):
             return self._kept_command(process, words)
@@ -611,7 +612,8 @@ class VoltageServer:
         elif words and words[0] == "replay":
             return await self._replay(c, process, words[1:])
         elif words:
-            process.stderr.write(f"voltage: unknown command {_printable(command or '')!r}\n{usage(self.ssh_line())}\n".encode())
+            unknown = _printable(command or "")
+            process.stderr.write(f"voltage: unknown command {unknown!r}\n{usage(self.ssh_line())}\n".encode())
             return 1
         if process.term_type is None:
             process.stderr.write(b"voltage: the game needs a terminal: connect with ssh -t\n")
@@ -752,10 +754,9 @@ async def serve(
     """Run the server until cancelled or sent SIGTERM (``store``: keep players, ratings and
     match logs there, and restore its unfinished matches first; ``host_key``: as loaded
     by :func:`load_host_key`, else loaded from the data directory at start)."""
-    import signal
-
-    from concurrent.futures import ProcessPoolExecutor
     import multiprocessing
+    import signal
+    from concurrent.futures import ProcessPoolExecutor
 
     executor: Executor
     try:

@@ -96,14 +96,14 @@ import sqlite3
 import threading
 import time
 import unicodedata
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from server import ratings as R
-
 from server.errors import ServerError  # the root every server error shares (server/errors.py)
 
 log = logging.getLogger(__name__)
@@ -1151,7 +1151,7 @@ def _finish_match(
         changes: list[R.Change] = []
         if rated:
             entrants = []
-            for s, r in zip(seats, ranks):
+            for s, r in zip(seats, ranks, strict=True):
                 ident = s["identity"]
                 registered = ident is not None and c.execute(
                     "SELECT 1 FROM players WHERE identity = ?", (ident,)
@@ -1183,7 +1183,7 @@ def _finish_match(
         )
         c.executemany(
             "UPDATE seats SET rank = ? WHERE match_id = ? AND seat = ?",
-            [(int(r), match_id, s["seat"]) for s, r in zip(seats, ranks)],
+            [(int(r), match_id, s["seat"]) for s, r in zip(seats, ranks, strict=True)],
         )
         for ch in changes:
             c.execute(
@@ -1212,7 +1212,7 @@ def _abandon_match(c: sqlite3.Connection, match_id: int, reason: str) -> None:
 def seat_dict(seat: object) -> dict:
     """A ``{name, identity, bot}`` mapping from anything with those attributes."""
     return {
-        "name": getattr(seat, "name"),
+        "name": seat.name,
         "identity": getattr(seat, "identity", None),
         "bot": getattr(seat, "bot", None),
     }

@@ -46,12 +46,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import unicodedata
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future
-from typing import Callable, Mapping, cast
+from typing import cast
 
-from engine.voltage import rules as V
 from engine.errors import IllegalActionError, InvalidActionError
-
+from engine.voltage import rules as V
 from server import ratings as R
 from server.errors import ServerError
 from server.host.voltage import Match, Seat
@@ -373,8 +373,9 @@ def history_line(record: MatchRecord, identity: str | None) -> str:
 
 def history_lines(record: MatchRecord, identity: str | None) -> list[str]:
     """The forms of :func:`history_line`, longest first, for narrower lists (a list
-    uses one form for all its lines, so they stay aligned): shortened by meaning (the game's short name, the result before the opponents, the date without the
-    time, "v 3 others"), so the result always shows and no word is cut."""
+    uses one form for all its lines, so they stay aligned): shortened by meaning (the
+    game's short name, the result before the opponents, the date without the time,
+    "v 3 others"), so the result always shows and no word is cut."""
     import time as _time
 
     me = record.seat_of(identity)

@@ -54,9 +54,9 @@ async def sides(request) -> AsyncIterator[Sides]:
 
 
 @pytest.fixture
-async def redis_sides(redis_url) -> AsyncIterator[Sides]:
+async def redis_sides(request) -> AsyncIterator[Sides]:
     """Host and edge over Redis only (for Redis's own faults)."""
-    s = await _redis_sides(redis_url)
+    s = await _redis_sides(request.getfixturevalue("redis_url"))
     yield s
     for bus in s.opened:
         await bus.close()

@@ -25,7 +25,7 @@ KA, KB = "SHA256:alice", "SHA256:bob"
 def finished_match(store: Store, seed: int, names=("Alice", "Bob"), idents=(KA, KB)) -> int:
     rng = random.Random(seed)
     s = V.new_match(seed)
-    mid = store.create_match("voltage", seed, [{"name": n, "identity": i} for n, i in zip(names, idents)])
+    mid = store.create_match("voltage", seed, [{"name": n, "identity": i} for n, i in zip(names, idents, strict=True)])
     n = 0
     while not s.over:
         a = rng.choice(V.legal_actions(s))
@@ -70,7 +70,7 @@ async def test_leaderboard_prints_the_top_players_per_game(kept):
     assert r.exit_status == 0 and not r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "Voltage: top 20"
-    rows = [l.split() for l in lines[2:4]]
+    rows = [line.split() for line in lines[2:4]]
     assert [row[0] for row in rows] == ["1", "2"] and {row[1] for row in rows} == {"Alice", "Bob"}
     store = kept.store
     for row in rows:

@@ -9,8 +9,8 @@ import pytest
 
 from engine.highvoltage import rules as H
 from server.games import GAMES as SERVER_GAMES
-from server.lobby.tables import Tables
 from server.lobby.core import Lobby, LobbyError
+from server.lobby.tables import Tables
 
 
 def online(lobby: Lobby, *names: str):

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from engine.highvoltage import rules as H
 import server.replay as R
+from engine.highvoltage import rules as H
 from server.replay import HVReplay, Replay, ReplayError
 from server.store.db import Store
 

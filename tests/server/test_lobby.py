@@ -212,9 +212,10 @@ async def test_rematch_against_a_bot_is_immediate():
 
 
 async def test_a_player_back_in_the_seat_is_shown_as_playing_and_can_rematch():
+    from textual.app import App
+
     from server.backend import SSHBackend
     from tui.screens.lobby import LobbyScreen
-    from textual.app import App
 
     lobby = Lobby(grace=60, bot_delay=0)
     a = online(lobby, "Alice", identity="SHA256:alice")

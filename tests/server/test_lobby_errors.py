@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from tui.ports import Refused
-
 from server.errors import ServerError
 from server.lobby.core import Lobby, LobbyError, NameRejected
 from server.replay import ReplayError, replay_of
 from server.store.db import MatchRecord, NameTaken, NotFound, RenameTooSoon, Store, StoreError
 from server.store.persist import RestoreError
+from tui.ports import Refused
 
 
 def shown(request) -> str:

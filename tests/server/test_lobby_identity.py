@@ -8,11 +8,10 @@ import asyncio
 
 import pytest
 
-from engine.voltage import rules as V
 from server.backend import SSHBackend
 from server.games import GAMES as SERVER_GAMES
-from server.lobby.tables import Tables
 from server.lobby.core import Lobby, LobbyError
+from server.lobby.tables import Tables
 from server.store.db import Store
 
 KEY, OTHER = "SHA256:alice-key", "SHA256:bob-key"

@@ -11,8 +11,8 @@ import pytest
 from engine.voltage import rules as V
 from server.backend import SSHBackend
 from server.host.highvoltage import HVMatch
-from server.lobby.core import Lobby, NameRejected
 from server.host.voltage import Seat
+from server.lobby.core import Lobby, NameRejected
 from server.store import persist as P
 from server.store.db import Store
 
@@ -53,7 +53,7 @@ async def test_a_rated_match_between_two_keys_moves_both_ratings_and_shows_the_c
         alice, bob = online(lobby, KA, "alice"), online(lobby, KB, "bob")
         waiting = asyncio.ensure_future(lobby.quick_match(alice))
         await asyncio.sleep(0)
-        hb = await lobby.quick_match(bob)
+        await lobby.quick_match(bob)
         ha = await waiting
         h = lobby.hosted_of(ha)
         assert h is not None and h.recording is not None
@@ -77,7 +77,8 @@ async def test_a_rated_match_between_two_keys_moves_both_ratings_and_shows_the_c
         (mid, line), = backend.history()
         assert mid == rec.id and "v alice" in line and ("won" if winner == 1 else "lost") in line
         board = backend.leaderboard("voltage")
-        assert [e.name for e in board] == sorted(["alice", "bob"], key=lambda n: -changes[0 if n == "alice" else 1].shown_after)
+        shown = {"alice": changes[0].shown_after, "bob": changes[1].shown_after}
+        assert [e.name for e in board] == sorted(["alice", "bob"], key=lambda n: -shown[n])
         assert all(len(e.history) == 1 for e in board) and [e.me for e in board].count(True) == 1
         # Her own seat's replay (her hand), a spectator's for anyone else.
         assert backend.open_replay(rec.id).seat == 1
@@ -192,7 +193,8 @@ async def test_four_players_of_high_voltage_are_all_ranked_and_rated(tmp_path):
         assert set(changes) == {0, 1, 2, 3}
         first = [s for s in range(4) if m.state.places[s] == 1]
         last = [s for s in range(4) if m.state.places[s] == max(m.state.places)]
-        assert all(changes[s].delta > 0 for s in first) and all(changes[s].delta < changes[first[0]].delta for s in last)
+        assert all(changes[s].delta > 0 for s in first)
+        assert all(changes[s].delta < changes[first[0]].delta for s in last)
         lobby = lobby_on(store)
         board = SSHBackend(lobby, lobby.connect(keys[0])).leaderboard("high-voltage")
         assert sorted(e.name for e in board) == ["p0", "p1", "p2", "p3"]

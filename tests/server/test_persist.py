@@ -8,8 +8,8 @@ import sys
 import textwrap
 
 from engine.voltage import rules as V
-from server.store import persist as P
 from server.host.voltage import Match, Seat
+from server.store import persist as P
 from server.store.db import Store
 
 A, B = "SHA256:alice", "SHA256:bob"
@@ -190,9 +190,11 @@ def test_text_leaderboard_lists_the_top_players_per_game(tmp_path):
         for i, ident in enumerate(ids):
             store.upsert_player(ident, f"player{i:02d}\x1b[31m")
         for i in range(24):  # a chain: each beats the next
-            mid = store.create_match("voltage", i, [{"name": "a", "identity": ids[i]}, {"name": "b", "identity": ids[i + 1]}])
+            pair = [{"name": "a", "identity": ids[i]}, {"name": "b", "identity": ids[i + 1]}]
+            mid = store.create_match("voltage", i, pair)
             store.finish_match(mid, [1, 2], "four sets", [4, 0])
-        mid = store.create_match("high-voltage", 0, [{"name": "a", "identity": ids[0]}, {"name": "b", "identity": ids[1]}, {"name": "r", "bot": "fast"}])
+        seats = [{"name": "a", "identity": ids[0]}, {"name": "b", "identity": ids[1]}, {"name": "r", "bot": "fast"}]
+        mid = store.create_match("high-voltage", 0, seats)
         store.finish_match(mid, [2, 1, 3], "last card")
         text = P.text_leaderboard(store)
     assert "\x1b" not in text

@@ -5,8 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from engine.voltage import rules as V
 import server.replay as R
+from engine.voltage import rules as V
 from server.replay import Replay, ReplayError
 from server.store.db import Store
 

@@ -4,13 +4,13 @@ and in ``export``, and the client's NO_COLOR."""
 from __future__ import annotations
 
 import json
-
-import pytest
 import sqlite3
 
-from server.store import db as S
+import pytest
+
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
+from server.store import db as S
 from server.store.db import Store
 from tests.server.test_commands import KA, KB, finished_match
 from tests.tui.test_lobby_screen import colours_drawn, lines_of
@@ -41,7 +41,9 @@ def test_a_version_2_store_moves_to_3_and_keeps_its_matches(tmp_path):
     c = sqlite3.connect(path)
     c.executescript(S.MIGRATIONS[0] + S.MIGRATIONS[1] + "\nPRAGMA user_version = 2;")
     c.execute("INSERT INTO players VALUES ('k', 'Old', 1, 1)")
-    c.execute("INSERT INTO matches (id, game, seed, code, status, started) VALUES (1, 'voltage', '5', '', 'running', 1)")
+    c.execute(
+        "INSERT INTO matches (id, game, seed, code, status, started) VALUES (1, 'voltage', '5', '', 'running', 1)"
+    )
     c.execute("INSERT INTO actions (match_id, idx, action) VALUES (1, 0, 'draw')")
     c.commit()
     c.close()

@@ -17,14 +17,14 @@ import time
 
 import pytest
 
+from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from engine.voltage import rules as V
-from engine.errors import IllegalActionError
 from server.host import voltage as M
-from server.store import persist as P
 from server.host.highvoltage import HVMatch
-from server.lobby.core import Lobby
 from server.host.voltage import Match, Seat
+from server.lobby.core import Lobby
+from server.store import persist as P
 from server.store.db import Store
 
 A, B = "SHA256:alice", "SHA256:bob"
@@ -156,7 +156,7 @@ async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, 
                 await m.handle(0).submit(move(m, rng)[1])
             else:
                 n = len(m.actions)
-                await until(lambda: len(m.actions) > n, what="the bot's move")
+                await until(lambda n=n: len(m.actions) > n, what="the bot's move")
         assert real_actions(store, mid) == [a.text() for a in m.actions]
         m.close()
 

@@ -58,12 +58,15 @@ class RedisServer:
             "--loglevel", "warning",
             "--logfile", str(self.directory / "redis.log"),
         ]  # fmt: skip
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         deadline = time.monotonic() + timeout
         while not self.ping():
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
-                log = (self.directory / "redis.log").read_text(errors="replace") if (self.directory / "redis.log").exists() else ""
+                logfile = self.directory / "redis.log"
+                log = logfile.read_text(errors="replace") if logfile.exists() else ""
                 pytest.fail(f"redis-server exited with {self.process.returncode}: {err}{log}", pytrace=False)
             if time.monotonic() > deadline:
                 self.stop()
