@@ -31,13 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.voltage import rules as V  # noqa: E402
 from server.host.voltage import Match, Seat  # noqa: E402
-from server.ssh.driver import run_app  # noqa: E402
+from server.ssh.driver import TerminalChannel, run_app  # noqa: E402
 from tui.app import make_app  # noqa: E402
 from tui.games.voltage.match import MatchScreen  # noqa: E402
 
 
-class Channel:
-    """A terminal channel in memory: counts output, takes input from a queue."""
+class Channel(TerminalChannel):
+    """A terminal channel in memory: counts output, takes input from a queue (``abort`` and ``closing`` are
+    TerminalChannel's defaults)."""
 
     def __init__(self, size: tuple[int, int]) -> None:
         self._size = size

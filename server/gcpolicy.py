@@ -102,6 +102,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -312,10 +313,14 @@ class Policy:
         if key in self._tracked:
             return
         try:
-            ref = weakref.ref(app, lambda _r, key=key: self._tracked.pop(key, None))
+            ref = weakref.ref(app, partial(self._forget, key))
         except TypeError:
             return  # not weak-referenceable: nothing to track
         self._tracked[key] = _Tracked(ref, self.clock())
+
+    def _forget(self, key: int, _ref: weakref.ref[Any]) -> None:
+        """The weakref's callback: the app ``key`` is gone."""
+        self._tracked.pop(key, None)
 
     # -- the decisions ---------------------------------------------------------
 
@@ -464,6 +469,7 @@ def _strip_crop_extend(self: Any, start: int, end: int, style: Any) -> Any:
 
 
 _ORIGINAL: dict[str, Any] = {}
+_PATCHES: dict[str, Callable[..., Any]] = {"divide": _strip_divide, "crop_extend": _strip_crop_extend}
 # What the patched methods must look like for the patch to apply (Textual 8.2).
 _EXPECTED = {
     "divide": ("strips = [self]", "self._divide_cache[cache_key] = strips"),
@@ -492,10 +498,10 @@ def patch_textual_strips() -> bool:
         if not all(needle in source for needle in needles):
             log.warning("gc policy: textual's Strip.%s is not the one expected; its strips stay cyclic", name)
             return False
-    _ORIGINAL["divide"] = Strip.divide
-    _ORIGINAL["crop_extend"] = Strip.crop_extend
-    Strip.divide = _strip_divide
-    Strip.crop_extend = _strip_crop_extend
+    # setattr: replacing a class's methods is what this does (mypy refuses ``Strip.divide = ...``).
+    for name, replacement in _PATCHES.items():
+        _ORIGINAL[name] = getattr(Strip, name)
+        setattr(Strip, name, replacement)
     return True
 
 
@@ -503,8 +509,8 @@ def unpatch_textual_strips() -> None:
     if _ORIGINAL:
         from textual.strip import Strip
 
-        Strip.divide = _ORIGINAL.pop("divide")
-        Strip.crop_extend = _ORIGINAL.pop("crop_extend")
+        for name in list(_ORIGINAL):
+            setattr(Strip, name, _ORIGINAL.pop(name))
 
 
 # ---------------------------------------------------------------------------

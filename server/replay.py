@@ -40,6 +40,7 @@ from typing import Any
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.highvoltage import rules as H
 from engine.voltage import rules as V
+from engine.voltage.cards import Card
 from server.errors import ServerError
 from server.store.db import MatchRecord, Store
 
@@ -223,8 +224,8 @@ class VoltageReplay(Replay):
     def seat_view(self, step: int, seat: int | None) -> V.VoltageView:
         return replace(V.view(self._states[self.clamp(step)], seat), legal=())
 
-    def _hand(self, state: V.State, seat: int) -> tuple[V.Card, ...]:
-        return tuple(V.Card.of(c) for c in state.hands[seat])
+    def _hand(self, state: V.State, seat: int) -> tuple[Card, ...]:
+        return tuple(Card.of(c) for c in state.hands[seat])
 
 
 class HVReplay(Replay):

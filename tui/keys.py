@@ -55,7 +55,7 @@ class KeySequencer:
 
     PASSES = 2
 
-    def __init__(self, app: Any, post: Callable[[Message], None], *, timeout: float = SETTLE_TIMEOUT) -> None:
+    def __init__(self, app: Any, post: Callable[[Message], object], *, timeout: float = SETTLE_TIMEOUT) -> None:
         self._app = app
         self._post = post
         self._timeout = timeout

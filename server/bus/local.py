@@ -120,7 +120,7 @@ class LocalBus(Bus):
         for subs in list(self._updates.values()):
             for sub in list(subs):
                 sub.end()
-        for sub in list(self._lobby_subs):
-            sub.end()
+        for lobby_sub in list(self._lobby_subs):
+            lobby_sub.end()
         self._updates.clear()
         self._lobby_subs.clear()

@@ -42,7 +42,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -55,6 +55,19 @@ from server.bus import JSON, Bus, BusUnavailable, FullRequest, Intent, Subscript
 
 T = TypeVar("T")
 LOST = (RedisConnectionError, RedisTimeoutError, OSError)
+
+# One stream's entries as XREADGROUP returns them to this client: RESP2 (redis-py's default protocol) with
+# decode_responses=True, so ``[[stream, [(id, fields), ...]]]`` in str, fields None for an entry trimmed while
+# pending.  redis-py types the reply as the union over RESP2/RESP3 and bytes/str; _entries narrows it.
+Entries = list[tuple[str, dict[str, str] | None]]
+
+
+def _entries(reply: object) -> Entries:
+    if not reply:
+        return []
+    if not isinstance(reply, list):
+        raise TypeError(f"XREADGROUP answered {type(reply).__name__}, not a RESP2 list")
+    return cast(Entries, reply[0][1])
 
 # KEYS[1] dedupe key, KEYS[2] stream; ARGV[1] dedupe ttl (ms), ARGV[2] maxlen, ARGV[3] data
 _ACCEPT = """
@@ -200,7 +213,7 @@ class RedisBus(Bus):
                 await self._call(self._create_group)  # Redis restarted empty
                 last = "0"
                 continue
-            entries = reply[0][1] if reply else []
+            entries = _entries(reply)
             if last != ">":
                 if not entries:
                     last = ">"
@@ -257,7 +270,7 @@ class RedisBus(Bus):
         if data is not None:
             self._deliver_lobby(sub, data)
 
-    def _deliver_lobby(self, sub: Subscription[JSON], data: str) -> None:
+    def _deliver_lobby(self, sub: Subscription[JSON], data: str | bytes) -> None:
         envelope = json.loads(data)
         if envelope["n"] > self._lobby_seen.get(sub, 0):
             self._lobby_seen[sub] = envelope["n"]

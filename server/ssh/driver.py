@@ -66,7 +66,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from textual import events
 from textual._xterm_parser import XTermParser
@@ -110,8 +110,9 @@ class OutputLimits:
     max_height: int = 200
 
 
-class TerminalChannel:
-    """What the driver needs from an SSH session (or a test double)."""
+class TerminalChannel(Protocol):
+    """What the driver needs from an SSH session (or a test double).  A Protocol (the seam), with defaults a
+    channel gets by deriving from it, as ``_ProcessChannel`` does."""
 
     def write(self, data: bytes) -> None: ...
 
@@ -189,7 +190,7 @@ class _Bucket:
 class _SessionParser(XTermParser):
     """Textual's parser with its extended-key cache on the instance, not the class."""
 
-    _uncached = XTermParser._parse_extended_key.__wrapped__  # type: ignore[attr-defined]
+    _uncached = XTermParser._parse_extended_key.__wrapped__
     CACHE_LIMIT = 256
 
     def __init__(self) -> None:
@@ -523,8 +524,9 @@ async def run_app(
     # Textual points sys.stdout/sys.stderr at the app while it runs (process-wide).
     # With many apps in one process that would swallow the server's own output
     # and restore the wrong stream when apps end out of order: keep them as they are.
-    app._capture_stdout = sys.stdout
-    app._capture_stderr = sys.stderr
+    # (Textual types these private attributes as its _PrintCapture; redirect_stdout takes any stream.)
+    app._capture_stdout = sys.stdout  # type: ignore[assignment]
+    app._capture_stderr = sys.stderr  # type: ignore[assignment]
     _share_css(app)
     try:
         return await app.run_async()

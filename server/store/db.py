@@ -101,7 +101,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from server import ratings as R
 from server.errors import ServerError  # the root every server error shares (server/errors.py)
@@ -1209,7 +1209,14 @@ def _abandon_match(c: sqlite3.Connection, match_id: int, reason: str) -> None:
     ))
 
 
-def seat_dict(seat: object) -> dict:
+class Named(Protocol):
+    """What :func:`seat_dict` needs of a seat: a name (``identity`` and ``bot`` are read if it has them)."""
+
+    @property
+    def name(self) -> str: ...
+
+
+def seat_dict(seat: Named) -> dict[str, str | None]:
     """A ``{name, identity, bot}`` mapping from anything with those attributes."""
     return {
         "name": seat.name,
