@@ -3,8 +3,6 @@ matches newest first (Enter replays one), and the leaderboard screen."""
 
 from __future__ import annotations
 
-import asyncio
-
 import asyncssh
 
 from tests.server.terminal import Terminal
@@ -30,8 +28,10 @@ async def test_the_lobby_shows_rating_history_replay_and_leaderboard(kept):  # n
         # Own matches, newest first.
         m = await t.wait_for(rf"#{newer} .*\n(.*\n)*.*#{older} ")
         assert m
+        assert f"#{newer} " not in t.reversed_text()  # the menu of ways to play has the focus
         t.send("h")
-        await asyncio.sleep(0.3)  # focus moves after the key is handled
+        # Focus moves after the key is handled: the focused list shows its cursor row in reverse video.
+        await t.wait_until(lambda: f"#{newer} " in t.reversed_text(), what="the history list to take the focus")
         t.press("enter")
         await t.wait_for(rf"REPLAY.*match #{newer}.*as erin")
         t.press("right")

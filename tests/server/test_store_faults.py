@@ -39,6 +39,23 @@ async def until(predicate, timeout=10.0, what="the condition"):
         await asyncio.sleep(0.01)
 
 
+def failed_probes(monkeypatch, rec) -> list[Exception]:
+    """The store probes of ``rec`` (a recorder) that fail from now on, as they fail: a paused match probes
+    the store until a write succeeds."""
+    failures: list[Exception] = []
+    probe = rec.probe
+
+    async def counted() -> None:
+        try:
+            await probe()
+        except Exception as e:
+            failures.append(e)
+            raise
+
+    monkeypatch.setattr(rec, "probe", counted)
+    return failures
+
+
 def in_writer(store: Store, fn):
     """Run ``fn`` on the store's writer connection, in order with its writes."""
     if hasattr(store, "in_writer"):
@@ -97,6 +114,7 @@ async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with
         store.upsert_player(B, "Bob")
         m = Match([Seat("Alice", A), Seat("Bob", B)], seed=21, bot_delay=0)
         rec = P.attach(store, m)
+        failures = failed_probes(monkeypatch, rec)
         updates: list[M.Update] = []
         m.handle(0).subscribe(updates.append)
         for _ in range(5):
@@ -117,7 +135,7 @@ async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with
         # Paused: anything else is refused the same way (a resignation too), and stays so.
         with pytest.raises(IllegalActionError, match="cannot save moves"):
             await m.handle(1 - seat).resign()
-        await asyncio.sleep(0.2)  # several probes fail meanwhile
+        await until(lambda: len(failures) >= 3, what="three failed probes of the store")
         assert m.paused and len(m.actions) == n
 
         # Space comes back: the match resumes by itself, and the same move now goes through.
@@ -138,6 +156,7 @@ async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, 
     with Store.open(tmp_path) as store:
         m = Match([Seat("Alice", A), Seat("Bot", bot="random")], seed=8, bot_delay=0)
         rec = P.attach(store, m)
+        failures = failed_probes(monkeypatch, rec)
         mid = rec.match_id
         fill(store, mid)
         m.start()
@@ -147,7 +166,8 @@ async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, 
             with pytest.raises(IllegalActionError, match="cannot save moves"):
                 await m.handle(0).submit(move(m, rng)[1])
         await until(lambda: m.paused, what="the pause")
-        await asyncio.sleep(0.2)
+        # While the store stays full the bot does not move: probes fail, and still no action is taken.
+        await until(lambda: len(failures) >= 3, what="three failed probes of the store")
         assert m.actions == [] and real_actions(store, mid) == []
         make_room(store, mid)
         await until(lambda: not m.paused, what="the resume")
@@ -342,7 +362,7 @@ async def test_a_move_whose_sender_gives_up_mid_commit_is_still_applied_and_stor
         stall = Stall(store)
         seat, action = move(m, rng)
         sent = asyncio.ensure_future(m.handle(seat).submit(action))
-        await asyncio.sleep(0.05)
+        await until(lambda: store._writer._queue.qsize() > 0, what="the move's write queued behind the stall")
         sent.cancel()
         stall.release.set()
         await until(lambda: len(m.actions) == 1, what="the move to be applied")

@@ -122,6 +122,28 @@ class Terminal:
                 found |= {c for c in (ch.fg, ch.bg) if c != "default"}
         return found
 
+    def reversed_text(self) -> str:
+        """The screen's text with only what is shown in reverse video (a focused list's cursor row); the
+        rest blank."""
+        rows = []
+        for y in range(self.height):
+            row = self.screen.buffer[y]
+            rows.append("".join(row[x].data if row[x].reverse else " " for x in range(self.width)))
+        return "\n".join(rows)
+
+    async def wait_until(self, predicate, what: str, timeout: float = 10.0) -> None:
+        """Wait until ``predicate()`` holds, checking as the screen changes; fail with the screen shown."""
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out waiting for {what}; screen:\n{self.text()}")
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), min(left, 0.5))
+            except TimeoutError:
+                pass
+
     def has(self, pattern: str) -> bool:
         return re.search(pattern, self.text()) is not None
 
