@@ -1,8 +1,10 @@
 """The Voltage Textual app: one factory, no module-level state.
 
 ``make_app(backend, player_name=...)`` builds one app per person: locally for
-``voltage play`` (:class:`server.local.LocalBackend`), and one per SSH session
-on the server (whose backend's home screen is the lobby).  The app pushes
+``voltage play`` (a :class:`tui.ports.HomeBackend`: ``server.local.LocalBackend``), and
+one per SSH session on the server (a :class:`tui.ports.LobbyBackend`, whose home screen
+is the lobby).  The backend is handed in (``voltage/cli.py`` composes): the tui never
+imports ``server``.  The app pushes
 ``backend.home_screen()`` on mount; ``?`` opens the rules from anywhere.
 
 Ctrl+Q quits at once, except in a live match (a seat still playing, on any screen
@@ -14,12 +16,15 @@ online the seat is kept for the grace period; offline the match is lost).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
 from textual.filter import Monochrome, NoColor
 from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from tui.ports import Backend
 
 HERE = Path(__file__).resolve().parent
 
@@ -40,7 +45,7 @@ class VoltageApp(App[None]):
     # No command palette: every key that works is in the key bar (the start screen toggles light/dark).
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, backend: Any, *, player_name: str = "You") -> None:
+    def __init__(self, backend: Backend, *, player_name: str = "You") -> None:
         super().__init__()
         self.backend = backend
         self.player_name = player_name
@@ -147,6 +152,6 @@ class VoltageApp(App[None]):
         self.push_screen(self.home)
 
 
-def make_app(backend: Any, *, player_name: str = "You") -> VoltageApp:
+def make_app(backend: Backend, *, player_name: str = "You") -> VoltageApp:
     """The app for one person, talking to matches through ``backend``."""
     return VoltageApp(backend, player_name=player_name)

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
 
 HV = "high-voltage"
@@ -192,7 +193,7 @@ class LobbyScreen(SizedScreen):
         Binding("s", "start_room", "Start now with bots", show=False),
     ]
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: LobbyBackend) -> None:
         super().__init__()
         self.backend = backend
         self._unsubscribe = None
@@ -328,15 +329,15 @@ class LobbyScreen(SizedScreen):
     async def _challenge(self, name: str, game: str) -> None:
         try:
             ch = self.backend.challenge(name, game)
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
             return
         self._challenge_obj = ch
         self._set_mode("challenging")
         self._tick()
         try:
-            handles = await ch.future
-        except ValueError as e:  # declined, expired, taken back
+            handles = await self.backend.challenge_answer(ch)
+        except Refused as e:  # declined, expired, taken back
             self._challenge_obj = None
             self._set_mode("")
             self._error(str(e))
@@ -361,7 +362,7 @@ class LobbyScreen(SizedScreen):
         def answered(accept: bool | None) -> None:
             try:
                 handles = self.backend.answer_challenge(ch, bool(accept))
-            except ValueError as e:
+            except Refused as e:
                 self._error(str(e))
                 return
             if handles:
@@ -522,7 +523,7 @@ class LobbyScreen(SizedScreen):
         stored = getattr(self.backend, "stored_name", None)
         try:
             name = self.backend.claim_name(event.value)
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
             return
         self._error("")
@@ -811,7 +812,7 @@ class LobbyScreen(SizedScreen):
             return
         try:
             handles = self.backend.join_room(code) if verb == "join" else self.backend.watch(code)
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
             return
         self._open_match(handles)
@@ -819,7 +820,7 @@ class LobbyScreen(SizedScreen):
     def _play_bot(self, bot: str, game: str = "voltage") -> None:
         try:
             handles = self.backend.play_bot(bot, game) if game != "voltage" else self.backend.play_bot(bot)
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
             return
         self._open_match(handles)
@@ -828,7 +829,7 @@ class LobbyScreen(SizedScreen):
     async def _quick(self, game: str) -> None:
         try:
             handles = await self.backend.quick_match(game)
-        except ValueError as e:
+        except Refused as e:
             self._set_mode("")
             self._error(str(e))
             return
@@ -843,7 +844,7 @@ class LobbyScreen(SizedScreen):
         self._room_status()
         try:
             handles = await self.backend.join(code)
-        except ValueError as e:
+        except Refused as e:
             self._set_mode("")
             self._error(str(e))
             return
@@ -861,7 +862,7 @@ class LobbyScreen(SizedScreen):
     async def _room(self, game: str = "voltage", size: int = 2) -> None:
         try:
             room = self.backend.create_room(game, size) if game != "voltage" else self.backend.create_room()
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
             return
         self._room_obj = room
@@ -914,7 +915,7 @@ class LobbyScreen(SizedScreen):
             return
         try:
             self.backend.start_room()
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
 
     def action_cancel(self) -> None:

@@ -53,7 +53,7 @@ replay MATCH_ID`` and ``ssh -t HOST replay MATCH_ID``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -73,14 +73,17 @@ from tui.widgets.lines import LineWidget, Row, fit, text_rows
 from tui.widgets.prompt import ActionButton
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.voltage.match import MatchScreen
+from tui.ports import ReplaySource, Unsubscribe, UpdateCallback
 
 
 class ReplayHandle:
-    """A seat handle over a replay: the match screen reads it like a live match's."""
+    """A seat handle over a replay (a :class:`tui.ports.SeatHandle`): the match screen
+    reads it like a live match's."""
 
     notice = ""
+    countdown: int | None = None  # a replay's countdown is shown face down, not counted
 
-    def __init__(self, replay: Any, step: int = 0) -> None:
+    def __init__(self, replay: ReplaySource, step: int = 0) -> None:
         self.replay = replay
         self.step = replay.clamp(step)
         #: what is shown: the replay's first viewpoint (every hand) or a seat's own view
@@ -101,6 +104,11 @@ class ReplayHandle:
     @property
     def game(self) -> str:
         return self.replay.record.game
+
+    @property
+    def version(self) -> int:
+        """The step shown (the actions applied so far)."""
+        return self.step
 
     @property
     def spectator(self) -> bool:
@@ -125,7 +133,7 @@ class ReplayHandle:
         """Every seat's hand at this step when every hand is shown, else ``None``."""
         return self.replay.hands(self.step) if self.all_hands else None
 
-    def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+    def subscribe(self, callback: UpdateCallback) -> Unsubscribe:
         return lambda: None  # a replay never changes by itself
 
     async def submit(self, action: Any) -> None:
@@ -142,7 +150,7 @@ class Stepping:
 
     SHOWS_RESULTS = False  # the last step is the end
 
-    def __init__(self, replay: Any, step: int = 0) -> None:
+    def __init__(self, replay: ReplaySource, step: int = 0) -> None:
         # The match screen's own __init__ (next in the MRO), watching the replay's one handle.
         super().__init__([self._start_replay(replay, step)], None)  # type: ignore[call-arg]
 
@@ -162,11 +170,11 @@ class Stepping:
             Binding("q,escape", "leave", "leave", key_display="q"),
         ]
 
-    replay: Any
+    replay: ReplaySource
     handle: ReplayHandle
     _forward: bool
 
-    def _start_replay(self, replay: Any, step: int) -> ReplayHandle:
+    def _start_replay(self, replay: ReplaySource, step: int) -> ReplayHandle:
         self.replay = replay
         self.handle = ReplayHandle(replay, step)
         self._forward = False
@@ -536,7 +544,7 @@ class HVReplayScreen(Stepping, HVMatchScreen, inherit_bindings=False):
         self._put("#hv-prompt", ("replay", text), lambda: Text(" · " + safe(text), no_wrap=True, overflow="ellipsis"))
 
 
-def replay_screen(replay: Any, step: int = 0) -> Stepping:
+def replay_screen(replay: ReplaySource, step: int = 0) -> ReplayScreen | HVReplayScreen:
     """The screen that shows ``replay``: its game's match screen, stepping."""
     if getattr(replay, "game", "voltage") == "high-voltage":
         return HVReplayScreen(replay, step)
@@ -550,12 +558,15 @@ class ReplayBackend:
     named = True
     name_prefill = ""
 
-    def __init__(self, replay: Any, *, player: Any = None) -> None:
+    def __init__(self, replay: ReplaySource, *, player: Any = None) -> None:
         self.replay = replay
         self.player = player
 
-    def home_screen(self) -> Stepping:
+    def home_screen(self) -> ReplayScreen | HVReplayScreen:
         return replay_screen(self.replay)
+
+    async def rematch(self, handles: Any) -> None:
+        return None  # (a replay's screens offer none)
 
     def rating_change(self, handles: Any) -> None:
         return None

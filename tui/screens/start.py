@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 from tui.widgets.keybar import KeyBar
 from tui.text import TERMINAL_FG
 from tui.widgets.prompt import ActionButton
+from tui.ports import HomeBackend
 from tui.screens.base import SizedScreen, TooSmall
 
 LOGO = (
@@ -145,7 +146,7 @@ class StartScreen(SizedScreen):
     StartScreen.-narrow TooSmall, StartScreen.-short TooSmall { display: block; }
     """
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: HomeBackend) -> None:
         super().__init__()
         self.backend = backend
         self.games: list[tuple[str, str, str, bool]] = list(backend.games())

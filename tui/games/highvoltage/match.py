@@ -45,6 +45,7 @@ from tui.text import safe
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
 from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
 from tui.widgets.prompt import ActionButton
+from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 
 log = logging.getLogger(__name__)
@@ -117,7 +118,8 @@ class HVMatchScreen(PlayScreen):
     class Changed(Message):
         """The match changed (posted from the handle's update callback)."""
 
-    def __init__(self, handles: Sequence[Any], backend: Any = None, *, practice: bool = False) -> None:
+    def __init__(self, handles: Sequence[SeatHandle[H.HighVoltageView]], backend: Backend | None = None, *,
+                 practice: bool = False) -> None:
         super().__init__()
         if not handles:
             raise ValueError("a match screen needs a seat handle")
@@ -125,7 +127,7 @@ class HVMatchScreen(PlayScreen):
         self.handle = self.handles[0]
         self.backend = backend
         # Practice marks the cards that fit; never online.
-        self.practice = bool(practice) and not getattr(backend, "online", False)
+        self.practice = bool(practice) and not (backend is not None and backend.online)
         self.view: H.HighVoltageView = self.handle.view()
         self.names: tuple[str, ...] = tuple(self.handle.names)
         self.slots: list[H.Face | None] = []
@@ -180,7 +182,7 @@ class HVMatchScreen(PlayScreen):
                 log.exception("unsubscribe failed")
             self._unsubscribe = None
 
-    def _match_changed(self, update: Any) -> None:
+    def _match_changed(self, update: Update[H.HighVoltageView]) -> None:
         """Runs on the event loop from the match's broadcast: hand over as a message."""
         self.post_message(self.Changed())
 
@@ -196,7 +198,7 @@ class HVMatchScreen(PlayScreen):
 
     @property
     def countdown(self) -> int | None:
-        return getattr(self.handle, "countdown", None)
+        return self.handle.countdown
 
     @property
     def playing(self) -> bool:
@@ -249,7 +251,7 @@ class HVMatchScreen(PlayScreen):
         if not self._composed:
             return
         view, names = self.view, self.names
-        text = getattr(self.handle, "notice", "") or ""
+        text = self.handle.notice
         notice = self.query_one("#hv-notice", Static)
         if notice.display != bool(text):
             notice.display = bool(text)

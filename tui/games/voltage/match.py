@@ -37,6 +37,7 @@ from tui.games.voltage.piles import Piles
 from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton, PromptBar
 from tui.games.voltage.scores import TopBar
+from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ class MatchScreen(PlayScreen):
             super().__init__()
             self.notice = notice
 
-    def __init__(self, handles: Sequence[Any], backend: Any = None) -> None:
+    def __init__(self, handles: Sequence[SeatHandle[V.VoltageView]], backend: Backend | None = None) -> None:
         super().__init__()
         if not handles:
             raise ValueError("a match screen needs at least one seat handle")
@@ -91,7 +92,7 @@ class MatchScreen(PlayScreen):
         self.sel = C.NOTHING
         self.cursor = 0
         self.error = ""
-        self.notice = getattr(self.viewer, "notice", "") or ""
+        self.notice = self.viewer.notice
         self.view: V.VoltageView = self.viewer.view()
         self.step = C.Step(C.WAIT, "")
         self.notes: dict[int, str] = {}
@@ -101,7 +102,7 @@ class MatchScreen(PlayScreen):
         self._busy = False
         self._results_done = not self.SHOWS_RESULTS
         self._passing = False
-        self.names: tuple[str, str] = tuple(self.viewer.names)  # type: ignore[assignment]
+        self.names: tuple[str, ...] = tuple(self.viewer.names)
 
     # -- layout --------------------------------------------------------------
 
@@ -133,7 +134,7 @@ class MatchScreen(PlayScreen):
         }
         self._unsubscribe.append(self.handles[0].subscribe(self._match_updated))
         # The notice may have changed between __init__ and subscribing (a reconnect).
-        self.notice = getattr(self.viewer, "notice", "") or ""
+        self.notice = self.viewer.notice
         if self.hotseat:
             self._seat_viewer(self.handles[0].view().to_move)
         self.refresh_match(first=True)
@@ -146,9 +147,9 @@ class MatchScreen(PlayScreen):
                 log.exception("unsubscribe failed")
         self._unsubscribe.clear()
 
-    def _match_updated(self, update: Any) -> None:
+    def _match_updated(self, update: Update[V.VoltageView]) -> None:
         """Runs on the event loop from the match's broadcast: hand over as a message."""
-        self.post_message(self.Changed(getattr(update, "notice", "") or ""))
+        self.post_message(self.Changed(update.notice))
 
     def on_match_screen_changed(self, message: Changed) -> None:
         self.notice = message.notice
@@ -177,7 +178,7 @@ class MatchScreen(PlayScreen):
                 self.concealed = True
         prev = self.view
         self.view = self.viewer.view()
-        self.names = tuple(self.viewer.names)  # type: ignore[assignment]
+        self.names = tuple(self.viewer.names)
         if not first:
             self._detect_moments(prev, self.view)
             if not self.hotseat and prev.my_turn != self.view.my_turn:
