@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextvars
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from server.store import persist
 from server import ratings as R
@@ -25,6 +25,8 @@ from tui.ports import Handles, SeatHandle as Handle, refusing
 SeatHandle = Handle[Any]
 
 log = logging.getLogger(__name__)
+
+FIRST_GAME = GAMES[0]  # what a request naming no game means (the lobby's first: Voltage)
 
 
 class SSHBackend:
@@ -63,19 +65,16 @@ class SSHBackend:
         return self.lobby.grace_seconds
 
     async def rematch(self, handles: Sequence[SeatHandle]) -> Handles | None:
-        if handles and getattr(handles[0], "game", "voltage") == "high-voltage":
-            return await self.lobby.hv.rematch(self.player, handles)
-        return await self.lobby.rematch(self.player, list(handles))  # type: ignore[arg-type]  # (the lobby's types are the server's handles')
+        if not handles:
+            return None
+        rematch = REMATCHES[handles[0].game]
+        return await rematch(self.lobby, self.player, list(handles))
 
     def match_screen(self, handles: Sequence[SeatHandle]) -> Any:
-        if handles and getattr(handles[0], "game", "voltage") == "high-voltage":
-            # (a High Voltage seat: also what a restored High Voltage match resumes into)
-            from tui.games.highvoltage.match import HVMatchScreen
+        """The match screen of the handles' game (also what a restored match resumes into)."""
+        from tui.games.registry import screens
 
-            return HVMatchScreen(handles, self)
-        from tui.games.voltage.match import MatchScreen
-
-        return MatchScreen(handles, self)
+        return screens(handles[0].game).match(handles, self)
 
     def ssh_command(self, args: str = "", *, tty: bool = True) -> str:
         """A line that reaches this server, to paste as it is (``ssh -t -p 2222 HOST join KCUZ``)."""
@@ -86,7 +85,7 @@ class SSHBackend:
 
     # -- challenges ------------------------------------------------------------
 
-    def challenge(self, name: str, game: str = "voltage") -> Any:
+    def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
         """Challenge the player online as ``name``; ``await`` the result's ``future``."""
         with refusing():
             return self.lobby.challenge(self.player, name, game)
@@ -197,11 +196,11 @@ class SSHBackend:
         self.room = None
         self.lobby.enter_lobby(self.player)
 
-    async def quick_match(self, game: str = "voltage") -> Handles:
+    async def quick_match(self, game: str = FIRST_GAME) -> Handles:
         with refusing():
             return await self.lobby.quick_match(self.player, game)
 
-    def create_room(self, game: str = "voltage", size: int = 4) -> Room:
+    def create_room(self, game: str = FIRST_GAME, size: int = 4) -> Room:
         """A private room (High Voltage: ``size`` seats, 2 to 4)."""
         with refusing():
             self.room = self.lobby.create_room(self.player, game, size)
@@ -246,7 +245,7 @@ class SSHBackend:
         with refusing():
             return await self.lobby.join(self.player, code)
 
-    def play_bot(self, bot: str, game: str = "voltage") -> Handles:
+    def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
         with refusing():
             return self.lobby.play_bot(self.player, bot, game)
 
@@ -332,9 +331,13 @@ class SSHBackend:
         return replay_screen(self.open_replay(match_id))
 
     def leaderboard_games(self) -> list[tuple[str, str]]:
-        """``(game, title)`` of every game with a leaderboard (Voltage always first)."""
+        """``(game, title)`` of every game with a leaderboard (the first registered game,
+        Voltage, always first)."""
+        from engine.registry import GAMES as REGISTERED
+
+        first = next(iter(REGISTERED))
         games = list(self.store.games()) if self.store is not None else []
-        games = ["voltage"] + [g for g in games if g != "voltage"]
+        games = [first] + [g for g in games if g != first]
         return [(g, persist.game_title(g)) for g in games]
 
     def leaderboard(self, game: str, n: int = 20) -> list[LeaderEntry]:
@@ -347,6 +350,14 @@ class SSHBackend:
             out.append(LeaderEntry(row.place, row.name, row.shown, row.games, tuple(points),
                                    row.identity == self.identity))
         return out
+
+
+#: Who answers a rematch, by game id: each game's table policy in the lobby (the lobby's
+#: own registry replaces this once it has one).
+REMATCHES: dict[str, Callable[[Lobby, Player, list[Any]], Awaitable[Handles | None]]] = {
+    "voltage": lambda lobby, player, handles: lobby.rematch(player, handles),
+    "high-voltage": lambda lobby, player, handles: lobby.hv.rematch(player, handles),
+}
 
 
 @dataclass(frozen=True)

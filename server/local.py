@@ -18,9 +18,10 @@ from tui.ports import Handles, Host, SeatHandle as Handle
 SeatHandle = Handle[Any]
 
 HOTSEAT = "hotseat"
+#: What the start screen offers, by game id: (id, label, description, playable).
 GAMES: tuple[tuple[str, str, str, bool], ...] = (
     ("voltage", "Voltage", "2 players, turn by turn", True),
-    ("highvoltage", "High Voltage", "2-4 players, real time", True),
+    ("high-voltage", "High Voltage", "2-4 players, real time", True),
 )
 
 
@@ -102,16 +103,13 @@ class LocalBackend:
         ``opponent`` is a bot name (one handle: the human's seat 0) or ``"hotseat"``
         (two handles, one per seat; ``names`` gives the two players' names).
         """
-        if game == "highvoltage":  # opponent: the bots' levels, e.g. "medium,fast"
-            from server.host.highvoltage import local_match
-
-            hv = local_match(player_name, opponent, self._rng.randrange(2**63), **self.hv_options)
-            self._config[id(hv)] = (game, opponent, (player_name, ""))
-            self.matches.append(hv)
-            hv.start()
-            return self._handles(hv, [0])
-        if game != "voltage":
+        start = self._STARTS.get(game)
+        if start is None:
             raise ValueError(f"{game!r} cannot be played yet")
+        return start(self, game, opponent, player_name, names)
+
+    def _start_voltage(self, game: str, opponent: str, player_name: str,
+                       names: tuple[str, str] | None) -> Handles:
         if opponent == HOTSEAT:
             a, b = names or (player_name or "Player 1", "Player 2")
             seats = [Seat(a, identity="local-0"), Seat(b, identity="local-1")]
@@ -130,6 +128,21 @@ class LocalBackend:
         self.matches.append(match)
         match.start()
         return self._handles(match, [0, 1] if opponent == HOTSEAT else [0])
+
+    def _start_high_voltage(self, game: str, opponent: str, player_name: str,
+                            names: tuple[str, str] | None) -> Handles:
+        """You against the bots' levels, e.g. ``"medium,fast"``."""
+        from server.host.highvoltage import local_match
+
+        hv = local_match(player_name, opponent, self._rng.randrange(2**63), **self.hv_options)
+        self._config[id(hv)] = (game, opponent, (player_name, ""))
+        self.matches.append(hv)
+        hv.start()
+        return self._handles(hv, [0])
+
+    #: How each game's local match starts, by game id (the server side's registry for
+    #: ``voltage play``).
+    _STARTS = {"voltage": _start_voltage, "high-voltage": _start_high_voltage}
 
     def _handles(self, host: Host, seats: list[int]) -> Handles:
         handles = [host.handle(seat) for seat in seats]

@@ -259,7 +259,7 @@ async def test_results_rank_everyone_and_rematch_locally():
     backend.hv_options = dict(countdown_seconds=0.02, bot_speed=50.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        handles = backend.start_match("highvoltage", "fast,fast", "You")
+        handles = backend.start_match("high-voltage", "fast,fast", "You")
         app.push_screen(HVMatchScreen(handles, backend))
         await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
         assert app.screen.names == ("You", "Fast bot", "Fast bot 2")

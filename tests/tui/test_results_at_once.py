@@ -40,7 +40,7 @@ async def test_the_same_in_high_voltage():
     backend.hv_options = dict(countdown_seconds=0.02, bot_speed=50.0)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        handles = backend.start_match("highvoltage", "fast", "You")
+        handles = backend.start_match("high-voltage", "fast", "You")
         app.push_screen(HVMatchScreen(handles, backend))
         await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
         await handles[0].match.submit(1, H.Resign(1))

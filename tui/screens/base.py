@@ -90,8 +90,16 @@ class PlayScreen(SizedScreen):
             return None
         return quit_question(getattr(self, "backend", None), hotseat=len(getattr(self, "handles", ())) > 1)
 
+    handles: list[Any]  # the seat handles (a game's match screen sets them)
+    backend: Any
+    view: Any
+    names: tuple[str, ...]
+
     def results_screen(self) -> Screen:
-        raise NotImplementedError
+        """The results after this match's final view: its game's (:mod:`tui.games.registry`)."""
+        from tui.games.registry import screens
+
+        return screens(self.handles[0].game).results(self.handles, self.backend, self.view, self.names)
 
     def rematch_screen(self, handles: Any) -> Screen:
         raise NotImplementedError

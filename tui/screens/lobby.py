@@ -19,10 +19,12 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.games.registry import HIGH_VOLTAGE, VOLTAGE
 from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
 
-HV = "high-voltage"
+HV = HIGH_VOLTAGE  # the one game with tables of 2 to 4 (rooms sized, bot line-ups)
+FIRST = VOLTAGE  # the first game offered (the quick match's default)
 HV_MIN, HV_MAX = 2, 4  # seats at a High Voltage table
 
 
@@ -201,7 +203,7 @@ class LobbyScreen(SizedScreen):
         # "" | "queue" | "room" | "joined" (at a friend's High Voltage room) | "code:join" | "code:watch"
         self._mode = ""
         self._ticker = None
-        self._queue_game = "voltage"
+        self._queue_game = FIRST
         self._room_obj: Any = None  # the room this screen's player owns
         self._joined = ""  # the code of the High Voltage room joined
         self._hv_size = HV_MAX  # seats of a new High Voltage room
@@ -321,7 +323,7 @@ class LobbyScreen(SizedScreen):
         if self._mode == "challenge:pick" and event.key in ("1", "2"):
             event.stop()
             event.prevent_default()
-            game = "voltage" if event.key == "1" else HV
+            game = FIRST if event.key == "1" else HV
             self._set_mode("")
             self._challenge(self._challenged_name, game)
 
@@ -817,9 +819,9 @@ class LobbyScreen(SizedScreen):
             return
         self._open_match(handles)
 
-    def _play_bot(self, bot: str, game: str = "voltage") -> None:
+    def _play_bot(self, bot: str, game: str = FIRST) -> None:
         try:
-            handles = self.backend.play_bot(bot, game) if game != "voltage" else self.backend.play_bot(bot)
+            handles = self.backend.play_bot(bot, game)
         except Refused as e:
             self._error(str(e))
             return
@@ -859,9 +861,9 @@ class LobbyScreen(SizedScreen):
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
-    async def _room(self, game: str = "voltage", size: int = 2) -> None:
+    async def _room(self, game: str = FIRST, size: int = 2) -> None:
         try:
-            room = self.backend.create_room(game, size) if game != "voltage" else self.backend.create_room()
+            room = self.backend.create_room(game, size)
         except Refused as e:
             self._error(str(e))
             return
@@ -948,7 +950,7 @@ class LobbyScreen(SizedScreen):
         if time.monotonic() - self._waiting_since < self.backend.bot_offer_after:
             return
         game = self._queue_game
-        bot = self._offer_bot()[1] if game == "voltage" else ",".join(self.hv_lineups()[0])
+        bot = ",".join(self.hv_lineups()[0]) if game == HV else self._offer_bot()[1]
         self.action_cancel()
         self._play_bot(bot, game)
 

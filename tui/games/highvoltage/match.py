@@ -501,11 +501,6 @@ class HVMatchScreen(PlayScreen):
 
         self.app.push_screen(ConfirmScreen("Leave this match (resign)?", yes="resign", no="keep playing"), done)
 
-    def results_screen(self) -> Any:
-        from tui.games.highvoltage.results import HVResultsScreen
-
-        return HVResultsScreen(self.handles, self.backend, self.view, self.names)
-
     def rematch_screen(self, handles: Any) -> Any:
         return HVMatchScreen(handles, self.backend, practice=self.practice)
 

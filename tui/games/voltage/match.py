@@ -485,11 +485,6 @@ class MatchScreen(PlayScreen):
 
         self.app.push_screen(ConfirmScreen("Resign this match?", yes="resign", no="keep playing"), done)
 
-    def results_screen(self) -> Any:
-        from tui.games.voltage.results import ResultsScreen
-
-        return ResultsScreen(self.handles, self.backend, self.view, self.names)
-
     def rematch_screen(self, handles: Any) -> Any:
         return MatchScreen(handles, self.backend)
 
