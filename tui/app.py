@@ -15,6 +15,7 @@ online the seat is kept for the grace period; offline the match is lost).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.filter import Monochrome, NoColor
 from textual.screen import Screen
+
+from tui.pacing import DEFAULT, Pacing
 
 if TYPE_CHECKING:
     from tui.ports import Backend
@@ -45,14 +48,31 @@ class VoltageApp(App[None]):
     # No command palette: every key that works is in the key bar (the start screen toggles light/dark).
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, backend: Backend, *, player_name: str = "You") -> None:
+    def __init__(self, backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> None:
         super().__init__()
         self.backend = backend
         self.player_name = player_name
         self.home: Screen | None = None
-        # Pacing of visible moments (tests set these to 0).
-        self.flash_seconds = 1.8  # how long a flip or a scored set stays highlighted
-        self.results_delay = 1.2  # the final board shows this long before the results
+        self.pacing = pacing  # how long the visible moments last (tests pass a fast one)
+
+    # The pacing's fields, as attributes: kept for code written before :class:`Pacing`
+    # (the SSH end-to-end tests set them on a server's app); setting one replaces the pacing.
+
+    @property
+    def flash_seconds(self) -> float:
+        return self.pacing.flash_seconds
+
+    @flash_seconds.setter
+    def flash_seconds(self, value: float) -> None:
+        self.pacing = replace(self.pacing, flash_seconds=value)
+
+    @property
+    def results_delay(self) -> float:
+        return self.pacing.results_delay
+
+    @results_delay.setter
+    def results_delay(self, value: float) -> None:
+        self.pacing = replace(self.pacing, results_delay=value)
 
     # -- the "your turn" alert ------------------------------------------------
 
@@ -152,6 +172,7 @@ class VoltageApp(App[None]):
         self.push_screen(self.home)
 
 
-def make_app(backend: Backend, *, player_name: str = "You") -> VoltageApp:
-    """The app for one person, talking to matches through ``backend``."""
-    return VoltageApp(backend, player_name=player_name)
+def make_app(backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> VoltageApp:
+    """The app for one person, talking to matches through ``backend``, its moments as
+    long as ``pacing`` says (:mod:`tui.pacing`)."""
+    return VoltageApp(backend, player_name=player_name, pacing=pacing)

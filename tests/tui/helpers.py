@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from engine.voltage import rules as V
 from server.local import LocalBackend
+from tui.pacing import FAST, Pacing
 from tui.games.voltage import choices as C
 from tui.app import VoltageApp, make_app
 from tui.games.voltage.match import MatchScreen
@@ -19,11 +20,10 @@ from tui.games.voltage.hand import HandView
 from tui.games.voltage.piles import Piles
 
 
-def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0) -> tuple[VoltageApp, LocalBackend]:
+def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
+              pacing: Pacing = FAST) -> tuple[VoltageApp, LocalBackend]:
     backend = LocalBackend(seed=seed, bot_delay=bot_delay)
-    app = make_app(backend, player_name=name)
-    app.flash_seconds = 0.0
-    app.results_delay = 0.0
+    app = make_app(backend, player_name=name, pacing=pacing)
     return app, backend
 
 

@@ -10,6 +10,7 @@ from engine.highvoltage import rules as H
 from server.replay import Replay
 from server.store.db import Store
 from tests.server.test_hv_replay_model import C, store_hv_match
+from tui.pacing import FAST
 from tui.app import make_app
 from tui.games.highvoltage.replay import HVReplayScreen
 from tui.screens.replay import ReplayBackend
@@ -72,8 +73,7 @@ def agrees(screen: HVReplayScreen, replay: Replay, step: int, seat: int | None =
 async def test_step_through_rounds_as_a_spectator(stored):
     store, mid = stored
     replay = Replay.load(store, mid)
-    app = make_app(ReplayBackend(replay))
-    app.results_delay = 0.0  # a live match's end would open the results at once
+    app = make_app(ReplayBackend(replay), pacing=FAST)  # (a live match's end would open the results at once)
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         screen = app.screen

@@ -11,6 +11,7 @@ import pytest
 from engine.voltage import rules as V
 from server.replay import Replay
 from server.store.db import Store
+from tui.pacing import FAST
 from tui.app import make_app
 from tui.games.voltage.replay import ReplayScreen
 from tui.screens.replay import ReplayBackend
@@ -106,9 +107,7 @@ def agrees(screen: ReplayScreen, replay: Replay, step: int, seat: int | None = N
 
 
 async def run_replay(replay: Replay):
-    app = make_app(ReplayBackend(replay))
-    app.flash_seconds = 0.0
-    app.results_delay = 0.0  # a live match's end would open the results at once
+    app = make_app(ReplayBackend(replay), pacing=FAST)  # (a live match's end would open the results at once)
     return app
 
 

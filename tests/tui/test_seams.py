@@ -54,3 +54,18 @@ def test_refusing_turns_an_old_value_error_into_a_refusal_and_keeps_its_words():
     with pytest.raises(KeyError):  # a bug stays a bug
         with ports.refusing():
             raise KeyError("x")
+
+
+def test_the_pacing_is_one_frozen_value_given_to_the_app_factory():
+    import dataclasses
+
+    from tui.app import make_app
+    from tui.pacing import DEFAULT, FAST, Pacing, pacing_of
+
+    app = make_app(LocalBackend(seed=1, bot_delay=0), pacing=FAST)
+    assert pacing_of(app) is FAST and app.results_delay == 0.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        FAST.results_delay = 1.0  # type: ignore[misc]  # (the point: it cannot be changed)
+    app.results_delay = 0.2  # (older code's attribute: it replaces the pacing, FAST stays as it is)
+    assert pacing_of(app) == dataclasses.replace(FAST, results_delay=0.2) and FAST.results_delay == 0.0
+    assert pacing_of(object()) is DEFAULT == Pacing()

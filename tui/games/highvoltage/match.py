@@ -45,17 +45,19 @@ from tui.text import safe
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
 from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
 from tui.widgets.prompt import ActionButton
+from tui.pacing import DEFAULT, pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 
 log = logging.getLogger(__name__)
 
-ERROR_SECONDS = 3.0  # how long a refusal stays on the prompt line
+ERROR_SECONDS = DEFAULT.hv_error_seconds  # how long a refusal stays on the prompt line
 # A key pressed this soon after the top card changed on screen was most likely aimed at
 # the card before (a person needs about this long to see a change): when the card does
 # not fit the new top but fits that one, it is aimed there, and the host answers "too
-# slow" rather than "does not fit".
-AIM_GRACE_SECONDS = 0.4
+# slow" rather than "does not fit".  (Both are :class:`tui.pacing.Pacing` fields: the
+# app's pacing decides; these name people's values.)
+AIM_GRACE_SECONDS = DEFAULT.hv_aim_grace
 
 
 class AimedTopCard(HVTopCard):
@@ -223,7 +225,7 @@ class HVMatchScreen(PlayScreen):
             self.refresh_bindings()
         if self.view.over and not self._results_done:
             self._results_done = True
-            self.results_after(float(getattr(self.app, "results_delay", 1.2)))
+            self.results_after(pacing_of(self.app).results_delay)
 
     def _nearest(self, i: int) -> int | None:
         held = [j for j, f in enumerate(self.slots) if f is not None]
@@ -373,7 +375,7 @@ class HVMatchScreen(PlayScreen):
                 if self._composed:
                     self._render_prompt()
 
-        self.set_timer(float(getattr(self.app, "hv_error_seconds", ERROR_SECONDS)), clear)
+        self.set_timer(pacing_of(self.app).hv_error_seconds, clear)
         self._render_prompt()
 
     # -- acting --------------------------------------------------------------
@@ -451,7 +453,7 @@ class HVMatchScreen(PlayScreen):
         top, top_no = self.shown_top()
         prev = self._previous_top
         if prev is not None and not H.fits(face, top) and H.fits(face, prev[0]):
-            grace = float(getattr(self.app, "hv_aim_grace", AIM_GRACE_SECONDS))
+            grace = pacing_of(self.app).hv_aim_grace
             if time.monotonic() - prev[2] <= grace:
                 return H.Play(seat, face, prev[0], prev[1])
         return H.Play(seat, face, top, top_no)

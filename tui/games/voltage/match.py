@@ -37,6 +37,7 @@ from tui.games.voltage.piles import Piles
 from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton, PromptBar
 from tui.games.voltage.scores import TopBar
+from tui.pacing import pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 
@@ -191,7 +192,7 @@ class MatchScreen(PlayScreen):
             self._ask_to_pass()
         if self.view.over and not self._results_done:
             self._results_done = True
-            self.results_after(float(getattr(self.app, "results_delay", 1.2)))
+            self.results_after(pacing_of(self.app).results_delay)
 
     def _recompute(self) -> None:
         old_kind, old_sel = self.step.kind, self.sel
@@ -227,7 +228,7 @@ class MatchScreen(PlayScreen):
             self.call_after_refresh(callback)
 
     def _flash_seconds(self) -> float:
-        return float(getattr(self.app, "flash_seconds", 1.8))
+        return pacing_of(self.app).flash_seconds
 
     def _note(self, t: int, text: str) -> None:
         self.notes[t] = text
