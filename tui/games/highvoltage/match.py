@@ -42,6 +42,7 @@ from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError, RuleError
 
 from tui.text import safe
+from tui.games.highvoltage import present as P
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
 from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
 from tui.widgets.prompt import ActionButton
@@ -261,11 +262,7 @@ class HVMatchScreen(PlayScreen):
         self._put("#hv-status", (view.players, view.plays, view.flips, self.practice, self.app.size.width),
                   self._status)
 
-        hint = ""
-        if self.practice and not view.over:
-            a, b = view.top.targets
-            an = lambda v: "an" if v == 8 else "a"
-            hint = f"practice: {an(a)} {a} or {an(b)} {b} fits" if a != b else f"practice: {an(a)} {a} fits"
+        hint = P.practice_hint(view) if self.practice else ""
         self.query_one(HVTopCard).show(view.top, top_no=view.top_no, discard=view.discard_count, hint=hint)
 
         side = self.query_one("#hv-side")
@@ -280,84 +277,33 @@ class HVMatchScreen(PlayScreen):
         note = self.query_one("#hv-hand-note", Static)
         if self.me is None:
             hand.show([], backs=0)
-            note_text = "Watching: every hand is hidden from spectators."
         elif view.hand is None:
             hand.show([], backs=view.hand_sizes[self.me])
-            note_text = ""
         else:
             hand.show(self.slots, cursor=self.cursor, fits=self.fitting_slots())
-            note_text = "" if self.slots or view.over else "Your hand is empty: draw (d)."
+        note_text = P.hand_note(view, holding=bool(self.slots))
         if note.display != bool(note_text):
             note.display = bool(note_text)
         self._put("#hv-hand-note", note_text, lambda: Text(note_text))
         self._render_prompt()
 
     def _status(self) -> Text:
-        """The top line, in the longest form that fits: shortened by meaning, never cut."""
-        view = self.view
-        counts = f"{view.players} players · {view.plays} played"
-        if view.flips:
-            counts += f" · {view.flips} flip{'s' if view.flips != 1 else ''}"
-        practice = [" PRACTICE: double border = it fits ", " PRACTICE: double border fits ", " PRACTICE "]
-        forms = [("HIGH VOLTAGE", counts, p) for p in (practice if self.practice else [""])]
-        forms.append(("HV", counts, " PRACTICE " if self.practice else ""))
-        width = self.app.size.width - 2
-        head, middle, label = forms[-1]
-        for head, middle, label in forms:
-            if len(head) + 2 + len(middle) + (2 + len(label) if label else 0) <= width:
-                break
-        status = Text(no_wrap=True, overflow="ellipsis")
-        status.append(head, "bold")
-        status.append(f"  {middle}")
-        if label:
-            status.append("  ")
-            status.append(label, "bold reverse")
-        return status
+        """The top line (:func:`~tui.games.highvoltage.present.status`)."""
+        return P.status(self.view, practice=self.practice, width=self.app.size.width - 2)
 
     def _countdown_caption(self) -> str:
-        if self.view.over:
-            return ""
-        if self.countdown is None:
-            return "waiting for the start…"
-        if self.view.flips:
-            return "Everyone was stuck: the bottom card\nof the pile is on top now.\nhands face down: get ready!"
-        return "hands face down: get ready!"
+        return P.countdown_caption(self.view, self.countdown)
 
     def _prompt(self) -> str:
-        view = self.view
-        if view.over:
-            if view.winner is None:
-                return "The match is over: nobody could play.  ⏎ results · q leave"
-            who = "You win!" if view.winner == self.me else f"{safe(self.names[view.winner])} wins."
-            return f"{who}  ⏎ results · q leave"
-        if self.me is None:
-            return "Watching.  q leave"
-        if view.out[self.me]:
-            return "You left this match.  q leave"
-        if view.counting_down:
-            return "Wait for the countdown…" if self.countdown is not None else "Waiting for the match to start…"
-        if view.stuck[self.me]:
-            return "Stuck: waiting for the others; any play clears it."
-        return "Play any time: press a card's key, or click it"
+        return P.prompt(self.view, self.names, self.countdown)
 
     def _render_prompt(self) -> None:
         row = self.query_one("#hv-prompt-row")
         mine = self.me is not None and self.view.can_act
-        prompt = self._prompt()
-
-        def build() -> Text:
-            t = Text(no_wrap=True, overflow="ellipsis")
-            if self.error:
-                t.append(" ✗ ", "bold reverse")
-                t.append(" " + safe(self.error), "bold")
-            else:
-                t.append(" ▶ " if mine else " · ", "bold reverse" if mine else "bold")
-                t.append(" " + prompt, "bold" if mine else "")
-            return t
-
-        if row.has_class("-error") != bool(self.error):
-            row.set_class(bool(self.error), "-error")
-        self._put("#hv-prompt", (self.error, prompt, mine), build)
+        prompt, error = self._prompt(), self.error
+        if row.has_class("-error") != bool(error):
+            row.set_class(bool(error), "-error")
+        self._put("#hv-prompt", (error, prompt, mine), lambda: P.prompt_line(prompt, error=error, mine=mine))
         can = self.me is not None and not self.view.over and not self.view.out[self.me]
         for button in self.query(ActionButton):
             if button.display != can:

@@ -29,8 +29,9 @@ from engine.voltage.cards import COLOURS
 from engine.errors import IllegalActionError, RuleError
 
 from tui.games.voltage import choices as C
+from tui.games.voltage import present as P
 from tui.text import safe
-from tui.games.voltage.board import Board, SideState, TerminalState
+from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
 from tui.widgets.log import MatchLog
 from tui.games.voltage.piles import Piles
@@ -278,63 +279,14 @@ class MatchScreen(PlayScreen):
             flash=self._score_flash,
         )
 
-        if view.seat is None:
-            labels = (f"{safe(names[opp])}'s side", f"{safe(names[me])}'s side")
-        else:
-            labels = (f"{safe(names[opp])}'s side", "your side")
-        first_here = view.phase == "second" and view.my_turn
-        states = []
-        for t in range(4):
-            top_cards, bottom_cards = view.board[t][opp], view.board[t][me]
-            top = dict(cards=top_cards, total=sum(c.value for c in top_cards), label=labels[0])
-            bottom = dict(cards=bottom_cards, total=sum(c.value for c in bottom_cards), label=labels[1])
-            flip_key = pick_key = ""
-            flip_cursor = False
-            for o in step.options:
-                if o.terminal != t:
-                    continue
-                is_cur = o is cur
-                if o.block:
-                    flip_key, flip_cursor = o.key, is_cur
-                elif o.target is not None:
-                    keys = top.setdefault("target_keys", {})
-                    for i, c in enumerate(top_cards):
-                        if c == o.target and i not in keys:
-                            keys[i] = o.key
-                            if is_cur:
-                                top["cursor_index"] = i
-                            break
-                elif o.side is not None:
-                    side = top if o.side == opp else bottom
-                    side["dest_key"] = o.key
-                    side["cursor"] = is_cur
-                    if step.kind == C.TERMINAL:
-                        pick_key = o.key
-            states.append(
-                TerminalState(
-                    top=SideState(**top),
-                    bottom=SideState(**bottom),
-                    plus=view.plus[t],
-                    count=view.count(t),
-                    flip_key=flip_key,
-                    flip_cursor=flip_cursor,
-                    pick_key=pick_key,
-                    note=self.notes.get(t, ""),
-                    flash=t in self.notes,
-                    first=first_here and t == view.first_terminal,
-                )
-            )
-        w["board"].show(tuple(states))
+        w["board"].show(P.terminals(view, step, names, me=me, cursor=cur, notes=self.notes))
 
         w["opponent"].show(
             names[opp], view.hand_backs[opp], to_move=not view.over and view.to_move == opp
         )
         w["log"].show(self.viewer.log)
-        draw_label = ""
-        for o in step.buttons:
-            if isinstance(o.action, V.Draw):
-                draw_label = o.label
-        w["piles"].show((view.draw_count, view.draw_top_transformer, draw_label), (view.discard_count, view.discard_top))
+        w["piles"].show((view.draw_count, view.draw_top_transformer, P.draw_label(step)),
+                        (view.discard_count, view.discard_top))
 
         hand = w["hand"]
         my_turn = view.my_turn and not self.concealed
@@ -347,18 +299,11 @@ class MatchScreen(PlayScreen):
             cursor_slot = cur.slot if cur is not None else None
             hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn)
 
-        buttons: list[tuple[str, str]] = []
-        for o in step.buttons:
-            buttons.append((f"{o.label} [space]", "pass" if isinstance(o.action, V.Pass) else "draw"))
-        if not self.sel.empty:
-            buttons.append(("cancel [esc]", "cancel"))
-        if view.over:
-            buttons.append(("results [⏎]", "results"))
         w["prompt"].show(
             step.prompt,
             error=self.error,
-            mine=step.kind not in (C.WAIT, C.WATCH, C.OVER),
-            buttons=tuple(buttons),
+            mine=P.prompt_is_mine(step),
+            buttons=P.prompt_buttons(step, view, selecting=not self.sel.empty),
         )
 
     # -- choosing ------------------------------------------------------------
