@@ -83,13 +83,15 @@ class Update(Generic[ViewT]):
     ``lines`` are the log lines new since the last update (for this seat: High Voltage's
     "too slow" goes to its sender only); ``notice`` the status line ("" for none);
     ``countdown`` the number showing (3, 2, 1) in a real-time game, else None;
-    ``version`` how many actions the match had accepted (it never goes down)."""
+    ``version`` how many actions the match had accepted (it never goes down); ``names``
+    the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown)."""
 
     view: ViewT
     lines: tuple[str, ...] = ()
     notice: str = ""
     countdown: int | None = None
     version: int = 0
+    names: tuple[str, ...] = ()
 
 
 UpdateCallback = Callable[[Update[Any]], None]

@@ -226,7 +226,7 @@ class HVMatch(HostNotices):
 
     def _broadcast(self, lines: tuple[str, ...], only: int | None = None) -> None:
         """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
-        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown, len(self.actions)),
+        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown, len(self.actions), self.names),
                         only)
 
 

@@ -384,7 +384,7 @@ class Match(HostNotices):
         return self._subs.add(seat, callback)
 
     def _broadcast(self, lines: tuple[str, ...]) -> None:
-        self._subs.send(self.view, lambda view: Update(view, lines, self.notice, None, len(self.actions)))
+        self._subs.send(self.view, lambda view: Update(view, lines, self.notice, None, len(self.actions), self.names))
 
 
     # -- actions -------------------------------------------------------------

@@ -21,8 +21,11 @@ practice mode (local play only), which marks them and names the values that
 fit.
 
 Like :class:`tui.games.voltage.match.MatchScreen`, it talks to the match only through
-its seat handle: ``view()``, ``log``, ``names``, ``notice``, ``countdown``,
-``subscribe`` and ``submit``.
+its seat handle (:class:`tui.ports.SeatHandle`), one way: ``view()``, ``log``,
+``names``, ``notice`` and ``countdown`` are read once, on mount; after that the screen
+keeps the latest :class:`tui.ports.Update` (view, countdown, notice, names) and appends
+each update's feed lines, and ``submit`` is never followed by a second read.  The words
+shown come from :mod:`tui.games.highvoltage.present`.
 """
 
 from __future__ import annotations
@@ -119,7 +122,7 @@ class HVMatchScreen(PlayScreen):
     """
 
     class Changed(Message):
-        """The match changed (posted from the handle's update callback)."""
+        """Updates arrived (posted from the handle's update callback; see :meth:`_drain`)."""
 
     def __init__(self, handles: Sequence[SeatHandle[H.HighVoltageView]], backend: Backend | None = None, *,
                  practice: bool = False) -> None:
@@ -133,6 +136,10 @@ class HVMatchScreen(PlayScreen):
         self.practice = bool(practice) and not (backend is not None and backend.online)
         self.view: H.HighVoltageView = self.handle.view()
         self.names: tuple[str, ...] = tuple(self.handle.names)
+        self.lines: list[str] = []  # the feed shown: the first read, then each update's new lines
+        self.notice = ""
+        self._countdown: int | None = None
+        self._inbox: list[Update[H.HighVoltageView]] = []  # updates not yet shown
         self.slots: list[H.Face | None] = []
         self.cursor: int | None = None
         self.error = ""
@@ -186,12 +193,29 @@ class HVMatchScreen(PlayScreen):
             self._unsubscribe = None
 
     def _match_changed(self, update: Update[H.HighVoltageView]) -> None:
-        """Runs on the event loop from the match's broadcast: hand over as a message."""
+        """Runs on the event loop from the match's broadcast: keep the update, and wake
+        the screen with a message (its handler, or the end of a send, shows it)."""
+        self._inbox.append(update)
         self.post_message(self.Changed())
 
     @on(Changed)
     def _changed(self, message: Changed) -> None:
-        self.refresh_match()
+        self._drain()
+
+    def _drain(self) -> bool:
+        """Show the updates that arrived: the latest view, countdown, notice and names, and
+        every update's new feed lines.  True if it redrew."""
+        if not self._inbox:
+            return False
+        inbox, self._inbox = self._inbox, []
+        for update in inbox:
+            self.lines.extend(update.lines)
+        last = inbox[-1]
+        self.view, self._countdown, self.notice = last.view, last.countdown, last.notice
+        if last.names:
+            self.names = tuple(last.names)
+        self._show()
+        return True
 
     # -- the state of the screen ---------------------------------------------
 
@@ -201,7 +225,8 @@ class HVMatchScreen(PlayScreen):
 
     @property
     def countdown(self) -> int | None:
-        return self.handle.countdown
+        """The countdown number showing (3, 2, 1), or None: the latest update's."""
+        return self._countdown
 
     @property
     def playing(self) -> bool:
@@ -209,9 +234,18 @@ class HVMatchScreen(PlayScreen):
         return me is not None and not self.view.over and not self.view.out[me]
 
     def refresh_match(self) -> None:
-        """Read the match afresh (through the handle) and redraw."""
+        """Read the match afresh through the handle and redraw: the first time, and a
+        replay's every step (a live match's changes come as updates: :meth:`_drain`)."""
+        self._inbox.clear()
         self.view = self.handle.view()
         self.names = tuple(self.handle.names)
+        self.lines = list(self.handle.log)
+        self.notice = self.handle.notice
+        self._countdown = self.handle.countdown
+        self._show()
+
+    def _show(self) -> None:
+        """Show the latest view and what follows from it (the hand's slots, the keys, the end)."""
         if self.view.hand is not None:
             self.slots = reconcile(self.slots, self.view.hand)
             if self.cursor is not None and (self.cursor >= len(self.slots) or self.slots[self.cursor] is None):
@@ -254,7 +288,7 @@ class HVMatchScreen(PlayScreen):
         if not self._composed:
             return
         view, names = self.view, self.names
-        text = self.handle.notice
+        text = self.notice
         notice = self.query_one("#hv-notice", Static)
         if notice.display != bool(text):
             notice.display = bool(text)
@@ -267,7 +301,7 @@ class HVMatchScreen(PlayScreen):
 
         side = self.query_one("#hv-side")
         self.query_one(HVPlayers).show(view, names, width=max(side.size.width - 1, 30))
-        self.query_one(HVFeed).show(self.handle.log)
+        self.query_one(HVFeed).show(self.lines)
         counting = view.counting_down and not view.over
         if self.has_class("-counting") != counting:
             self.set_class(counting, "-counting")
@@ -359,7 +393,7 @@ class HVMatchScreen(PlayScreen):
             await self.handle.submit(action)
         except (IllegalActionError, RuleError) as e:
             self._say(str(e) or "that is not allowed now")
-            self.refresh_match()
+            self._drain()  # (too slow: the play that covered the top came as an update)
             return False
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("submit failed")
@@ -367,7 +401,10 @@ class HVMatchScreen(PlayScreen):
             return False
         self.error = ""
         self._error_gen += 1
-        self.refresh_match()
+        # The match's update for this play came while it was sent: show it (no second
+        # read of the match).
+        if not self._drain():
+            self._render_all()
         return True
 
     async def play_slot(self, slot: int) -> None:

@@ -1,10 +1,13 @@
 """The match: the board, both hands, the piles, the log, and the choice pending.
 
-The screen talks to the match only through seat handles: it reads
-``handle.view()``, ``handle.log``, ``handle.names`` and ``handle.notice``, gets
-``Update``s through ``handle.subscribe``, and sends intents with
-``await handle.submit(action)``.  With one handle it plays (or watches, for a
-spectator's handle); with two it is a hot-seat match, and a pass-the-keyboard
+The screen talks to the match only through seat handles (:class:`tui.ports.SeatHandle`),
+and data flows one way: it reads ``handle.view()``, ``log``, ``names`` and ``notice``
+once, on mount, then lives on the updates (:class:`tui.ports.Update`) its subscriptions bring
+(the latest view, the new log lines appended, the notice, the names), and sends intents
+with ``await handle.submit(action)`` without reading the match again afterwards: the
+update for an accepted action arrives while it is sent.  (A replay steps by reading its
+handle afresh: :meth:`MatchScreen.refresh_match`.)  With one handle it plays (or watches,
+for a spectator's handle); with two it is a hot-seat match, and a pass-the-keyboard
 screen hides each hand until its owner is at the keyboard.
 
 Everything offered (keys, clicks, footer, buttons) comes from
@@ -76,11 +79,7 @@ class MatchScreen(PlayScreen):
     ]
 
     class Changed(Message):
-        """The match changed (posted from the handle's update callback)."""
-
-        def __init__(self, notice: str) -> None:
-            super().__init__()
-            self.notice = notice
+        """Updates arrived (posted from the handles' update callback; see :meth:`_drain`)."""
 
     def __init__(self, handles: Sequence[SeatHandle[V.VoltageView]], backend: Backend | None = None) -> None:
         super().__init__()
@@ -96,6 +95,10 @@ class MatchScreen(PlayScreen):
         self.error = ""
         self.notice = self.viewer.notice
         self.view: V.VoltageView = self.viewer.view()
+        self.lines: list[str] = []  # the log shown: the first read, then each update's new lines
+        self._views: dict[int | None, V.VoltageView] = {}  # each handle's seat -> its latest view
+        self._versions: dict[int | None, int] = {}  # ... and that view's version
+        self._inbox: list[tuple[int | None, Update[V.VoltageView]]] = []  # updates not yet shown
         self.step = C.Step(C.WAIT, "")
         self.notes: dict[int, str] = {}
         self._note_gen = [0, 0, 0, 0]
@@ -134,9 +137,9 @@ class MatchScreen(PlayScreen):
             "hand": self.query_one(HandView),
             "prompt": self.query_one(PromptBar),
         }
-        self._unsubscribe.append(self.handles[0].subscribe(self._match_updated))
-        # The notice may have changed between __init__ and subscribing (a reconnect).
-        self.notice = self.viewer.notice
+        for h in self.handles:  # (hot-seat: both seats' views come, each in its own update)
+            self._unsubscribe.append(h.subscribe(lambda update, seat=h.seat: self._match_updated(seat, update)))
+        # What changed between __init__ and subscribing (a reconnect) is read once, here.
         if self.hotseat:
             self._seat_viewer(self.handles[0].view().to_move)
         self.refresh_match(first=True)
@@ -149,13 +152,37 @@ class MatchScreen(PlayScreen):
                 log.exception("unsubscribe failed")
         self._unsubscribe.clear()
 
-    def _match_updated(self, update: Update[V.VoltageView]) -> None:
-        """Runs on the event loop from the match's broadcast: hand over as a message."""
-        self.post_message(self.Changed(update.notice))
+    def _match_updated(self, seat: int | None, update: Update[V.VoltageView]) -> None:
+        """Runs on the event loop from the match's broadcast: keep the update, and wake
+        the screen with a message (its handler, or the end of a submit, shows it)."""
+        self._inbox.append((seat, update))
+        self.post_message(self.Changed())
 
-    def on_match_screen_changed(self, message: Changed) -> None:
-        self.notice = message.notice
-        self.refresh_match()
+    @on(Changed)
+    def _changed(self, message: Changed) -> None:
+        self._drain()
+
+    def _drain(self) -> bool:
+        """Show the updates that arrived: the latest view per seat, the new log lines (of
+        the first handle: the log is the same for every seat), the notice and the names.
+        A hot-seat screen waits until both seats' views are of one version (they come as
+        two updates of one change), so it never shows one seat's new view beside the
+        other's old one.  True if it redrew."""
+        if not self._inbox:
+            return False
+        inbox, self._inbox = self._inbox, []
+        for seat, update in inbox:
+            self._views[seat] = update.view
+            self._versions[seat] = update.version
+            if seat == self.handles[0].seat:
+                self.lines.extend(update.lines)
+                self.notice = update.notice
+                if update.names:
+                    self.names = tuple(update.names)
+        if len(set(self._versions.values())) > 1:
+            return False
+        self._show()
+        return True
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._render_all)
@@ -169,9 +196,21 @@ class MatchScreen(PlayScreen):
                 return
 
     def refresh_match(self, *, first: bool = False) -> None:
-        """Read the match afresh (through the handle) and redraw."""
+        """Read the match afresh through the handles and redraw: the first time, and a
+        replay's every step (a live match's changes come as updates: :meth:`_drain`)."""
+        self._inbox.clear()
+        for h in self.handles:
+            self._views[h.seat] = h.view()
+            self._versions[h.seat] = h.version
+        self.lines = list(self.viewer.log)
+        self.notice = self.viewer.notice
+        self.names = tuple(self.viewer.names)
+        self._show(first=first)
+
+    def _show(self, *, first: bool = False) -> None:
+        """Show the latest views (the seat to move's, in hot-seat) and what follows from them."""
         if self.hotseat:
-            now = self.viewer.view()
+            now = self._views[self.viewer.seat]
             if not now.over and now.to_move != self.viewer.seat:
                 self._seat_viewer(now.to_move)
                 self.concealed = True
@@ -179,8 +218,7 @@ class MatchScreen(PlayScreen):
             elif first and not now.over:
                 self.concealed = True
         prev = self.view
-        self.view = self.viewer.view()
-        self.names = tuple(self.viewer.names)
+        self.view = self._views[self.viewer.seat]
         if not first:
             self._detect_moments(prev, self.view)
             if not self.hotseat and prev.my_turn != self.view.my_turn:
@@ -284,7 +322,7 @@ class MatchScreen(PlayScreen):
         w["opponent"].show(
             names[opp], view.hand_backs[opp], to_move=not view.over and view.to_move == opp
         )
-        w["log"].show(self.viewer.log)
+        w["log"].show(self.lines)
         w["piles"].show((view.draw_count, view.draw_top_transformer, P.draw_label(step)),
                         (view.discard_count, view.discard_top))
 
@@ -374,7 +412,10 @@ class MatchScreen(PlayScreen):
             self.sel = C.NOTHING
         finally:
             self._busy = False
-        self.refresh_match()
+        # The match's update for this action came while it was sent: show it (no second
+        # read of the match); a refusal changed nothing but the prompt's line.
+        if not self._drain():
+            self._redraw()
 
     async def action_pick_card(self, slot: int) -> None:
         hand = self.view.hand or ()
@@ -446,7 +487,7 @@ class MatchScreen(PlayScreen):
             self._passing = False
             self.concealed = False
             self.error = ""
-            self.refresh_match()
+            self._show()
 
         self.app.push_screen(PassKeyboardScreen(name, self._last_moves()), ready)
 
