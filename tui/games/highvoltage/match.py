@@ -31,6 +31,7 @@ shown come from :mod:`tui.games.highvoltage.present`.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 import time
 from typing import Any, Sequence
 
@@ -54,6 +55,8 @@ from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 
 log = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
 
 ERROR_SECONDS = DEFAULT.hv_error_seconds  # how long a refusal stays on the prompt line
 # A key pressed this soon after the top card changed on screen was most likely aimed at
@@ -99,27 +102,7 @@ class HVMatchScreen(PlayScreen):
         Binding("q", "leave", "leave"),
     ]
 
-    DEFAULT_CSS = """
-    HVMatchScreen { layout: vertical; }
-    HVMatchScreen #hv-main { height: 1fr; }
-    HVMatchScreen.-narrow #hv-main, HVMatchScreen.-short #hv-main { display: none; }
-    HVMatchScreen.-narrow TooSmall, HVMatchScreen.-short TooSmall { display: block; }
-    HVMatchScreen #hv-notice { height: auto; padding: 0 1; display: none; background: $warning; color: $text; text-style: bold; }
-    HVMatchScreen #hv-status { height: 1; background: $panel; padding: 0 1; }
-    HVMatchScreen #hv-middle { height: 1fr; }
-    HVMatchScreen #hv-pile { width: 42; height: 1fr; }
-    HVMatchScreen #hv-side { width: 1fr; height: 1fr; padding: 0 0 0 1; }
-    HVMatchScreen #hv-players { height: auto; }
-    HVMatchScreen #hv-feed { height: 1fr; border-top: solid $foreground 30%; border-title-align: left; }
-    HVMatchScreen #hv-countdown { width: 1fr; height: 1fr; display: none; border-top: solid $foreground 30%; content-align: center middle; }
-    HVMatchScreen.-counting #hv-countdown { display: block; }
-    HVMatchScreen.-counting #hv-feed { display: none; }
-    HVMatchScreen #hv-prompt-row { height: 1; background: $panel; }
-    HVMatchScreen #hv-prompt { width: 1fr; height: 1; }
-    HVMatchScreen #hv-prompt-row.-error #hv-prompt { color: $error; }
-    HVMatchScreen #hv-hand { padding: 0 0 0 1; }
-    HVMatchScreen #hv-hand-note { height: 1; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = [HERE / "match.tcss"]
 
     class Changed(Message):
         """Updates arrived (posted from the handle's update callback; see :meth:`_drain`)."""
