@@ -122,6 +122,14 @@ class Stepping:
 
     SHOWS_RESULTS = False  # the last step is the end
 
+    if TYPE_CHECKING:  # what the match screen it is mixed into gives it (types only)
+        app: Any
+        error: str
+
+        def refresh_match(self) -> None: ...
+
+        def query(self, selector: Any) -> Any: ...
+
     def __init__(self, replay: ReplaySource, step: int = 0) -> None:
         # The match screen's own __init__ (next in the MRO), watching the replay's one handle.
         super().__init__([self._start_replay(replay, step)], None)  # type: ignore[call-arg]
