@@ -259,8 +259,9 @@ class LobbyScreen(SizedScreen):
     def _choices(self) -> list[tuple[str, Text]]:
         title = self.backend.game_titles.get
         opts: list[tuple[str, Text]] = []
-        opts.append(("quick:voltage", Text(f"Quick match: {title('voltage', 'Voltage')}")))
-        opts.append(("room", Text(f"Private room: {title('voltage', 'Voltage')}")))
+        first = title(FIRST, "Voltage")
+        opts.append((f"quick:{FIRST}", Text(f"Quick match: {first}")))
+        opts.append(("room", Text(f"Private room: {first}")))
         opts.append(("join", Text("Join a friend's room (code)")))
         for label, bot in self.backend.strengths():
             opts.append((f"bot:{bot}", Text(f"Play a bot: {label}")))
