@@ -2,6 +2,12 @@
 
 The app calls ``home_screen()`` on mount (the lobby screen) and, from the
 results screen, ``await rematch(handles)``.  The lobby screen calls the rest.
+It satisfies :class:`tui.ports.LobbyBackend` (and :class:`tui.ports.LobbyExtras`).
+
+Every request the lobby turns down reaches the screens as a :class:`tui.ports.Refused`:
+the lobby's own errors derive from it, and any older ``ValueError`` it still raises is
+turned into one here (:func:`tui.ports.refusing`), so a screen catches ``Refused`` and
+never a bare ``ValueError`` (which would also hide a bug).
 """
 
 from __future__ import annotations
@@ -9,14 +15,18 @@ from __future__ import annotations
 import contextvars
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 from server.store import persist
 from server import ratings as R
 from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
-from server.host.voltage import SeatHandle
+from tui.ports import Handles, SeatHandle as Handle, refusing
+
+SeatHandle = Handle[Any]
 
 log = logging.getLogger(__name__)
+
+FIRST_GAME = GAMES[0]  # what a request naming no game means (the lobby's first: Voltage)
 
 
 class SSHBackend:
@@ -44,20 +54,27 @@ class SSHBackend:
 
         return LobbyScreen(self)
 
-    async def rematch(self, handles: list[SeatHandle]) -> list[SeatHandle] | None:
-        if handles and getattr(handles[0], "game", "voltage") == "high-voltage":
-            return await self.lobby.hv.rematch(self.player, handles)
-        return await self.lobby.rematch(self.player, handles)
+    @property
+    def guest(self) -> bool:
+        """No key: a dropped seat cannot be proved to come back, so a bot takes it at once."""
+        return not self.player.identity
 
-    def match_screen(self, handles: list[SeatHandle]) -> Any:
-        if handles and getattr(handles[0], "game", "voltage") == "high-voltage":
-            # (a High Voltage seat: also what a restored High Voltage match resumes into)
-            from tui.games.highvoltage.match import HVMatchScreen
+    @property
+    def grace_seconds(self) -> float:
+        """How long a dropped seat waits for its player before a bot plays it."""
+        return self.lobby.grace_seconds
 
-            return HVMatchScreen(handles, self)
-        from tui.games.voltage.match import MatchScreen
+    async def rematch(self, handles: Sequence[SeatHandle]) -> Handles | None:
+        if not handles:
+            return None
+        rematch = REMATCHES[handles[0].game]
+        return await rematch(self.lobby, self.player, list(handles))
 
-        return MatchScreen(handles, self)
+    def match_screen(self, handles: Sequence[SeatHandle]) -> Any:
+        """The match screen of the handles' game (also what a restored match resumes into)."""
+        from tui.games.registry import screens
+
+        return screens(handles[0].game).match(handles, self)
 
     def ssh_command(self, args: str = "", *, tty: bool = True) -> str:
         """A line that reaches this server, to paste as it is (``ssh -t -p 2222 HOST join KCUZ``)."""
@@ -68,12 +85,20 @@ class SSHBackend:
 
     # -- challenges ------------------------------------------------------------
 
-    def challenge(self, name: str, game: str = "voltage") -> Any:
+    def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
         """Challenge the player online as ``name``; ``await`` the result's ``future``."""
-        return self.lobby.challenge(self.player, name, game)
+        with refusing():
+            return self.lobby.challenge(self.player, name, game)
 
-    def answer_challenge(self, challenge: Any, accept: bool) -> list[SeatHandle] | None:
-        return self.lobby.answer_challenge(self.player, challenge, accept)
+    async def challenge_answer(self, challenge: Any) -> Handles:
+        """The handles once the challenged player accepts; :class:`~tui.ports.Refused` if
+        they decline, it expires or it is taken back."""
+        with refusing():
+            return await challenge.future
+
+    def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
+        with refusing():
+            return self.lobby.answer_challenge(self.player, challenge, accept)
 
     def withdraw_challenge(self, challenge: Any) -> None:
         self.lobby.withdraw_challenge(challenge)
@@ -136,12 +161,13 @@ class SSHBackend:
         return self.player.name
 
     def claim_name(self, name: str) -> str:
-        return self.lobby.claim_name(self.player, name)
+        with refusing():
+            return self.lobby.claim_name(self.player, name)
 
     def resumable(self) -> bool:
         return self.lobby.resumable(self.player) is not None
 
-    def resume(self) -> list[SeatHandle] | None:
+    def resume(self) -> Handles | None:
         return self.lobby.resume(self.player)
 
     # -- the lobby's choices -------------------------------------------------
@@ -170,18 +196,21 @@ class SSHBackend:
         self.room = None
         self.lobby.enter_lobby(self.player)
 
-    async def quick_match(self, game: str = "voltage") -> list[SeatHandle]:
-        return await self.lobby.quick_match(self.player, game)
+    async def quick_match(self, game: str = FIRST_GAME) -> Handles:
+        with refusing():
+            return await self.lobby.quick_match(self.player, game)
 
-    def create_room(self, game: str = "voltage", size: int = 4) -> Room:
+    def create_room(self, game: str = FIRST_GAME, size: int = 4) -> Room:
         """A private room (High Voltage: ``size`` seats, 2 to 4)."""
-        self.room = self.lobby.create_room(self.player, game, size)
+        with refusing():
+            self.room = self.lobby.create_room(self.player, game, size)
         return self.room
 
     def start_room(self) -> None:
         """Start this session's High Voltage room now, bots in the empty seats."""
         if self.room is not None:
-            self.lobby.start_room(self.room)
+            with refusing():
+                self.lobby.start_room(self.room)
 
     @property
     def hv_bot_levels(self) -> tuple[str, ...]:
@@ -206,19 +235,23 @@ class SSHBackend:
             self.lobby.close_room(self.room)
             self.room = None
 
-    def join_room(self, code: str) -> list[SeatHandle]:
+    def join_room(self, code: str) -> Handles:
         """Join a Voltage room (it starts at once)."""
-        return self.lobby.join_room(self.player, code)
+        with refusing():
+            return self.lobby.join_room(self.player, code)
 
-    async def join(self, code: str) -> list[SeatHandle]:
+    async def join(self, code: str) -> Handles:
         """Join a room of either game; a High Voltage room waits for its start."""
-        return await self.lobby.join(self.player, code)
+        with refusing():
+            return await self.lobby.join(self.player, code)
 
-    def play_bot(self, bot: str, game: str = "voltage") -> list[SeatHandle]:
-        return self.lobby.play_bot(self.player, bot, game)
+    def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
+        with refusing():
+            return self.lobby.play_bot(self.player, bot, game)
 
-    def watch(self, code: str) -> list[SeatHandle]:
-        return self.lobby.watch(self.player, code)
+    def watch(self, code: str) -> Handles:
+        with refusing():
+            return self.lobby.watch(self.player, code)
 
     def close(self) -> None:
         self.close_room()
@@ -234,11 +267,11 @@ class SSHBackend:
         """The key fingerprint (None for a guest: guests are not stored)."""
         return self.player.identity
 
-    def rating_change(self, handles: list[SeatHandle]) -> str | None:
+    def rating_change(self, handles: Sequence[SeatHandle]) -> str | None:
         """The results screen's line: each rated seat's new rating and its change."""
-        h = self.lobby.hosted_of(handles)
+        h = self.lobby.hosted_of(list(handles))  # type: ignore[arg-type]  # (as in rematch)
         rec = getattr(h, "recording", None) if h is not None else None
-        if rec is None or self.store is None:
+        if h is None or rec is None or self.store is None:
             return None
         try:
             changes = self.store.rating_changes(rec.match_id) or {c.seat: c for c in rec.changes}
@@ -298,9 +331,13 @@ class SSHBackend:
         return replay_screen(self.open_replay(match_id))
 
     def leaderboard_games(self) -> list[tuple[str, str]]:
-        """``(game, title)`` of every game with a leaderboard (Voltage always first)."""
+        """``(game, title)`` of every game with a leaderboard (the first registered game,
+        Voltage, always first)."""
+        from engine.registry import GAMES as REGISTERED
+
+        first = next(iter(REGISTERED))
         games = list(self.store.games()) if self.store is not None else []
-        games = ["voltage"] + [g for g in games if g != "voltage"]
+        games = [first] + [g for g in games if g != first]
         return [(g, persist.game_title(g)) for g in games]
 
     def leaderboard(self, game: str, n: int = 20) -> list[LeaderEntry]:
@@ -313,6 +350,14 @@ class SSHBackend:
             out.append(LeaderEntry(row.place, row.name, row.shown, row.games, tuple(points),
                                    row.identity == self.identity))
         return out
+
+
+#: Who answers a rematch, by game id: each game's table policy in the lobby (the lobby's
+#: own registry replaces this once it has one).
+REMATCHES: dict[str, Callable[[Lobby, Player, list[Any]], Awaitable[Handles | None]]] = {
+    "voltage": lambda lobby, player, handles: lobby.rematch(player, handles),
+    "high-voltage": lambda lobby, player, handles: lobby.hv.rematch(player, handles),
+}
 
 
 @dataclass(frozen=True)

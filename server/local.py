@@ -3,21 +3,25 @@
 :class:`LocalBackend` is what the TUI calls a *backend*: it gives the home
 screen, starts matches and rematches, and hands the screens seat handles —
 the same kind of handle the SSH server gives, so the screens cannot tell
-local play from online play.
+local play from online play.  It satisfies :class:`tui.ports.HomeBackend`.
 """
 
 from __future__ import annotations
 
 import random
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, Sequence
 
-from server.host.voltage import Match, Seat, SeatHandle
+from server.host.voltage import Match, Seat
+from tui.ports import Handles, Host, SeatHandle as Handle
+
+SeatHandle = Handle[Any]
 
 HOTSEAT = "hotseat"
+#: What the start screen offers, by game id: (id, label, description, playable).
 GAMES: tuple[tuple[str, str, str, bool], ...] = (
     ("voltage", "Voltage", "2 players, turn by turn", True),
-    ("highvoltage", "High Voltage", "2-4 players, real time", True),
+    ("high-voltage", "High Voltage", "2-4 players, real time", True),
 )
 
 
@@ -50,6 +54,7 @@ class LocalBackend:
     """
 
     default_opponent = "medium"
+    online = False  # a dropped match is lost; practice mode is allowed
 
     def __init__(
         self,
@@ -62,7 +67,10 @@ class LocalBackend:
         self.bot_delay = bot_delay
         self.executor = executor
         self._config: dict[int, tuple[str, str, tuple[str, str]]] = {}
-        self.matches: list[Match] = []
+        self.matches: list[Host] = []
+        self._host_of: dict[int, Host] = {}  # id(handle) -> its match (a handle shows no host)
+        #: keyword arguments for each High Voltage match (tests pass a short countdown)
+        self.hv_options: dict[str, Any] = {}
 
     # -- what the start screen offers ----------------------------------------
 
@@ -89,22 +97,19 @@ class LocalBackend:
         player_name: str,
         *,
         names: tuple[str, str] | None = None,
-    ) -> list[SeatHandle]:
+    ) -> Handles:
         """Start a match and return the handles the screen plays through.
 
         ``opponent`` is a bot name (one handle: the human's seat 0) or ``"hotseat"``
         (two handles, one per seat; ``names`` gives the two players' names).
         """
-        if game == "highvoltage":  # opponent: the bots' levels, e.g. "medium,fast"
-            from server.host.highvoltage import local_match
-
-            hv = local_match(player_name, opponent, self._rng.randrange(2**63), **getattr(self, "hv_options", {}))
-            self._config[id(hv)] = (game, opponent, (player_name, ""))
-            self.matches.append(hv)  # type: ignore[arg-type]
-            hv.start()
-            return [hv.handle(0)]
-        if game != "voltage":
+        start = self._STARTS.get(game)
+        if start is None:
             raise ValueError(f"{game!r} cannot be played yet")
+        return start(self, game, opponent, player_name, names)
+
+    def _start_voltage(self, game: str, opponent: str, player_name: str,
+                       names: tuple[str, str] | None) -> Handles:
         if opponent == HOTSEAT:
             a, b = names or (player_name or "Player 1", "Player 2")
             seats = [Seat(a, identity="local-0"), Seat(b, identity="local-1")]
@@ -122,23 +127,42 @@ class LocalBackend:
         self._config[id(match)] = (game, opponent, names_used)
         self.matches.append(match)
         match.start()
-        if opponent == HOTSEAT:
-            return [match.handle(0), match.handle(1)]
-        return [match.handle(0)]
+        return self._handles(match, [0, 1] if opponent == HOTSEAT else [0])
 
-    async def rematch(self, handles: list[SeatHandle]) -> list[SeatHandle] | None:
+    def _start_high_voltage(self, game: str, opponent: str, player_name: str,
+                            names: tuple[str, str] | None) -> Handles:
+        """You against the bots' levels, e.g. ``"medium,fast"``."""
+        from server.host.highvoltage import local_match
+
+        hv = local_match(player_name, opponent, self._rng.randrange(2**63), **self.hv_options)
+        self._config[id(hv)] = (game, opponent, (player_name, ""))
+        self.matches.append(hv)
+        hv.start()
+        return self._handles(hv, [0])
+
+    #: How each game's local match starts, by game id (the server side's registry for
+    #: ``voltage play``).
+    _STARTS = {"voltage": _start_voltage, "high-voltage": _start_high_voltage}
+
+    def _handles(self, host: Host, seats: list[int]) -> Handles:
+        handles = [host.handle(seat) for seat in seats]
+        for h in handles:
+            self._host_of[id(h)] = host
+        return handles
+
+    async def rematch(self, handles: Sequence[SeatHandle]) -> Handles | None:
         """A new match with the same game, opponent and names (None if unknown)."""
         if not handles:
             return None
-        old = handles[0].match
-        config = self._config.get(id(old))
-        if config is None:
+        old = self._host_of.get(id(handles[0]))
+        config = self._config.get(id(old)) if old is not None else None
+        if old is None or config is None:
             return None
         game, opponent, names = config
         old.close()
         return self.start_match(game, opponent, names[0], names=names if opponent == HOTSEAT else None)
 
-    def rating_change(self, handles: list[SeatHandle]) -> str | None:
+    def rating_change(self, handles: Sequence[SeatHandle]) -> str | None:
         """Local matches are not rated."""
         return None
 

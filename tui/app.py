@@ -1,8 +1,10 @@
 """The Voltage Textual app: one factory, no module-level state.
 
 ``make_app(backend, player_name=...)`` builds one app per person: locally for
-``voltage play`` (:class:`server.local.LocalBackend`), and one per SSH session
-on the server (whose backend's home screen is the lobby).  The app pushes
+``voltage play`` (a :class:`tui.ports.HomeBackend`: ``server.local.LocalBackend``), and
+one per SSH session on the server (a :class:`tui.ports.LobbyBackend`, whose home screen
+is the lobby).  The backend is handed in (``voltage/cli.py`` composes): the tui never
+imports ``server``.  The app pushes
 ``backend.home_screen()`` on mount; ``?`` opens the rules from anywhere.
 
 Ctrl+Q quits at once, except in a live match (a seat still playing, on any screen
@@ -13,13 +15,19 @@ online the seat is kept for the grace period; offline the match is lost).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
 from textual.filter import Monochrome, NoColor
 from textual.screen import Screen
+
+from tui.pacing import DEFAULT, Pacing
+
+if TYPE_CHECKING:
+    from tui.ports import Backend
 
 HERE = Path(__file__).resolve().parent
 
@@ -40,14 +48,31 @@ class VoltageApp(App[None]):
     # No command palette: every key that works is in the key bar (the start screen toggles light/dark).
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, backend: Any, *, player_name: str = "You") -> None:
+    def __init__(self, backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> None:
         super().__init__()
         self.backend = backend
         self.player_name = player_name
         self.home: Screen | None = None
-        # Pacing of visible moments (tests set these to 0).
-        self.flash_seconds = 1.8  # how long a flip or a scored set stays highlighted
-        self.results_delay = 1.2  # the final board shows this long before the results
+        self.pacing = pacing  # how long the visible moments last (tests pass a fast one)
+
+    # The pacing's fields, as attributes: kept for code written before :class:`Pacing`
+    # (the SSH end-to-end tests set them on a server's app); setting one replaces the pacing.
+
+    @property
+    def flash_seconds(self) -> float:
+        return self.pacing.flash_seconds
+
+    @flash_seconds.setter
+    def flash_seconds(self, value: float) -> None:
+        self.pacing = replace(self.pacing, flash_seconds=value)
+
+    @property
+    def results_delay(self) -> float:
+        return self.pacing.results_delay
+
+    @results_delay.setter
+    def results_delay(self, value: float) -> None:
+        self.pacing = replace(self.pacing, results_delay=value)
 
     # -- the "your turn" alert ------------------------------------------------
 
@@ -147,6 +172,7 @@ class VoltageApp(App[None]):
         self.push_screen(self.home)
 
 
-def make_app(backend: Any, *, player_name: str = "You") -> VoltageApp:
-    """The app for one person, talking to matches through ``backend``."""
-    return VoltageApp(backend, player_name=player_name)
+def make_app(backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> VoltageApp:
+    """The app for one person, talking to matches through ``backend``, its moments as
+    long as ``pacing`` says (:mod:`tui.pacing`)."""
+    return VoltageApp(backend, player_name=player_name, pacing=pacing)

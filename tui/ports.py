@@ -2,17 +2,413 @@
 
 The screens never import ``server``: a backend (the SSH lobby, local play, a replay,
 and later an edge that talks to a host over Redis) satisfies the protocols declared here,
-and ``voltage/cli.py`` composes the two.
+and ``voltage/cli.py`` composes the two.  Everything here is typing only (no Textual, no
+server), so a backend, a host or a test double imports it at no cost.
+
+The seams, smallest first:
+
+- :class:`Update`: the message a seat gets after every change of its match.  It carries
+  all a screen needs to redraw (the seat's view, the new log lines, the status notice,
+  the countdown) and the match's ``version`` (how many actions it has accepted), so an
+  edge that receives updates from a remote host can drop a stale or repeated one.  A
+  concrete frozen dataclass, not a protocol: it is what crosses the wire.
+- :class:`SeatHandle`: one seat's (or a spectator's) door into a match: the current
+  view, updates, intents.  Both games' handles satisfy it; neither subclasses the other.
+- :class:`Host`: what owns a match's one state (both games' match hosts satisfy it): what
+  the lobby and persistence ask of any match, and where handles come from.
+- :class:`Backend` (what the app and every match and results screen need),
+  :class:`HomeBackend` (``voltage play``'s start screen) and :class:`LobbyBackend` (one
+  SSH session's lobby).  The lobby screen still asks for a few optional extras with
+  ``getattr`` (settings, history, the leaderboard): a test's small fake backend may lack
+  them, and the screen then leaves that part out; those are listed in
+  :class:`LobbyExtras`.
+- :class:`ReplaySource`: a finished match, stepped through (``server.replay.Replay``).
 
 :class:`Refused` is the one error a screen catches from a backend: the request was
 understood and turned down (a name taken, a room code unknown, a move out of turn).
-Its text is one line, written for the player, and shown as it is.
+Its text is one line, written for the player, and shown as it is.  The server's own
+errors derive from it; :class:`~server.backend.SSHBackend` turns any other ``ValueError``
+its lobby raises into one at the seam (:func:`refusing`), so a screen never needs
+``except ValueError``.
 """
 
 from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Awaitable,
+    Callable,
+    Generic,
+    Iterator,
+    Mapping,
+    Protocol,
+    Sequence,
+    TypeVar,
+    runtime_checkable,
+)
+
+if TYPE_CHECKING:  # (types only: the tui imports no screen here)
+    from textual.screen import Screen
 
 
 class Refused(ValueError):
     """A backend turned a request down; ``str(e)`` is the one-line reason for the player.
 
     A ``ValueError`` so that screens written before this root keep catching it."""
+
+
+@contextlib.contextmanager
+def refusing() -> Iterator[None]:
+    """Re-raise a ``ValueError`` that is not yet a :class:`Refused` as one (same text,
+    the original chained): for a backend wrapping code older than the error root."""
+    try:
+        yield
+    except Refused:
+        raise
+    except ValueError as e:
+        raise Refused(str(e)) from e
+
+
+ViewT = TypeVar("ViewT")
+ViewT_co = TypeVar("ViewT_co", covariant=True)
+
+
+@dataclass(frozen=True)
+class Update(Generic[ViewT]):
+    """What a seat's screens get after a change of its match.
+
+    ``lines`` are the log lines new since the last update (for this seat: High Voltage's
+    "too slow" goes to its sender only); ``notice`` the status line ("" for none);
+    ``countdown`` the number showing (3, 2, 1) in a real-time game, else None;
+    ``version`` how many actions the match had accepted (it never goes down); ``names``
+    the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown)."""
+
+    view: ViewT
+    lines: tuple[str, ...] = ()
+    notice: str = ""
+    countdown: int | None = None
+    version: int = 0
+    names: tuple[str, ...] = ()
+
+
+UpdateCallback = Callable[[Update[Any]], None]
+Unsubscribe = Callable[[], None]
+
+
+@runtime_checkable
+class SeatHandle(Protocol[ViewT_co]):
+    """A screen's door into one match for one seat (``seat`` None: a spectator).
+
+    ``view()``, ``log``, ``notice``, ``countdown`` and ``version`` read the present;
+    ``subscribe`` calls back with an :class:`Update` on the event loop after every change
+    (in the subscriber's own context); ``submit`` sends an intent and raises a ``RuleError``
+    (one line for the player) if it is refused."""
+
+    @property
+    def game(self) -> str: ...  # the game's id (``engine.registry``)
+
+    @property
+    def seat(self) -> int | None: ...
+
+    @property
+    def spectator(self) -> bool: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def log(self) -> list[str]: ...  # every line this seat has seen, oldest first
+
+    @property
+    def notice(self) -> str: ...
+
+    @property
+    def countdown(self) -> int | None: ...
+
+    @property
+    def version(self) -> int: ...
+
+    def view(self) -> ViewT_co: ...
+
+    def subscribe(self, callback: UpdateCallback) -> Unsubscribe: ...
+
+    def submit(self, action: Any) -> Awaitable[None]: ...
+
+    def resign(self) -> Awaitable[None]: ...
+
+
+#: The handles a backend gives to play (or watch) through: one, or a hot-seat's two.
+Handles = Sequence[SeatHandle[Any]]
+
+
+class SeatInfo(Protocol):
+    """Who sits in a seat of a hosted match (``bot``: the bot playing it, if any)."""
+
+    name: str
+    identity: str | None
+    bot: str | None
+    connected: bool
+
+    @property
+    def is_bot(self) -> bool: ...
+
+    @property
+    def label(self) -> str: ...
+
+
+@runtime_checkable
+class Host(Protocol):
+    """A match host: the only copy of a match's state, its seats and its watchers.
+
+    What the lobby, persistence and the handles ask of either game's host: facts
+    (``game``, ``seats``, ``seed``, ``code``, ``actions``, ``log``, ``notice``, ``over``,
+    ``winner``, ``names``), the seats' views and handles, intents (``submit``), and the
+    lobby's levers (``start``, ``set_bot``, ``set_notice``, ``announce``, ``close``).
+    ``on_action`` / ``on_end`` hooks run after each accepted (and stored) action / at the end."""
+
+    game: str
+    seats: list[Any]  # SeatInfo each (a list: the lobby hands seats to bots and back)
+    seed: int
+    code: str
+    actions: list[Any]
+    log: list[str]
+    on_action: list[Callable[[Any, Any], None]]
+    on_end: list[Callable[[Any], None]]
+
+    @property
+    def notice(self) -> str: ...
+
+    @property
+    def paused(self) -> bool: ...
+
+    @property
+    def over(self) -> bool: ...
+
+    @property
+    def winner(self) -> int | None: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    def view(self, seat: int | None) -> Any: ...
+
+    def handle(self, seat: int | None) -> SeatHandle[Any]: ...
+
+    def subscribe(self, seat: int | None, callback: UpdateCallback) -> Unsubscribe: ...
+
+    def submit(self, seat: int, action: Any) -> Awaitable[None]: ...
+
+    def start(self) -> None: ...
+
+    def set_bot(self, seat: int, bot: str | None) -> None: ...
+
+    def set_notice(self, text: str) -> None: ...
+
+    def announce(self, line: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+
+class Backend(Protocol):
+    """What the app and every match or results screen need from their backend."""
+
+    #: True on a server (a dropped seat is kept for a grace period; no practice mode).
+    online: bool
+
+    def home_screen(self) -> Screen[Any]: ...
+
+    def rematch(self, handles: Handles) -> Awaitable[Handles | None]: ...
+
+    def rating_change(self, handles: Handles) -> str | None: ...
+
+
+class HomeBackend(Backend, Protocol):
+    """``voltage play``: matches hosted in the app's own process, chosen on the start screen.
+
+    ``games()`` gives ``(id, label, description, playable)``; ``opponents()`` gives
+    ``(id, label, description)`` (each bot strength, then hot-seat)."""
+
+    default_opponent: str
+
+    def games(self) -> list[tuple[str, str, str, bool]]: ...
+
+    def opponents(self) -> list[tuple[str, str, str]]: ...
+
+    def start_match(self, game: str, opponent: str, player_name: str, *,
+                    names: tuple[str, str] | None = None) -> Handles: ...
+
+
+class LobbyBackend(Backend, Protocol):
+    """One SSH session's player in the shared lobby (what the lobby screen always calls).
+
+    Every method that starts or joins a match returns the handles to play through, and
+    raises :class:`Refused` (one line for the player) when it cannot."""
+
+    initial: tuple[str, str] | None  # ("join" | "watch", CODE) from the ssh command line
+    name_prefill: str
+
+    @property
+    def games(self) -> Sequence[str]: ...  # the game ids the lobby offers, in its order
+
+    @property
+    def game_titles(self) -> Mapping[str, str]: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def named(self) -> bool: ...
+
+    @property
+    def bot_offer_after(self) -> float: ...
+
+    @property
+    def guest(self) -> bool: ...  # no key: a dropped seat goes to a bot at once
+
+    @property
+    def grace_seconds(self) -> float: ...  # how long a dropped seat waits for its player
+
+    def claim_name(self, name: str) -> str: ...
+
+    def snapshot(self) -> Any: ...  # the lobby's present: players, matches, rooms
+
+    def subscribe(self, callback: Callable[[], None]) -> Unsubscribe: ...
+
+    def enter_lobby(self) -> None: ...
+
+    def strengths(self) -> list[tuple[str, str]]: ...
+
+    def resumable(self) -> bool: ...
+
+    def resume(self) -> Handles | None: ...
+
+    def quick_match(self, game: str = ...) -> Awaitable[Handles]: ...
+
+    def play_bot(self, bot: str, game: str = ...) -> Handles: ...
+
+    def create_room(self, game: str = ..., size: int = ...) -> Any: ...
+
+    def start_room(self) -> None: ...
+
+    def close_room(self) -> None: ...
+
+    def seated(self, code: str) -> tuple[tuple[str, ...], int] | None: ...
+
+    def room_game(self, code: str) -> str | None: ...
+
+    def join_room(self, code: str) -> Handles: ...
+
+    def join(self, code: str) -> Awaitable[Handles]: ...
+
+    def watch(self, code: str) -> Handles: ...
+
+    def refuses_challenges(self) -> bool: ...
+
+    def set_challenges(self, welcome: bool) -> None: ...
+
+    def challenge(self, name: str, game: str = ...) -> Any: ...  # has game, target, seconds_left
+
+    def challenge_answer(self, challenge: Any) -> Awaitable[Handles]: ...
+
+    def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None: ...
+
+    def withdraw_challenge(self, challenge: Any) -> None: ...
+
+    def match_screen(self, handles: Handles) -> Screen[Any]: ...
+
+    def replay_screen(self, match_id: int) -> Screen[Any]: ...
+
+    def close(self) -> None: ...
+
+
+class LobbyExtras(Protocol):
+    """What the lobby screen uses when its backend has it (``getattr``; a fake may not):
+    the key's settings, ratings, history and the leaderboard, and High Voltage's table."""
+
+    stored_name: str | None
+
+    @property
+    def identity(self) -> str | None: ...
+
+    @property
+    def hv_bot_levels(self) -> tuple[str, ...]: ...
+
+    def settings(self) -> dict[str, str]: ...
+
+    def save_setting(self, key: str, value: str) -> None: ...
+
+    def start_colours(self) -> str | None: ...
+
+    def listen(self, callback: Callable[[str, Any], None]) -> None: ...
+
+    def ratings(self) -> list[tuple[str, int, int]]: ...
+
+    def history(self, limit: int = ..., width: int | None = ...) -> list[tuple[int, str]]: ...
+
+    def leaderboard_games(self) -> list[tuple[str, str]]: ...
+
+    def leaderboard(self, game: str, n: int = ...) -> list[Any]: ...
+
+    def hv_starts_in(self) -> float | None: ...
+
+
+class ReplayRecord(Protocol):
+    """The stored match a replay shows: its id (``match #12``) and game id."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def game(self) -> str: ...
+
+
+class ReplaySource(Protocol):
+    """A finished match to step through (``server.replay.Replay``): every position by its
+    step (0: the deal, ``last``: the end), its log, its sets (rounds), and what each seat saw.
+
+    ``seat`` is the viewer's own seat (None: a spectator); ``unit`` names the stretches
+    between ``set_steps`` ("set", "round"); ``viewpoints`` is what the seat-view key cycles
+    through (every hand first, then each seat)."""
+
+    @property
+    def record(self) -> ReplayRecord: ...
+
+    seat: int | None
+    names: tuple[str, ...]
+    unit: str
+    set_steps: list[int]
+
+    @property
+    def last(self) -> int: ...
+
+    @property
+    def sets(self) -> int: ...
+
+    @property
+    def viewpoints(self) -> tuple[int | str, ...]: ...
+
+    def clamp(self, step: int) -> int: ...
+
+    def view(self, step: int) -> Any: ...
+
+    def seat_view(self, step: int, seat: int | None) -> Any: ...
+
+    def hands(self, step: int) -> tuple[tuple[Any, ...], ...]: ...
+
+    def lines(self, step: int) -> list[str]: ...
+
+    def step_lines(self, step: int) -> tuple[str, ...]: ...
+
+    def action(self, step: int) -> str | None: ...
+
+    def next_viewpoint(self, viewpoint: int | str) -> int | str: ...
+
+    def set_at(self, step: int) -> int: ...
+
+    def next_set(self, step: int) -> int: ...
+
+    def prev_set(self, step: int) -> int: ...

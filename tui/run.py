@@ -1,6 +1,8 @@
-"""``voltage play``: the app against local matches (a bot, or hot-seat).
+"""Running an app in this terminal (``voltage play``, ``voltage replay``).
 
-:func:`run_local` runs an app in this terminal for ``voltage play`` and
+The tui never imports ``server``: what backend an app gets is composed in
+``voltage/cli.py`` (``voltage play``: a local backend and its bot pool), which hands
+the app here.  :func:`run_local` runs an app in this terminal for ``voltage play`` and
 ``voltage replay``.  In the terminal's raw mode Ctrl-C is a key (Textual's
 "press ctrl+q to quit" hint), but a SIGINT can still come (``kill -INT``, or
 during start-up): it ends the app as Ctrl+Q does, restoring the terminal, with
@@ -13,21 +15,8 @@ its SIGINT belongs to the server.
 from __future__ import annotations
 
 import asyncio
-import logging
-import multiprocessing
 import signal
-from concurrent.futures import Executor, ProcessPoolExecutor
-
-log = logging.getLogger(__name__)
-
-
-def _bot_pool() -> Executor | None:
-    """One worker process for the bots, so a searching bot never slows the screen."""
-    try:
-        return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    except Exception:  # pragma: no cover - no process support: think in a thread instead
-        log.exception("no process pool; bots think in a thread")
-        return None
+from typing import Any
 
 
 def default_name() -> str:
@@ -44,7 +33,7 @@ def default_name() -> str:
 INTERRUPTED = 130  # the exit status after SIGINT (128 + 2)
 
 
-def run_local(app) -> int:
+def run_local(app: Any) -> int:
     """Run ``app`` in this terminal; its return code, or 130 after a SIGINT.
 
     Keys typed in one burst keep their order (Textual's own driver lets a key that
@@ -76,19 +65,3 @@ def run_local(app) -> int:
 
     asyncio.run(main())
     return INTERRUPTED if interrupted else (app.return_code or 0)
-
-
-def play_main(name: str | None = None, seed: int | None = None, bot_delay: float = 0.7) -> int:
-    from server.local import LocalBackend
-
-    from tui.app import make_app
-
-    pool = _bot_pool()
-    backend = LocalBackend(seed=seed, bot_delay=bot_delay, executor=pool)
-    app = make_app(backend, player_name=name or default_name())
-    try:
-        return run_local(app)
-    finally:
-        backend.close()
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)

@@ -23,8 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 EXIT_PIPE = 141  # 128 + SIGPIPE: what the shell shows for `yes | head -1`
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
@@ -136,9 +141,37 @@ def _replay(args: argparse.Namespace) -> int:
     return run_local(make_app(ReplayBackend(replay)))
 
 
-def _play(args: argparse.Namespace) -> int:
-    from tui.run import play_main
+def _bot_pool() -> Executor | None:
+    """One worker process for the bots, so a searching bot never slows the screen."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
+    try:
+        return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    except Exception:  # pragma: no cover - no process support: think in a thread instead
+        logging.getLogger(__name__).exception("no process pool; bots think in a thread")
+        return None
+
+
+def play_main(name: str | None = None, seed: int | None = None, bot_delay: float = 0.7) -> int:
+    """``voltage play``: the composition of a local backend (``server.local``) and the app
+    (``tui``); the tui itself never imports ``server``."""
+    from server.local import LocalBackend
+    from tui.app import make_app
+    from tui.run import default_name, run_local
+
+    pool = _bot_pool()
+    backend = LocalBackend(seed=seed, bot_delay=bot_delay, executor=pool)
+    app = make_app(backend, player_name=name or default_name())
+    try:
+        return run_local(app)
+    finally:
+        backend.close()
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _play(args: argparse.Namespace) -> int:
     return play_main(args.name, args.seed, args.bot_delay)
 
 

@@ -21,6 +21,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from tests.tui.helpers import ContractHandle, FixedBackend  # noqa: E402
 from tests.tui.test_snapshots import position  # noqa: E402
+from tui.pacing import NO_FLASH
 from tui.app import make_app  # noqa: E402
 
 
@@ -36,8 +37,7 @@ def to_png(svg: str, png: Path) -> None:
 
 async def shot(name: str, size: tuple[int, int], *, colours: str = "dark") -> None:
     m = await position()
-    app = make_app(FixedBackend([ContractHandle(m.handle(0))]), player_name="Ann")
-    app.flash_seconds = 0
+    app = make_app(FixedBackend([ContractHandle(m.handle(0))]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=size) as pilot:
         app.set_colours(colours)
         await pilot.pause()

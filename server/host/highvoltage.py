@@ -1,13 +1,13 @@
 """Hosting a High Voltage match: one engine state, 2 to 4 seats, one shared clock.
 
-:class:`HVMatch` has the outward shape of :class:`server.host.voltage.Match` (``game``,
-``seats``, ``seed``, ``code``, ``state``, ``actions``, ``log``, ``notice``,
+:class:`HVMatch` and :class:`server.host.voltage.Match` both satisfy :class:`tui.ports.Host`
+(``game``, ``seats``, ``seed``, ``code``, ``actions``, ``log``, ``notice``,
 ``on_action`` / ``on_end``, ``names``, ``over``, ``winner``, ``view``,
 ``handle``, ``subscribe``, ``submit``, ``start``, ``set_bot``, ``set_notice``,
 ``close``), so the lobby, the screens and persistence can treat both alike.
-Screens reach it through an :class:`HVSeatHandle` (a
-:class:`server.host.voltage.SeatHandle` with High Voltage's resignation, the
-countdown and the seat's own feed).
+Screens reach it through an :class:`HVSeatHandle`, a :class:`tui.ports.SeatHandle` of
+its own (High Voltage's resignation, the countdown and the seat's own feed); it does
+not derive from Voltage's handle, whose view is Voltage's.
 
 Real time, decided here:
 
@@ -46,19 +46,18 @@ import asyncio
 import logging
 import random
 import time
-from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
 from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
+from tui import ports
 
 from server.host.voltage import (
     HostNotices,
     SaveFailed,
     SaveGate,
     Seat,
-    SeatHandle,
     Subscribers,
     run_to_end,
 )
@@ -72,22 +71,13 @@ COUNT_FROM = 3
 DEFAULT_BOT = "medium"
 
 
-@dataclass(frozen=True)
-class HVUpdate:
-    """What a screen gets after a change.
+#: What a screen gets after a change (:class:`tui.ports.Update`, one message for every
+#: game): ``lines`` are the new feed lines for this seat (public lines, and a refused
+#: play's "too slow" line for its sender only); ``countdown`` is the number showing
+#: (3, 2, 1) or None; ``version`` the match's action count.
+HVUpdate = ports.Update
 
-    ``lines`` are the new feed lines for this seat (public lines, and a
-    refused play's "too slow" line for its sender only); ``countdown`` is the
-    number showing (3, 2, 1) or None.
-    """
-
-    view: H.HighVoltageView
-    lines: tuple[str, ...] = ()
-    notice: str = ""
-    countdown: int | None = None
-
-
-Callback = Callable[[HVUpdate], None]
+Callback = ports.UpdateCallback
 
 
 def bot_level(name: str | None) -> str:
@@ -236,7 +226,8 @@ class HVMatch(HostNotices):
 
     def _broadcast(self, lines: tuple[str, ...], only: int | None = None) -> None:
         """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
-        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown), only)
+        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown, len(self.actions), self.names),
+                        only)
 
 
     # -- actions -------------------------------------------------------------
@@ -280,8 +271,8 @@ class HVMatch(HostNotices):
             self.countdown = None
             if self.recorder is not None:
                 await self.recorder.finish(self)  # type: ignore[attr-defined]
-            for hook in self.on_end:
-                hook(self)
+            for end_hook in self.on_end:
+                end_hook(self)
         self._broadcast(lines)
         self._wake()
         if not self.over and self.state.phase == H.COUNTDOWN:
@@ -419,13 +410,20 @@ class HVMatch(HostNotices):
         self._wake()
 
 
-class HVSeatHandle(SeatHandle):
-    """A screen's door into a High Voltage match (the same API as :class:`SeatHandle`)."""
+class HVSeatHandle:
+    """A screen's door into a High Voltage match (a :class:`tui.ports.SeatHandle`, as
+    Voltage's :class:`~server.host.voltage.SeatHandle` is; neither derives from the other)."""
 
-    match: HVMatch
+    def __init__(self, match: HVMatch, seat: int | None) -> None:
+        self.match = match
+        self.seat = seat
 
     @property
-    def names(self) -> tuple[str, ...]:  # type: ignore[override]
+    def game(self) -> str:
+        return self.match.game
+
+    @property
+    def names(self) -> tuple[str, ...]:
         return self.match.names
 
     @property
@@ -434,16 +432,39 @@ class HVSeatHandle(SeatHandle):
         return self.match.feed(self.seat)
 
     @property
+    def notice(self) -> str:
+        return self.match.notice
+
+    @property
     def countdown(self) -> int | None:
         """The countdown number showing (3, 2, 1), or None."""
         return self.match.countdown
 
     @property
+    def version(self) -> int:
+        """How many actions the match has accepted (an update's ``version``)."""
+        return len(self.match.actions)
+
+    @property
     def started(self) -> bool:
         return self.match.started
 
-    def view(self) -> H.HighVoltageView:  # type: ignore[override]
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    def view(self) -> H.HighVoltageView:
         return self.match.view(self.seat)
+
+    def subscribe(self, callback: Callback) -> Callable[[], None]:
+        """Call ``callback(update)`` on the event loop after every change; returns an unsubscribe."""
+        return self.match.subscribe(self.seat, callback)
+
+    async def submit(self, action: H.Action) -> None:
+        """Send an intent.  Raises :class:`IllegalActionError` (one-line reason) if refused."""
+        if self.seat is None:
+            raise IllegalActionError("spectators cannot play")
+        await self.match.submit(self.seat, action)
 
     async def resign(self) -> None:
         if self.seat is None:

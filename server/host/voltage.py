@@ -45,6 +45,7 @@ from typing import Any, Callable
 from engine.voltage import rules as V
 from engine.voltage.bots import THINK_CAPS
 from engine.errors import IllegalActionError
+from tui import ports
 
 log = logging.getLogger(__name__)
 
@@ -210,16 +211,12 @@ class Seat:
         return self.name
 
 
-@dataclass(frozen=True)
-class Update:
-    """What a screen gets after a change: the fresh view and the new log lines."""
+#: What a screen gets after a change (:class:`tui.ports.Update`): the seat's fresh view,
+#: the new log lines, the notice, and the match's version (its action count).  Declared
+#: in the tui's seams, since it is what an edge receives from a remote host.
+Update = ports.Update
 
-    view: V.VoltageView
-    lines: tuple[str, ...] = ()
-    notice: str = ""
-
-
-Callback = Callable[[Update], None]
+Callback = ports.UpdateCallback
 
 
 def in_context(callback: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -387,7 +384,7 @@ class Match(HostNotices):
         return self._subs.add(seat, callback)
 
     def _broadcast(self, lines: tuple[str, ...]) -> None:
-        self._subs.send(self.view, lambda view: Update(view, lines, self.notice))
+        self._subs.send(self.view, lambda view: Update(view, lines, self.notice, None, len(self.actions), self.names))
 
 
     # -- actions -------------------------------------------------------------
@@ -420,8 +417,8 @@ class Match(HostNotices):
             self.ended_at = time.time()
             if self.recorder is not None:
                 await self.recorder.finish(self)
-            for hook in self.on_end:
-                hook(self)
+            for end_hook in self.on_end:
+                end_hook(self)
         self._broadcast(lines)
 
     def start(self) -> None:
@@ -498,7 +495,10 @@ class Match(HostNotices):
 
 
 class SeatHandle:
-    """A screen's door into a match: the view, updates, and intents for one seat."""
+    """A screen's door into a Voltage match: the view, updates, and intents for one seat
+    (a :class:`tui.ports.SeatHandle`)."""
+
+    countdown: int | None = None  # (a turn-based game never counts down)
 
     def __init__(self, match: Match, seat: int | None) -> None:
         self.match = match
@@ -509,7 +509,7 @@ class SeatHandle:
         return self.match.game
 
     @property
-    def names(self) -> tuple[str, str]:
+    def names(self) -> tuple[str, ...]:
         return self.match.names
 
     @property
@@ -520,6 +520,11 @@ class SeatHandle:
     @property
     def notice(self) -> str:
         return self.match.notice
+
+    @property
+    def version(self) -> int:
+        """How many actions the match has accepted (an :class:`Update`'s ``version``)."""
+        return len(self.match.actions)
 
     @property
     def spectator(self) -> bool:

@@ -11,6 +11,7 @@ from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
 from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore_high_voltage
 from server.host.voltage import Seat, SeatHandle
+from tui import ports
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
 
@@ -55,7 +56,11 @@ class TestShape:
         assert not m.over and m.winner is None and m.notice == ""
         assert m.scores == (24, 24, 24)  # cards left: 72 dealt to three
         h = m.handle(1)
-        assert isinstance(h, SeatHandle) and h.game == "high-voltage" and h.seat == 1
+        # Both games' hosts and handles satisfy the tui's seams; neither handle derives
+        # from the other (Voltage's handle is typed by Voltage's view).
+        assert isinstance(m, ports.Host) and isinstance(h, ports.SeatHandle)
+        assert not isinstance(h, SeatHandle)
+        assert h.game == "high-voltage" and h.seat == 1 and h.version == 0
         assert h.names == m.names and h.view().seat == 1 and h.countdown is None
         assert m.handle(None).spectator
         with pytest.raises(ValueError):
@@ -108,6 +113,8 @@ class TestArrivalOrder:
         assert any("too slow" in line for line in m.handle(1).log)
         assert not any("too slow" in line for line in m.handle(0).log + m.log)
         assert m.too_slow == 1
+        # The refusal changed nothing: its update has the version of the accepted play.
+        assert [u.version for u in got[1] if u.lines and "too slow" in u.lines[0]] == [len(m.actions)]
 
     async def test_a_refused_play_loses_nothing_and_is_not_logged(self):
         m = await started(people(2))

@@ -7,6 +7,7 @@ import pytest
 from engine.voltage import rules as V
 from engine.errors import IllegalActionError
 from server.host.voltage import Match, Seat
+from tui import ports
 
 
 def humans(seed=5):
@@ -28,6 +29,22 @@ async def test_every_screen_gets_the_accepted_action_and_its_own_view():
         assert u.lines and any(name in u.lines[0] for name in ("Alice", "Bob"))
     assert got[None][0].view.hand is None
     assert got[mover][0].view.hand is not None
+
+
+async def test_an_update_carries_the_matchs_version_and_the_host_satisfies_the_seams():
+    m = humans()
+    assert isinstance(m, ports.Host) and isinstance(m.handle(0), ports.SeatHandle)
+    got: list[ports.Update] = []
+    h = m.handle(None)
+    h.subscribe(got.append)
+    assert h.version == 0 and h.countdown is None
+    for _ in range(3):
+        mover = m.state.to_move
+        await m.handle(mover).submit(m.view(mover).legal[0])
+    m.set_notice("Bob is away")
+    assert [u.version for u in got] == [1, 2, 3, 3] and h.version == 3
+    assert all(isinstance(u, ports.Update) and u.countdown is None for u in got)
+    assert got[-1].notice == "Bob is away" and got[-1].lines == ()
 
 
 async def test_out_of_turn_and_illegal_intents_are_refused_with_a_reason():

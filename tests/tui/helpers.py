@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from engine.voltage import rules as V
 from server.local import LocalBackend
+from tui.pacing import FAST, Pacing
 from tui.games.voltage import choices as C
 from tui.app import VoltageApp, make_app
 from tui.games.voltage.match import MatchScreen
@@ -19,11 +20,10 @@ from tui.games.voltage.hand import HandView
 from tui.games.voltage.piles import Piles
 
 
-def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0) -> tuple[VoltageApp, LocalBackend]:
+def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
+              pacing: Pacing = FAST) -> tuple[VoltageApp, LocalBackend]:
     backend = LocalBackend(seed=seed, bot_delay=bot_delay)
-    app = make_app(backend, player_name=name)
-    app.flash_seconds = 0.0
-    app.results_delay = 0.0
+    app = make_app(backend, player_name=name, pacing=pacing)
     return app, backend
 
 
@@ -151,7 +151,8 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
 
 
 class ContractHandle:
-    """Only what the seat-handle contract offers a screen: no way to the match behind it.
+    """Only what the seat-handle contract (:class:`tui.ports.SeatHandle`) offers a screen:
+    no way to the match behind it.
 
     Screens given this instead of a real handle prove they read nothing but views,
     names, the log and the notice, and act only through ``submit``.
@@ -167,6 +168,9 @@ class ContractHandle:
     log = property(lambda self: self._h.log)
     notice = property(lambda self: self._h.notice)
     game = property(lambda self: self._h.game)
+    spectator = property(lambda self: self._h.spectator)
+    countdown = property(lambda self: self._h.countdown)
+    version = property(lambda self: self._h.version)
 
     def view(self) -> V.VoltageView:
         return self._h.view()
@@ -177,9 +181,15 @@ class ContractHandle:
     async def submit(self, action: V.Action) -> None:
         await self._h.submit(action)
 
+    async def resign(self) -> None:
+        await self._h.resign()
+
 
 class FixedBackend:
-    """A backend whose home screen is a match screen for the given handles."""
+    """A backend whose home screen is a match screen for the given handles
+    (a :class:`tui.ports.Backend`)."""
+
+    online = False
 
     def __init__(self, handles: list[Any]) -> None:
         self.handles = handles
@@ -190,6 +200,9 @@ class FixedBackend:
 
     async def rematch(self, handles: list[Any]) -> list[Any] | None:
         self.rematches += 1
+        return None
+
+    def rating_change(self, handles: Any) -> str | None:
         return None
 
 

@@ -10,8 +10,10 @@ from engine.highvoltage import rules as H
 from server.replay import Replay
 from server.store.db import Store
 from tests.server.test_hv_replay_model import C, store_hv_match
+from tui.pacing import FAST
 from tui.app import make_app
-from tui.screens.replay import HVReplayScreen, ReplayBackend
+from tui.games.highvoltage.replay import HVReplayScreen
+from tui.screens.replay import ReplayBackend
 from tui.games.highvoltage.card import HVTopCard, chip
 from tui.games.highvoltage.table import HVFeed, HVHand, feed_line
 from tui.widgets.prompt import ActionButton
@@ -28,7 +30,7 @@ def stored(tmp_path_factory):
 
 
 def hands_panel(screen: HVReplayScreen):
-    """Every hand, face up (tui.screens.replay.OpenHands), if the screen has it."""
+    """Every hand, face up (tui.games.highvoltage.replay.OpenHands), if the screen has it."""
     found = screen.query("#replay-hands")
     assert found, "no panel of every hand"
     return found.first()
@@ -71,8 +73,7 @@ def agrees(screen: HVReplayScreen, replay: Replay, step: int, seat: int | None =
 async def test_step_through_rounds_as_a_spectator(stored):
     store, mid = stored
     replay = Replay.load(store, mid)
-    app = make_app(ReplayBackend(replay))
-    app.results_delay = 0.0  # a live match's end would open the results at once
+    app = make_app(ReplayBackend(replay), pacing=FAST)  # (a live match's end would open the results at once)
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -164,7 +165,7 @@ async def test_a_player_sees_their_own_hand_once_revealed(stored):
 def test_long_hands_keep_to_their_share_of_lines_and_say_what_is_left_out():
     """Four big hands take at most eight lines (the top card keeps its room); a hand cut
     short ends in +N, never silently."""
-    from tui.screens.replay import OpenHands
+    from tui.games.highvoltage.replay import OpenHands
 
     faces = [H.Face(v, m) for v in range(1, 11) for m in (1, 2, 3)][:20]
     panel = OpenHands()

@@ -3,6 +3,7 @@ too-slow refusals, practice marks, results, the setup dialog, and the 80x24 layo
 
 from __future__ import annotations
 
+from dataclasses import replace
 import asyncio
 import time
 from typing import Any
@@ -13,6 +14,7 @@ from engine.highvoltage import rules as H
 from server.host.highvoltage import HVMatch, bot_seat, local_match
 from server.host.voltage import Seat
 from tests.tui.helpers import local_app, wait_until
+from tui.pacing import FAST, Pacing
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.highvoltage.results import HVResultsScreen
 from tui.games.highvoltage.setup import HVSetupScreen
@@ -27,11 +29,11 @@ SIZE = (80, 24)
 class Host(App):
     """A bare app showing one High Voltage screen (no start screen)."""
 
-    def __init__(self, handles: list[Any], backend: Any = None, *, practice: bool = False) -> None:
+    def __init__(self, handles: list[Any], backend: Any = None, *, practice: bool = False,
+                 pacing: Pacing = replace(FAST, hv_error_seconds=30.0)) -> None:
         super().__init__()
         self.handles, self.backend_, self.practice = handles, backend, practice
-        self.results_delay = 0.0
-        self.hv_error_seconds = 30.0
+        self.pacing = pacing
 
     def on_mount(self) -> None:
         self.push_screen(HVMatchScreen(self.handles, self.backend_, practice=self.practice))
@@ -259,7 +261,7 @@ async def test_results_rank_everyone_and_rematch_locally():
     backend.hv_options = dict(countdown_seconds=0.02, bot_speed=50.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        handles = backend.start_match("highvoltage", "fast,fast", "You")
+        handles = backend.start_match("high-voltage", "fast,fast", "You")
         app.push_screen(HVMatchScreen(handles, backend))
         await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
         assert app.screen.names == ("You", "Fast bot", "Fast bot 2")
@@ -335,8 +337,8 @@ async def test_arrows_and_enter_and_letter_keys_past_ten_cards():
 async def test_a_key_pressed_just_after_the_top_changed_is_aimed_at_the_card_before():
     seed = next(s for s in range(500) if all(H.has_fitting_card(H.new_match(s, 2), i) for i in (0, 1)))
     m = people(seed=seed)
-    app = Host([m.handle(0)])
-    app.hv_aim_grace = 60.0  # a slow test machine must not turn "too slow" into "does not fit"
+    # A slow test machine must not turn "too slow" into "does not fit":
+    app = Host([m.handle(0)], pacing=replace(FAST, hv_error_seconds=30.0, hv_aim_grace=60.0))
     async with app.run_test(size=SIZE) as pilot:
         screen = await started(pilot, m, lambda: app.screen)
         bob = m.view(1)
@@ -387,8 +389,8 @@ async def covered_before_drawn(pilot, app, m: HVMatch, screen: HVMatchScreen, th
 async def race(path: str, *, practice: bool = False, draws: int = 0, first_slot: int = 0) -> None:
     seed, theirs, slot = race_deal(draws, first_slot)
     m = people(seed=seed)
-    app = Host([m.handle(0)], practice=practice)
-    app.hv_aim_grace = 0.0  # this card fits both tops: only the aim decides
+    # This card fits both tops: only the aim decides.
+    app = Host([m.handle(0)], practice=practice, pacing=replace(FAST, hv_error_seconds=30.0, hv_aim_grace=0.0))
     async with app.run_test(size=SIZE) as pilot:
         screen = await started(pilot, m, lambda: app.screen)
         for _ in range(draws):

@@ -4,6 +4,7 @@ guest); "no" goes on playing, "yes" (or a second Ctrl+Q) quits; elsewhere it qui
 
 from __future__ import annotations
 
+from dataclasses import replace
 import asyncio
 from typing import Any
 
@@ -12,6 +13,7 @@ from textual.app import App
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
 from tests.tui.helpers import local_app, match_screen, wait_until
+from tui.pacing import DEFAULT
 from tui.app import VoltageApp
 from tui.dialogs.confirm import QuitScreen
 from tui.games.highvoltage.match import HVMatchScreen
@@ -132,9 +134,8 @@ class Session(VoltageApp):
     """One SSH session's app, opened on a match the lobby hosts."""
 
     def __init__(self, backend: SSHBackend, handles: list[Any]) -> None:
-        super().__init__(backend, player_name=backend.player.name)
+        super().__init__(backend, player_name=backend.player.name, pacing=replace(DEFAULT, results_delay=0))
         self.handles = handles
-        self.results_delay = 0
 
     def on_mount(self, event) -> None:
         event.prevent_default()  # not the lobby: straight into the match

@@ -12,7 +12,7 @@ from server.backend import SSHBackend
 from server.replay import Replay
 from tests.server.terminal import Terminal
 from tests.server.test_commands import KB, kept  # noqa: F401  (a fixture)
-from tui.screens.replay import ReplayScreen
+from tui.games.voltage.replay import ReplayScreen
 from tui.text import card_label
 
 

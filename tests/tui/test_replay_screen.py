@@ -11,8 +11,10 @@ import pytest
 from engine.voltage import rules as V
 from server.replay import Replay
 from server.store.db import Store
+from tui.pacing import FAST
 from tui.app import make_app
-from tui.screens.replay import ReplayBackend, ReplayScreen
+from tui.games.voltage.replay import ReplayScreen
+from tui.screens.replay import ReplayBackend
 from tui.text import card_label
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
@@ -70,7 +72,7 @@ def painted(widget) -> str:
 
 
 def open_hand(screen: ReplayScreen):
-    """The top seat's hand face up (tui.screens.replay.OpenHand), if the screen has one."""
+    """The top seat's hand face up (tui.games.voltage.replay.OpenHand), if the screen has one."""
     found = screen.query("#open-hand")
     assert found, "no face-up hand for the top seat"
     return found.first()
@@ -105,9 +107,7 @@ def agrees(screen: ReplayScreen, replay: Replay, step: int, seat: int | None = N
 
 
 async def run_replay(replay: Replay):
-    app = make_app(ReplayBackend(replay))
-    app.flash_seconds = 0.0
-    app.results_delay = 0.0  # a live match's end would open the results at once
+    app = make_app(ReplayBackend(replay), pacing=FAST)  # (a live match's end would open the results at once)
     return app
 
 

@@ -3,15 +3,16 @@ key pressed in that moment opens them at once instead of being lost."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from tests.tui.helpers import local_app, match_screen, wait_until
+from tui.pacing import FAST
 from tui.dialogs.confirm import ConfirmScreen
 from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.results import ResultsScreen
 
 
 async def test_a_key_during_the_pause_after_the_end_opens_the_results_at_once():
-    app, backend = local_app(seed=8)
-    app.results_delay = 60.0  # far longer than the test: only the key can open them
+    app, backend = local_app(seed=8, pacing=replace(FAST, results_delay=60.0))  # far longer than the test: only the key can open them
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("enter")
@@ -35,12 +36,11 @@ async def test_the_same_in_high_voltage():
     from tui.games.highvoltage.match import HVMatchScreen
     from tui.games.highvoltage.results import HVResultsScreen
 
-    app, backend = local_app(seed=5)
-    app.results_delay = 60.0
+    app, backend = local_app(seed=5, pacing=replace(FAST, results_delay=60.0))
     backend.hv_options = dict(countdown_seconds=0.02, bot_speed=50.0)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        handles = backend.start_match("highvoltage", "fast", "You")
+        handles = backend.start_match("high-voltage", "fast", "You")
         app.push_screen(HVMatchScreen(handles, backend))
         await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
         await handles[0].match.submit(1, H.Resign(1))

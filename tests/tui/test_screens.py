@@ -2,6 +2,7 @@
 no input crashes the app, a small terminal is told its size, names are shown
 literally, refusals are explained, the rules are one key away."""
 
+from dataclasses import replace
 import random
 
 from engine.voltage import cards as K
@@ -18,6 +19,7 @@ from tests.tui.helpers import (
     wait_until,
     widget_texts,
 )
+from tui.pacing import FAST
 from tui.games.voltage import choices as C
 from tui.app import make_app
 from tui.screens.base import TooSmall
@@ -35,10 +37,8 @@ def two_humans(seed: int, names=("Ann", "Bob")) -> Match:
     return Match([Seat(names[0], "a"), Seat(names[1], "b")], seed=seed, bot_delay=0)
 
 
-def fixed_app(handles):
-    app = make_app(FixedBackend(handles), player_name="Ann")
-    app.flash_seconds = 0
-    app.results_delay = 0
+def fixed_app(handles, pacing=FAST):
+    app = make_app(FixedBackend(handles), player_name="Ann", pacing=pacing)
     return app
 
 
@@ -341,8 +341,7 @@ async def test_a_notice_shows_prominently():
 
 async def test_a_flip_and_a_scored_set_are_visible_moments():
     m = two_humans(3)
-    app = fixed_app([m.handle(0)])
-    app.flash_seconds = 30
+    app = fixed_app([m.handle(0)], pacing=replace(FAST, flash_seconds=30))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = app.screen

@@ -21,6 +21,7 @@ import pytest
 from engine.voltage import rules as V
 from server.host.voltage import Match, Seat
 from tests.tui.helpers import ContractHandle, FixedBackend, screen_text
+from tui.pacing import NO_FLASH
 from tui.app import make_app
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -60,8 +61,7 @@ def text_of_svg(svg: str) -> str:
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_match_screen_snapshot(size):
     m = await position()
-    app = make_app(FixedBackend([ContractHandle(m.handle(0))]), player_name="Ann")
-    app.flash_seconds = 0
+    app = make_app(FixedBackend([ContractHandle(m.handle(0))]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()

@@ -8,14 +8,14 @@ import re
 
 from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import rows_of, voltage_match
+from tui.pacing import NO_FLASH
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
 
 
 async def board_rows(kind: str, size: tuple[int, int], keys: tuple[str, ...] = ()) -> tuple[list[str], MatchScreen]:
     m = voltage_match(kind)
-    app = make_app(FixedBackend([m.handle(0)]), player_name="Ann")
-    app.flash_seconds = 0
+    app = make_app(FixedBackend([m.handle(0)]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from engine.voltage import rules as V
 from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import rows_of, voltage_match
+from tui.pacing import NO_FLASH
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
 from tui.text import sign
@@ -24,8 +25,7 @@ def test_the_log_words_a_minus_block_with_the_boards_sign():
 
 async def test_a_real_flip_reads_the_same_in_the_log_as_on_the_block():
     m = voltage_match("flip")
-    app = make_app(FixedBackend([m.handle(0)]), player_name="Ann")
-    app.flash_seconds = 0
+    app = make_app(FixedBackend([m.handle(0)]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()

@@ -23,6 +23,7 @@ from engine.voltage import rules as V
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match, Seat
 from tests.tui.helpers import FixedBackend, wait_until
+from tui.pacing import FAST, NO_FLASH
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.voltage.match import MatchScreen
@@ -167,8 +168,7 @@ def rows_of(app: App) -> list[str]:
 
 async def voltage_cuts(kind: str, size: tuple[int, int], keys: tuple[str, ...] = (), names=("Ann", "Bob")) -> list[str]:
     m = voltage_match(kind, names)
-    app = make_app(FixedBackend([m.handle(0)]), player_name=names[0])
-    app.flash_seconds = 0
+    app = make_app(FixedBackend([m.handle(0)]), player_name=names[0], pacing=NO_FLASH)
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()
@@ -216,7 +216,7 @@ class Host(App):
         super().__init__()
         self.handles = handles
         self.practice = practice
-        self.results_delay = 0.0
+        self.pacing = FAST
 
     def on_mount(self) -> None:
         self.push_screen(HVMatchScreen(self.handles, practice=self.practice))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.screen import Screen
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from tui.ports import Backend
 
 MIN_WIDTH = 80
 MIN_HEIGHT = 24
@@ -48,21 +51,20 @@ class SizedScreen(Screen):
         return w < MIN_WIDTH or h < MIN_HEIGHT
 
 
-def quit_question(backend: Any, *, hotseat: bool = False) -> str:
+def quit_question(backend: Backend | None, *, hotseat: bool = False) -> str:
     """What Ctrl+Q in a live match asks: quitting's real cost, in one question.
 
-    Online (``backend.online``) the lobby keeps a dropped seat for its grace period
+    Online (``backend.online``) the lobby keeps (``backend.grace_seconds``) a dropped seat for its grace period
     and then hands it to a bot, except a guest's (no key: it cannot prove it is back),
-    which a bot takes at once.  Offline nothing is saved: the match is lost.  Asking is
+    which a bot takes at once (``backend.guest``).  Offline nothing is saved: the match is lost.  Asking is
     the choice made for "never lose an offline match silently", rather than saving
     matches to resume: a local match is short, and a player who quits a game expects
     it to end, just not by a stray key.
     """
-    if getattr(backend, "online", False):
-        player = getattr(backend, "player", None)
-        if player is not None and not getattr(player, "identity", None):
+    if backend is not None and backend.online:
+        if getattr(backend, "guest", False):
             return "Quit? The match goes on without you: as a guest you cannot come back, so a bot takes your seat now."
-        grace = getattr(getattr(backend, "lobby", None), "grace_seconds", None)
+        grace = getattr(backend, "grace_seconds", None)
         wait = f"{grace:.0f} s" if isinstance(grace, (int, float)) else "a while"
         return f"Quit? The match goes on: your seat waits {wait} for you to reconnect, then a bot plays it."
     what = "The hot-seat match" if hotseat else "The match"
@@ -88,8 +90,16 @@ class PlayScreen(SizedScreen):
             return None
         return quit_question(getattr(self, "backend", None), hotseat=len(getattr(self, "handles", ())) > 1)
 
+    handles: list[Any]  # the seat handles (a game's match screen sets them)
+    backend: Any
+    view: Any
+    names: tuple[str, ...]
+
     def results_screen(self) -> Screen:
-        raise NotImplementedError
+        """The results after this match's final view: its game's (:mod:`tui.games.registry`)."""
+        from tui.games.registry import screens
+
+        return screens(self.handles[0].game).results(self.handles, self.backend, self.view, self.names)
 
     def rematch_screen(self, handles: Any) -> Screen:
         raise NotImplementedError

@@ -16,6 +16,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Sparkline, Static
 
+from engine.registry import GAMES as REGISTERED
+
 from tui.text import safe
 from tui.widgets.keybar import KeyBar
 
@@ -44,7 +46,8 @@ class LeaderboardScreen(Screen):
     def __init__(self, backend: Any, game: str | None = None) -> None:
         super().__init__()
         self.backend = backend
-        self.games: list[tuple[str, str]] = list(backend.leaderboard_games()) or [("voltage", "Voltage")]
+        self.games: list[tuple[str, str]] = list(backend.leaderboard_games()) or [
+            (first.id, first.title) for first in list(REGISTERED.values())[:1]]
         ids = [g for g, _ in self.games]
         self.index = ids.index(game) if game in ids else 0
         self.entries: list[Any] = []

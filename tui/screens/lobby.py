@@ -19,9 +19,12 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.games.registry import HIGH_VOLTAGE, VOLTAGE
+from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
 
-HV = "high-voltage"
+HV = HIGH_VOLTAGE  # the one game with tables of 2 to 4 (rooms sized, bot line-ups)
+FIRST = VOLTAGE  # the first game offered (the quick match's default)
 HV_MIN, HV_MAX = 2, 4  # seats at a High Voltage table
 
 
@@ -192,7 +195,7 @@ class LobbyScreen(SizedScreen):
         Binding("s", "start_room", "Start now with bots", show=False),
     ]
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: LobbyBackend) -> None:
         super().__init__()
         self.backend = backend
         self._unsubscribe = None
@@ -200,7 +203,7 @@ class LobbyScreen(SizedScreen):
         # "" | "queue" | "room" | "joined" (at a friend's High Voltage room) | "code:join" | "code:watch"
         self._mode = ""
         self._ticker = None
-        self._queue_game = "voltage"
+        self._queue_game = FIRST
         self._room_obj: Any = None  # the room this screen's player owns
         self._joined = ""  # the code of the High Voltage room joined
         self._hv_size = HV_MAX  # seats of a new High Voltage room
@@ -256,8 +259,9 @@ class LobbyScreen(SizedScreen):
     def _choices(self) -> list[tuple[str, Text]]:
         title = self.backend.game_titles.get
         opts: list[tuple[str, Text]] = []
-        opts.append(("quick:voltage", Text(f"Quick match: {title('voltage', 'Voltage')}")))
-        opts.append(("room", Text(f"Private room: {title('voltage', 'Voltage')}")))
+        first = title(FIRST, "Voltage")
+        opts.append((f"quick:{FIRST}", Text(f"Quick match: {first}")))
+        opts.append(("room", Text(f"Private room: {first}")))
         opts.append(("join", Text("Join a friend's room (code)")))
         for label, bot in self.backend.strengths():
             opts.append((f"bot:{bot}", Text(f"Play a bot: {label}")))
@@ -320,7 +324,7 @@ class LobbyScreen(SizedScreen):
         if self._mode == "challenge:pick" and event.key in ("1", "2"):
             event.stop()
             event.prevent_default()
-            game = "voltage" if event.key == "1" else HV
+            game = FIRST if event.key == "1" else HV
             self._set_mode("")
             self._challenge(self._challenged_name, game)
 
@@ -328,15 +332,15 @@ class LobbyScreen(SizedScreen):
     async def _challenge(self, name: str, game: str) -> None:
         try:
             ch = self.backend.challenge(name, game)
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
             return
         self._challenge_obj = ch
         self._set_mode("challenging")
         self._tick()
         try:
-            handles = await ch.future
-        except ValueError as e:  # declined, expired, taken back
+            handles = await self.backend.challenge_answer(ch)
+        except Refused as e:  # declined, expired, taken back
             self._challenge_obj = None
             self._set_mode("")
             self._error(str(e))
@@ -361,7 +365,7 @@ class LobbyScreen(SizedScreen):
         def answered(accept: bool | None) -> None:
             try:
                 handles = self.backend.answer_challenge(ch, bool(accept))
-            except ValueError as e:
+            except Refused as e:
                 self._error(str(e))
                 return
             if handles:
@@ -522,7 +526,7 @@ class LobbyScreen(SizedScreen):
         stored = getattr(self.backend, "stored_name", None)
         try:
             name = self.backend.claim_name(event.value)
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
             return
         self._error("")
@@ -811,15 +815,15 @@ class LobbyScreen(SizedScreen):
             return
         try:
             handles = self.backend.join_room(code) if verb == "join" else self.backend.watch(code)
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
             return
         self._open_match(handles)
 
-    def _play_bot(self, bot: str, game: str = "voltage") -> None:
+    def _play_bot(self, bot: str, game: str = FIRST) -> None:
         try:
-            handles = self.backend.play_bot(bot, game) if game != "voltage" else self.backend.play_bot(bot)
-        except ValueError as e:
+            handles = self.backend.play_bot(bot, game)
+        except Refused as e:
             self._error(str(e))
             return
         self._open_match(handles)
@@ -828,7 +832,7 @@ class LobbyScreen(SizedScreen):
     async def _quick(self, game: str) -> None:
         try:
             handles = await self.backend.quick_match(game)
-        except ValueError as e:
+        except Refused as e:
             self._set_mode("")
             self._error(str(e))
             return
@@ -843,7 +847,7 @@ class LobbyScreen(SizedScreen):
         self._room_status()
         try:
             handles = await self.backend.join(code)
-        except ValueError as e:
+        except Refused as e:
             self._set_mode("")
             self._error(str(e))
             return
@@ -858,10 +862,10 @@ class LobbyScreen(SizedScreen):
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
-    async def _room(self, game: str = "voltage", size: int = 2) -> None:
+    async def _room(self, game: str = FIRST, size: int = 2) -> None:
         try:
-            room = self.backend.create_room(game, size) if game != "voltage" else self.backend.create_room()
-        except ValueError as e:
+            room = self.backend.create_room(game, size)
+        except Refused as e:
             self._error(str(e))
             return
         self._room_obj = room
@@ -914,7 +918,7 @@ class LobbyScreen(SizedScreen):
             return
         try:
             self.backend.start_room()
-        except ValueError as e:
+        except Refused as e:
             self._error(str(e))
 
     def action_cancel(self) -> None:
@@ -947,7 +951,7 @@ class LobbyScreen(SizedScreen):
         if time.monotonic() - self._waiting_since < self.backend.bot_offer_after:
             return
         game = self._queue_game
-        bot = self._offer_bot()[1] if game == "voltage" else ",".join(self.hv_lineups()[0])
+        bot = ",".join(self.hv_lineups()[0]) if game == HV else self._offer_bot()[1]
         self.action_cancel()
         self._play_bot(bot, game)
 

@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 from tui.widgets.keybar import KeyBar
 from tui.text import TERMINAL_FG
 from tui.widgets.prompt import ActionButton
+from tui.ports import HomeBackend
 from tui.screens.base import SizedScreen, TooSmall
 
 LOGO = (
@@ -145,7 +146,7 @@ class StartScreen(SizedScreen):
     StartScreen.-narrow TooSmall, StartScreen.-short TooSmall { display: block; }
     """
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: HomeBackend) -> None:
         super().__init__()
         self.backend = backend
         self.games: list[tuple[str, str, str, bool]] = list(backend.games())
@@ -213,25 +214,11 @@ class StartScreen(SizedScreen):
         self.action_start()
 
     def action_start(self) -> None:
-        from tui.games.voltage.match import MatchScreen
+        """Start the chosen game against the chosen opponent: the game's own start hook
+        (:mod:`tui.games.registry`) starts it, or first asks how."""
+        from tui.games.registry import screens
 
         game = self.games[self.game][0]
         opponent = self.opponents[self.opponent][0]
         player = getattr(self.app, "player_name", "You")
-        if game == "highvoltage":  # you and 1-3 bots: its own setup dialog
-            from tui.games.highvoltage.setup import start_high_voltage
-
-            start_high_voltage(self.app, self.backend, player, first_bot=opponent)
-            return
-        if opponent == "hotseat":
-            first = player if player and player != "You" else "Player 1"
-
-            def go(names: tuple[str, str] | None) -> None:
-                if names:
-                    handles = self.backend.start_match(game, opponent, names[0], names=names)
-                    self.app.push_screen(MatchScreen(handles, self.backend))
-
-            self.app.push_screen(NamesScreen(first, "Player 2"), go)
-            return
-        handles = self.backend.start_match(game, opponent, player)
-        self.app.push_screen(MatchScreen(handles, self.backend))
+        screens(game).start(self.app, self.backend, player, opponent)

@@ -21,13 +21,17 @@ practice mode (local play only), which marks them and names the values that
 fit.
 
 Like :class:`tui.games.voltage.match.MatchScreen`, it talks to the match only through
-its seat handle: ``view()``, ``log``, ``names``, ``notice``, ``countdown``,
-``subscribe`` and ``submit``.
+its seat handle (:class:`tui.ports.SeatHandle`), one way: ``view()``, ``log``,
+``names``, ``notice`` and ``countdown`` are read once, on mount; after that the screen
+keeps the latest :class:`tui.ports.Update` (view, countdown, notice, names) and appends
+each update's feed lines, and ``submit`` is never followed by a second read.  The words
+shown come from :mod:`tui.games.highvoltage.present`.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 import time
 from typing import Any, Sequence
 
@@ -42,19 +46,25 @@ from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError, RuleError
 
 from tui.text import safe
+from tui.games.highvoltage import present as P
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
 from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
 from tui.widgets.prompt import ActionButton
+from tui.pacing import DEFAULT, pacing_of
+from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 
 log = logging.getLogger(__name__)
 
-ERROR_SECONDS = 3.0  # how long a refusal stays on the prompt line
+HERE = Path(__file__).parent
+
+ERROR_SECONDS = DEFAULT.hv_error_seconds  # how long a refusal stays on the prompt line
 # A key pressed this soon after the top card changed on screen was most likely aimed at
 # the card before (a person needs about this long to see a change): when the card does
 # not fit the new top but fits that one, it is aimed there, and the host answers "too
-# slow" rather than "does not fit".
-AIM_GRACE_SECONDS = 0.4
+# slow" rather than "does not fit".  (Both are :class:`tui.pacing.Pacing` fields: the
+# app's pacing decides; these name people's values.)
+AIM_GRACE_SECONDS = DEFAULT.hv_aim_grace
 
 
 class AimedTopCard(HVTopCard):
@@ -92,32 +102,13 @@ class HVMatchScreen(PlayScreen):
         Binding("q", "leave", "leave"),
     ]
 
-    DEFAULT_CSS = """
-    HVMatchScreen { layout: vertical; }
-    HVMatchScreen #hv-main { height: 1fr; }
-    HVMatchScreen.-narrow #hv-main, HVMatchScreen.-short #hv-main { display: none; }
-    HVMatchScreen.-narrow TooSmall, HVMatchScreen.-short TooSmall { display: block; }
-    HVMatchScreen #hv-notice { height: auto; padding: 0 1; display: none; background: $warning; color: $text; text-style: bold; }
-    HVMatchScreen #hv-status { height: 1; background: $panel; padding: 0 1; }
-    HVMatchScreen #hv-middle { height: 1fr; }
-    HVMatchScreen #hv-pile { width: 42; height: 1fr; }
-    HVMatchScreen #hv-side { width: 1fr; height: 1fr; padding: 0 0 0 1; }
-    HVMatchScreen #hv-players { height: auto; }
-    HVMatchScreen #hv-feed { height: 1fr; border-top: solid $foreground 30%; border-title-align: left; }
-    HVMatchScreen #hv-countdown { width: 1fr; height: 1fr; display: none; border-top: solid $foreground 30%; content-align: center middle; }
-    HVMatchScreen.-counting #hv-countdown { display: block; }
-    HVMatchScreen.-counting #hv-feed { display: none; }
-    HVMatchScreen #hv-prompt-row { height: 1; background: $panel; }
-    HVMatchScreen #hv-prompt { width: 1fr; height: 1; }
-    HVMatchScreen #hv-prompt-row.-error #hv-prompt { color: $error; }
-    HVMatchScreen #hv-hand { padding: 0 0 0 1; }
-    HVMatchScreen #hv-hand-note { height: 1; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = [HERE / "match.tcss"]
 
     class Changed(Message):
-        """The match changed (posted from the handle's update callback)."""
+        """Updates arrived (posted from the handle's update callback; see :meth:`_drain`)."""
 
-    def __init__(self, handles: Sequence[Any], backend: Any = None, *, practice: bool = False) -> None:
+    def __init__(self, handles: Sequence[SeatHandle[H.HighVoltageView]], backend: Backend | None = None, *,
+                 practice: bool = False) -> None:
         super().__init__()
         if not handles:
             raise ValueError("a match screen needs a seat handle")
@@ -125,9 +116,13 @@ class HVMatchScreen(PlayScreen):
         self.handle = self.handles[0]
         self.backend = backend
         # Practice marks the cards that fit; never online.
-        self.practice = bool(practice) and not getattr(backend, "online", False)
+        self.practice = bool(practice) and not (backend is not None and backend.online)
         self.view: H.HighVoltageView = self.handle.view()
         self.names: tuple[str, ...] = tuple(self.handle.names)
+        self.lines: list[str] = []  # the feed shown: the first read, then each update's new lines
+        self.notice = ""
+        self._countdown: int | None = None
+        self._inbox: list[Update[H.HighVoltageView]] = []  # updates not yet shown
         self.slots: list[H.Face | None] = []
         self.cursor: int | None = None
         self.error = ""
@@ -180,13 +175,30 @@ class HVMatchScreen(PlayScreen):
                 log.exception("unsubscribe failed")
             self._unsubscribe = None
 
-    def _match_changed(self, update: Any) -> None:
-        """Runs on the event loop from the match's broadcast: hand over as a message."""
+    def _match_changed(self, update: Update[H.HighVoltageView]) -> None:
+        """Runs on the event loop from the match's broadcast: keep the update, and wake
+        the screen with a message (its handler, or the end of a send, shows it)."""
+        self._inbox.append(update)
         self.post_message(self.Changed())
 
     @on(Changed)
     def _changed(self, message: Changed) -> None:
-        self.refresh_match()
+        self._drain()
+
+    def _drain(self) -> bool:
+        """Show the updates that arrived: the latest view, countdown, notice and names, and
+        every update's new feed lines.  True if it redrew."""
+        if not self._inbox:
+            return False
+        inbox, self._inbox = self._inbox, []
+        for update in inbox:
+            self.lines.extend(update.lines)
+        last = inbox[-1]
+        self.view, self._countdown, self.notice = last.view, last.countdown, last.notice
+        if last.names:
+            self.names = tuple(last.names)
+        self._show()
+        return True
 
     # -- the state of the screen ---------------------------------------------
 
@@ -196,7 +208,8 @@ class HVMatchScreen(PlayScreen):
 
     @property
     def countdown(self) -> int | None:
-        return getattr(self.handle, "countdown", None)
+        """The countdown number showing (3, 2, 1), or None: the latest update's."""
+        return self._countdown
 
     @property
     def playing(self) -> bool:
@@ -204,9 +217,18 @@ class HVMatchScreen(PlayScreen):
         return me is not None and not self.view.over and not self.view.out[me]
 
     def refresh_match(self) -> None:
-        """Read the match afresh (through the handle) and redraw."""
+        """Read the match afresh through the handle and redraw: the first time, and a
+        replay's every step (a live match's changes come as updates: :meth:`_drain`)."""
+        self._inbox.clear()
         self.view = self.handle.view()
         self.names = tuple(self.handle.names)
+        self.lines = list(self.handle.log)
+        self.notice = self.handle.notice
+        self._countdown = self.handle.countdown
+        self._show()
+
+    def _show(self) -> None:
+        """Show the latest view and what follows from it (the hand's slots, the keys, the end)."""
         if self.view.hand is not None:
             self.slots = reconcile(self.slots, self.view.hand)
             if self.cursor is not None and (self.cursor >= len(self.slots) or self.slots[self.cursor] is None):
@@ -221,7 +243,7 @@ class HVMatchScreen(PlayScreen):
             self.refresh_bindings()
         if self.view.over and not self._results_done:
             self._results_done = True
-            self.results_after(float(getattr(self.app, "results_delay", 1.2)))
+            self.results_after(pacing_of(self.app).results_delay)
 
     def _nearest(self, i: int) -> int | None:
         held = [j for j, f in enumerate(self.slots) if f is not None]
@@ -249,7 +271,7 @@ class HVMatchScreen(PlayScreen):
         if not self._composed:
             return
         view, names = self.view, self.names
-        text = getattr(self.handle, "notice", "") or ""
+        text = self.notice
         notice = self.query_one("#hv-notice", Static)
         if notice.display != bool(text):
             notice.display = bool(text)
@@ -257,16 +279,12 @@ class HVMatchScreen(PlayScreen):
         self._put("#hv-status", (view.players, view.plays, view.flips, self.practice, self.app.size.width),
                   self._status)
 
-        hint = ""
-        if self.practice and not view.over:
-            a, b = view.top.targets
-            an = lambda v: "an" if v == 8 else "a"
-            hint = f"practice: {an(a)} {a} or {an(b)} {b} fits" if a != b else f"practice: {an(a)} {a} fits"
+        hint = P.practice_hint(view) if self.practice else ""
         self.query_one(HVTopCard).show(view.top, top_no=view.top_no, discard=view.discard_count, hint=hint)
 
         side = self.query_one("#hv-side")
         self.query_one(HVPlayers).show(view, names, width=max(side.size.width - 1, 30))
-        self.query_one(HVFeed).show(self.handle.log)
+        self.query_one(HVFeed).show(self.lines)
         counting = view.counting_down and not view.over
         if self.has_class("-counting") != counting:
             self.set_class(counting, "-counting")
@@ -276,84 +294,33 @@ class HVMatchScreen(PlayScreen):
         note = self.query_one("#hv-hand-note", Static)
         if self.me is None:
             hand.show([], backs=0)
-            note_text = "Watching: every hand is hidden from spectators."
         elif view.hand is None:
             hand.show([], backs=view.hand_sizes[self.me])
-            note_text = ""
         else:
             hand.show(self.slots, cursor=self.cursor, fits=self.fitting_slots())
-            note_text = "" if self.slots or view.over else "Your hand is empty: draw (d)."
+        note_text = P.hand_note(view, holding=bool(self.slots))
         if note.display != bool(note_text):
             note.display = bool(note_text)
         self._put("#hv-hand-note", note_text, lambda: Text(note_text))
         self._render_prompt()
 
     def _status(self) -> Text:
-        """The top line, in the longest form that fits: shortened by meaning, never cut."""
-        view = self.view
-        counts = f"{view.players} players · {view.plays} played"
-        if view.flips:
-            counts += f" · {view.flips} flip{'s' if view.flips != 1 else ''}"
-        practice = [" PRACTICE: double border = it fits ", " PRACTICE: double border fits ", " PRACTICE "]
-        forms = [("HIGH VOLTAGE", counts, p) for p in (practice if self.practice else [""])]
-        forms.append(("HV", counts, " PRACTICE " if self.practice else ""))
-        width = self.app.size.width - 2
-        head, middle, label = forms[-1]
-        for head, middle, label in forms:
-            if len(head) + 2 + len(middle) + (2 + len(label) if label else 0) <= width:
-                break
-        status = Text(no_wrap=True, overflow="ellipsis")
-        status.append(head, "bold")
-        status.append(f"  {middle}")
-        if label:
-            status.append("  ")
-            status.append(label, "bold reverse")
-        return status
+        """The top line (:func:`~tui.games.highvoltage.present.status`)."""
+        return P.status(self.view, practice=self.practice, width=self.app.size.width - 2)
 
     def _countdown_caption(self) -> str:
-        if self.view.over:
-            return ""
-        if self.countdown is None:
-            return "waiting for the start…"
-        if self.view.flips:
-            return "Everyone was stuck: the bottom card\nof the pile is on top now.\nhands face down: get ready!"
-        return "hands face down: get ready!"
+        return P.countdown_caption(self.view, self.countdown)
 
     def _prompt(self) -> str:
-        view = self.view
-        if view.over:
-            if view.winner is None:
-                return "The match is over: nobody could play.  ⏎ results · q leave"
-            who = "You win!" if view.winner == self.me else f"{safe(self.names[view.winner])} wins."
-            return f"{who}  ⏎ results · q leave"
-        if self.me is None:
-            return "Watching.  q leave"
-        if view.out[self.me]:
-            return "You left this match.  q leave"
-        if view.counting_down:
-            return "Wait for the countdown…" if self.countdown is not None else "Waiting for the match to start…"
-        if view.stuck[self.me]:
-            return "Stuck: waiting for the others; any play clears it."
-        return "Play any time: press a card's key, or click it"
+        return P.prompt(self.view, self.names, self.countdown)
 
     def _render_prompt(self) -> None:
         row = self.query_one("#hv-prompt-row")
         mine = self.me is not None and self.view.can_act
-        prompt = self._prompt()
-
-        def build() -> Text:
-            t = Text(no_wrap=True, overflow="ellipsis")
-            if self.error:
-                t.append(" ✗ ", "bold reverse")
-                t.append(" " + safe(self.error), "bold")
-            else:
-                t.append(" ▶ " if mine else " · ", "bold reverse" if mine else "bold")
-                t.append(" " + prompt, "bold" if mine else "")
-            return t
-
-        if row.has_class("-error") != bool(self.error):
-            row.set_class(bool(self.error), "-error")
-        self._put("#hv-prompt", (self.error, prompt, mine), build)
+        prompt, error = self._prompt(), self.error
+        if row.has_class("-error") != bool(error):
+            row.set_class(bool(error), "-error")
+        self._put("#hv-prompt", (error, prompt, mine), lambda: P.prompt_line(prompt, error=error, mine=mine))
         can = self.me is not None and not self.view.over and not self.view.out[self.me]
         for button in self.query(ActionButton):
             if button.display != can:
@@ -371,7 +338,7 @@ class HVMatchScreen(PlayScreen):
                 if self._composed:
                     self._render_prompt()
 
-        self.set_timer(float(getattr(self.app, "hv_error_seconds", ERROR_SECONDS)), clear)
+        self.set_timer(pacing_of(self.app).hv_error_seconds, clear)
         self._render_prompt()
 
     # -- acting --------------------------------------------------------------
@@ -409,7 +376,7 @@ class HVMatchScreen(PlayScreen):
             await self.handle.submit(action)
         except (IllegalActionError, RuleError) as e:
             self._say(str(e) or "that is not allowed now")
-            self.refresh_match()
+            self._drain()  # (too slow: the play that covered the top came as an update)
             return False
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("submit failed")
@@ -417,7 +384,10 @@ class HVMatchScreen(PlayScreen):
             return False
         self.error = ""
         self._error_gen += 1
-        self.refresh_match()
+        # The match's update for this play came while it was sent: show it (no second
+        # read of the match).
+        if not self._drain():
+            self._render_all()
         return True
 
     async def play_slot(self, slot: int) -> None:
@@ -449,7 +419,7 @@ class HVMatchScreen(PlayScreen):
         top, top_no = self.shown_top()
         prev = self._previous_top
         if prev is not None and not H.fits(face, top) and H.fits(face, prev[0]):
-            grace = float(getattr(self.app, "hv_aim_grace", AIM_GRACE_SECONDS))
+            grace = pacing_of(self.app).hv_aim_grace
             if time.monotonic() - prev[2] <= grace:
                 return H.Play(seat, face, prev[0], prev[1])
         return H.Play(seat, face, top, top_no)
@@ -498,11 +468,6 @@ class HVMatchScreen(PlayScreen):
                 await self.send(H.Resign(self.me))
 
         self.app.push_screen(ConfirmScreen("Leave this match (resign)?", yes="resign", no="keep playing"), done)
-
-    def results_screen(self) -> Any:
-        from tui.games.highvoltage.results import HVResultsScreen
-
-        return HVResultsScreen(self.handles, self.backend, self.view, self.names)
 
     def rematch_screen(self, handles: Any) -> Any:
         return HVMatchScreen(handles, self.backend, practice=self.practice)

@@ -2,7 +2,7 @@
 
 :func:`start_high_voltage` is what the start screen calls when High Voltage is
 chosen: it asks with :class:`HVSetupScreen`, starts the match through the
-backend (``backend.start_match("highvoltage", "medium,fast", name)``: the
+backend (``backend.start_match(GAME, "medium,fast", name)``: the
 opponent is the bots' levels, comma-separated) and shows it.
 """
 
@@ -21,9 +21,10 @@ from textual.widgets import Footer, Static
 
 from engine.highvoltage.bots import HV_BOT_NAMES, REACTION_SECONDS
 
+from tui.games.registry import HIGH_VOLTAGE
 from tui.widgets.prompt import ActionButton
 
-GAME = "highvoltage"
+GAME = HIGH_VOLTAGE  # (the id, from the registry)
 LEVEL_WORDS = {"slow": "slow (about 2.5 s)", "medium": "medium (1.5 s)", "fast": "fast (0.8 s)"}
 DEFAULT_LEVELS = ("medium", "slow", "fast")
 

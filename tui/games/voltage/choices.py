@@ -20,6 +20,7 @@ No Textual here: this module is plain data and is tested on its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from engine.voltage.cards import BYPASS, COLOURS, Card
 from engine.voltage.rules import HAND_LIMIT, Action, Draw, Flip, Pass, Play, VoltageView
@@ -135,7 +136,7 @@ def targets(view: VoltageView, card: Card, terminal: int) -> list[Card | None]:
     return out
 
 
-def step_for(view: VoltageView, sel: Selection, names: tuple[str, str] | list[str]) -> Step:
+def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
     """What ``view``'s seat may choose now, given the half-made choice ``sel``.
 
     ``sel`` is dropped (the step starts afresh) when it no longer fits the view.

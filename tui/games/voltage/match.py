@@ -1,10 +1,13 @@
 """The match: the board, both hands, the piles, the log, and the choice pending.
 
-The screen talks to the match only through seat handles: it reads
-``handle.view()``, ``handle.log``, ``handle.names`` and ``handle.notice``, gets
-``Update``s through ``handle.subscribe``, and sends intents with
-``await handle.submit(action)``.  With one handle it plays (or watches, for a
-spectator's handle); with two it is a hot-seat match, and a pass-the-keyboard
+The screen talks to the match only through seat handles (:class:`tui.ports.SeatHandle`),
+and data flows one way: it reads ``handle.view()``, ``log``, ``names`` and ``notice``
+once, on mount, then lives on the updates (:class:`tui.ports.Update`) its subscriptions bring
+(the latest view, the new log lines appended, the notice, the names), and sends intents
+with ``await handle.submit(action)`` without reading the match again afterwards: the
+update for an accepted action arrives while it is sent.  (A replay steps by reading its
+handle afresh: :meth:`MatchScreen.refresh_match`.)  With one handle it plays (or watches,
+for a spectator's handle); with two it is a hot-seat match, and a pass-the-keyboard
 screen hides each hand until its owner is at the keyboard.
 
 Everything offered (keys, clicks, footer, buttons) comes from
@@ -29,14 +32,17 @@ from engine.voltage.cards import COLOURS
 from engine.errors import IllegalActionError, RuleError
 
 from tui.games.voltage import choices as C
+from tui.games.voltage import present as P
 from tui.text import safe
-from tui.games.voltage.board import Board, SideState, TerminalState
+from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
 from tui.widgets.log import MatchLog
 from tui.games.voltage.piles import Piles
 from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton, PromptBar
 from tui.games.voltage.scores import TopBar
+from tui.pacing import pacing_of
+from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 
 log = logging.getLogger(__name__)
@@ -73,13 +79,9 @@ class MatchScreen(PlayScreen):
     ]
 
     class Changed(Message):
-        """The match changed (posted from the handle's update callback)."""
+        """Updates arrived (posted from the handles' update callback; see :meth:`_drain`)."""
 
-        def __init__(self, notice: str) -> None:
-            super().__init__()
-            self.notice = notice
-
-    def __init__(self, handles: Sequence[Any], backend: Any = None) -> None:
+    def __init__(self, handles: Sequence[SeatHandle[V.VoltageView]], backend: Backend | None = None) -> None:
         super().__init__()
         if not handles:
             raise ValueError("a match screen needs at least one seat handle")
@@ -91,8 +93,12 @@ class MatchScreen(PlayScreen):
         self.sel = C.NOTHING
         self.cursor = 0
         self.error = ""
-        self.notice = getattr(self.viewer, "notice", "") or ""
+        self.notice = self.viewer.notice
         self.view: V.VoltageView = self.viewer.view()
+        self.lines: list[str] = []  # the log shown: the first read, then each update's new lines
+        self._views: dict[int | None, V.VoltageView] = {}  # each handle's seat -> its latest view
+        self._versions: dict[int | None, int] = {}  # ... and that view's version
+        self._inbox: list[tuple[int | None, Update[V.VoltageView]]] = []  # updates not yet shown
         self.step = C.Step(C.WAIT, "")
         self.notes: dict[int, str] = {}
         self._note_gen = [0, 0, 0, 0]
@@ -101,7 +107,7 @@ class MatchScreen(PlayScreen):
         self._busy = False
         self._results_done = not self.SHOWS_RESULTS
         self._passing = False
-        self.names: tuple[str, str] = tuple(self.viewer.names)  # type: ignore[assignment]
+        self.names: tuple[str, ...] = tuple(self.viewer.names)
 
     # -- layout --------------------------------------------------------------
 
@@ -131,9 +137,9 @@ class MatchScreen(PlayScreen):
             "hand": self.query_one(HandView),
             "prompt": self.query_one(PromptBar),
         }
-        self._unsubscribe.append(self.handles[0].subscribe(self._match_updated))
-        # The notice may have changed between __init__ and subscribing (a reconnect).
-        self.notice = getattr(self.viewer, "notice", "") or ""
+        for h in self.handles:  # (hot-seat: both seats' views come, each in its own update)
+            self._unsubscribe.append(h.subscribe(lambda update, seat=h.seat: self._match_updated(seat, update)))
+        # What changed between __init__ and subscribing (a reconnect) is read once, here.
         if self.hotseat:
             self._seat_viewer(self.handles[0].view().to_move)
         self.refresh_match(first=True)
@@ -146,13 +152,37 @@ class MatchScreen(PlayScreen):
                 log.exception("unsubscribe failed")
         self._unsubscribe.clear()
 
-    def _match_updated(self, update: Any) -> None:
-        """Runs on the event loop from the match's broadcast: hand over as a message."""
-        self.post_message(self.Changed(getattr(update, "notice", "") or ""))
+    def _match_updated(self, seat: int | None, update: Update[V.VoltageView]) -> None:
+        """Runs on the event loop from the match's broadcast: keep the update, and wake
+        the screen with a message (its handler, or the end of a submit, shows it)."""
+        self._inbox.append((seat, update))
+        self.post_message(self.Changed())
 
-    def on_match_screen_changed(self, message: Changed) -> None:
-        self.notice = message.notice
-        self.refresh_match()
+    @on(Changed)
+    def _changed(self, message: Changed) -> None:
+        self._drain()
+
+    def _drain(self) -> bool:
+        """Show the updates that arrived: the latest view per seat, the new log lines (of
+        the first handle: the log is the same for every seat), the notice and the names.
+        A hot-seat screen waits until both seats' views are of one version (they come as
+        two updates of one change), so it never shows one seat's new view beside the
+        other's old one.  True if it redrew."""
+        if not self._inbox:
+            return False
+        inbox, self._inbox = self._inbox, []
+        for seat, update in inbox:
+            self._views[seat] = update.view
+            self._versions[seat] = update.version
+            if seat == self.handles[0].seat:
+                self.lines.extend(update.lines)
+                self.notice = update.notice
+                if update.names:
+                    self.names = tuple(update.names)
+        if len(set(self._versions.values())) > 1:
+            return False
+        self._show()
+        return True
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._render_all)
@@ -166,9 +196,21 @@ class MatchScreen(PlayScreen):
                 return
 
     def refresh_match(self, *, first: bool = False) -> None:
-        """Read the match afresh (through the handle) and redraw."""
+        """Read the match afresh through the handles and redraw: the first time, and a
+        replay's every step (a live match's changes come as updates: :meth:`_drain`)."""
+        self._inbox.clear()
+        for h in self.handles:
+            self._views[h.seat] = h.view()
+            self._versions[h.seat] = h.version
+        self.lines = list(self.viewer.log)
+        self.notice = self.viewer.notice
+        self.names = tuple(self.viewer.names)
+        self._show(first=first)
+
+    def _show(self, *, first: bool = False) -> None:
+        """Show the latest views (the seat to move's, in hot-seat) and what follows from them."""
         if self.hotseat:
-            now = self.viewer.view()
+            now = self._views[self.viewer.seat]
             if not now.over and now.to_move != self.viewer.seat:
                 self._seat_viewer(now.to_move)
                 self.concealed = True
@@ -176,8 +218,7 @@ class MatchScreen(PlayScreen):
             elif first and not now.over:
                 self.concealed = True
         prev = self.view
-        self.view = self.viewer.view()
-        self.names = tuple(self.viewer.names)  # type: ignore[assignment]
+        self.view = self._views[self.viewer.seat]
         if not first:
             self._detect_moments(prev, self.view)
             if not self.hotseat and prev.my_turn != self.view.my_turn:
@@ -190,7 +231,7 @@ class MatchScreen(PlayScreen):
             self._ask_to_pass()
         if self.view.over and not self._results_done:
             self._results_done = True
-            self.results_after(float(getattr(self.app, "results_delay", 1.2)))
+            self.results_after(pacing_of(self.app).results_delay)
 
     def _recompute(self) -> None:
         old_kind, old_sel = self.step.kind, self.sel
@@ -226,7 +267,7 @@ class MatchScreen(PlayScreen):
             self.call_after_refresh(callback)
 
     def _flash_seconds(self) -> float:
-        return float(getattr(self.app, "flash_seconds", 1.8))
+        return pacing_of(self.app).flash_seconds
 
     def _note(self, t: int, text: str) -> None:
         self.notes[t] = text
@@ -276,63 +317,14 @@ class MatchScreen(PlayScreen):
             flash=self._score_flash,
         )
 
-        if view.seat is None:
-            labels = (f"{safe(names[opp])}'s side", f"{safe(names[me])}'s side")
-        else:
-            labels = (f"{safe(names[opp])}'s side", "your side")
-        first_here = view.phase == "second" and view.my_turn
-        states = []
-        for t in range(4):
-            top_cards, bottom_cards = view.board[t][opp], view.board[t][me]
-            top = dict(cards=top_cards, total=sum(c.value for c in top_cards), label=labels[0])
-            bottom = dict(cards=bottom_cards, total=sum(c.value for c in bottom_cards), label=labels[1])
-            flip_key = pick_key = ""
-            flip_cursor = False
-            for o in step.options:
-                if o.terminal != t:
-                    continue
-                is_cur = o is cur
-                if o.block:
-                    flip_key, flip_cursor = o.key, is_cur
-                elif o.target is not None:
-                    keys = top.setdefault("target_keys", {})
-                    for i, c in enumerate(top_cards):
-                        if c == o.target and i not in keys:
-                            keys[i] = o.key
-                            if is_cur:
-                                top["cursor_index"] = i
-                            break
-                elif o.side is not None:
-                    side = top if o.side == opp else bottom
-                    side["dest_key"] = o.key
-                    side["cursor"] = is_cur
-                    if step.kind == C.TERMINAL:
-                        pick_key = o.key
-            states.append(
-                TerminalState(
-                    top=SideState(**top),
-                    bottom=SideState(**bottom),
-                    plus=view.plus[t],
-                    count=view.count(t),
-                    flip_key=flip_key,
-                    flip_cursor=flip_cursor,
-                    pick_key=pick_key,
-                    note=self.notes.get(t, ""),
-                    flash=t in self.notes,
-                    first=first_here and t == view.first_terminal,
-                )
-            )
-        w["board"].show(tuple(states))
+        w["board"].show(P.terminals(view, step, names, me=me, cursor=cur, notes=self.notes))
 
         w["opponent"].show(
             names[opp], view.hand_backs[opp], to_move=not view.over and view.to_move == opp
         )
-        w["log"].show(self.viewer.log)
-        draw_label = ""
-        for o in step.buttons:
-            if isinstance(o.action, V.Draw):
-                draw_label = o.label
-        w["piles"].show((view.draw_count, view.draw_top_transformer, draw_label), (view.discard_count, view.discard_top))
+        w["log"].show(self.lines)
+        w["piles"].show((view.draw_count, view.draw_top_transformer, P.draw_label(step)),
+                        (view.discard_count, view.discard_top))
 
         hand = w["hand"]
         my_turn = view.my_turn and not self.concealed
@@ -345,18 +337,11 @@ class MatchScreen(PlayScreen):
             cursor_slot = cur.slot if cur is not None else None
             hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn)
 
-        buttons: list[tuple[str, str]] = []
-        for o in step.buttons:
-            buttons.append((f"{o.label} [space]", "pass" if isinstance(o.action, V.Pass) else "draw"))
-        if not self.sel.empty:
-            buttons.append(("cancel [esc]", "cancel"))
-        if view.over:
-            buttons.append(("results [⏎]", "results"))
         w["prompt"].show(
             step.prompt,
             error=self.error,
-            mine=step.kind not in (C.WAIT, C.WATCH, C.OVER),
-            buttons=tuple(buttons),
+            mine=P.prompt_is_mine(step),
+            buttons=P.prompt_buttons(step, view, selecting=not self.sel.empty),
         )
 
     # -- choosing ------------------------------------------------------------
@@ -427,7 +412,10 @@ class MatchScreen(PlayScreen):
             self.sel = C.NOTHING
         finally:
             self._busy = False
-        self.refresh_match()
+        # The match's update for this action came while it was sent: show it (no second
+        # read of the match); a refusal changed nothing but the prompt's line.
+        if not self._drain():
+            self._redraw()
 
     async def action_pick_card(self, slot: int) -> None:
         hand = self.view.hand or ()
@@ -484,11 +472,6 @@ class MatchScreen(PlayScreen):
 
         self.app.push_screen(ConfirmScreen("Resign this match?", yes="resign", no="keep playing"), done)
 
-    def results_screen(self) -> Any:
-        from tui.games.voltage.results import ResultsScreen
-
-        return ResultsScreen(self.handles, self.backend, self.view, self.names)
-
     def rematch_screen(self, handles: Any) -> Any:
         return MatchScreen(handles, self.backend)
 
@@ -504,7 +487,7 @@ class MatchScreen(PlayScreen):
             self._passing = False
             self.concealed = False
             self.error = ""
-            self.refresh_match()
+            self._show()
 
         self.app.push_screen(PassKeyboardScreen(name, self._last_moves()), ready)
 

@@ -1,0 +1,129 @@
+"""The tui's games, by id (the ids of ``engine.registry``): for each, its match screen,
+results screen, replay screen and the start hook of ``voltage play``'s start screen.
+
+Shared code (the SSH backend's ``match_screen``, :func:`tui.screens.replay.replay_screen`,
+the start screen) asks ``screens(game)`` and never branches on the game; a third game
+adds its ``tui/games/<game>/`` package and one entry here.
+
+The entries import their screens when first asked (each game's modules import the shared
+screens, which look the games up here: importing them all at once would be a cycle, and
+a session that plays one game need not load the other's screens).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from tui.ports import Backend, Handles, HomeBackend, ReplaySource
+    from tui.screens.base import PlayScreen
+
+
+@dataclass(frozen=True)
+class GameScreens:
+    """One game's screens.
+
+    ``match(handles, backend)``: the match screen for these seat handles (one seat, a
+    spectator's, or a hot-seat's two).  ``results(handles, backend, view, names)``: the
+    results screen after the final ``view``.  ``replay(source, step)``: the replay screen.
+    ``start(app, backend, player_name, opponent)``: what the start screen does when this
+    game is chosen against ``opponent`` (an id from ``backend.opponents()``): start a
+    match and show it, or first ask how (a dialog)."""
+
+    id: str
+    match: Callable[[Handles, Backend | None], PlayScreen]
+    results: Callable[[Handles, Backend | None, Any, tuple[str, ...]], Any]
+    replay: Callable[[ReplaySource, int], PlayScreen]
+    start: Callable[[App[Any], HomeBackend, str, str], None]
+
+
+# -- Voltage -------------------------------------------------------------------
+
+
+def _voltage_match(handles: Handles, backend: Backend | None) -> PlayScreen:
+    from tui.games.voltage.match import MatchScreen
+
+    return MatchScreen(handles, backend)
+
+
+def _voltage_results(handles: Handles, backend: Backend | None, view: Any, names: tuple[str, ...]) -> Any:
+    from tui.games.voltage.results import ResultsScreen
+
+    return ResultsScreen(handles, backend, view, names)
+
+
+def _voltage_replay(source: ReplaySource, step: int) -> PlayScreen:
+    from tui.games.voltage.replay import ReplayScreen
+
+    return ReplayScreen(source, step)
+
+
+def _voltage_start(app: App[Any], backend: HomeBackend, player: str, opponent: str) -> None:
+    from tui.games.voltage.match import MatchScreen
+
+    game = VOLTAGE
+    if opponent == "hotseat":
+        from tui.screens.start import NamesScreen
+
+        first = player if player and player != "You" else "Player 1"
+
+        def go(names: tuple[str, str] | None) -> None:
+            if names:
+                handles = backend.start_match(game, opponent, names[0], names=names)
+                app.push_screen(MatchScreen(handles, backend))
+
+        app.push_screen(NamesScreen(first, "Player 2"), go)
+        return
+    handles = backend.start_match(game, opponent, player)
+    app.push_screen(MatchScreen(handles, backend))
+
+
+# -- High Voltage ----------------------------------------------------------------
+
+
+def _hv_match(handles: Handles, backend: Backend | None) -> PlayScreen:
+    from tui.games.highvoltage.match import HVMatchScreen
+
+    return HVMatchScreen(handles, backend)
+
+
+def _hv_results(handles: Handles, backend: Backend | None, view: Any, names: tuple[str, ...]) -> Any:
+    from tui.games.highvoltage.results import HVResultsScreen
+
+    return HVResultsScreen(handles, backend, view, names)
+
+
+def _hv_replay(source: ReplaySource, step: int) -> PlayScreen:
+    from tui.games.highvoltage.replay import HVReplayScreen
+
+    return HVReplayScreen(source, step)
+
+
+def _hv_start(app: App[Any], backend: HomeBackend, player: str, opponent: str) -> None:
+    """You and 1-3 bots: its own setup dialog first (the start screen's bot is the first)."""
+    from tui.games.highvoltage.setup import start_high_voltage
+
+    start_high_voltage(app, backend, player, first_bot=opponent)
+
+
+VOLTAGE = "voltage"
+HIGH_VOLTAGE = "high-voltage"
+
+GAMES: dict[str, GameScreens] = {
+    g.id: g
+    for g in (
+        GameScreens(VOLTAGE, _voltage_match, _voltage_results, _voltage_replay, _voltage_start),
+        GameScreens(HIGH_VOLTAGE, _hv_match, _hv_results, _hv_replay, _hv_start),
+    )
+}
+
+
+def screens(game: str) -> GameScreens:
+    """The screens of ``game`` (its id); ``KeyError`` names the games there are."""
+    try:
+        return GAMES[game]
+    except KeyError:
+        raise KeyError(f"no game {game!r}: the tui knows {', '.join(GAMES)}") from None

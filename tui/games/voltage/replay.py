@@ -1,0 +1,163 @@
+"""The Voltage replay: :class:`ReplayScreen`, the Voltage match screen stepping through a
+finished match (see :mod:`tui.screens.replay` for what both games' replays share).
+
+The board's two positions stay (the viewer's own seat at the bottom if they played,
+else seat 0); the bottom hand is the match screen's own
+:class:`~tui.games.voltage.hand.HandView` with faces, and the top seat's hand, where the
+live screen has its backs, is an :class:`OpenHand`: the same cards painted by the same
+painter as the own hand (``hand._paint_card``: reused, not copied), in rows that fit the
+narrow column, under the usual name line.  That cell grows (the log under it shrinks;
+the board, which spans both, keeps its height); its cards are sized for a full hand, so
+they keep their size from step to step.  Both hands are drawn in full ink: the live
+screen dims the cards that cannot be played now, and in a replay none can.  In a seat's
+view the board's bottom side is labelled with that seat's name, not "your side", unless
+it is the viewer's own seat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+from rich.segment import Segment
+from rich.text import Text
+
+from engine.voltage.cards import Card
+
+from tui.games.voltage.hand import SLOTS, OpponentHand, Slot, _paint_card
+from tui.games.voltage.match import MatchScreen
+from tui.screens.replay import Stepping
+from tui.text import name_text, safe
+from tui.widgets.lines import LineWidget, Row, fit, text_rows
+
+
+# -- the hands, face up --------------------------------------------------------------
+
+#: card sizes an :class:`OpenHand` tries, largest first: the own hand's sizes (wide and
+#: tall, wide, compact), then a three-line card whose one line still reads `` 2 O`` and its V.
+OPEN_SIZES = ((10, 6), (10, 4), (8, 4), (7, 3))
+
+
+class OpenHand(LineWidget):
+    """The top seat's hand face up (Voltage replays, every hand shown): the live
+    opponent's name line, then the cards as the own hand draws them, in as many rows as
+    the cell needs (largest cards that fit; a hand that cannot fit says how many more)."""
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.owner = ""
+        self.cards: tuple[Card, ...] = ()
+        self.to_move = False
+
+    def show(self, name: str, cards: Sequence[Card], *, to_move: bool) -> None:
+        state = (name, tuple(cards), to_move)
+        if state == (self.owner, self.cards, self.to_move):
+            return
+        self.owner, self.cards, self.to_move = state
+        self.repaint()
+
+    @staticmethod
+    def layout(n: int, width: int, height: int) -> tuple[int, int, int]:
+        """(card width, card height, cards per row) for ``n`` cards under the name line.
+
+        Sized for a full hand (six) at least, so the cards keep their size from step
+        to step as the hand grows and shrinks."""
+        n = max(n, SLOTS)
+        for cw, ch in OPEN_SIZES:
+            per_row = max(1, (width + 1) // (cw + 1))
+            if 1 + -(-n // per_row) * ch <= height:
+                return cw, ch, per_row
+        cw, ch = OPEN_SIZES[-1]
+        return cw, ch, max(1, (width + 1) // (cw + 1))
+
+    def paint(self, width: int, height: int) -> list[Row]:
+        pal = self.palette()
+        n = len(self.cards)
+        head = Text(no_wrap=True, overflow="ellipsis")
+        head.append("▲ ", style="bold")
+        head.append_text(name_text(self.owner, "bold"))
+        if self.to_move:
+            head.append("  ◀ to move", style="bold reverse")
+        count = f"  {n} card{'s' if n != 1 else ''}"
+        if head.cell_len + len(count) <= width:  # (the cards show it too: it goes first)
+            head.append(count, style="dim")
+        rows: list[Row] = [fit(text_rows(head)[0], width)]
+        cw, ch, per_row = self.layout(n, width, height)
+        fits = max(0, (height - 1) // ch) * per_row
+        shown = self.cards if n <= fits else self.cards[: max(0, fits - 1)]
+        for start in range(0, len(shown), per_row):
+            band: list[Row] = [[] for _ in range(ch)]
+            for i, card in enumerate(shown[start : start + per_row]):
+                painted = _paint_card(Slot(card, transformer=card.transformer, playable=True), cw, ch, pal, pal.bg)
+                for y in range(ch):
+                    if i:
+                        band[y].append(Segment(" "))
+                    band[y].extend(painted[y])
+            rows.extend(band)
+        if len(shown) < n:  # (never silently: a cell too small says what it left out)
+            rows[-1].append(Segment(f" +{n - len(shown)}", pal.style(bold=True)))
+        return rows
+
+
+class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
+    """Step through a finished Voltage match with the board as it was at each step, every
+    hand face up (or one seat's view: ``s``)."""
+
+    BINDINGS = Stepping.keys("set")
+
+    # Screen CSS (not DEFAULT_CSS): it must win over match.tcss.  Only the right column's
+    # top cell grows; the board spans it and the log, so the board keeps every row.
+    CSS = """
+    ReplayScreen #open-hand { display: none; margin: 0 0 0 1; height: 1fr; }
+    ReplayScreen.-all-hands #opponent { display: none; }
+    ReplayScreen.-all-hands #open-hand { display: block; }
+    ReplayScreen.-all-hands #main { grid-rows: 1 7 1fr 1 4; }
+    ReplayScreen.-all-hands.-wide #main { grid-rows: 1 9 1fr 1 4; }
+    ReplayScreen.-all-hands.-tall #main { grid-rows: 1 13 1fr 1 6; }
+    """
+
+    def compose(self):
+        for widget in super().compose():
+            yield widget
+            if isinstance(widget, OpponentHand):  # (still inside the grid: its cell, when shown)
+                yield OpenHand(id="open-hand")
+
+    def _detect_moments(self, prev: Any, now: Any) -> None:
+        if self._forward:  # a flip or a scored set lights up when stepped into, not back out of
+            super()._detect_moments(prev, now)
+
+    def _playing(self) -> bool:
+        return False
+
+    def _explain(self, text: str) -> None:
+        return None
+
+    def _render_all(self) -> None:
+        super()._render_all()
+        if not self.is_mounted:
+            return
+        self._show_bar()
+        self._w["prompt"].show(self.step_text(), mine=False)
+        self._show_hands()
+
+    def _show_hands(self) -> None:
+        view, names = self.view, self.names
+        me, opp = self.me, 1 - self.me
+        hands = self.handle.hands()
+        if self.has_class("-all-hands") != (hands is not None):
+            self.set_class(hands is not None, "-all-hands")
+        moving = None if view.over else view.to_move
+        if hands is not None:
+            # Drawn as cards that could be played (full ink), like the top hand: in a replay
+            # nothing can be, and the idle look would only make every card harder to read.
+            bright = {i: "" for i in range(len(hands[me]))}
+            self._w["hand"].show_faces(hands[me], keys=bright, selected=None, cursor=None, my_turn=moving == me)
+            self.query_one(OpenHand).show(names[opp], hands[opp], to_move=moving == opp)
+        elif view.seat is not None and view.seat != self.replay.seat:
+            # Another seat's view: its side is named, "your side" is the viewer's own.
+            board = self._w["board"]
+            label = f"{safe(names[me])}'s side"
+            board.show(tuple(replace(t, bottom=replace(t.bottom, label=label)) for t in board.states))
+
+    def _sync_buttons(self) -> None:  # type: ignore[override]
+        return None  # no buttons: the key bar says everything
