@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import contextvars
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any
 
-from server.store import persist
 from server import ratings as R
 from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
-from tui.ports import Handles, SeatHandle as Handle, refusing
+from server.store import persist
+from tui.ports import Handles, refusing
+from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
 

@@ -9,11 +9,13 @@ local play from online play.  It satisfies :class:`tui.ports.HomeBackend`.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from concurrent.futures import Executor
-from typing import Any, Sequence
+from typing import Any
 
 from server.host.voltage import Match, Seat
-from tui.ports import Handles, Host, SeatHandle as Handle
+from tui.ports import Handles, Host
+from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
 

@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual import events
 from textual.message import Message
@@ -77,7 +78,7 @@ class KeySequencer:
                 return
             try:
                 await asyncio.wait_for(asyncio.shield(done), max(0.0, deadline - loop.time()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return
 
     def _follow(self, done: asyncio.Future[None]) -> bool:

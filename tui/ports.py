@@ -35,17 +35,13 @@ its lobby raises into one at the seam (:func:`refusing`), so a screen never need
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
-    Awaitable,
-    Callable,
     Generic,
-    Iterator,
-    Mapping,
     Protocol,
-    Sequence,
     TypeVar,
     runtime_checkable,
 )

@@ -16,10 +16,9 @@ with an ellipsis (:func:`fit_words`).  Cutting by cells would leave "6 ca" or
 from __future__ import annotations
 
 import unicodedata
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.cells import cell_len, set_cell_size
-
 from rich.style import Style
 from rich.text import Text
 
@@ -70,7 +69,7 @@ class Forms(str):
 
     forms: tuple[str, ...]
 
-    def __new__(cls, *forms: str) -> "Forms":
+    def __new__(cls, *forms: str) -> Forms:
         if not forms:
             raise ValueError("Forms needs at least one form")
         self = super().__new__(cls, forms[0])

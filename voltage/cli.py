@@ -56,7 +56,7 @@ def _arena(args: argparse.Namespace) -> int:
             print(json.dumps(r.as_json()), flush=True)
         elif progress:  # one line, rewritten after each match
             so_far.add(r)
-            tally = ", ".join(f"{name} {n}" for name, n in zip(players, so_far.wins))
+            tally = ", ".join(f"{name} {n}" for name, n in zip(players, so_far.wins, strict=True))
             sys.stderr.write(f"\r{so_far.matches}/{args.games} matches: {tally}, draws {so_far.draws}\x1b[K")
             sys.stderr.flush()
 
@@ -134,9 +134,8 @@ def _replay(args: argparse.Namespace) -> int:
     finally:
         store.close()
     from tui.app import make_app
-    from tui.screens.replay import ReplayBackend
-
     from tui.run import run_local
+    from tui.screens.replay import ReplayBackend
 
     return run_local(make_app(ReplayBackend(replay)))
 

@@ -21,8 +21,8 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from tests.tui.helpers import ContractHandle, FixedBackend  # noqa: E402
 from tests.tui.test_snapshots import position  # noqa: E402
-from tui.pacing import NO_FLASH
 from tui.app import make_app  # noqa: E402
+from tui.pacing import NO_FLASH  # noqa: E402
 
 
 def to_png(svg: str, png: Path) -> None:
@@ -61,7 +61,6 @@ def _store_with_matches(path: Path):
 async def lobby_shots(tmp: Path) -> None:
     from server.backend import SSHBackend
     from server.lobby.core import Lobby
-
     from tests.server.test_commands import KB
 
     store, key, ids = _store_with_matches(tmp / "lobby")

@@ -46,13 +46,11 @@ import asyncio
 import logging
 import random
 import time
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
+from engine.highvoltage import rules as H
 from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
-from tui import ports
-
 from server.host.voltage import (
     HostNotices,
     SaveFailed,
@@ -61,6 +59,7 @@ from server.host.voltage import (
     Subscribers,
     run_to_end,
 )
+from tui import ports
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +112,7 @@ def local_match(player_name: str, bots: str | Sequence[str], seed: int | None = 
         if level not in HV_BOT_NAMES:
             raise ValueError(f"no High Voltage bot {level!r}: choose from {', '.join(HV_BOT_NAMES)}")
     seats = [Seat(player_name or "You", identity="local")]
-    seats += [bot_seat(level, name) for level, name in zip(levels, bot_names(levels))]
+    seats += [bot_seat(level, name) for level, name in zip(levels, bot_names(levels), strict=True)]
     return HVMatch(seats, seed, **kw)
 
 
@@ -226,8 +225,11 @@ class HVMatch(HostNotices):
 
     def _broadcast(self, lines: tuple[str, ...], only: int | None = None) -> None:
         """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
-        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown, len(self.actions), self.names),
-                        only)
+        self._subs.send(
+            self.view,
+            lambda view: HVUpdate(view, lines, self.notice, self.countdown, len(self.actions), self.names),
+            only,
+        )
 
 
     # -- actions -------------------------------------------------------------

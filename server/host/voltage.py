@@ -38,13 +38,14 @@ import contextvars
 import logging
 import random
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
+from engine.errors import IllegalActionError
 from engine.voltage import rules as V
 from engine.voltage.bots import THINK_CAPS
-from engine.errors import IllegalActionError
 from tui import ports
 
 log = logging.getLogger(__name__)

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError
+from engine.highvoltage import rules as H
 from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore_high_voltage
 from server.host.voltage import Seat, SeatHandle
 from tui import ports
@@ -82,7 +82,8 @@ class TestArrivalOrder:
         )
         assert results[0] is None  # arrived first
         assert isinstance(results[1], H.TooSlowError)
-        assert str(results[1]) == f"too slow: the {a.top.value} was covered by {'an' if card_a.value == 8 else 'a'} {card_a.value} a moment ago"
+        article = "an" if card_a.value == 8 else "a"
+        assert str(results[1]) == f"too slow: the {a.top.value} was covered by {article} {card_a.value} a moment ago"
         # the refused card is still in hand; the pile has the winner's card on top
         assert m.view(1).hand == b.hand and m.view(1).top == card_a
         assert m.view(0).hand_sizes[0] == len(a.hand) - 1
@@ -107,7 +108,8 @@ class TestArrivalOrder:
             m.handle(0).submit(a.aim(fitting(a))), m.handle(1).submit(b.aim(fitting(b))), return_exceptions=True
         )
         slow = [line for u in got[1] for line in u.lines if "too slow" in line]
-        assert slow == [f"Bob: too slow — the {a.top.value} was covered by {'an' if fitting(a).value == 8 else 'a'} {fitting(a).value}."]
+        won = fitting(a).value
+        assert slow == [f"Bob: too slow — the {a.top.value} was covered by {'an' if won == 8 else 'a'} {won}."]
         for seat in (0, 2, None):
             assert not any("too slow" in line for u in got[seat] for line in u.lines)
         assert any("too slow" in line for line in m.handle(1).log)
@@ -197,7 +199,7 @@ class TestBots:
         await asyncio.wait_for(done.wait(), 20)
         assert m.over and m.winner is not None and m.state.places[m.winner] == 1
         assert H.replay(m.seed, 3, m.actions) == m.state
-        for seat, u in last.items():
+        for u in last.values():
             assert u.view.over and u.view.winner == m.winner and u.view.top == m.view(None).top
             assert u.view.places == m.state.places
         assert m.log[-1].startswith(f"{m.names[m.winner]} wins")

@@ -4,8 +4,8 @@ import asyncio
 
 import pytest
 
-from engine.voltage import rules as V
 from engine.errors import IllegalActionError
+from engine.voltage import rules as V
 from server.host.voltage import Match, Seat
 from tui import ports
 

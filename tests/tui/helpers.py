@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from engine.voltage import rules as V
 from server.local import LocalBackend
-from tui.pacing import FAST, Pacing
-from tui.games.voltage import choices as C
 from tui.app import VoltageApp, make_app
-from tui.games.voltage.match import MatchScreen
-from tui.games.voltage.results import ResultsScreen
+from tui.games.voltage import choices as C
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView
+from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.piles import Piles
+from tui.games.voltage.results import ResultsScreen
+from tui.pacing import FAST, Pacing
 
 
 def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
@@ -141,10 +142,14 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
         else:
             await play_by_clicks(pilot, screen, action)
         assert not screen.error, f"{action} refused: {screen.error}"
-        await wait_until(
+        await wait_until(  # (the defaults bind this round's screen, count and action)
             pilot,
-            lambda: len(screen.viewer.log) > before or isinstance(app.screen, ResultsScreen),
-            what=lambda: f"{action} made nothing happen; step {screen.step}, sel {screen.sel}, error {screen.error!r}",
+            lambda screen=screen, before=before: (
+                len(screen.viewer.log) > before or isinstance(app.screen, ResultsScreen)
+            ),
+            what=lambda screen=screen, action=action: (
+                f"{action} made nothing happen; step {screen.step}, sel {screen.sel}, error {screen.error!r}"
+            ),
         )
         n += 1
         assert n < max_actions, "the match did not end"

@@ -63,7 +63,7 @@ def test_a_special_asks_for_a_terminal_then_for_one_of_the_cards_it_may_take():
     assert target.kind == C.TARGET
     # distinct targets in board order, whatever the copies
     assert [(o.key, o.target) for o in target.options] == [
-        (k, t) for k, t in zip("12", sorted({c for c in v.board[0][1]}, key=list(v.board[0][1]).index))
+        (k, t) for k, t in zip("12", sorted({c for c in v.board[0][1]}, key=list(v.board[0][1]).index), strict=True)
     ]
     assert all(o.action.target == o.target for o in target.options)
 

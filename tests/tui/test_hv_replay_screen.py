@@ -10,12 +10,12 @@ from engine.highvoltage import rules as H
 from server.replay import Replay
 from server.store.db import Store
 from tests.server.test_hv_replay_model import C, store_hv_match
-from tui.pacing import FAST
 from tui.app import make_app
-from tui.games.highvoltage.replay import HVReplayScreen
-from tui.screens.replay import ReplayBackend
 from tui.games.highvoltage.card import HVTopCard, chip
+from tui.games.highvoltage.replay import HVReplayScreen
 from tui.games.highvoltage.table import HVFeed, HVHand, feed_line
+from tui.pacing import FAST
+from tui.screens.replay import ReplayBackend
 from tui.widgets.prompt import ActionButton
 
 
@@ -81,7 +81,7 @@ async def test_step_through_rounds_as_a_spectator(stored):
         assert not screen.query(ActionButton)  # nothing to press in a replay
         agrees(screen, replay, 0)
         bar = str(screen.bar_text())
-        assert "REPLAY" in bar and "Alice v Bob v Carol" in bar and "round 1 of" in bar and "spectator" in bar and "every hand" in bar
+        assert all(part in bar for part in ("REPLAY", "Alice v Bob v Carol", "round 1 of", "spectator", "every hand"))
         await pilot.press("right", "right", "right")
         await pilot.pause()
         agrees(screen, replay, 3)

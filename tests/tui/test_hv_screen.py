@@ -3,9 +3,9 @@ too-slow refusals, practice marks, results, the setup dialog, and the 80x24 layo
 
 from __future__ import annotations
 
-from dataclasses import replace
 import asyncio
 import time
+from dataclasses import replace
 from typing import Any
 
 from textual.app import App
@@ -14,23 +14,24 @@ from engine.highvoltage import rules as H
 from server.host.highvoltage import HVMatch, bot_seat, local_match
 from server.host.voltage import Seat
 from tests.tui.helpers import local_app, wait_until
-from tui.pacing import FAST, Pacing
+from tui.games.highvoltage.card import HVTopCard, big
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.highvoltage.results import HVResultsScreen
 from tui.games.highvoltage.setup import HVSetupScreen
-from tui.screens.start import StartScreen
-from tui.games.highvoltage.card import HVTopCard, big
 from tui.games.highvoltage.table import CARD_KEYS, CARD_WIDTH, HVHand, reconcile
+from tui.pacing import FAST, Pacing
+from tui.screens.start import StartScreen
 
 F = H.Face.parse
 SIZE = (80, 24)
+PATIENT = replace(FAST, hv_error_seconds=30.0)  # an error stays up for the whole test
 
 
 class Host(App):
     """A bare app showing one High Voltage screen (no start screen)."""
 
     def __init__(self, handles: list[Any], backend: Any = None, *, practice: bool = False,
-                 pacing: Pacing = replace(FAST, hv_error_seconds=30.0)) -> None:
+                 pacing: Pacing = PATIENT) -> None:
         super().__init__()
         self.handles, self.backend_, self.practice = handles, backend, practice
         self.pacing = pacing
@@ -128,7 +129,8 @@ async def test_a_local_match_by_keys_to_the_end():
             else:
                 await asyncio.sleep(0.01)
                 continue
-            if len(screen.handle.match.actions) > before and screen.handle.match.actions[before:][0].__class__ is not H.Go:
+            done = screen.handle.match.actions[before:]
+            if done and done[0].__class__ is not H.Go:
                 actions += 1
             if screen.error:
                 refused += 1
@@ -137,7 +139,8 @@ async def test_a_local_match_by_keys_to_the_end():
         await wait_until(pilot, lambda: isinstance(app.screen, HVResultsScreen))
         m = screen.handle.match
         assert m.over and m.winner is not None
-        print(f"{actions} actions by keys, {refused} refused, in {time.monotonic() - t0:.1f}s; winner {m.names[m.winner]}")
+        took = time.monotonic() - t0
+        print(f"{actions} actions by keys, {refused} refused, in {took:.1f}s; winner {m.names[m.winner]}")
         await wait_text(pilot, app, "wins High Voltage")
         await pilot.press("b")
         await wait_until(pilot, lambda: isinstance(app.screen, StartScreen))
@@ -210,7 +213,7 @@ async def test_practice_marks_the_cards_that_fit_and_plain_play_does_not():
         m = people(seed=3)
         app = Host([m.handle(0)], practice=practice)
         async with app.run_test(size=SIZE) as pilot:
-            screen = await started(pilot, m, lambda: app.screen)
+            screen = await started(pilot, m, lambda app=app: app.screen)
             fits = {i for i, f in enumerate(screen.slots) if f is not None and H.fits(f, screen.view.top)}
             marked = screen.query_one(HVHand).fits
             assert marked == (fits if practice else set())
@@ -245,7 +248,7 @@ async def test_the_screen_at_80x24_shows_everything_and_names_as_plain_text():
         for name in ("Bot (fast)", "Bot (medium)", "Bot (slow)"):
             assert name in text
         assert "hand pile" in text and "feed, newest first" in text
-        for i, face in enumerate(screen.slots):
+        for face in screen.slots:
             if face is not None:
                 assert f"{face.value}" in text
         # every part is inside the 80x24 screen

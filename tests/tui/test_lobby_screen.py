@@ -89,7 +89,7 @@ async def test_the_title_is_shortened_by_meaning_never_cut(store):
         assert len(ratings) == 2
         title = lines_of(app)[0].rstrip()
         assert len(title) <= 80
-        for game, shown, _games in ratings:
+        for _game, shown, _games in ratings:
             assert str(shown) in title
         # Every word of the title is whole: it ends in the last rating, not a cut "(3".
         assert title.endswith(f" {ratings[-1][1]}"), title

@@ -4,14 +4,15 @@ first), so where same-back cards sit in the hand never shows (audit item 6)."""
 from __future__ import annotations
 
 from dataclasses import replace
+
 from textual.app import App, ComposeResult
 
 from engine.voltage import rules as V
 from server.host.voltage import Match, Seat
 from tests.tui.helpers import ContractHandle, FixedBackend, wait_until
-from tui.pacing import DEFAULT
 from tui.app import make_app
 from tui.games.voltage.hand import HandView, OpponentHand
+from tui.pacing import DEFAULT
 
 
 async def _opponent_text_after_the_bypass(swap: bool, size: tuple[int, int]) -> str:
@@ -24,7 +25,8 @@ async def _opponent_text_after_the_bypass(swap: bool, size: tuple[int, int]) -> 
     assert [V.Card.of(c).code for c in hand] == ["BY", "O2v", "O2"]
     if swap:
         hand[0], hand[2] = hand[2], hand[0]
-    app = make_app(FixedBackend([ContractHandle(m.handle(1))]), player_name="Bob", pacing=replace(DEFAULT, flash_seconds=0))
+    backend = FixedBackend([ContractHandle(m.handle(1))])
+    app = make_app(backend, player_name="Bob", pacing=replace(DEFAULT, flash_seconds=0))
     async with app.run_test(size=size) as pilot:
         opponent = app.screen.query_one(OpponentHand)
         await m.handle(0).submit(V.parse_action("play BY green 1"))

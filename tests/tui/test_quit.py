@@ -4,8 +4,8 @@ guest); "no" goes on playing, "yes" (or a second Ctrl+Q) quits; elsewhere it qui
 
 from __future__ import annotations
 
-from dataclasses import replace
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from textual.app import App
@@ -13,14 +13,14 @@ from textual.app import App
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
 from tests.tui.helpers import local_app, match_screen, wait_until
-from tui.pacing import DEFAULT
 from tui.app import VoltageApp
 from tui.dialogs.confirm import QuitScreen
+from tui.dialogs.pass_keyboard import PassKeyboardScreen
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.highvoltage.setup import HVSetupScreen
 from tui.games.voltage.match import MatchScreen
-from tui.dialogs.pass_keyboard import PassKeyboardScreen
 from tui.games.voltage.results import ResultsScreen
+from tui.pacing import DEFAULT
 from tui.screens.start import StartScreen
 
 SIZE = (80, 24)
@@ -154,11 +154,11 @@ async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_doe
     for game, screen_type in (("voltage", MatchScreen), ("high-voltage", HVMatchScreen)):
         lobby, player, app = await online("SHA256:ann-key", game)
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, screen_type))
+            await wait_until(pilot, lambda app=app, screen_type=screen_type: isinstance(app.screen, screen_type))
             text = await asks_then_goes_on(pilot, app, screen_type)
             assert "your seat waits 45 s for you to reconnect, then a bot plays it" in text, text
             await pilot.press("ctrl+q", "y")
-            await wait_until(pilot, lambda: app.return_code is not None)
+            await wait_until(pilot, lambda app=app: app.return_code is not None)
         # what the session's end does (server.ssh.server calls leave): the seat is kept, no bot yet
         (h,) = lobby.matches.values()
         lobby.leave(player)

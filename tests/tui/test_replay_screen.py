@@ -11,13 +11,13 @@ import pytest
 from engine.voltage import rules as V
 from server.replay import Replay
 from server.store.db import Store
-from tui.pacing import FAST
 from tui.app import make_app
-from tui.games.voltage.replay import ReplayScreen
-from tui.screens.replay import ReplayBackend
-from tui.text import card_label
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
+from tui.games.voltage.replay import ReplayScreen
+from tui.pacing import FAST
+from tui.screens.replay import ReplayBackend
+from tui.text import card_label
 from tui.widgets.keybar import KeyBar
 from tui.widgets.log import MatchLog
 
@@ -139,7 +139,7 @@ async def test_step_forward_back_and_jump_to_a_set_as_a_spectator(stored):
         await pilot.press("pagedown")
         await pilot.pause()
         agrees(screen, replay, replay.set_start(3))
-        assert f"set 3 of" in str(screen.bar_text())
+        assert "set 3 of" in str(screen.bar_text())
         await pilot.press("right", "right", "left_square_bracket")
         await pilot.pause()
         agrees(screen, replay, replay.set_start(3))

@@ -4,15 +4,17 @@ key pressed in that moment opens them at once instead of being lost."""
 from __future__ import annotations
 
 from dataclasses import replace
+
 from tests.tui.helpers import local_app, match_screen, wait_until
-from tui.pacing import FAST
 from tui.dialogs.confirm import ConfirmScreen
 from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.results import ResultsScreen
+from tui.pacing import FAST
 
 
 async def test_a_key_during_the_pause_after_the_end_opens_the_results_at_once():
-    app, backend = local_app(seed=8, pacing=replace(FAST, results_delay=60.0))  # far longer than the test: only the key can open them
+    # results_delay: far longer than the test, so only the key can open them
+    app, backend = local_app(seed=8, pacing=replace(FAST, results_delay=60.0))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("enter")

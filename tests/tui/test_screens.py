@@ -2,12 +2,12 @@
 no input crashes the app, a small terminal is told its size, names are shown
 literally, refusals are explained, the rules are one key away."""
 
-from dataclasses import replace
 import random
+from dataclasses import replace
 
+from engine.errors import IllegalActionError
 from engine.voltage import cards as K
 from engine.voltage import rules as V
-from engine.errors import IllegalActionError
 from server.host.voltage import Match, Seat
 from tests.tui.helpers import (
     ContractHandle,
@@ -19,18 +19,18 @@ from tests.tui.helpers import (
     wait_until,
     widget_texts,
 )
-from tui.pacing import FAST
-from tui.games.voltage import choices as C
 from tui.app import make_app
-from tui.screens.base import TooSmall
 from tui.dialogs.confirm import ConfirmScreen
-from tui.games.voltage.match import MatchScreen
 from tui.dialogs.pass_keyboard import PassKeyboardScreen
-from tui.games.voltage.results import ResultsScreen
-from tui.screens.rules import RulesScreen
-from tui.screens.start import StartScreen
+from tui.games.voltage import choices as C
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView
+from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.results import ResultsScreen
+from tui.pacing import FAST
+from tui.screens.base import TooSmall
+from tui.screens.rules import RulesScreen
+from tui.screens.start import StartScreen
 
 
 def two_humans(seed: int, names=("Ann", "Bob")) -> Match:

@@ -21,8 +21,8 @@ import pytest
 from engine.voltage import rules as V
 from server.host.voltage import Match, Seat
 from tests.tui.helpers import ContractHandle, FixedBackend, screen_text
-from tui.pacing import NO_FLASH
 from tui.app import make_app
+from tui.pacing import NO_FLASH
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("VOLTAGE_UPDATE_SNAPSHOTS") == "1"

@@ -8,8 +8,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
-from tui.widgets.keybar import KeyBar
 from tui.games.voltage.scores import TopBar
+from tui.widgets.keybar import KeyBar
 
 
 class _Top(App):

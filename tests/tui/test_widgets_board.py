@@ -8,9 +8,9 @@ import re
 
 from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import rows_of, voltage_match
-from tui.pacing import NO_FLASH
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
+from tui.pacing import NO_FLASH
 
 
 async def board_rows(kind: str, size: tuple[int, int], keys: tuple[str, ...] = ()) -> tuple[list[str], MatchScreen]:

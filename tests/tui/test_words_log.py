@@ -6,9 +6,9 @@ from __future__ import annotations
 from engine.voltage import rules as V
 from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import rows_of, voltage_match
-from tui.pacing import NO_FLASH
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
+from tui.pacing import NO_FLASH
 from tui.text import sign
 
 NAMES = ("Ann", "Bob")

@@ -15,28 +15,28 @@ checked: a long name may end in "…", the one thing a screen can do with it.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from engine.voltage import cards as K
+from textual.app import App
+
 from engine.highvoltage import rules as H
+from engine.voltage import cards as K
 from engine.voltage import rules as V
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match, Seat
 from tests.tui.helpers import FixedBackend, wait_until
-from tui.pacing import FAST, NO_FLASH
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.voltage.match import MatchScreen
-
-from textual.app import App
-
+from tui.pacing import FAST, NO_FLASH
 
 # -- finding cut words -----------------------------------------------------------
 
 
 def _common(a: str, b: str) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # (the common prefix of any two strings)
         if x != y:
             break
         n += 1
@@ -78,11 +78,15 @@ def cut_words(rows: Iterable[str], forms: Iterable[str], names: Iterable[str] = 
     return bad
 
 
+SECOND = "Second card (to another terminal), or done: draw one."
+DEALT = "Cards dealt to 4 players; four each in hand, face down."
+
+
 def test_the_finder_sees_each_cut_the_issue_names_and_passes_shorter_forms():
     cases = {
         "6 cards": "│ V▒ V▒ V▒ V▒ V▒ V▒  6 ca",
-        "Second card (to another terminal), or done: draw one.": " ▶  Second card (to another terminal), or done: draw …  done",
-        "Cards dealt to 4 players; four each in hand, face down.": "  · Cards dealt to 4 players; four each in hand, face dow",
+        SECOND: " ▶  Second card (to another terminal), or done: draw …  done",
+        DEALT: "  · Cards dealt to 4 players; four each in hand, face dow",
         "Everyone is stuck: the bottom card 7 (±3) goes on top.": "   card 7 (±3) goes on to",
         "V: a transformer on top": "│V: a transformer o│",
     }
@@ -90,8 +94,8 @@ def test_the_finder_sees_each_cut_the_issue_names_and_passes_shorter_forms():
         assert cut_words([row], [form]), (form, row)
     whole = {
         "6 cards": "│ V▒ V▒ V▒ V▒ V▒ V▒  6",
-        "Second card (to another terminal), or done: draw one.": " ▶  Second card, or done.   done: draw one [space]",
-        "Cards dealt to 4 players; four each in hand, face down.": " · Cards dealt to 4 players; four\n   each in hand, face down.",
+        SECOND: " ▶  Second card, or done.   done: draw one [space]",
+        DEALT: " · Cards dealt to 4 players; four\n   each in hand, face down.",
         "V: a transformer on top": "│transformer on top│",
     }
     for form, text in whole.items():
@@ -274,13 +278,13 @@ async def test_the_high_voltage_top_line_in_practice_is_not_cut():
 async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24(tmp_path):
     from server.backend import SSHBackend
     from server.lobby.core import Lobby
-    from server.store.persist import history_lines
     from server.store.db import Store
+    from server.store.persist import history_lines
     from tests.server.test_commands import KA, KB, finished_match
     from tests.tui.helpers import local_app
     from tui.dialogs.confirm import ConfirmScreen
-    from tui.screens.lobby import LobbyScreen
     from tui.games.voltage.results import ResultsScreen
+    from tui.screens.lobby import LobbyScreen
 
     bad: list[str] = []
     with Store.open(tmp_path) as store:

@@ -12,8 +12,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.text import name_text
 from tui.dialogs.confirm import ConfirmScreen
+from tui.text import name_text
 
 
 class ChallengeScreen(ConfirmScreen):

@@ -8,9 +8,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from tui.widgets.keybar import KeyBar
-from tui.text import LOG_MARK, classify_log, name_text, safe
 from tui.screens.base import SizedScreen, TooSmall
+from tui.text import LOG_MARK, classify_log, name_text, safe
+from tui.widgets.keybar import KeyBar
 
 
 class PassKeyboardScreen(SizedScreen):

@@ -17,7 +17,6 @@ from textual.screen import Screen
 from textual.widgets import Sparkline, Static
 
 from engine.registry import GAMES as REGISTERED
-
 from tui.text import safe
 from tui.widgets.keybar import KeyBar
 

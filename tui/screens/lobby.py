@@ -617,7 +617,8 @@ class LobbyScreen(SizedScreen):
             line.append("  " + p.status)
             items.append(((f"-me:{p.name}" if mine else f"player:{p.name}"), line))
         players.set_items(items)
-        players.border_title = f"Online ({len(snap.players)})" + ("  o, Enter: challenge" if len(snap.players) > 1 else "")
+        challenge = "  o, Enter: challenge" if len(snap.players) > 1 else ""
+        players.border_title = f"Online ({len(snap.players)})" + challenge
         matches = self.query_one("#matches", Menu)
         matches.set_items(
             [

@@ -40,7 +40,6 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from engine.errors import IllegalActionError
-
 from tui.ports import ReplaySource, Unsubscribe, UpdateCallback
 from tui.text import safe
 
@@ -224,7 +223,8 @@ class Stepping:
         total = r.sets if r.set_steps and r.set_steps[-1] == r.last else r.sets + 1
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(" REPLAY ", style="bold reverse")
-        t.append(f"  match #{rec.id}  step {step}/{r.last}  {r.unit} {min(r.set_at(step), max(total, 1))} of {max(total, 1)}")
+        of = max(total, 1)
+        t.append(f"  match #{rec.id}  step {step}/{r.last}  {r.unit} {min(r.set_at(step), of)} of {of}")
         t.append("  ")  # what is shown, before who watches: cut last on a narrow screen
         t.append(" s ", style="bold reverse")
         t.append(" " + self.viewpoint_words(), style="bold")

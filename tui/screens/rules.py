@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.markdown import Markdown
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from rich.markdown import Markdown
 from textual.widgets import Static
 
 from tui.widgets.keybar import KeyBar

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -12,11 +10,11 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.widgets.keybar import KeyBar
-from tui.text import TERMINAL_FG
-from tui.widgets.prompt import ActionButton
 from tui.ports import HomeBackend
 from tui.screens.base import SizedScreen, TooSmall
+from tui.text import TERMINAL_FG
+from tui.widgets.keybar import KeyBar
+from tui.widgets.prompt import ActionButton
 
 LOGO = (
     "█ █ █▀█ █   ▀█▀ ▄▀█ █▀▀ █▀▀",
@@ -163,10 +161,10 @@ class StartScreen(SizedScreen):
             yield Static("card games in the terminal", id="tagline")
             with Vertical(id="columns"):
                 with Vertical(id="game-column", classes="column"):
-                    for i, (gid, label, desc, ok) in enumerate(self.games):
+                    for i, (_gid, label, desc, ok) in enumerate(self.games):
                         yield ChoiceRow("game", i, label, desc, enabled=ok)
                 with Vertical(id="opponent-column", classes="column"):
-                    for i, (oid, label, desc) in enumerate(self.opponents):
+                    for i, (_oid, label, desc) in enumerate(self.opponents):
                         yield ChoiceRow("opponent", i, label, desc.split(" (")[0])
             with Horizontal(id="start-row"):
                 yield ActionButton("start the match [⏎]", "start")

@@ -14,7 +14,7 @@ painted widget follows dark, light and no-colour terminals like the rest.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
@@ -133,7 +133,7 @@ class LineWidget(Widget):
         self._base: Style | None = None
         self._over_base: dict[Style | None, Style] = {}
         self._painted_size: tuple[int, int] = (0, 0)
-        self._palette_cache: tuple[tuple[Color, Color], "Palette"] | None = None
+        self._palette_cache: tuple[tuple[Color, Color], Palette] | None = None
 
     # -- to implement ---------------------------------------------------------
 
@@ -147,7 +147,7 @@ class LineWidget(Widget):
         value = getattr(self.app.current_theme, name, None)
         return Color.parse(value) if value else self.palette().fg
 
-    def palette(self) -> "Palette":
+    def palette(self) -> Palette:
         """The theme's background and foreground under this widget, and blends of them."""
         colors = self.colors
         bg, fg = colors[2], colors[3]

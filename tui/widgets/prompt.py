@@ -17,9 +17,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.widgets.lines import TextLines
-
 from tui.text import fit_forms, forms_of, safe
+from tui.widgets.lines import TextLines
 
 BUTTON_STYLE = "bold reverse"
 
@@ -58,7 +57,9 @@ class PromptBar(TextLines):
         self._shown: tuple = ()
         self._spans: list[tuple[int, int, str]] = []
 
-    def show(self, prompt: str, *, error: str = "", mine: bool = False, buttons: tuple[tuple[str, str], ...] = ()) -> None:
+    def show(
+        self, prompt: str, *, error: str = "", mine: bool = False, buttons: tuple[tuple[str, str], ...] = ()
+    ) -> None:
         """``buttons``: (label, name) pairs, drawn at the right of the line."""
         width = max(1, self.size.width)
         key = (prompt, error, mine, buttons, width)

@@ -130,7 +130,7 @@ class HVTopCard(Widget):
         tall = self.size.height >= BIG_HEIGHT + 6
         if tall:
             line("")
-        for v, m in zip(value_rows, mod_rows):
+        for v, m in zip(value_rows, mod_rows, strict=True):
             row = Text()
             row.append(v, base)
             row.append(" " * gap, base)
@@ -177,5 +177,6 @@ class HVCountdown(Widget):
             t.append(" " * left + row + " " * (width - len(row) - left) + "\n", Style(color=COUNT_INK, bold=True))
         for i, w in enumerate(words):
             left = (width - len(w)) // 2
-            t.append(("\n" if i else "") + " " * left + w + " " * (width - len(w) - left), Style(bold=i == len(words) - 1))
+            padded = " " * left + w + " " * (width - len(w) - left)
+            t.append(("\n" if i else "") + padded, Style(bold=i == len(words) - 1))
         return t

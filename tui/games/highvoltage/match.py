@@ -31,9 +31,10 @@ shown come from :mod:`tui.games.highvoltage.present`.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -42,17 +43,16 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Static
 
-from engine.highvoltage import rules as H
 from engine.errors import IllegalActionError, RuleError
-
-from tui.text import safe
+from engine.highvoltage import rules as H
 from tui.games.highvoltage import present as P
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
 from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
-from tui.widgets.prompt import ActionButton
 from tui.pacing import DEFAULT, pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
+from tui.text import safe
+from tui.widgets.prompt import ActionButton
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,11 @@ a :class:`~engine.highvoltage.rules.HighVoltageView`; its ``seat`` is the screen
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 
 from engine.highvoltage.rules import HighVoltageView
-
 from tui.text import safe
 
 PRACTICE_LABELS = (" PRACTICE: double border = it fits ", " PRACTICE: double border fits ", " PRACTICE ")

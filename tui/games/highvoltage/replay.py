@@ -12,7 +12,8 @@ note ("draw (d)", "Watching: ...") is for a live player and never shows here.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -25,7 +26,6 @@ from tui.games.highvoltage.table import HVHand
 from tui.screens.replay import Stepping
 from tui.text import safe
 from tui.widgets.prompt import ActionButton
-
 
 #: the most lines every hand together takes (High Voltage): a share for each seat
 HANDS_LINES = 8

@@ -8,15 +8,14 @@ the final table (``enter`` there brings it back).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.binding import Binding
 
 from engine.highvoltage.rules import HighVoltageView
-
-from tui.text import name_text
 from tui.games.voltage.results import ResultsBase
+from tui.text import name_text
 
 REASONS = {
     "last card": "laid the last card",

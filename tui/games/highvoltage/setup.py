@@ -20,7 +20,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from engine.highvoltage.bots import HV_BOT_NAMES, REACTION_SECONDS
-
 from tui.games.registry import HIGH_VOLTAGE
 from tui.widgets.prompt import ActionButton
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -19,9 +19,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from engine.highvoltage.rules import Face, HighVoltageView
-
-from tui.text import safe
 from tui.games.highvoltage.card import KEY_STYLE, MOD_BG, MOD_FG, mod_label
+from tui.text import safe
 
 # A key per slot: 1-9, 0, then letters (not d, s, q or r: draw, stuck, leave, rematch).
 CARD_KEYS: tuple[str, ...] = tuple("1234567890") + tuple("abcefghijklmnoptuvwxyz")
@@ -127,7 +126,7 @@ class HVHand(Widget):
         for row_start in range(0, n, per_row):
             lines = [Text(no_wrap=True), Text(no_wrap=True), Text(no_wrap=True)]
             for i in range(row_start, min(n, row_start + per_row)):
-                for part, line in zip(self._card(i), lines):
+                for part, line in zip(self._card(i), lines, strict=True):
                     line.append_text(part)
                     line.append(" ")
             if row_start:

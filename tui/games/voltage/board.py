@@ -29,7 +29,6 @@ from textual.geometry import Offset
 from textual.message import Message
 
 from engine.voltage.cards import COLOURS, Card
-
 from tui.text import CARD_BG, TERMINAL_FG, card_lines, sign, slot_lines
 from tui.widgets.lines import LineWidget, Palette, Row, box, centred, fit, with_background
 
@@ -45,7 +44,10 @@ class SideState:
     label: str = ""  # whose side this is, shown faintly when there is room
 
     def __hash__(self) -> int:
-        return hash((self.cards, self.total, self.dest_key, tuple(self.target_keys.items()), self.cursor, self.cursor_index, self.label))
+        return hash((
+            self.cards, self.total, self.dest_key, tuple(self.target_keys.items()), self.cursor, self.cursor_index,
+            self.label,
+        ))
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ def _label_forms(t: int, plus: bool, count: int) -> tuple[tuple[str, str], ...]:
     )
 
 
-def label_level(states: tuple["TerminalState", ...], width: int) -> int:
+def label_level(states: tuple[TerminalState, ...], width: int) -> int:
     """The longest form of frame labels that fits every terminal ``width`` cells wide
     (one form for all four, so the frames read alike)."""
     room = width - 4  # the corners and a space each side of a label
@@ -319,7 +321,9 @@ def _paint_block(s: TerminalState, w: int, height: int, pal: Palette, under) -> 
         bw -= 1
     half = bw // 2
     block_style = (
-        Style(color="#000000", bgcolor="#f0f0f0", bold=True) if s.plus else Style(color="#ffffff", bgcolor="#3a3a3a", bold=True)
+        Style(color="#000000", bgcolor="#f0f0f0", bold=True)
+        if s.plus
+        else Style(color="#ffffff", bgcolor="#3a3a3a", bold=True)
     )
     bold = pal.style(bold=True)
     rows: list[Row] = []
@@ -343,9 +347,10 @@ def _paint_block(s: TerminalState, w: int, height: int, pal: Palette, under) -> 
         label = next((k for k in (f"{key} flip ", key) if len(total) + 1 + len(k) <= w), key)
         n = len(total) + 1 + len(label)
         left = max(0, (w - n) // 2)
-        rows.append(
-            [Segment(" " * left), Segment(total, bold), Segment(" "), Segment(label, KEY_STYLE), Segment(" " * max(0, w - n - left))]
-        )
+        rows.append([
+            Segment(" " * left), Segment(total, bold), Segment(" "), Segment(label, KEY_STYLE),
+            Segment(" " * max(0, w - n - left)),
+        ])
     else:
         rows.append(centred(total, w, bold))
     return [with_background(r, bg) for r in rows]

@@ -19,12 +19,11 @@ No Textual here: this module is plain data and is tested on its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from engine.voltage.cards import BYPASS, COLOURS, Card
 from engine.voltage.rules import HAND_LIMIT, Action, Draw, Flip, Pass, Play, VoltageView
-
 from tui.text import Forms
 
 TERMINAL_KEYS = ("o", "g", "b", "p")
@@ -221,7 +220,9 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
             if not hand:
                 prompt = Forms("Your turn: your hand is empty, so draw two.", "Hand empty: draw two.", "Draw two.")
             else:
-                prompt = Forms("Your turn: no card of yours can be played, so draw two.", "No card fits: draw two.", "Draw two.")
+                prompt = Forms(
+                    "Your turn: no card of yours can be played, so draw two.", "No card fits: draw two.", "Draw two."
+                )
         elif len(hand) > HAND_LIMIT - 2:
             prompt = Forms(
                 "Your turn: play a card (your hand is full, so no drawing two).",
@@ -267,7 +268,9 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
                     Option(TERMINAL_KEYS[t], COLOURS[t], select=Selection(sel.slot, card, t), terminal=t, side=opp)
                 )
         name = card.name.capitalize()
-        prompt = Forms(f"{name}: which terminal? It goes on {names[opp]}'s side.", f"{name}: which terminal?", "Which terminal?")
+        prompt = Forms(
+            f"{name}: which terminal? It goes on {names[opp]}'s side.", f"{name}: which terminal?", "Which terminal?"
+        )
         return Step(TERMINAL, prompt, tuple(opts), sel)
 
     t = sel.terminal

@@ -21,7 +21,6 @@ from textual.geometry import Offset
 from textual.message import Message
 
 from engine.voltage.cards import Card
-
 from tui.text import (
     BACK_BG,
     BACK_FG,
@@ -239,7 +238,10 @@ class OpponentHand(TextLines):
         if tall:  # the count is on the name line
             forms = [(cards, move, True), (cards, arrow, True), (short, arrow, True)]
         else:  # the count beside the backs, or above them on the name line
-            forms = [(cards, move, False), (cards, move, True), (cards, arrow, True), (short, move, False), (short, arrow, False)]
+            forms = [
+                (cards, move, False), (cards, move, True), (cards, arrow, True),
+                (short, move, False), (short, arrow, False),
+            ]
         for count, mark, above in forms:
             t = self._text(name, flags, count, mark, tall, above)
             if width <= 0 or all(cell_len(line) <= width for line in t.plain.split("\n")):

@@ -17,8 +17,9 @@ Everything offered (keys, clicks, footer, buttons) comes from
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -27,23 +28,22 @@ from textual.containers import Container
 from textual.message import Message
 from textual.widgets import Static
 
+from engine.errors import IllegalActionError, RuleError
 from engine.voltage import rules as V
 from engine.voltage.cards import COLOURS
-from engine.errors import IllegalActionError, RuleError
-
 from tui.games.voltage import choices as C
 from tui.games.voltage import present as P
-from tui.text import safe
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
-from tui.widgets.log import MatchLog
 from tui.games.voltage.piles import Piles
-from tui.widgets.keybar import KeyBar
-from tui.widgets.prompt import ActionButton, PromptBar
 from tui.games.voltage.scores import TopBar
 from tui.pacing import pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
+from tui.text import safe
+from tui.widgets.keybar import KeyBar
+from tui.widgets.log import MatchLog
+from tui.widgets.prompt import ActionButton, PromptBar
 
 log = logging.getLogger(__name__)
 
@@ -519,7 +519,8 @@ class MatchScreen(PlayScreen):
                 if o.terminal == t and o.side == side and card is not None and o.target == card:
                     await self._choose(o)
                     return
-            self._explain(f"Click one of the highlighted cards your {self.sel.card.name if self.sel.card else 'card'} can take.")
+            yours = self.sel.card.name if self.sel.card else "card"
+            self._explain(f"Click one of the highlighted cards your {yours} can take.")
             return
         for o in step.options:
             if o.terminal == t and o.side == side and o.target is None and not o.block:

@@ -13,10 +13,8 @@ from textual import events
 from textual.message import Message
 
 from engine.voltage.cards import Card
-
 from tui.text import Forms, back, chip, fit_forms
 from tui.widgets.lines import LineWidget, Row, box, fit, text_rows
-
 
 TRANSFORMER_ON_TOP = Forms("V: a transformer on top", "V: transformer on top", "transformer on top", "V on top", "V")
 
@@ -86,7 +84,9 @@ class Piles(LineWidget):
         t.append("\n")
         t.append(f"{count} card{'' if count == 1 else 's'}", style="bold" if count else "dim")
         line = pal.style(pal.mix(0.4))
-        discard = box(_inner(t, cw - 2, inner_h), cw, kind="round", line=line, title=[Segment("discard", line)], align="split")
+        discard = box(
+            _inner(t, cw - 2, inner_h), cw, kind="round", line=line, title=[Segment("discard", line)], align="split"
+        )
         return [draw[y] + discard[y] for y in range(h)]
 
     def on_click(self, event: events.Click) -> None:

@@ -11,10 +11,9 @@ passing notes) and hands it in.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.voltage import rules as V
-
 from tui.games.voltage import choices as C
 from tui.games.voltage.board import SideState, TerminalState
 from tui.text import safe

@@ -16,20 +16,19 @@ it is the viewer's own seat.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 from rich.segment import Segment
 from rich.text import Text
 
 from engine.voltage.cards import Card
-
 from tui.games.voltage.hand import SLOTS, OpponentHand, Slot, _paint_card
 from tui.games.voltage.match import MatchScreen
 from tui.screens.replay import Stepping
 from tui.text import name_text, safe
 from tui.widgets.lines import LineWidget, Row, fit, text_rows
-
 
 # -- the hands, face up --------------------------------------------------------------
 

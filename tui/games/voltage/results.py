@@ -9,7 +9,8 @@ brings it back).
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
@@ -17,8 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.widgets.keybar import KeyBar
 from tui.text import name_text, score_track
+from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
 
 log = logging.getLogger(__name__)

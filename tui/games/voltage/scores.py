@@ -7,9 +7,8 @@ otherwise cut ("tu").
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from rich.cells import cell_len
+from rich.text import Text
 
 from tui.text import fit_words, name_text, safe, score_track
 from tui.widgets.lines import TextLines
