@@ -1,6 +1,6 @@
 """The end of a High Voltage match: the ranking, then rematch or back.
 
-Like :class:`tui.games.voltage.results.ResultsScreen` (whose keys it shares): ``r``
+A :class:`tui.screens.results.ResultsBase`, as Voltage's results are (the same keys): ``r``
 asks the backend for a rematch (``await backend.rematch(handles)``),
 ``b``/``esc`` goes back to the home screen, ``v`` closes the panel to look at
 the final table (``enter`` there brings it back).
@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from engine.highvoltage.rules import HighVoltageView
-from tui.games.voltage.results import ResultsBase
+from tui.screens.results import ResultsBase
 from tui.text import name_text
 
 REASONS = {
