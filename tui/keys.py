@@ -121,7 +121,7 @@ except ImportError:  # pragma: no cover - Windows
 
 if LinuxDriver is not None:
 
-    class OrderedLinuxDriver(LinuxDriver):  # type: ignore[misc,valid-type]
+    class OrderedLinuxDriver(LinuxDriver):
         """Textual's Linux driver, posting keys through a :class:`KeySequencer`."""
 
         def send_message(self, message: Message) -> None:

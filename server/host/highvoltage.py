@@ -356,7 +356,7 @@ class HVMatch(HostNotices):
         bot = make_hv_bot(level, (self.seed * 8 + seat) % (2**63))
         task = asyncio.get_running_loop().create_task(self._bot_loop(seat, bot))
         self._bot_tasks[seat] = task
-        task.add_done_callback(lambda t, s=seat: self._bot_done(s, t))
+        task.add_done_callback(lambda t: self._bot_done(seat, t))
 
     def _bot_done(self, seat: int, task: asyncio.Task) -> None:
         if self._bot_tasks.get(seat) is task:

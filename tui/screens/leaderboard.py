@@ -74,9 +74,9 @@ class LeaderboardScreen(Screen):
         self.query_one("#lb-title", Static).update(head)
         try:
             self.entries = list(self.backend.leaderboard(game))
-        except Exception as e:  # never crash on a storage problem
+        except Exception as error:  # never crash on a storage problem
             self.entries = []
-            rows_error = f"the leaderboard could not be read: {e}"
+            rows_error = f"the leaderboard could not be read: {error}"
         else:
             rows_error = ""
         rows = self.query_one("#lb-rows", VerticalScroll)

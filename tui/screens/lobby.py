@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import events, on, work
@@ -20,8 +20,13 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from tui.games.registry import HIGH_VOLTAGE, VOLTAGE
-from tui.ports import LobbyBackend, Refused
+from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from tui.ports import LobbyExtras
 
 HV = HIGH_VOLTAGE  # the one game with tables of 2 to 4 (rooms sized, bot line-ups)
 FIRST = VOLTAGE  # the first game offered (the quick match's default)
@@ -198,11 +203,11 @@ class LobbyScreen(SizedScreen):
     def __init__(self, backend: LobbyBackend) -> None:
         super().__init__()
         self.backend = backend
-        self._unsubscribe = None
+        self._unsubscribe: Unsubscribe | None = None
         self._waiting_since: float | None = None
         # "" | "queue" | "room" | "joined" (at a friend's High Voltage room) | "code:join" | "code:watch"
         self._mode = ""
-        self._ticker = None
+        self._ticker: Timer | None = None  # (made on mount)
         self._queue_game = FIRST
         self._room_obj: Any = None  # the room this screen's player owns
         self._joined = ""  # the code of the High Voltage room joined
@@ -369,7 +374,7 @@ class LobbyScreen(SizedScreen):
                 self._error(str(e))
                 return
             if handles:
-                self.app.go_home()
+                self._go_home()
                 self._open_match(handles)
 
         self.app.push_screen(ChallengeScreen(ch, self.backend.game_titles.get(ch.game, ch.game)), answered)
@@ -385,7 +390,9 @@ class LobbyScreen(SizedScreen):
         """The "your turn" bell and window title, on or off (kept for the key)."""
         app: Any = self.app
         app.turn_alerts = not self._alerts_on()
-        self.backend.save_setting("alerts", "on" if app.turn_alerts else "off")
+        save_setting = getattr(self.backend, "save_setting", None)  # (a LobbyExtras: a fake may not have it)
+        if save_setting is not None:
+            save_setting("alerts", "on" if app.turn_alerts else "off")
         self.query_one("#choices", Menu).set_items(self._choices())
 
     def _start_settings(self) -> None:
@@ -482,7 +489,7 @@ class LobbyScreen(SizedScreen):
         """The lobby moved this session: its key was opened in a newer session, or the
         match it watched was rematched (``handles`` watch the rematch)."""
         if event == "follow" and handles:
-            self.app.go_home()  # off the old results and board
+            self._go_home()  # off the old results and board
             self._open_match(handles)
             return
         if event == "challenge":
@@ -495,7 +502,7 @@ class LobbyScreen(SizedScreen):
             return
         self.workers.cancel_group(self, "lobby-wait")
         self._room_obj = None
-        self.app.go_home()
+        self._go_home()
         self._unlisten()
         self._set_mode("")
         name = self.query_one("#name", Input)
@@ -530,9 +537,9 @@ class LobbyScreen(SizedScreen):
             self._error(str(e))
             return
         self._error("")
-        renamed = bool(stored) and name.casefold() != stored.casefold()
-        if renamed:
-            self.backend.stored_name = name
+        renamed = bool(stored and name.casefold() != stored.casefold())
+        if renamed:  # (so the backend has a stored name: a LobbyExtras)
+            cast("LobbyExtras", self.backend).stored_name = name
         self.query_one("#name").remove_class("shown")
         self.query_one("#choices", Menu).focus()
         if self.backend.resumable():  # a seat of this key (taken back from another session)
@@ -685,11 +692,13 @@ class LobbyScreen(SizedScreen):
             code.value = ""
         if mode in ("queue", "challenging"):
             self._waiting_since = time.monotonic()
-            self._ticker.resume()
+            if self._ticker is not None:
+                self._ticker.resume()
             self._tick()
         else:
             self._waiting_since = None
-            self._ticker.pause()
+            if self._ticker is not None:
+                self._ticker.pause()
             if mode == "":
                 self._status("")
 
@@ -966,6 +975,14 @@ class LobbyScreen(SizedScreen):
             return
         self.query_one("#matches", Menu).focus()
 
-    def _open_match(self, handles: list) -> None:
+    def _go_home(self) -> None:
+        """Back to the app's home screen, closing what is above it (the lobby runs in a :class:`tui.app.VoltageApp`)."""
+        from tui.app import VoltageApp
+
+        app = self.app
+        assert isinstance(app, VoltageApp)
+        app.go_home()
+
+    def _open_match(self, handles: Handles) -> None:
         self._unlisten()
         self.app.push_screen(self.backend.match_screen(handles))

@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from engine.errors import IllegalActionError
@@ -45,6 +45,12 @@ from tui.text import safe
 
 if TYPE_CHECKING:
     from tui.screens.base import PlayScreen
+
+    # Stepping is mixed in before a match screen: type checkers see it as one (at run time it derives from object,
+    # so the MRO is Stepping, the game's match screen, PlayScreen, ...).
+    _MatchScreen = PlayScreen
+else:
+    _MatchScreen = object
 
 
 class ReplayHandle:
@@ -96,9 +102,10 @@ class ReplayHandle:
     def view(self) -> Any:
         """Every hand: the viewer's own view (or a spectator's), the screen adds the hands;
         a seat: that seat's view at the time."""
-        if self.all_hands:
+        seat = self.viewpoint
+        if self.all_hands or not isinstance(seat, int):  # (every viewpoint but the first is a seat)
             return self.replay.view(self.step)
-        return self.replay.seat_view(self.step, self.viewpoint)
+        return self.replay.seat_view(self.step, seat)
 
     def hands(self) -> tuple[tuple[Any, ...], ...] | None:
         """Every seat's hand at this step when every hand is shown, else ``None``."""
@@ -114,27 +121,25 @@ class ReplayHandle:
         raise IllegalActionError("this is a replay: nothing can be played")
 
 
-class Stepping:
+class Stepping(_MatchScreen):
     """What both replay screens share: the keys, where the replay is, the top bar and
     the step's words.  Mixed in before the game's match screen, which sets
     ``BINDINGS = Stepping.keys(...)`` (Textual reads bindings from widget classes only)."""
 
     SHOWS_RESULTS = False  # the last step is the end
 
-    if TYPE_CHECKING:  # what the match screen it is mixed into gives it (types only)
-        app: Any
+    if TYPE_CHECKING:  # what the match screen it is mixed into gives it beyond PlayScreen (types only)
         error: str
 
-        def refresh_match(self) -> None: ...
-
-        def query(self, selector: Any) -> Any: ...
+        def refresh_match(self, *args: Any, **kwargs: Any) -> None: ...  # (Voltage's takes first=)
 
     def __init__(self, replay: ReplaySource, step: int = 0) -> None:
-        # The match screen's own __init__ (next in the MRO), watching the replay's one handle.
-        super().__init__([self._start_replay(replay, step)], None)  # type: ignore[call-arg]
+        # The match screen's own __init__ (next in the MRO), watching the replay's one handle.  (Type checkers see
+        # Screen's, whose first argument is a name: hence the ignore.)
+        super().__init__([self._start_replay(replay, step)], None)  # type: ignore[arg-type]
 
     @staticmethod
-    def keys(unit: str) -> list[Binding]:
+    def keys(unit: str) -> list[BindingType]:
         """The replay keys; ``unit`` names what ``[``/``]`` jump between (set, round)."""
         steps = Binding.Group("step", compact=True)
         sets = Binding.Group(unit, compact=True)
@@ -215,7 +220,7 @@ class Stepping:
 
     def compose(self):
         yield Static("", id="replay-bar")  # styled in tui/global.tcss
-        yield from super().compose()  # type: ignore[misc]
+        yield from super().compose()
 
     def bar_text(self) -> Text:
         r, step = self.replay, self.handle.step

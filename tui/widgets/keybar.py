@@ -53,8 +53,8 @@ class KeyBar(TextLines):
             if binding.show and enabled and binding.action not in seen:
                 seen[binding.action] = (binding, node)
         out: list[tuple[str, str, DOMNode, str, bool]] = []
-        for group, items in groupby(seen.values(), lambda item: item[0].group):
-            items = list(items)
+        for group, grouped in groupby(seen.values(), lambda item: item[0].group):
+            items = list(grouped)
             if group is not None and len(items) > 1:
                 keys = ("" if group.compact else " ").join(self.app.get_key_display(b) for b, _ in items)
                 out.append((keys, group.description, items[0][1], items[0][0].action, False))

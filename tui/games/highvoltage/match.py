@@ -393,11 +393,12 @@ class HVMatchScreen(PlayScreen):
     async def play_slot(self, slot: int) -> None:
         if self._blocked():
             return
-        if slot >= len(self.slots) or self.slots[slot] is None:
+        face = self.slots[slot] if slot < len(self.slots) else None
+        if face is None:
             key = CARD_KEYS[slot] if slot < len(CARD_KEYS) else "?"
             self._say(f"No card on key {key}.")
             return
-        await self.send(self.aim(self.slots[slot]))
+        await self.send(self.aim(face))
 
     def _top_drawn(self, before: tuple[H.Face, int] | None, now: tuple[H.Face, int]) -> None:
         """The top card widget painted a new top card: the one before is the previous top."""
@@ -445,20 +446,22 @@ class HVMatchScreen(PlayScreen):
         await self.play_slot(self.cursor)
 
     async def action_draw(self) -> None:
-        if self._blocked():
+        me = self.me
+        if self._blocked() or me is None:  # (blocked when there is no seat: the second test is for type checkers)
             return
-        if self.view.pile_counts[self.me] == 0:
+        if self.view.pile_counts[me] == 0:
             self._say("Your pile is empty: play a card, or declare stuck (s).")
             return
-        await self.send(H.Draw(self.me))
+        await self.send(H.Draw(me))
 
     async def action_stuck(self) -> None:
-        if self._blocked():
+        me = self.me
+        if self._blocked() or me is None:
             return
-        if self.view.stuck[self.me]:
+        if self.view.stuck[me]:
             self._say("You have already declared stuck.")
             return
-        await self.send(H.Stuck(self.me))
+        await self.send(H.Stuck(me))
 
     def action_resign(self) -> None:
         from tui.dialogs.confirm import ConfirmScreen

@@ -113,7 +113,7 @@ class Hit(NamedTuple):
 
     terminal: int
     part: str  # "frame", "block", "top" or "bottom"
-    index: int | None = None
+    card: int | None = None  # the card's index on that side (not ``index``: a tuple has an index method)
 
 
 class Board(LineWidget):
@@ -193,7 +193,7 @@ class Board(LineWidget):
         """Where to click for ``part`` of ``terminal`` (and card ``index`` of a side)."""
         x0, x1 = self._spans[terminal]
         for y, h in enumerate(self._hits[terminal]):
-            if h.part == part and (index is None or h.index == index):
+            if h.part == part and (index is None or h.card == index):
                 return Offset((x0 + x1) // 2, y)
         raise LookupError(f"no {part} {index} on terminal {terminal}")
 
@@ -203,7 +203,7 @@ class Board(LineWidget):
         if h is None:
             return
         if h.part in ("top", "bottom"):
-            self.post_message(self.SideClicked(h.terminal, h.part, h.index))
+            self.post_message(self.SideClicked(h.terminal, h.part, h.card))
         elif h.part == "block":
             self.post_message(self.BlockClicked(h.terminal))
         else:
@@ -290,15 +290,15 @@ def _paint_side(
         mark = "▶" if s.cursor else ""
         label = f"{mark}{key_label(s.dest_key)} here"
         style = KEY_STYLE if card_h == 1 else pal.style(bold=True)
-        for text in slot_lines(label, card_w, card_h):
-            lines.append(([Segment(text, style)], None))
+        for line in slot_lines(label, card_w, card_h):
+            lines.append(([Segment(line, style)], None))
     if len(lines) > height:  # never drop a card silently: squeeze the placeholder first
         lines = [x for x in lines if x[1] is not None][-height:]
     spare = height - len(lines)
     label_rows: list[tuple[Row, int | None]] = []
     if s.label and spare >= 2:
-        text = s.label if len(s.label) <= width - 2 else ("their side" if position == "top" else "")
-        label_rows = [([Segment(text, pal.style(italic=True, dim=True))], None)]
+        side = s.label if len(s.label) <= width - 2 else ("their side" if position == "top" else "")
+        label_rows = [([Segment(side, pal.style(italic=True, dim=True))], None)]
         spare -= 1
     filler: list[tuple[Row, int | None]] = [([], None)] * spare
     if position == "top":

@@ -155,7 +155,7 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
     if view.phase == "flip":
         n = view.flips_pending
         owed = f" ({n} flips owed)" if n > 1 else ""
-        opts = tuple(
+        flips = tuple(
             Option(TERMINAL_KEYS[a.terminal], f"flip {COLOURS[a.terminal]}", action=a, terminal=a.terminal, block=True)
             for a in view.legal
             if isinstance(a, Flip)
@@ -167,16 +167,17 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
                 f"Transformer: flip a block{owed}.",
                 "Flip a block.",
             ),
-            opts,
+            flips,
         )
 
     hand = view.hand or ()
     # Drop a selection the view no longer supports.
-    if sel.card is not None:
-        if sel.slot is None or sel.slot >= len(hand) or hand[sel.slot] != sel.card or not _plays_of(view, sel.card):
+    chosen = sel.card
+    if chosen is not None:
+        if sel.slot is None or sel.slot >= len(hand) or hand[sel.slot] != chosen or not _plays_of(view, chosen):
             sel = NOTHING
-        elif sel.terminal is not None and len(targets(view, sel.card, sel.terminal)) < 2:
-            sel = Selection(sel.slot, sel.card)
+        elif sel.terminal is not None and len(targets(view, chosen, sel.terminal)) < 2:
+            sel = Selection(sel.slot, chosen)
 
     if sel.card is None:
         piles_empty = view.draw_count == 0 and view.discard_count == 0

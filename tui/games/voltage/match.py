@@ -56,6 +56,14 @@ FLIP = Binding.Group("flip", compact=True)
 MOVE = Binding.Group("choose", compact=True)
 
 
+def _index(parameters: tuple[object, ...]) -> int:
+    """An action's first parameter, a number: the bindings pass literals (``pick_card(0)``)."""
+    value = parameters[0]
+    if isinstance(value, (int, str)):
+        return int(value)
+    raise TypeError(f"not an index: {value!r}")
+
+
 class MatchScreen(PlayScreen):
     CSS_PATH = [HERE / "match.tcss"]
 
@@ -356,17 +364,17 @@ class MatchScreen(PlayScreen):
             if not self._playing():
                 return False
         if action == "pick_card":
-            i = int(parameters[0])  # type: ignore[arg-type]
+            i = _index(parameters)
             return kind == C.CARD and i in C.playable_slots(self.view)
         if action == "side":
             key = C.THEIRS_KEY if parameters[0] == "theirs" else C.MINE_KEY
             return kind == C.SIDE and step.by_key(key) is not None
         if action == "pick_terminal":
-            return kind == C.TERMINAL and step.by_key(C.TERMINAL_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+            return kind == C.TERMINAL and step.by_key(C.TERMINAL_KEYS[_index(parameters)]) is not None
         if action == "pick_target":
-            return kind == C.TARGET and step.by_key(C.TARGET_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+            return kind == C.TARGET and step.by_key(C.TARGET_KEYS[_index(parameters)]) is not None
         if action == "flip":
-            return kind == C.FLIP and step.by_key(C.TERMINAL_KEYS[int(parameters[0])]) is not None  # type: ignore[arg-type]
+            return kind == C.FLIP and step.by_key(C.TERMINAL_KEYS[_index(parameters)]) is not None
         if action == "draw":
             return bool(step.buttons)
         if action in ("cursor", "confirm"):

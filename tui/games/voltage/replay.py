@@ -56,7 +56,7 @@ class OpenHand(LineWidget):
         self.repaint()
 
     @staticmethod
-    def layout(n: int, width: int, height: int) -> tuple[int, int, int]:
+    def card_sizes(n: int, width: int, height: int) -> tuple[int, int, int]:
         """(card width, card height, cards per row) for ``n`` cards under the name line.
 
         Sized for a full hand (six) at least, so the cards keep their size from step
@@ -81,7 +81,7 @@ class OpenHand(LineWidget):
         if head.cell_len + len(count) <= width:  # (the cards show it too: it goes first)
             head.append(count, style="dim")
         rows: list[Row] = [fit(text_rows(head)[0], width)]
-        cw, ch, per_row = self.layout(n, width, height)
+        cw, ch, per_row = self.card_sizes(n, width, height)
         fits = max(0, (height - 1) // ch) * per_row
         shown = self.cards if n <= fits else self.cards[: max(0, fits - 1)]
         for start in range(0, len(shown), per_row):
@@ -158,5 +158,5 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
             label = f"{safe(names[me])}'s side"
             board.show(tuple(replace(t, bottom=replace(t.bottom, label=label)) for t in board.states))
 
-    def _sync_buttons(self) -> None:  # type: ignore[override]
+    def _sync_buttons(self) -> None:
         return None  # no buttons: the key bar says everything

@@ -13,8 +13,13 @@ from rich.text import Text
 from tui.text import fit_words, name_text, safe, score_track
 from tui.widgets.lines import TextLines
 
+# What the top bar last drew: names, scores, me, to move, turn, flash, width.
+_Shown = tuple[tuple[str, str], tuple[int, int], int, int | None, int, int | None, int]
+
 
 class TopBar(TextLines):
+    _shown: _Shown | None = None
+
     def show(
         self,
         names: tuple[str, str],
