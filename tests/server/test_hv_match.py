@@ -182,7 +182,7 @@ class TestCountdown:
 
     async def test_not_started_means_no_countdown(self):
         m = people(2)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # a "nothing happens" check: no countdown starts in 0.05 s (FAST counts 0.03 s)
         assert m.countdown is None and m.actions == []
 
 
@@ -203,8 +203,7 @@ class TestBots:
             assert u.view.over and u.view.winner == m.winner and u.view.top == m.view(None).top
             assert u.view.places == m.state.places
         assert m.log[-1].startswith(f"{m.names[m.winner]} wins")
-        await asyncio.sleep(0.01)
-        assert not m._bot_tasks  # every bot has stopped
+        await until(lambda: not m._bot_tasks)  # every bot has stopped
 
     async def test_a_human_against_a_bot_and_the_bot_seat_refuses_people(self):
         m = HVMatch([Seat("Alice", "a"), bot_seat("fast")], seed=3, countdown_seconds=0.01, bot_speed=50.0)
@@ -221,10 +220,11 @@ class TestBots:
         m.set_bot(1, "greedy")  # a Voltage bot's name: the host picks a High Voltage level
         assert m.seats[1].bot == "medium" and m.names[1] == "Bob (bot playing)"
         await until(lambda: any(getattr(a, "seat", None) == 1 for a in m.actions))
+        bot = m._bot_tasks[1]
         m.set_bot(1, None)
-        await asyncio.sleep(0.02)
+        await until(bot.done)  # its move in flight, if any, has landed or been dropped
         n = len(m.actions)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # "nothing happens" check: a bot thinking 2000x faster would have moved
         assert all(getattr(a, "seat", None) != 1 for a in m.actions[n:])
         m.close()
 
@@ -234,7 +234,7 @@ class TestBots:
         await until(lambda: len(m.actions) > 3)
         m.close()
         n = len(m.actions)
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # "nothing happens" check: bots thinking 100x faster would have moved
         assert len(m.actions) == n and not m.over
 
 
