@@ -3,6 +3,13 @@ name-entry step at its top (prefilled from the SSH username, checked by the lobb
 
 Every name and code on these screens is shown as plain ``Text``, never as
 markup, so what another player typed cannot style or escape anything.
+
+No line here branches on the game.  Each game the backend offers brings its part of
+the screen from the tui's registry (:mod:`tui.games.lobby_parts`: its menu lines,
+what choosing one means, the words while waiting); the screen lays the parts out
+(the first game leads, "Join a friend's room" after its room line; every other game
+under a heading) and does what a chosen line asks (:class:`~tui.games.lobby_parts.Choice`).
+A third game adds a registry entry, not lobby code.
 """
 
 from __future__ import annotations
@@ -19,13 +26,10 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui.games.registry import HIGH_VOLTAGE, VOLTAGE
+from tui.games.lobby_parts import LobbyPart
+from tui.games.registry import GAMES as SCREENS
 from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
-
-HV = HIGH_VOLTAGE  # the one game with tables of 2 to 4 (rooms sized, bot line-ups)
-FIRST = VOLTAGE  # the first game offered (the quick match's default)
-HV_MIN, HV_MAX = 2, 4  # seats at a High Voltage table
 
 
 class Menu(Static, can_focus=True):
@@ -200,14 +204,36 @@ class LobbyScreen(SizedScreen):
         self.backend = backend
         self._unsubscribe = None
         self._waiting_since: float | None = None
-        # "" | "queue" | "room" | "joined" (at a friend's High Voltage room) | "code:join" | "code:watch"
+        # "" | "queue" | "room" | "joined" (at a friend's room that waits to fill) | "code:join" | "code:watch"
         self._mode = ""
         self._ticker = None
-        self._queue_game = FIRST
+        self.parts: dict[str, LobbyPart] = self._make_parts()  # each game's part, in the lobby's order
+        self._queue_game = self.first
         self._room_obj: Any = None  # the room this screen's player owns
-        self._joined = ""  # the code of the High Voltage room joined
-        self._hv_size = HV_MAX  # seats of a new High Voltage room
-        self._hv_lineup = 0  # which of hv_lineups() the bots choice shows
+        self._joined = ""  # the code of the room joined (one that waits to fill)
+        self._joined_game = ""
+
+    def _make_parts(self) -> dict[str, LobbyPart]:
+        """The games offered, each with its part: those the backend offers and the tui
+        registry has a lobby part for.  A backend that cannot tell a room's game
+        (no ``room_game``: a small fake) offers only its first."""
+        parts: dict[str, LobbyPart] = {}
+        for game in self.backend.games:
+            entry = SCREENS.get(game)
+            if entry is None or entry.lobby is None:
+                continue
+            if parts and not hasattr(self.backend, "room_game"):
+                break
+            parts[game] = entry.lobby(self.backend)
+        return parts
+
+    @property
+    def first(self) -> str:
+        """The game offered first (the quick match's and a bare request's game)."""
+        return next(iter(self.parts), "")
+
+    def part(self, game: str | None) -> LobbyPart | None:
+        return self.parts.get(game) if game is not None else None
 
     # -- layout ----------------------------------------------------------------
 
@@ -238,46 +264,18 @@ class LobbyScreen(SizedScreen):
         yield code
         yield Static("", id="status")
 
-    @property
-    def has_hv(self) -> bool:
-        return HV in self.backend.games and hasattr(self.backend, "room_game")
-
-    def hv_lineups(self) -> list[tuple[str, ...]]:
-        """The bot line-ups offered for High Voltage: two mixed, then 1-3 of one level."""
-        levels = tuple(getattr(self.backend, "hv_bot_levels", ("slow", "medium", "fast")))
-        mixed = [tuple(x for x in ("medium", "fast") if x in levels), levels]
-        out = [m for m in mixed if m]
-        out += [(level,) * n for n in (1, 2, 3) for level in levels]
-        return list(dict.fromkeys(out))
-
-    @staticmethod
-    def lineup_text(lineup: tuple[str, ...]) -> str:
-        if len(lineup) > 1 and len(set(lineup)) == 1:
-            return f"{len(lineup)} {lineup[0]}"
-        return ", ".join(lineup)
-
     def _choices(self) -> list[tuple[str, Text]]:
-        title = self.backend.game_titles.get
+        """The Play menu: each game's lines (its part's, ids ``game:item``), then the rest."""
         opts: list[tuple[str, Text]] = []
-        first = title(FIRST, "Voltage")
-        opts.append((f"quick:{FIRST}", Text(f"Quick match: {first}")))
-        opts.append(("room", Text(f"Private room: {first}")))
-        opts.append(("join", Text("Join a friend's room (code)")))
-        for label, bot in self.backend.strengths():
-            opts.append((f"bot:{bot}", Text(f"Play a bot: {label}")))
-        if self.has_hv:
-            hv = title(HV, "High Voltage")
-            opts.append(("-hv", Text(f"{hv}: 2-4 players, real time", style="bold")))
-            opts.append((f"quick:{HV}", Text(f"Quick match: {hv}")))
-            room = Text(f"Private room for {self._hv_size}")
-            room.append("  ←→ seats", style="dim")
-            opts.append(("hvroom", room))
-            lineups = self.hv_lineups()
-            lineup = lineups[self._hv_lineup % len(lineups)]
-            bots = Text(f"Play bots: {self.lineup_text(lineup)}")
-            bots.append("  ←→", style="dim")
-            opts.append(("hvbots", bots))
-            opts.append(("-rest", Text("")))
+        for n, (game, part) in enumerate(self.parts.items()):
+            if n:
+                opts.append((f"-{game}", part.heading()))
+            opts += [(f"{game}:{item}", text) for item, text in part.play_lines()]
+            if not n:
+                opts.append(("join", Text("Join a friend's room (code)")))
+            opts += [(f"{game}:{item}", text) for item, text in part.bot_lines()]
+            if n:
+                opts.append((f"-{game}:end", Text("")))
         opts.append(("watch", Text("Watch a match (code)")))
         if hasattr(self.backend, "leaderboard"):
             opts.append(("leaderboard", Text("Leaderboard")))
@@ -318,15 +316,16 @@ class LobbyScreen(SizedScreen):
         self._error("")
         self._challenged_name = event.item.split(":", 1)[1]
         self._set_mode("challenge:pick")
-        self._status(f"Challenge {self._challenged_name} to:  1 Voltage   2 High Voltage   Esc: cancel")
+        games = "   ".join(f"{n} {part.title}" for n, part in enumerate(self.parts.values(), 1))
+        self._status(f"Challenge {self._challenged_name} to:  {games}   Esc: cancel")
 
     def on_key(self, event: events.Key) -> None:
-        if self._mode == "challenge:pick" and event.key in ("1", "2"):
+        games = list(self.parts)
+        if self._mode == "challenge:pick" and event.key in [str(n) for n in range(1, len(games) + 1)]:
             event.stop()
             event.prevent_default()
-            game = FIRST if event.key == "1" else HV
             self._set_mode("")
-            self._challenge(self._challenged_name, game)
+            self._challenge(self._challenged_name, games[int(event.key) - 1])
 
     @work(exclusive=True, group="lobby-wait")
     async def _challenge(self, name: str, game: str) -> None:
@@ -425,12 +424,19 @@ class LobbyScreen(SizedScreen):
             save("colours", choice)
         self.query_one("#choices", Menu).set_items(self._choices())
 
+    def _game_item(self, item: str) -> tuple[LobbyPart, str] | None:
+        """A game's menu line (``game:item``): its part and the part's own item id."""
+        game, _, own = item.partition(":")
+        part = self.parts.get(game)
+        return (part, own) if part is not None and own else None
+
     @on(Menu.Adjusted, "#choices")
     def _adjusted(self, event: Menu.Adjusted) -> None:
-        if event.item == "hvroom":
-            self._hv_size = max(HV_MIN, min(HV_MAX, self._hv_size + event.delta))
-        elif event.item == "hvbots":
-            self._hv_lineup = (self._hv_lineup + event.delta) % len(self.hv_lineups())
+        game_item = self._game_item(event.item)
+        if game_item is not None:
+            part, own = game_item
+            if not part.adjust(own, event.delta):
+                return
         elif event.item == "colours":
             self._change_colours(event.delta)
             return
@@ -562,8 +568,11 @@ class LobbyScreen(SizedScreen):
         self._refresh_lists()
         self._refresh_history()
 
-    # The game titles' short forms, for the lobby's title on a narrow terminal.
-    SHORT_TITLES = {"Voltage": "V", "High Voltage": "HV"}
+    @staticmethod
+    def short_title(title: str) -> str:
+        """A game title's short form, for the lobby's title on a narrow terminal: its
+        words' initials (one letter a word)."""
+        return "".join(word[0] for word in title.split()) or title
 
     def _title(self) -> None:
         """Who you are and your ratings, in the longest form that fits the width: the
@@ -574,7 +583,7 @@ class LobbyScreen(SizedScreen):
         forms = [
             ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r} ({n} rated)"),
             ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r}"),
-            ("Lobby", "   ", lambda g, r, n: f"{self.SHORT_TITLES.get(g, g)} {r}"),
+            ("Lobby", "   ", lambda g, r, n: f"{self.short_title(g)} {r}"),
         ]
         width = max(1, self.app.size.width - 2)
         line = ""
@@ -698,34 +707,9 @@ class LobbyScreen(SizedScreen):
             return
         if self._waiting_since is None:
             return
-        waited = int(time.monotonic() - self._waiting_since)
-        clock = f"{waited // 60}:{waited % 60:02d}"
-        if self._queue_game == HV:
-            n = self.backend.snapshot().waiting.get(HV, 0)
-            text = f"High Voltage: {n} at the table, waiting for more... {clock}   Esc: leave\n"
-            starts_in = getattr(self.backend, "hv_starts_in", lambda: None)()
-            if starts_in is not None:
-                left = int(starts_in + 0.999)
-                text += f"Starting in {left // 60}:{left % 60:02d} unless more sit down (four start at once)."
-            else:
-                text += "Four start at once; two or three start a little after the second sits down."
-            if waited >= self.backend.bot_offer_after and n <= 1:
-                lineup = self.lineup_text(self.hv_lineups()[0])
-                text += f"\nNo one yet: press b to play bots ({lineup}) instead, or keep waiting."
-            self._status(text)
-            return
-        text = f"Waiting for an opponent... {clock}   Esc: leave the queue"
-        if waited >= self.backend.bot_offer_after:
-            label = self._offer_bot()[0]
-            text += f"\nNo one yet: press b to play a bot ({label}) instead, or keep waiting."
-        self._status(text)
-
-    def _offer_bot(self) -> tuple[str, str]:
-        strengths = self.backend.strengths()
-        for label, bot in strengths:
-            if bot == "medium":
-                return label, bot
-        return strengths[0]
+        waited = time.monotonic() - self._waiting_since
+        part = self.parts[self._queue_game]
+        self._status(part.waiting(waited, offer_bot=waited >= self.backend.bot_offer_after))
 
     # -- choices ---------------------------------------------------------------
 
@@ -738,25 +722,24 @@ class LobbyScreen(SizedScreen):
         self._error("")
         if self._mode in ("queue", "room", "joined", "challenging", "challenge:pick"):
             self.action_cancel()
-        if choice.startswith("quick:"):
-            self._queue_game = choice.split(":", 1)[1]
-            self._set_mode("queue")
-            self._quick(self._queue_game)
-        elif choice == "room":
-            self._room()
-        elif choice == "hvroom":
-            self._room(HV, self._hv_size)
-        elif choice == "hvbots":
-            lineups = self.hv_lineups()
-            self._play_bot(",".join(lineups[self._hv_lineup % len(lineups)]), HV)
+        game_item = self._game_item(choice)
+        asked = game_item[0].choice(game_item[1]) if game_item is not None else None
+        if game_item is not None and asked is not None:
+            game = game_item[0].game
+            if asked.kind == "quick":
+                self._queue_game = game
+                self._set_mode("queue")
+                self._quick(game)
+            elif asked.kind == "room":
+                self._room(game, asked.size)
+            elif asked.kind == "bot":
+                self._play_bot(asked.bot, game)
         elif choice == "join":
             self._set_mode("code:join")
             self._status("Type the room code, then Enter (Esc: cancel).")
         elif choice == "watch":
             self._set_mode("code:watch")
             self._status("Type the match code, then Enter (Esc: cancel).")
-        elif choice.startswith("bot:"):
-            self._play_bot(choice.split(":", 1)[1])
         elif choice == "leaderboard":
             self.action_leaderboard()
         elif choice == "colours":
@@ -810,8 +793,10 @@ class LobbyScreen(SizedScreen):
         self._use_code(verb, event.value)
 
     def _use_code(self, verb: str, code: str) -> None:
-        if verb == "join" and self.has_hv and self.backend.room_game(code) == HV:
-            self._join_hv(code.strip().upper())
+        waits = verb == "join" and hasattr(self.backend, "room_game")
+        part = self.part(self.backend.room_game(code)) if waits else None
+        if part is not None and part.room_waits:
+            self._join_waiting(code.strip().upper(), part.game)
             return
         try:
             handles = self.backend.join_room(code) if verb == "join" else self.backend.watch(code)
@@ -820,7 +805,7 @@ class LobbyScreen(SizedScreen):
             return
         self._open_match(handles)
 
-    def _play_bot(self, bot: str, game: str = FIRST) -> None:
+    def _play_bot(self, bot: str, game: str) -> None:
         try:
             handles = self.backend.play_bot(bot, game)
         except Refused as e:
@@ -840,9 +825,10 @@ class LobbyScreen(SizedScreen):
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
-    async def _join_hv(self, code: str) -> None:
-        """Sit at a friend's High Voltage room; it starts when full or when its owner says."""
+    async def _join_waiting(self, code: str, game: str) -> None:
+        """Sit at a friend's room that waits to fill; it starts when full or when its owner says."""
         self._joined = code
+        self._joined_game = game
         self._set_mode("joined")
         self._room_status()
         try:
@@ -862,7 +848,7 @@ class LobbyScreen(SizedScreen):
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
-    async def _room(self, game: str = FIRST, size: int = 2) -> None:
+    async def _room(self, game: str, size: int) -> None:
         try:
             room = self.backend.create_room(game, size)
         except Refused as e:
@@ -886,26 +872,14 @@ class LobbyScreen(SizedScreen):
             if seated is None:
                 return
             names, size = seated
-            self._status(
-                f"Room {self._joined} (High Voltage): {len(names)} of {size} seated: {', '.join(names)}\n"
-                "It starts when full, or when its owner starts it.    Esc: leave the room"
-            )
+            joined = self.parts[self._joined_game]
+            self._status(joined.joined_status(self._joined, tuple(names), size))
             return
         room = self._room_obj
-        if self._mode != "room" or room is None:
+        part = self.part(getattr(room, "game", None))
+        if self._mode != "room" or room is None or part is None:
             return
-        if room.game != HV:
-            self._status(
-                f"Room {room.code}: your friend picks 'Join a friend's room' and types {room.code},\n"
-                f"or connects with: {self._ssh(f'join {room.code}')}    Esc: close the room"
-            )
-            return
-        names = room.names
-        self._status(
-            f"Room {room.code} (High Voltage): {len(names)} of {room.size} seated: {', '.join(names)}\n"
-            f"Friends pick 'Join a friend's room', type {room.code}; or {self._ssh(f'join {room.code}')}\n"
-            "s: start now (bots take the empty seats)    Esc: close the room"
-        )
+        self._status(part.room_status(room, self._ssh(f"join {room.code}")))
 
     def _ssh(self, args: str) -> str:
         """The line a friend pastes to reach this server and do ``args``."""
@@ -914,7 +888,8 @@ class LobbyScreen(SizedScreen):
 
     def action_start_room(self) -> None:
         room = self._room_obj
-        if self._mode != "room" or room is None or room.game != HV or isinstance(self.focused, Input):
+        part = self.part(getattr(room, "game", None))
+        if self._mode != "room" or part is None or not part.starts_early or isinstance(self.focused, Input):
             return
         try:
             self.backend.start_room()
@@ -951,7 +926,7 @@ class LobbyScreen(SizedScreen):
         if time.monotonic() - self._waiting_since < self.backend.bot_offer_after:
             return
         game = self._queue_game
-        bot = ",".join(self.hv_lineups()[0]) if game == HV else self._offer_bot()[1]
+        bot = self.parts[game].bot_instead()
         self.action_cancel()
         self._play_bot(bot, game)
 
