@@ -196,7 +196,8 @@ class LobbyScreen(SizedScreen):
         Binding("o", "focus_players", "Online", show=False),
         Binding("h", "focus_history", "Your matches", show=False),
         Binding("l", "leaderboard", "Leaderboard", show=False),
-        Binding("s", "start_room", "Start now with bots", show=False),
+        # s: start your room now where its game can (the status says so), else the settings
+        Binding("s", "start_or_settings", "Start now with bots / Settings", show=False),
     ]
 
     def __init__(self, backend: LobbyBackend) -> None:
@@ -279,31 +280,8 @@ class LobbyScreen(SizedScreen):
         opts.append(("watch", Text("Watch a match (code)")))
         if hasattr(self.backend, "leaderboard"):
             opts.append(("leaderboard", Text("Leaderboard")))
-        keeps = "they follow your key" if getattr(self.backend, "identity", None) else "for this session"
-        opts.append(("-settings", Text(f"Settings ({keeps})", style="bold")))
-        colours = Text(f"Colours: {self._colour_word()}")
-        colours.append("  ←→", style="dim")
-        opts.append(("colours", colours))
-        if hasattr(self.backend, "save_setting"):
-            alerts = Text(f"Your turn: {'bell and title' if self._alerts_on() else 'no alert'}")
-            alerts.append("  ←→", style="dim")
-            opts.append(("alerts", alerts))
-        if hasattr(self.backend, "challenge"):
-            open_ = not self.backend.refuses_challenges()
-            challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
-            challenges.append("  ←→", style="dim")
-            opts.append(("challenges", challenges))
+        opts.append(("settings", Text("Settings")))
         return opts
-
-    def _alerts_on(self) -> bool:
-        try:
-            return bool(getattr(self.app, "turn_alerts", False))
-        except Exception:  # (no app yet)
-            return True
-
-    def _toggle_challenges(self) -> None:
-        self.backend.set_challenges(self.backend.refuses_challenges())
-        self.query_one("#choices", Menu).set_items(self._choices())
 
     # -- challenges ----------------------------------------------------------
 
@@ -380,49 +358,24 @@ class LobbyScreen(SizedScreen):
             if isinstance(screen, ChallengeScreen) and screen.challenge is ch:
                 screen.gone()
 
-    def _toggle_alerts(self) -> None:
-        """The "your turn" bell and window title, on or off (kept for the key)."""
-        app: Any = self.app
-        app.turn_alerts = not self._alerts_on()
-        self.backend.save_setting("alerts", "on" if app.turn_alerts else "off")
-        self.query_one("#choices", Menu).set_items(self._choices())
-
     def _start_settings(self) -> None:
-        """The "your turn" alert (on unless switched off), and the colours: none when the
-        client sent NO_COLOR, else the ones this key chose last time."""
-        app: Any = self.app
-        settings = getattr(self.backend, "settings", None)
-        if settings is not None:
-            app.turn_alerts = settings().get("alerts", "on") == "on"
-        start = getattr(self.backend, "start_colours", None)
-        choice = start() if start is not None else None
-        if choice and hasattr(app, "set_colours"):
-            try:
-                app.set_colours(choice)
-            except ValueError:  # a kept value this version does not know
-                pass
+        from tui.screens.settings import apply_start_settings
 
-    def _colour_word(self) -> str:
-        from tui.app import COLOUR_WORDS
+        apply_start_settings(self.app, self.backend)
 
-        try:
-            return COLOUR_WORDS[getattr(self.app, "colours", "dark")]
-        except Exception:  # (no app yet)
-            return COLOUR_WORDS["dark"]
-
-    def _change_colours(self, delta: int) -> None:
-        """Dark, light or no colour (kept for the key, where the backend keeps settings)."""
-        from tui.app import COLOURS
-
-        app: Any = self.app
-        if not hasattr(app, "set_colours"):
+    def action_settings(self) -> None:
+        """The settings screen (a wait for a match goes on meanwhile)."""
+        if isinstance(self.focused, Input) or not self.backend.named:
             return
-        choice = COLOURS[(COLOURS.index(app.colours) + delta) % len(COLOURS)]
-        app.set_colours(choice)
-        save = getattr(self.backend, "save_setting", None)
-        if save is not None:
-            save("colours", choice)
-        self.query_one("#choices", Menu).set_items(self._choices())
+        from tui.screens.settings import SettingsScreen
+
+        self.app.push_screen(SettingsScreen(self.backend))
+
+    def action_start_or_settings(self) -> None:
+        if self._can_start_room():
+            self.action_start_room()
+        else:
+            self.action_settings()
 
     def _game_item(self, item: str) -> tuple[LobbyPart, str] | None:
         """A game's menu line (``game:item``): its part and the part's own item id."""
@@ -437,15 +390,6 @@ class LobbyScreen(SizedScreen):
             part, own = game_item
             if not part.adjust(own, event.delta):
                 return
-        elif event.item == "colours":
-            self._change_colours(event.delta)
-            return
-        elif event.item == "alerts":
-            self._toggle_alerts()
-            return
-        elif event.item == "challenges":
-            self._toggle_challenges()
-            return
         else:
             return
         self.query_one("#choices", Menu).set_items(self._choices())
@@ -513,8 +457,14 @@ class LobbyScreen(SizedScreen):
     def on_screen_resume(self) -> None:
         # The resume event may arrive after this screen already pushed a match
         # (coming back to a seat): only a lobby really on screen is "in the lobby".
-        if self.app.screen is self and self.backend.named and self._mode == "":
+        if self.app.screen is not self or not self.backend.named:
+            return
+        if self._mode == "":
             self._enter()
+        elif self._unsubscribe is None:  # back from the settings (or the leaderboard) while waiting
+            self._title()
+            self._unsubscribe = self.backend.subscribe(self._refresh_lists)
+            self._refresh_lists()
 
     def on_screen_suspend(self) -> None:
         self._unlisten()
@@ -656,9 +606,10 @@ class LobbyScreen(SizedScreen):
 
     # -- status ----------------------------------------------------------------
 
-    KEYS_HELP = ("↑↓ ⏎ choose  o online (challenge)  w watch  h your matches  l leaderboard  Tab next  "
-                 "Esc cancel  ? rules  ^q quit")
-    KEYS_HELP_SHORT = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  ? rules  ^q quit"  # (o: in Online's title)
+    KEYS_HELP = ("↑↓ ⏎ choose  o online (challenge)  w watch  h your matches  l leaderboard  s settings  "
+                 "Tab next  Esc cancel  ? rules  ^q quit")
+    # (o: in Online's title; ↑↓: the Play menu's cursor shows them)
+    KEYS_HELP_SHORT = "⏎ choose  w watch  h your matches  l leaderboard  s settings  ? rules  ^q quit"
     NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
 
     def _status(self, text: str) -> None:
@@ -720,6 +671,9 @@ class LobbyScreen(SizedScreen):
             return
         choice = event.item
         self._error("")
+        if choice == "settings":  # (a wait for a match goes on meanwhile)
+            self.action_settings()
+            return
         if self._mode in ("queue", "room", "joined", "challenging", "challenge:pick"):
             self.action_cancel()
         game_item = self._game_item(choice)
@@ -742,12 +696,6 @@ class LobbyScreen(SizedScreen):
             self._status("Type the match code, then Enter (Esc: cancel).")
         elif choice == "leaderboard":
             self.action_leaderboard()
-        elif choice == "colours":
-            self._change_colours(1)
-        elif choice == "alerts":
-            self._toggle_alerts()
-        elif choice == "challenges":
-            self._toggle_challenges()
 
     @on(Menu.Chosen, "#matches")
     def _watch_selected(self, event: Menu.Chosen) -> None:
@@ -886,10 +834,13 @@ class LobbyScreen(SizedScreen):
         command = getattr(self.backend, "ssh_command", None)
         return command(args) if command is not None else f"ssh -t HOST {args}"
 
+    def _can_start_room(self) -> bool:
+        """Is this player's room waiting, of a game whose rooms may start before they fill?"""
+        part = self.part(getattr(self._room_obj, "game", None))
+        return self._mode == "room" and part is not None and part.starts_early
+
     def action_start_room(self) -> None:
-        room = self._room_obj
-        part = self.part(getattr(room, "game", None))
-        if self._mode != "room" or part is None or not part.starts_early or isinstance(self.focused, Input):
+        if not self._can_start_room() or isinstance(self.focused, Input):
             return
         try:
             self.backend.start_room()
