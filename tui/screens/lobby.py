@@ -24,11 +24,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
-from tui.ports import LobbyBackend, Refused
+from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
 
 
@@ -203,11 +204,11 @@ class LobbyScreen(SizedScreen):
     def __init__(self, backend: LobbyBackend) -> None:
         super().__init__()
         self.backend = backend
-        self._unsubscribe = None
+        self._unsubscribe: Unsubscribe | None = None
         self._waiting_since: float | None = None
         # "" | "queue" | "room" | "joined" (at a friend's room that waits to fill) | "code:join" | "code:watch"
         self._mode = ""
-        self._ticker = None
+        self._ticker: Timer | None = None
         self.parts: dict[str, LobbyPart] = self._make_parts()  # each game's part, in the lobby's order
         self._queue_game = self.first
         self._room_obj: Any = None  # the room this screen's player owns
@@ -346,7 +347,7 @@ class LobbyScreen(SizedScreen):
                 self._error(str(e))
                 return
             if handles:
-                self.app.go_home()
+                self._go_home()
                 self._open_match(handles)
 
         self.app.push_screen(ChallengeScreen(ch, self.backend.game_titles.get(ch.game, ch.game)), answered)
@@ -432,7 +433,7 @@ class LobbyScreen(SizedScreen):
         """The lobby moved this session: its key was opened in a newer session, or the
         match it watched was rematched (``handles`` watch the rematch)."""
         if event == "follow" and handles:
-            self.app.go_home()  # off the old results and board
+            self._go_home()  # off the old results and board
             self._open_match(handles)
             return
         if event == "challenge":
@@ -445,7 +446,7 @@ class LobbyScreen(SizedScreen):
             return
         self.workers.cancel_group(self, "lobby-wait")
         self._room_obj = None
-        self.app.go_home()
+        self._go_home()
         self._unlisten()
         self._set_mode("")
         name = self.query_one("#name", Input)
@@ -479,16 +480,17 @@ class LobbyScreen(SizedScreen):
 
     @on(Input.Submitted, "#name")
     def _name_submitted(self, event: Input.Submitted) -> None:
-        stored = getattr(self.backend, "stored_name", None)
+        backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
+        stored: str | None = getattr(backend, "stored_name", None)
         try:
             name = self.backend.claim_name(event.value)
         except Refused as e:
             self._error(str(e))
             return
         self._error("")
-        renamed = bool(stored) and name.casefold() != stored.casefold()
+        renamed = stored is not None and bool(stored) and name.casefold() != stored.casefold()
         if renamed:
-            self.backend.stored_name = name
+            backend.stored_name = name
         self.query_one("#name").remove_class("shown")
         self.query_one("#choices", Menu).focus()
         if self.backend.resumable():  # a seat of this key (taken back from another session)
@@ -576,7 +578,8 @@ class LobbyScreen(SizedScreen):
             line.append("  " + p.status)
             items.append(((f"-me:{p.name}" if mine else f"player:{p.name}"), line))
         players.set_items(items)
-        players.border_title = f"Online ({len(snap.players)})" + ("  o, Enter: challenge" if len(snap.players) > 1 else "")
+        challenge = "  o, Enter: challenge" if len(snap.players) > 1 else ""
+        players.border_title = f"Online ({len(snap.players)}){challenge}"
         matches = self.query_one("#matches", Menu)
         matches.set_items(
             [
@@ -608,6 +611,7 @@ class LobbyScreen(SizedScreen):
 
     KEYS_HELP = ("↑↓ ⏎ choose  o online (challenge)  w watch  h your matches  l leaderboard  s settings  "
                  "Tab next  Esc cancel  ? rules  ^q quit")
+    KEYS_HELP_MID = KEYS_HELP.replace("Tab next  ", "")  # (fits 120 columns)
     # (o: in Online's title; ↑↓: the Play menu's cursor shows them)
     KEYS_HELP_SHORT = "⏎ choose  w watch  h your matches  l leaderboard  s settings  ? rules  ^q quit"
     NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
@@ -628,7 +632,8 @@ class LobbyScreen(SizedScreen):
             out.append(status + "\n")
         if error:
             out.append(error + "\n", style="bold red")
-        keys = self.KEYS_HELP if len(self.KEYS_HELP) <= self.app.size.width - 2 else self.KEYS_HELP_SHORT
+        fits = [k for k in (self.KEYS_HELP, self.KEYS_HELP_MID) if len(k) <= self.app.size.width - 2]
+        keys = fits[0] if fits else self.KEYS_HELP_SHORT
         out.append(keys if self.backend.named else self.NAME_HELP, style="dim")
         self.query_one("#status", Static).update(out)
 
@@ -642,13 +647,15 @@ class LobbyScreen(SizedScreen):
         elif code.has_class("shown"):
             code.remove_class("shown")
             code.value = ""
+        ticker = self._ticker
+        assert ticker is not None  # (made on mount, before any mode)
         if mode in ("queue", "challenging"):
             self._waiting_since = time.monotonic()
-            self._ticker.resume()
+            ticker.resume()
             self._tick()
         else:
             self._waiting_since = None
-            self._ticker.pause()
+            ticker.pause()
             if mode == "":
                 self._status("")
 
@@ -891,6 +898,11 @@ class LobbyScreen(SizedScreen):
             return
         self.query_one("#matches", Menu).focus()
 
-    def _open_match(self, handles: list) -> None:
+    def _go_home(self) -> None:
+        """Back to this lobby, closing every screen above it (the app's ``go_home``)."""
+        app: Any = self.app  # (a VoltageApp; the screens know the app by its protocol only)
+        app.go_home()
+
+    def _open_match(self, handles: Handles) -> None:
         self._unlisten()
         self.app.push_screen(self.backend.match_screen(handles))
