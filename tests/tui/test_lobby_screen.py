@@ -301,3 +301,25 @@ async def test_no_color_from_the_client_is_shown_with_its_reason_and_not_offered
         assert app.colours == "none" and colours_drawn(app) == set()
         assert "Connect without it to choose colours." in "\n".join(lines_of(app))
         assert "colours" not in backend.settings()  # the key's own choice is left alone
+
+
+async def test_the_settings_screen_fits_80x24_with_every_line_whole_and_says_when_too_small(store):
+    from tests.tui.test_words_screens import cut_words, rows_of
+
+    app, backend = lobby_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await enter_lobby(pilot)
+        menu = await open_settings(pilot)
+        point_at(menu, "name")
+        await pilot.press("enter")
+        await pilot.press(*["backspace"] * 5, *"Alicia", "enter")
+        await pilot.pause()
+        rows = rows_of(app)
+        text = " ".join(r.strip(" │") for r in lines_of(app))
+        cooldown = "you took the name Alice less than an hour ago: a new name is possible in 60 minutes"
+        assert cooldown in " ".join(text.split())  # (wrapped at a space, never cut)
+        forms = [t.plain for _i, t in menu.items] + [cooldown, "Settings: they follow your key to its next session"]
+        assert cut_words(rows, forms, ["Alice"]) == []
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert "This terminal is 60 columns by 20 rows" in "\n".join(lines_of(app))
