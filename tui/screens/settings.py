@@ -32,24 +32,13 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
+from tui.app import COLOUR_WORDS, COLOURS
 from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
 from tui.screens.lobby import Menu
 from tui.widgets.keybar import KeyBar
 
-COLOURS_DEFAULT = "dark"
-
-
-def colour_words() -> dict[str, str]:
-    from tui.app import COLOUR_WORDS
-
-    return COLOUR_WORDS
-
-
-def colour_choices() -> tuple[str, ...]:
-    from tui.app import COLOURS
-
-    return COLOURS
+COLOURS_DEFAULT = "dark"  # (an app without colour choices: a test's plain App)
 
 
 def apply_start_settings(app: App[Any], backend: Any) -> None:
@@ -135,23 +124,15 @@ class SettingsScreen(SizedScreen):
 
     def _items(self) -> list[tuple[str, Text]]:
         items: list[tuple[str, Text]] = []
-        try:
-            word = colour_words()[self.colours()]
-        except Exception:  # (no app yet)
-            word = colour_words()[COLOURS_DEFAULT]
         forced = self._forced()
-        colours = Text(f"Colours: {word}")
+        colours = Text(f"Colours: {COLOUR_WORDS.get(self.colours(), self.colours())}")
         if forced:
             colours.append(f"  ({forced})", style="dim")
         else:
             colours.append("  ←→", style="dim")
         items.append(("colours", colours))
         if hasattr(self.backend, "save_setting"):
-            try:
-                on_ = self.alerts_on()
-            except Exception:  # (no app yet)
-                on_ = True
-            alerts = Text(f"Your turn: {'bell and title' if on_ else 'no alert'}")
+            alerts = Text(f"Your turn: {'bell and title' if self.alerts_on() else 'no alert'}")
             alerts.append("  ←→", style="dim")
             items.append(("alerts", alerts))
         if hasattr(self.backend, "set_challenges"):
@@ -202,8 +183,7 @@ class SettingsScreen(SizedScreen):
             return
         if not hasattr(app, "set_colours"):
             return
-        choices = colour_choices()
-        choice = choices[(choices.index(app.colours) + delta) % len(choices)]
+        choice = COLOURS[(COLOURS.index(app.colours) + delta) % len(COLOURS)]
         app.set_colours(choice)
         self.backend_save("colours", choice)
 
