@@ -139,6 +139,11 @@ class SSHBackend:
             return "none"
         return self.settings().get("colours")
 
+    def colours_forced(self) -> str | None:
+        """Why this session's colours are not the player's to choose (None: they are):
+        the client sent ``NO_COLOR``, which wins over any kept choice."""
+        return "your terminal sent NO_COLOR" if "NO_COLOR" in self.env else None
+
     # -- naming and coming back ----------------------------------------------
 
     @property

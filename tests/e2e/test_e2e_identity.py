@@ -88,7 +88,10 @@ async def test_the_clients_no_color_is_honoured_over_ssh(game_server):
             await t.wait_for("Your name")
             t.press("enter")
             await t.wait_for("you: ")
+        for t in (plain, coloured):
+            t.press("s")  # the settings
         await plain.wait_for("Colours: no colour")
+        await plain.wait_for("your terminal sent NO_COLOR")
         await coloured.wait_for("Colours: dark")
         # Not one coloured cell for the one who asked; the other keeps its colours.
         assert plain.colours() == set(), plain.colours()
@@ -104,11 +107,13 @@ async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(g
     alice = await enter(srv, "alice", ka)
     bob = await enter(srv, "bob", kb)
     try:
-        # Alice switches the alert off (the last choice of the menu but one); Bob keeps it.
-        alice.press("end", "up")
+        # Alice switches the alert off (in the settings: the line after the colours); Bob keeps it.
+        alice.press("s")
         await alice.wait_for("Your turn: bell and title")
-        alice.press("enter")
+        alice.press("down", "enter")
         await alice.wait_for("Your turn: no alert")
+        alice.press("escape")
+        await alice.wait_for("Quick match: Voltage")
         hosted = await quick_pair(srv, alice, bob)
         for t in (alice, bob):
             del t.raw[:]

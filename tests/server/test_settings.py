@@ -13,7 +13,7 @@ from server.lobby.core import Lobby
 from server.store import db as S
 from server.store.db import Store
 from tests.server.test_commands import KA, KB, finished_match
-from tests.tui.test_lobby_screen import colours_drawn, lines_of
+from tests.tui.test_lobby_screen import colours_drawn, lines_of, open_settings, point_at
 from tui.app import make_app
 
 
@@ -65,8 +65,7 @@ async def test_colours_chosen_in_the_lobby_follow_the_key_to_its_next_session(tm
                 await pilot.pause()
                 assert app.colours == expected
                 if expected == "dark":
-                    menu = app.screen.query_one("#choices")
-                    menu.index = [i for i, _t in menu.items].index("colours")
+                    point_at(await open_settings(pilot), "colours")
                     await pilot.press("right")
                     await pilot.pause()
                     assert app.colours == "light"
@@ -88,6 +87,7 @@ async def test_the_clients_no_color_starts_a_session_without_colour(tmp_path):
             await pilot.press("enter")
             await pilot.pause()
             assert app.colours == "none" and colours_drawn(app) == set()
+            await open_settings(pilot)
             assert "Colours: no colour" in "\n".join(lines_of(app))
 
 
@@ -102,8 +102,7 @@ async def test_the_your_turn_alert_is_on_until_switched_off_and_stays_off_for_th
                 await pilot.pause()
                 assert app.turn_alerts is expected
                 if expected:
-                    menu = app.screen.query_one("#choices")
-                    menu.index = [i for i, _t in menu.items].index("alerts")
+                    point_at(await open_settings(pilot), "alerts")
                     await pilot.press("enter")
                     await pilot.pause()
                     assert app.turn_alerts is False
@@ -122,8 +121,7 @@ async def test_a_key_that_refuses_challenges_is_not_challenged_in_its_next_sessi
         app = make_app(backend, player_name="alice")
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
-            menu = app.screen.query_one("#choices")
-            menu.index = [i for i, _t in menu.items].index("challenges")
+            point_at(await open_settings(pilot), "challenges")
             assert "Challenges: welcome" in "\n".join(lines_of(app))
             await pilot.press("enter")
             await pilot.pause()

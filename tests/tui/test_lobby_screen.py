@@ -1,7 +1,8 @@
 """The lobby screen (a real lobby and backend, driven by a Pilot): it fits or says how
 large the terminal must be, its title is shortened by meaning, its key line names every
 key that works, the panel with the focus is the one outlined, "Your matches" opens on
-the newest match."""
+the newest match; and its settings screen: each choice at once, a guest's for the
+session, NO_COLOR shown with its reason, a rename through the lobby's cooldown."""
 
 from __future__ import annotations
 
@@ -139,15 +140,29 @@ async def test_your_matches_open_on_the_newest_match_after_a_new_one(store):
         assert history.index == 0
 
 
-async def test_colours_dark_light_or_none_from_the_lobby(store):
+async def open_settings(pilot):
+    """``s`` in the lobby: the settings screen."""
+    from tui.screens.settings import SettingsScreen
+
+    await pilot.press("s")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, SettingsScreen)
+    return pilot.app.screen.query_one("#settings-menu", Menu)
+
+
+def point_at(menu, item):
+    menu.index = [i for i, _t in menu.items].index(item)
+
+
+async def test_colours_dark_light_or_none_from_the_settings_screen(store):
     app, backend = lobby_app(store)
     saved = []
     backend.save_setting = lambda key, value: saved.append((key, value))
     async with app.run_test(size=(100, 30)) as pilot:
         await enter_lobby(pilot)
-        menu = app.screen.query_one("#choices", Menu)
+        menu = await open_settings(pilot)
         assert "Colours: dark" in "\n".join(lines_of(app))
-        menu.index = [i for i, _t in menu.items].index("colours")
+        point_at(menu, "colours")
         await pilot.press("right")
         await pilot.pause()
         assert app.colours == "light" and "Colours: light" in "\n".join(lines_of(app))
@@ -160,3 +175,151 @@ async def test_colours_dark_light_or_none_from_the_lobby(store):
         await pilot.pause()
         assert app.colours == "dark" and colours_drawn(app)
         assert saved == [("colours", "light"), ("colours", "none"), ("colours", "dark")]
+        # And the lobby under it was drawn again in the colours chosen.
+        await pilot.press("left")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.colours == "none" and colours_drawn(app) == set()
+
+
+async def test_the_lobby_keeps_one_settings_line_and_s_or_that_line_opens_the_screen(store):
+    app, _ = lobby_app(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await enter_lobby(pilot)
+        text = "\n".join(lines_of(app))
+        assert "Settings" in text
+        for gone in ("Colours:", "Your turn:", "Challenges:"):
+            assert gone not in text
+        await open_settings(pilot)
+        text = "\n".join(lines_of(app))
+        assert "Settings: they follow your key" in text
+        for line in ("Colours: dark", "Your turn: bell and title", "Challenges: welcome", "Name: Alice"):
+            assert line in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        point_at(app.screen.query_one("#choices", Menu), "settings")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Settings: they follow your key" in "\n".join(lines_of(app))
+
+
+async def test_settings_while_waiting_for_a_match_keep_the_place_in_the_queue(store):
+    app, backend = lobby_app(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await enter_lobby(pilot)
+        await pilot.press("enter")  # Quick match: Voltage
+        await pilot.pause()
+        assert "Waiting for an opponent" in "\n".join(lines_of(app))
+        await open_settings(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Waiting for an opponent" in "\n".join(lines_of(app))
+        assert backend.player.status != "in the lobby"
+
+
+async def test_a_rename_too_soon_shows_the_cooldown_line_and_keeps_the_name(store):
+    app, backend = lobby_app(store)  # Alice's key took its name just now
+    async with app.run_test(size=(100, 30)) as pilot:
+        await enter_lobby(pilot)
+        menu = await open_settings(pilot)
+        point_at(menu, "name")
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press(*["backspace"] * 5, *"Alicia", "enter")
+        await pilot.pause()
+        text = "\n".join(lines_of(app))
+        assert "you took the name Alice less than an hour ago" in text
+        assert "a new name is possible in" in text
+        assert backend.name == "Alice"
+        await pilot.press("escape", "escape")  # the name's question, then the screen
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and "you: Alice" in lines_of(app)[0]
+
+
+async def test_a_rename_through_the_settings_shows_in_the_lobby(store):
+    app, backend = lobby_app(store, identity=None, username="guest")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await enter_lobby(pilot)
+        menu = await open_settings(pilot)
+        point_at(menu, "name")
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press(*["backspace"] * 5, *"Gus", "enter")
+        await pilot.pause()
+        assert "Renamed: you are Gus now (it was guest)." in "\n".join(lines_of(app))
+        assert "Name: Gus" in "\n".join(lines_of(app)) and backend.name == "Gus"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "you: Gus" in lines_of(app)[0]
+        assert [p.name for p in backend.snapshot().players] == ["Gus"]
+
+
+async def test_a_guests_choices_last_for_the_session_only(store):
+    lobby = Lobby(store=store, seed=1)
+    for _session in (1, 2):
+        backend = SSHBackend(lobby, lobby.connect(None, "guest"))
+        app = make_app(backend, player_name="guest")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await enter_lobby(pilot)
+            menu = await open_settings(pilot)
+            assert "for this session" in lines_of(app)[0]
+            text = "\n".join(lines_of(app))
+            # A new session (the second round) starts from the defaults again.
+            assert "Your turn: bell and title" in text and "Challenges: welcome" in text
+            assert "Colours: dark" in text
+            for item in ("alerts", "challenges", "colours"):
+                point_at(menu, item)
+                await pilot.press("enter")
+            await pilot.pause()
+            assert app.turn_alerts is False and backend.refuses_challenges() and app.colours == "light"
+            # The same session: back in the lobby (a new lobby screen, as after a match), and here again.
+            app.go_home()
+            app.home = None
+            app.go_home()
+            await pilot.pause()
+            assert isinstance(app.screen, LobbyScreen)
+            assert app.turn_alerts is False and app.colours == "light"
+            await open_settings(pilot)
+            text = "\n".join(lines_of(app))
+            assert "Your turn: no alert" in text and "Challenges: refused" in text and "Colours: light" in text
+        lobby.leave(backend.player)
+
+
+async def test_no_color_from_the_client_is_shown_with_its_reason_and_not_offered(store):
+    lobby = Lobby(store=store, seed=1)
+    backend = SSHBackend(lobby, lobby.connect(KA, "alice"), env={"NO_COLOR": "1"})
+    app = make_app(backend, player_name="alice")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await enter_lobby(pilot)
+        menu = await open_settings(pilot)
+        assert app.colours == "none"
+        assert "Colours: no colour  (your terminal sent NO_COLOR)" in "\n".join(lines_of(app))
+        point_at(menu, "colours")
+        await pilot.press("right")
+        await pilot.pause()
+        assert app.colours == "none" and colours_drawn(app) == set()
+        assert "Connect without it to choose colours." in "\n".join(lines_of(app))
+        assert "colours" not in backend.settings()  # the key's own choice is left alone
+
+
+async def test_the_settings_screen_fits_80x24_with_every_line_whole_and_says_when_too_small(store):
+    from tests.tui.test_words_screens import cut_words, rows_of
+
+    app, backend = lobby_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await enter_lobby(pilot)
+        menu = await open_settings(pilot)
+        point_at(menu, "name")
+        await pilot.press("enter")
+        await pilot.press(*["backspace"] * 5, *"Alicia", "enter")
+        await pilot.pause()
+        rows = rows_of(app)
+        text = " ".join(r.strip(" │") for r in lines_of(app))
+        cooldown = "you took the name Alice less than an hour ago: a new name is possible in 60 minutes"
+        assert cooldown in " ".join(text.split())  # (wrapped at a space, never cut)
+        forms = [t.plain for _i, t in menu.items] + [cooldown, "Settings: they follow your key to its next session"]
+        assert cut_words(rows, forms, ["Alice"]) == []
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert "This terminal is 60 columns by 20 rows" in "\n".join(lines_of(app))

@@ -1,5 +1,7 @@
 """The tui's games, by id (the ids of ``engine.registry``): for each, its match screen,
-results screen, replay screen and the start hook of ``voltage play``'s start screen.
+results screen, replay screen, the start hook of ``voltage play``'s start screen, and
+its part of the SSH lobby screen (:mod:`tui.games.lobby_parts`: menu lines, bot
+line-ups, room seats, the words while waiting).
 
 Shared code (the SSH backend's ``match_screen``, :func:`tui.screens.replay.replay_screen`,
 the start screen) asks ``screens(game)`` and never branches on the game; a third game
@@ -19,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from textual.app import App
 
-    from tui.ports import Backend, Handles, HomeBackend, ReplaySource
+    from tui.games.lobby_parts import LobbyPart
+    from tui.ports import Backend, Handles, HomeBackend, LobbyBackend, ReplaySource
     from tui.screens.base import PlayScreen
 
 
@@ -32,13 +35,15 @@ class GameScreens:
     results screen after the final ``view``.  ``replay(source, step)``: the replay screen.
     ``start(app, backend, player_name, opponent)``: what the start screen does when this
     game is chosen against ``opponent`` (an id from ``backend.opponents()``): start a
-    match and show it, or first ask how (a dialog)."""
+    match and show it, or first ask how (a dialog).  ``lobby(backend)``: this game's part
+    of one lobby screen (None: the lobby does not offer it)."""
 
     id: str
     match: Callable[[Handles, Backend | None], PlayScreen]
     results: Callable[[Handles, Backend | None, Any, tuple[str, ...]], Any]
     replay: Callable[[ReplaySource, int], PlayScreen]
     start: Callable[[App[Any], HomeBackend, str, str], None]
+    lobby: Callable[[LobbyBackend], LobbyPart] | None = None
 
 
 # -- Voltage -------------------------------------------------------------------
@@ -82,6 +87,14 @@ def _voltage_start(app: App[Any], backend: HomeBackend, player: str, opponent: s
     app.push_screen(MatchScreen(handles, backend))
 
 
+def _voltage_lobby(backend: LobbyBackend) -> LobbyPart:
+    """Two seats: a room for two, one line per bot strength (``backend.strengths()``)."""
+    from engine.registry import GAMES as INFO
+    from tui.games.lobby_parts import DuelPart
+
+    return DuelPart(INFO[VOLTAGE], backend, strengths=lambda b: b.strengths())
+
+
 # -- High Voltage ----------------------------------------------------------------
 
 
@@ -110,14 +123,30 @@ def _hv_start(app: App[Any], backend: HomeBackend, player: str, opponent: str) -
     start_high_voltage(app, backend, player, first_bot=opponent)
 
 
+def _hv_lobby(backend: LobbyBackend) -> LobbyPart:
+    """A table of 2 to 4: its bot levels and its quick table's start from the backend's
+    High Voltage extras (:class:`tui.ports.LobbyExtras`; a fake may lack them)."""
+    from engine.registry import GAMES as INFO
+    from tui.games.lobby_parts import DEFAULT_TABLE_LEVELS, TablePart
+
+    def levels(b: LobbyBackend) -> tuple[str, ...]:
+        return tuple(getattr(b, "hv_bot_levels", DEFAULT_TABLE_LEVELS))
+
+    def starts_in(b: LobbyBackend) -> float | None:
+        ask = getattr(b, "hv_starts_in", None)
+        return ask() if ask is not None else None
+
+    return TablePart(INFO[HIGH_VOLTAGE], backend, levels=levels, starts_in=starts_in)
+
+
 VOLTAGE = "voltage"
 HIGH_VOLTAGE = "high-voltage"
 
 GAMES: dict[str, GameScreens] = {
     g.id: g
     for g in (
-        GameScreens(VOLTAGE, _voltage_match, _voltage_results, _voltage_replay, _voltage_start),
-        GameScreens(HIGH_VOLTAGE, _hv_match, _hv_results, _hv_replay, _hv_start),
+        GameScreens(VOLTAGE, _voltage_match, _voltage_results, _voltage_replay, _voltage_start, _voltage_lobby),
+        GameScreens(HIGH_VOLTAGE, _hv_match, _hv_results, _hv_replay, _hv_start, _hv_lobby),
     )
 }
 

@@ -3,13 +3,20 @@ name-entry step at its top (prefilled from the SSH username, checked by the lobb
 
 Every name and code on these screens is shown as plain ``Text``, never as
 markup, so what another player typed cannot style or escape anything.
+
+No line here branches on the game.  Each game the backend offers brings its part of
+the screen from the tui's registry (:mod:`tui.games.lobby_parts`: its menu lines,
+what choosing one means, the words while waiting); the screen lays the parts out
+(the first game leads, "Join a friend's room" after its room line; every other game
+under a heading) and does what a chosen line asks (:class:`~tui.games.lobby_parts.Choice`).
+A third game adds a registry entry, not lobby code.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -17,20 +24,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from tui.games.registry import HIGH_VOLTAGE, VOLTAGE
+from tui.games.lobby_parts import LobbyPart
+from tui.games.registry import GAMES as SCREENS
 from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
-
-if TYPE_CHECKING:
-    from textual.timer import Timer
-
-    from tui.ports import LobbyExtras
-
-HV = HIGH_VOLTAGE  # the one game with tables of 2 to 4 (rooms sized, bot line-ups)
-FIRST = VOLTAGE  # the first game offered (the quick match's default)
-HV_MIN, HV_MAX = 2, 4  # seats at a High Voltage table
 
 
 class Menu(Static, can_focus=True):
@@ -197,7 +197,8 @@ class LobbyScreen(SizedScreen):
         Binding("o", "focus_players", "Online", show=False),
         Binding("h", "focus_history", "Your matches", show=False),
         Binding("l", "leaderboard", "Leaderboard", show=False),
-        Binding("s", "start_room", "Start now with bots", show=False),
+        # s: start your room now where its game can (the status says so), else the settings
+        Binding("s", "start_or_settings", "Start now with bots / Settings", show=False),
     ]
 
     def __init__(self, backend: LobbyBackend) -> None:
@@ -205,14 +206,36 @@ class LobbyScreen(SizedScreen):
         self.backend = backend
         self._unsubscribe: Unsubscribe | None = None
         self._waiting_since: float | None = None
-        # "" | "queue" | "room" | "joined" (at a friend's High Voltage room) | "code:join" | "code:watch"
+        # "" | "queue" | "room" | "joined" (at a friend's room that waits to fill) | "code:join" | "code:watch"
         self._mode = ""
-        self._ticker: Timer | None = None  # (made on mount)
-        self._queue_game = FIRST
+        self._ticker: Timer | None = None
+        self.parts: dict[str, LobbyPart] = self._make_parts()  # each game's part, in the lobby's order
+        self._queue_game = self.first
         self._room_obj: Any = None  # the room this screen's player owns
-        self._joined = ""  # the code of the High Voltage room joined
-        self._hv_size = HV_MAX  # seats of a new High Voltage room
-        self._hv_lineup = 0  # which of hv_lineups() the bots choice shows
+        self._joined = ""  # the code of the room joined (one that waits to fill)
+        self._joined_game = ""
+
+    def _make_parts(self) -> dict[str, LobbyPart]:
+        """The games offered, each with its part: those the backend offers and the tui
+        registry has a lobby part for.  A backend that cannot tell a room's game
+        (no ``room_game``: a small fake) offers only its first."""
+        parts: dict[str, LobbyPart] = {}
+        for game in self.backend.games:
+            entry = SCREENS.get(game)
+            if entry is None or entry.lobby is None:
+                continue
+            if parts and not hasattr(self.backend, "room_game"):
+                break
+            parts[game] = entry.lobby(self.backend)
+        return parts
+
+    @property
+    def first(self) -> str:
+        """The game offered first (the quick match's and a bare request's game)."""
+        return next(iter(self.parts), "")
+
+    def part(self, game: str | None) -> LobbyPart | None:
+        return self.parts.get(game) if game is not None else None
 
     # -- layout ----------------------------------------------------------------
 
@@ -243,74 +266,23 @@ class LobbyScreen(SizedScreen):
         yield code
         yield Static("", id="status")
 
-    @property
-    def has_hv(self) -> bool:
-        return HV in self.backend.games and hasattr(self.backend, "room_game")
-
-    def hv_lineups(self) -> list[tuple[str, ...]]:
-        """The bot line-ups offered for High Voltage: two mixed, then 1-3 of one level."""
-        levels = tuple(getattr(self.backend, "hv_bot_levels", ("slow", "medium", "fast")))
-        mixed = [tuple(x for x in ("medium", "fast") if x in levels), levels]
-        out = [m for m in mixed if m]
-        out += [(level,) * n for n in (1, 2, 3) for level in levels]
-        return list(dict.fromkeys(out))
-
-    @staticmethod
-    def lineup_text(lineup: tuple[str, ...]) -> str:
-        if len(lineup) > 1 and len(set(lineup)) == 1:
-            return f"{len(lineup)} {lineup[0]}"
-        return ", ".join(lineup)
-
     def _choices(self) -> list[tuple[str, Text]]:
-        title = self.backend.game_titles.get
+        """The Play menu: each game's lines (its part's, ids ``game:item``), then the rest."""
         opts: list[tuple[str, Text]] = []
-        first = title(FIRST, "Voltage")
-        opts.append((f"quick:{FIRST}", Text(f"Quick match: {first}")))
-        opts.append(("room", Text(f"Private room: {first}")))
-        opts.append(("join", Text("Join a friend's room (code)")))
-        for label, bot in self.backend.strengths():
-            opts.append((f"bot:{bot}", Text(f"Play a bot: {label}")))
-        if self.has_hv:
-            hv = title(HV, "High Voltage")
-            opts.append(("-hv", Text(f"{hv}: 2-4 players, real time", style="bold")))
-            opts.append((f"quick:{HV}", Text(f"Quick match: {hv}")))
-            room = Text(f"Private room for {self._hv_size}")
-            room.append("  ←→ seats", style="dim")
-            opts.append(("hvroom", room))
-            lineups = self.hv_lineups()
-            lineup = lineups[self._hv_lineup % len(lineups)]
-            bots = Text(f"Play bots: {self.lineup_text(lineup)}")
-            bots.append("  ←→", style="dim")
-            opts.append(("hvbots", bots))
-            opts.append(("-rest", Text("")))
+        for n, (game, part) in enumerate(self.parts.items()):
+            if n:
+                opts.append((f"-{game}", part.heading()))
+            opts += [(f"{game}:{item}", text) for item, text in part.play_lines()]
+            if not n:
+                opts.append(("join", Text("Join a friend's room (code)")))
+            opts += [(f"{game}:{item}", text) for item, text in part.bot_lines()]
+            if n:
+                opts.append((f"-{game}:end", Text("")))
         opts.append(("watch", Text("Watch a match (code)")))
         if hasattr(self.backend, "leaderboard"):
             opts.append(("leaderboard", Text("Leaderboard")))
-        keeps = "they follow your key" if getattr(self.backend, "identity", None) else "for this session"
-        opts.append(("-settings", Text(f"Settings ({keeps})", style="bold")))
-        colours = Text(f"Colours: {self._colour_word()}")
-        colours.append("  ←→", style="dim")
-        opts.append(("colours", colours))
-        if hasattr(self.backend, "save_setting"):
-            alerts = Text(f"Your turn: {'bell and title' if self._alerts_on() else 'no alert'}")
-            alerts.append("  ←→", style="dim")
-            opts.append(("alerts", alerts))
-        if hasattr(self.backend, "challenge"):
-            open_ = not self.backend.refuses_challenges()
-            challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
-            challenges.append("  ←→", style="dim")
-            opts.append(("challenges", challenges))
+        opts.append(("settings", Text("Settings")))
         return opts
-
-    def _alerts_on(self) -> bool:
-        try:
-            return bool(getattr(self.app, "turn_alerts", False))
-        except Exception:  # (no app yet)
-            return True
-
-    def _toggle_challenges(self) -> None:
-        self.backend.set_challenges(self.backend.refuses_challenges())
-        self.query_one("#choices", Menu).set_items(self._choices())
 
     # -- challenges ----------------------------------------------------------
 
@@ -323,15 +295,16 @@ class LobbyScreen(SizedScreen):
         self._error("")
         self._challenged_name = event.item.split(":", 1)[1]
         self._set_mode("challenge:pick")
-        self._status(f"Challenge {self._challenged_name} to:  1 Voltage   2 High Voltage   Esc: cancel")
+        games = "   ".join(f"{n} {part.title}" for n, part in enumerate(self.parts.values(), 1))
+        self._status(f"Challenge {self._challenged_name} to:  {games}   Esc: cancel")
 
     def on_key(self, event: events.Key) -> None:
-        if self._mode == "challenge:pick" and event.key in ("1", "2"):
+        games = list(self.parts)
+        if self._mode == "challenge:pick" and event.key in [str(n) for n in range(1, len(games) + 1)]:
             event.stop()
             event.prevent_default()
-            game = FIRST if event.key == "1" else HV
             self._set_mode("")
-            self._challenge(self._challenged_name, game)
+            self._challenge(self._challenged_name, games[int(event.key) - 1])
 
     @work(exclusive=True, group="lobby-wait")
     async def _challenge(self, name: str, game: str) -> None:
@@ -386,67 +359,38 @@ class LobbyScreen(SizedScreen):
             if isinstance(screen, ChallengeScreen) and screen.challenge is ch:
                 screen.gone()
 
-    def _toggle_alerts(self) -> None:
-        """The "your turn" bell and window title, on or off (kept for the key)."""
-        app: Any = self.app
-        app.turn_alerts = not self._alerts_on()
-        save_setting = getattr(self.backend, "save_setting", None)  # (a LobbyExtras: a fake may not have it)
-        if save_setting is not None:
-            save_setting("alerts", "on" if app.turn_alerts else "off")
-        self.query_one("#choices", Menu).set_items(self._choices())
-
     def _start_settings(self) -> None:
-        """The "your turn" alert (on unless switched off), and the colours: none when the
-        client sent NO_COLOR, else the ones this key chose last time."""
-        app: Any = self.app
-        settings = getattr(self.backend, "settings", None)
-        if settings is not None:
-            app.turn_alerts = settings().get("alerts", "on") == "on"
-        start = getattr(self.backend, "start_colours", None)
-        choice = start() if start is not None else None
-        if choice and hasattr(app, "set_colours"):
-            try:
-                app.set_colours(choice)
-            except ValueError:  # a kept value this version does not know
-                pass
+        from tui.screens.settings import apply_start_settings
 
-    def _colour_word(self) -> str:
-        from tui.app import COLOUR_WORDS
+        apply_start_settings(self.app, self.backend)
 
-        try:
-            return COLOUR_WORDS[getattr(self.app, "colours", "dark")]
-        except Exception:  # (no app yet)
-            return COLOUR_WORDS["dark"]
-
-    def _change_colours(self, delta: int) -> None:
-        """Dark, light or no colour (kept for the key, where the backend keeps settings)."""
-        from tui.app import COLOURS
-
-        app: Any = self.app
-        if not hasattr(app, "set_colours"):
+    def action_settings(self) -> None:
+        """The settings screen (a wait for a match goes on meanwhile)."""
+        if isinstance(self.focused, Input) or not self.backend.named:
             return
-        choice = COLOURS[(COLOURS.index(app.colours) + delta) % len(COLOURS)]
-        app.set_colours(choice)
-        save = getattr(self.backend, "save_setting", None)
-        if save is not None:
-            save("colours", choice)
-        self.query_one("#choices", Menu).set_items(self._choices())
+        from tui.screens.settings import SettingsScreen
+
+        self.app.push_screen(SettingsScreen(self.backend))
+
+    def action_start_or_settings(self) -> None:
+        if self._can_start_room():
+            self.action_start_room()
+        else:
+            self.action_settings()
+
+    def _game_item(self, item: str) -> tuple[LobbyPart, str] | None:
+        """A game's menu line (``game:item``): its part and the part's own item id."""
+        game, _, own = item.partition(":")
+        part = self.parts.get(game)
+        return (part, own) if part is not None and own else None
 
     @on(Menu.Adjusted, "#choices")
     def _adjusted(self, event: Menu.Adjusted) -> None:
-        if event.item == "hvroom":
-            self._hv_size = max(HV_MIN, min(HV_MAX, self._hv_size + event.delta))
-        elif event.item == "hvbots":
-            self._hv_lineup = (self._hv_lineup + event.delta) % len(self.hv_lineups())
-        elif event.item == "colours":
-            self._change_colours(event.delta)
-            return
-        elif event.item == "alerts":
-            self._toggle_alerts()
-            return
-        elif event.item == "challenges":
-            self._toggle_challenges()
-            return
+        game_item = self._game_item(event.item)
+        if game_item is not None:
+            part, own = game_item
+            if not part.adjust(own, event.delta):
+                return
         else:
             return
         self.query_one("#choices", Menu).set_items(self._choices())
@@ -514,8 +458,14 @@ class LobbyScreen(SizedScreen):
     def on_screen_resume(self) -> None:
         # The resume event may arrive after this screen already pushed a match
         # (coming back to a seat): only a lobby really on screen is "in the lobby".
-        if self.app.screen is self and self.backend.named and self._mode == "":
+        if self.app.screen is not self or not self.backend.named:
+            return
+        if self._mode == "":
             self._enter()
+        elif self._unsubscribe is None:  # back from the settings (or the leaderboard) while waiting
+            self._title()
+            self._unsubscribe = self.backend.subscribe(self._refresh_lists)
+            self._refresh_lists()
 
     def on_screen_suspend(self) -> None:
         self._unlisten()
@@ -530,16 +480,17 @@ class LobbyScreen(SizedScreen):
 
     @on(Input.Submitted, "#name")
     def _name_submitted(self, event: Input.Submitted) -> None:
-        stored = getattr(self.backend, "stored_name", None)
+        backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
+        stored: str | None = getattr(backend, "stored_name", None)
         try:
             name = self.backend.claim_name(event.value)
         except Refused as e:
             self._error(str(e))
             return
         self._error("")
-        renamed = bool(stored and name.casefold() != stored.casefold())
-        if renamed:  # (so the backend has a stored name: a LobbyExtras)
-            cast("LobbyExtras", self.backend).stored_name = name
+        renamed = stored is not None and bool(stored) and name.casefold() != stored.casefold()
+        if renamed:
+            backend.stored_name = name
         self.query_one("#name").remove_class("shown")
         self.query_one("#choices", Menu).focus()
         if self.backend.resumable():  # a seat of this key (taken back from another session)
@@ -569,8 +520,11 @@ class LobbyScreen(SizedScreen):
         self._refresh_lists()
         self._refresh_history()
 
-    # The game titles' short forms, for the lobby's title on a narrow terminal.
-    SHORT_TITLES = {"Voltage": "V", "High Voltage": "HV"}
+    @staticmethod
+    def short_title(title: str) -> str:
+        """A game title's short form, for the lobby's title on a narrow terminal: its
+        words' initials (one letter a word)."""
+        return "".join(word[0] for word in title.split()) or title
 
     def _title(self) -> None:
         """Who you are and your ratings, in the longest form that fits the width: the
@@ -581,7 +535,7 @@ class LobbyScreen(SizedScreen):
         forms = [
             ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r} ({n} rated)"),
             ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r}"),
-            ("Lobby", "   ", lambda g, r, n: f"{self.SHORT_TITLES.get(g, g)} {r}"),
+            ("Lobby", "   ", lambda g, r, n: f"{self.short_title(g)} {r}"),
         ]
         width = max(1, self.app.size.width - 2)
         line = ""
@@ -625,7 +579,7 @@ class LobbyScreen(SizedScreen):
             items.append(((f"-me:{p.name}" if mine else f"player:{p.name}"), line))
         players.set_items(items)
         challenge = "  o, Enter: challenge" if len(snap.players) > 1 else ""
-        players.border_title = f"Online ({len(snap.players)})" + challenge
+        players.border_title = f"Online ({len(snap.players)}){challenge}"
         matches = self.query_one("#matches", Menu)
         matches.set_items(
             [
@@ -655,9 +609,11 @@ class LobbyScreen(SizedScreen):
 
     # -- status ----------------------------------------------------------------
 
-    KEYS_HELP = ("↑↓ ⏎ choose  o online (challenge)  w watch  h your matches  l leaderboard  Tab next  "
-                 "Esc cancel  ? rules  ^q quit")
-    KEYS_HELP_SHORT = "↑↓ ⏎ choose  w watch  h your matches  l leaderboard  ? rules  ^q quit"  # (o: in Online's title)
+    KEYS_HELP = ("↑↓ ⏎ choose  o online (challenge)  w watch  h your matches  l leaderboard  s settings  "
+                 "Tab next  Esc cancel  ? rules  ^q quit")
+    KEYS_HELP_MID = KEYS_HELP.replace("Tab next  ", "")  # (fits 120 columns)
+    # (o: in Online's title; ↑↓: the Play menu's cursor shows them)
+    KEYS_HELP_SHORT = "⏎ choose  w watch  h your matches  l leaderboard  s settings  ? rules  ^q quit"
     NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
 
     def _status(self, text: str) -> None:
@@ -676,7 +632,8 @@ class LobbyScreen(SizedScreen):
             out.append(status + "\n")
         if error:
             out.append(error + "\n", style="bold red")
-        keys = self.KEYS_HELP if len(self.KEYS_HELP) <= self.app.size.width - 2 else self.KEYS_HELP_SHORT
+        fits = [k for k in (self.KEYS_HELP, self.KEYS_HELP_MID) if len(k) <= self.app.size.width - 2]
+        keys = fits[0] if fits else self.KEYS_HELP_SHORT
         out.append(keys if self.backend.named else self.NAME_HELP, style="dim")
         self.query_one("#status", Static).update(out)
 
@@ -690,15 +647,15 @@ class LobbyScreen(SizedScreen):
         elif code.has_class("shown"):
             code.remove_class("shown")
             code.value = ""
+        ticker = self._ticker
+        assert ticker is not None  # (made on mount, before any mode)
         if mode in ("queue", "challenging"):
             self._waiting_since = time.monotonic()
-            if self._ticker is not None:
-                self._ticker.resume()
+            ticker.resume()
             self._tick()
         else:
             self._waiting_since = None
-            if self._ticker is not None:
-                self._ticker.pause()
+            ticker.pause()
             if mode == "":
                 self._status("")
 
@@ -708,34 +665,9 @@ class LobbyScreen(SizedScreen):
             return
         if self._waiting_since is None:
             return
-        waited = int(time.monotonic() - self._waiting_since)
-        clock = f"{waited // 60}:{waited % 60:02d}"
-        if self._queue_game == HV:
-            n = self.backend.snapshot().waiting.get(HV, 0)
-            text = f"High Voltage: {n} at the table, waiting for more... {clock}   Esc: leave\n"
-            starts_in = getattr(self.backend, "hv_starts_in", lambda: None)()
-            if starts_in is not None:
-                left = int(starts_in + 0.999)
-                text += f"Starting in {left // 60}:{left % 60:02d} unless more sit down (four start at once)."
-            else:
-                text += "Four start at once; two or three start a little after the second sits down."
-            if waited >= self.backend.bot_offer_after and n <= 1:
-                lineup = self.lineup_text(self.hv_lineups()[0])
-                text += f"\nNo one yet: press b to play bots ({lineup}) instead, or keep waiting."
-            self._status(text)
-            return
-        text = f"Waiting for an opponent... {clock}   Esc: leave the queue"
-        if waited >= self.backend.bot_offer_after:
-            label = self._offer_bot()[0]
-            text += f"\nNo one yet: press b to play a bot ({label}) instead, or keep waiting."
-        self._status(text)
-
-    def _offer_bot(self) -> tuple[str, str]:
-        strengths = self.backend.strengths()
-        for label, bot in strengths:
-            if bot == "medium":
-                return label, bot
-        return strengths[0]
+        waited = time.monotonic() - self._waiting_since
+        part = self.parts[self._queue_game]
+        self._status(part.waiting(waited, offer_bot=waited >= self.backend.bot_offer_after))
 
     # -- choices ---------------------------------------------------------------
 
@@ -746,35 +678,31 @@ class LobbyScreen(SizedScreen):
             return
         choice = event.item
         self._error("")
+        if choice == "settings":  # (a wait for a match goes on meanwhile)
+            self.action_settings()
+            return
         if self._mode in ("queue", "room", "joined", "challenging", "challenge:pick"):
             self.action_cancel()
-        if choice.startswith("quick:"):
-            self._queue_game = choice.split(":", 1)[1]
-            self._set_mode("queue")
-            self._quick(self._queue_game)
-        elif choice == "room":
-            self._room()
-        elif choice == "hvroom":
-            self._room(HV, self._hv_size)
-        elif choice == "hvbots":
-            lineups = self.hv_lineups()
-            self._play_bot(",".join(lineups[self._hv_lineup % len(lineups)]), HV)
+        game_item = self._game_item(choice)
+        asked = game_item[0].choice(game_item[1]) if game_item is not None else None
+        if game_item is not None and asked is not None:
+            game = game_item[0].game
+            if asked.kind == "quick":
+                self._queue_game = game
+                self._set_mode("queue")
+                self._quick(game)
+            elif asked.kind == "room":
+                self._room(game, asked.size)
+            elif asked.kind == "bot":
+                self._play_bot(asked.bot, game)
         elif choice == "join":
             self._set_mode("code:join")
             self._status("Type the room code, then Enter (Esc: cancel).")
         elif choice == "watch":
             self._set_mode("code:watch")
             self._status("Type the match code, then Enter (Esc: cancel).")
-        elif choice.startswith("bot:"):
-            self._play_bot(choice.split(":", 1)[1])
         elif choice == "leaderboard":
             self.action_leaderboard()
-        elif choice == "colours":
-            self._change_colours(1)
-        elif choice == "alerts":
-            self._toggle_alerts()
-        elif choice == "challenges":
-            self._toggle_challenges()
 
     @on(Menu.Chosen, "#matches")
     def _watch_selected(self, event: Menu.Chosen) -> None:
@@ -820,8 +748,10 @@ class LobbyScreen(SizedScreen):
         self._use_code(verb, event.value)
 
     def _use_code(self, verb: str, code: str) -> None:
-        if verb == "join" and self.has_hv and self.backend.room_game(code) == HV:
-            self._join_hv(code.strip().upper())
+        waits = verb == "join" and hasattr(self.backend, "room_game")
+        part = self.part(self.backend.room_game(code)) if waits else None
+        if part is not None and part.room_waits:
+            self._join_waiting(code.strip().upper(), part.game)
             return
         try:
             handles = self.backend.join_room(code) if verb == "join" else self.backend.watch(code)
@@ -830,7 +760,7 @@ class LobbyScreen(SizedScreen):
             return
         self._open_match(handles)
 
-    def _play_bot(self, bot: str, game: str = FIRST) -> None:
+    def _play_bot(self, bot: str, game: str) -> None:
         try:
             handles = self.backend.play_bot(bot, game)
         except Refused as e:
@@ -850,9 +780,10 @@ class LobbyScreen(SizedScreen):
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
-    async def _join_hv(self, code: str) -> None:
-        """Sit at a friend's High Voltage room; it starts when full or when its owner says."""
+    async def _join_waiting(self, code: str, game: str) -> None:
+        """Sit at a friend's room that waits to fill; it starts when full or when its owner says."""
         self._joined = code
+        self._joined_game = game
         self._set_mode("joined")
         self._room_status()
         try:
@@ -872,7 +803,7 @@ class LobbyScreen(SizedScreen):
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
-    async def _room(self, game: str = FIRST, size: int = 2) -> None:
+    async def _room(self, game: str, size: int) -> None:
         try:
             room = self.backend.create_room(game, size)
         except Refused as e:
@@ -896,35 +827,27 @@ class LobbyScreen(SizedScreen):
             if seated is None:
                 return
             names, size = seated
-            self._status(
-                f"Room {self._joined} (High Voltage): {len(names)} of {size} seated: {', '.join(names)}\n"
-                "It starts when full, or when its owner starts it.    Esc: leave the room"
-            )
+            joined = self.parts[self._joined_game]
+            self._status(joined.joined_status(self._joined, tuple(names), size))
             return
         room = self._room_obj
-        if self._mode != "room" or room is None:
+        part = self.part(getattr(room, "game", None))
+        if self._mode != "room" or room is None or part is None:
             return
-        if room.game != HV:
-            self._status(
-                f"Room {room.code}: your friend picks 'Join a friend's room' and types {room.code},\n"
-                f"or connects with: {self._ssh(f'join {room.code}')}    Esc: close the room"
-            )
-            return
-        names = room.names
-        self._status(
-            f"Room {room.code} (High Voltage): {len(names)} of {room.size} seated: {', '.join(names)}\n"
-            f"Friends pick 'Join a friend's room', type {room.code}; or {self._ssh(f'join {room.code}')}\n"
-            "s: start now (bots take the empty seats)    Esc: close the room"
-        )
+        self._status(part.room_status(room, self._ssh(f"join {room.code}")))
 
     def _ssh(self, args: str) -> str:
         """The line a friend pastes to reach this server and do ``args``."""
         command = getattr(self.backend, "ssh_command", None)
         return command(args) if command is not None else f"ssh -t HOST {args}"
 
+    def _can_start_room(self) -> bool:
+        """Is this player's room waiting, of a game whose rooms may start before they fill?"""
+        part = self.part(getattr(self._room_obj, "game", None))
+        return self._mode == "room" and part is not None and part.starts_early
+
     def action_start_room(self) -> None:
-        room = self._room_obj
-        if self._mode != "room" or room is None or room.game != HV or isinstance(self.focused, Input):
+        if not self._can_start_room() or isinstance(self.focused, Input):
             return
         try:
             self.backend.start_room()
@@ -961,7 +884,7 @@ class LobbyScreen(SizedScreen):
         if time.monotonic() - self._waiting_since < self.backend.bot_offer_after:
             return
         game = self._queue_game
-        bot = ",".join(self.hv_lineups()[0]) if game == HV else self._offer_bot()[1]
+        bot = self.parts[game].bot_instead()
         self.action_cancel()
         self._play_bot(bot, game)
 
@@ -976,11 +899,8 @@ class LobbyScreen(SizedScreen):
         self.query_one("#matches", Menu).focus()
 
     def _go_home(self) -> None:
-        """Back to the app's home screen, closing what is above it (the lobby runs in a :class:`tui.app.VoltageApp`)."""
-        from tui.app import VoltageApp
-
-        app = self.app
-        assert isinstance(app, VoltageApp)
+        """Back to this lobby, closing every screen above it (the app's ``go_home``)."""
+        app: Any = self.app  # (a VoltageApp; the screens know the app by its protocol only)
         app.go_home()
 
     def _open_match(self, handles: Handles) -> None:

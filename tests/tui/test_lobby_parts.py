@@ -1,0 +1,84 @@
+"""The lobby screen's games come from the tui registry's lobby parts: a third game is a
+registry entry (its ``GameInfo`` and a part's shape), and the lobby offers it, sized
+and named from that entry, with no lobby code of its own."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine.game import GameInfo
+from server.backend import SSHBackend
+from server.lobby.core import Lobby
+from tests.tui.test_lobby_screen import enter_lobby, lines_of, point_at
+from tui.app import make_app
+from tui.games import registry
+from tui.games.lobby_parts import DEFAULT_TABLE_LEVELS, TablePart
+from tui.ports import Refused
+from tui.screens.lobby import LobbyScreen, Menu
+
+TRIPLE = GameInfo("triple", "Triple Shock", 3, 5, real_time=True)
+
+
+@pytest.fixture
+def third_game(monkeypatch):
+    """A third game in the tui registry (the screens of the first stand in for its own)."""
+    entry = replace(registry.GAMES["high-voltage"], id=TRIPLE.id,
+                    lobby=lambda b: TablePart(TRIPLE, b, levels=lambda _b: DEFAULT_TABLE_LEVELS,
+                                              starts_in=lambda _b: None))
+    monkeypatch.setitem(registry.GAMES, TRIPLE.id, entry)
+    lobby = Lobby(seed=1)
+    backend = SSHBackend(lobby, lobby.connect(None, "alice"))
+    backend.games = (*backend.games, TRIPLE.id)
+    asked = []
+
+    def create_room(game, size):
+        asked.append((game, size))
+        raise Refused("no tables of that game here yet")
+
+    backend.create_room = create_room
+    return backend, asked
+
+
+async def test_a_third_game_in_the_registry_is_offered_by_the_lobby(third_game):
+    backend, asked = third_game
+    app = make_app(backend, player_name="alice")
+    async with app.run_test(size=(100, 34)) as pilot:
+        await enter_lobby(pilot)
+        text = "\n".join(lines_of(app))
+        assert "Triple Shock: 3-5 players, real time" in text
+        assert "Quick match: Triple Shock" in text and "Private room for 5" in text
+        menu = app.screen.query_one("#choices", Menu)
+        point_at(menu, "triple:room")
+        await pilot.press("left", "left", "left")  # never below its fewest seats
+        await pilot.pause()
+        assert "Private room for 3" in "\n".join(lines_of(app))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert asked == [("triple", 3)]
+        assert "no tables of that game here yet" in "\n".join(lines_of(app))
+
+
+async def test_a_challenge_offers_every_game_by_number(third_game):
+    backend, _ = third_game
+    app = make_app(backend, player_name="alice")
+    async with app.run_test(size=(100, 34)) as pilot:
+        await enter_lobby(pilot)
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        screen._player_chosen(Menu.Chosen(screen.query_one("#players", Menu), "player:bob"))
+        await pilot.pause()
+        assert ("Challenge bob to:  1 Voltage   2 High Voltage   3 Triple Shock   Esc: cancel"
+                in "\n".join(lines_of(app)))
+
+
+def test_the_table_parts_words_are_its_games(third_game):
+    backend, _ = third_game
+    part = TablePart(TRIPLE, backend, levels=lambda _b: ("slow", "fast"), starts_in=lambda _b: None)
+    waiting = part.waiting(75, offer_bot=True)
+    assert waiting.startswith("Triple Shock: 0 at the table, waiting for more... 1:15")
+    assert "Five start at once; three or four start a little after the third sits down." in waiting
+    assert "press b to play bots (fast) instead" in waiting
+    # Line-ups: the mixed ones, then one to four of one level (a table of five: four bots at most).
+    assert part.lineups()[-1] == ("fast",) * 4

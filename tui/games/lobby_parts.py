@@ -1,0 +1,270 @@
+"""Each game's part of the lobby screen: its menu lines, what choosing one of them does,
+and the words while a quick match, a room or a joined room waits.
+
+The lobby screen (:mod:`tui.screens.lobby`) holds one :class:`LobbyPart` per game it
+offers (``tui.games.registry.screens(game).lobby(game, backend)``) and never branches
+on the game: it lays the parts out (the first game's lines lead, with "Join a friend's
+room" after its room line; every other game follows under a heading made from its
+:class:`~engine.game.GameInfo`), asks the part what a chosen line means
+(:class:`Choice`) and what to say while waiting, and does the rest itself.
+
+Two shapes of game cover what the lobby offers today, each parametrised by the game's
+``GameInfo`` (a third game of either shape is one registry line):
+
+- :class:`DuelPart`: two seats, turn by turn (Voltage): a room is for two, and each bot
+  strength is its own line ("Play a bot: Medium").
+- :class:`TablePart`: a table of ``min_seats`` to ``max_seats`` (High Voltage): a room's
+  seats and a bot line-up are chosen with left/right on their line, a quick table may
+  start before it is full, and so may its owner's room ("s: start now").
+
+A part is made per lobby screen (it keeps that screen's choices: a room's seats, the
+line-up shown), never shared between sessions: no module-level state.  Item ids are
+the part's own ("quick", "room", "bots", "bot:<name>"); the screen prefixes the game id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from engine.game import GameInfo
+    from tui.ports import LobbyBackend
+
+#: The High Voltage bot levels a backend without ``hv_bot_levels`` is taken to have.
+DEFAULT_TABLE_LEVELS = ("slow", "medium", "fast")
+
+_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
+
+
+def _word(n: int) -> str:
+    return _WORDS.get(n, str(n))
+
+
+def _ordinal(n: int) -> str:
+    return _ORDINALS.get(n, f"{n}th")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a chosen menu line asks the lobby to do: ``kind`` is "quick" (the quick
+    match), "room" (a private room of ``size`` seats) or "bot" (a match against ``bot``:
+    one bot name, or a line-up joined by commas)."""
+
+    kind: str
+    size: int = 2
+    bot: str = ""
+
+
+def clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
+class LobbyPart(Protocol):
+    """One game's part of one lobby screen (see the module docstring)."""
+
+    game: str
+    info: GameInfo
+    #: The owner of a room may start it before it is full (bots take the empty seats).
+    starts_early: bool
+    #: Joining a room waits for it to fill or be started (else the match starts at once).
+    room_waits: bool
+
+    @property
+    def title(self) -> str: ...  # as the backend names it (else the engine's title)
+
+    def heading(self) -> Text: ...  # the line over this game's lines (when it is not the first)
+
+    def play_lines(self) -> list[tuple[str, Text]]: ...  # quick match, private room
+
+    def bot_lines(self) -> list[tuple[str, Text]]: ...
+
+    def adjust(self, item: str, delta: int) -> bool: ...  # left/right on ``item``: changed?
+
+    def choice(self, item: str) -> Choice | None: ...
+
+    def waiting(self, waited: float, offer_bot: bool) -> str: ...  # the quick match's status
+
+    def bot_instead(self) -> str: ...  # the bot (or line-up) "b" plays after a long wait
+
+    def room_status(self, room: Any, ssh: str) -> str: ...  # the owner's room, filling
+
+    def joined_status(self, code: str, names: tuple[str, ...], size: int) -> str: ...
+
+
+class _Part:
+    """What both shapes share: the game, its title, its heading."""
+
+    starts_early = False
+    room_waits = False
+
+    def __init__(self, info: GameInfo, backend: LobbyBackend) -> None:
+        self.game = info.id
+        self.info = info
+        self.backend = backend
+
+    @property
+    def title(self) -> str:
+        return self.backend.game_titles.get(self.game, self.info.title)
+
+    def heading(self) -> Text:
+        info = self.info
+        seats = (str(info.min_seats) if info.min_seats == info.max_seats
+                 else f"{info.min_seats}-{info.max_seats}")
+        pace = "real time" if info.real_time else "turn by turn"
+        return Text(f"{self.title}: {seats} players, {pace}", style="bold")
+
+    def joined_status(self, code: str, names: tuple[str, ...], size: int) -> str:
+        return (f"Room {code} ({self.title}): {len(names)} of {size} seated: {', '.join(names)}\n"
+                "It starts when full, or when its owner starts it.    Esc: leave the room")
+
+
+class DuelPart(_Part):
+    """Two seats, turn by turn: one opponent, a bot strength per line.
+
+    ``strengths(backend)`` gives the ``(label, bot name)`` pairs to offer (weakest first);
+    a long wait offers the "medium" bot (else the first)."""
+
+    def __init__(self, info: GameInfo, backend: LobbyBackend,
+                 strengths: Callable[[LobbyBackend], list[tuple[str, str]]]) -> None:
+        super().__init__(info, backend)
+        self._strengths = strengths
+
+    def strengths(self) -> list[tuple[str, str]]:
+        return list(self._strengths(self.backend))
+
+    def play_lines(self) -> list[tuple[str, Text]]:
+        return [("quick", Text(f"Quick match: {self.title}")), ("room", Text(f"Private room: {self.title}"))]
+
+    def bot_lines(self) -> list[tuple[str, Text]]:
+        return [(f"bot:{bot}", Text(f"Play a bot: {label}")) for label, bot in self.strengths()]
+
+    def adjust(self, item: str, delta: int) -> bool:
+        return False
+
+    def choice(self, item: str) -> Choice | None:
+        if item == "quick":
+            return Choice("quick")
+        if item == "room":
+            return Choice("room", size=self.info.min_seats)
+        if item.startswith("bot:"):
+            return Choice("bot", bot=item.split(":", 1)[1])
+        return None
+
+    def _offer(self) -> tuple[str, str]:
+        strengths = self.strengths()
+        for label, bot in strengths:
+            if bot == "medium":
+                return label, bot
+        return strengths[0]
+
+    def bot_instead(self) -> str:
+        return self._offer()[1]
+
+    def waiting(self, waited: float, offer_bot: bool) -> str:
+        text = f"Waiting for an opponent... {clock(waited)}   Esc: leave the queue"
+        if offer_bot:
+            text += f"\nNo one yet: press b to play a bot ({self._offer()[0]}) instead, or keep waiting."
+        return text
+
+    def room_status(self, room: Any, ssh: str) -> str:
+        return (f"Room {room.code}: your friend picks 'Join a friend's room' and types {room.code},\n"
+                f"or connects with: {ssh}    Esc: close the room")
+
+
+class TablePart(_Part):
+    """A table of ``min_seats`` to ``max_seats``, in real time: left/right choose a
+    room's seats (it starts with the most) and the bot line-up shown.
+
+    ``levels(backend)`` gives the bot levels, slowest first; ``starts_in(backend)`` the
+    seconds until this player's quick table starts as it is (None: not counting down)."""
+
+    starts_early = True
+    room_waits = True
+
+    def __init__(self, info: GameInfo, backend: LobbyBackend,
+                 levels: Callable[[LobbyBackend], tuple[str, ...]],
+                 starts_in: Callable[[LobbyBackend], float | None]) -> None:
+        super().__init__(info, backend)
+        self._levels = levels
+        self._starts_in = starts_in
+        self.size = info.max_seats  # the seats of a new room
+        self.lineup = 0  # which of lineups() the bots line shows
+
+    def lineups(self) -> list[tuple[str, ...]]:
+        """The bot line-ups offered: two mixed, then one to all the other seats of one level."""
+        levels = tuple(self._levels(self.backend))
+        mixed = [tuple(x for x in ("medium", "fast") if x in levels), levels]
+        out = [m for m in mixed if m]
+        out += [(level,) * n for n in range(1, self.info.max_seats) for level in levels]
+        return list(dict.fromkeys(out))
+
+    @staticmethod
+    def lineup_text(lineup: tuple[str, ...]) -> str:
+        if len(lineup) > 1 and len(set(lineup)) == 1:
+            return f"{len(lineup)} {lineup[0]}"
+        return ", ".join(lineup)
+
+    def _lineup(self) -> tuple[str, ...]:
+        lineups = self.lineups()
+        return lineups[self.lineup % len(lineups)]
+
+    def play_lines(self) -> list[tuple[str, Text]]:
+        room = Text(f"Private room for {self.size}")
+        room.append("  ←→ seats", style="dim")
+        return [("quick", Text(f"Quick match: {self.title}")), ("room", room)]
+
+    def bot_lines(self) -> list[tuple[str, Text]]:
+        bots = Text(f"Play bots: {self.lineup_text(self._lineup())}")
+        bots.append("  ←→", style="dim")
+        return [("bots", bots)]
+
+    def adjust(self, item: str, delta: int) -> bool:
+        if item == "room":
+            self.size = max(self.info.min_seats, min(self.info.max_seats, self.size + delta))
+            return True
+        if item == "bots":
+            self.lineup = (self.lineup + delta) % len(self.lineups())
+            return True
+        return False
+
+    def choice(self, item: str) -> Choice | None:
+        if item == "quick":
+            return Choice("quick")
+        if item == "room":
+            return Choice("room", size=self.size)
+        if item == "bots":
+            return Choice("bot", bot=",".join(self._lineup()))
+        return None
+
+    def bot_instead(self) -> str:
+        return ",".join(self.lineups()[0])
+
+    def waiting(self, waited: float, offer_bot: bool) -> str:
+        info = self.info
+        n = self.backend.snapshot().waiting.get(self.game, 0)
+        text = f"{self.title}: {n} at the table, waiting for more... {clock(waited)}   Esc: leave\n"
+        starts_in = self._starts_in(self.backend)
+        full = _word(info.max_seats)
+        if starts_in is not None:
+            text += (f"Starting in {clock(starts_in + 0.999)} unless more sit down "
+                     f"({full} start at once).")
+        else:
+            fewer = " or ".join(_word(k) for k in range(info.min_seats, info.max_seats))
+            text += (f"{full.capitalize()} start at once; {fewer} start a little after the "
+                     f"{_ordinal(info.min_seats)} sits down.")
+        if offer_bot and n <= 1:
+            text += (f"\nNo one yet: press b to play bots ({self.lineup_text(self.lineups()[0])}) "
+                     "instead, or keep waiting.")
+        return text
+
+    def room_status(self, room: Any, ssh: str) -> str:
+        names = room.names
+        return (f"Room {room.code} ({self.title}): {len(names)} of {room.size} seated: {', '.join(names)}\n"
+                f"Friends pick 'Join a friend's room', type {room.code}; or {ssh}\n"
+                "s: start now (bots take the empty seats)    Esc: close the room")

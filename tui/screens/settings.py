@@ -1,0 +1,262 @@
+"""The settings screen (from the lobby: ``s``, or its "Settings" line): colours, the
+"your turn" alert, challenges, and the name.
+
+Every choice takes effect at once and is kept where the backend keeps settings
+(``save_setting``: for a key, in the store, so it follows the key to its next session;
+for a guest, for this session only); the title says which.
+
+- Colours: dark, light or no colour (left/right or Enter).  When the client's
+  environment decides (it sent ``NO_COLOR``: :meth:`colours_forced` of the backend
+  says why), the line says so and offers no choice: no-color.org asks that a program
+  honour it, and a player who set it did so on purpose.  The key's kept choice is
+  left as it is for a session without ``NO_COLOR``.
+- Your turn: the bell and the window's title when it becomes your turn, or no alert
+  (``app.turn_alerts``, which the match screens read).
+- Challenges: welcome or refused (``backend.set_challenges``).
+- Name: Enter asks for the new one; it is claimed through the lobby's own rename
+  (``backend.claim_name``), so its checks and the key's rename cooldown apply, and
+  what it refuses ("a new name is possible in 53 minutes") is shown here, one line.
+
+The lobby screen's start (``apply_start_settings``) lives here too: what a session
+starts with is what this screen chose last time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from tui.app import COLOUR_WORDS, COLOURS
+from tui.ports import LobbyBackend, Refused
+from tui.screens.base import SizedScreen, TooSmall
+from tui.screens.lobby import Menu
+from tui.widgets.keybar import KeyBar
+
+COLOURS_DEFAULT = "dark"  # (an app without colour choices: a test's plain App)
+
+
+def apply_start_settings(app: App[Any], backend: Any) -> None:
+    """A session's start: the "your turn" alert (on unless switched off), and the colours:
+    none when the client sent NO_COLOR, else the ones this player chose last time."""
+    a: Any = app
+    settings = getattr(backend, "settings", None)
+    if settings is not None:
+        a.turn_alerts = settings().get("alerts", "on") == "on"
+    start = getattr(backend, "start_colours", None)
+    choice = start() if start is not None else None
+    if choice and hasattr(a, "set_colours"):
+        try:
+            a.set_colours(choice)
+        except ValueError:  # a kept value this version does not know
+            pass
+
+
+class SettingsScreen(SizedScreen):
+    """The player's settings, each a line: left/right or Enter changes it."""
+
+    DEFAULT_CSS = """
+    SettingsScreen { layout: vertical; }
+    SettingsScreen #settings { height: 1fr; }
+    SettingsScreen.-narrow #settings, SettingsScreen.-short #settings { display: none; }
+    SettingsScreen.-narrow TooSmall, SettingsScreen.-short TooSmall { display: block; }
+    SettingsScreen #settings-title { height: 1; background: $accent; color: $text; padding: 0 1; }
+    SettingsScreen #settings-menu { height: auto; max-height: 1fr; border: round $panel-lighten-2; }
+    SettingsScreen #settings-menu:focus { border: round $accent; }
+    SettingsScreen #rename { display: none; width: 70; border: round $accent; }
+    SettingsScreen #rename.shown { display: block; }
+    SettingsScreen #settings-status { height: auto; min-height: 2; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "back", "back to the lobby", key_display="Esc"),
+    ]
+
+    def __init__(self, backend: LobbyBackend) -> None:
+        super().__init__()
+        self.backend = backend
+        self._status_text = ""
+        self._error_text = ""
+
+    # -- layout ----------------------------------------------------------------
+
+    @property
+    def keeps(self) -> bool:
+        """Are the choices kept for the key (else for this session only)?"""
+        return bool(getattr(self.backend, "identity", None))
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="settings"):
+            title = ("Settings: they follow your key to its next session" if self.keeps
+                     else "Settings: for this session (log in with an SSH key to keep them)")
+            yield Static(Text(title), id="settings-title")
+            yield Menu(self._items(), id="settings-menu")
+            rename = Input(max_length=16, id="rename")
+            rename.border_title = "Your new name (Enter: take it; Esc: keep yours)"
+            rename.cursor_blink = False
+            yield rename
+            yield Static("", id="settings-status")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        menu = self.query_one("#settings-menu", Menu)
+        menu.border_title = "←→ or Enter: change"
+        menu.focus()
+        self._show_status()
+
+    # -- the lines ---------------------------------------------------------------
+
+    def _forced(self) -> str | None:
+        forced = getattr(self.backend, "colours_forced", None)
+        return forced() if forced is not None else None
+
+    def colours(self) -> str:
+        return str(getattr(self.app, "colours", COLOURS_DEFAULT))
+
+    def alerts_on(self) -> bool:
+        return bool(getattr(self.app, "turn_alerts", False))
+
+    def _items(self) -> list[tuple[str, Text]]:
+        items: list[tuple[str, Text]] = []
+        forced = self._forced()
+        colours = Text(f"Colours: {COLOUR_WORDS.get(self.colours(), self.colours())}")
+        if forced:
+            colours.append(f"  ({forced})", style="dim")
+        else:
+            colours.append("  ←→", style="dim")
+        items.append(("colours", colours))
+        if hasattr(self.backend, "save_setting"):
+            alerts = Text(f"Your turn: {'bell and title' if self.alerts_on() else 'no alert'}")
+            alerts.append("  ←→", style="dim")
+            items.append(("alerts", alerts))
+        if hasattr(self.backend, "set_challenges"):
+            open_ = not self.backend.refuses_challenges()
+            challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
+            challenges.append("  ←→", style="dim")
+            items.append(("challenges", challenges))
+        name = Text("Name: ")
+        name.append(self.backend.name, "bold")  # (plain text: never markup)
+        name.append("  Enter: rename", style="dim")
+        items.append(("name", name))
+        return items
+
+    def _redraw(self) -> None:
+        self.query_one("#settings-menu", Menu).set_items(self._items())
+
+    # -- changing them -----------------------------------------------------------
+
+    @on(Menu.Adjusted, "#settings-menu")
+    def _adjusted(self, event: Menu.Adjusted) -> None:
+        self._change(event.item, event.delta)
+
+    @on(Menu.Chosen, "#settings-menu")
+    def _chosen(self, event: Menu.Chosen) -> None:
+        if event.item == "name":
+            self._ask_name()
+            return
+        self._change(event.item, 1)
+
+    def _change(self, item: str, delta: int) -> None:
+        self._error("")
+        if item == "colours":
+            self.change_colours(delta)
+        elif item == "alerts":
+            self.toggle_alerts()
+        elif item == "challenges":
+            self.backend.set_challenges(self.backend.refuses_challenges())
+        else:
+            return
+        self._redraw()
+
+    def change_colours(self, delta: int) -> None:
+        """Dark, light or no colour (kept for the key, where the backend keeps settings)."""
+        app: Any = self.app
+        forced = self._forced()
+        if forced:
+            self._error(f"No colour: {forced}. Connect without it to choose colours.")
+            return
+        if not hasattr(app, "set_colours"):
+            return
+        choice = COLOURS[(COLOURS.index(app.colours) + delta) % len(COLOURS)]
+        app.set_colours(choice)
+        self.backend_save("colours", choice)
+
+    def toggle_alerts(self) -> None:
+        """The "your turn" bell and window title, on or off."""
+        app: Any = self.app
+        app.turn_alerts = not self.alerts_on()
+        self.backend_save("alerts", "on" if app.turn_alerts else "off")
+
+    def backend_save(self, key: str, value: str) -> None:
+        save = getattr(self.backend, "save_setting", None)
+        if save is not None:
+            save(key, value)
+
+    # -- the name ----------------------------------------------------------------
+
+    def _ask_name(self) -> None:
+        rename = self.query_one("#rename", Input)
+        rename.value = self.backend.name
+        rename.add_class("shown")
+        rename.focus()
+        self._status("Type the new name, then Enter (Esc: keep yours).")
+
+    def _close_name(self) -> None:
+        rename = self.query_one("#rename", Input)
+        rename.remove_class("shown")
+        self.query_one("#settings-menu", Menu).focus()
+
+    @on(Input.Submitted, "#rename")
+    def _name_submitted(self, event: Input.Submitted) -> None:
+        old = self.backend.name
+        if event.value.strip() == old:
+            self._close_name()
+            self._status("")
+            return
+        try:
+            name = self.backend.claim_name(event.value)
+        except Refused as e:
+            self._status("")
+            self._error(str(e))
+            return
+        backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
+        if getattr(backend, "stored_name", None):
+            backend.stored_name = name  # the name the key goes by now (the lobby's name step shows it)
+        self._close_name()
+        self._error("")
+        self._status(f"Renamed: your key goes by {name} now (it was {old})." if self.keeps
+                     else f"Renamed: you are {name} now (it was {old}).")
+        self._redraw()
+
+    # -- status and leaving ------------------------------------------------------
+
+    def _status(self, text: str) -> None:
+        self._status_text = text
+        self._show_status()
+
+    def _error(self, text: str) -> None:
+        self._error_text = text
+        self._show_status()
+
+    def _show_status(self) -> None:
+        out = Text()
+        if self._status_text:
+            out.append(self._status_text + "\n")
+        if self._error_text:
+            out.append(self._error_text + "\n", style="bold red")
+        self.query_one("#settings-status", Static).update(out)
+
+    def action_back(self) -> None:
+        rename = self.query_one("#rename", Input)
+        if rename.has_class("shown"):
+            self._close_name()
+            self._status("")
+            self._error("")
+            return
+        self.dismiss()
