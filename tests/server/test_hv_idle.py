@@ -74,7 +74,7 @@ class TestMarked:
             assert m.idle == ()
             await until(lambda: 0 in m.idle)
             assert time.monotonic() - t0 >= 0.3  # not before the limit (counted from "go")
-            assert "Alice is idle: nothing done for 0 s." in m.log
+            assert "Alice is idle: nothing done for 0.3 s." in m.log
             # every screen hears of it: the other seats' updates carry the mark
             assert 0 in got[-1].idle and m.handle(None).idle == m.idle
         finally:
@@ -207,5 +207,37 @@ class TestVote:
             m.set_bot(0, "medium")  # the lobby's grace ran out
             with pytest.raises(IllegalActionError, match="no bot is playing"):
                 await m.handle(0).take_seat_back()
+        finally:
+            m.close()
+
+
+class TestInTheLobby:
+    async def test_a_lobby_table_marks_hands_over_and_gives_the_seat_back_on_resume(self, monkeypatch):
+        import server.host.highvoltage as host
+        from server.lobby.core import Lobby
+
+        monkeypatch.setattr(host, "IDLE_SECONDS", 0.05)  # (the lobby's tables read it per match)
+        lobby = Lobby(grace=0.05, rematch_wait=2.0, seed=3)
+        lobby.hv.countdown_seconds = 0.01
+        lobby.hv.fill_seconds = 0.05
+        ann, bob = (lobby.connect(f"key-{n}", n) for n in ("ann", "bob"))
+        for p, n in ((ann, "ann"), (bob, "bob")):
+            lobby.claim_name(p, n)
+        got = await asyncio.wait_for(asyncio.gather(lobby.quick_match(ann, "high-voltage"),
+                                                    lobby.quick_match(bob, "high-voltage")), 5)
+        (ha,), (hb,) = got
+        m = ha.match
+        try:
+            assert m.idle_seconds == 0.05
+            await until(lambda: ha.seat in m.idle)
+            await hb.continue_without()
+            assert m.seats[ha.seat].bot == "medium" and m.bot_playing == (ha.seat,)
+            # Ann's session ends while the bot plays for her: the bot plays on; back, she has her seat.
+            lobby.leave(ann)
+            with pytest.raises(IllegalActionError, match="no bot is playing"):
+                await ha.take_seat_back()  # (not connected: the lobby's resume gives it back)
+            ann2 = lobby.connect("key-ann", "ann")
+            (back,) = lobby.resume(ann2)
+            assert back.seat == ha.seat and not m.seats[ha.seat].is_bot and m.bot_playing == ()
         finally:
             m.close()
