@@ -463,7 +463,7 @@ class HVMatch(HostNotices):
         for seat, since in sorted(self._idle_since.items()):
             if self._markable(seat) and now - since >= self.idle_seconds:
                 self._idle.append(seat)
-                self.announce(f"{self.seats[seat].name} is idle: nothing done for {self.idle_seconds:.0f} s.")
+                self.announce(f"{self.seats[seat].name} is idle: nothing done for {self.idle_seconds:g} s.")
         self._count_votes()
 
     def _count_votes(self) -> None:
