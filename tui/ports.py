@@ -80,7 +80,10 @@ class Update(Generic[ViewT]):
     "too slow" goes to its sender only); ``notice`` the status line ("" for none);
     ``countdown`` the number showing (3, 2, 1) in a real-time game, else None;
     ``version`` how many actions the match had accepted (it never goes down); ``names``
-    the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown)."""
+    the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown);
+    ``idle`` the seats marked idle (High Voltage: nothing done for a while though they
+    could play) and ``bot_playing`` the seats of people a bot plays now (both () in a
+    game without them)."""
 
     view: ViewT
     lines: tuple[str, ...] = ()
@@ -88,6 +91,8 @@ class Update(Generic[ViewT]):
     countdown: int | None = None
     version: int = 0
     names: tuple[str, ...] = ()
+    idle: tuple[int, ...] = ()
+    bot_playing: tuple[int, ...] = ()
 
 
 UpdateCallback = Callable[[Update[Any]], None]

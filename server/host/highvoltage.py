@@ -38,6 +38,37 @@ Real time, decided here:
   slow is never stored.  While the store cannot write, the match is paused:
   every intent is refused with "the server cannot save moves right now",
   bots and the countdown's "go" wait for the resume.
+- **Idling** (issue 18).  A person who does nothing for :data:`IDLE_SECONDS` (60 s)
+  while they could act is marked idle (``idle``; every screen gets it in
+  ``update.idle`` and the feed says "Bob is idle ...").  "Could act", decided
+  here: in play (phase ``play``), not out, not played by a bot, connected (a
+  dropped seat has the lobby's grace instead), and not *stuck* in the engine's
+  sense (:func:`~engine.highvoltage.rules.is_stuck`): holding a card that fits,
+  or able to draw, and not declared stuck.  Why drawing counts: a player who
+  could draw but does nothing is the one the others' flip waits for (a flip
+  needs everyone stuck), so they stall the table exactly as one sitting on a
+  fitting card does; one who cannot play (stuck, or declared it) stalls nobody
+  and is never idle.  The clock is the host's (``time.monotonic``): it runs only
+  while the seat could act, so it restarts at every "go" (the start of the
+  match and each flip), at every accepted action of that seat, and whenever
+  the seat comes to be able to act again (a new top that fits after none did).
+  It is checked after every accepted action and every :data:`IDLE_TICK` seconds
+  (the task sleeps to the next deadline, at most that long).  A seat is marked
+  only while another person is still in: against bots alone nobody waits.
+  Any accepted action of the seat (or its vote) clears the mark.
+- **Continuing without them.**  Any other person still in may vote
+  (:meth:`HVMatch.continue_without`; the screen's ``K``).  The vote passes with a
+  strict majority of the *electorate*: the other people still in, connected,
+  not themselves idle and not played by a bot (one voter among them: at once;
+  two: both; three: two).  It is counted again whenever the electorate shrinks.
+  Then a bot takes the seat (:meth:`set_bot`, at the level the table's own bots
+  play, else :data:`DEFAULT_BOT`), the feed says so, and the idle person's feed
+  and screen say "You were idle; a bot plays your seat".  Decided: they may take
+  it back themselves while the match runs (:meth:`HVMatch.take_seat_back`, the
+  screen's ``t``), since they are still connected and a bot was only a stand-in;
+  a dropped player gets theirs back through the lobby's resume instead (a seat
+  whose person is not connected is refused here).  Votes and marks are not
+  actions: they are not stored, and a restart forgets them (the clock restarts).
 """
 
 from __future__ import annotations
@@ -68,6 +99,11 @@ TITLE = "High Voltage"
 COUNTDOWN_SECONDS = H.COUNTDOWN_SECONDS
 COUNT_FROM = 3
 DEFAULT_BOT = "medium"
+#: How long a person may do nothing while they could act before they are marked idle
+#: (read when a match is made: tests shorten it, or pass ``idle_seconds``).
+IDLE_SECONDS = 60.0
+#: The most time between two idle checks (a dropped connection is noticed at the next).
+IDLE_TICK = 1.0
 
 
 #: What a screen gets after a change (:class:`tui.ports.Update`, one message for every
@@ -131,6 +167,7 @@ class HVMatch(HostNotices):
         bot_speed: float = 1.0,
         executor: object | None = None,  # accepted like Match's; bots here are cheap
         bot_delay: float | None = None,  # accepted like Match's; the levels set the pace
+        idle_seconds: float | None = None,  # None: IDLE_SECONDS
     ) -> None:
         if not H.MIN_PLAYERS <= len(seats) <= H.MAX_PLAYERS:
             raise ValueError(f"High Voltage is played by {H.MIN_PLAYERS} to {H.MAX_PLAYERS} seats")
@@ -158,6 +195,16 @@ class HVMatch(HostNotices):
         self._countdown_task: asyncio.Task | None = None
         self._bot_tasks: dict[int, asyncio.Task] = {}
         self._closed = False
+        # Idling (see the module docstring): when each seat's idle clock started (only
+        # seats that could act now have one), the seats marked idle (in the order they
+        # were marked), and the votes to continue without each of them.
+        self.idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
+        self._idle_since: dict[int, float] = {}
+        self._idle: list[int] = []
+        self._votes: dict[int, set[int]] = {}
+        self._idle_task: asyncio.Task | None = None
+        self._idle_wakeup = asyncio.Event()  # a new clock ends before the task's next look
+        self._idle_wake_at = 0.0
         # Storage (server.store.persist.Recording): commits each action before it is accepted.
         self.recorder: object | None = None
         self.saving = SaveGate(self)
@@ -194,6 +241,16 @@ class HVMatch(HostNotices):
         matches shows for High Voltage, where Voltage shows sets won."""
         return tuple(self.state.cards_left(s) for s in range(self.players))
 
+    @property
+    def idle(self) -> tuple[int, ...]:
+        """The seats marked idle, in the order they were marked (see the module docstring)."""
+        return tuple(self._idle)
+
+    @property
+    def bot_playing(self) -> tuple[int, ...]:
+        """The seats of people that a bot plays now (dropped, or voted out for idling)."""
+        return tuple(i for i, s in enumerate(self.seats) if s.is_bot and s.identity)
+
     def view(self, seat: int | None) -> H.HighVoltageView:
         return H.view(self.state, seat)
 
@@ -225,11 +282,15 @@ class HVMatch(HostNotices):
 
     def _broadcast(self, lines: tuple[str, ...], only: int | None = None) -> None:
         """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
-        self._subs.send(
-            self.view,
-            lambda view: HVUpdate(view, lines, self.notice, self.countdown, len(self.actions), self.names),
-            only,
-        )
+        idle, bots = self.idle, self.bot_playing
+        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown, len(self.actions),
+                                                         self.names, idle=idle, bot_playing=bots),
+                        only)
+
+    def _tell(self, seat: int, line: str) -> None:
+        """A line in ``seat``'s feed only (kept in its :meth:`feed`)."""
+        self._private.setdefault(seat, []).append((len(self.log), line))
+        self._broadcast((line,), only=seat)
 
 
     # -- actions -------------------------------------------------------------
@@ -257,18 +318,18 @@ class HVMatch(HostNotices):
         except H.TooSlowError as e:
             self.too_slow += 1
             if seat is not None:
-                line = e.event.text(self.names)
-                self._private.setdefault(seat, []).append((len(self.log), line))
-                self._broadcast((line,), only=seat)
+                self._tell(seat, e.event.text(self.names))
             raise
         await self.saving.commit(len(self.actions), action)
         self.state = state
         self.actions.append(action)
-        lines = tuple(e.text(self.names) for e in events)
+        lines = tuple(e.text(self.names) for e in events) + self._track_idle(seat)
         self.log.extend(lines)
         for hook in self.on_action:
             hook(self, action)
         if self.over:
+            self._idle.clear()
+            self._votes.clear()
             self.ended_at = time.time()
             self.countdown = None
             if self.recorder is not None:
@@ -297,6 +358,8 @@ class HVMatch(HostNotices):
         for seat, s in enumerate(self.seats):
             if s.is_bot:
                 self._start_bot(seat)
+        self._track_idle(None)  # (a restored match may start in play)
+        self._idle_task = asyncio.get_running_loop().create_task(self._watch_idle())
         if self.state.phase == H.COUNTDOWN:
             self._begin_countdown()
 
@@ -335,6 +398,145 @@ class HVMatch(HostNotices):
                 return False
             return True
 
+    # -- idling --------------------------------------------------------------
+
+    def _person(self, seat: int) -> bool:
+        """A person plays ``seat`` now (no bot), and is still in."""
+        return not self.seats[seat].is_bot and not self.state.out[seat]
+
+    def _could_act(self, seat: int) -> bool:
+        """Does ``seat``'s idle clock run: a connected person in play who is not stuck
+        (holds a card that fits, or can draw; see the module docstring)."""
+        return (self.started and not self._closed and not self.over and self.state.phase == H.PLAY
+                and self._person(seat) and self.seats[seat].connected and not H.is_stuck(self.state, seat))
+
+    def _track_idle(self, actor: int | None) -> tuple[str, ...]:
+        """After a change: restart ``actor``'s clock (and clear its mark), start the clocks of
+        seats that came to be able to act, stop the others'.  Returns the feed lines."""
+        now = time.monotonic()
+        lines: tuple[str, ...] = ()
+        if actor is not None and 0 <= actor < self.players:
+            self._idle_since.pop(actor, None)
+            if actor in self._idle:
+                lines = self._unmark(actor)
+        for seat in range(self.players):
+            if not self._could_act(seat):
+                self._idle_since.pop(seat, None)
+            elif seat not in self._idle_since:
+                self._idle_since[seat] = now
+                if now + self.idle_seconds < self._idle_wake_at:
+                    self._idle_wakeup.set()  # a deadline before the idle task's next look
+        return lines
+
+    def _unmark(self, seat: int) -> tuple[str, ...]:
+        self._idle.remove(seat)
+        self._votes.pop(seat, None)
+        return (f"{self.seats[seat].name} is playing again.",)
+
+    def _voters(self, target: int) -> list[int]:
+        """Who may vote to continue without ``target``: the other connected people still in,
+        not idle themselves."""
+        return [i for i in range(self.players)
+                if i != target and self._person(i) and self.seats[i].connected and i not in self._idle]
+
+    def votes_needed(self, target: int) -> int:
+        """How many votes continue without ``target`` now: a strict majority of the voters."""
+        return len(self._voters(target)) // 2 + 1
+
+    def _idle_bot(self) -> str:
+        """The level for an idle person's seat: the table's own bots', else :data:`DEFAULT_BOT`."""
+        levels = [s.bot for s in self.seats if s.is_bot and not s.identity]
+        return bot_level(levels[0]) if levels else DEFAULT_BOT
+
+    def _markable(self, seat: int) -> bool:
+        """May ``seat`` be marked idle: not yet, and another person is still in."""
+        return seat not in self._idle and any(self._person(i) for i in range(self.players) if i != seat)
+
+    def check_idle(self) -> None:
+        """Mark the seats whose clock ran out, and count the votes again (the voters change).
+        The idle task calls it at each deadline; a test may call it."""
+        if self._closed or self.over or not self.started:
+            return
+        self._track_idle(None)  # (connections change between actions)
+        now = time.monotonic()
+        for seat, since in sorted(self._idle_since.items()):
+            if self._markable(seat) and now - since >= self.idle_seconds:
+                self._idle.append(seat)
+                self.announce(f"{self.seats[seat].name} is idle: nothing done for {self.idle_seconds:g} s.")
+        self._count_votes()
+
+    def _count_votes(self) -> None:
+        """Continue without every idle seat whose votes are now enough."""
+        for target in list(self._idle):
+            if target not in self._idle:
+                continue  # (a seat handed over meanwhile)
+            voters = self._voters(target)
+            votes = self._votes.get(target, set()) & set(voters)
+            if voters and len(votes) >= len(voters) // 2 + 1:
+                self._hand_over(target)
+
+    def _hand_over(self, target: int) -> None:
+        level = self._idle_bot()
+        name = self.seats[target].name
+        self.set_bot(target, level)  # (clears the mark and the votes)
+        self.announce(f"Continuing without {name}: a bot ({level}) plays their seat.")
+        self._tell(target, "You were idle; a bot plays your seat. Press t to take it back.")
+
+    async def _watch_idle(self) -> None:
+        """The idle clock's task: check at each deadline, and at least every :data:`IDLE_TICK`."""
+        while not self._closed and not self.over:
+            now = time.monotonic()
+            deadlines = [since + self.idle_seconds for seat, since in self._idle_since.items()
+                         if self._markable(seat)]
+            wait = max(min([IDLE_TICK, *(d - now for d in deadlines)]), 0.001)
+            self._idle_wake_at = now + wait
+            self._idle_wakeup.clear()
+            try:
+                await asyncio.wait_for(self._idle_wakeup.wait(), wait)
+            except TimeoutError:
+                pass
+            self.check_idle()
+
+    async def continue_without(self, voter: int, target: int | None = None) -> None:
+        """``voter`` votes to continue without ``target`` (None: every other seat marked
+        idle); the vote passes at once when it is enough.  Voting shows ``voter`` is there:
+        it clears their own mark and restarts their clock.  Raises
+        :class:`IllegalActionError` (one line for the player) if it cannot be cast."""
+        async with self._lock:
+            if not 0 <= voter < self.players or self.over:
+                raise IllegalActionError("the match is over" if self.over else f"no seat {voter}")
+            if self.seats[voter].is_bot:
+                raise IllegalActionError("a bot is playing your seat")
+            if self.state.out[voter]:
+                raise IllegalActionError("you have left this match")
+            targets = [t for t in self._idle if t != voter] if target is None else [target]
+            if not targets or any(t == voter or t not in self._idle for t in targets):
+                raise IllegalActionError("nobody is idle now" if target is None or target == voter
+                                         else f"{self.seats[target].name} is not idle")
+            lines = self._track_idle(voter)
+            for t in targets:
+                self._votes.setdefault(t, set()).add(voter)
+                have, need = len(self._votes[t] & set(self._voters(t))), self.votes_needed(t)
+                if have < need:
+                    lines += (f"{self.seats[voter].name} votes to continue without {self.seats[t].name} "
+                              f"({have} of {need}).",)
+            for line in lines:
+                self.log.append(line)
+            if lines:
+                self._broadcast(lines)
+            self._count_votes()
+
+    async def take_seat_back(self, seat: int) -> None:
+        """The person of ``seat`` plays it again after a vote gave it to a bot.  Refused
+        (:class:`IllegalActionError`) when no bot plays it for them, or they are not
+        connected (a dropped seat comes back through the lobby's resume)."""
+        async with self._lock:
+            s = self.seats[seat] if 0 <= seat < self.players else None
+            if s is None or self.over or not (s.is_bot and s.identity) or not s.connected:
+                raise IllegalActionError("the match is over" if self.over else "no bot is playing your seat")
+            self.set_bot(seat, None)
+            self.announce(f"{s.name} takes their seat back from the bot.")
+
     # -- bots ----------------------------------------------------------------
 
     def set_bot(self, seat: int, bot: str | None) -> None:
@@ -346,7 +548,13 @@ class HVMatch(HostNotices):
             task.cancel()
         if bot is not None and self.started:
             self._start_bot(seat)
+        if seat in self._idle:
+            self._idle.remove(seat)
+            self._votes.pop(seat, None)
+        self._idle_since.pop(seat, None)  # a bot has no clock; a person's starts afresh
+        self._track_idle(None)
         self._broadcast(())
+        self._count_votes()  # (one person fewer or more among the voters)
 
     def _start_bot(self, seat: int) -> None:
         if self._closed or self.over or seat in self._bot_tasks:
@@ -406,6 +614,8 @@ class HVMatch(HostNotices):
         self.saving.close()
         if self._countdown_task is not None:
             self._countdown_task.cancel()
+        if self._idle_task is not None:
+            self._idle_task.cancel()
         for task in list(self._bot_tasks.values()):
             task.cancel()
         self._bot_tasks.clear()
@@ -472,6 +682,29 @@ class HVSeatHandle:
         if self.seat is None:
             raise IllegalActionError("spectators cannot resign")
         await self.submit(H.Resign(self.seat))
+
+    @property
+    def idle(self) -> tuple[int, ...]:
+        """The seats marked idle (an update's ``idle``)."""
+        return self.match.idle
+
+    @property
+    def bot_playing(self) -> tuple[int, ...]:
+        """The seats of people a bot plays now (an update's ``bot_playing``)."""
+        return self.match.bot_playing
+
+    async def continue_without(self, seat: int | None = None) -> None:
+        """Vote to continue without ``seat`` (None: everyone marked idle); raises
+        :class:`IllegalActionError` (one line) if the vote cannot be cast."""
+        if self.seat is None:
+            raise IllegalActionError("spectators cannot vote")
+        await self.match.continue_without(self.seat, seat)
+
+    async def take_seat_back(self) -> None:
+        """Play this seat again after a vote gave it to a bot."""
+        if self.seat is None:
+            raise IllegalActionError("spectators have no seat")
+        await self.match.take_seat_back(self.seat)
 
 
 def new_hv_match(

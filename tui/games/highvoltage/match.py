@@ -16,6 +16,15 @@ it paints (:class:`AimedTopCard`), and every input path (number and letter keys,
 arrows and Enter, a click, practice alike) goes through :meth:`HVMatchScreen.play_slot`
 and :meth:`HVMatchScreen.aim`, which aim there.
 
+Idling (issue 18): the seats the host marks idle (``update.idle``) show as
+"Bob (idle)" in the players' list on every screen.  A seat still in that may vote
+gets a line "Bob is idle: press K to continue without Bob" and the key ``K``
+(capital: every free lower-case letter is a card's key); a seat a bot plays for its
+idle person (``update.bot_playing``) is told so, its card keys are refused with the
+reason, and ``t`` takes the seat back (``t`` is a card's key otherwise: its binding
+comes first and is enabled only then).  Both keys need a handle that can vote and
+take a seat back (:class:`IdleVoting`); a replay's cannot, and shows neither.
+
 The screen never says which cards fit (finding them is the game), except in
 practice mode (local play only), which marks them and names the values that
 fit.
@@ -34,7 +43,7 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from rich.text import Text
 from textual import on
@@ -67,6 +76,16 @@ ERROR_SECONDS = DEFAULT.hv_error_seconds  # how long a refusal stays on the prom
 AIM_GRACE_SECONDS = DEFAULT.hv_aim_grace
 
 
+@runtime_checkable
+class IdleVoting(Protocol):
+    """A seat handle that can vote to continue without idle seats and take its own seat
+    back from a bot (:class:`server.host.highvoltage.HVSeatHandle`)."""
+
+    async def continue_without(self, seat: int | None = None) -> None: ...
+
+    async def take_seat_back(self) -> None: ...
+
+
 class AimedTopCard(HVTopCard):
     """The top card, remembering the card it last painted (``drawn``: face and number):
     what the player has seen, so what a play is aimed at.  ``on_drawn(before, now)`` is
@@ -90,6 +109,8 @@ class HVMatchScreen(PlayScreen):
     """A High Voltage match seen from one seat (or by a spectator)."""
 
     BINDINGS = [
+        # first: while a bot plays this seat, t takes it back (else t plays a card)
+        Binding("t", "take_back", "take my seat back"),
         Binding(CARD_KEYS[0], "play_slot(0)", "play", key_display="1-9 0 a…"),
         *[Binding(k, f"play_slot({i})", "play", show=False) for i, k in enumerate(CARD_KEYS) if i],
         Binding("left", "cursor(-1)", "move", key_display="←→", show=False),
@@ -98,6 +119,7 @@ class HVMatchScreen(PlayScreen):
         Binding("d", "draw", "draw"),
         Binding("s", "stuck", "stuck"),
         Binding("enter", "results", "results", key_display="⏎"),
+        Binding("K", "continue_without", "continue without idle", key_display="K"),
         Binding("ctrl+r", "resign", "resign"),
         Binding("q", "leave", "leave"),
     ]
@@ -122,6 +144,8 @@ class HVMatchScreen(PlayScreen):
         self.lines: list[str] = []  # the feed shown: the first read, then each update's new lines
         self.notice = ""
         self._countdown: int | None = None
+        self.idle: tuple[int, ...] = ()  # seats marked idle
+        self.bot_playing: tuple[int, ...] = ()  # seats of people a bot plays now
         self._inbox: list[Update[H.HighVoltageView]] = []  # updates not yet shown
         self.slots: list[H.Face | None] = []
         self.cursor: int | None = None
@@ -131,7 +155,7 @@ class HVMatchScreen(PlayScreen):
         self._results_done = not self.SHOWS_RESULTS
         self._composed = False
         self._shown: dict[str, object] = {}
-        self._allowed: tuple[bool, bool] | None = None
+        self._allowed: tuple[bool, ...] | None = None
         self._previous_top: tuple[H.Face, int, float] | None = None  # (face, number, covered at)
         if self.view.hand is not None:
             self.slots = reconcile([], self.view.hand)
@@ -154,6 +178,7 @@ class HVMatchScreen(PlayScreen):
                 yield Static("", id="hv-prompt")
                 yield ActionButton("draw [d]", "draw")
                 yield ActionButton("stuck [s]", "stuck")
+            yield Static("", id="hv-idle")
             yield Static("", id="hv-hand-note")
             yield HVHand(id="hv-hand")
         yield Footer()
@@ -195,6 +220,7 @@ class HVMatchScreen(PlayScreen):
             self.lines.extend(update.lines)
         last = inbox[-1]
         self.view, self._countdown, self.notice = last.view, last.countdown, last.notice
+        self.idle, self.bot_playing = tuple(last.idle), tuple(last.bot_playing)
         if last.names:
             self.names = tuple(last.names)
         self._show()
@@ -212,6 +238,19 @@ class HVMatchScreen(PlayScreen):
         return self._countdown
 
     @property
+    def benched(self) -> bool:
+        """A bot plays this seat for its (idle) person, who may take it back."""
+        return (self.me is not None and self.me in self.bot_playing and not self.view.over
+                and isinstance(self.handle, IdleVoting))
+
+    @property
+    def can_vote(self) -> bool:
+        """This seat may vote to continue without the others marked idle."""
+        me = self.me
+        return (me is not None and not self.view.over and not self.view.out[me] and not self.benched
+                and any(s != me for s in self.idle) and isinstance(self.handle, IdleVoting))
+
+    @property
     def playing(self) -> bool:
         me = self.view.seat
         return me is not None and not self.view.over and not self.view.out[me]
@@ -225,6 +264,8 @@ class HVMatchScreen(PlayScreen):
         self.lines = list(self.handle.log)
         self.notice = self.handle.notice
         self._countdown = self.handle.countdown
+        self.idle = tuple(getattr(self.handle, "idle", ()))
+        self.bot_playing = tuple(getattr(self.handle, "bot_playing", ()))
         self._show()
 
     def _show(self) -> None:
@@ -237,7 +278,7 @@ class HVMatchScreen(PlayScreen):
         # What check_action allows changes only with these; refreshing the bindings
         # rebuilds the footer, which is too slow to do on every play.
         me = self.view.seat
-        allowed = (self.view.over, me is not None and self.view.out[me])
+        allowed = (self.view.over, me is not None and self.view.out[me], self.benched, self.can_vote)
         if allowed != self._allowed:
             self._allowed = allowed
             self.refresh_bindings()
@@ -283,7 +324,7 @@ class HVMatchScreen(PlayScreen):
         self.query_one(HVTopCard).show(view.top, top_no=view.top_no, discard=view.discard_count, hint=hint)
 
         side = self.query_one("#hv-side")
-        self.query_one(HVPlayers).show(view, names, width=max(side.size.width - 1, 30))
+        self.query_one(HVPlayers).show(view, names, width=max(side.size.width - 1, 30), idle=self.idle)
         self.query_one(HVFeed).show(self.lines)
         counting = view.counting_down and not view.over
         if self.has_class("-counting") != counting:
@@ -302,6 +343,11 @@ class HVMatchScreen(PlayScreen):
         if note.display != bool(note_text):
             note.display = bool(note_text)
         self._put("#hv-hand-note", note_text, lambda: Text(note_text))
+        idle_text = P.idle_line(view, names, self.idle, benched=self.benched, can_vote=self.can_vote)
+        idle_line = self.query_one("#hv-idle", Static)
+        if idle_line.display != bool(idle_text):
+            idle_line.display = bool(idle_text)
+        self._put("#hv-idle", idle_text, lambda: Text(idle_text))
         self._render_prompt()
 
     def _status(self) -> Text:
@@ -312,7 +358,7 @@ class HVMatchScreen(PlayScreen):
         return P.countdown_caption(self.view, self.countdown)
 
     def _prompt(self) -> str:
-        return P.prompt(self.view, self.names, self.countdown)
+        return P.prompt(self.view, self.names, self.countdown, benched=self.benched)
 
     def _render_prompt(self) -> None:
         row = self.query_one("#hv-prompt-row")
@@ -354,6 +400,10 @@ class HVMatchScreen(PlayScreen):
             return seated and not view.over
         if action == "leave":
             return self.me is None or view.over or view.out[self.me]
+        if action == "take_back":
+            return self.benched
+        if action == "continue_without":
+            return self.can_vote
         return True
 
     def _blocked(self) -> bool:
@@ -363,6 +413,9 @@ class HVMatchScreen(PlayScreen):
             return True
         if view.out[self.me]:
             self._say("You have left this match.")
+            return True
+        if self.benched:
+            self._say("A bot plays your seat now: press t to take it back.")
             return True
         if view.counting_down:
             n = self.countdown
@@ -471,6 +524,26 @@ class HVMatchScreen(PlayScreen):
                 await self.send(H.Resign(self.me))
 
         self.app.push_screen(ConfirmScreen("Leave this match (resign)?", yes="resign", no="keep playing"), done)
+
+    async def _idle_request(self, send: Any) -> None:
+        """A vote or a take-back through the handle; a refusal is shown in one line."""
+        try:
+            await send()
+        except (IllegalActionError, RuleError) as e:
+            self._say(str(e) or "that is not possible now")
+        except Exception as e:  # a connection problem must not crash the screen
+            log.exception("idle request failed")
+            self._say(f"could not send that: {e}")
+        if not self._drain():
+            self._render_all()
+
+    async def action_continue_without(self) -> None:
+        if isinstance(self.handle, IdleVoting) and self.can_vote:
+            await self._idle_request(self.handle.continue_without)
+
+    async def action_take_back(self) -> None:
+        if isinstance(self.handle, IdleVoting) and self.benched:
+            await self._idle_request(self.handle.take_seat_back)
 
     def rematch_screen(self, handles: Any) -> Any:
         return HVMatchScreen(handles, self.backend, practice=self.practice)

@@ -63,8 +63,9 @@ def countdown_caption(view: HighVoltageView, countdown: int | None) -> str:
     return "hands face down: get ready!"
 
 
-def prompt(view: HighVoltageView, names: Sequence[str], countdown: int | None) -> str:
-    """The prompt line's words: what this seat can do now (or that it watches)."""
+def prompt(view: HighVoltageView, names: Sequence[str], countdown: int | None, *, benched: bool = False) -> str:
+    """The prompt line's words: what this seat can do now (or that it watches).
+    ``benched``: a bot plays this seat for its idle person."""
     me = view.seat
     if view.over:
         if view.winner is None:
@@ -75,6 +76,8 @@ def prompt(view: HighVoltageView, names: Sequence[str], countdown: int | None) -
         return "Watching.  q leave"
     if view.out[me]:
         return "You left this match.  q leave"
+    if benched:
+        return "A bot plays your seat.  t take it back"
     if view.counting_down:
         return "Wait for the countdown…" if countdown is not None else "Waiting for the match to start…"
     if view.stuck[me]:
@@ -104,3 +107,24 @@ def hand_note(view: HighVoltageView, *, holding: bool) -> str:
     if view.hand is None or holding or view.over:
         return ""
     return "Your hand is empty: draw (d)."
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def idle_line(view: HighVoltageView, names: Sequence[str], idle: Sequence[int], *,
+              benched: bool = False, can_vote: bool = False) -> str:
+    """The idle line ("" for none): to a seat a bot plays for its idle person, that it
+    may take the seat back; to one who may vote, who is idle and the key to go on
+    without them.  (Everyone sees the marks in the players' list.)"""
+    if view.over or view.seat is None:
+        return ""
+    if benched:
+        return "You were idle; a bot plays your seat.  Press t to take it back."
+    others = [safe(names[s]) if s < len(names) else f"Player {s + 1}" for s in idle if s != view.seat]
+    if not others or not can_vote:
+        return ""
+    verb = "is" if len(others) == 1 else "are"
+    whom = "them" if len(others) > 1 else others[0]
+    return f"{_and(others)} {verb} idle: press K to continue without {whom} (a bot plays on)."

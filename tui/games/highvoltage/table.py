@@ -189,6 +189,9 @@ class HVHand(Widget):
             self.post_message(self.Clicked(slot))
 
 
+IDLE_MARK = " (idle)"
+
+
 class HVPlayers(Static):
     """Every seat: name, cards in hand, cards in pile, and a stuck or out mark; ``me`` first."""
 
@@ -198,9 +201,12 @@ class HVPlayers(Static):
 
     _state: tuple | None = None
 
-    def show(self, view: HighVoltageView, names: Sequence[str], *, width: int = 36) -> None:
+    def show(self, view: HighVoltageView, names: Sequence[str], *, width: int = 36,
+             idle: Sequence[int] = ()) -> None:
+        """``idle``: the seats marked idle, shown "Bob (idle)" (the mark is kept, the
+        name shortened, when the column is narrow)."""
         state = (view.seat, view.hand_sizes, view.pile_counts, view.stuck, view.out, view.over,
-                 view.winner, view.places, tuple(names), width)
+                 view.winner, view.places, tuple(names), width, tuple(idle))
         if state == self._state:
             return
         self._state = state
@@ -220,7 +226,9 @@ class HVPlayers(Static):
             name = safe(names[s]) if s < len(names) else f"Player {s + 1}"
             if mine:
                 name = "You" if len(name) > name_w else name
-            shown = name if len(name) <= name_w else name[: name_w - 1] + "…"
+            mark_idle = IDLE_MARK if s in idle and not view.over else ""
+            room = max(1, name_w - len(mark_idle))
+            shown = (name if len(name) <= room else name[: room - 1] + "…") + mark_idle
             t.append(f"{shown:<{name_w}}", Style(bold=mine))
             t.append(f" {view.hand_sizes[s]:>3} {view.pile_counts[s]:>4}")
             if view.out[s]:
