@@ -84,7 +84,11 @@ class Update(Generic[ViewT]):
     "too slow" goes to its sender only); ``notice`` the status line ("" for none);
     ``countdown`` the number showing (3, 2, 1) in a real-time game, else None;
     ``version`` how many actions the match had accepted (it never goes down); ``names``
-    the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown)."""
+    the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown).
+
+    Voltage's extras (None where a game or a match has none): ``clock`` the turn clocks
+    (an ``engine.clock.ClockView``); ``abort_from`` the wall time (``time.time()``) from
+    which this seat may abort the match; ``draw_offer`` the seat offering a draw."""
 
     view: ViewT
     lines: tuple[str, ...] = ()
@@ -92,6 +96,9 @@ class Update(Generic[ViewT]):
     countdown: int | None = None
     version: int = 0
     names: tuple[str, ...] = ()
+    clock: Any = None
+    abort_from: float | None = None
+    draw_offer: int | None = None
 
 
 UpdateCallback = Callable[[Update[Any]], None]
