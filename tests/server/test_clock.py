@@ -248,3 +248,27 @@ def test_restore_folds_each_seats_bank_from_the_stored_used_time(tmp_path):
             assert m.remaining_ms(seat) == 300_000 + 5_000 * turns[seat] - used[seat]
         view = m.clock_view()
         assert view is not None and view.running is None  # not started: the down time is not charged
+
+
+async def test_a_private_room_may_choose_its_control_or_none_and_a_quick_match_has_five_plus_five(tmp_path):
+    from tui.ports import Refused
+
+    with Store.open(tmp_path) as store:
+        lobby = lobby_on(store)
+        alice, bob = online(lobby, KA, "alice"), online(lobby, KB, "bob")
+        backend = SSHBackend(lobby, alice)
+        with pytest.raises(Refused, match="MINUTES\\+SECONDS"):
+            backend.create_room("voltage", time_control="soon")
+        room = backend.create_room("voltage", time_control="10+0")
+        hb = lobby.join_room(bob, room.code)
+        m = lobby.hosted_of(hb).match
+        assert m.control == CL.TimeControl(600, 0)
+        assert store.match_record(lobby.hosted_of(hb).recording.match_id).time_control == "10+0"
+        await m.handle(0).resign()
+        backend.enter_lobby()
+        lobby.enter_lobby(bob)
+        waiting = asyncio.ensure_future(lobby.quick_match(alice))
+        await asyncio.sleep(0)
+        hq = await lobby.quick_match(bob)
+        await waiting
+        assert lobby.hosted_of(hq).match.control == CL.DEFAULT

@@ -12,8 +12,8 @@ from server.host.voltage import Match, Seat
 from tests.tui.helpers import FixedBackend, match_screen, wait_until
 from tui.app import make_app
 from tui.dialogs.confirm import ConfirmScreen
-from tui.widgets.keybar import KeyBar
 from tui.pacing import FAST
+from tui.widgets.keybar import KeyBar
 
 
 def top(app) -> str:
@@ -61,7 +61,12 @@ async def test_a_spectator_sees_the_clocks_and_a_match_without_one_shows_none():
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
         assert banks(app) == []
+        assert "abort" not in keybar(app)  # offline: no abort either (an unrated match is just left)
     plain.close()
+
+
+class OnlineBackend(FixedBackend):
+    online = True  # (abort is offered online only)
 
 
 def keybar(app) -> str:
@@ -75,10 +80,9 @@ async def test_the_abort_key_shows_only_while_allowed_and_asks_first():
     while m.state.to_move == first:  # the first player's whole turn
         await m.handle(first).submit(m.view(first).legal[0])
     m.abort_wait = 1.0  # (the rule's 30 s, shortened; the second player's turn began just now)
-    app = make_app(FixedBackend([m.handle(first)]), player_name="x", pacing=FAST)
+    app = make_app(OnlineBackend([m.handle(first)]), player_name="x", pacing=FAST)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
-        screen = match_screen(app)
         assert "abort" not in keybar(app)
         await wait_until(pilot, lambda: "abort" in keybar(app), timeout=5, what="abort to be offered after the wait")
         await pilot.press("a")

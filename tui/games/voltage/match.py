@@ -394,7 +394,9 @@ class MatchScreen(PlayScreen):
             self.refresh_bindings()
 
     def _may_abort(self) -> bool:
+        """Abort is offered online only (offline, an unrated match is just left), while the host allows it."""
         return (self.abort_from is not None and not self.hotseat and self.view.seat is not None
+                and bool(getattr(self.backend, "online", False))
                 and not self.view.over and time.time() >= self.abort_from)
 
     # -- choosing ------------------------------------------------------------
