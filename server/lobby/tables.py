@@ -424,7 +424,7 @@ class Tables:
             if not others and not levels:
                 return None  # nobody left to play again (as when the last other one declines)
             table = Table(self.lobby.new_code(), len(h.match.seats), bots=levels, expected=others,
-                            rematch_of=h.code)
+                            rematch_of=h.code, time_control=getattr(h.match, "control", "default"))
             self.tables[table.code] = table
             self._rematches[h.code] = table
         elif player.id not in table.expected and player not in table.players:

@@ -79,6 +79,11 @@ async def test_a_player_who_never_moves_loses_on_time_and_it_counts_everywhere(t
         assert out["result"]["reason"] == "time" and out["time_control"] == "2s+0"
         assert out["result_words"] == f"{names[staller]} lost on time; {names[1 - staller]} won"
         assert out["rated"] is True and out["actions"] == [f"timeout {staller}"]
+        # And its replay ends with the same words.
+        from server.replay import replay_of
+
+        r = replay_of(store.match_record(rec.id))
+        assert r.lines(r.last)[-1] == m.log[-1]
 
 
 async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating_change(tmp_path):
@@ -272,3 +277,22 @@ async def test_a_private_room_may_choose_its_control_or_none_and_a_quick_match_h
         hq = await lobby.quick_match(bob)
         await waiting
         assert lobby.hosted_of(hq).match.control == CL.DEFAULT
+
+
+async def test_a_rematch_keeps_the_rooms_control():
+    from server.lobby.core import Lobby
+
+    lobby = Lobby(bot_delay=0)
+    a, b = lobby.connect(None, "A"), lobby.connect(None, "B")
+    for p, n in ((a, "A"), (b, "B")):
+        lobby.claim_name(p, n)
+    room = lobby.create_room(a, "voltage", time_control=None)
+    hb = lobby.join_room(b, room.code)
+    ha = await room.future
+    assert ha[0].match.control is None
+    await ha[0].resign()
+    ask_a = asyncio.ensure_future(lobby.rematch(a, ha))
+    await asyncio.sleep(0)
+    nb = await lobby.rematch(b, hb)
+    na = await ask_a
+    assert na[0].match is nb[0].match and na[0].match.control is None and na[0].clock is None
