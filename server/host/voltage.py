@@ -779,11 +779,14 @@ class SeatHandle:
         return self.match.draw_offer
 
     @property
+    def against_human(self) -> bool:
+        """Does a person sit in the other seat (a draw is offered to people only)?"""
+        return self.seat is not None and not self.match.seats[1 - self.seat].is_bot
+
+    @property
     def may_offer_draw(self) -> bool:
         """A live match against a human, no offer pending, not offered too recently."""
-        m = self.match
-        return (self.seat is not None and not m.seats[1 - self.seat].is_bot
-                and m.may_offer_draw(self.seat))
+        return self.against_human and self.match.may_offer_draw(self.seat)
 
     async def abort(self) -> None:
         if self.seat is None:

@@ -85,8 +85,8 @@ class MatchScreen(PlayScreen):
         Binding("enter", "results", "results", key_display="⏎"),
         Binding("ctrl+r", "resign", "resign"),
         Binding("a", "abort", "abort"),
-        Binding("equals_sign", "offer_draw", "offer a draw", key_display="="),
-        Binding("y", "answer_draw(True)", "accept the draw"),
+        Binding("equals_sign", "offer_draw", "offer draw", key_display="="),
+        Binding("y", "answer_draw(True)", "accept draw"),
         Binding("n", "answer_draw(False)", "decline"),
         Binding("q", "leave", "leave"),
     ]
@@ -125,7 +125,7 @@ class MatchScreen(PlayScreen):
         self.clock: CL.ClockView | None = getattr(self.viewer, "clock", None)
         self.abort_from: float | None = getattr(self.viewer, "abort_from", None)
         self.draw_offer: int | None = getattr(self.viewer, "draw_offer", None)
-        self._vs_human = bool(getattr(self.viewer, "may_offer_draw", False)) or self.draw_offer is not None
+        self._vs_human = bool(getattr(self.viewer, "against_human", False))
         self._abort_shown = False
 
     # -- layout --------------------------------------------------------------
