@@ -296,3 +296,25 @@ async def test_a_rematch_keeps_the_rooms_control():
     nb = await lobby.rematch(b, hb)
     na = await ask_a
     assert na[0].match is nb[0].match and na[0].match.control is None and na[0].clock is None
+
+
+def test_a_version_3_store_moves_to_4_and_its_running_match_comes_back_without_a_clock(tmp_path):
+    import sqlite3
+
+    from server.store import db as S
+
+    c = sqlite3.connect(tmp_path / "voltage.db")
+    c.executescript("".join(S.MIGRATIONS[:3]) + "\nPRAGMA user_version = 3;")
+    c.execute("INSERT INTO matches (id, game, seed, code, status, started) "
+              "VALUES (1, 'voltage', '5', '', 'running', 1)")
+    c.execute("INSERT INTO seats (match_id, seat, name) VALUES (1, 0, 'alice'), (1, 1, 'bob')")
+    c.execute("INSERT INTO actions (match_id, idx, action, at) VALUES (1, 0, ?, 2)",
+              (V.legal_actions(V.new_match(5))[0].text(),))
+    c.commit()
+    c.close()
+    with Store.open(tmp_path) as store:
+        assert store.schema_version == S.SCHEMA_VERSION == 4
+        rec = store.match_record(1)
+        assert rec.time_control is None and rec.used_ms == (None,)
+        m = P.restore_voltage(rec)
+        assert m.control is None and m.clock_view() is None and len(m.actions) == 1
