@@ -46,6 +46,9 @@ class Termination(enum.Enum):
     LAST_CARD = "last card"  # High Voltage: a player laid their last card
     BLOCKED = "blocked"  # High Voltage: nobody can play or draw through a full turn of the pile
     RESIGNATION = "resignation"  # everyone else resigned
+    TIME = "time"  # Voltage: the loser's clock ran out (engine.clock)
+    ABORTED = "aborted"  # Voltage: called off before both players moved; nobody won, nobody is rated
+    AGREEMENT = "agreement"  # Voltage: a draw offered and accepted
 
     @classmethod
     def of(cls, reason: str) -> Termination:

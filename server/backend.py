@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine import clock
 from server import ratings as R
 from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
 from server.store import persist
@@ -207,10 +208,12 @@ class SSHBackend:
         with refusing():
             return await self.lobby.quick_match(self.player, game)
 
-    def create_room(self, game: str = FIRST_GAME, size: int = 4) -> Room:
-        """A private room (High Voltage: ``size`` seats, 2 to 4)."""
+    def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> Room:
+        """A private room (High Voltage: ``size`` seats, 2 to 4).  ``time_control``:
+        Voltage's clock as a player writes it ("5+5", "10+0", "none"; "default": 5+5)."""
         with refusing():
-            self.room = self.lobby.create_room(self.player, game, size)
+            control = time_control if time_control == "default" else clock.parse(time_control)
+            self.room = self.lobby.create_room(self.player, game, size, control)
         return self.room
 
     def start_room(self) -> None:

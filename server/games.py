@@ -47,6 +47,7 @@ class HostConfig:
     bot_delay: float = 0.7  # Voltage: a bot's pause before it moves
     countdown_seconds: float | None = None  # High Voltage: the countdown (None: the host's default)
     bot_speed: float = 1.0  # High Voltage: bots' reaction speed factor
+    time_control: Any = "default"  # Voltage: an engine.clock.TimeControl, None (no clock), "default" (5+5)
 
 
 HostFactory = Callable[[list["Seat"], str, HostConfig], Any]
@@ -94,9 +95,11 @@ class ServerGame:
 
 
 def _voltage_host(seats: list[Seat], code: str, cfg: HostConfig) -> Any:
+    from engine import clock
     from server.host.voltage import Match
 
-    return Match(seats, code=code, bot_delay=cfg.bot_delay, executor=cfg.executor)
+    control = clock.DEFAULT if cfg.time_control == "default" else cfg.time_control
+    return Match(seats, code=code, bot_delay=cfg.bot_delay, executor=cfg.executor, control=control)
 
 
 def _voltage_restore(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Any:

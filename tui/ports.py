@@ -83,7 +83,11 @@ class Update(Generic[ViewT]):
     the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown);
     ``idle`` the seats marked idle (High Voltage: nothing done for a while though they
     could play) and ``bot_playing`` the seats of people a bot plays now (both () in a
-    game without them)."""
+    game without them).
+
+    Voltage's extras (None where a game or a match has none): ``clock`` the turn clocks
+    (an ``engine.clock.ClockView``); ``abort_from`` the wall time (``time.time()``) from
+    which this seat may abort the match; ``draw_offer`` the seat offering a draw."""
 
     view: ViewT
     lines: tuple[str, ...] = ()
@@ -93,6 +97,9 @@ class Update(Generic[ViewT]):
     names: tuple[str, ...] = ()
     idle: tuple[int, ...] = ()
     bot_playing: tuple[int, ...] = ()
+    clock: Any = None
+    abort_from: float | None = None
+    draw_offer: int | None = None
 
 
 UpdateCallback = Callable[[Update[Any]], None]

@@ -114,7 +114,45 @@ class Resign:
         return f"resign {self.seat}"
 
 
-Action = Play | Draw | Flip | Pass | Resign
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """Seat ``seat``'s time ran out (logged by the host's clock, never sent by a seat):
+    the other seat wins on time (see :mod:`engine.clock`)."""
+
+    seat: int
+
+    def text(self) -> str:
+        return f"timeout {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """Seat ``seat`` calls the match off before both players have moved: no winner,
+    no rating change.  Allowed while nobody has acted yet (either seat), or while the
+    second player has not made a first move (the first player only; the host adds its
+    30 s wait, see :mod:`server.host.voltage`)."""
+
+    seat: int
+
+    def text(self) -> str:
+        return f"abort {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class AgreeDraw:
+    """Seat ``seat`` accepts the other's offer of a draw (the offer itself is the host's,
+    never logged): the match ends drawn by agreement.  Spelled ``agree SEAT`` in a log,
+    since ``draw`` is the card action."""
+
+    seat: int
+
+    def text(self) -> str:
+        return f"agree {self.seat}"
+
+
+Action = Play | Draw | Flip | Pass | Resign | Timeout | Abort | AgreeDraw
+#: The actions any seat (or the host) may log out of turn: they end the match.
+ENDINGS = (Resign, Timeout, Abort, AgreeDraw)
 DRAW = Draw()
 PASS = Pass()
 FLIPS = tuple(Flip(t) for t in range(4))
@@ -142,12 +180,17 @@ def parse_action(text: str) -> Action:
             return PASS
         if verb == "resign" and len(args) == 1 and args[0] in ("0", "1"):
             return Resign(int(args[0]))
+        if verb in _SEAT_VERBS and len(args) == 1 and args[0] in ("0", "1"):
+            return _SEAT_VERBS[verb](int(args[0]))
     except ValueError as e:
         raise InvalidActionError(f"{text!r}: {e}") from None
     raise InvalidActionError(
         f"{text!r}: expected 'play CARD TERMINAL SIDE [TARGET]', 'draw', "
-        "'flip TERMINAL', 'pass' or 'resign SEAT'"
+        "'flip TERMINAL', 'pass', 'resign SEAT', 'timeout SEAT', 'abort SEAT' or 'agree SEAT'"
     )
+
+
+_SEAT_VERBS: dict[str, type[Timeout | Abort | AgreeDraw]] = {"timeout": Timeout, "abort": Abort, "agree": AgreeDraw}
 
 
 # ---------------------------------------------------------------------------
@@ -166,6 +209,9 @@ class Event:
     - ``flip``: seat, terminal, plus (the block's new side)
     - ``pass``: seat
     - ``resign``: seat
+    - ``timeout``: seat (whose time ran out)
+    - ``abort``: seat (who called the match off)
+    - ``agree``: seat (who accepted the draw)
     - ``end``: winner (seat or None for a draw), reason, scores
     """
 
@@ -219,8 +265,21 @@ class Event:
             return f"{who} cannot act and passes."
         if k == "resign":
             return f"{who} resigned."
+        if k == "timeout":
+            return f"{who} ran out of time."
+        if k == "abort":
+            return f"{who} aborted the match before it began."
+        if k == "agree":
+            return f"{who} accepted the offer of a draw."
         if k == "end":
             s = self.scores
+            if self.reason == ABORTED:
+                return "The match is aborted: no result, no rating change."
+            if self.reason == AGREEMENT:
+                return f"The match is drawn by agreement {s[0]}-{s[1]}."
+            if self.reason == TIME and self.winner is not None:
+                return (f"{names[1 - self.winner]} lost on time: {names[self.winner]} wins the match "
+                        f"{s[self.winner]}-{s[1 - self.winner]}.")
             if self.winner is None:
                 return f"The match is drawn {s[0]}-{s[1]} ({self.reason})."
             return f"{names[self.winner]} wins the match {s[self.winner]}-{s[1 - self.winner]} ({self.reason})."
@@ -501,6 +560,30 @@ def legal_actions(state: State) -> list[Action]:
 # Applying actions
 
 
+# The reasons an ending action logs (engine.game.Termination's values).
+TIME = "time"
+ABORTED = "aborted"
+AGREEMENT = "agreement"
+
+
+def moved(state: State, seat: int) -> bool:
+    """Has ``seat`` taken an action yet (a first card, a draw, a flip or a pass)?"""
+    if seat == state.first_player:
+        return state.turns > 1 or state.phase != START
+    return state.turns > 2 or (state.turns == 2 and state.phase != START)
+
+
+def may_abort(state: State, seat: int) -> bool:
+    """May ``seat`` abort now, by the rules (the host adds its wait)?  While nobody has
+    moved, either seat; once only the first player has, that player, on the other's turn."""
+    if state.phase == OVER or seat not in (0, 1):
+        return False
+    first = state.first_player
+    if not moved(state, first):
+        return True
+    return not moved(state, 1 - first) and seat == first and state.to_move != first
+
+
 def _end(state: State, winner: int | None, reason: str, ev: list[Event] | None) -> None:
     state.phase = OVER
     state.winner = winner
@@ -646,6 +729,18 @@ def step(state: State, action: Action, ev: list[Event] | None = None) -> None:
         if ev is not None:
             ev.append(Event("resign", seat=action.seat))
         _end(state, 1 - action.seat, "resignation", ev)
+    elif isinstance(action, Timeout):
+        if ev is not None:
+            ev.append(Event("timeout", seat=action.seat))
+        _end(state, 1 - action.seat, TIME, ev)
+    elif isinstance(action, Abort):
+        if ev is not None:
+            ev.append(Event("abort", seat=action.seat))
+        _end(state, None, ABORTED, ev)
+    elif isinstance(action, AgreeDraw):
+        if ev is not None:
+            ev.append(Event("agree", seat=action.seat))
+        _end(state, None, AGREEMENT, ev)
     else:  # pragma: no cover - guarded by check()
         raise InvalidActionError(f"not an action: {action!r}")
 
@@ -660,6 +755,18 @@ def check(state: State, action: Action, seat: int | None = None) -> None:
     if isinstance(action, Resign):
         if action.seat not in (0, 1) or (seat is not None and seat != action.seat):
             raise IllegalActionError("a player may only resign for themselves")
+        return
+    if isinstance(action, Timeout):
+        if seat is not None:
+            raise IllegalActionError("only the host's clock runs out a player's time")
+        if action.seat != state.to_move:
+            raise IllegalActionError("only the player to move can run out of time")
+        return
+    if isinstance(action, (Abort, AgreeDraw)):
+        if action.seat not in (0, 1) or (seat is not None and seat != action.seat):
+            raise IllegalActionError("a player may only act for themselves")
+        if isinstance(action, Abort) and not may_abort(state, action.seat):
+            raise IllegalActionError("a match can be aborted only before both players have moved")
         return
     if seat is not None and seat != state.to_move:
         raise IllegalActionError("it is not your turn")
@@ -732,7 +839,10 @@ def apply_logged(state: State, text: str) -> tuple[Action, State, list[Event]]:
     sent by the seat to move (a resignation by its own seat).  Raises
     :class:`InvalidActionError` or :class:`IllegalActionError` saying why not."""
     action = parse_action(text)
-    seat = action.seat if isinstance(action, Resign) else state.to_move
+    if isinstance(action, Timeout):
+        seat: int | None = None  # the host's clock
+    else:
+        seat = action.seat if isinstance(action, ENDINGS) else state.to_move
     state, events = apply(state, action, seat)
     return action, state, events
 

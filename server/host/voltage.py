@@ -29,6 +29,29 @@ is recorded (``recorder.finish``) before the ``on_end`` hooks run, so a
 results screen finds the rating changes.  Once sent, a move runs to the end
 in a task of its own (:func:`run_to_end`): a screen closed or a bot replaced
 mid-commit must not leave a committed row unapplied.
+
+Clocks (:mod:`engine.clock`).  A match with a ``control`` keeps a :class:`~engine.clock.Clock`:
+the bank of the seat to move runs from the moment its turn starts (``start()``, then
+each accepted action), and each accepted action's used time (monotonic, in ms) goes to
+the store with it, charged to the seat that was to move, with the increment when the
+move passed on.  When a human's bank reaches 0 the host logs ``timeout SEAT`` (the
+engine ends the match on time), so the log, results, history, export and ratings all
+count it.  Bots have clocks too but never lose on time: their think caps are far below
+the increment.  Decisions:
+
+- **The clock keeps running while a dropped seat is in its grace period**: a drop is not
+  a pause button (pulling the cable would buy a stalling player a minute per drop), and
+  the grace period is shorter than a default bank anyway.
+- The clock *stops* while the store cannot write (:class:`SaveGate` paused): nobody can
+  move then, through no fault of theirs.  After a restart the clock resumes at
+  ``start()``: the time the server was down is not charged.
+- Abort (``abort SEAT``): while nobody has moved either seat may abort; once the first
+  player has moved, they may abort after the other's first turn has run
+  :data:`ABORT_WAIT` s without a move.  No winner, no rating change.
+- Draw offers live on the host, not in the log (a restart forgets a pending one): one
+  pending at a time, at most one per player per :data:`DRAW_OFFER_TURNS` of their turns,
+  lapsing when the offerer's opponent moves instead of answering; an accepted one is
+  logged as ``agree SEAT``.  A bot declines at once.
 """
 
 from __future__ import annotations
@@ -43,6 +66,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+from engine import clock as C
 from engine.errors import IllegalActionError
 from engine.voltage import rules as V
 from engine.voltage.bots import THINK_CAPS
@@ -57,6 +81,8 @@ PAUSED_NOTICE = "paused: the server cannot save moves right now; play resumes wh
 SLOW_NOTICE = "waiting for the server's disk to save the last move…"
 SLOW_SAVE_SECONDS = 2.0
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that failed; the last repeats
+ABORT_WAIT = 30.0  # seconds the second player's first turn runs before the first player may abort
+DRAW_OFFER_TURNS = 3  # a player offers a draw at most once per this many of their turns
 
 
 class SaveFailed(IllegalActionError):
@@ -81,14 +107,19 @@ class SaveGate:
         self._retry: asyncio.Task | None = None
         self.pauses = 0  # how many times the store failed this match
 
-    async def commit(self, index: int, action: Any) -> None:
-        """Commit action ``index``; raise :class:`SaveFailed` (and pause) if it cannot be."""
+    async def commit(self, index: int, action: Any, used_ms: int | None = None) -> None:
+        """Commit action ``index`` (``used_ms``: the time its seat used, if kept); raise
+        :class:`SaveFailed` (and pause) if it cannot be."""
         recorder = self.host.recorder
         if self.paused:
             raise SaveFailed()
         if recorder is None:
             return
-        fut = asyncio.ensure_future(recorder.commit(self.host, index, action))
+        if used_ms is None:
+            coro = recorder.commit(self.host, index, action)
+        else:
+            coro = recorder.commit(self.host, index, action, used_ms=used_ms)
+        fut = asyncio.ensure_future(coro)
         slow = False
         try:
             done, _ = await asyncio.wait({fut}, timeout=SLOW_SAVE_SECONDS)
@@ -331,6 +362,7 @@ class Match(HostNotices):
         code: str = "",
         bot_delay: float = 0.7,
         executor: Executor | None = None,
+        control: C.TimeControl | None = None,
     ) -> None:
         if len(seats) != 2:
             raise ValueError("Voltage is played by two seats")
@@ -355,6 +387,21 @@ class Match(HostNotices):
         # Hooks for the lobby: called after each accepted (and stored) action / at the end.
         self.on_action: list[Callable[[Match, V.Action], None]] = []
         self.on_end: list[Callable[[Match], None]] = []
+        # The clock (see the module docstring): the bank of the seat to move runs while
+        # ``_mark`` is set (monotonic); ``_carried_ms`` is what ran before a pause.
+        self.control = control
+        self.clock: C.Clock | None = C.Clock(control) if control is not None else None
+        self.used_ms: list[int] = []  # per accepted action
+        self._mark: float | None = None
+        self._carried_ms = 0.0
+        self._flag_timer: asyncio.TimerHandle | None = None
+        self._flag_task: asyncio.Task | None = None
+        self._turn_began = time.monotonic()  # when the seat to move began its turn
+        self._turn_began_wall = time.time()
+        self.abort_wait = ABORT_WAIT
+        # Draw offers (host state, never logged): the seat offering, and each seat's last offer's turn.
+        self.draw_offer: int | None = None
+        self._offered_turn = [-(10**6), -(10**6)]
 
     # -- facts ---------------------------------------------------------------
 
@@ -385,7 +432,135 @@ class Match(HostNotices):
         return self._subs.add(seat, callback)
 
     def _broadcast(self, lines: tuple[str, ...]) -> None:
-        self._subs.send(self.view, lambda view: Update(view, lines, self.notice, None, len(self.actions), self.names))
+        clock = self.clock_view()
+        self._subs.send(self.view, lambda view: Update(
+            view, lines, self.notice, None, len(self.actions), self.names,
+            clock=clock, abort_from=self.abort_from(view.seat), draw_offer=self.draw_offer,
+        ))
+
+    # -- the clock -----------------------------------------------------------
+
+    def _running_ms(self) -> float:
+        """How long the seat to move has used since its last charge (0 when stopped)."""
+        ran = self._carried_ms
+        if self._mark is not None:
+            ran += (time.monotonic() - self._mark) * 1000
+        return ran
+
+    def _run_clock(self) -> None:
+        """Start (or restart) the running bank now, the time before it not charged."""
+        if self._mark is None and not self.over and not self.saving.paused:
+            self._mark = time.monotonic()
+        self._arm_flag()
+
+    def _stop_clock(self) -> None:
+        """Stop the running bank, keeping what it ran (a paused store)."""
+        if self._mark is not None:
+            self._carried_ms = self._running_ms()
+            self._mark = None
+        self._disarm_flag()
+
+    def clock_view(self) -> C.ClockView | None:
+        """The banks as a screen shows them now (None: no clock in this match)."""
+        if self.clock is None:
+            return None
+        running = None if self.over or self._mark is None else self.state.to_move
+        return self.clock.view(running, self._running_ms(), time.time())
+
+    def remaining_ms(self, seat: int) -> int | None:
+        """``seat``'s bank now (None: no clock)."""
+        if self.clock is None:
+            return None
+        return self.clock.remaining_ms(seat, self._running_ms() if seat == self.state.to_move else 0)
+
+    def _disarm_flag(self) -> None:
+        if self._flag_timer is not None:
+            self._flag_timer.cancel()
+            self._flag_timer = None
+
+    def _arm_flag(self) -> None:
+        """Wake when the human to move runs out of time (bots never lose on time)."""
+        self._disarm_flag()
+        if self.clock is None or self._closed or self.over or self._mark is None:
+            return
+        seat = self.state.to_move
+        if self.seats[seat].is_bot:
+            return
+        left = self.clock.remaining_ms(seat, self._running_ms())
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # pragma: no cover - no loop: nothing can play anyway
+            return
+        self._flag_timer = loop.call_later(max(0.0, left / 1000), self._on_flag)
+
+    def _on_flag(self) -> None:
+        self._flag_timer = None
+        if self._flag_task is None or self._flag_task.done():
+            self._flag_task = asyncio.get_running_loop().create_task(run_to_end(self._flag()))
+
+    async def _flag(self) -> None:
+        async with self._lock:
+            if self.clock is None or self._closed or self.over or self.saving.paused:
+                return
+            seat = self.state.to_move
+            if self.seats[seat].is_bot or not self.clock.flagged(seat, self._running_ms()):
+                self._arm_flag()  # handed over meanwhile, or woken early
+                return
+            try:
+                await self._apply(None, V.Timeout(seat))
+            except SaveFailed:
+                return  # the clock stopped with the store; it flags again on resume
+
+    def _notice_changed(self) -> None:
+        if self.saving.paused:
+            self._stop_clock()
+        elif self._started:
+            self._run_clock()
+        self._broadcast(())
+
+    # -- abort and draws -------------------------------------------------------
+
+    def abort_from(self, seat: int | None) -> float | None:
+        """The wall time from which ``seat`` may abort (None: it may not, now or later this turn)."""
+        if seat not in (0, 1) or self.over or not V.may_abort(self.state, seat):
+            return None
+        if not V.moved(self.state, self.state.first_player):
+            return self.started_at
+        return self._turn_began_wall + self.abort_wait
+
+    def may_offer_draw(self, seat: int | None) -> bool:
+        """May ``seat`` offer a draw now (a live match, no offer pending, not too soon)?"""
+        if seat not in (0, 1) or self.over or self.draw_offer is not None:
+            return False
+        return self.state.turns - self._offered_turn[seat] >= 2 * DRAW_OFFER_TURNS
+
+    async def offer_draw(self, seat: int) -> None:
+        """``seat`` offers a draw; raises :class:`IllegalActionError` saying why not."""
+        async with self._lock:
+            if self.over:
+                raise IllegalActionError("the match is over")
+            if self.draw_offer is not None:
+                raise IllegalActionError("a draw offer is already waiting for an answer")
+            if not self.may_offer_draw(seat):
+                raise IllegalActionError(f"you may offer a draw once every {DRAW_OFFER_TURNS} turns")
+            self._offered_turn[seat] = self.state.turns
+            other = 1 - seat
+            if self.seats[other].is_bot:
+                self.announce(f"{self.names[seat]} offers a draw; {self.names[other]} declines.")
+                return
+            self.draw_offer = seat
+            self.announce(f"{self.names[seat]} offers a draw.")
+
+    async def answer_draw(self, seat: int, accept: bool) -> None:
+        """``seat`` answers the other's pending offer (accepting ends the match drawn)."""
+        if accept:
+            await run_to_end(self._submit(seat, V.AgreeDraw(seat)))
+            return
+        async with self._lock:
+            if self.draw_offer is None or self.draw_offer == seat:
+                raise IllegalActionError("there is no draw offer to answer")
+            self.draw_offer = None
+            self.announce(f"{self.names[seat]} declines the draw.")
 
 
     # -- actions -------------------------------------------------------------
@@ -399,17 +574,48 @@ class Match(HostNotices):
         async with self._lock:
             if seat in (0, 1) and self.seats[seat].is_bot and not isinstance(action, V.Resign):
                 raise IllegalActionError("a bot is playing this seat")
+            if isinstance(action, V.Timeout):
+                raise IllegalActionError("only the host's clock runs out a player's time")
+            if isinstance(action, V.Abort):
+                start = self.abort_from(seat)
+                if start is None:
+                    raise IllegalActionError("a match can be aborted only before both players have moved")
+                if time.time() < start:
+                    raise IllegalActionError(
+                        f"you may abort once {self.names[1 - seat]} has had {self.abort_wait:.0f} s for a first move")
+            if isinstance(action, V.AgreeDraw) and (self.draw_offer is None or self.draw_offer == seat):
+                raise IllegalActionError("there is no draw offer to accept")
             await self._apply(seat, action)
 
-    async def _apply(self, seat: int, action: V.Action) -> None:
+    async def _apply(self, seat: int | None, action: V.Action) -> None:
         """Check, commit, then apply (the lock is held).  Raises
-        :class:`IllegalActionError` (:class:`SaveFailed` if it could not be stored)."""
+        :class:`IllegalActionError` (:class:`SaveFailed` if it could not be stored).
+        ``seat`` None: the host (its clock's timeout)."""
         if self.saving.paused:
             raise SaveFailed()
         state, events = V.apply(self.state, action, seat)
-        await self.saving.commit(len(self.actions), action)
+        mover = self.state.to_move
+        used = int(round(self._running_ms()))
+        await self.saving.commit(len(self.actions), action, used)
         self.state = state
         self.actions.append(action)
+        self.used_ms.append(used)
+        ends_turn = not state.over and state.to_move != mover
+        if self.clock is not None:
+            self.clock.charge(mover, used, ends_turn)
+        self._carried_ms = 0.0
+        if self._mark is not None:
+            self._mark = time.monotonic()
+        if ends_turn:
+            self._turn_began = time.monotonic()
+            self._turn_began_wall = time.time()
+        if self.draw_offer is not None and (state.over or (seat is not None and seat != self.draw_offer)):
+            self.draw_offer = None  # answered by moving on (or the match ended)
+        if state.over:
+            self._mark = None
+            self._disarm_flag()
+        else:
+            self._arm_flag()
         lines = tuple(e.text(self.names) for e in events)
         self.log.extend(lines)
         for hook in self.on_action:
@@ -422,18 +628,27 @@ class Match(HostNotices):
                 end_hook(self)
         self._broadcast(lines)
 
+    _started = False
+
     def start(self) -> None:
-        """Begin play: if a bot moves first, let it think.  Needs a running loop."""
+        """Begin play: the clock of the seat to move runs, and if a bot moves first, it
+        thinks.  Needs a running loop."""
+        self._started = True
+        self._turn_began = time.monotonic()
+        self._turn_began_wall = time.time()
+        self._run_clock()
         self._schedule_bot()
 
     def set_bot(self, seat: int, bot: str | None) -> None:
         """Hand ``seat`` to a bot (``bot`` a name) or back to its human (``None``)."""
         self.seats[seat].bot = bot
+        self._arm_flag()
         self._broadcast(())
         self._schedule_bot()
 
     def close(self) -> None:
         self._closed = True
+        self._disarm_flag()
         self.saving.close()
         if self._bot_task is not None:
             self._bot_task.cancel()
@@ -546,3 +761,45 @@ class SeatHandle:
 
     async def resign(self) -> None:
         await self.submit(V.Resign(self.seat if self.seat is not None else 0))
+
+    # -- Voltage's extras: the clock, abort, draws ---------------------------
+
+    @property
+    def clock(self) -> C.ClockView | None:
+        """The turn clocks now (None: this match has no clock)."""
+        return self.match.clock_view()
+
+    @property
+    def abort_from(self) -> float | None:
+        """The wall time from which this seat may abort (None: it may not)."""
+        return self.match.abort_from(self.seat)
+
+    @property
+    def draw_offer(self) -> int | None:
+        """The seat whose draw offer waits for an answer (None: none)."""
+        return self.match.draw_offer
+
+    @property
+    def against_human(self) -> bool:
+        """Does a person sit in the other seat (a draw is offered to people only)?"""
+        return self.seat is not None and not self.match.seats[1 - self.seat].is_bot
+
+    @property
+    def may_offer_draw(self) -> bool:
+        """A live match against a human, no offer pending, not offered too recently."""
+        return self.against_human and self.match.may_offer_draw(self.seat)
+
+    async def abort(self) -> None:
+        if self.seat is None:
+            raise IllegalActionError("spectators cannot play")
+        await self.submit(V.Abort(self.seat))
+
+    async def offer_draw(self) -> None:
+        if self.seat is None:
+            raise IllegalActionError("spectators cannot play")
+        await self.match.offer_draw(self.seat)
+
+    async def answer_draw(self, accept: bool) -> None:
+        if self.seat is None:
+            raise IllegalActionError("spectators cannot play")
+        await self.match.answer_draw(self.seat, accept)

@@ -287,15 +287,17 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             raise LobbyError(f"no game called {game!r}")
         return tables
 
-    def create_room(self, player: Player, game: str = games.HOME, size: int = 4) -> Room:
+    def create_room(self, player: Player, game: str = games.HOME, size: int = 4,
+                    time_control: Any = "default") -> Room:
         """A private room; ``await room.future`` gives the owner's handles when it starts:
         when its seats are taken (``size``, within the game's seat bounds: a two-seat game's
-        room is always of two), or when :meth:`start_room` says so."""
+        room is always of two), or when :meth:`start_room` says so.  ``time_control``:
+        Voltage's clock (an ``engine.clock.TimeControl``, None for none, "default": 5+5)."""
         tables = self._tables(game)
         self._check_active(player)
         if tables.min_seats == tables.max_seats:
             size = tables.max_seats  # a game of one table size (Voltage: two) has no choice to make
-        table = tables.create_room(player, size)
+        table = tables.create_room(player, size, time_control)
         future = asyncio.ensure_future(tables.wait(table, player))
         return Room(table.code, player, game, future, table=table)
 

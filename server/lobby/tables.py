@@ -127,6 +127,7 @@ class Table:
     starts_at: float | None = None  # time.monotonic() when a quick table of 2-3 starts
     hosted: Hosted | None = None
     rematch_of: str = ""  # the code of the finished match this table is the rematch of
+    time_control: Any = "default"  # Voltage: a private room's clock (server.games.HostConfig.time_control)
 
     @property
     def private(self) -> bool:
@@ -271,10 +272,12 @@ class Tables:
         if table.hosted is None and len(table.players) >= self.min_seats:
             self.start(table, bots=False)
 
-    def create_room(self, owner: Player, size: int | None = None) -> Table:
-        """A private table for ``size`` people; give its code to friends, then
+    def create_room(self, owner: Player, size: int | None = None, time_control: Any = "default") -> Table:
+        """A private table for ``size`` people (``time_control``: its clock, see
+        :class:`server.games.HostConfig`); give its code to friends, then
         ``await tables.wait(table, owner)``."""
         table = self._new_table(self.max_seats if size is None else size, owner)
+        table.time_control = time_control
         self._sit(table, owner)
         self.lobby.changed()
         return table
@@ -365,7 +368,7 @@ class Tables:
         seats = [Seat(p.name, p.seat_identity) for p in table.players]
         seats += [self.game.bot_seat(level) for level in levels]
         config = replace(self.lobby.host_config(), countdown_seconds=self.countdown_seconds,
-                         bot_speed=self.bot_speed)
+                         bot_speed=self.bot_speed, time_control=table.time_control)
         match = self.game.new_host(seats, table.code, config)
         lobby = self.lobby
         h = lobby.register(match, humans)  # recorded, listed, watched for changes
@@ -422,7 +425,7 @@ class Tables:
             if not others and not levels:
                 return None  # nobody left to play again (as when the last other one declines)
             table = Table(self.lobby.new_code(), len(h.match.seats), bots=levels, expected=others,
-                            rematch_of=h.code)
+                            rematch_of=h.code, time_control=getattr(h.match, "control", "default"))
             self.tables[table.code] = table
             self._rematches[h.code] = table
         elif player.id not in table.expected and player not in table.players:

@@ -82,6 +82,10 @@ Schema versions (see :data:`MIGRATIONS`):
    ratings are carried over as a first point with no match.
 3. actions.at: when each action was accepted (NULL for actions stored before),
    for ``export``'s time per action; settings: (identity, key, value) per key.
+4. actions.used_ms: the time the seat to move used for each action (its clock's
+   charge, NULL before); matches.time_control: the match's control as
+   ``engine.clock`` writes it ("5+5"; NULL: no clock).  A restart folds the clock
+   from these (``server.store.persist.restore_voltage``).
 """
 
 from __future__ import annotations
@@ -234,6 +238,11 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (identity, key)
     ) WITHOUT ROWID;
     """,
+    # v4
+    """
+    ALTER TABLE actions ADD COLUMN used_ms INTEGER;
+    ALTER TABLE matches ADD COLUMN time_control TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -296,6 +305,8 @@ class MatchRecord:
     seats: tuple[SeatRecord, ...]
     actions: tuple[str, ...] | None = None
     times: tuple[float | None, ...] | None = None  # when each action was accepted (None: not kept)
+    used_ms: tuple[int | None, ...] | None = None  # the time each action's seat used (None: not kept)
+    time_control: str | None = None  # "5+5" (engine.clock); None: no clock
 
     @property
     def finished(self) -> bool:
@@ -776,29 +787,35 @@ class Store:
     # Each write has a synchronous form (waits for the writer: scripts, tests,
     # start-up) and an ``_async`` one the match hosts await on the event loop.
 
-    def create_match(self, game: str, seed: int, seats: Sequence[Mapping], code: str = "") -> int:
+    def create_match(self, game: str, seed: int, seats: Sequence[Mapping], code: str = "",
+                     time_control: str | None = None) -> int:
         """Record a new match and return its id.
 
         ``seats`` are mappings with ``name`` and optional ``identity`` / ``bot``
-        (a :class:`server.host.voltage.Seat` works through :func:`seat_dict`).
+        (a :class:`server.host.voltage.Seat` works through :func:`seat_dict`);
+        ``time_control`` its clock ("5+5", None: none).
         """
-        return self._write(_create_match, *_match_args(game, seed, seats, code))
+        return self._write(_create_match, *_match_args(game, seed, seats, code), time_control)
 
-    def create_match_async(self, game: str, seed: int, seats: Sequence[Mapping], code: str = "") -> asyncio.Future:
-        return self.write_async(_create_match, *_match_args(game, seed, seats, code))
+    def create_match_async(self, game: str, seed: int, seats: Sequence[Mapping], code: str = "",
+                           time_control: str | None = None) -> asyncio.Future:
+        return self.write_async(_create_match, *_match_args(game, seed, seats, code), time_control)
 
-    def create_match_future(self, game: str, seed: int, seats: Sequence[Mapping], code: str = "") -> Future:
+    def create_match_future(self, game: str, seed: int, seats: Sequence[Mapping], code: str = "",
+                            time_control: str | None = None) -> Future:
         """:meth:`create_match` queued: a Future of the id (nothing waits for the disk)."""
-        return self._submit(_create_match, *_match_args(game, seed, seats, code))
+        return self._submit(_create_match, *_match_args(game, seed, seats, code), time_control)
 
-    def append_action(self, match_id: int, index: int, action: str) -> None:
-        """Store action number ``index`` (0-based) of a running match; committed on return."""
-        self._write(_append_action, match_id, index, action, time.time())
+    def append_action(self, match_id: int, index: int, action: str, used_ms: int | None = None) -> None:
+        """Store action number ``index`` (0-based) of a running match; committed on return.
+        ``used_ms``: the time its seat used (the clock's charge)."""
+        self._write(_append_action, match_id, index, action, time.time(), used_ms)
 
-    def append_action_async(self, match_id: int | Callable[[], int], index: int, action: str) -> asyncio.Future:
+    def append_action_async(self, match_id: int | Callable[[], int], index: int, action: str,
+                            used_ms: int | None = None) -> asyncio.Future:
         """:meth:`append_action` on the writer.  ``match_id`` may be a callable read
         when the job runs (the id of a match whose creation is queued ahead of it)."""
-        return self.write_async(_append_action, match_id, index, action, time.time())
+        return self.write_async(_append_action, match_id, index, action, time.time(), used_ms)
 
     def action_count(self, match_id: int) -> int:
         """How many actions of ``match_id`` are stored."""
@@ -891,14 +908,16 @@ class Store:
             )
             for r in seat_rows
         )
-        acts = times = None
+        acts = times = used = None
         if with_actions:
-            rows = self._q("SELECT idx, action, at FROM actions WHERE match_id = ? ORDER BY idx", (m["id"],))
+            rows = self._q("SELECT idx, action, at, used_ms FROM actions WHERE match_id = ? ORDER BY idx",
+                           (m["id"],))
             for n, r in enumerate(rows):
                 if r["idx"] != n:
                     raise StoreError(f"match {m['id']}: the action log has a gap at {n}")
             acts = tuple(r["action"] for r in rows)
             times = tuple(r["at"] for r in rows)
+            used = tuple(r["used_ms"] for r in rows)
         try:
             seed = int(m["seed"])
         except (TypeError, ValueError):
@@ -916,6 +935,8 @@ class Store:
             seats=seats,
             actions=acts,
             times=times,
+            used_ms=used,
+            time_control=m["time_control"],
         )
 
     def export(self, match_id: int, *, identities: bool = False) -> dict:
@@ -943,7 +964,9 @@ class Store:
             players.append(p)
         return {
             "format": "voltage-match",
-            "version": 2,  # 2: "times" added
+            # 2: "times" added.  "time_control", "used_ms", "result_words", "rated" are
+            # additions a reader of version 2 may ignore, so the version stays.
+            "version": 2,
             "id": rec.id,
             "game": rec.game,
             "seed": rec.seed,
@@ -954,12 +977,19 @@ class Store:
             "actions": list(rec.actions or ()),
             # Seconds from the start to each action (None where the store did not keep it).
             "times": [round(t - rec.started, 3) if t is not None else None for t in (rec.times or ())],
+            # The clock: the control ("5+5", None: no clock) and the ms each action's seat used.
+            "time_control": rec.time_control,
+            "used_ms": list(rec.used_ms or ()),
             "result": {
                 "winners": list(rec.winners),
                 "ranks": list(rec.ranks),
                 "reason": rec.reason,
                 "scores": list(rec.scores) if rec.scores is not None else None,
             },
+            # The result in words ("bob lost on time; alice won", "aborted (no result, not
+            # rated)", "drawn by agreement") and whether it changed anybody's rating.
+            "result_words": result_words(rec),
+            "rated": any(s.rating_before is not None for s in rec.seats),
         }
 
     def export_json(self, match_id: int, *, identities: bool = False) -> str:
@@ -1083,11 +1113,12 @@ def _match_args(game: str, seed: int, seats: Sequence[Mapping], code: str) -> tu
     return (game, str(int(seed)), code or "", rows)
 
 
-def _create_match(c: sqlite3.Connection, game: str, seed: str, code: str, seats: list[tuple]) -> int:
+def _create_match(c: sqlite3.Connection, game: str, seed: str, code: str, seats: list[tuple],
+                  time_control: str | None = None) -> int:
     def body(c: sqlite3.Connection) -> int:
         cur = c.execute(
-            "INSERT INTO matches (game, seed, code, status, started) VALUES (?, ?, ?, ?, ?)",
-            (game, seed, code, RUNNING, time.time()),
+            "INSERT INTO matches (game, seed, code, status, started, time_control) VALUES (?, ?, ?, ?, ?, ?)",
+            (game, seed, code, RUNNING, time.time(), time_control),
         )
         match_id = int(cur.lastrowid)  # type: ignore[arg-type]
         c.executemany(
@@ -1104,11 +1135,12 @@ def _resolve(match_id: int | Callable[[], int]) -> int:
 
 
 def _append_action(c: sqlite3.Connection, match_id: int | Callable[[], int], index: int, action: str,
-                   at: float | None = None) -> None:
+                   at: float | None = None, used_ms: int | None = None) -> None:
     match_id = _resolve(match_id)
     try:
         _in_tx(c, lambda c: c.execute(
-            "INSERT INTO actions (match_id, idx, action, at) VALUES (?, ?, ?, ?)", (match_id, index, action, at)
+            "INSERT INTO actions (match_id, idx, action, at, used_ms) VALUES (?, ?, ?, ?, ?)",
+            (match_id, index, action, at, used_ms)
         ))
     except sqlite3.IntegrityError as e:
         raise StoreError(f"match {match_id}: cannot store action {index} ({e})") from e
@@ -1207,6 +1239,31 @@ def _abandon_match(c: sqlite3.Connection, match_id: int, reason: str) -> None:
         "UPDATE matches SET status = ?, ended = ?, reason = ? WHERE id = ? AND status = ?",
         (ABANDONED, time.time(), reason, match_id, RUNNING),
     ))
+
+
+#: How a result's reason reads in words (export's ``result.words``, history lines).
+REASON_WORDS = {
+    "time": "on time",
+    "aborted": "aborted",
+    "agreement": "by agreement",
+    "resignation": "by resignation",
+}
+
+
+def result_words(rec: MatchRecord) -> str:
+    """The result of a finished two-seat match in words: "alice won on time",
+    "aborted (no result)", "drawn by agreement", "bob won 4-2"."""
+    if rec.reason == "aborted":
+        return "aborted (no result, not rated)"
+    how = REASON_WORDS.get(rec.reason, "")
+    if len(rec.winners) != 1:
+        return f"drawn {how}".strip() if rec.reason != "agreement" else "drawn by agreement"
+    winner = rec.seats[rec.winners[0]].name
+    if rec.reason == "time" and len(rec.seats) == 2:
+        loser = rec.seats[1 - rec.winners[0]].name
+        return f"{loser} lost on time; {winner} won"
+    return f"{winner} won {how}".strip()
+
 
 
 class Named(Protocol):

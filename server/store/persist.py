@@ -50,6 +50,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future
 from typing import cast
 
+from engine import clock as C
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.voltage import rules as V
 from server import ratings as R
@@ -96,11 +97,12 @@ class Recording:
         f = self._id
         if isinstance(f, Future) and f.done() and f.exception() is not None:
             m = self.match
-            self._id = self.store.create_match_future(m.game, m.seed, [seat_dict(s) for s in m.seats], m.code)
+            self._id = self.store.create_match_future(m.game, m.seed, [seat_dict(s) for s in m.seats], m.code,
+                                                      _control_text(m))
 
-    async def commit(self, match: Match, index: int, action) -> None:
+    async def commit(self, match: Match, index: int, action, used_ms: int | None = None) -> None:
         self._ensure_created()
-        await self.store.append_action_async(self._current_id, index, action.text())
+        await self.store.append_action_async(self._current_id, index, action.text(), used_ms)
 
     async def probe(self) -> None:
         """A write that fails exactly when this match's next action would (see Store.probe)."""
@@ -125,7 +127,8 @@ class Recording:
 
     async def _finish(self, match: Match) -> None:
         self.changes = await self.store.finish_match_async(
-            self._current_id, match_ranks(match), _reason(match), _scores(match), actions=len(match.actions)
+            self._current_id, match_ranks(match), _reason(match), _scores(match), actions=len(match.actions),
+            rated=rated(match),
         )
         self.finished = True
 
@@ -164,6 +167,17 @@ def _reason(match: Match) -> str:
     return str(getattr(match.state, "reason", "") or "")
 
 
+def rated(match: Match) -> bool:
+    """Does the result change ratings?  Not an aborted match (it never began)."""
+    return _reason(match) != V.ABORTED
+
+
+def _control_text(match: Match) -> str | None:
+    """The match's time control as stored ("5+5"; None: no clock, or not a Voltage host)."""
+    control = getattr(match, "control", None)
+    return control.text if control is not None else None
+
+
 def _scores(match: Match) -> list[int] | None:
     scores = getattr(match.state, "scores", None)
     return [int(s) for s in scores] if scores is not None else None
@@ -177,7 +191,7 @@ def attach(store: Store, match: Match, match_id: int | None = None) -> Recording
         if match.actions:
             raise ValueError("attach a match before its first action, or give its match_id")
         pending = store.create_match_future(
-            match.game, match.seed, [seat_dict(s) for s in match.seats], match.code
+            match.game, match.seed, [seat_dict(s) for s in match.seats], match.code, _control_text(match)
         )
         pending.add_done_callback(_log_create_failure(match))
     rec = Recording(store, match, match_id if match_id is not None else pending)
@@ -206,19 +220,36 @@ Restorer = Callable[[MatchRecord, "Executor | None", float], Match]
 
 
 def restore_voltage(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Match:
-    """A Voltage :class:`Match` at the position of ``record``'s log (not attached, not started)."""
+    """A Voltage :class:`Match` at the position of ``record``'s log (not attached, not started).
+
+    Its clock is folded from the stored time each action used (charged to the seat that
+    was to move, with the increment when the move passed on), so each seat's bank is the
+    control less what it used; the seat to move resumes with that bank when the match
+    starts (the time the server was down is not charged)."""
     seats = [Seat(s.name, s.identity, s.bot, connected=s.bot is not None) for s in record.seats]
-    m = Match(seats, seed=record.seed, code=record.code, bot_delay=bot_delay, executor=executor)
+    try:
+        control = C.parse(record.time_control)
+    except ValueError as e:
+        raise RestoreError(f"its time control {record.time_control!r} cannot be read: {e}") from e
+    m = Match(seats, seed=record.seed, code=record.code, bot_delay=bot_delay, executor=executor, control=control)
     state = m.state
     actions: list[V.Action] = []
     lines: list[str] = []
+    used_all = record.used_ms or ()
+    entries: list[tuple[int, int | None, bool]] = []
     for n, text in enumerate(record.actions or ()):
+        mover = state.to_move
         try:
             action, state, events = V.apply_logged(state, text)
         except (InvalidActionError, IllegalActionError) as e:
             raise RestoreError(f"action {n} ({text!r}) does not replay: {e}") from e
         actions.append(action)
         lines.extend(e.text(m.names) for e in events)
+        used = used_all[n] if n < len(used_all) else None
+        entries.append((mover, used, not state.over and state.to_move != mover))
+    if control is not None:
+        m.clock = C.Clock.fold(control, entries)
+    m.used_ms = [u or 0 for _, u, _ in entries]
     m.state = state
     m.actions = actions
     m.log.extend(lines)
@@ -287,7 +318,7 @@ def _restore_one(
     if match.over:
         log.info("match %s had ended before the restart; recording its result", record.id)
         store.finish_match(record.id, match_ranks(match), _reason(match), _scores(match),
-                           actions=len(record.actions or ()))
+                           actions=len(record.actions or ()), rated=rated(match))
         return None
     return attach(store, match, record.id)
 
@@ -398,6 +429,14 @@ def history_lines(record: MatchRecord, identity: str | None) -> list[str]:
     if outcome and record.reason == "resignation":
         result = f"{outcome} by resignation ({score})" if score else f"{outcome} by resignation"
         short = f"{outcome} (resigned)" if outcome == "lost" else f"{outcome} (they resigned)"
+    elif record.reason == V.ABORTED:
+        result = short = "aborted"
+    elif outcome and record.reason == V.AGREEMENT:
+        result = f"drew by agreement ({score})" if score else "drew by agreement"
+        short = "drew (agreed)"
+    elif outcome and record.reason == V.TIME:
+        result = f"{outcome} on time ({score})" if score else f"{outcome} on time"
+        short = f"{outcome} on time"
     else:
         result = short = f"{outcome} {score}".strip()
     delta = record.seats[me].delta if me is not None else None

@@ -12,11 +12,18 @@ screen hides each hand until its owner is at the keyboard.
 
 Everything offered (keys, clicks, footer, buttons) comes from
 :func:`tui.games.voltage.choices.step_for`, built from ``view.legal``.
+
+A match with a clock (``Update.clock``, an :class:`engine.clock.ClockView`) shows both
+banks in the top bar; a 1 Hz timer repaints only that bar while a clock runs, counting
+the mover's bank down from the last update (the host flags; the screen only shows).
+``a`` aborts (shown only while the host allows it, ``Update.abort_from``), ``=`` offers
+a draw against a human, and ``y``/``n`` answer the other's offer (``Update.draw_offer``).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +35,7 @@ from textual.containers import Container
 from textual.message import Message
 from textual.widgets import Static
 
+from engine import clock as CL
 from engine.errors import IllegalActionError, RuleError
 from engine.voltage import rules as V
 from engine.voltage.cards import COLOURS
@@ -36,7 +44,7 @@ from tui.games.voltage import present as P
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
 from tui.games.voltage.piles import Piles
-from tui.games.voltage.scores import TopBar
+from tui.games.voltage.scores import LOW_MS, TopBar
 from tui.pacing import pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
@@ -83,6 +91,10 @@ class MatchScreen(PlayScreen):
         Binding("escape", "cancel", "cancel", key_display="esc"),
         Binding("enter", "results", "results", key_display="⏎"),
         Binding("ctrl+r", "resign", "resign"),
+        Binding("a", "abort", "abort"),
+        Binding("equals_sign", "offer_draw", "offer draw", key_display="="),
+        Binding("y", "answer_draw(True)", "accept draw"),
+        Binding("n", "answer_draw(False)", "decline"),
         Binding("q", "leave", "leave"),
     ]
 
@@ -116,6 +128,12 @@ class MatchScreen(PlayScreen):
         self._results_done = not self.SHOWS_RESULTS
         self._passing = False
         self.names: tuple[str, ...] = tuple(self.viewer.names)
+        # Voltage's extras, read once here and then from each update (a handle without them: none).
+        self.clock: CL.ClockView | None = getattr(self.viewer, "clock", None)
+        self.abort_from: float | None = getattr(self.viewer, "abort_from", None)
+        self.draw_offer: int | None = getattr(self.viewer, "draw_offer", None)
+        self._vs_human = bool(getattr(self.viewer, "against_human", False))
+        self._abort_shown = False
 
     # -- layout --------------------------------------------------------------
 
@@ -151,6 +169,8 @@ class MatchScreen(PlayScreen):
         if self.hotseat:
             self._seat_viewer(self.handles[0].view().to_move)
         self.refresh_match(first=True)
+        if self.clock is not None or self.abort_from is not None:
+            self.set_interval(1.0, self._tick)
 
     def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribe:
@@ -187,6 +207,9 @@ class MatchScreen(PlayScreen):
                 self.notice = update.notice
                 if update.names:
                     self.names = tuple(update.names)
+                self.clock = getattr(update, "clock", None)
+                self.abort_from = getattr(update, "abort_from", None)
+                self.draw_offer = getattr(update, "draw_offer", None)
         if len(set(self._versions.values())) > 1:
             return False
         self._show()
@@ -316,14 +339,7 @@ class MatchScreen(PlayScreen):
             notice.update(Text(safe(self.notice)))
             notice.display = bool(self.notice)
 
-        w["topbar"].show(
-            names,
-            view.scores,
-            me,
-            None if view.over else view.to_move,
-            view.turn,
-            flash=self._score_flash,
-        )
+        self._show_topbar()
 
         w["board"].show(P.terminals(view, step, names, me=me, cursor=cur, notes=self.notes))
 
@@ -345,12 +361,51 @@ class MatchScreen(PlayScreen):
             cursor_slot = cur.slot if cur is not None else None
             hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn)
 
+        offer = self.draw_offer
+        offered = offer is not None and view.seat is not None and offer != view.seat
         w["prompt"].show(
-            step.prompt,
+            f"{safe(names[offer])} offers a draw: [y] accept, [n] decline" if offer is not None and offered
+            else step.prompt,
             error=self.error,
-            mine=P.prompt_is_mine(step),
+            mine=offered or P.prompt_is_mine(step),
             buttons=P.prompt_buttons(step, view, selecting=not self.sel.empty),
         )
+
+    def _clocks(self) -> tuple[tuple[str, bool], tuple[str, bool]] | None:
+        """Each seat's bank as shown now, and whether it is low (None: no clock)."""
+        clock = self.clock
+        if clock is None:
+            return None
+        now = time.time()
+        ms = [clock.remaining(s, now) for s in (0, 1)]
+        return ((CL.format_ms(ms[0]), ms[0] < LOW_MS), (CL.format_ms(ms[1]), ms[1] < LOW_MS))
+
+    def _show_topbar(self) -> None:
+        view = self.view
+        self._w["topbar"].show(
+            self.names,
+            view.scores,
+            self.me,
+            None if view.over else view.to_move,
+            view.turn,
+            flash=self._score_flash,
+            clocks=self._clocks(),
+        )
+
+    def _tick(self) -> None:
+        """Once a second: repaint the clocks (only the top bar), and offer abort when its wait is over."""
+        if not self.is_mounted:
+            return
+        if self.clock is not None and self.clock.running is not None:
+            self._show_topbar()
+        if self._may_abort() != self._abort_shown:
+            self.refresh_bindings()
+
+    def _may_abort(self) -> bool:
+        """Abort is offered online only (offline, an unrated match is just left), while the host allows it."""
+        return (self.abort_from is not None and not self.hotseat and self.view.seat is not None
+                and bool(getattr(self.backend, "online", False))
+                and not self.view.over and time.time() >= self.abort_from)
 
     # -- choosing ------------------------------------------------------------
 
@@ -387,6 +442,15 @@ class MatchScreen(PlayScreen):
             return self.view.seat is not None and not self.view.over and not self.concealed
         if action == "leave":
             return self.view.seat is None or self.view.over
+        if action == "abort":
+            self._abort_shown = self._may_abort()
+            return self._abort_shown and not self.concealed
+        if action == "offer_draw":
+            return (self._vs_human and not self.hotseat and self.view.seat is not None and not self.view.over
+                    and self.draw_offer is None)
+        if action == "answer_draw":
+            return (self.draw_offer is not None and self.view.seat is not None and not self.view.over
+                    and self.draw_offer != self.view.seat)
         return True
 
     def _redraw(self) -> None:
@@ -479,6 +543,39 @@ class MatchScreen(PlayScreen):
                 await self.submit(V.Resign(self.view.seat))
 
         self.app.push_screen(ConfirmScreen("Resign this match?", yes="resign", no="keep playing"), done)
+
+    def action_abort(self) -> None:
+        from tui.dialogs.confirm import ConfirmScreen
+
+        async def done(yes: bool | None) -> None:
+            if yes and self.view.seat is not None and not self.view.over:
+                await self.submit(V.Abort(self.view.seat))
+
+        self.app.push_screen(ConfirmScreen("Abort this match? (no result, no rating change)",
+                                           yes="abort", no="keep playing"), done)
+
+    async def action_offer_draw(self) -> None:
+        await self._extra("offer_draw")
+
+    async def action_answer_draw(self, accept: bool) -> None:
+        await self._extra("answer_draw", accept)
+
+    async def _extra(self, name: str, *args: Any) -> None:
+        """A draw offer or its answer, through the handle; a refusal shows in the prompt's line."""
+        call = getattr(self.viewer, name, None)
+        if call is None:
+            return
+        try:
+            await call(*args)
+        except (IllegalActionError, RuleError) as e:
+            self.error = str(e) or "that is not allowed now"
+        except Exception as e:
+            log.exception("%s failed", name)
+            self.error = f"could not send that: {e}"
+        else:
+            self.error = ""
+        if not self._drain():
+            self._redraw()
 
     def rematch_screen(self, handles: Any) -> Any:
         return MatchScreen(handles, self.backend)

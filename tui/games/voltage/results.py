@@ -17,6 +17,9 @@ REASONS = {
     "four sets": "first to four sets",
     "resignation": "by resignation",
     "neither player can act": "neither player could act",
+    "agreement": "drawn by agreement",
+    "aborted": "no result, no rating change",
+    "time": "",  # worded by ResultsScreen: "(alice lost on time)"
 }
 
 
@@ -29,6 +32,18 @@ class ResultsScreen(ResultsBase):
 
     def you_won(self) -> bool:
         return super().you_won() and len(self.handles) == 1  # hot-seat: both are "you"
+
+    def winner_text(self) -> Text:
+        v = self.final
+        if v.reason == "aborted":
+            t = Text(justify="center")
+            t.append("The match is aborted", style="bold")
+            t.append(f"\n({REASONS['aborted']})", style="dim")
+            return t
+        t = super().winner_text()
+        if v.reason == "time" and v.winner is not None:  # "(alice lost on time)"
+            t.append(f"\n({self.names[1 - v.winner]} lost on time)", style="dim")
+        return t
 
     def body_text(self) -> Text:
         v, names = self.final, self.names

@@ -1,0 +1,113 @@
+"""The clocks, abort and draw offers on the Voltage match screen: both banks in the top
+bar, the mover's counting down, red when low, spectators too; no clock where the match
+has none; the abort key only when allowed; a draw offer answered by keys."""
+
+from __future__ import annotations
+
+import re
+
+from engine import clock as CL
+from engine.voltage import rules as V
+from server.host.voltage import Match, Seat
+from tests.tui.helpers import FixedBackend, match_screen, wait_until
+from tui.app import make_app
+from tui.dialogs.confirm import ConfirmScreen
+from tui.pacing import FAST
+from tui.widgets.keybar import KeyBar
+
+
+def top(app) -> str:
+    return match_screen(app).query_one("#topbar").render().plain
+
+
+def banks(app) -> list[str]:
+    return re.findall(r"\b\d+:\d\d\b", top(app))
+
+
+def reds(app) -> list[str]:
+    """The banks drawn in red."""
+    t = match_screen(app).query_one("#topbar").render()
+    return [t.plain[s.start:s.end].strip() for s in t.spans if "red" in str(s.style)]
+
+
+async def test_both_banks_show_and_the_movers_counts_down_every_second():
+    m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=5, control=CL.TimeControl(32, 5))
+    m.start()
+    mover = m.state.to_move
+    app = make_app(FixedBackend([m.handle(1 - mover)]), player_name="x", pacing=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        first = banks(app)
+        assert len(first) == 2 and "0:32" in first and not reds(app)
+        # The mover's bank runs down, shown without any update from the host (1 Hz),
+        # and turns red under 30 s; the other's stays.
+        await wait_until(pilot, lambda: banks(app) != first, timeout=5, what="the clock to tick")
+        await wait_until(pilot, lambda: reds(app) == ["0:29"] or reds(app) == ["0:28"], timeout=6, what="red")
+        assert "0:32" in banks(app) and not m.actions
+    m.close()
+
+
+async def test_a_spectator_sees_the_clocks_and_a_match_without_one_shows_none():
+    m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=5, control=CL.DEFAULT)
+    m.start()
+    app = make_app(FixedBackend([m.handle(None)]), player_name="x", pacing=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        assert len(banks(app)) == 2
+    m.close()
+    plain = Match([Seat("alice", "a"), Seat("bob", "b")], seed=5)
+    plain.start()
+    app = make_app(FixedBackend([plain.handle(0)]), player_name="x", pacing=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        assert banks(app) == []
+        assert "abort" not in keybar(app)  # offline: no abort either (an unrated match is just left)
+    plain.close()
+
+
+class OnlineBackend(FixedBackend):
+    online = True  # (abort is offered online only)
+
+
+def keybar(app) -> str:
+    return match_screen(app).query_one(KeyBar).render().plain
+
+
+async def test_the_abort_key_shows_only_while_allowed_and_asks_first():
+    m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=3, control=CL.DEFAULT)
+    m.start()
+    first = m.state.to_move
+    while m.state.to_move == first:  # the first player's whole turn
+        await m.handle(first).submit(m.view(first).legal[0])
+    m.abort_wait = 1.0  # (the rule's 30 s, shortened; the second player's turn began just now)
+    app = make_app(OnlineBackend([m.handle(first)]), player_name="x", pacing=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        assert "abort" not in keybar(app)
+        await wait_until(pilot, lambda: "abort" in keybar(app), timeout=5, what="abort to be offered after the wait")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        assert not m.over
+        await pilot.press("y")
+        await wait_until(pilot, lambda: m.over, what="the abort")
+        assert m.state.reason == V.ABORTED
+    m.close()
+
+
+async def test_a_draw_offer_shows_to_the_opponent_who_accepts_with_y():
+    m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=4)
+    m.start()
+    app = make_app(FixedBackend([m.handle(1)]), player_name="bob", pacing=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        screen = match_screen(app)
+        assert "= offer draw" in keybar(app) and "accept draw" not in keybar(app)
+        await m.handle(0).offer_draw()
+        prompt = screen.query_one("PromptBar")
+        await wait_until(pilot, lambda: "alice offers a draw: [y] accept, [n] decline" in prompt.render().plain,
+                         what="the offer")
+        assert "y accept draw" in keybar(app) and "offer draw" not in keybar(app)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: m.over, what="the draw")
+        assert m.state.reason == V.AGREEMENT and m.winner is None
+    m.close()
