@@ -82,3 +82,28 @@ def test_the_table_parts_words_are_its_games(third_game):
     assert "press b to play bots (fast) instead" in waiting
     # Line-ups: the mixed ones, then one to four of one level (a table of five: four bots at most).
     assert part.lineups()[-1] == ("fast",) * 4
+
+
+async def test_a_voltage_room_takes_the_clock_chosen_on_its_line():
+    """←→ on Voltage's private-room line choose its clock; the room is made with it, and
+    its status says so (5+5, the lobby's default, comes first)."""
+    lobby = Lobby(seed=1)
+    backend = SSHBackend(lobby, lobby.connect(None, "alice"))
+    app = make_app(backend, player_name="alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await enter_lobby(pilot)
+        assert "Private room: Voltage 5+5 ←→" in "\n".join(lines_of(app))
+        menu = app.screen.query_one("#choices", Menu)
+        point_at(menu, "voltage:room")
+        await pilot.press("right")  # 3+2
+        await pilot.pause()
+        assert "Private room: Voltage 3+2 ←→" in "\n".join(lines_of(app))
+        await pilot.press("enter")
+        for _ in range(50):
+            await pilot.pause()
+            if backend.room is not None:
+                break
+        assert backend.room is not None
+        table = lobby.tables["voltage"].tables[backend.room.code]
+        assert (table.time_control.initial_s, table.time_control.increment_s) == (180, 2)
+        assert f"Room {backend.room.code} (clock 3+2)" in "\n".join(lines_of(app))

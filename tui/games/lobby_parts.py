@@ -24,7 +24,7 @@ the part's own ("quick", "room", "bots", "bot:<name>"); the screen prefixes the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -58,6 +58,7 @@ class Choice:
     kind: str
     size: int = 2
     bot: str = ""
+    time_control: str = "default"  # a room's clock as a player writes it ("5+5", "none")
 
 
 def clock(seconds: float) -> str:
@@ -131,27 +132,41 @@ class DuelPart(_Part):
     a long wait offers the "medium" bot (else the first)."""
 
     def __init__(self, info: GameInfo, backend: LobbyBackend,
-                 strengths: Callable[[LobbyBackend], list[tuple[str, str]]]) -> None:
+                 strengths: Callable[[LobbyBackend], list[tuple[str, str]]],
+                 controls: Sequence[str] = ()) -> None:
         super().__init__(info, backend)
         self._strengths = strengths
+        #: The clocks a private room may have (left/right on its line), the default first;
+        #: () for a game without clocks.
+        self.controls = tuple(controls)
+        self.control = 0
 
     def strengths(self) -> list[tuple[str, str]]:
         return list(self._strengths(self.backend))
 
     def play_lines(self) -> list[tuple[str, Text]]:
-        return [("quick", Text(f"Quick match: {self.title}")), ("room", Text(f"Private room: {self.title}"))]
+        room = Text(f"Private room: {self.title}")
+        if self.controls:
+            control = self.controls[self.control]
+            room.append(f" {'untimed' if control == 'none' else control}")  # (fits 80 columns)
+            room.append(" ←→", style="dim")
+        return [("quick", Text(f"Quick match: {self.title}")), ("room", room)]
 
     def bot_lines(self) -> list[tuple[str, Text]]:
         return [(f"bot:{bot}", Text(f"Play a bot: {label}")) for label, bot in self.strengths()]
 
     def adjust(self, item: str, delta: int) -> bool:
-        return False
+        if item != "room" or len(self.controls) < 2:
+            return False
+        self.control = (self.control + delta) % len(self.controls)
+        return True
 
     def choice(self, item: str) -> Choice | None:
         if item == "quick":
             return Choice("quick")
         if item == "room":
-            return Choice("room", size=self.info.min_seats)
+            control = self.controls[self.control] if self.controls else "default"
+            return Choice("room", size=self.info.min_seats, time_control=control)
         if item.startswith("bot:"):
             return Choice("bot", bot=item.split(":", 1)[1])
         return None
@@ -173,7 +188,9 @@ class DuelPart(_Part):
         return text
 
     def room_status(self, room: Any, ssh: str) -> str:
-        return (f"Room {room.code}: your friend picks 'Join a friend's room' and types {room.code},\n"
+        control = self.controls[self.control] if self.controls else ""
+        clock = "" if not control else " (untimed)" if control == "none" else f" (clock {control})"
+        return (f"Room {room.code}{clock}: your friend picks 'Join a friend's room' and types {room.code},\n"
                 f"or connects with: {ssh}    Esc: close the room")
 
 

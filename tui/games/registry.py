@@ -92,7 +92,9 @@ def _voltage_lobby(backend: LobbyBackend) -> LobbyPart:
     from engine.registry import GAMES as INFO
     from tui.games.lobby_parts import DuelPart
 
-    return DuelPart(INFO[VOLTAGE], backend, strengths=lambda b: b.strengths())
+    # A private room's clocks: the lobby's default (5+5) first, then faster and slower ones, or none.
+    return DuelPart(INFO[VOLTAGE], backend, strengths=lambda b: b.strengths(),
+                    controls=("5+5", "3+2", "10+5", "15+10", "none"))
 
 
 # -- High Voltage ----------------------------------------------------------------

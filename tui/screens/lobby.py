@@ -692,7 +692,7 @@ class LobbyScreen(SizedScreen):
                 self._set_mode("queue")
                 self._quick(game)
             elif asked.kind == "room":
-                self._room(game, asked.size)
+                self._room(game, asked.size, asked.time_control)
             elif asked.kind == "bot":
                 self._play_bot(asked.bot, game)
         elif choice == "join":
@@ -803,9 +803,10 @@ class LobbyScreen(SizedScreen):
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
-    async def _room(self, game: str, size: int) -> None:
+    async def _room(self, game: str, size: int, time_control: str = "default") -> None:
         try:
-            room = self.backend.create_room(game, size)
+            room = (self.backend.create_room(game, size) if time_control == "default"
+                    else self.backend.create_room(game, size, time_control=time_control))
         except Refused as e:
             self._error(str(e))
             return
