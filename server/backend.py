@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +70,9 @@ class SSHBackend:
     async def rematch(self, handles: Sequence[SeatHandle]) -> Handles | None:
         if not handles:
             return None
-        rematch = REMATCHES[handles[0].game]
-        return await rematch(self.lobby, self.player, list(handles))
+        with refusing():
+            # (the lobby's handles are its hosts' own; a screen holds them as the ports' type)
+            return await self.lobby.rematch(self.player, list(handles))  # type: ignore[arg-type]
 
     def match_screen(self, handles: Sequence[SeatHandle]) -> Any:
         """The match screen of the handles' game (also what a restored match resumes into)."""
@@ -192,7 +193,7 @@ class SSHBackend:
 
     def hv_starts_in(self) -> float | None:
         """Seconds until this player's High Voltage quick table starts as it is."""
-        return self.lobby.hv.starts_in(self.player)
+        return self.lobby.starts_in(self.player)
 
     def snapshot(self) -> Snapshot:
         return self.lobby.snapshot()
@@ -231,7 +232,7 @@ class SSHBackend:
 
     def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
         """Who sits at the High Voltage room ``code`` so far and its seats (None: gone)."""
-        table = self.lobby.hv.tables.get(code.strip().upper())
+        table = self.lobby.open_table(code)
         if table is None or table.hosted is not None:
             return None
         return table.names, table.size
@@ -361,13 +362,6 @@ class SSHBackend:
                                    row.identity == self.identity))
         return out
 
-
-#: Who answers a rematch, by game id: each game's table policy in the lobby (the lobby's
-#: own registry replaces this once it has one).
-REMATCHES: dict[str, Callable[[Lobby, Player, list[Any]], Awaitable[Handles | None]]] = {
-    "voltage": lambda lobby, player, handles: lobby.rematch(player, handles),
-    "high-voltage": lambda lobby, player, handles: lobby.hv.rematch(player, handles),
-}
 
 
 @dataclass(frozen=True)

@@ -487,12 +487,6 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
 
     # -- the narrow interface the tables get (server.lobby.tables.TableHost) ------
 
-    @property
-    def hv(self) -> Tables:
-        """High Voltage's tables: the name server/backend.py used before :attr:`tables`,
-        :meth:`starts_in` and :meth:`open_table` (a game id here only for that caller)."""
-        return self.tables["high-voltage"]
-
     def starts_in(self, player: Player) -> float | None:
         """Seconds until ``player``'s quick table starts without more players (None: not set)."""
         for tables in self.tables.values():

@@ -40,7 +40,7 @@ async def hv_server(start_server):
 
     srv = await start_server(factory, grace=2.0, bot_offer_after=30.0, bot_delay=0.0)
     srv.apps = apps
-    hv = srv.lobby.hv
+    hv = srv.lobby.tables["high-voltage"]
     hv.countdown_seconds = 0.3  # the 3-2-1 at the start and after each flip
     hv.bot_speed = 40.0
     hv.fill_seconds = 0.3  # a quick table of two starts this soon after the second sits down

@@ -73,7 +73,7 @@ async def test_who_may_be_challenged():
 
 async def test_a_high_voltage_challenge_seats_both_at_a_table_of_two():
     lobby = Lobby(seed=1)
-    lobby.hv.countdown_seconds = 0.01
+    lobby.tables["high-voltage"].countdown_seconds = 0.01
     alice, bob = online(lobby, KEY, "alice"), online(lobby, OTHER, "bob")
     waiting = asyncio.ensure_future(lobby.quick_match(bob, "high-voltage"))  # bob was waiting
     await settle()

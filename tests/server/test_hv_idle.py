@@ -218,8 +218,8 @@ class TestInTheLobby:
 
         monkeypatch.setattr(host, "IDLE_SECONDS", 0.05)  # (the lobby's tables read it per match)
         lobby = Lobby(grace=0.05, rematch_wait=2.0, seed=3)
-        lobby.hv.countdown_seconds = 0.01
-        lobby.hv.fill_seconds = 0.05
+        lobby.tables["high-voltage"].countdown_seconds = 0.01
+        lobby.tables["high-voltage"].fill_seconds = 0.05
         ann, bob = (lobby.connect(f"key-{n}", n) for n in ("ann", "bob"))
         for p, n in ((ann, "ann"), (bob, "bob")):
             lobby.claim_name(p, n)

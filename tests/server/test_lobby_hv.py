@@ -23,9 +23,9 @@ def online(lobby: Lobby, *names: str):
 
 def setup():
     lobby = Lobby(grace=0.05, rematch_wait=2.0, seed=3)
-    lobby.hv.countdown_seconds = 0.01
-    lobby.hv.bot_speed = 1000.0
-    lobby.hv.fill_seconds = 0.05
+    lobby.tables["high-voltage"].countdown_seconds = 0.01
+    lobby.tables["high-voltage"].bot_speed = 1000.0
+    lobby.tables["high-voltage"].fill_seconds = 0.05
     return lobby
 
 
