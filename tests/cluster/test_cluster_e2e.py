@@ -1,0 +1,98 @@
+"""The split server end to end: a real redis-server, the host, two ``voltage edge`` processes,
+real SSH clients on different edges (each edge on its own port, so the test chooses
+where each client lands; in production the edges share one port through SO_REUSEPORT,
+which a test cannot steer).  The host's lobby is the oracle (whose turn, what is legal);
+what each player sees is read from their terminal only."""
+
+from __future__ import annotations
+
+import asyncssh
+
+from tests.support.e2e import keys_for, top_line, wait_until
+from tests.support.terminal import Terminal
+from tui.games.voltage import choices
+
+
+async def enter(port: int, username: str, key=None, *, command=None) -> Terminal:
+    t = await Terminal(100, 32).connect(port, username, client_keys=[key] if key else (), command=command)
+    await t.wait_for("Your name")
+    t.press("enter")
+    return t
+
+
+def match_of(lobby, name):
+    for h in lobby.matches.values():
+        if h.running and any(p is not None and p.name == name for p in h.humans):
+            return h
+    return None
+
+
+def shows(term: Terminal, view, names) -> bool:
+    """The terminal shows the position ``view`` is of: its turn, and the step's prompt."""
+    if f"turn {view.turn}" not in top_line(term):
+        return False
+    prompt = choices.step_for(view, choices.NOTHING, names).prompt
+    return prompt[:40] in term.text().replace("\n", "")
+
+
+async def play(hosted, terms: dict[int, Terminal], *, stop=None) -> None:
+    """Play by keystrokes, each seat's keys once its own screen shows its position."""
+    match = hosted.match
+    names = match.names
+    n = 0
+    while not match.over and not (stop and stop()):
+        seat = match.state.to_move
+        view = match.view(seat)
+        term = terms[seat]
+        await wait_until(lambda term=term, view=view: shows(term, view, names), timeout=15,
+                         what=lambda term=term, view=view, seat=seat: f"seat {seat} at turn {view.turn} "
+                         f"({choices.step_for(view, choices.NOTHING, names).prompt!r}):\n{term.text()}")
+        before = len(match.actions)
+        term.press(*keys_for(view, names, app_mode=bool(n % 2)))
+        await wait_until(lambda before=before: len(match.actions) > before or match.over, timeout=15,
+                         what=lambda term=term: f"the action of seat {seat}:\n{term.text()}")
+        n += 1
+
+
+async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluster):
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    assert e0.port != e1.port
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(e0.port, "alice", ka)
+    bob = await enter(e1.port, "bob", kb)
+    carol = None
+    try:
+        await alice.wait_for("you: alice")
+        await bob.wait_for("you: bob")
+        await alice.wait_for(r"Online \(2\)")  # the lobby snapshot crossed the bus
+        alice.press("home", "enter")
+        await alice.wait_for("Waiting for an opponent")
+        bob.press("home", "enter")
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_for("VOLTAGE")
+        hosted = match_of(cluster.lobby, "alice")
+        assert hosted is not None and set(hosted.match.names) == {"alice", "bob"}
+        sessions = {s.backend.name: s.edge for s in cluster.service.sessions.values()}
+        assert sessions["alice"] == e0.id and sessions["bob"] == e1.id  # two edges, one match
+
+        carol = await Terminal(100, 32).connect(e1.port, "carol", command=f"watch {hosted.code}")
+        await carol.wait_for("Your name")
+        carol.press("enter")
+        await carol.wait_for("Watching")
+
+        seats = {i: (alice if name == "alice" else bob) for i, name in enumerate(hosted.match.names)}
+        await play(hosted, seats)
+        v = hosted.match.view(None)
+        winner = hosted.match.names[v.winner] if v.winner is not None else None
+        for t in (alice, bob):
+            await t.wait_for(f"{winner} wins the match" if winner else "drawn")
+        await carol.wait_for(f"{winner} wins" if winner else "drawn")
+        assert hosted.match.over and len(hosted.match.actions) > 20
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        for t in (alice, bob, carol):
+            if t is not None:
+                await t.close()
