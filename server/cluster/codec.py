@@ -7,12 +7,13 @@ and a view compares by tuple), a dict with non-string keys as ``{"$d": [[k, v]..
 an enum as ``{"$e": "module:Class", "v": value}``.  Decisions:
 
 - **An allow-list of modules** (``engine.``, ``server.lobby.models``, ``server.backend``,
-  ``server.cluster.``): decoding never imports or builds anything else, so a
-  message on the bus cannot make an edge construct an arbitrary object (this is
-  why the codec is not pickle).
+  ``server.cluster.``, ``server.store.db``: a finished match's record, for a replay):
+  decoding never imports or builds anything else, so a message on the bus cannot
+  make an edge construct an arbitrary object (this is why the codec is not pickle).
 - ``hook(value)`` on encode lets the host replace an object it must not send (a seat
   handle: its match is the state) by a descriptor, and ``hook`` on decode lets the
-  edge turn the descriptor back into its remote handle (``{"$h": ...}``).
+  edge turn the descriptor back into its remote handle (``{"$h": ...}``; a challenge
+  is ``{"$c": ...}`` the same way).
 - Frozen, slotted dataclasses are built through ``__init__`` (their fields are init
   fields), so a decoded view is equal to the one the host made.
 """
@@ -22,9 +23,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-ALLOWED = ("engine.", "server.lobby.models", "server.backend", "server.cluster.")
+ALLOWED = ("engine.", "server.lobby.models", "server.backend", "server.cluster.", "server.store.db")
 
 Hook = Callable[[Any], Any]
 
@@ -103,13 +105,13 @@ def decode(data: Any, hook: Hook | None = None) -> Any:
         if not dataclasses.is_dataclass(cls):
             raise CodecError(f"{data['$']!r} is not a dataclass")
         names = [f.name for f in dataclasses.fields(cls) if f.init]
-        return cls(**dict(zip(names, args)))
+        return cls(**dict(zip(names, args, strict=True)))
     if "$e" in data:
         return _cls(data["$e"])(decode(data["v"], hook))
     if "$d" in data:
         return {decode(k, hook): decode(v, hook) for k, v in data["$d"]}
-    if "$h" in data:
+    if "$h" in data or "$c" in data:
         if hook is None:
-            raise CodecError("a seat handle arrived where none was expected")
+            raise CodecError("a seat handle or challenge arrived where none was expected")
         return hook(data)
     return {k: decode(v, hook) for k, v in data.items()}

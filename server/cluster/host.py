@@ -32,8 +32,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from engine.errors import RuleError
 from server.backend import SSHBackend
@@ -41,6 +42,7 @@ from server.bus import Bus, FullRequest, Intent
 from server.bus.rpc import HostCalls
 from server.cluster.codec import decode, encode
 from server.lobby.core import Lobby
+from server.lobby.models import Challenge
 from tui.ports import Refused
 
 log = logging.getLogger(__name__)
@@ -115,10 +117,16 @@ class HostSession:
     backend: SSHBackend
     service: HostService
     handles: dict[tuple[str, int], Any] = field(default_factory=dict)
+    challenges: dict[str, Challenge] = field(default_factory=dict)
     closed: bool = False
 
     def export(self, value: Any) -> Any:
-        """The codec hook: a seat handle becomes its descriptor (and is kept here)."""
+        """The codec hook: a seat handle (or a challenge) becomes its descriptor (and is kept here)."""
+        if isinstance(value, Challenge):
+            cid = str(id(value))
+            self.challenges[cid] = value
+            return {"$c": cid, "game": value.game, "challenger": value.challenger.name,
+                    "target": value.target.name, "left": max(0.0, value.expires_at - time.monotonic())}
         if not (hasattr(value, "match") and hasattr(value, "subscribe") and hasattr(value, "submit")):
             return None
         key = (value.match.code, seat_key(value))
@@ -129,6 +137,11 @@ class HostSession:
 
     def handle_of(self, data: dict[str, Any]) -> Any:
         """The codec hook on decode: a descriptor from the edge is this session's handle."""
+        if "$c" in data:
+            ch = self.challenges.get(str(data["$c"]))
+            if ch is None:
+                raise Refused("that challenge is over")
+            return ch
         handle = self.handles.get((data["m"], int(data["s"])))
         if handle is None:
             raise Refused("that match is not yours")
@@ -156,9 +169,10 @@ class HostSession:
 SYNC_CALLS = frozenset({
     "claim_name", "resumable", "resume", "enter_lobby", "play_bot", "start_room", "close_room",
     "seated", "room_game", "join_room", "watch", "rating_change", "ratings", "history",
-    "leaderboard_games", "leaderboard", "hv_starts_in", "refuses_challenges",
+    "leaderboard_games", "leaderboard", "hv_starts_in", "refuses_challenges", "set_challenges",
+    "challenge", "answer_challenge", "withdraw_challenge", "settings", "save_setting", "start_colours",
 })
-ASYNC_CALLS = frozenset({"quick_match", "join", "rematch"})
+ASYNC_CALLS = frozenset({"quick_match", "join", "rematch", "challenge_answer"})
 
 
 class HostService:
@@ -299,9 +313,8 @@ class HostService:
         if op == "create_room":
             await self.calls.reply(request, self._run(session, lambda: self._create_room(session, args)))
             return
-        if op == "set_challenges":
-            session.backend.player.refuses_challenges = not args["welcome"]
-            await self.calls.reply(request, {"ok": None})
+        if op == "replay":
+            await self.calls.reply(request, self._run(session, lambda: self._replay_record(session, args)))
             return
         if op in SYNC_CALLS:
             method = getattr(session.backend, op)
@@ -316,14 +329,15 @@ class HostService:
     def _open(self, request: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
         player = self.lobby.connect(args.get("identity"), args.get("username") or "")
         initial = tuple(args["initial"]) if args.get("initial") else None
-        backend = SSHBackend(self.lobby, player, initial=initial, env=args.get("env") or {})  # type: ignore[arg-type]
+        backend = SSHBackend(self.lobby, player, initial=initial, env=args.get("env") or {})
         session = HostSession(request["session"], request["edge"], backend, self)
         self.sessions[session.id] = session
 
         def listened(event: str, handles: Any) -> None:
             data = encode(handles, session.export)
             asyncio.get_running_loop().create_task(
-                self.calls.push(session.edge, {"push": "listen", "session": session.id, "event": event, "handles": data})
+                self.calls.push(session.edge,
+                                {"push": "listen", "session": session.id, "event": event, "handles": data})
             )
 
         backend.listen(listened)
@@ -347,6 +361,21 @@ class HostService:
 
         room.future.add_done_callback(filled)
         return {"code": room.code, "game": room.game, "size": getattr(room, "size", 2)}
+
+    def _replay_record(self, session: HostSession, args: dict[str, Any]) -> Any:
+        """A finished match's record, for the edge to step through (a running one is refused:
+        its hands are not public; :meth:`Replay.load` says why not, in its words)."""
+        from server.replay import Replay, ReplayError
+
+        store = self.lobby.store
+        match_id = int(args["id"])
+        try:
+            if store is None:
+                raise ReplayError("this server keeps no matches")
+            Replay.load(store, match_id, session.backend.identity)
+        except ReplayError as error:
+            raise Refused(str(error)) from None
+        return store.match_record(match_id)
 
     def _run(self, session: HostSession, call: Callable[[], Any]) -> dict[str, Any]:
         try:
@@ -402,9 +431,9 @@ def kept_command(store: Any, words: list[str], ssh: str) -> dict[str, Any]:
 async def run_host(url: str, store: Any, *, namespace: str = "voltage", grace: float = 60.0,
                    ready: Callable[[HostService], None] | None = None, stop: asyncio.Event | None = None) -> None:
     """The host process's main: connect, restore the store's matches, serve until ``stop``."""
-    from concurrent.futures import ProcessPoolExecutor
     import multiprocessing
     import os
+    from concurrent.futures import ProcessPoolExecutor
 
     from server.bus.redis import RedisBus
 

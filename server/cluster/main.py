@@ -193,7 +193,11 @@ def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int
             if child.poll() is None:
                 child.terminate()
 
-    signal.signal(signal.SIGTERM, lambda *_a: (stop_all(), sys.exit(0)))
+    def terminated(*_args: Any) -> None:
+        stop_all()
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, terminated)
     try:
         hostp = _spawn(["host", "--redis", redis_url, "--data-dir", str(directory)])
         children.append(hostp)
@@ -202,9 +206,9 @@ def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int
                      "--host", host, "--public-host", public_host, "--public-port", str(public_port)]
         chosen = port
         for _i in range(n):
-            e = _spawn([*edge_args, "--port", str(chosen)])
-            children.append(e)
-            line = _first_line(e, "edge")
+            edge = _spawn([*edge_args, "--port", str(chosen)])
+            children.append(edge)
+            line = _first_line(edge, "edge")
             print(line, flush=True)
             if chosen == 0:
                 chosen = int(line.split("port ")[1].split()[0])

@@ -31,11 +31,14 @@ import asyncio
 import contextvars
 import itertools
 import logging
+import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from server.bus import Bus, Intent, Subscription, Update as BusUpdate, gap
+from server.bus import Bus, Intent, Subscription, gap
+from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply
 from server.cluster.codec import CodecError, _cls, decode, encode
 from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
@@ -132,7 +135,7 @@ class RemoteSeatHandle:
         await self.client.bus.send_intent(intent)
         try:
             result = await asyncio.wait_for(future, 30.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise RuleError(NOT_ANSWERING) from None
         if "rule" in result:
             raise _rule_error(result.get("cls", ""), result["rule"])
@@ -195,6 +198,28 @@ def _rule_error(name: str, text: str) -> Exception:
     return RuleError(text)
 
 
+class _Named:
+    """A player as a challenge names one (the screens read ``.name``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class RemoteChallenge:
+    """A challenge the host keeps: who, which game, how long it has left, its answer."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.id = str(data["$c"])
+        self.game = str(data["game"])
+        self.challenger = _Named(data["challenger"])
+        self.target = _Named(data["target"])
+        self._expires = time.monotonic() + float(data["left"])
+
+    @property
+    def seconds_left(self) -> float:
+        return max(0.0, self._expires - time.monotonic())
+
+
 @dataclass
 class RemoteRoom:
     """A private room this session opened (its ``future``: the handles once it fills)."""
@@ -235,13 +260,19 @@ class RemoteBackend:
         self._seq = itertools.count(1)
         self._handles: list[RemoteSeatHandle] = []
         self._listener: Callable[[str, Any], None] | None = None
+        self._challenges: dict[str, RemoteChallenge] = {}
         self.closed = False
 
     def next_seq(self) -> int:
         return next(self._seq)
 
     # -- calls ----------------------------------------------------------------------
-    def _handle(self, data: dict[str, Any]) -> RemoteSeatHandle:
+    def _handle(self, data: dict[str, Any]) -> Any:
+        if "$c" in data:  # a challenge: one object per challenge, so "challenge-over" finds it
+            ch = self._challenges.get(str(data["$c"]))
+            if ch is None:
+                ch = self._challenges[str(data["$c"])] = RemoteChallenge(data)
+            return ch
         h = RemoteSeatHandle(self.client, self, data)
         self._handles.append(h)
         return h
@@ -249,6 +280,8 @@ class RemoteBackend:
     def _arg(self, value: Any) -> Any:
         if isinstance(value, RemoteSeatHandle):
             return {"$h": 1, "m": value.match, "s": value.key}
+        if isinstance(value, RemoteChallenge):
+            return {"$c": value.id}
         return None
 
     def _result(self, reply: dict[str, Any]) -> Any:
@@ -289,13 +322,13 @@ class RemoteBackend:
         if not handles:
             return None
         try:
-            return await self._acall("rematch", list(handles))  # type: ignore[no-any-return]
+            return await self._acall("rematch", list(handles))
         except Refused:
             return None
 
     def rating_change(self, handles: Sequence[Any]) -> str | None:
         try:
-            return self._call("rating_change", list(handles))  # type: ignore[no-any-return]
+            return self._call("rating_change", list(handles))
         except Refused:
             return None
 
@@ -338,6 +371,8 @@ class RemoteBackend:
         kind = message["push"]
         if kind == "listen":
             handles = decode(message.get("handles"), self._handle)
+            if message["event"] == "challenge-over" and isinstance(handles, RemoteChallenge):
+                self._challenges.pop(handles.id, None)
             if message["event"] == "superseded":
                 self._state = {**self._state, "superseded": True}
             if self._listener is not None:
@@ -350,14 +385,54 @@ class RemoteBackend:
                 else:
                     future.set_result(decode(message["handles"], self._handle))
 
+    # -- challenges -------------------------------------------------------------------
+    def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
+        return self._call("challenge", name, game)
+
+    async def challenge_answer(self, challenge: Any) -> Handles:
+        return await self._acall("challenge_answer", challenge)
+
+    def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
+        return self._call("answer_challenge", challenge, accept)
+
+    def withdraw_challenge(self, challenge: Any) -> None:
+        self._call("withdraw_challenge", challenge)
+
+    def refuses_challenges(self) -> bool:
+        return bool(self._call("refuses_challenges"))
+
+    def set_challenges(self, welcome: bool) -> None:
+        self._call("set_challenges", welcome)
+
+    # -- settings that follow the key (kept by the host) ----------------------------------
+    def settings(self) -> dict[str, str]:
+        try:
+            return dict(self._call("settings"))
+        except Refused:
+            return {}
+
+    def save_setting(self, key: str, value: str) -> None:
+        try:
+            self._call("save_setting", key, value)
+        except Refused:
+            log.warning("could not keep the setting %s: the host did not answer", key)
+
+    def start_colours(self) -> str | None:
+        if "NO_COLOR" in self.env:
+            return "none"
+        try:
+            return self._call("start_colours")
+        except Refused:
+            return None
+
     def claim_name(self, name: str) -> str:
-        return self._call("claim_name", name)  # type: ignore[no-any-return]
+        return self._call("claim_name", name)
 
     def resumable(self) -> bool:
         return bool(self._call("resumable"))
 
     def resume(self) -> Handles | None:
-        return self._call("resume")  # type: ignore[no-any-return]
+        return self._call("resume")
 
     # -- the lobby's choices ------------------------------------------------------------
     @property
@@ -374,7 +449,7 @@ class RemoteBackend:
         return tuple(HV_BOT_NAMES)
 
     def hv_starts_in(self) -> float | None:
-        return self._call("hv_starts_in")  # type: ignore[no-any-return]
+        return self._call("hv_starts_in")
 
     def snapshot(self) -> Any:
         return self.client.snapshot()
@@ -387,10 +462,10 @@ class RemoteBackend:
         self._call("enter_lobby")
 
     async def quick_match(self, game: str = FIRST_GAME) -> Handles:
-        return await self._acall("quick_match", game)  # type: ignore[no-any-return]
+        return await self._acall("quick_match", game)
 
     def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
-        return self._call("play_bot", bot, game)  # type: ignore[no-any-return]
+        return self._call("play_bot", bot, game)
 
     def create_room(self, game: str = FIRST_GAME, size: int = 4) -> RemoteRoom:
         try:
@@ -416,26 +491,51 @@ class RemoteBackend:
         return None if got is None else (tuple(got[0]), int(got[1]))
 
     def room_game(self, code: str) -> str | None:
-        return self._call("room_game", code)  # type: ignore[no-any-return]
+        return self._call("room_game", code)
 
     def join_room(self, code: str) -> Handles:
-        return self._call("join_room", code)  # type: ignore[no-any-return]
+        return self._call("join_room", code)
 
     async def join(self, code: str) -> Handles:
-        return await self._acall("join", code)  # type: ignore[no-any-return]
+        return await self._acall("join", code)
 
     def watch(self, code: str) -> Handles:
-        return self._call("watch", code)  # type: ignore[no-any-return]
+        return self._call("watch", code)
 
     # -- what was kept ----------------------------------------------------------------
     def ratings(self) -> list[tuple[str, int, int]]:
         try:
-            return [tuple(r) for r in self._call("ratings")]  # type: ignore[misc]
+            return [tuple(r) for r in self._call("ratings")]
         except Refused:
             return []
 
+    def history(self, limit: int = 20, width: int | None = None) -> list[tuple[int, str]]:
+        try:
+            return [(int(i), str(line)) for i, line in self._call("history", limit, width)]
+        except Refused:
+            return []
+
+    def open_replay(self, match_id: int) -> Any:
+        """The replay of a finished match: its record comes from the host (it checked the
+        match is over, so every hand in it is public), the positions are worked out here."""
+        from server.replay import ReplayError, replay_of
+
+        try:
+            reply = self.client.calls.call_sync(self.id, "replay", {"id": int(match_id)}, timeout=10.0)
+        except NoReply:
+            raise ReplayError(NOT_ANSWERING) from None
+        if "ok" not in reply:
+            raise ReplayError(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
+        record = decode(reply["ok"])
+        return replay_of(record, record.seat_of(self.identity))
+
+    def replay_screen(self, match_id: int) -> Any:
+        from tui.screens.replay import replay_screen
+
+        return replay_screen(self.open_replay(match_id))
+
     def leaderboard_games(self) -> list[tuple[str, str]]:
-        return [tuple(g) for g in self._call("leaderboard_games")]  # type: ignore[misc]
+        return [tuple(g) for g in self._call("leaderboard_games")]
 
     def leaderboard(self, game: str, n: int = 20) -> list[Any]:
         return list(self._call("leaderboard", game, n))

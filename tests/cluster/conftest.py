@@ -64,7 +64,7 @@ class EdgeProcess:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 await asyncio.wait_for(self.proc.wait(), 10)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self.proc.kill()
                 await self.proc.wait()
         self._err.close()

@@ -50,7 +50,7 @@ async def play(hosted, terms: dict[int, Terminal], *, stop=None) -> None:
         before = len(match.actions)
         term.press(*keys_for(view, names, app_mode=bool(n % 2)))
         await wait_until(lambda before=before: len(match.actions) > before or match.over, timeout=15,
-                         what=lambda term=term: f"the action of seat {seat}:\n{term.text()}")
+                         what=lambda term=term, seat=seat: f"the action of seat {seat}:\n{term.text()}")
         n += 1
 
 
@@ -96,3 +96,47 @@ async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluste
         for t in (alice, bob, carol):
             if t is not None:
                 await t.close()
+
+
+async def test_an_edge_killed_mid_match_its_player_gets_the_seat_back_through_the_other_edge(cluster):
+    cluster.lobby.grace_seconds = 60.0  # the usual grace: the seat waits for its player
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(e0.port, "alice", ka)
+    bob = await enter(e1.port, "bob", kb)
+    try:
+        await alice.wait_for("you: alice")
+        await bob.wait_for("you: bob")
+        alice.press("home", "enter")
+        await alice.wait_for("Waiting for an opponent")
+        bob.press("home", "enter")
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_for("VOLTAGE")
+        hosted = match_of(cluster.lobby, "alice")
+        seat_a = hosted.match.names.index("alice")
+        seats = {seat_a: alice, 1 - seat_a: bob}
+        await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 6)
+
+        e0.kill()  # kill -9: no goodbye to the host; its presence key just expires
+        await wait_until(lambda: not hosted.match.seats[seat_a].connected, timeout=15,
+                         what="the host to see alice's edge gone")
+        await bob.wait_for("waiting for alice to reconnect")
+        assert not hosted.match.seats[seat_a].is_bot  # the grace, not a bot at once
+
+        await alice.close()
+        alice = await Terminal(100, 32).connect(e1.port, "alice", client_keys=[ka])  # the other edge
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_gone("waiting for alice")
+        assert hosted.match.seats[seat_a].connected and not hosted.match.seats[seat_a].is_bot
+        seats[seat_a] = alice
+        await play(hosted, seats)
+        assert hosted.match.over
+        for t in (alice, bob):
+            await t.wait_for("wins the match|drawn")
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        await alice.close()
+        await bob.close()
