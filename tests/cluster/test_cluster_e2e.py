@@ -140,3 +140,68 @@ async def test_an_edge_killed_mid_match_its_player_gets_the_seat_back_through_th
     finally:
         await alice.close()
         await bob.close()
+
+
+async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(cluster):
+    import asyncio
+    import re
+
+    from tests.support.hv_player import play as hv_play
+    from tests.support.terminal import ssh_connect
+
+    hv = cluster.lobby.hv
+    hv.countdown_seconds = 0.3
+    hv.bot_speed = 40.0
+    hv.fill_seconds = 0.3
+    cluster.lobby.notify_delay = 0.1
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    alice = await Terminal(80, 24).connect(e0.port, "alice")
+    bob = await Terminal(80, 24).connect(e1.port, "bob")
+    carol = None
+    try:
+        for t, name in ((alice, "alice"), (bob, "bob")):
+            await t.wait_for("Your name")
+            t.press("enter")
+            await t.wait_for(f"you: {name}")
+        alice.press(*["down"] * 8)  # High Voltage's private room
+        await alice.wait_for("> Private room for 4")
+        alice.press("left", "enter")  # 4 -> 3 seats
+        code = (await alice.wait_for(r"Room ([A-Z]{4}) \(High Voltage\): 1 of 3 seated: alice")).group(1)
+        bob.press("down", "down", "enter")  # join a friend's room, on the other edge
+        await bob.wait_for("room code")
+        bob.send(code.lower())
+        bob.press("enter")
+        await bob.wait_for(f"Room {code} \\(High Voltage\\): 2 of 3 seated: alice, bob")
+        await alice.wait_for("2 of 3 seated: alice, bob")
+        alice.press("s")  # start now: a bot takes the third seat
+        for t in (alice, bob):
+            await t.wait_for("HIGH VOLTAGE")
+            await t.wait_for("hand pile")
+        hosted = next(h for h in cluster.lobby.matches.values() if h.game == "high-voltage" and h.running)
+        match = hosted.match
+        assert hosted.code == code and match.names[:2] == ("alice", "bob") and match.seats[2].is_bot
+        done = asyncio.Event()
+        match.on_end.append(lambda _m: done.set())
+
+        carol = await Terminal(80, 24).connect(e0.port, "carol", command=f"watch {code}")
+        await carol.wait_for("Your name")
+        carol.press("enter")
+        await carol.wait_for("Watching")
+        async with await ssh_connect(e1.port, "dave") as conn:  # `who` through an edge
+            who = (await conn.run("who")).stdout
+        assert re.search(rf"{code}  High Voltage: alice \d+, bob \d+, Bot \(medium\) \d+ cards left", who), who
+
+        pressed = await asyncio.wait_for(asyncio.gather(hv_play(alice, done), hv_play(bob, done)), 60)
+        await asyncio.wait_for(done.wait(), 10)
+        assert match.over and match.winner is not None and all(p > 0 for p in pressed)
+        winner = match.names[match.winner]
+        for t in (alice, bob, carol):
+            await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=10)
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        for t in (alice, bob, carol):
+            if t is not None:
+                await t.close()
