@@ -112,7 +112,7 @@ class EdgeCalls:
             raise NoReply(str(error)) from None
         try:
             return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise NoReply(f"no reply to {op} within {timeout:g} s") from None
 
     async def _read_inbox(self) -> None:

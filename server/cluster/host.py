@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,7 @@ log = logging.getLogger(__name__)
 
 SPECTATOR = -1  # the update channel of a match's spectators
 EDGE_TTL = 3.0  # an edge not heard of for this long is gone
+HOST_PRESENCE = "host"  # the host's presence key, beside the edges' ones
 
 
 def seat_key(handle: Any) -> int:
@@ -189,6 +191,9 @@ class HostService:
         self._tasks: list[asyncio.Task[Any]] = []
         self._edges_seen: dict[str, float] = {}
         self.applied = 0  # intents applied (accepted or refused)
+        # This host's run: in every lobby snapshot, so an edge sees a restarted host
+        # and opens its sessions again (:meth:`_reopen`).
+        self.epoch = uuid.uuid4().hex
 
     # -- lifetime -----------------------------------------------------------------
     async def start(self) -> None:
@@ -199,6 +204,7 @@ class HostService:
             loop.create_task(self._serve_intents(), name="host-intents"),
             loop.create_task(self._serve_requests(), name="host-requests"),
             loop.create_task(self._watch_edges(), name="host-presence"),
+            loop.create_task(self._beat(), name="host-heartbeat"),
         ]
         self._lobby_changed()
 
@@ -243,7 +249,7 @@ class HostService:
 
     def _lobby_changed(self) -> None:
         snapshot = encode(self.lobby.snapshot())
-        asyncio.get_running_loop().create_task(self.bus.publish_lobby({"snapshot": snapshot}))
+        asyncio.get_running_loop().create_task(self.bus.publish_lobby({"snapshot": snapshot, "epoch": self.epoch}))
 
     # -- intents ------------------------------------------------------------------
     async def _serve_intents(self) -> None:
@@ -295,6 +301,9 @@ class HostService:
         if op == "open":
             await self.calls.reply(request, self._open(request, args))
             return
+        if op == "reopen":
+            await self.calls.reply(request, self._reopen(request, args))
+            return
         if op == "who":
             await self.calls.reply(request, {"ok": self.lobby.who_text()})
             return
@@ -345,6 +354,36 @@ class HostService:
                        "guest": backend.guest, "grace": backend.grace_seconds,
                        "bot_offer_after": backend.bot_offer_after, "identity": backend.identity},
                 "st": session.state()}
+
+    def _reopen(self, request: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+        """A session an edge kept through a restart of the host: the same id, its name
+        claimed again, its seats given back (the restored matches wait for their
+        identities) and the matches it watched watched again."""
+        old = self.sessions.pop(request["session"], None)
+        if old is not None:
+            old.close()
+        reply = self._open(request, args)
+        session = self.sessions[request["session"]]
+        b = session.backend
+        if args.get("name"):
+            try:
+                b.claim_name(args["name"])
+            except ValueError:
+                pass
+        handles: list[Any] = []
+        try:
+            handles = list(b.resume() or [])
+        except ValueError:
+            pass
+        for match, seat in args.get("seats") or []:
+            if seat == SPECTATOR:
+                try:
+                    handles += b.watch(match)
+                except ValueError:
+                    pass
+        reply["ok"]["handles"] = encode(handles, session.export)
+        reply["st"] = session.state()
+        return reply
 
     def _create_room(self, session: HostSession, args: dict[str, Any]) -> dict[str, Any]:
         room = session.backend.create_room(args.get("game", "voltage"), int(args.get("size", 4)))
@@ -400,6 +439,15 @@ class HostService:
         await self.calls.reply(request, reply)
 
     # -- presence -----------------------------------------------------------------
+    async def _beat(self) -> None:
+        """The host's own presence, under the edges' prefix: edges see it gone (or back)."""
+        while True:
+            try:
+                await self.bus.heartbeat(HOST_PRESENCE, self.edge_ttl)
+            except Exception:
+                log.exception("host heartbeat failed")
+            await asyncio.sleep(self.edge_ttl / 3)
+
     async def _watch_edges(self) -> None:
         while True:
             await asyncio.sleep(self.edge_ttl / 3)

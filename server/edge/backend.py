@@ -48,8 +48,10 @@ log = logging.getLogger(__name__)
 
 FIRST_GAME = GAMES[0]
 NOT_ANSWERING = "the game server is not answering; try again in a moment"
+HOST_AWAY = "the game server is restarting: the game will resume in a moment"
 HEARTBEAT = 1.0
 EDGE_TTL = 3.0
+HOST_PRESENCE = "host"  # (server.cluster.host.HOST_PRESENCE)
 
 
 def _in_context(callback: Callable[..., Any]) -> Callable[..., Any]:
@@ -128,6 +130,8 @@ class RemoteSeatHandle:
 
         if self.seat is None:
             raise RuleError("spectators cannot act")
+        if self.client.host_away:
+            raise RuleError(HOST_AWAY)
         seq = self.session.next_seq()
         rid = self.client.calls.new_id()
         future = self.client.calls.expect(rid)
@@ -179,6 +183,21 @@ class RemoteSeatHandle:
                 call(update)
             except Exception:
                 log.exception("seat subscriber failed")
+
+    def local_notice(self, text: str) -> None:
+        """Show ``text`` as the status line (the host is away), the rest as it was."""
+        self._notice = text
+        update = Update(self._view, (), text, self._countdown, self._version, self._names)
+        for call in list(self._callbacks):
+            try:
+                call(update)
+            except Exception:
+                log.exception("seat subscriber failed")
+
+    async def resync(self) -> None:
+        """Ask for the full view again (the host restarted and has this seat back)."""
+        self._asked = False
+        await self._ask()
 
     async def close(self) -> None:
         self._task.cancel()
@@ -243,9 +262,11 @@ class RemoteBackend:
     games = GAMES
     game_titles = GAME_TITLES
 
-    def __init__(self, client: EdgeClient, session: str, opened: dict[str, Any], env: dict[str, str]) -> None:
+    def __init__(self, client: EdgeClient, session: str, opened: dict[str, Any], env: dict[str, str],
+                 username: str = "") -> None:
         self.client = client
         self.id = session
+        self.username = username
         o = opened["ok"]
         self.name_prefill = o["prefill"]
         self.initial = tuple(o["initial"]) if o.get("initial") else None
@@ -540,6 +561,24 @@ class RemoteBackend:
     def leaderboard(self, game: str, n: int = 20) -> list[Any]:
         return list(self._call("leaderboard", game, n))
 
+    async def reopen(self) -> None:
+        """The host restarted: open this session there again, with its name and its seats."""
+        seats = [[h.match, h.key] for h in self._handles]
+        args = {"identity": self._identity, "username": self.username, "initial": None, "env": self.env,
+                "name": self.name if self.named else "", "seats": seats}
+        try:
+            reply = await self.client.calls.call(self.id, "reopen", args, timeout=10.0)
+        except NoReply:
+            return
+        if "st" in reply:
+            self._state = reply["st"]
+        mine = {(h.match, h.key): h for h in self._handles}
+        given = (reply.get("ok") or {}).get("handles") or []
+        for data in given:  # the seats it has back: the handles the screens hold carry on
+            h = mine.get((str(data["m"]), int(data["s"])))
+            if h is not None:
+                await h.resync()
+
     def close(self) -> None:
         if self.closed:
             return
@@ -561,6 +600,8 @@ class EdgeClient:
         self._snapshot: Any = None
         self._lobby_callbacks: list[Callable[[], None]] = []
         self._tasks: list[asyncio.Task[Any]] = []
+        self.epoch: str | None = None  # the host's run (a new one: it restarted)
+        self.host_away = False
 
     @classmethod
     async def connect(cls, url: str, *, namespace: str = "voltage", edge: str | None = None) -> EdgeClient:
@@ -589,8 +630,24 @@ class EdgeClient:
             await asyncio.sleep(HEARTBEAT)
             try:
                 await self.bus.heartbeat(self.edge, EDGE_TTL)
+                alive = await self.bus.alive_edges()
             except Exception:
                 log.exception("heartbeat failed")
+                continue
+            if HOST_PRESENCE not in alive and not self.host_away:
+                self.host_away = True  # the sessions stay; their screens say so
+                log.warning("the host is away: sessions wait for it")
+                for backend in list(self.sessions.values()):
+                    for h in backend._handles:
+                        h.local_notice(HOST_AWAY)
+
+    async def _host_back(self) -> None:
+        self.host_away = False
+        for backend in list(self.sessions.values()):
+            try:
+                await backend.reopen()
+            except Exception:
+                log.exception("could not reopen session %s", backend.id)
 
     async def _follow_lobby(self) -> None:
         sub = await self.bus.lobby()
@@ -600,6 +657,11 @@ class EdgeClient:
             except Exception:
                 log.exception("bad lobby snapshot")
                 continue
+            epoch = message.get("epoch")
+            if epoch != self.epoch:
+                if self.epoch is not None:  # a restarted host: it knows none of our sessions
+                    asyncio.get_running_loop().create_task(self._host_back())
+                self.epoch = epoch
             for call in list(self._lobby_callbacks):
                 try:
                     call()
@@ -638,7 +700,7 @@ class EdgeClient:
             raise Refused(NOT_ANSWERING) from None
         if "ok" not in reply:
             raise Refused(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
-        backend = RemoteBackend(self, session, reply, env)
+        backend = RemoteBackend(self, session, reply, env, username)
         self.sessions[session] = backend
         return backend
 

@@ -73,8 +73,9 @@ class EdgeProcess:
 class Cluster:
     """The host (in-process: ``lobby``, ``service``) and its edges."""
 
-    def __init__(self, url: str, tmp: Path, *, grace: float = 2.0) -> None:
+    def __init__(self, url: str, tmp: Path, *, grace: float = 2.0, keep: bool = False) -> None:
         self.url, self.tmp, self.grace = url, tmp, grace
+        self.data = tmp / "data" if keep else None  # a store (players, ratings, match logs)
         self.key_file = tmp / "host_key"
         self.key_file.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
         self.executor = ThreadPoolExecutor(max_workers=2)
@@ -84,6 +85,10 @@ class Cluster:
         self.store: Any = None
 
     async def start_host(self) -> None:
+        if self.data is not None:
+            from server.store.db import Store
+
+            self.store = Store.open(self.data)
         self.bus = await RedisBus.connect(self.url, consumer="host")
         self.calls = HostCalls(self.url)
         await self.calls.start()
@@ -101,6 +106,30 @@ class Cluster:
             await self.calls.close()
             await self.bus.close()
             self.service = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    async def kill_host(self) -> None:
+        """As a kill -9 would: the host's tasks and connections stop where they are; only
+        what the store committed is left (nothing is finished or said)."""
+        assert self.service is not None
+        for task in self.service._tasks:
+            task.cancel()
+        for h in list(self.lobby.matches.values()):
+            for grace in h.grace.values():
+                grace.cancel()
+            h.match.recorder = None  # nothing more reaches the store from this host
+            h.match.close()
+        if self.lobby._notify_handle is not None:
+            self.lobby._notify_handle.cancel()
+        await self.calls.close()
+        await self.bus.close()
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        self.service = None
+        self.lobby = None
 
     async def add_edge(self) -> EdgeProcess:
         edge = await EdgeProcess(self.url, self.key_file, self.tmp / f"edge{len(self.edges)}.log").start()
@@ -120,6 +149,15 @@ class Cluster:
 @pytest.fixture
 async def cluster(redis_url, tmp_path):  # noqa: F811
     c = Cluster(redis_url, tmp_path)
+    await c.start_host()
+    yield c
+    await c.close()
+
+
+@pytest.fixture
+async def kept_cluster(redis_url, tmp_path):  # noqa: F811
+    """A cluster whose host keeps a store (it can be killed and restarted)."""
+    c = Cluster(redis_url, tmp_path, keep=True)
     await c.start_host()
     yield c
     await c.close()

@@ -205,3 +205,46 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
         for t in (alice, bob, carol):
             if t is not None:
                 await t.close()
+
+
+async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept_cluster):
+    cluster = kept_cluster
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(e0.port, "alice", ka)
+    bob = await enter(e1.port, "bob", kb)
+    try:
+        await alice.wait_for("you: alice")
+        await bob.wait_for("you: bob")
+        alice.press("home", "enter")
+        await alice.wait_for("Waiting for an opponent")
+        bob.press("home", "enter")
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_for("VOLTAGE")
+        hosted = match_of(cluster.lobby, "alice")
+        code, names = hosted.code, hosted.match.names
+        seats = {names.index("alice"): alice, names.index("bob"): bob}
+        await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 6)
+        done = len(hosted.match.actions)
+
+        await cluster.kill_host()
+        for t in (alice, bob):  # the edges keep the sessions and say what is going on
+            await t.wait_for("restarting: the game will resume", timeout=15)
+        await cluster.start_host()
+        again = cluster.lobby.matches[code]
+        assert len(again.match.actions) == done  # the store restored it where it was
+        await wait_until(lambda: all(s.connected for s in again.match.seats), timeout=15,
+                         what="both players back in their seats")
+        for t in (alice, bob):
+            await t.wait_gone("restarting", timeout=15)
+        await play(again, seats)
+        assert again.match.over
+        for t in (alice, bob):
+            await t.wait_for("wins the match|drawn")
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        await alice.close()
+        await bob.close()
