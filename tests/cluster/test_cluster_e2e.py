@@ -54,7 +54,42 @@ async def play(hosted, terms: dict[int, Terminal], *, stop=None) -> None:
         n += 1
 
 
+class ChannelTap:
+    """Every message on the seat channels (``voltage:u:MATCH:SEAT``), read as any process
+    on the bus could: to check what crosses it."""
+
+    def __init__(self, url: str) -> None:
+        import redis.asyncio as aioredis
+
+        self.client = aioredis.Redis.from_url(url, decode_responses=True)
+        self.seen: list[tuple[str, int, dict]] = []
+
+    async def start(self) -> None:
+        import asyncio
+        import json
+
+        self.pubsub = self.client.pubsub()
+        await self.pubsub.psubscribe("voltage:u:*")
+
+        async def read() -> None:
+            async for m in self.pubsub.listen():
+                if m["type"] == "pmessage":
+                    _ns, _u, match, seat = m["channel"].split(":")
+                    self.seen.append((match, int(seat), json.loads(m["data"])))
+
+        self.task = asyncio.get_running_loop().create_task(read())
+
+    async def stop(self) -> None:
+        self.task.cancel()
+        await self.pubsub.aclose()
+        await self.client.aclose()
+
+
 async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluster):
+    from server.cluster.codec import decode
+
+    tap = ChannelTap(cluster.url)
+    await tap.start()
     e0 = await cluster.add_edge()
     e1 = await cluster.add_edge()
     assert e0.port != e1.port
@@ -89,13 +124,48 @@ async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluste
             await t.wait_for(f"{winner} wins the match" if winner else "drawn")
         await carol.wait_for(f"{winner} wins" if winner else "drawn")
         assert hosted.match.over and len(hosted.match.actions) > 20
+
+        # Only per-seat views crossed the bus: each seat's channel carried that seat's view
+        # (its own hand), the spectators' channel the spectator view (no hand), no state.
+        assert {seat for _m, seat, _d in tap.seen} == {0, 1, -1}
+        for match, seat, data in tap.seen:
+            assert match == hosted.code and set(data) == {"v", "f", "p"}
+            view = decode(data["p"]["view"])
+            assert type(view).__name__ == "VoltageView"
+            assert view.seat == (None if seat == -1 else seat)
+            assert (view.hand is None) == (seat == -1)
     except BaseException:
         print(cluster.logs())
         raise
     finally:
+        await tap.stop()
         for t in (alice, bob, carol):
             if t is not None:
                 await t.close()
+
+
+async def test_a_refusal_from_the_host_reads_as_in_one_process(cluster):
+    """A name held on one edge, claimed on the other: the lobby's own line, on the screen."""
+    import asyncssh
+
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    alice = await enter(e0.port, "alice", asyncssh.generate_private_key("ssh-ed25519"))
+    other = await Terminal(100, 32).connect(e1.port, "alice")
+    try:
+        await alice.wait_for("you: alice")
+        await other.wait_for("Your name")
+        other.press(*["backspace"] * 16)
+        other.send("alice")
+        other.press("enter")
+        await other.wait_for("alice is already playing here: choose another name")
+        other.press(*["backspace"] * 16)
+        other.send("alicia")
+        other.press("enter")
+        await other.wait_for("you: alicia")
+    finally:
+        await alice.close()
+        await other.close()
 
 
 async def test_an_edge_killed_mid_match_its_player_gets_the_seat_back_through_the_other_edge(cluster):
