@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 SPECTATOR = -1  # the update channel of a match's spectators
 EDGE_TTL = 3.0  # an edge not heard of for this long is gone
-HOST_PRESENCE = "host"  # the host's presence key, beside the edges' ones
+HOST_PRESENCE = "host-"  # + the host's epoch: its presence key, beside the edges' ones
 
 
 def seat_key(handle: Any) -> int:
@@ -440,10 +440,11 @@ class HostService:
 
     # -- presence -----------------------------------------------------------------
     async def _beat(self) -> None:
-        """The host's own presence, under the edges' prefix: edges see it gone (or back)."""
+        """The host's own presence, under the edges' prefix and named by its epoch: an edge
+        sees it gone, back, or replaced by a restarted host (a new epoch)."""
         while True:
             try:
-                await self.bus.heartbeat(HOST_PRESENCE, self.edge_ttl)
+                await self.bus.heartbeat(HOST_PRESENCE + self.epoch, self.edge_ttl)
             except Exception:
                 log.exception("host heartbeat failed")
             await asyncio.sleep(self.edge_ttl / 3)

@@ -49,9 +49,10 @@ log = logging.getLogger(__name__)
 FIRST_GAME = GAMES[0]
 NOT_ANSWERING = "the game server is not answering; try again in a moment"
 HOST_AWAY = "the game server is restarting: the game will resume in a moment"
+REDIS_LOST = "the connection to the game server was lost: reconnecting"
 HEARTBEAT = 1.0
 EDGE_TTL = 3.0
-HOST_PRESENCE = "host"  # (server.cluster.host.HOST_PRESENCE)
+HOST_PRESENCE = "host-"  # + the host's epoch (server.cluster.host.HOST_PRESENCE)
 
 
 def _in_context(callback: Callable[..., Any]) -> Callable[..., Any]:
@@ -130,8 +131,11 @@ class RemoteSeatHandle:
 
         if self.seat is None:
             raise RuleError("spectators cannot act")
-        if self.client.host_away:
-            raise RuleError(HOST_AWAY)
+        if self.client.host_away:  # the move waits for the host (it will resume), a while
+            try:
+                await asyncio.wait_for(self.client.host_ready.wait(), 30.0)
+            except TimeoutError:
+                raise RuleError(HOST_AWAY) from None
         seq = self.session.next_seq()
         rid = self.client.calls.new_id()
         future = self.client.calls.expect(rid)
@@ -602,6 +606,9 @@ class EdgeClient:
         self._tasks: list[asyncio.Task[Any]] = []
         self.epoch: str | None = None  # the host's run (a new one: it restarted)
         self.host_away = False
+        self.host_ready = asyncio.Event()  # set while the host is there and knows our sessions
+        self.host_ready.set()
+        self._epoch_lock = asyncio.Lock()
 
     @classmethod
     async def connect(cls, url: str, *, namespace: str = "voltage", edge: str | None = None) -> EdgeClient:
@@ -620,6 +627,7 @@ class EdgeClient:
         return client
 
     async def start(self) -> None:
+        self.bus.on_state(self._bus_state)
         await self.bus.heartbeat(self.edge, EDGE_TTL)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._beat(), name="edge-heartbeat"),
@@ -634,20 +642,59 @@ class EdgeClient:
             except Exception:
                 log.exception("heartbeat failed")
                 continue
-            if HOST_PRESENCE not in alive and not self.host_away:
-                self.host_away = True  # the sessions stay; their screens say so
-                log.warning("the host is away: sessions wait for it")
-                for backend in list(self.sessions.values()):
-                    for h in backend._handles:
-                        h.local_notice(HOST_AWAY)
+            epochs = {e[len(HOST_PRESENCE):] for e in alive if e.startswith(HOST_PRESENCE)}
+            if not epochs:
+                if not self.host_away:
+                    self.host_away = True  # the sessions stay; their screens say so
+                    self.host_ready.clear()
+                    log.warning("the host is away: sessions wait for it")
+                    self._tell_all(HOST_AWAY)
+                continue
+            new = sorted(epochs - {self.epoch}) if self.epoch not in epochs or len(epochs) == 1 else []
+            if new:
+                await self._saw_epoch(new[0])
+            elif self.host_away:  # back, the same run (Redis restarted, or a slow beat)
+                self.host_away = False
+                self.host_ready.set()
+                await self._resync_all()
 
-    async def _host_back(self) -> None:
-        self.host_away = False
+    async def _saw_epoch(self, epoch: str | None) -> None:
+        """The host's run is ``epoch``: a new one (it restarted) knows none of our sessions,
+        so each is opened there again before any intent goes (``host_ready``)."""
+        async with self._epoch_lock:
+            if epoch is None or epoch == self.epoch:
+                return
+            first, self.epoch = self.epoch is None, epoch
+            if not first:
+                self.host_away = True
+                self.host_ready.clear()
+                for backend in list(self.sessions.values()):
+                    try:
+                        await backend.reopen()
+                    except Exception:
+                        log.exception("could not reopen session %s", backend.id)
+            self.host_away = False
+            self.host_ready.set()
+
+    def _tell_all(self, text: str) -> None:
         for backend in list(self.sessions.values()):
-            try:
-                await backend.reopen()
-            except Exception:
-                log.exception("could not reopen session %s", backend.id)
+            for h in backend._handles:
+                h.local_notice(text)
+
+    async def _resync_all(self) -> None:
+        for backend in list(self.sessions.values()):
+            for h in list(backend._handles):
+                try:
+                    await h.resync()
+                except Exception:
+                    log.exception("could not resync a seat")
+
+    def _bus_state(self, state: str) -> None:
+        """Redis lost: the players are told, the bus retries; back: every seat catches up."""
+        if state == "reconnecting":
+            self._tell_all(REDIS_LOST)
+        elif state == "connected":
+            asyncio.get_running_loop().create_task(self._resync_all())
 
     async def _follow_lobby(self) -> None:
         sub = await self.bus.lobby()
@@ -657,11 +704,8 @@ class EdgeClient:
             except Exception:
                 log.exception("bad lobby snapshot")
                 continue
-            epoch = message.get("epoch")
-            if epoch != self.epoch:
-                if self.epoch is not None:  # a restarted host: it knows none of our sessions
-                    asyncio.get_running_loop().create_task(self._host_back())
-                self.epoch = epoch
+            if message.get("epoch") != self.epoch:
+                asyncio.get_running_loop().create_task(self._saw_epoch(message.get("epoch")))
             for call in list(self._lobby_callbacks):
                 try:
                     call()

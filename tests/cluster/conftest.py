@@ -147,8 +147,9 @@ class Cluster:
 
 
 @pytest.fixture
-async def cluster(redis_url, tmp_path):  # noqa: F811
-    c = Cluster(redis_url, tmp_path)
+async def cluster(redis_server, tmp_path):  # noqa: F811
+    c = Cluster(redis_server.url, tmp_path)
+    c.redis = redis_server
     await c.start_host()
     yield c
     await c.close()

@@ -318,3 +318,34 @@ async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept
     finally:
         await alice.close()
         await bob.close()
+
+
+async def test_redis_restarted_mid_match_the_match_goes_on(cluster):
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(e0.port, "alice", ka)
+    bob = await enter(e1.port, "bob", kb)
+    try:
+        await alice.wait_for("you: alice")
+        await bob.wait_for("you: bob")
+        alice.press("home", "enter")
+        await alice.wait_for("Waiting for an opponent")
+        bob.press("home", "enter")
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_for("VOLTAGE")
+        hosted = match_of(cluster.lobby, "alice")
+        names = hosted.match.names
+        seats = {names.index("alice"): alice, names.index("bob"): bob}
+        await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 6)
+        cluster.redis.restart()  # kill -9 and start again, empty (no persistence)
+        await play(hosted, seats)
+        assert hosted.match.over
+        for t in (alice, bob):
+            await t.wait_for("wins the match|drawn")
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        await alice.close()
+        await bob.close()
