@@ -39,6 +39,12 @@ directory's database keeps players, names, ratings and every match's action
 log; at start the unfinished matches are restored (:meth:`Lobby.restore`), so a
 stop or a ``kill -9`` costs nobody their match.
 
+Split server (``voltage serve --redis``, :mod:`server.cluster.main`): the same server
+runs as an edge with ``remote=`` an :class:`~server.edge.backend.EdgeClient` and no
+lobby; each session's backend then reaches the host's lobby over Redis, ``who``,
+``leaderboard`` and ``export`` are answered by the host, and ``reuse_port`` lets N
+edge processes listen on one port.
+
 Identity: a client's public-key fingerprint, but only when it logged in with a
 signed public-key request; a key merely offered gives nothing.  Everyone else
 is a guest for that connection (keyboard-interactive with no prompts lets
