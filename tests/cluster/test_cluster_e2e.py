@@ -134,6 +134,19 @@ async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluste
             assert type(view).__name__ == "VoltageView"
             assert view.seat == (None if seat == -1 else seat)
             assert (view.hand is None) == (seat == -1)
+
+        # Rematch, asked and agreed on the two edges.
+        for t in (alice, bob):
+            await t.wait_for("rematch")
+        alice.press("r")
+        await alice.wait_for("Asking for a rematch")
+        await bob.wait_for("alice wants a rematch")
+        bob.press("r")
+        await wait_until(lambda: match_of(cluster.lobby, "alice") not in (None, hosted), what="the rematch")
+        again = match_of(cluster.lobby, "alice")
+        assert set(again.match.names) == {"alice", "bob"}
+        for t in (alice, bob):
+            await t.wait_for("turn 1")
     except BaseException:
         print(cluster.logs())
         raise
@@ -163,6 +176,14 @@ async def test_a_refusal_from_the_host_reads_as_in_one_process(cluster):
         other.send("alicia")
         other.press("enter")
         await other.wait_for("you: alicia")
+        # Alone in the queue, offered a bot after a while (the host's timing), and takes it.
+        other.press("home", "enter")
+        await other.wait_for("press b to play a bot")
+        other.press("b")
+        await other.wait_for("VOLTAGE")
+        await other.wait_for(r"Bot \(")
+        h = match_of(cluster.lobby, "alicia")
+        assert h is not None and any(seat.is_bot for seat in h.match.seats)
     finally:
         await alice.close()
         await other.close()
