@@ -101,7 +101,7 @@ def _serve(args: argparse.Namespace) -> int:
         from server.cluster.main import cluster_main
 
         return cluster_main(args.redis, args.edges, host=args.host, port=args.port, data_dir=args.data_dir,
-                            public_host=args.public_host, public_port=args.public_port)
+                            public_host=args.public_host, public_port=args.public_port, limits=_limits(args))
     return serve_main(
         args.host,
         args.port,
@@ -119,7 +119,13 @@ def _edge(args: argparse.Namespace) -> int:
     from server.cluster.main import edge_main
 
     return edge_main(args.redis, args.host_key, host=args.host, port=args.port, public_host=args.public_host,
-                     public_port=args.public_port, fast=args.fast)
+                     public_port=args.public_port, fast=args.fast, limits=_limits(args))
+
+
+def _limits(args: argparse.Namespace) -> dict[str, object]:
+    """The connection limits given on the command line (the others keep their defaults)."""
+    names = ("max_connections", "max_per_address", "max_startups", "max_startups_per_address")
+    return {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
 
 
 def _host(args: argparse.Namespace) -> int:
@@ -242,6 +248,12 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--port", type=int, default=2222)
     e.add_argument("--public-host", default="", help="the host players connect to, in every ssh line shown")
     e.add_argument("--public-port", type=int, default=0, help="the port players connect to, when not --port")
+    e.add_argument("--max-connections", type=int, default=None, help="connections at once (default 1000)")
+    e.add_argument("--max-per-address", type=int, default=None, help="connections from one address (default 20)")
+    e.add_argument("--max-startups", type=_startups, default=None, metavar="START:RATE:FULL",
+                   help="connections not logged in yet, as for serve (default 10:30:100)")
+    e.add_argument("--max-startups-per-address", type=_startups, default=None, metavar="START:RATE:FULL",
+                   help="the same, from one address (default 3:30:10)")
     e.add_argument("--fast", action="store_true", help=argparse.SUPPRESS)  # tests: tui.pacing.FAST
     e.set_defaults(func=_edge)
 

@@ -93,7 +93,8 @@ def host_main(redis_url: str, data_dir: str | Path | None, *, namespace: str = "
 
 
 def edge_main(redis_url: str, host_key: str | Path, *, host: str = "", port: int = 2222, public_host: str = "",
-              public_port: int = 0, namespace: str = "voltage", reuse_port: bool = True, fast: bool = False) -> int:
+              public_port: int = 0, namespace: str = "voltage", reuse_port: bool = True, fast: bool = False,
+              limits: dict[str, Any] | None = None) -> int:
     """``voltage edge``: an SSH server whose sessions play in the host's lobby over Redis."""
     import asyncssh
 
@@ -121,7 +122,7 @@ def edge_main(redis_url: str, host_key: str | Path, *, host: str = "", port: int
         loop.add_signal_handler(signal.SIGTERM, stop.set)
         client = await EdgeClient.connect(redis_url, namespace=namespace)
         config = ServerConfig(host=host, port=port, public_host=public_host, public_port=public_port,
-                              reuse_port=reuse_port)
+                              reuse_port=reuse_port, **(limits or {}))
         factory = None
         if fast:  # (tests: no highlight or results delay, as tui.pacing.FAST says)
             from server.ssh.server import harden_app
@@ -171,7 +172,8 @@ def _first_line(process: subprocess.Popen[str], what: str, timeout: float = 30.0
 
 
 def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int = 2222,
-                 data_dir: str | Path | None = None, public_host: str = "", public_port: int = 0) -> int:
+                 data_dir: str | Path | None = None, public_host: str = "", public_port: int = 0,
+                 limits: dict[str, Any] | None = None) -> int:
     """``voltage serve --redis URL [--edges N]``: a host and N edges on this machine, one port."""
     from server.ssh.server import HOST_KEY_FILE, HostKeyError, default_data_dir, load_host_key
 
@@ -204,6 +206,9 @@ def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int
         print(_first_line(hostp, "host"), flush=True)
         edge_args = ["edge", "--redis", redis_url, "--host-key", str(directory / HOST_KEY_FILE),
                      "--host", host, "--public-host", public_host, "--public-port", str(public_port)]
+        for name, value in (limits or {}).items():  # the connection limits hold per edge
+            flag = "--" + name.replace("_", "-")
+            edge_args += [flag, ":".join(map(str, value)) if isinstance(value, tuple) else str(value)]
         chosen = port
         for _i in range(n):
             edge = _spawn([*edge_args, "--port", str(chosen)])
