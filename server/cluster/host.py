@@ -153,6 +153,12 @@ class HostSession:
         b = self.backend
         return {"name": b.name, "named": b.named, "superseded": b.superseded, "stored_name": b.stored_name}
 
+    def let_go(self) -> None:
+        """The session no longer shows these matches: stop publishing them for it."""
+        for key in list(self.handles):
+            self.service.release(key)
+        self.handles.clear()
+
     def close(self) -> None:
         if self.closed:
             return
@@ -161,9 +167,7 @@ class HostSession:
             self.backend.close()
         finally:
             self.service.lobby.leave(self.backend.player)
-            for key in list(self.handles):
-                self.service.release(key)
-            self.handles.clear()
+            self.let_go()
 
 
 #: The lobby calls an edge may make, by name: synchronous ones (the screen waits for
@@ -324,6 +328,11 @@ class HostService:
             return
         if op == "replay":
             await self.calls.reply(request, self._run(session, lambda: self._replay_record(session, args)))
+            return
+        if op == "enter_lobby":  # the session's screens let go of its seats and watched matches
+            reply = self._run(session, session.backend.enter_lobby)
+            session.let_go()
+            await self.calls.reply(request, reply)
             return
         if op in SYNC_CALLS:
             method = getattr(session.backend, op)

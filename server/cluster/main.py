@@ -4,8 +4,10 @@
 ``serve --redis`` checks Redis answers (else one line and exit 1), makes the host key
 if it is new, then starts one host process (``voltage host``: the lobby, matches,
 bots and store) and N edge processes (``voltage edge``: SSH and the Textual apps)
-and waits; SIGTERM or Ctrl-C stops them all; an edge that dies is started again
-(its players reconnect through the others, or through it once it is back).
+and waits; SIGTERM or Ctrl-C stops them all.  An edge that dies is started again
+(its players reconnect through the others, or through it once it is back); so is a
+host that dies (the edges keep their sessions; the new host restores every match
+from the store and the edges open their sessions there again).
 
 Edges share the port with **SO_REUSEPORT**: each edge is a plain listening SSH
 server, the kernel spreads new connections over them, no process sits in the
@@ -225,9 +227,11 @@ def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int
               flush=True)
         while True:
             time.sleep(0.5)
-            if hostp.poll() is not None:
-                print(f"voltage serve: the host stopped (exit {hostp.returncode}); stopping", file=sys.stderr)
-                return 1
+            if hostp.poll() is not None:  # the edges keep their sessions; a new host restores the matches
+                print(f"voltage serve: the host stopped (exit {hostp.returncode}); starting it again",
+                      file=sys.stderr, flush=True)
+                hostp = children[0] = _spawn(["host", "--redis", redis_url, "--data-dir", str(directory)])
+                print(_first_line(hostp, "host"), flush=True)
             for i, child in enumerate(children[1:], start=1):
                 if child.poll() is not None:  # an edge died: start another on the port
                     print(f"voltage serve: an edge stopped (exit {child.returncode}); starting another",

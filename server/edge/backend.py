@@ -319,6 +319,8 @@ class RemoteBackend:
         return decode(reply.get("ok"), self._handle)
 
     def _call(self, op: str, *args: Any) -> Any:
+        if self.client.host_away:  # known to be away: say so now, not after a timeout
+            raise Refused(HOST_AWAY)
         try:
             reply = self.client.calls.call_sync(self.id, op, {"a": encode(list(args), self._arg)})
         except NoReply:
@@ -483,8 +485,16 @@ class RemoteBackend:
         return self.client.subscribe_lobby(callback)
 
     def enter_lobby(self) -> None:
+        """Back in the lobby: the seats and watched matches of before are let go (the
+        host lets go of them for this session too); a rematch or a resume gives new ones."""
         self.room = None
         self._call("enter_lobby")
+        self._let_go()
+
+    def _let_go(self) -> None:
+        handles, self._handles = self._handles, []
+        for h in handles:
+            asyncio.get_running_loop().create_task(h.close())
 
     async def quick_match(self, game: str = FIRST_GAME) -> Handles:
         return await self._acall("quick_match", game)
