@@ -370,3 +370,33 @@ async def test_redis_restarted_mid_match_the_match_goes_on(cluster):
     finally:
         await alice.close()
         await bob.close()
+
+
+async def test_a_key_opened_on_the_other_edge_takes_its_match_and_the_old_session_is_told(cluster):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    first = await enter(e0.port, "alice", key)
+    second = None
+    try:
+        await first.wait_for("you: alice")
+        first.press("down", "down", "down", "enter")  # the first "Play a bot" choice
+        await first.wait_for("VOLTAGE")
+        hosted = match_of(cluster.lobby, "alice")
+        assert hosted is not None
+        second = await Terminal(100, 32).connect(e1.port, "root", client_keys=[key])
+        await second.wait_for("VOLTAGE")  # the newest session, on the other edge, in the match
+        await second.wait_for("alice")
+        await first.wait_for("opened in another session")  # told through its own edge
+        await first.wait_for("Your name")
+        assert not hosted.grace  # the seat never went empty
+        first.press("enter")  # and takes it back
+        await first.wait_for("VOLTAGE")
+        await second.wait_for("opened in another session")
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        await first.close()
+        if second is not None:
+            await second.close()
