@@ -147,6 +147,9 @@ async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluste
         assert set(again.match.names) == {"alice", "bob"}
         for t in (alice, bob):
             await t.wait_for("turn 1")
+        # The spectator (on the second edge) follows the rematch.
+        await wait_until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
+        await carol.wait_for("turn 1")
     except BaseException:
         print(cluster.logs())
         raise
