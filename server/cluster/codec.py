@@ -7,7 +7,8 @@ and a view compares by tuple), a dict with non-string keys as ``{"$d": [[k, v]..
 an enum as ``{"$e": "module:Class", "v": value}``.  Decisions:
 
 - **An allow-list of modules** (``engine.``, ``server.lobby.models``, ``server.backend``,
-  ``server.cluster.``, ``server.store.db``: a finished match's record, for a replay):
+  ``server.cluster.``, ``server.store.db``: a finished match's record, for a replay;
+  ``tui.ports``: a seat's :class:`~tui.ports.Update`, whatever fields it grows):
   decoding never imports or builds anything else, so a message on the bus cannot
   make an edge construct an arbitrary object (this is why the codec is not pickle).
 - ``hook(value)`` on encode lets the host replace an object it must not send (a seat
@@ -26,7 +27,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-ALLOWED = ("engine.", "server.lobby.models", "server.backend", "server.cluster.", "server.store.db")
+ALLOWED = ("engine.", "server.lobby.models", "server.backend", "server.cluster.", "server.store.db", "tui.ports")
 
 Hook = Callable[[Any], Any]
 

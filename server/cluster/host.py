@@ -30,6 +30,7 @@ rematch behave exactly as in one process.  Decisions:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import uuid
@@ -44,7 +45,7 @@ from server.bus.rpc import HostCalls
 from server.cluster.codec import decode, encode
 from server.lobby.core import Lobby
 from server.lobby.models import Challenge
-from tui.ports import Refused
+from tui.ports import Refused, Update
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,12 @@ def describe(handle: Any) -> dict[str, Any]:
 
 
 class Publisher:
-    """The one subscription of the host to a ``(match, seat)``, sent on the bus."""
+    """The one subscription of the host to a ``(match, seat)``, sent on the bus.
+
+    Each :class:`~tui.ports.Update` goes as it is (``{"u": ...}``: the codec carries every
+    field it has, so a field added to it, a clock, an offer, crosses without a change
+    here); a full one is the latest update with the seat's present view, notice and
+    names and its whole log (``"log"``)."""
 
     def __init__(self, service: HostService, handle: Any) -> None:
         self.service = service
@@ -83,28 +89,19 @@ class Publisher:
         self.match = handle.match.code
         self.seat = seat_key(handle)
         self.users = 0
+        self.last: Any = None
         self._unsubscribe = handle.subscribe(self._updated)
 
     def _updated(self, update: Any) -> None:
-        payload = {
-            "view": encode(update.view),
-            "lines": list(update.lines),
-            "notice": update.notice,
-            "countdown": update.countdown,
-            "names": list(update.names),
-        }
-        self.service.send(self.match, self.seat, update.version, payload, False)
+        self.last = update
+        self.service.send(self.match, self.seat, update.version, {"u": encode(update)}, False)
 
     def full(self) -> None:
         h = self.handle
-        payload = {
-            "view": encode(h.view()),
-            "log": list(h.log),
-            "notice": h.notice,
-            "countdown": getattr(h, "countdown", None),
-            "names": list(h.names),
-        }
-        self.service.send(self.match, self.seat, h.version, payload, True)
+        base = self.last if self.last is not None else Update(h.view())
+        present = dataclasses.replace(base, view=h.view(), lines=(), notice=h.notice, version=h.version,
+                                      names=tuple(h.names), countdown=getattr(h, "countdown", None))
+        self.service.send(self.match, self.seat, h.version, {"u": encode(present), "log": list(h.log)}, True)
 
     def close(self) -> None:
         self._unsubscribe()
@@ -177,6 +174,7 @@ SYNC_CALLS = frozenset({
     "seated", "room_game", "join_room", "watch", "rating_change", "ratings", "history",
     "leaderboard_games", "leaderboard", "hv_starts_in", "refuses_challenges", "set_challenges",
     "challenge", "answer_challenge", "withdraw_challenge", "settings", "save_setting", "start_colours",
+    "colours_forced",
 })
 ASYNC_CALLS = frozenset({"quick_match", "join", "rematch", "challenge_answer"})
 
@@ -335,7 +333,10 @@ class HostService:
             await self.calls.reply(request, reply)
             return
         if op in SYNC_CALLS:
-            method = getattr(session.backend, op)
+            method = getattr(session.backend, op, None)
+            if method is None:  # (an extra this server's backend lacks: as the screens' getattr)
+                await self.calls.reply(request, {"ok": None, "st": session.state()})
+                return
             a = decode(args.get("a", []), session.handle_of)
             await self.calls.reply(request, self._run(session, lambda: method(*a)))
             return
@@ -395,7 +396,8 @@ class HostService:
         return reply
 
     def _create_room(self, session: HostSession, args: dict[str, Any]) -> dict[str, Any]:
-        room = session.backend.create_room(args.get("game", "voltage"), int(args.get("size", 4)))
+        more = decode(args.get("more") or [])  # what else the screen gave (a time control)
+        room = session.backend.create_room(args.get("game", "voltage"), int(args.get("size", 4)), *more)
 
         def filled(future: asyncio.Future[Any]) -> None:
             message: dict[str, Any] = {"push": "room", "session": session.id, "code": room.code}

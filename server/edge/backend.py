@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import itertools
 import logging
 import time
@@ -78,6 +79,7 @@ class RemoteSeatHandle:
         self._view = decode(data["view"])
         self._callbacks: list[Callable[[Update[Any]], None]] = []
         self._sub: Subscription[BusUpdate] | None = None
+        self._last: Update[Any] | None = None  # the latest update (all its fields: a clock, an offer)
         self._asked = False
         self._task = asyncio.get_running_loop().create_task(self._follow(), name=f"seat-{self.match}-{self.key}")
 
@@ -168,20 +170,25 @@ class RemoteSeatHandle:
 
     def _apply(self, u: BusUpdate) -> None:
         p = u.payload
+        update: Update[Any] = decode(p["u"])
         if u.full:
             full = list(p["log"])
             lines = tuple(full[len(self._log):]) if full[: len(self._log)] == self._log else ()
             self._log = full
         else:
-            lines = tuple(p["lines"])
+            lines = tuple(update.lines)
             self._log.extend(lines)
-        self._view = decode(p["view"])
-        self._notice = p["notice"]
-        self._countdown = p.get("countdown")
-        if p.get("names"):
-            self._names = tuple(p["names"])
+        self._view = update.view
+        self._notice = update.notice
+        self._countdown = update.countdown
+        if update.names:
+            self._names = tuple(update.names)
         self._version = u.version
-        update = Update(self._view, lines, self._notice, self._countdown, self._version, self._names)
+        update = dataclasses.replace(update, lines=lines, version=u.version, names=self._names)
+        self._last = update
+        self._tell(update)
+
+    def _tell(self, update: Update[Any]) -> None:
         for call in list(self._callbacks):
             try:
                 call(update)
@@ -191,12 +198,9 @@ class RemoteSeatHandle:
     def local_notice(self, text: str) -> None:
         """Show ``text`` as the status line (the host is away), the rest as it was."""
         self._notice = text
-        update = Update(self._view, (), text, self._countdown, self._version, self._names)
-        for call in list(self._callbacks):
-            try:
-                call(update)
-            except Exception:
-                log.exception("seat subscriber failed")
+        base = self._last if self._last is not None else Update(self._view, (), "", self._countdown, self._version,
+                                                                self._names)
+        self._tell(dataclasses.replace(base, lines=(), notice=text))
 
     async def resync(self) -> None:
         """Ask for the full view again (the host restarted and has this seat back)."""
@@ -452,6 +456,12 @@ class RemoteBackend:
         except Refused:
             return None
 
+    def colours_forced(self) -> str | None:
+        try:
+            return self._call("colours_forced")
+        except Refused:
+            return None
+
     def claim_name(self, name: str) -> str:
         return self._call("claim_name", name)
 
@@ -502,9 +512,11 @@ class RemoteBackend:
     def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
         return self._call("play_bot", bot, game)
 
-    def create_room(self, game: str = FIRST_GAME, size: int = 4) -> RemoteRoom:
+    def create_room(self, game: str = FIRST_GAME, size: int = 4, *more: Any) -> RemoteRoom:
+        """A private room (``more``: whatever else the screen asks for, as the host's backend takes it)."""
         try:
-            reply = self.client.calls.call_sync(self.id, "create_room", {"game": game, "size": size})
+            reply = self.client.calls.call_sync(self.id, "create_room",
+                                                {"game": game, "size": size, "more": encode(list(more))})
         except NoReply:
             raise Refused(NOT_ANSWERING) from None
         info = self._result(reply)

@@ -130,7 +130,7 @@ async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluste
         assert {seat for _m, seat, _d in tap.seen} == {0, 1, -1}
         for match, seat, data in tap.seen:
             assert match == hosted.code and set(data) == {"v", "f", "p"}
-            view = decode(data["p"]["view"])
+            view = decode(data["p"]["u"]).view
             assert type(view).__name__ == "VoltageView"
             assert view.seat == (None if seat == -1 else seat)
             assert (view.hand is None) == (seat == -1)

@@ -16,6 +16,7 @@ from server.bus import FullRequest
 from server.bus.redis import RedisBus
 from server.cluster.codec import CodecError, decode, encode
 from server.edge.backend import RemoteSeatHandle
+from tui.ports import Update
 
 
 def _round_trip(value):
@@ -75,15 +76,15 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         first = await asyncio.wait_for(feed.__anext__(), 10)
         assert first == FullRequest("ABCD", 0)  # once subscribed: nothing missed stays missed
         await host.ack(first)
-        view = encode(V.view(V.new_match(1), 0))
-        await host.publish_update("ABCD", 0, 1, {"view": view, "lines": ["one"], "notice": "", "names": []})
+        view = V.view(V.new_match(1), 0)
+        await host.publish_update("ABCD", 0, 1, {"u": encode(Update(view, ("one",), version=1))})
         await _until(lambda: len(got) == 1)
         assert got[0].version == 1 and got[0].lines == ("one",) and h.log == ["dealt", "one"]
-        await host.publish_update("ABCD", 0, 3, {"view": view, "lines": ["three"], "notice": "", "names": []})
+        await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, ("three",), version=3))})
         asked = await asyncio.wait_for(feed.__anext__(), 10)
         assert asked == FullRequest("ABCD", 0) and len(got) == 1 and h.version == 1  # a gap: not applied
-        await host.publish_update("ABCD", 0, 3, {"view": view, "log": ["dealt", "one", "two", "three"],
-                                                 "notice": "x", "names": []}, full=True)
+        await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, notice="x", version=3)),
+                                                 "log": ["dealt", "one", "two", "three"]}, full=True)
         await _until(lambda: len(got) == 2)
         assert got[1].version == 3 and got[1].lines == ("two", "three") and got[1].notice == "x"
         await h.close()
