@@ -309,6 +309,14 @@ class HostService:
         if op == "who":
             await self.calls.reply(request, {"ok": self.lobby.who_text()})
             return
+        if op == "replay_record":  # ``ssh HOST replay ID`` on an edge (no lobby session)
+            try:
+                record = self._replay_record(args.get("identity"), args)
+            except ValueError as error:
+                await self.calls.reply(request, {"refused": str(error)})
+                return
+            await self.calls.reply(request, {"ok": encode(record)})
+            return
         if op == "command":
             await self.calls.reply(request, {"ok": kept_command(self.lobby.store, args["words"], args["ssh"])})
             return
@@ -325,7 +333,8 @@ class HostService:
             await self.calls.reply(request, self._run(session, lambda: self._create_room(session, args)))
             return
         if op == "replay":
-            await self.calls.reply(request, self._run(session, lambda: self._replay_record(session, args)))
+            identity = session.backend.identity
+            await self.calls.reply(request, self._run(session, lambda: self._replay_record(identity, args)))
             return
         if op == "enter_lobby":  # the session's screens let go of its seats and watched matches
             reply = self._run(session, session.backend.enter_lobby)
@@ -412,7 +421,7 @@ class HostService:
         room.future.add_done_callback(filled)
         return {"code": room.code, "game": room.game, "size": getattr(room, "size", 2)}
 
-    def _replay_record(self, session: HostSession, args: dict[str, Any]) -> Any:
+    def _replay_record(self, identity: str | None, args: dict[str, Any]) -> Any:
         """A finished match's record, for the edge to step through (a running one is refused:
         its hands are not public; :meth:`Replay.load` says why not, in its words)."""
         from server.replay import Replay, ReplayError
@@ -422,7 +431,7 @@ class HostService:
         try:
             if store is None:
                 raise ReplayError("this server keeps no matches")
-            Replay.load(store, match_id, session.backend.identity)
+            Replay.load(store, match_id, identity)
         except ReplayError as error:
             raise Refused(str(error)) from None
         return store.match_record(match_id)

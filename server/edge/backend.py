@@ -780,6 +780,21 @@ class EdgeClient:
         except NoReply:
             pass  # the host sees the session go with this edge's presence, or at its restart
 
+    async def replay(self, match_id: int, identity: str | None) -> Any:
+        """The replay of a finished match for ``identity`` (``ssh HOST replay ID``): the
+        host checks it may be shown and sends its record; raises ``ReplayError`` saying why not."""
+        from server.replay import ReplayError, replay_of
+
+        try:
+            reply = await self.calls.call("", "replay_record", {"id": int(match_id), "identity": identity},
+                                          timeout=10.0)
+        except NoReply:
+            raise ReplayError(NOT_ANSWERING) from None
+        if "ok" not in reply:
+            raise ReplayError(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
+        record = decode(reply["ok"])
+        return replay_of(record, record.seat_of(identity))
+
     async def who_text(self) -> str:
         reply = await self.calls.call("", "who", {}, timeout=5.0)
         return str(reply.get("ok", ""))

@@ -686,9 +686,8 @@ class VoltageServer:
         if match_id is None:
             process.stderr.write(f"usage: {tty(self.ssh_line())} replay MATCH_ID (a number)\n".encode())
             return 2
-        if self.store is None:
-            process.stderr.write(b"voltage: this server keeps no matches\n" if self.remote is None
-                                 else b"voltage: replays are not served through an edge yet\n")
+        if self.store is None and self.remote is None:
+            process.stderr.write(b"voltage: this server keeps no matches\n")
             return 1
         if process.term_type is None:
             process.stderr.write(
@@ -696,13 +695,16 @@ class VoltageServer:
             )
             return 1
         try:
-            replay = Replay.load(self.store, match_id, c.identity)
+            if self.remote is not None:  # an edge: the host reads its store
+                replay = await self.remote.replay(match_id, c.identity)
+            else:
+                replay = Replay.load(self.store, match_id, c.identity)
         except ReplayError as e:
             process.stderr.write(f"voltage: {_printable(str(e), 200)}\n".encode())
             return 1
         from tui.screens.replay import ReplayBackend
 
-        player = self.lobby.connect(c.identity, c.username)
+        player = self.lobby.connect(c.identity, c.username) if self.remote is None else None
         backend = ReplayBackend(replay, player=player)
         self.sessions += 1
         try:

@@ -403,3 +403,41 @@ async def test_a_key_opened_on_the_other_edge_takes_its_match_and_the_old_sessio
         await first.close()
         if second is not None:
             await second.close()
+
+
+async def test_the_kept_commands_through_an_edge_leaderboard_export_replay(kept_cluster):
+    import asyncio
+    import json
+
+    from tests.server.test_commands import KA, KB, finished_match
+    from tests.support.terminal import ssh_connect
+
+    store = kept_cluster.store
+    store.upsert_player(KA, "Alice")
+    store.upsert_player(KB, "Bob")
+    mid = finished_match(store, 11)
+    running = store.create_match("voltage", 13, [{"name": "Alice", "identity": KA}, {"name": "Bob", "identity": KB}])
+    edge = await kept_cluster.add_edge()
+    async def run(command: str):
+        async with await ssh_connect(edge.port, "dave") as conn:  # (one session per connection)
+            return await conn.run(command)
+
+    r = await run(f"export {mid}")
+    assert r.exit_status == 0 and json.loads(r.stdout)["seed"] == 11
+    r = await run(f"export {running}")
+    assert r.exit_status == 1 and "not finished" in r.stderr and not r.stdout
+    r = await run("export abc")
+    assert r.exit_status == 2 and "usage" in r.stderr
+    r = await run("leaderboard")
+    assert r.exit_status == 0 and "Alice" in r.stdout
+    t = await Terminal(100, 32).connect(edge.port, "carol", command=f"replay {mid}")
+    try:
+        await t.wait_for(rf"REPLAY.*match #{mid}.*step 0/")
+        await t.wait_for("as a spectator")
+        t.press("right", "right", "right")
+        await t.wait_for(r"step 3/")
+    finally:
+        await t.close()
+    t = await Terminal(100, 32).connect(edge.port, "carol", command=f"replay {running}")
+    await asyncio.wait_for(t.closed.wait(), 10)
+    assert t.exit_status == 1
