@@ -130,7 +130,8 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         for p in live:
             p.chan.write(b"\r")
             await asyncio.sleep(0.01)
-        await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in live), return_exceptions=True)
+        got = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in live), return_exceptions=True)
+        in_match = sum(1 for g in got if not isinstance(g, BaseException))
         await asyncio.sleep(1.0)
         loaded = [server_only_rss_kb(k.proc.pid) for k in kids]
         latencies: list[float] = []
@@ -146,7 +147,7 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         total = sum(counts)
         per_session = [(b - a) / max(1, n / edges) / 1024 for a, b in zip(idle, loaded, strict=True)]
         return {
-            "edges": edges, "sessions": n, "connected": n - failed, "connect_s": connect_s, "actions": total,
+            "edges": edges, "sessions": n, "connected": n - failed, "in_match": in_match, "connect_s": connect_s, "actions": total,
             "rate": total / played, "p50": pct(latencies, 50), "p95": pct(latencies, 95), "p99": pct(latencies, 99),
             "keys": len(latencies), "host_ms": host_cpu * 1000 / max(1, total),
             "edge_cpu": [c / played for c in edge_cpu], "mb_per_session": per_session,
@@ -162,7 +163,7 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
 def show(r: dict, pace: tuple[float, float]) -> None:
     ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
     print(f"{r['edges']} edge{'s' if r['edges'] != 1 else ''}: {r['connected']}/{r['sessions']} sessions connected "
-          f"in {r['connect_s']:.1f} s; pace {pace[0]:g}-{pace[1]:g} s")
+          f"in {r['connect_s']:.1f} s, {r['in_match']} in a match; pace {pace[0]:g}-{pace[1]:g} s")
     print(f"  accepted actions: {r['actions']} ({r['rate']:.1f}/s)")
     print(f"  keypress-to-frame over {r['keys']} keys: p50 {ms(r['p50'])}, p95 {ms(r['p95'])}, p99 {ms(r['p99'])}")
     print(f"  host CPU per action: {r['host_ms']:.2f} ms; edges' CPU: "
