@@ -84,3 +84,48 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
     except OSError:
         return False
+
+
+async def test_serve_with_redis_starts_a_killed_edge_or_host_again(redis_url, tmp_path):
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "voltage", "serve", "--redis", redis_url, "--edges", "1", "--host", "127.0.0.1",
+        "--port", "0", "--data-dir", str(tmp_path / "data"),
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )
+    out: list[str] = []
+
+    async def line_matching(pattern: str) -> re.Match[str]:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 60
+        while True:
+            line = await asyncio.wait_for(proc.stdout.readline(), max(0.1, deadline - time.monotonic()))
+            assert line, "serve stopped:\n" + "".join(out)
+            out.append(line.decode())
+            m = re.search(pattern, out[-1])
+            if m:
+                return m
+
+    try:
+        edge = await line_matching(r"edge \w+ serving on port (\d+) \(pid (\d+)\)")
+        port = int(edge.group(1))
+        await line_matching("Connect with")
+        os.kill(int(edge.group(2)), signal.SIGKILL)
+        await line_matching("an edge stopped")
+        again = await line_matching(r"edge \w+ serving on port (\d+) \(pid (\d+)\)")
+        assert int(again.group(1)) == port
+        host_pid = next(int(p) for p in _children(proc.pid) if p != int(again.group(2)))
+        os.kill(host_pid, signal.SIGKILL)
+        await line_matching("the host stopped")
+        await line_matching("host ready")
+        async with await ssh_connect(port, "dave") as conn:
+            who = (await conn.run("who")).stdout
+        assert "online" in who, who
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 30)
+    assert code == 0, "".join(out)
+
+
+def _children(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
