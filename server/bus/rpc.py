@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -210,3 +211,47 @@ class HostCalls:
     async def close(self) -> None:
         await self._read.aclose()
         await self._write.aclose()
+
+
+class PresenceBeat:
+    """Keeps ``NS:edge:NAME`` alive from a thread of its own (the bus's presence key).
+
+    The heartbeat says the *process* is alive, so it must not wait on the event loop:
+    an edge drawing a burst of arrivals, or a host busy for a few seconds, would miss
+    its beats and be declared dead, and its players' seats would enter the grace while
+    they play.  A thread with its own synchronous connection beats every ``every``
+    seconds whatever the loop is doing; it stops with the process (kill -9 included)
+    or with :meth:`stop`.  Redis errors are retried at the next beat."""
+
+    def __init__(self, url: str, name: str, ttl: float, *, namespace: str = "voltage", every: float = 1.0) -> None:
+        self.key = f"{namespace}:edge:{name}"
+        self.ttl_ms = max(1, int(ttl * 1000))
+        self.every = every
+        self._client = redis.Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=2.0)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"presence-{name}", daemon=True)
+
+    def start(self) -> PresenceBeat:
+        self._beat()
+        self._thread.start()
+        return self
+
+    def _beat(self) -> None:
+        try:
+            self._client.set(self.key, "1", px=self.ttl_ms)
+        except (RedisError, OSError):
+            pass  # Redis away: the next beat tries again
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._beat()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        try:
+            self._client.delete(self.key)  # gone at once, not after a ttl
+        except (RedisError, OSError):
+            pass
+        self._client.close()

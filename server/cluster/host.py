@@ -41,7 +41,7 @@ from typing import Any
 from engine.errors import RuleError
 from server.backend import SSHBackend
 from server.bus import Bus, FullRequest, Intent
-from server.bus.rpc import HostCalls
+from server.bus.rpc import HostCalls, PresenceBeat
 from server.cluster.codec import decode, encode
 from server.lobby.core import Lobby
 from server.lobby.models import Challenge
@@ -461,7 +461,17 @@ class HostService:
     # -- presence -----------------------------------------------------------------
     async def _beat(self) -> None:
         """The host's own presence, under the edges' prefix and named by its epoch: an edge
-        sees it gone, back, or replaced by a restarted host (a new epoch)."""
+        sees it gone, back, or replaced by a restarted host (a new epoch).  On Redis it
+        beats from a thread (:class:`~server.bus.rpc.PresenceBeat`: a busy loop is not a
+        dead host)."""
+        url = getattr(self.bus, "url", None)
+        if url is not None:
+            beat = PresenceBeat(url, HOST_PRESENCE + self.epoch, self.edge_ttl,
+                                namespace=getattr(self.bus, "ns", "voltage")).start()
+            try:
+                await asyncio.Event().wait()  # until cancelled
+            finally:
+                await asyncio.get_running_loop().run_in_executor(None, beat.stop)
         while True:
             try:
                 await self.bus.heartbeat(HOST_PRESENCE + self.epoch, self.edge_ttl)

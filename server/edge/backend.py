@@ -40,7 +40,7 @@ from typing import Any
 
 from server.bus import Bus, Intent, Subscription, gap
 from server.bus import Update as BusUpdate
-from server.bus.rpc import EdgeCalls, NoReply
+from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.cluster.codec import CodecError, _cls, decode, encode
 from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
 from tui.ports import Handles, Refused, Update
@@ -631,6 +631,7 @@ class EdgeClient:
         self.host_ready = asyncio.Event()  # set while the host is there and knows our sessions
         self.host_ready.set()
         self._epoch_lock = asyncio.Lock()
+        self._presence: PresenceBeat | None = None
 
     @classmethod
     async def connect(cls, url: str, *, namespace: str = "voltage", edge: str | None = None) -> EdgeClient:
@@ -650,7 +651,12 @@ class EdgeClient:
 
     async def start(self) -> None:
         self.bus.on_state(self._bus_state)
-        await self.bus.heartbeat(self.edge, EDGE_TTL)
+        url = getattr(self.bus, "url", None)
+        if url is not None:  # (the presence beats from a thread: see PresenceBeat)
+            self._presence = PresenceBeat(url, self.edge, EDGE_TTL, namespace=getattr(self.bus, "ns", "voltage"))
+            self._presence.start()
+        else:
+            await self.bus.heartbeat(self.edge, EDGE_TTL)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._beat(), name="edge-heartbeat"),
                        loop.create_task(self._follow_lobby(), name="edge-lobby")]
@@ -659,7 +665,8 @@ class EdgeClient:
         while True:
             await asyncio.sleep(HEARTBEAT)
             try:
-                await self.bus.heartbeat(self.edge, EDGE_TTL)
+                if self._presence is None:
+                    await self.bus.heartbeat(self.edge, EDGE_TTL)
                 alive = await self.bus.alive_edges()
             except Exception:
                 log.exception("heartbeat failed")
@@ -804,6 +811,8 @@ class EdgeClient:
         return reply.get("ok") or {"code": 1, "out": "", "err": "voltage: the game server could not do that\n"}
 
     async def close(self) -> None:
+        if self._presence is not None:
+            self._presence.stop()
         for task in self._tasks:
             task.cancel()
         for backend in list(self.sessions.values()):
