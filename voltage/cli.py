@@ -97,6 +97,11 @@ def _startups(text: str) -> tuple[int, int, int]:
 def _serve(args: argparse.Namespace) -> int:
     from server.ssh.server import serve_main
 
+    if args.redis:
+        from server.cluster.main import cluster_main
+
+        return cluster_main(args.redis, args.edges, host=args.host, port=args.port, data_dir=args.data_dir,
+                            public_host=args.public_host, public_port=args.public_port, limits=_limits(args))
     return serve_main(
         args.host,
         args.port,
@@ -108,6 +113,25 @@ def _serve(args: argparse.Namespace) -> int:
         max_startups=args.max_startups,
         max_startups_per_address=args.max_startups_per_address,
     )
+
+
+def _edge(args: argparse.Namespace) -> int:
+    from server.cluster.main import edge_main
+
+    return edge_main(args.redis, args.host_key, host=args.host, port=args.port, public_host=args.public_host,
+                     public_port=args.public_port, fast=args.fast, limits=_limits(args))
+
+
+def _limits(args: argparse.Namespace) -> dict[str, object]:
+    """The connection limits given on the command line (the others keep their defaults)."""
+    names = ("max_connections", "max_per_address", "max_startups", "max_startups_per_address")
+    return {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
+
+
+def _host(args: argparse.Namespace) -> int:
+    from server.cluster.main import host_main
+
+    return host_main(args.redis, args.data_dir, grace=args.grace)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -210,7 +234,33 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the host players connect to, in every ssh line shown (behind NAT or a proxy)")
     s.add_argument("--public-port", type=int, default=0,
                    help="the port players connect to, when it is not --port (behind NAT or a proxy)")
+    s.add_argument("--redis", default=None, metavar="URL",
+                   help="split the server: one host process and --edges edge processes on this port, "
+                        "Redis between them (redis://HOST:PORT/0 or unix:///PATH)")
+    s.add_argument("--edges", type=int, default=None, help="edge processes with --redis (default: one per core)")
     s.set_defaults(func=_serve)
+
+    e = sub.add_parser("edge", help="an edge of a split server: SSH sessions whose games the host runs")
+    e.add_argument("--redis", required=True, metavar="URL", help="the Redis the host uses")
+    e.add_argument("--host-key", required=True, metavar="FILE", help="the host key every edge shows")
+    e.add_argument("--host", default="", help="address to listen on (default: all)")
+    e.add_argument("--port", type=int, default=2222)
+    e.add_argument("--public-host", default="", help="the host players connect to, in every ssh line shown")
+    e.add_argument("--public-port", type=int, default=0, help="the port players connect to, when not --port")
+    e.add_argument("--max-connections", type=int, default=None, help="connections at once (default 1000)")
+    e.add_argument("--max-per-address", type=int, default=None, help="connections from one address (default 20)")
+    e.add_argument("--max-startups", type=_startups, default=None, metavar="START:RATE:FULL",
+                   help="connections not logged in yet, as for serve (default 10:30:100)")
+    e.add_argument("--max-startups-per-address", type=_startups, default=None, metavar="START:RATE:FULL",
+                   help="the same, from one address (default 3:30:10)")
+    e.add_argument("--fast", action="store_true", help=argparse.SUPPRESS)  # tests: tui.pacing.FAST
+    e.set_defaults(func=_edge)
+
+    h = sub.add_parser("host", help="the host of a split server: the lobby, the matches and the store")
+    h.add_argument("--redis", required=True, metavar="URL", help="the Redis the edges use")
+    h.add_argument("--data-dir", default=None, help="the data directory (default: the user data dir)")
+    h.add_argument("--grace", type=float, default=60.0, help=argparse.SUPPRESS)
+    h.set_defaults(func=_host)
 
     pl = sub.add_parser("play", help="play Voltage in this terminal, against a bot or hot-seat")
     pl.add_argument("--name", default=None, help="your name in the match (default: your login name)")

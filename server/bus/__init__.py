@@ -35,6 +35,9 @@ What crosses it, and the guarantees (decisions, with reasons):
 - **Presence**: ``heartbeat(edge_id, ttl)`` marks an edge alive for ``ttl``
   seconds; ``alive_edges()`` is the set not expired, so the host sees an edge that
   died (kill -9) within one ttl and starts its players' reconnect grace.
+- **Lobby calls** (an edge session's name claim, quick match, room...) are requests
+  with replies, outside this interface: :mod:`server.bus.rpc` (Redis lists: a
+  request feed for the host, a reply key per blocking call, an inbox per edge).
 - **Connection state**: ``state`` is ``"connected"``, ``"reconnecting"`` or
   ``"closed"``; ``on_state(callback)`` is called on each change so an edge can tell
   its players.  Operations on a lost connection are retried with backoff until it

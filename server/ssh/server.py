@@ -39,6 +39,12 @@ directory's database keeps players, names, ratings and every match's action
 log; at start the unfinished matches are restored (:meth:`Lobby.restore`), so a
 stop or a ``kill -9`` costs nobody their match.
 
+Split server (``voltage serve --redis``, :mod:`server.cluster.main`): the same server
+runs as an edge with ``remote=`` an :class:`~server.edge.backend.EdgeClient` and no
+lobby; each session's backend then reaches the host's lobby over Redis, ``who``,
+``leaderboard`` and ``export`` are answered by the host, and ``reuse_port`` lets N
+edge processes listen on one port.
+
 Identity: a client's public-key fingerprint, but only when it logged in with a
 signed public-key request; a key merely offered gives nothing.  Everyone else
 is a guest for that connection (keyboard-interactive with no prompts lets
@@ -129,6 +135,9 @@ class ServerConfig:
     session_idle: float = 30.0  # logged in, no session by then: dropped
     name_idle: float = 300.0  # still on the name screen by then: the session ends
     channel_window: int = 256 * 1024
+    # Several edge processes listening on one port (``serve --redis --edges N``): the
+    # kernel spreads the connections over them (SO_REUSEPORT).
+    reuse_port: bool = False
     input_limits: InputLimits = field(default_factory=InputLimits)
     output_limits: OutputLimits = field(default_factory=OutputLimits)
 
@@ -437,11 +446,15 @@ class VoltageServer:
         app_factory: AppFactory | None = None,
         host_key: asyncssh.SSHKey | None = None,
         store: Any = None,
+        remote: Any = None,
     ) -> None:
         self.config = config
         self.executor = executor
         self.store = store  # server.store.db.Store: players, ratings, match logs (None: nothing kept)
-        self.lobby = lobby or Lobby(
+        # An edge of a split server (server.edge.backend.EdgeClient): no lobby here, the
+        # sessions' backends reach the host's over Redis.
+        self.remote = remote
+        self.lobby: Any = lobby if lobby is not None or remote is not None else Lobby(
             executor,
             grace=config.grace,
             bot_offer_after=config.bot_offer_after,
@@ -472,7 +485,7 @@ class VoltageServer:
                 self.host_key = asyncssh.generate_private_key("ssh-ed25519")
             else:
                 self.host_key = load_host_key(Path(cfg.data_dir))
-        if self.lobby.store is not None:
+        if self.remote is None and self.lobby.store is not None:
             # Before anyone can connect: every unfinished match, waiting for its players.
             self.restored = len(self.lobby.restore())
         self._server = await asyncssh.create_server(
@@ -495,8 +508,12 @@ class VoltageServer:
             keepalive_count_max=cfg.keepalive_count_max,
             window=cfg.channel_window,
             reuse_address=True,
+            reuse_port=cfg.reuse_port or None,
         )
-        self.lobby.ssh_line = self.ssh_line()  # (the lobby's screens print it for friends)
+        if self.remote is not None:
+            self.remote.ssh_line = self.ssh_line()
+        else:
+            self.lobby.ssh_line = self.ssh_line()  # (the lobby's screens print it for friends)
 
     def close(self) -> None:
         if self._server is not None:
@@ -602,9 +619,12 @@ class VoltageServer:
             process.stdout.write(help_text(self.ssh_line()).replace("\n", newline).encode())
             return 0
         if words == ["who"]:
-            process.stdout.write(self.lobby.who_text().replace("\n", newline).encode())
+            text = await self.remote.who_text() if self.remote is not None else self.lobby.who_text()
+            process.stdout.write(text.replace("\n", newline).encode())
             return 0
         if words and words[0] in ("leaderboard", "export"):
+            if self.remote is not None:
+                return await self._remote_command(process, words)
             return self._kept_command(process, words)
         initial: tuple[str, str] | None = None
         if len(words) == 2 and words[0] in ("join", "watch"):
@@ -644,6 +664,23 @@ class VoltageServer:
             process.stderr.write(f"voltage: {text}".encode())
         return code
 
+    async def _remote_command(self, process: asyncssh.SSHServerProcess, words: list[str]) -> int:
+        """``leaderboard`` and ``export`` on an edge: the host reads its store."""
+        nl = "\r\n" if process.term_type else "\n"
+        if (words[0] == "leaderboard" and len(words) != 1) or (words[0] == "export" and (
+                len(words) != 2 or _match_id(words[1]) is None)):
+            what = "leaderboard" if words[0] == "leaderboard" else "export MATCH_ID (a number)"
+            process.stderr.write(f"usage: {self.ssh_line()} {what}\n".encode())
+            return 2
+        if words[0] == "export":
+            words = ["export", str(_match_id(words[1]))]
+        got = await self.remote.command(words)
+        if got["out"]:
+            process.stdout.write(got["out"].replace("\n", nl).encode())
+        if got["err"]:
+            process.stderr.write(got["err"].encode())
+        return int(got["code"])
+
     async def _replay(self, c: _Connection, process: asyncssh.SSHServerProcess, args: list[str]) -> int:
         """``replay MATCH_ID``: a finished match, step by step (needs ``ssh -t``)."""
         from server.replay import Replay, ReplayError
@@ -652,7 +689,7 @@ class VoltageServer:
         if match_id is None:
             process.stderr.write(f"usage: {tty(self.ssh_line())} replay MATCH_ID (a number)\n".encode())
             return 2
-        if self.store is None:
+        if self.store is None and self.remote is None:
             process.stderr.write(b"voltage: this server keeps no matches\n")
             return 1
         if process.term_type is None:
@@ -661,13 +698,16 @@ class VoltageServer:
             )
             return 1
         try:
-            replay = Replay.load(self.store, match_id, c.identity)
+            if self.remote is not None:  # an edge: the host reads its store
+                replay = await self.remote.replay(match_id, c.identity)
+            else:
+                replay = Replay.load(self.store, match_id, c.identity)
         except ReplayError as e:
             process.stderr.write(f"voltage: {_printable(str(e), 200)}\n".encode())
             return 1
         from tui.screens.replay import ReplayBackend
 
-        player = self.lobby.connect(c.identity, c.username)
+        player = self.lobby.connect(c.identity, c.username) if self.remote is None else None
         backend = ReplayBackend(replay, player=player)
         self.sessions += 1
         try:
@@ -681,8 +721,19 @@ class VoltageServer:
     async def _play(self, c: _Connection, process: asyncssh.SSHServerProcess, initial: tuple[str, str] | None) -> int:
         from server.backend import SSHBackend
 
-        player = self.lobby.connect(c.identity, c.username)
-        backend = SSHBackend(self.lobby, player, initial=initial, env=_client_env(process))
+        backend: Any
+        player: Any = None
+        if self.remote is not None:
+            from tui.ports import Refused
+
+            try:
+                backend = await self.remote.open_session(c.identity, c.username, initial, _client_env(process))
+            except Refused as e:
+                process.stderr.write(f"voltage: {e}\r\n".encode())
+                return 1
+        else:
+            player = self.lobby.connect(c.identity, c.username)
+            backend = SSHBackend(self.lobby, player, initial=initial, env=_client_env(process))
         self.sessions += 1
         idle: list[bool] = []
         watchdog: asyncio.TimerHandle | None = None
@@ -704,7 +755,8 @@ class VoltageServer:
                 watchdog.cancel()
             self.sessions -= 1
             backend.close()
-            self.lobby.leave(player)
+            if player is not None:
+                self.lobby.leave(player)
         if idle:
             mins = self.config.name_idle / 60
             process.stdout.write(

@@ -1,0 +1,206 @@
+"""Load benchmark for the split server: the same load against one edge and against two.
+
+    python benchmarks/cluster_load.py -n 40 --seconds 30
+    python benchmarks/cluster_load.py -n 200 --seconds 120 --pace 3      # the issue's target run
+
+In one invocation: a private ``redis-server`` (temp dir, unix socket, no persistence),
+then for each configuration (``--edges 1,2``) a fresh ``voltage host`` and that many
+``voltage edge`` processes sharing one port (SO_REUSEPORT), and the load of
+``benchmarks/load.py`` against the port: N guest sessions named, paired by quick
+match, playing for ``--seconds`` at ``--pace``, every key timed until the next frame.
+Printed per configuration: accepted actions per second, keypress-to-frame p50/p95/p99,
+the host's CPU per action, each edge's memory per session, and whether every
+session connected.  ``benchmarks/load.py`` with the same ``-n/--seconds/--pace`` is the
+embedded server's figure to compare with (the bus's cost on the median).
+
+A fresh host per configuration: the previous run's guests left, and a guest's seat
+goes to a bot at once, so the old host would still be playing their matches out.
+The clients run in this process (load.py's cheap clients); on a machine with few
+cores they compete with the servers, so compare the configurations with each
+other, run on the same machine, more than with the targets.  A benchmark: it
+prints figures and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import Player, cpu_seconds, parse_pace, pct, play_turns, server_only_rss_kb  # noqa: E402
+
+HERE = Path(__file__).resolve().parent.parent
+
+
+def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
+    sock = directory / "redis.sock"
+    proc = subprocess.Popen(
+        ["redis-server", "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700", "--dir", str(directory),
+         "--save", "", "--appendonly", "no", "--loglevel", "warning"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while not sock.exists():
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise SystemExit("redis-server did not start (apt-get install -y redis-server)")
+        time.sleep(0.02)
+    return proc, f"unix://{sock}"
+
+
+class Child:
+    """A ``voltage host``/``voltage edge`` process, its first line read, its output drained."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "voltage", *args], cwd=HERE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self.first = threading.Event()
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+            self.first.set()
+        self.first.set()
+
+    def ready(self, timeout: float = 60) -> str:
+        self.first.wait(timeout)
+        if not self.lines:
+            raise SystemExit(f"{self.proc.args} did not start")
+        return self.lines[0]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict:
+    data = tmp / f"data{edges}"
+    host = Child(["host", "--redis", url, "--data-dir", str(data)])
+    host.ready()
+    key = data / "ssh_host_ed25519_key"
+    import asyncssh
+
+    key.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
+    kids: list[Child] = []
+    port = 0
+    n = args.sessions
+    budget = f"{n + 100}:100:{n + 100}"  # every client comes from one address: let the arrivals in
+    limits = ["--max-connections", str(n + 100), "--max-per-address", str(n + 100),
+              "--max-startups", budget, "--max-startups-per-address", budget]
+    for _ in range(edges):
+        e = Child(["edge", "--redis", url, "--host-key", str(key), "--host", "127.0.0.1", "--port", str(port),
+                   *limits])
+        line = e.ready()
+        port = int(line.split("port ")[1].split()[0])
+        kids.append(e)
+    players = [Player(f"p{i}") for i in range(n)]
+    failed = 0
+    try:
+        async def arrive(p: Player) -> None:
+            nonlocal failed
+            try:
+                await p.connect(port)
+                await p.wait_for("Your name", timeout=60)
+                p.chan.write(b"\r")
+                await p.wait_for(f"you: {p.name}", timeout=60)
+            except Exception:
+                failed += 1
+
+        idle = [server_only_rss_kb(k.proc.pid) for k in kids]
+        t0 = time.monotonic()
+        for i in range(0, n, args.connect_batch):
+            await asyncio.gather(*(arrive(p) for p in players[i:i + args.connect_batch]))
+        connect_s = time.monotonic() - t0
+        live = [p for p in players if not p.closed and p.chan is not None]
+        for p in live:
+            p.chan.write(b"\r")
+            await asyncio.sleep(0.01)
+        got = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in live), return_exceptions=True)
+        in_match = sum(1 for g in got if not isinstance(g, BaseException))
+        await asyncio.sleep(1.0)
+        loaded = [server_only_rss_kb(k.proc.pid) for k in kids]
+        latencies: list[float] = []
+        tally = {"rematches": 0}
+        host_cpu = cpu_seconds(host.proc.pid)
+        edge_cpu = [cpu_seconds(k.proc.pid) for k in kids]
+        t_play = time.monotonic()
+        stop_at = t_play + args.seconds
+        counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, args.pace, tally) for p in live))
+        played = time.monotonic() - t_play
+        host_cpu = cpu_seconds(host.proc.pid) - host_cpu
+        edge_cpu = [cpu_seconds(k.proc.pid) - c for k, c in zip(kids, edge_cpu, strict=True)]
+        total = sum(counts)
+        per_session = [(b - a) / max(1, n / edges) / 1024 for a, b in zip(idle, loaded, strict=True)]
+        return {
+            "edges": edges, "sessions": n, "connected": n - failed, "in_match": in_match, "connect_s": connect_s,
+            "actions": total,
+            "rate": total / played, "p50": pct(latencies, 50), "p95": pct(latencies, 95), "p99": pct(latencies, 99),
+            "keys": len(latencies), "host_ms": host_cpu * 1000 / max(1, total),
+            "edge_cpu": [c / played for c in edge_cpu], "mb_per_session": per_session,
+        }
+    finally:
+        for p in players:
+            await p.close()
+        for k in kids:
+            k.stop()
+        host.stop()
+
+
+def show(r: dict, pace: tuple[float, float]) -> None:
+    ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
+    print(f"{r['edges']} edge{'s' if r['edges'] != 1 else ''}: {r['connected']}/{r['sessions']} sessions connected "
+          f"in {r['connect_s']:.1f} s, {r['in_match']} in a match; pace {pace[0]:g}-{pace[1]:g} s")
+    print(f"  accepted actions: {r['actions']} ({r['rate']:.1f}/s)")
+    print(f"  keypress-to-frame over {r['keys']} keys: p50 {ms(r['p50'])}, p95 {ms(r['p95'])}, p99 {ms(r['p99'])}")
+    print(f"  host CPU per action: {r['host_ms']:.2f} ms; edges' CPU: "
+          + ", ".join(f"{c:.0%} of a core" for c in r["edge_cpu"]))
+    print("  edge memory per session: " + ", ".join(f"{m:.2f} MB" for m in r["mb_per_session"]))
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", "-n", type=int, default=40)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--pace", type=parse_pace, default=(0.8, 1.2))
+    ap.add_argument("--edges", default="1,2", help="the configurations, comma-separated edge counts")
+    ap.add_argument("--connect-batch", type=int, default=10)
+    args = ap.parse_args()
+    if shutil.which("redis-server") is None:
+        print("redis-server is not installed: apt-get install -y redis-server", file=sys.stderr)
+        return 1
+    tmp = Path(tempfile.mkdtemp(prefix="voltage-cluster-load-"))
+    redis, url = start_redis(tmp)
+    results = []
+    try:
+        for edges in [int(x) for x in args.edges.split(",")]:
+            r = await run(url, edges, args, tmp)
+            show(r, args.pace)
+            results.append(r)
+    finally:
+        redis.send_signal(signal.SIGKILL)
+        redis.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    if len(results) >= 2 and results[0]["rate"]:
+        print(f"{results[-1]['edges']} edges vs {results[0]['edges']}: "
+              f"{results[-1]['rate'] / results[0]['rate']:.2f} x the accepted actions per second")
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(asyncio.run(main()))

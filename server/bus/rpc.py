@@ -1,0 +1,257 @@
+"""Requests with replies over Redis: an edge's lobby calls to the host, per session.
+
+The seat intents and updates have their own channels (:class:`server.bus.Bus`); what
+is left is the lobby: a name claim, a quick match, a room, a bot, watching, a
+rematch, the leaderboard.  Each is a request naming its session and carrying a
+correlation id; the host answers each once.  Keys, under the bus's namespace:
+
+- ``NS:req``: a list; edges ``RPUSH`` requests, the host ``BLPOP``\\s them (one reader,
+  requests are short: the host answers a slow one, a quick match, from a task).
+- ``NS:rep:EDGE:ID``: the reply to one **blocking** call, ``BLPOP``\\ed by the edge
+  with a timeout.  Most of the lobby screen's calls are synchronous (``claim_name``
+  returns the name or raises :class:`~tui.ports.Refused` at once), and the screens
+  are not ours to change, so the edge makes those calls with a synchronous Redis
+  client and waits for the reply on the event loop thread.  That blocks the
+  edge's other sessions for one round trip to the host (a fraction of a
+  millisecond on one machine), only on a person's lobby action, never on a game
+  move; a host that does not answer within ``timeout`` (it is restarting) is a
+  one-line refusal, "the game server is not answering".
+- ``NS:inbox:EDGE``: a list per edge for the replies to **awaited** calls (a quick
+  match waits for an opponent; a seat intent's result) and for what the host
+  pushes to a session (a room filled, "superseded", "follow").  One reader task
+  per edge ``BLPOP``\\s it, so nothing depends on pub/sub's at-most-once delivery;
+  the host gives each inbox a TTL, so a dead edge's inbox goes away.
+
+A request carries its ``deadline`` (wall clock): the host drops a request whose
+caller has given up, so a restarted host never acts on a call nobody waits for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import redis
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from server.bus import BusUnavailable
+
+JSON = dict[str, Any]
+INBOX_TTL = 120  # seconds: an inbox nobody reads (its edge died) is dropped by Redis
+
+
+class NoReply(Exception):
+    """The host did not answer in time (or Redis is unreachable)."""
+
+
+class EdgeCalls:
+    """An edge's side: blocking and awaited calls, and the inbox of pushes."""
+
+    def __init__(self, url: str, edge: str, *, namespace: str = "voltage") -> None:
+        self.url = url
+        self.edge = edge
+        self.ns = namespace
+        self._ids = itertools.count(1)
+        self._sync = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
+        self._async = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
+        self._waiting: dict[str, asyncio.Future[JSON]] = {}
+        self._push: Callable[[JSON], None] = lambda message: None
+        self._reader: asyncio.Task[None] | None = None
+        self.inbox = f"{namespace}:inbox:{edge}"
+
+    async def start(self, on_push: Callable[[JSON], None]) -> None:
+        try:
+            await self._async.ping()
+            self._sync.ping()
+        except (RedisError, OSError) as error:
+            raise BusUnavailable(f"cannot reach Redis at {self.url}: {error}") from None
+        self._push = on_push
+        self._reader = asyncio.get_running_loop().create_task(self._read_inbox(), name="edge-inbox")
+
+    def _request(self, session: str, op: str, args: JSON, reply: str, timeout: float, rid: str) -> str:
+        return json.dumps({"id": rid, "edge": self.edge, "session": session, "op": op, "args": args,
+                           "reply": reply, "deadline": time.time() + timeout})
+
+    def call_sync(self, session: str, op: str, args: JSON, timeout: float = 3.0) -> JSON:
+        """Send a request and block until its reply (:class:`NoReply` after ``timeout``)."""
+        rid = f"{self.edge}:{next(self._ids)}"
+        key = f"{self.ns}:rep:{rid}"
+        try:
+            self._sync.rpush(f"{self.ns}:req", self._request(session, op, args, key, timeout, rid))
+            got = self._sync.blpop([key], timeout=timeout)
+        except (RedisError, OSError) as error:
+            raise NoReply(str(error)) from None
+        if got is None:
+            raise NoReply(f"no reply to {op} within {timeout:g} s")
+        return json.loads(got[1])
+
+    def expect(self, rid: str) -> asyncio.Future[JSON]:
+        """A future for the inbox message with id ``rid`` (an intent's result)."""
+        future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = future
+        future.add_done_callback(lambda _f: self._waiting.pop(rid, None))
+        return future
+
+    def new_id(self) -> str:
+        return f"{self.edge}:{next(self._ids)}"
+
+    async def call(self, session: str, op: str, args: JSON, timeout: float | None = None) -> JSON:
+        """Send a request and await its reply in the inbox (``timeout`` None: as long as it takes)."""
+        rid = self.new_id()
+        future = self.expect(rid)
+        deadline = timeout if timeout is not None else 24 * 3600.0
+        try:
+            await self._async.rpush(f"{self.ns}:req", self._request(session, op, args, self.inbox, deadline, rid))
+        except (RedisError, OSError) as error:
+            future.cancel()
+            raise NoReply(str(error)) from None
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            raise NoReply(f"no reply to {op} within {timeout:g} s") from None
+
+    async def _read_inbox(self) -> None:
+        delay = 0.05
+        while True:
+            try:
+                got = await self._async.blpop([self.inbox], timeout=1)
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError):
+                await asyncio.sleep(delay)
+                delay = min(2.0, delay * 2)
+                continue
+            delay = 0.05
+            if got is None:
+                continue
+            message = json.loads(got[1])
+            future = self._waiting.get(message.get("id", ""))
+            if future is not None and not future.done():
+                future.set_result(message)
+            elif "push" in message:
+                try:
+                    self._push(message)
+                except Exception:  # pragma: no cover - a session's handler failed
+                    import logging
+
+                    logging.getLogger(__name__).exception("push handler failed")
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            try:
+                await self._reader
+            except (asyncio.CancelledError, Exception):
+                pass
+        for future in list(self._waiting.values()):
+            future.cancel()
+        await self._async.aclose()
+        self._sync.close()
+
+
+class HostCalls:
+    """The host's side: the feed of requests, replies, pushes to an edge's inbox."""
+
+    def __init__(self, url: str, *, namespace: str = "voltage") -> None:
+        self.url = url
+        self.ns = namespace
+        self._read = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
+        self._write = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
+
+    async def start(self) -> None:
+        try:
+            await self._read.ping()
+        except (RedisError, OSError) as error:
+            raise BusUnavailable(f"cannot reach Redis at {self.url}: {error}") from None
+
+    async def requests(self) -> AsyncIterator[JSON]:
+        """Every request still wanted (its deadline not passed), in arrival order."""
+        delay = 0.05
+        while True:
+            try:
+                got = await self._read.blpop([f"{self.ns}:req"], timeout=1)
+            except (RedisError, OSError):
+                await asyncio.sleep(delay)
+                delay = min(2.0, delay * 2)
+                continue
+            delay = 0.05
+            if got is None:
+                continue
+            request = json.loads(got[1])
+            if request.get("deadline", 0) < time.time():
+                continue  # its caller gave up
+            yield request
+
+    async def reply(self, request: JSON, message: JSON) -> None:
+        message = {"id": request["id"], **message}
+        await self._send(request["reply"], message)
+
+    async def push(self, edge: str, message: JSON) -> None:
+        await self._send(f"{self.ns}:inbox:{edge}", message)
+
+    async def _send(self, key: str, message: JSON) -> None:
+        delay = 0.05
+        for _attempt in range(8):
+            try:
+                async with self._write.pipeline(transaction=True) as pipe:
+                    pipe.rpush(key, json.dumps(message))
+                    pipe.expire(key, INBOX_TTL)
+                    await pipe.execute()
+                return
+            except (RedisError, OSError):
+                await asyncio.sleep(delay)
+                delay = min(2.0, delay * 2)
+
+    async def close(self) -> None:
+        await self._read.aclose()
+        await self._write.aclose()
+
+
+class PresenceBeat:
+    """Keeps ``NS:edge:NAME`` alive from a thread of its own (the bus's presence key).
+
+    The heartbeat says the *process* is alive, so it must not wait on the event loop:
+    an edge drawing a burst of arrivals, or a host busy for a few seconds, would miss
+    its beats and be declared dead, and its players' seats would enter the grace while
+    they play.  A thread with its own synchronous connection beats every ``every``
+    seconds whatever the loop is doing; it stops with the process (kill -9 included)
+    or with :meth:`stop`.  Redis errors are retried at the next beat."""
+
+    def __init__(self, url: str, name: str, ttl: float, *, namespace: str = "voltage", every: float = 1.0) -> None:
+        self.key = f"{namespace}:edge:{name}"
+        self.ttl_ms = max(1, int(ttl * 1000))
+        self.every = every
+        self._client = redis.Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=2.0)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"presence-{name}", daemon=True)
+
+    def start(self) -> PresenceBeat:
+        self._beat()
+        self._thread.start()
+        return self
+
+    def _beat(self) -> None:
+        try:
+            self._client.set(self.key, "1", px=self.ttl_ms)
+        except (RedisError, OSError):
+            pass  # Redis away: the next beat tries again
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._beat()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        try:
+            self._client.delete(self.key)  # gone at once, not after a ttl
+        except (RedisError, OSError):
+            pass
+        self._client.close()

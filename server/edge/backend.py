@@ -1,0 +1,822 @@
+"""The tui's seams over the bus: :class:`RemoteBackend` and :class:`RemoteSeatHandle`.
+
+An edge holds no lobby and no match.  Decisions:
+
+- **A lobby call is a request to the host** naming this session (:mod:`server.bus.rpc`);
+  the host makes the same call on its :class:`~server.backend.SSHBackend` for the
+  session, so every rule (names, rooms, rematch, who may watch) is decided in one
+  place.  The lobby screen's synchronous calls block for one round trip (see the
+  rpc module); a refusal comes back as its one line and is raised as
+  :class:`~tui.ports.Refused`; a host that does not answer is a refusal too ("the
+  game server is not answering; try again in a moment"), never a hang.
+- **A seat is a subscription to its channel** ``(match, seat)`` (a spectator's:
+  ``-1``).  The reply that gives a seat carries its present (view, log, notice,
+  names, version), so the screen draws at once; the handle then subscribes and
+  asks for a full view once (an update published between the reply and the
+  subscription would otherwise be missed for good if nothing followed it), and
+  asks again whenever :func:`server.bus.gap` says one was missed.
+- **An intent** is an :class:`~server.bus.Intent` with this session's next sequence
+  number; its result (accepted, or the rule's refusal) comes back to the edge's
+  inbox, and ``submit`` raises the engine's error class with the host's text.
+- Callbacks (a seat's update, a lobby change, "superseded"/"follow") run in the
+  context they were registered in, as the in-process host does: a Textual app
+  finds itself through a context variable.
+- The lobby snapshot is the latest one the host published (at most one a second);
+  ``snapshot()`` never waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import itertools
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from server.bus import Bus, Intent, Subscription, gap
+from server.bus import Update as BusUpdate
+from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
+from server.cluster.codec import CodecError, _cls, decode, encode
+from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
+from tui.ports import Handles, Refused, Update
+
+log = logging.getLogger(__name__)
+
+FIRST_GAME = GAMES[0]
+NOT_ANSWERING = "the game server is not answering; try again in a moment"
+HOST_AWAY = "the game server is restarting: the game will resume in a moment"
+REDIS_LOST = "the connection to the game server was lost: reconnecting"
+HEARTBEAT = 1.0
+EDGE_TTL = 3.0
+HOST_PRESENCE = "host-"  # + the host's epoch (server.cluster.host.HOST_PRESENCE)
+
+
+def _in_context(callback: Callable[..., Any]) -> Callable[..., Any]:
+    ctx = contextvars.copy_context()
+    return lambda *a: ctx.run(callback, *a)
+
+
+class RemoteSeatHandle:
+    """One seat (or a spectator's view) of a match hosted elsewhere; satisfies ``SeatHandle``."""
+
+    def __init__(self, client: EdgeClient, session: RemoteBackend, data: dict[str, Any]) -> None:
+        self.client = client
+        self.session = session
+        self.match = str(data["m"])
+        self.key = int(data["s"])
+        self.game = str(data["game"])
+        self.seat: int | None = data["seat"]
+        self._names = tuple(data["names"])
+        self._log = list(data["log"])
+        self._notice = str(data["notice"])
+        self._countdown = data.get("countdown")
+        self._version = int(data["version"])
+        self._view = decode(data["view"])
+        self._callbacks: list[Callable[[Update[Any]], None]] = []
+        self._sub: Subscription[BusUpdate] | None = None
+        self._last: Update[Any] | None = None  # the latest update (all its fields: a clock, an offer)
+        self._asked = False
+        self._task = asyncio.get_running_loop().create_task(self._follow(), name=f"seat-{self.match}-{self.key}")
+
+    # -- the present --------------------------------------------------------------
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._names
+
+    @property
+    def log(self) -> list[str]:
+        return list(self._log)
+
+    @property
+    def notice(self) -> str:
+        return self._notice
+
+    @property
+    def countdown(self) -> int | None:
+        return self._countdown
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def view(self) -> Any:
+        return self._view
+
+    def subscribe(self, callback: Callable[[Update[Any]], None]) -> Callable[[], None]:
+        call = _in_context(callback)
+        self._callbacks.append(call)
+
+        def unsubscribe() -> None:
+            if call in self._callbacks:
+                self._callbacks.remove(call)
+
+        return unsubscribe
+
+    # -- intents --------------------------------------------------------------------
+    async def submit(self, action: Any) -> None:
+        await self._send({"k": "submit", "a": encode(action)})
+
+    async def resign(self) -> None:
+        await self._send({"k": "resign"})
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        from engine.errors import RuleError
+
+        if self.seat is None:
+            raise RuleError("spectators cannot act")
+        if self.client.host_away:  # the move waits for the host (it will resume), a while
+            try:
+                await asyncio.wait_for(self.client.host_ready.wait(), 30.0)
+            except TimeoutError:
+                raise RuleError(HOST_AWAY) from None
+        seq = self.session.next_seq()
+        rid = self.client.calls.new_id()
+        future = self.client.calls.expect(rid)
+        intent = Intent(self.match, self.key, self.session.id, seq, {**payload, "id": rid, "e": self.client.edge})
+        await self.client.bus.send_intent(intent)
+        try:
+            result = await asyncio.wait_for(future, 30.0)
+        except TimeoutError:
+            raise RuleError(NOT_ANSWERING) from None
+        if "rule" in result:
+            raise _rule_error(result.get("cls", ""), result["rule"])
+
+    # -- updates --------------------------------------------------------------------
+    async def _follow(self) -> None:
+        bus = self.client.bus
+        self._sub = await bus.subscribe_updates(self.match, self.key)
+        await self._ask()
+        async for u in self._sub:
+            if gap(self._version, u):
+                if u.version > self._version:
+                    await self._ask()
+                continue
+            self._asked = False
+            self._apply(u)
+
+    async def _ask(self) -> None:
+        if not self._asked:
+            self._asked = True
+            await self.client.bus.request_full(self.match, self.key)
+
+    def _apply(self, u: BusUpdate) -> None:
+        p = u.payload
+        update: Update[Any] = decode(p["u"])
+        if u.full:
+            full = list(p["log"])
+            lines = tuple(full[len(self._log):]) if full[: len(self._log)] == self._log else ()
+            self._log = full
+        else:
+            lines = tuple(update.lines)
+            self._log.extend(lines)
+        self._view = update.view
+        self._notice = update.notice
+        self._countdown = update.countdown
+        if update.names:
+            self._names = tuple(update.names)
+        self._version = u.version
+        update = dataclasses.replace(update, lines=lines, version=u.version, names=self._names)
+        self._last = update
+        self._tell(update)
+
+    def _tell(self, update: Update[Any]) -> None:
+        for call in list(self._callbacks):
+            try:
+                call(update)
+            except Exception:
+                log.exception("seat subscriber failed")
+
+    def local_notice(self, text: str) -> None:
+        """Show ``text`` as the status line (the host is away), the rest as it was."""
+        self._notice = text
+        base = self._last if self._last is not None else Update(self._view, (), "", self._countdown, self._version,
+                                                                self._names)
+        self._tell(dataclasses.replace(base, lines=(), notice=text))
+
+    async def resync(self) -> None:
+        """Ask for the full view again (the host restarted and has this seat back)."""
+        self._asked = False
+        await self._ask()
+
+    async def close(self) -> None:
+        self._task.cancel()
+        if self._sub is not None:
+            await self._sub.close()
+
+
+def _rule_error(name: str, text: str) -> Exception:
+    from engine.errors import RuleError
+
+    try:
+        cls = _cls(name)
+        if issubclass(cls, RuleError):
+            return cls(text)
+    except (CodecError, TypeError, ImportError, AttributeError):
+        pass
+    return RuleError(text)
+
+
+class _Named:
+    """A player as a challenge names one (the screens read ``.name``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class RemoteChallenge:
+    """A challenge the host keeps: who, which game, how long it has left, its answer."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.id = str(data["$c"])
+        self.game = str(data["game"])
+        self.challenger = _Named(data["challenger"])
+        self.target = _Named(data["target"])
+        self._expires = time.monotonic() + float(data["left"])
+
+    @property
+    def seconds_left(self) -> float:
+        return max(0.0, self._expires - time.monotonic())
+
+
+@dataclass
+class RemoteRoom:
+    """A private room this session opened (its ``future``: the handles once it fills)."""
+
+    backend: RemoteBackend
+    code: str
+    game: str
+    size: int
+    future: asyncio.Future[Any]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        seated = self.backend.seated(self.code)
+        return seated[0] if seated else ()
+
+
+class RemoteBackend:
+    """One SSH session on this edge, a player in the host's lobby (``LobbyBackend``)."""
+
+    online = True
+    games = GAMES
+    game_titles = GAME_TITLES
+
+    def __init__(self, client: EdgeClient, session: str, opened: dict[str, Any], env: dict[str, str],
+                 username: str = "") -> None:
+        self.client = client
+        self.id = session
+        self.username = username
+        o = opened["ok"]
+        self.name_prefill = o["prefill"]
+        self.initial = tuple(o["initial"]) if o.get("initial") else None
+        self._guest = bool(o["guest"])
+        self._grace = float(o["grace"])
+        self._bot_offer_after = float(o["bot_offer_after"])
+        self._identity = o.get("identity")
+        self.env = env
+        self._state: dict[str, Any] = opened.get("st", {})
+        self.stored_name = self._state.get("stored_name")
+        self.room: RemoteRoom | None = None
+        self._seq = itertools.count(1)
+        self._handles: list[RemoteSeatHandle] = []
+        self._listener: Callable[[str, Any], None] | None = None
+        self._challenges: dict[str, RemoteChallenge] = {}
+        self.closed = False
+
+    def next_seq(self) -> int:
+        return next(self._seq)
+
+    # -- calls ----------------------------------------------------------------------
+    def _handle(self, data: dict[str, Any]) -> Any:
+        if "$c" in data:  # a challenge: one object per challenge, so "challenge-over" finds it
+            ch = self._challenges.get(str(data["$c"]))
+            if ch is None:
+                ch = self._challenges[str(data["$c"])] = RemoteChallenge(data)
+            return ch
+        h = RemoteSeatHandle(self.client, self, data)
+        self._handles.append(h)
+        return h
+
+    def _arg(self, value: Any) -> Any:
+        if isinstance(value, RemoteSeatHandle):
+            return {"$h": 1, "m": value.match, "s": value.key}
+        if isinstance(value, RemoteChallenge):
+            return {"$c": value.id}
+        return None
+
+    def _result(self, reply: dict[str, Any]) -> Any:
+        if "st" in reply:
+            self._state = reply["st"]
+        if "refused" in reply:
+            raise Refused(reply["refused"])
+        if "error" in reply:
+            raise Refused(reply["error"])
+        return decode(reply.get("ok"), self._handle)
+
+    def _call(self, op: str, *args: Any) -> Any:
+        if self.client.host_away:  # known to be away: say so now, not after a timeout
+            raise Refused(HOST_AWAY)
+        try:
+            reply = self.client.calls.call_sync(self.id, op, {"a": encode(list(args), self._arg)})
+        except NoReply:
+            raise Refused(NOT_ANSWERING) from None
+        return self._result(reply)
+
+    async def _acall(self, op: str, *args: Any) -> Any:
+        try:
+            reply = await self.client.calls.call(self.id, op, {"a": encode(list(args), self._arg)})
+        except NoReply:
+            raise Refused(NOT_ANSWERING) from None
+        return self._result(reply)
+
+    # -- what the app needs -----------------------------------------------------------
+    def home_screen(self) -> Any:
+        from tui.screens.lobby import LobbyScreen
+
+        return LobbyScreen(self)
+
+    def match_screen(self, handles: Sequence[Any]) -> Any:
+        from tui.games.registry import screens
+
+        return screens(handles[0].game).match(handles, self)
+
+    async def rematch(self, handles: Sequence[Any]) -> Handles | None:
+        if not handles:
+            return None
+        try:
+            return await self._acall("rematch", list(handles))
+        except Refused:
+            return None
+
+    def rating_change(self, handles: Sequence[Any]) -> str | None:
+        try:
+            return self._call("rating_change", list(handles))
+        except Refused:
+            return None
+
+    def ssh_command(self, args: str = "", *, tty: bool = True) -> str:
+        base = self.client.ssh_line or "ssh HOST"
+        if tty and base.startswith("ssh"):
+            base = "ssh -t" + base[3:]
+        return f"{base} {args}".strip()
+
+    # -- who this is ------------------------------------------------------------------
+    @property
+    def guest(self) -> bool:
+        return self._guest
+
+    @property
+    def grace_seconds(self) -> float:
+        return self._grace
+
+    @property
+    def identity(self) -> str | None:
+        return self._identity
+
+    @property
+    def name(self) -> str:
+        return str(self._state.get("name", ""))
+
+    @property
+    def named(self) -> bool:
+        return bool(self._state.get("named"))
+
+    @property
+    def superseded(self) -> bool:
+        return bool(self._state.get("superseded"))
+
+    def listen(self, callback: Callable[[str, Any], None]) -> None:
+        self._listener = _in_context(callback)
+
+    def pushed(self, message: dict[str, Any]) -> None:
+        """What the host pushed to this session: a lobby event, a room filled."""
+        kind = message["push"]
+        if kind == "listen":
+            handles = decode(message.get("handles"), self._handle)
+            if message["event"] == "challenge-over" and isinstance(handles, RemoteChallenge):
+                self._challenges.pop(handles.id, None)
+            if message["event"] == "superseded":
+                self._state = {**self._state, "superseded": True}
+            if self._listener is not None:
+                self._listener(message["event"], handles)
+        elif kind == "room" and self.room is not None and self.room.code == message["code"]:
+            future = self.room.future
+            if not future.done():
+                if "refused" in message:
+                    future.set_exception(Refused(message["refused"]))
+                else:
+                    future.set_result(decode(message["handles"], self._handle))
+
+    # -- challenges -------------------------------------------------------------------
+    def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
+        return self._call("challenge", name, game)
+
+    async def challenge_answer(self, challenge: Any) -> Handles:
+        return await self._acall("challenge_answer", challenge)
+
+    def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
+        return self._call("answer_challenge", challenge, accept)
+
+    def withdraw_challenge(self, challenge: Any) -> None:
+        self._call("withdraw_challenge", challenge)
+
+    def refuses_challenges(self) -> bool:
+        return bool(self._call("refuses_challenges"))
+
+    def set_challenges(self, welcome: bool) -> None:
+        self._call("set_challenges", welcome)
+
+    # -- settings that follow the key (kept by the host) ----------------------------------
+    def settings(self) -> dict[str, str]:
+        try:
+            return dict(self._call("settings"))
+        except Refused:
+            return {}
+
+    def save_setting(self, key: str, value: str) -> None:
+        try:
+            self._call("save_setting", key, value)
+        except Refused:
+            log.warning("could not keep the setting %s: the host did not answer", key)
+
+    def start_colours(self) -> str | None:
+        if "NO_COLOR" in self.env:
+            return "none"
+        try:
+            return self._call("start_colours")
+        except Refused:
+            return None
+
+    def colours_forced(self) -> str | None:
+        try:
+            return self._call("colours_forced")
+        except Refused:
+            return None
+
+    def claim_name(self, name: str) -> str:
+        return self._call("claim_name", name)
+
+    def resumable(self) -> bool:
+        return bool(self._call("resumable"))
+
+    def resume(self) -> Handles | None:
+        return self._call("resume")
+
+    # -- the lobby's choices ------------------------------------------------------------
+    @property
+    def bot_offer_after(self) -> float:
+        return self._bot_offer_after
+
+    def strengths(self) -> list[tuple[str, str]]:
+        return bot_strengths()
+
+    @property
+    def hv_bot_levels(self) -> tuple[str, ...]:
+        from engine.highvoltage.bots import HV_BOT_NAMES
+
+        return tuple(HV_BOT_NAMES)
+
+    def hv_starts_in(self) -> float | None:
+        return self._call("hv_starts_in")
+
+    def snapshot(self) -> Any:
+        return self.client.snapshot()
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        return self.client.subscribe_lobby(callback)
+
+    def enter_lobby(self) -> None:
+        """Back in the lobby: the seats and watched matches of before are let go (the
+        host lets go of them for this session too); a rematch or a resume gives new ones."""
+        self.room = None
+        self._call("enter_lobby")
+        self._let_go()
+
+    def _let_go(self) -> None:
+        handles, self._handles = self._handles, []
+        for h in handles:
+            asyncio.get_running_loop().create_task(h.close())
+
+    async def quick_match(self, game: str = FIRST_GAME) -> Handles:
+        return await self._acall("quick_match", game)
+
+    def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
+        return self._call("play_bot", bot, game)
+
+    def create_room(self, game: str = FIRST_GAME, size: int = 4, *more: Any) -> RemoteRoom:
+        """A private room (``more``: whatever else the screen asks for, as the host's backend takes it)."""
+        try:
+            reply = self.client.calls.call_sync(self.id, "create_room",
+                                                {"game": game, "size": size, "more": encode(list(more))})
+        except NoReply:
+            raise Refused(NOT_ANSWERING) from None
+        info = self._result(reply)
+        self.room = RemoteRoom(self, info["code"], info["game"], int(info["size"]),
+                               asyncio.get_running_loop().create_future())
+        return self.room
+
+    def start_room(self) -> None:
+        if self.room is not None:
+            self._call("start_room")
+
+    def close_room(self) -> None:
+        if self.room is not None:
+            self.room = None
+            self._call("close_room")
+
+    def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
+        got = self._call("seated", code)
+        return None if got is None else (tuple(got[0]), int(got[1]))
+
+    def room_game(self, code: str) -> str | None:
+        return self._call("room_game", code)
+
+    def join_room(self, code: str) -> Handles:
+        return self._call("join_room", code)
+
+    async def join(self, code: str) -> Handles:
+        return await self._acall("join", code)
+
+    def watch(self, code: str) -> Handles:
+        return self._call("watch", code)
+
+    # -- what was kept ----------------------------------------------------------------
+    def ratings(self) -> list[tuple[str, int, int]]:
+        try:
+            return [tuple(r) for r in self._call("ratings")]
+        except Refused:
+            return []
+
+    def history(self, limit: int = 20, width: int | None = None) -> list[tuple[int, str]]:
+        try:
+            return [(int(i), str(line)) for i, line in self._call("history", limit, width)]
+        except Refused:
+            return []
+
+    def open_replay(self, match_id: int) -> Any:
+        """The replay of a finished match: its record comes from the host (it checked the
+        match is over, so every hand in it is public), the positions are worked out here."""
+        from server.replay import ReplayError, replay_of
+
+        try:
+            reply = self.client.calls.call_sync(self.id, "replay", {"id": int(match_id)}, timeout=10.0)
+        except NoReply:
+            raise ReplayError(NOT_ANSWERING) from None
+        if "ok" not in reply:
+            raise ReplayError(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
+        record = decode(reply["ok"])
+        return replay_of(record, record.seat_of(self.identity))
+
+    def replay_screen(self, match_id: int) -> Any:
+        from tui.screens.replay import replay_screen
+
+        return replay_screen(self.open_replay(match_id))
+
+    def leaderboard_games(self) -> list[tuple[str, str]]:
+        return [tuple(g) for g in self._call("leaderboard_games")]
+
+    def leaderboard(self, game: str, n: int = 20) -> list[Any]:
+        return list(self._call("leaderboard", game, n))
+
+    async def reopen(self) -> None:
+        """The host restarted: open this session there again, with its name and its seats."""
+        seats = [[h.match, h.key] for h in self._handles]
+        args = {"identity": self._identity, "username": self.username, "initial": None, "env": self.env,
+                "name": self.name if self.named else "", "seats": seats}
+        try:
+            reply = await self.client.calls.call(self.id, "reopen", args, timeout=10.0)
+        except NoReply:
+            return
+        if "st" in reply:
+            self._state = reply["st"]
+        mine = {(h.match, h.key): h for h in self._handles}
+        given = (reply.get("ok") or {}).get("handles") or []
+        for data in given:  # the seats it has back: the handles the screens hold carry on
+            h = mine.get((str(data["m"]), int(data["s"])))
+            if h is not None:
+                await h.resync()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for h in self._handles:
+            asyncio.get_running_loop().create_task(h.close())
+        self.client.forget(self)
+
+
+class EdgeClient:
+    """An edge's link to the host: the bus, the calls, the lobby snapshot, its sessions."""
+
+    def __init__(self, bus: Bus, calls: EdgeCalls, edge: str) -> None:
+        self.bus = bus
+        self.calls = calls
+        self.edge = edge
+        self.ssh_line = ""
+        self.sessions: dict[str, RemoteBackend] = {}
+        self._snapshot: Any = None
+        self._lobby_callbacks: list[Callable[[], None]] = []
+        self._tasks: list[asyncio.Task[Any]] = []
+        self.epoch: str | None = None  # the host's run (a new one: it restarted)
+        self.host_away = False
+        self.host_ready = asyncio.Event()  # set while the host is there and knows our sessions
+        self.host_ready.set()
+        self._epoch_lock = asyncio.Lock()
+        self._presence: PresenceBeat | None = None
+
+    @classmethod
+    async def connect(cls, url: str, *, namespace: str = "voltage", edge: str | None = None) -> EdgeClient:
+        from server.bus.redis import RedisBus
+
+        edge = edge or uuid.uuid4().hex[:10]
+        bus = await RedisBus.connect(url, namespace=namespace, consumer=f"edge-{edge}")
+        calls = EdgeCalls(url, edge, namespace=namespace)
+        client = cls(bus, calls, edge)
+        try:
+            await calls.start(client._pushed)
+        except Exception:
+            await bus.close()
+            raise
+        await client.start()
+        return client
+
+    async def start(self) -> None:
+        self.bus.on_state(self._bus_state)
+        url = getattr(self.bus, "url", None)
+        if url is not None:  # (the presence beats from a thread: see PresenceBeat)
+            self._presence = PresenceBeat(url, self.edge, EDGE_TTL, namespace=getattr(self.bus, "ns", "voltage"))
+            self._presence.start()
+        else:
+            await self.bus.heartbeat(self.edge, EDGE_TTL)
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._beat(), name="edge-heartbeat"),
+                       loop.create_task(self._follow_lobby(), name="edge-lobby")]
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            try:
+                if self._presence is None:
+                    await self.bus.heartbeat(self.edge, EDGE_TTL)
+                alive = await self.bus.alive_edges()
+            except Exception:
+                log.exception("heartbeat failed")
+                continue
+            epochs = {e[len(HOST_PRESENCE):] for e in alive if e.startswith(HOST_PRESENCE)}
+            if not epochs:
+                if not self.host_away:
+                    self.host_away = True  # the sessions stay; their screens say so
+                    self.host_ready.clear()
+                    log.warning("the host is away: sessions wait for it")
+                    self._tell_all(HOST_AWAY)
+                continue
+            new = sorted(epochs - {self.epoch}) if self.epoch not in epochs or len(epochs) == 1 else []
+            if new:
+                await self._saw_epoch(new[0])
+            elif self.host_away:  # back, the same run (Redis restarted, or a slow beat)
+                self.host_away = False
+                self.host_ready.set()
+                await self._resync_all()
+
+    async def _saw_epoch(self, epoch: str | None) -> None:
+        """The host's run is ``epoch``: a new one (it restarted) knows none of our sessions,
+        so each is opened there again before any intent goes (``host_ready``)."""
+        async with self._epoch_lock:
+            if epoch is None or epoch == self.epoch:
+                return
+            first, self.epoch = self.epoch is None, epoch
+            if not first:
+                self.host_away = True
+                self.host_ready.clear()
+                for backend in list(self.sessions.values()):
+                    try:
+                        await backend.reopen()
+                    except Exception:
+                        log.exception("could not reopen session %s", backend.id)
+            self.host_away = False
+            self.host_ready.set()
+
+    def _tell_all(self, text: str) -> None:
+        for backend in list(self.sessions.values()):
+            for h in backend._handles:
+                h.local_notice(text)
+
+    async def _resync_all(self) -> None:
+        for backend in list(self.sessions.values()):
+            for h in list(backend._handles):
+                try:
+                    await h.resync()
+                except Exception:
+                    log.exception("could not resync a seat")
+
+    def _bus_state(self, state: str) -> None:
+        """Redis lost: the players are told, the bus retries; back: every seat catches up."""
+        if state == "reconnecting":
+            self._tell_all(REDIS_LOST)
+        elif state == "connected":
+            asyncio.get_running_loop().create_task(self._resync_all())
+
+    async def _follow_lobby(self) -> None:
+        sub = await self.bus.lobby()
+        async for message in sub:
+            try:
+                self._snapshot = decode(message["snapshot"])
+            except Exception:
+                log.exception("bad lobby snapshot")
+                continue
+            if message.get("epoch") != self.epoch:
+                asyncio.get_running_loop().create_task(self._saw_epoch(message.get("epoch")))
+            for call in list(self._lobby_callbacks):
+                try:
+                    call()
+                except Exception:
+                    log.exception("lobby subscriber failed")
+
+    def snapshot(self) -> Any:
+        if self._snapshot is None:
+            from server.lobby.models import Snapshot
+
+            return Snapshot((), (), {})
+        return self._snapshot
+
+    def subscribe_lobby(self, callback: Callable[[], None]) -> Callable[[], None]:
+        call = _in_context(callback)
+        self._lobby_callbacks.append(call)
+
+        def unsubscribe() -> None:
+            if call in self._lobby_callbacks:
+                self._lobby_callbacks.remove(call)
+
+        return unsubscribe
+
+    def _pushed(self, message: dict[str, Any]) -> None:
+        session = self.sessions.get(message.get("session", ""))
+        if session is not None:
+            session.pushed(message)
+
+    async def open_session(self, identity: str | None, username: str, initial: tuple[str, str] | None,
+                           env: dict[str, str]) -> RemoteBackend:
+        session = uuid.uuid4().hex
+        args = {"identity": identity, "username": username, "initial": list(initial) if initial else None, "env": env}
+        try:
+            reply = await self.calls.call(session, "open", args, timeout=5.0)
+        except NoReply:
+            raise Refused(NOT_ANSWERING) from None
+        if "ok" not in reply:
+            raise Refused(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
+        backend = RemoteBackend(self, session, reply, env, username)
+        self.sessions[session] = backend
+        return backend
+
+    def forget(self, backend: RemoteBackend) -> None:
+        self.sessions.pop(backend.id, None)
+        asyncio.get_running_loop().create_task(self._close_session(backend.id))
+
+    async def _close_session(self, session: str) -> None:
+        try:
+            await self.calls.call(session, "close", {}, timeout=5.0)
+        except NoReply:
+            pass  # the host sees the session go with this edge's presence, or at its restart
+
+    async def replay(self, match_id: int, identity: str | None) -> Any:
+        """The replay of a finished match for ``identity`` (``ssh HOST replay ID``): the
+        host checks it may be shown and sends its record; raises ``ReplayError`` saying why not."""
+        from server.replay import ReplayError, replay_of
+
+        try:
+            reply = await self.calls.call("", "replay_record", {"id": int(match_id), "identity": identity},
+                                          timeout=10.0)
+        except NoReply:
+            raise ReplayError(NOT_ANSWERING) from None
+        if "ok" not in reply:
+            raise ReplayError(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
+        record = decode(reply["ok"])
+        return replay_of(record, record.seat_of(identity))
+
+    async def who_text(self) -> str:
+        reply = await self.calls.call("", "who", {}, timeout=5.0)
+        return str(reply.get("ok", ""))
+
+    async def command(self, words: list[str]) -> dict[str, Any]:
+        reply = await self.calls.call("", "command", {"words": words, "ssh": self.ssh_line}, timeout=10.0)
+        return reply.get("ok") or {"code": 1, "out": "", "err": "voltage: the game server could not do that\n"}
+
+    async def close(self) -> None:
+        if self._presence is not None:
+            self._presence.stop()
+        for task in self._tasks:
+            task.cancel()
+        for backend in list(self.sessions.values()):
+            backend.close()
+        await asyncio.sleep(0)
+        await self.calls.close()
+        await self.bus.close()
