@@ -512,11 +512,11 @@ class RemoteBackend:
     def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
         return self._call("play_bot", bot, game)
 
-    def create_room(self, game: str = FIRST_GAME, size: int = 4, *more: Any) -> RemoteRoom:
-        """A private room (``more``: whatever else the screen asks for, as the host's backend takes it)."""
+    def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> RemoteRoom:
+        """A private room (``time_control``: a Voltage room's clock, as the host's backend takes it)."""
         try:
             reply = self.client.calls.call_sync(self.id, "create_room",
-                                                {"game": game, "size": size, "more": encode(list(more))})
+                                                {"game": game, "size": size, "more": encode([time_control])})
         except NoReply:
             raise Refused(NOT_ANSWERING) from None
         info = self._result(reply)

@@ -192,6 +192,22 @@ async def test_a_refusal_from_the_host_reads_as_in_one_process(cluster):
         await other.close()
 
 
+async def test_a_room_clock_chosen_on_an_edge_is_the_hosts_room_clock(cluster):
+    """The lobby screen passes a room's clock by keyword; through an edge it reaches the host's table."""
+    e0 = await cluster.add_edge()
+    alice = await enter(e0.port, "alice", asyncssh.generate_private_key("ssh-ed25519"))
+    try:
+        await alice.wait_for("you: alice")
+        alice.press("home", "down", "right")  # Private room: Voltage, 5+5 -> 3+2
+        await alice.wait_for(r"Private room: Voltage 3\+2")
+        alice.press("enter")
+        await alice.wait_for(r"Room \w+ \(clock 3\+2\)")
+        (table,) = cluster.lobby.tables["voltage"].tables.values()
+        assert (table.time_control.initial_s, table.time_control.increment_s) == (180, 2)
+    finally:
+        await alice.close()
+
+
 async def test_an_edge_killed_mid_match_its_player_gets_the_seat_back_through_the_other_edge(cluster):
     cluster.lobby.grace_seconds = 60.0  # the usual grace: the seat waits for its player
     e0 = await cluster.add_edge()
@@ -243,7 +259,7 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
     from tests.support.hv_player import play as hv_play
     from tests.support.terminal import ssh_connect
 
-    hv = cluster.lobby.hv
+    hv = cluster.lobby.tables["high-voltage"]
     hv.countdown_seconds = 0.3
     hv.bot_speed = 40.0
     hv.fill_seconds = 0.3
