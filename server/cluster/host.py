@@ -72,7 +72,18 @@ def describe(handle: Any) -> dict[str, Any]:
         "countdown": getattr(handle, "countdown", None),
         "version": handle.version,
         "view": encode(handle.view()),
+        "against_human": bool(getattr(handle, "against_human", False)),
     }
+
+
+#: What a game's handle has beside the common seat (a clock, an offer, idle marks): read
+#: from the handle for a full update, so an edge's screen starts with all of it.
+PRESENT_EXTRAS = ("clock", "abort_from", "draw_offer", "idle", "bot_playing")
+
+#: The handle methods an edge may call by name (beside submit and resign), and so the
+#: only ones: a draw offer and its answer (Voltage), the idle vote and taking a seat back
+#: (High Voltage).
+HANDLE_CALLS = frozenset({"offer_draw", "answer_draw", "continue_without", "take_seat_back"})
 
 
 class Publisher:
@@ -99,8 +110,9 @@ class Publisher:
     def full(self) -> None:
         h = self.handle
         base = self.last if self.last is not None else Update(h.view())
+        extras = {name: getattr(h, name) for name in PRESENT_EXTRAS if hasattr(h, name)}
         present = dataclasses.replace(base, view=h.view(), lines=(), notice=h.notice, version=h.version,
-                                      names=tuple(h.names), countdown=getattr(h, "countdown", None))
+                                      names=tuple(h.names), countdown=getattr(h, "countdown", None), **extras)
         self.service.send(self.match, self.seat, h.version, {"u": encode(present), "log": list(h.log)}, True)
 
     def close(self) -> None:
@@ -274,6 +286,11 @@ class HostService:
                 raise RuleError("that seat is not yours any more")
             if payload.get("k") == "resign":
                 await handle.resign()
+            elif payload.get("k") == "call":
+                name = str(payload.get("name", ""))
+                if name not in HANDLE_CALLS or not hasattr(handle, name):
+                    raise RuleError("that cannot be done in this match")
+                await getattr(handle, name)(*decode(payload.get("args") or []))
             else:
                 await handle.submit(decode(payload["a"]))
             result = {"ok": True}

@@ -77,6 +77,7 @@ class RemoteSeatHandle:
         self._countdown = data.get("countdown")
         self._version = int(data["version"])
         self._view = decode(data["view"])
+        self.against_human = bool(data.get("against_human", False))
         self._callbacks: list[Callable[[Update[Any]], None]] = []
         self._sub: Subscription[BusUpdate] | None = None
         self._last: Update[Any] | None = None  # the latest update (all its fields: a clock, an offer)
@@ -111,6 +112,27 @@ class RemoteSeatHandle:
     def view(self) -> Any:
         return self._view
 
+    # (a game's extras, as the latest update gave them: the screens read them at start)
+    @property
+    def clock(self) -> Any:
+        return getattr(self._last, "clock", None)
+
+    @property
+    def abort_from(self) -> float | None:
+        return getattr(self._last, "abort_from", None)
+
+    @property
+    def draw_offer(self) -> int | None:
+        return getattr(self._last, "draw_offer", None)
+
+    @property
+    def idle(self) -> tuple[int, ...]:
+        return tuple(getattr(self._last, "idle", ()))
+
+    @property
+    def bot_playing(self) -> tuple[int, ...]:
+        return tuple(getattr(self._last, "bot_playing", ()))
+
     def subscribe(self, callback: Callable[[Update[Any]], None]) -> Callable[[], None]:
         call = _in_context(callback)
         self._callbacks.append(call)
@@ -127,6 +149,22 @@ class RemoteSeatHandle:
 
     async def resign(self) -> None:
         await self._send({"k": "resign"})
+
+    # (the host's handle does these: server.cluster.host.HANDLE_CALLS)
+    async def offer_draw(self) -> None:
+        await self._call("offer_draw")
+
+    async def answer_draw(self, accept: bool) -> None:
+        await self._call("answer_draw", accept)
+
+    async def continue_without(self, seat: int | None = None) -> None:
+        await self._call("continue_without", seat)
+
+    async def take_seat_back(self) -> None:
+        await self._call("take_seat_back")
+
+    async def _call(self, name: str, *args: Any) -> None:
+        await self._send({"k": "call", "name": name, "args": encode(list(args))})
 
     async def _send(self, payload: dict[str, Any]) -> None:
         from engine.errors import RuleError

@@ -192,6 +192,36 @@ async def test_a_refusal_from_the_host_reads_as_in_one_process(cluster):
         await other.close()
 
 
+async def test_clocks_show_and_a_draw_offered_on_one_edge_is_accepted_on_the_other(cluster):
+    """The Voltage extras cross the bus: both banks in the top bar from the first frame,
+    the offer (=) seen and accepted (y) across edges, the match drawn by agreement."""
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(e0.port, "alice", ka)
+    bob = await enter(e1.port, "bob", kb)
+    try:
+        await alice.wait_for("you: alice")
+        await bob.wait_for("you: bob")
+        alice.press("home", "enter")
+        await alice.wait_for("Waiting for an opponent")
+        bob.press("home", "enter")
+        for t in (alice, bob):
+            await t.wait_for(r"alice ○○○○  0/4 \d:\d\d")  # the clock, before any move
+            await t.wait_for("= offer draw")
+        hosted = match_of(cluster.lobby, "alice")
+        assert hosted is not None
+        alice.press("=")
+        await bob.wait_for("alice offers a draw: \\[y\\] accept")
+        bob.press("y")
+        for t in (alice, bob):
+            await t.wait_for("drawn by agreement")
+        assert hosted.match.over and hosted.match.winner is None
+    finally:
+        await alice.close()
+        await bob.close()
+
+
 async def test_a_room_clock_chosen_on_an_edge_is_the_hosts_room_clock(cluster):
     """The lobby screen passes a room's clock by keyword; through an edge it reaches the host's table."""
     e0 = await cluster.add_edge()
