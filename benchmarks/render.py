@@ -30,7 +30,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.voltage import rules as V  # noqa: E402
-from server.host.voltage import Match, Seat  # noqa: E402
+from server.host.common import Seat  # noqa: E402
+from server.host.voltage import Match  # noqa: E402
 from server.ssh.driver import TerminalChannel, run_app  # noqa: E402
 from tui.app import make_app  # noqa: E402
 from tui.games.voltage.match import MatchScreen  # noqa: E402

@@ -34,7 +34,7 @@ from engine.game import GameInfo
 from engine.registry import GAMES as ENGINE_GAMES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from server.host.voltage import Seat
+    from server.host.common import Seat
     from server.replay import Replay
     from server.store.db import MatchRecord
 
@@ -86,7 +86,7 @@ class ServerGame:
 
     def bot_seat(self, bot: str) -> Seat:
         """A seat played by ``bot`` (named ``Bot (bot)``)."""
-        from server.host.voltage import Seat
+        from server.host.common import Seat
 
         return Seat(f"Bot ({bot})", bot=bot)
 

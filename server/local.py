@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from tui.ports import Handles, Host
 from tui.ports import SeatHandle as Handle
 

@@ -92,8 +92,8 @@ async def lobby_shots(tmp: Path) -> None:
 
 
 async def high_voltage_shot() -> None:
+    from server.host.common import Seat
     from server.host.highvoltage import HVMatch, bot_seat
-    from server.host.voltage import Seat
     from tui.games.highvoltage.match import HVMatchScreen
 
     m = HVMatch([Seat("Ann", "ann"), bot_seat("medium"), bot_seat("fast")], seed=4,

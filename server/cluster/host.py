@@ -73,6 +73,7 @@ def describe(handle: Any) -> dict[str, Any]:
         "version": handle.version,
         "view": encode(handle.view()),
         "against_human": bool(getattr(handle, "against_human", False)),
+        "extras": encode({name: getattr(handle, name) for name in PRESENT_EXTRAS if hasattr(handle, name)}),
     }
 
 

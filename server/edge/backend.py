@@ -78,6 +78,7 @@ class RemoteSeatHandle:
         self._version = int(data["version"])
         self._view = decode(data["view"])
         self.against_human = bool(data.get("against_human", False))
+        self._extras: dict[str, Any] = decode(data["extras"]) if data.get("extras") is not None else {}
         self._callbacks: list[Callable[[Update[Any]], None]] = []
         self._sub: Subscription[BusUpdate] | None = None
         self._last: Update[Any] | None = None  # the latest update (all its fields: a clock, an offer)
@@ -115,27 +116,36 @@ class RemoteSeatHandle:
     # (a game's extras, as the latest update gave them: the screens read them at start)
     @property
     def clock(self) -> Any:
-        return getattr(self._last, "clock", None)
+        return self._extra("clock", None)
 
     @property
     def abort_from(self) -> float | None:
-        return getattr(self._last, "abort_from", None)
+        return self._extra("abort_from", None)
 
     @property
     def draw_offer(self) -> int | None:
-        return getattr(self._last, "draw_offer", None)
+        return self._extra("draw_offer", None)
 
     @property
     def idle(self) -> tuple[int, ...]:
-        return tuple(getattr(self._last, "idle", ()))
+        return tuple(self._extra("idle", ()))
 
     @property
     def bot_playing(self) -> tuple[int, ...]:
-        return tuple(getattr(self._last, "bot_playing", ()))
+        return tuple(self._extra("bot_playing", ()))
+
+    def _extra(self, name: str, default: Any) -> Any:
+        """A game's extra as the latest update gave it (else as the seat was described)."""
+        if self._last is not None:
+            return getattr(self._last, name, default)
+        return self._extras.get(name, default)
 
     def subscribe(self, callback: Callable[[Update[Any]], None]) -> Callable[[], None]:
         call = _in_context(callback)
         self._callbacks.append(call)
+        if self._last is not None:  # what arrived before the screen subscribed (the full view)
+            latest = dataclasses.replace(self._last, lines=())
+            asyncio.get_running_loop().call_soon(lambda: call in self._callbacks and call(latest))
 
         def unsubscribe() -> None:
             if call in self._callbacks:

@@ -82,11 +82,12 @@ from collections.abc import Callable, Iterable, Sequence
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
-from server.host.voltage import (
+from server.host.common import (
     HostNotices,
     SaveFailed,
     SaveGate,
     Seat,
+    SeatDoor,
     Subscribers,
     run_to_end,
 )
@@ -298,7 +299,7 @@ class HVMatch(HostNotices):
     async def submit(self, seat: int, action: H.Action) -> None:
         """Apply ``seat``'s intent in arrival order; raise :class:`IllegalActionError` with a
         reason if refused (:class:`~engine.highvoltage.rules.TooSlowError` for a covered top).
-        Runs to the end even if the caller is cancelled (see :func:`server.host.voltage.run_to_end`);
+        Runs to the end even if the caller is cancelled (see :func:`server.host.common.run_to_end`);
         the intents' tasks take the lock in the order they arrived."""
         await run_to_end(self._submit(seat, action))
 
@@ -622,21 +623,13 @@ class HVMatch(HostNotices):
         self._wake()
 
 
-class HVSeatHandle:
-    """A screen's door into a High Voltage match (a :class:`tui.ports.SeatHandle`, as
-    Voltage's :class:`~server.host.voltage.SeatHandle` is; neither derives from the other)."""
+class HVSeatHandle(SeatDoor[H.HighVoltageView, H.Action]):
+    """A screen's door into a High Voltage match (a :class:`tui.ports.SeatHandle`; the
+    common part is :class:`~server.host.common.SeatDoor`, as Voltage's handle's is)."""
 
     def __init__(self, match: HVMatch, seat: int | None) -> None:
-        self.match = match
-        self.seat = seat
-
-    @property
-    def game(self) -> str:
-        return self.match.game
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self.match.names
+        super().__init__(match, seat)
+        self.match: HVMatch = match
 
     @property
     def log(self) -> list[str]:
@@ -644,44 +637,16 @@ class HVSeatHandle:
         return self.match.feed(self.seat)
 
     @property
-    def notice(self) -> str:
-        return self.match.notice
-
-    @property
     def countdown(self) -> int | None:
         """The countdown number showing (3, 2, 1), or None."""
         return self.match.countdown
 
     @property
-    def version(self) -> int:
-        """How many actions the match has accepted (an update's ``version``)."""
-        return len(self.match.actions)
-
-    @property
     def started(self) -> bool:
         return self.match.started
 
-    @property
-    def spectator(self) -> bool:
-        return self.seat is None
-
-    def view(self) -> H.HighVoltageView:
-        return self.match.view(self.seat)
-
-    def subscribe(self, callback: Callback) -> Callable[[], None]:
-        """Call ``callback(update)`` on the event loop after every change; returns an unsubscribe."""
-        return self.match.subscribe(self.seat, callback)
-
-    async def submit(self, action: H.Action) -> None:
-        """Send an intent.  Raises :class:`IllegalActionError` (one-line reason) if refused."""
-        if self.seat is None:
-            raise IllegalActionError("spectators cannot play")
-        await self.match.submit(self.seat, action)
-
     async def resign(self) -> None:
-        if self.seat is None:
-            raise IllegalActionError("spectators cannot resign")
-        await self.submit(H.Resign(self.seat))
+        await self.submit(H.Resign(self.own_seat("resign")))
 
     @property
     def idle(self) -> tuple[int, ...]:
@@ -696,15 +661,11 @@ class HVSeatHandle:
     async def continue_without(self, seat: int | None = None) -> None:
         """Vote to continue without ``seat`` (None: everyone marked idle); raises
         :class:`IllegalActionError` (one line) if the vote cannot be cast."""
-        if self.seat is None:
-            raise IllegalActionError("spectators cannot vote")
-        await self.match.continue_without(self.seat, seat)
+        await self.match.continue_without(self.own_seat("vote"), seat)
 
     async def take_seat_back(self) -> None:
         """Play this seat again after a vote gave it to a bot."""
-        if self.seat is None:
-            raise IllegalActionError("spectators have no seat")
-        await self.match.take_seat_back(self.seat)
+        await self.match.take_seat_back(self.own_seat("take a seat back"))
 
 
 def new_hv_match(

@@ -42,7 +42,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from server.games import HostConfig, ServerGame
-from server.host.voltage import Seat, SeatHandle
+from server.host.common import Seat
+from server.host.voltage import SeatHandle
 from server.lobby.models import Hosted, LobbyError, Player
 
 log = logging.getLogger(__name__)

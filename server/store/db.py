@@ -792,7 +792,7 @@ class Store:
         """Record a new match and return its id.
 
         ``seats`` are mappings with ``name`` and optional ``identity`` / ``bot``
-        (a :class:`server.host.voltage.Seat` works through :func:`seat_dict`);
+        (a :class:`server.host.common.Seat` works through :func:`seat_dict`);
         ``time_control`` its clock ("5+5", None: none).
         """
         return self._write(_create_match, *_match_args(game, seed, seats, code), time_control)

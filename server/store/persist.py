@@ -55,7 +55,8 @@ from engine.errors import IllegalActionError, InvalidActionError
 from engine.voltage import rules as V
 from server import ratings as R
 from server.errors import ServerError
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from server.store.db import MatchRecord, NotFound, Store, StoreError, seat_dict
 
 log = logging.getLogger(__name__)

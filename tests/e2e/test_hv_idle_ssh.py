@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
-from server.host.voltage import Seat
 from server.ssh.server import harden_app
 from tests.support.terminal import Terminal
 

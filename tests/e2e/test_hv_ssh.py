@@ -17,8 +17,8 @@ import time
 
 import pytest
 
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
-from server.host.voltage import Seat
 from server.ssh.server import harden_app
 from tests.support.hv_player import play, read_screen
 from tests.support.terminal import Terminal

@@ -8,7 +8,8 @@ import random
 import sqlite3
 
 from engine.voltage import rules as V
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from server.store import persist as P
 from server.store.db import Store
 from tests.support.process import ServerProcess

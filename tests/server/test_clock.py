@@ -18,7 +18,8 @@ from engine import clock as CL
 from engine.errors import IllegalActionError
 from engine.voltage import rules as V
 from server.backend import SSHBackend
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from server.store import persist as P
 from server.store.db import Store
 from tests.server.test_lobby_store import KA, KB, lobby_on, online

@@ -8,7 +8,8 @@ import re
 
 from engine import clock as CL
 from engine.voltage import rules as V
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from tests.tui.helpers import FixedBackend, match_screen, wait_until
 from tui.app import make_app
 from tui.dialogs.confirm import ConfirmScreen

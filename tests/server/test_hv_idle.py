@@ -12,8 +12,8 @@ import pytest
 
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
-from server.host.voltage import Seat
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
 NAMES = ["Alice", "Bob", "Cleo", "Dan"]

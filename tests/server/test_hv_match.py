@@ -9,8 +9,9 @@ import pytest
 
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore_high_voltage
-from server.host.voltage import Seat, SeatHandle
+from server.host.voltage import SeatHandle
 from tui import ports
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)

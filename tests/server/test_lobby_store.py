@@ -10,8 +10,8 @@ import pytest
 
 from engine.voltage import rules as V
 from server.backend import SSHBackend
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch
-from server.host.voltage import Seat
 from server.lobby.core import Lobby, NameRejected
 from server.store import persist as P
 from server.store.db import Store

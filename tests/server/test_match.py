@@ -6,7 +6,8 @@ import pytest
 
 from engine.errors import IllegalActionError
 from engine.voltage import rules as V
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from tui import ports
 
 

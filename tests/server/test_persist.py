@@ -8,7 +8,8 @@ import sys
 import textwrap
 
 from engine.voltage import rules as V
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from server.store import persist as P
 from server.store.db import Store
 
@@ -153,7 +154,8 @@ KILLED = textwrap.dedent(
     """
     import asyncio, os, random, signal, sys
     from server.store import persist as P
-    from server.host.voltage import Match, Seat
+    from server.host.common import Seat
+    from server.host.voltage import Match
     from server.store.db import Store
 
     async def main():

@@ -20,9 +20,10 @@ import pytest
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from engine.voltage import rules as V
-from server.host import voltage as M
+from server.host import common as M
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch
-from server.host.voltage import Match, Seat
+from server.host.voltage import Match
 from server.lobby.core import Lobby
 from server.store import persist as P
 from server.store.db import Store
@@ -107,7 +108,7 @@ def move(m: Match, rng: random.Random) -> tuple[int, V.Action]:
 
 
 async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with_nothing_lost(tmp_path, monkeypatch):
-    monkeypatch.setattr(M, "RETRY_SECONDS", (0.05,), raising=False)
+    monkeypatch.setattr(M, "RETRY_SECONDS", (0.05,))
     rng = random.Random(3)
     with Store.open(tmp_path) as store:
         store.upsert_player(A, "Alice")
@@ -152,7 +153,7 @@ async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with
 
 
 async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, monkeypatch):
-    monkeypatch.setattr(M, "RETRY_SECONDS", (0.05,), raising=False)
+    monkeypatch.setattr(M, "RETRY_SECONDS", (0.05,))
     with Store.open(tmp_path) as store:
         m = Match([Seat("Alice", A), Seat("Bot", bot="random")], seed=8, bot_delay=0)
         rec = P.attach(store, m)
@@ -182,7 +183,7 @@ async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, 
 
 
 async def test_high_voltage_waits_for_the_store_before_go_and_keeps_its_log_whole(tmp_path, monkeypatch):
-    monkeypatch.setattr(M, "RETRY_SECONDS", (0.05,), raising=False)
+    monkeypatch.setattr(M, "RETRY_SECONDS", (0.05,))
     with Store.open(tmp_path) as store:
         m = HVMatch([Seat("Alice", A), Seat("Bob", B)], seed=4, countdown_seconds=0.03)
         rec = P.attach(store, m)
@@ -267,7 +268,7 @@ class Stall:
 
 
 async def test_a_stalled_store_pauses_only_the_match_waiting_on_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(M, "SLOW_SAVE_SECONDS", 0.05, raising=False)
+    monkeypatch.setattr(M, "SLOW_SAVE_SECONDS", 0.05)
     rng = random.Random(7)
     with Store.open(tmp_path) as store:
         lobby = Lobby(None, store=store)

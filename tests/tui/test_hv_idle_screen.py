@@ -5,8 +5,8 @@ idle person's screen telling them and taking the seat back with ``t``."""
 from __future__ import annotations
 
 from engine.highvoltage import rules as H
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
-from server.host.voltage import Seat
 from tests.tui.helpers import wait_until
 from tests.tui.test_hv_screen import SIZE, Host, text_of, wait_text
 from tui.games.highvoltage import present as P

@@ -11,8 +11,8 @@ from typing import Any
 from textual.app import App
 
 from engine.highvoltage import rules as H
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat, local_match
-from server.host.voltage import Seat
 from tests.tui.helpers import local_app, wait_until
 from tui.games.highvoltage.card import HVTopCard, big
 from tui.games.highvoltage.match import HVMatchScreen

@@ -9,8 +9,9 @@ from typing import Any
 from textual.app import App
 
 from engine.highvoltage import rules as H
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch
-from server.host.voltage import Match, Seat
+from server.host.voltage import Match
 from tests.tui.helpers import FixedBackend, match_screen, wait_until
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen

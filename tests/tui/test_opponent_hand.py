@@ -8,7 +8,8 @@ from dataclasses import replace
 from textual.app import App, ComposeResult
 
 from engine.voltage import rules as V
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from tests.tui.helpers import ContractHandle, FixedBackend, wait_until
 from tui.app import make_app
 from tui.games.voltage.hand import HandView, OpponentHand

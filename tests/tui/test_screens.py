@@ -8,7 +8,8 @@ from dataclasses import replace
 from engine.errors import IllegalActionError
 from engine.voltage import cards as K
 from engine.voltage import rules as V
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from tests.tui.helpers import (
     ContractHandle,
     FixedBackend,

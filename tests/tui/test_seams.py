@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from server.backend import SSHBackend
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch, HVSeatHandle
-from server.host.voltage import Match, Seat, SeatHandle
+from server.host.voltage import Match, SeatHandle
 from server.local import LocalBackend
 from server.replay import Replay
 from tui import ports

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from engine.voltage import rules as V
-from server.host.voltage import Match, Seat
+from server.host.common import Seat
+from server.host.voltage import Match
 from tests.tui.helpers import ContractHandle, FixedBackend, screen_text
 from tui.app import make_app
 from tui.pacing import NO_FLASH

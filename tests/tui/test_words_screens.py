@@ -23,8 +23,9 @@ from textual.app import App
 from engine.highvoltage import rules as H
 from engine.voltage import cards as K
 from engine.voltage import rules as V
+from server.host.common import Seat
 from server.host.highvoltage import HVMatch
-from server.host.voltage import Match, Seat
+from server.host.voltage import Match
 from tests.tui.helpers import FixedBackend, wait_until
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen

@@ -1,0 +1,383 @@
+"""What every match host shares, whatever its game: saving, seats, subscribers, notices,
+and the seat handle's common part.
+
+Saving is part of accepting.  A match with a ``recorder`` (see
+:class:`server.store.persist.Recording`) applies an action only once the recorder
+has committed it: the host checks the action, awaits ``recorder.commit``
+(the store's writer thread does the disk work, so the event loop never waits
+on the disk) and only then changes the state, runs the ``on_action`` hooks
+and tells the screens.  The host's lock is held across that await, so the
+log's order is the order of acceptance (High Voltage's arrival order too).
+If the commit fails, the action is refused with :data:`SAVE_FAILED` (the
+same path as an illegal move, so the screens show it in their one line and
+lose nothing), the match pauses (:class:`SaveGate`: a notice on every
+screen, every intent refused with that line, bots and countdowns wait) and a
+retry loop probes the store until a write succeeds, then resumes.  A commit
+that is merely slow (a stalled disk) is waited for: after
+:data:`SLOW_SAVE_SECONDS` every screen is told why nothing moves.  The end
+is recorded (``recorder.finish``) before the ``on_end`` hooks run, so a
+results screen finds the rating changes.  Once sent, a move runs to the end
+in a task of its own (:func:`run_to_end`): a screen closed or a bot replaced
+mid-commit must not leave a committed row unapplied.
+
+:class:`SeatDoor` is the part of a seat handle (:class:`tui.ports.SeatHandle`) that does
+not depend on the game: its match, seat, names, log, notice, version, view and intents.
+Each game's handle derives from it with its own view and action types and adds its
+extras (Voltage's clock and draw offers, High Voltage's countdown and idle votes), so
+neither game's handle derives from the other's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from engine.errors import IllegalActionError
+from tui import ports
+
+log = logging.getLogger(__name__)
+
+SAVE_FAILED = "the server cannot save moves right now"
+PAUSED_NOTICE = "paused: the server cannot save moves right now; play resumes when it can"
+SLOW_NOTICE = "waiting for the server's disk to save the last move…"
+SLOW_SAVE_SECONDS = 2.0
+RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that failed; the last repeats
+
+
+class SaveFailed(IllegalActionError):
+    """An action refused because the store could not commit it (the match is paused)."""
+
+    def __init__(self, reason: str = SAVE_FAILED) -> None:
+        super().__init__(reason)
+
+
+class SaveGate:
+    """Saving for a match host: commits its actions through its ``recorder``, and
+    pauses it while the store cannot write (see the module docstring).
+
+    ``host`` has ``recorder``, ``code``, ``_closed`` and ``_notice_changed()``."""
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+        self.paused = False
+        self.notice = ""  # shown before the host's own notice
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        self._retry: asyncio.Task | None = None
+        self.pauses = 0  # how many times the store failed this match
+
+    async def commit(self, index: int, action: Any, used_ms: int | None = None) -> None:
+        """Commit action ``index`` (``used_ms``: the time its seat used, if kept); raise
+        :class:`SaveFailed` (and pause) if it cannot be."""
+        recorder = self.host.recorder
+        if self.paused:
+            raise SaveFailed()
+        if recorder is None:
+            return
+        if used_ms is None:
+            coro = recorder.commit(self.host, index, action)
+        else:
+            coro = recorder.commit(self.host, index, action, used_ms=used_ms)
+        fut = asyncio.ensure_future(coro)
+        slow = False
+        try:
+            done, _ = await asyncio.wait({fut}, timeout=SLOW_SAVE_SECONDS)
+            if not done:  # a stalled disk: wait (never cancel a write half-way), and say why
+                slow = True
+                self._set_notice(SLOW_NOTICE)
+                await asyncio.shield(fut)
+            fut.result()
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.error("match %s: could not store action %d (%s); paused until the store can write",
+                      self._label(), index, e)
+            self.pause()
+            raise SaveFailed() from e
+        finally:
+            if slow and not self.paused:
+                self._set_notice("")
+
+    def pause(self) -> None:
+        if self.paused:
+            return
+        self.paused = True
+        self.pauses += 1
+        self._resumed.clear()
+        self._set_notice(PAUSED_NOTICE)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # pragma: no cover - no loop: nothing can play anyway
+            return
+        self._retry = loop.create_task(self._probe_until_it_works())
+
+    async def _probe_until_it_works(self) -> None:
+        n = 0
+        while self.paused and not self.host._closed:
+            await asyncio.sleep(RETRY_SECONDS[min(n, len(RETRY_SECONDS) - 1)])
+            n += 1
+            recorder = self.host.recorder
+            try:
+                if recorder is not None:
+                    await recorder.probe()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                if n in (1, 10) or n % 60 == 0:
+                    log.warning("match %s: the store still cannot write (%s); still paused",
+                                self._label(), e)
+                continue
+            log.warning("match %s: the store can write again; resuming", self._label())
+            self.resume()
+
+    def resume(self) -> None:
+        if not self.paused:
+            return
+        self.paused = False
+        self._set_notice("")
+        self._resumed.set()
+
+    async def wait_resumed(self) -> None:
+        await self._resumed.wait()
+
+    def close(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+        self._resumed.set()  # wake whatever waits, so it sees the host closed
+
+    def _label(self) -> str:
+        """How the log names the match: its store id (and code) when it has them."""
+        code = getattr(self.host, "code", "") or ""
+        safe_id = getattr(self.host.recorder, "_safe_id", None)
+        ident = safe_id() if safe_id is not None else "?"
+        return f"{ident} ({code})" if code else ident
+
+    def _set_notice(self, text: str) -> None:
+        if text != self.notice:
+            self.notice = text
+            self.host._notice_changed()
+
+
+def joined_notice(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+async def run_to_end(coro: Any) -> Any:
+    """Await ``coro`` in a task of its own that runs to the end even if the awaiting task
+    is cancelled (a screen closed, a bot replaced).  An action whose row is being
+    committed must then still be applied, with the host's lock held throughout, or the
+    store and the match would disagree about the log."""
+    task = asyncio.ensure_future(coro)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.add_done_callback(_retrieve)
+        raise
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()  # nobody waits for it any more: mark it seen
+
+
+@dataclass
+class Seat:
+    """Who sits in a seat.  ``bot`` names the bot playing it (a human seat
+    taken over by a bot has both a human ``identity`` and a ``bot``)."""
+
+    name: str
+    identity: str | None = None
+    bot: str | None = None
+    connected: bool = True
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot is not None
+
+    @property
+    def label(self) -> str:
+        """The name as shown to others, marking a bot standing in for a human."""
+        if self.bot and self.identity:
+            return f"{self.name} (bot playing)"
+        return self.name
+
+
+#: What a screen gets after a change (:class:`tui.ports.Update`): the seat's fresh view,
+#: the new log lines, the notice, and the match's version (its action count).  Declared
+#: in the tui's seams, since it is what an edge receives from a remote host.
+Update = ports.Update
+
+Callback = ports.UpdateCallback
+
+
+def in_context(callback: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Wrap ``callback`` to run in the context it subscribed from (its own app's):
+    Textual keeps "the current app" in a context variable, and an update caused by
+    one player's session must not run in that session's context on another's screen."""
+    ctx = contextvars.copy_context()
+
+    def call(update: Any) -> None:
+        try:
+            ctx.run(callback, update)
+        except RuntimeError as e:  # already inside that context (a nested update)
+            if "cannot enter context" not in str(e):
+                raise
+            callback(update)
+
+    return call
+
+
+class Subscribers:
+    """The screens following a match: each callback gets an update built from its
+    seat's view (one view per seat per change, shared by that seat's screens)."""
+
+    def __init__(self) -> None:
+        self._subs: list[tuple[int | None, Callable[[Any], None]]] = []
+
+    def add(self, seat: int | None, callback: Callable[[Any], None]) -> Callable[[], None]:
+        """Follow ``seat``'s view (``None``: a spectator's); returns the unsubscribe.
+
+        Each screen's callback runs in the context it subscribed from: on a server,
+        many apps share one loop, and Textual finds "the current app" through a
+        context variable, so an update must not run in the submitting player's context."""
+        entry = (seat, in_context(callback))
+        self._subs.append(entry)
+
+        def unsubscribe() -> None:
+            if entry in self._subs:
+                self._subs.remove(entry)
+
+        return unsubscribe
+
+    def send(self, view: Callable[[int | None], Any], update: Callable[[Any], Any], only: int | None = None) -> None:
+        """Call every subscriber (or only seat ``only``'s) with ``update(view(seat))``."""
+        views: dict[int | None, Any] = {}
+        for seat, callback in list(self._subs):
+            if only is not None and seat != only:
+                continue
+            if seat not in views:
+                views[seat] = view(seat)
+            try:
+                callback(update(views[seat]))
+            except Exception:  # one broken screen must not stop the others
+                log.exception("update callback failed")
+
+
+class HostNotices:
+    """What both games' match hosts say beside the moves: the status line (the store's
+    state, paused or slow, then the lobby's notice) and lines of news in the log.
+    A host has ``saving`` (its :class:`SaveGate`), ``_notice``, ``log`` and
+    ``_broadcast(lines)``."""
+
+    saving: SaveGate
+    _notice: str
+    log: list[str]
+
+    def _broadcast(self, lines: tuple[str, ...]) -> None:
+        raise NotImplementedError
+
+    @property
+    def notice(self) -> str:
+        """The status line: the store's state (paused, slow) first, then the lobby's."""
+        return joined_notice(self.saving.notice, self._notice)
+
+    @property
+    def paused(self) -> bool:
+        """Is play paused because the store cannot write?"""
+        return self.saving.paused
+
+    def set_notice(self, text: str) -> None:
+        """A status line every screen shows (e.g. waiting for a reconnect)."""
+        self._notice = text
+        self._broadcast(())
+
+    def announce(self, line: str) -> None:
+        """A line in every screen's log that is no move (the lobby's news: "Bob is back.")."""
+        self.log.append(line)
+        self._broadcast((line,))
+
+    def _notice_changed(self) -> None:
+        self._broadcast(())
+
+
+ViewT = TypeVar("ViewT")
+ActionT = TypeVar("ActionT")
+
+
+ViewT_co = TypeVar("ViewT_co", covariant=True)
+ActionT_contra = TypeVar("ActionT_contra", contravariant=True)
+
+
+class HostedMatch(Protocol[ViewT_co, ActionT_contra]):
+    """What :class:`SeatDoor` asks of its match host."""
+
+    game: str
+    log: list[str]
+    actions: list[Any]
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def notice(self) -> str: ...
+
+    def view(self, seat: int | None) -> ViewT_co: ...
+
+    def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]: ...
+
+    async def submit(self, seat: int, action: ActionT_contra) -> None: ...
+
+
+class SeatDoor(Generic[ViewT, ActionT]):
+    """A screen's door into a match, the part every game shares (see the module docstring)."""
+
+    def __init__(self, match: HostedMatch[ViewT, ActionT], seat: int | None) -> None:
+        self.match = match
+        self.seat = seat
+
+    @property
+    def game(self) -> str:
+        return self.match.game
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.match.names
+
+    @property
+    def log(self) -> list[str]:
+        """Every log line so far, oldest first."""
+        return list(self.match.log)
+
+    @property
+    def notice(self) -> str:
+        return self.match.notice
+
+    @property
+    def version(self) -> int:
+        """How many actions the match has accepted (an :class:`Update`'s ``version``)."""
+        return len(self.match.actions)
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    def view(self) -> ViewT:
+        return self.match.view(self.seat)
+
+    def subscribe(self, callback: Callback) -> Callable[[], None]:
+        """Call ``callback(update)`` on the event loop after every change; returns an unsubscribe."""
+        return self.match.subscribe(self.seat, callback)
+
+    async def submit(self, action: ActionT) -> None:
+        """Send an intent.  Raises :class:`IllegalActionError` (one-line reason) if refused."""
+        await self.match.submit(self.own_seat("play"), action)
+
+    def own_seat(self, verb: str) -> int:
+        """This handle's seat; a spectator's handle refuses to ``verb`` (one line)."""
+        if self.seat is None:
+            raise IllegalActionError(f"spectators cannot {verb}")
+        return self.seat
