@@ -11,6 +11,11 @@ Ctrl+Q quits at once, except in a live match (a seat still playing, on any scree
 above it too: rules, a question, the pass-the-keyboard screen), where it first asks
 what the match screen says quitting costs (:meth:`~tui.screens.base.PlayScreen.quit_question`:
 online the seat is kept for the grace period; offline the match is lost).
+
+Output goes through a :class:`tui.frames.Shadow` (``_display``): each frame the
+compositor renders is written as the cells that changed since the last one, not as
+the dirty regions' lines whole (the reasons and figures are in :mod:`tui.frames`).
+Headless apps (tests, snapshots) never write, so they take Textual's path unchanged.
 """
 
 from __future__ import annotations
@@ -19,14 +24,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual._compositor import CompositorUpdate
 from textual.app import App
 from textual.binding import Binding
 from textual.filter import Monochrome, NoColor
 from textual.screen import Screen
 
+from tui.frames import Shadow
 from tui.pacing import DEFAULT, Pacing
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from tui.ports import Backend
 
 HERE = Path(__file__).resolve().parent
@@ -54,6 +63,31 @@ class VoltageApp(App[None]):
         self.player_name = player_name
         self.home: Screen | None = None
         self.pacing = pacing  # how long the visible moments last (tests pass a fast one)
+        self.shadow = Shadow()  # what the terminal shows: frames are written as what changed
+
+    # -- output: only the cells that changed ----------------------------------
+
+    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
+        if (
+            isinstance(renderable, CompositorUpdate)
+            and not self._batch_count
+            and self._running
+            and not self._closed
+            and not self.is_headless
+            and self._driver is not None
+            and not self._driver.is_inline
+        ):
+            text = self.shadow.diff(renderable, (self.size.width, self.size.height), self.console._color_system)
+            if text is not None:
+                renderable = _Written(text) if text else None
+        super()._display(screen, renderable)
+
+    def forget_terminal(self) -> None:
+        """What the terminal shows is unknown (the driver dropped frames): the next frame
+        is the whole screen, written whole."""
+        self.shadow.forget()
+        if self._running and not self._closed:
+            self.screen.refresh()
 
     # The pacing's fields, as attributes: kept for code written before :class:`Pacing`
     # (the SSH end-to-end tests set them on a server's app); setting one replaces the pacing.
@@ -170,6 +204,16 @@ class VoltageApp(App[None]):
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(self.home)
+
+
+class _Written(CompositorUpdate):
+    """A frame already turned into terminal sequences (by :class:`tui.frames.Shadow`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def render_segments(self, console: object) -> str:
+        return self.text
 
 
 def make_app(backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> VoltageApp:

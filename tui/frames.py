@@ -1,0 +1,214 @@
+"""Write only the cells that changed: a shadow of what the terminal shows.
+
+Textual writes each dirty region's lines whole: a widget that refreshes (the board
+after a card is selected, the hand after a play) sends every cell of its region again,
+although most of them are what the terminal already shows.  Measured with
+``benchmarks/render.py --regions`` at 80x24: a keypress (select a card) cost ~6.2 KB,
+3.3 KB of it the board's and 2.4 KB the hand's, for a handful of changed cells.
+
+:class:`Shadow` keeps, per app, the picture the terminal shows: one list of cells per
+line, a cell being ``(sgr, char)`` (the style as its SGR parameters, so two equal-looking
+styles compare equal as strings, in C).  :meth:`Shadow.diff` takes the compositor's
+update (``ChopsUpdate`` or ``LayoutUpdate``, Textual 8.2's ``textual/_compositor.py``)
+and returns the terminal sequence that turns the shadow's picture into the new one:
+per line, runs of changed cells (a cursor move, then SGR only where the style changes,
+then the text); two runs closer than :data:`MERGE_GAP` cells are written as one, since
+a cursor move costs about as much as the cells between them.  One place for every
+screen: the app's ``_display`` (:mod:`tui.app`) calls it.
+
+Decisions:
+
+- **Cheap where nothing changed.** A chop (a widget's part of a line) is turned into
+  cells with ``zip`` over its segments and compared as a list slice (C); only a slice
+  that differs is walked cell by cell.
+- **When the terminal's picture is unknown, write it whole.** The shadow starts empty
+  (the alternate screen is blank, but unknown lines are simply written); a size change
+  (the terminal may have reflowed or cut lines) or :meth:`Shadow.forget` (the driver
+  dropped frames for a client that did not read, :mod:`server.ssh.driver`) empties it,
+  and a line the shadow does not know is written whole, as Textual would.  A
+  ``LayoutUpdate`` (a screen switch) at the same size is diffed like any other update:
+  the terminal shows what was last written.
+- **Wide characters** take two cells: the character, then a placeholder ``(sgr, "")``
+  that writes nothing; a run starting on a placeholder starts one cell earlier.
+  Zero-width characters join the cell before them.
+- **SGR is absolute**: every style change is written ``ESC[0;...m`` (reset, then the
+  style), and a frame ends with ``ESC[0m``, so no state leaks between runs or frames.
+  Hyperlink styles (OSC 8) are not used by the app; their link is not written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import repeat
+from typing import Any
+
+from rich.cells import cell_len, get_character_cell_size
+from rich.color import ColorSystem
+from rich.style import Style
+from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual.strip import Strip
+
+#: Unchanged cells between two changed runs up to which both are written as one run
+#: (a cursor move ``ESC[yy;xxH`` is 6-8 bytes, a cell usually 1).
+MERGE_GAP = 6
+
+Cell = tuple[str, str]  # (sgr parameters, character; "" for a wide character's second cell)
+
+
+def _sgr(style: Style | None, color_system: ColorSystem) -> str:
+    if style is None:
+        return ""
+    ansi = style._ansi
+    if ansi is None:
+        ansi = Strip.render_ansi(style, color_system)
+    return ansi
+
+
+def _cells(strip: Strip, color_system: ColorSystem) -> list[Cell]:
+    """The cells of a strip, left to right."""
+    out: list[Cell] = []
+    extend = out.extend
+    for text, style, control in strip:
+        if control or not text:
+            continue
+        sgr = _sgr(style, color_system)
+        if text.isascii() or cell_len(text) == len(text):
+            extend(zip(repeat(sgr, len(text)), text, strict=False))
+            continue
+        for ch in text:
+            width = get_character_cell_size(ch)
+            if width == 1:
+                out.append((sgr, ch))
+            elif width == 2:
+                out.append((sgr, ch))
+                out.append((sgr, ""))
+            elif out:  # zero width: joins the cell before
+                prev_sgr, prev = out[-1]
+                out[-1] = (prev_sgr, prev + ch)
+    return out
+
+
+class Shadow:
+    """What the terminal shows (see the module's notes)."""
+
+    def __init__(self) -> None:
+        self.size: tuple[int, int] | None = None
+        self.lines: list[list[Cell] | None] = []
+        self.full_frames = 0  # frames written whole (size changed, or the picture unknown)
+
+    def forget(self) -> None:
+        """The terminal's picture is unknown (frames were dropped): write the next ones whole."""
+        self.size = None
+        self.lines = []
+
+    def _reset(self, size: tuple[int, int]) -> None:
+        self.size = size
+        self.lines = [None] * size[1]
+
+    def diff(self, update: Any, size: tuple[int, int], color_system: ColorSystem | None) -> str | None:
+        """The terminal sequence for ``update`` given what the terminal shows, or None
+        when the update is not one this knows (the caller writes it as Textual would)."""
+        color_system = color_system or ColorSystem.TRUECOLOR
+        if size != self.size:
+            self._reset(size)
+            self.full_frames += 1
+        width, height = size
+        rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]]
+        if isinstance(update, ChopsUpdate):
+            rows = self._chop_rows(update, height)
+        elif isinstance(update, LayoutUpdate):
+            x0, y0 = update.region.x, update.region.y
+            rows = self._layout_rows(update, x0, y0, height)
+        else:
+            return None
+        out: list[str] = []
+        state = [None]  # the SGR the terminal is in, None: unknown
+        for y, pieces in rows:
+            old = self.lines[y]
+            if old is None:
+                old = self.lines[y] = [("", "\0")] * width  # nothing known: every cell differs
+            for x, strip in pieces:
+                if x >= width:
+                    continue
+                new = _cells(strip, color_system)
+                end = min(x + len(new), width)
+                if end - x < len(new):
+                    new = new[: end - x]
+                if old[x:end] == new:
+                    continue
+                self._emit_line(out, state, y, x, old, new)
+                old[x:end] = new
+        if not out:
+            return ""
+        if state[0]:
+            out.append("\x1b[0m")
+        return "".join(out)
+
+    @staticmethod
+    def _chop_rows(update: ChopsUpdate, height: int) -> Iterable[tuple[int, Iterable[tuple[int, Strip]]]]:
+        # Exactly the cells Textual's ChopsUpdate.render_segments writes: per span, each
+        # chop that reaches into it, from the chop's start to the span's end.
+        chops = update.chops
+        chop_ends = update.chop_ends
+        for y, x1, x2 in update.spans:
+            if y >= height:
+                continue
+            pieces = []
+            for end, (x, strip) in zip(chop_ends[y], chops[y].items(), strict=False):
+                if strip is None or x > x2 or end <= x1:
+                    continue
+                if end > x2:
+                    if x2 <= x:
+                        continue
+                    strip = strip.crop(0, x2 - x)
+                pieces.append((x, strip))
+            yield y, pieces
+
+    @staticmethod
+    def _layout_rows(
+        update: LayoutUpdate, x0: int, y0: int, height: int
+    ) -> Iterable[tuple[int, Iterable[tuple[int, Strip]]]]:
+        for y, line in enumerate(update.strips, y0):
+            if y >= height:
+                break
+            pieces = []
+            x = x0
+            for strip in line:
+                pieces.append((x, strip))
+                x += strip.cell_length
+            yield y, pieces
+
+    @staticmethod
+    def _emit_line(out: list[str], state: list[Any], y: int, x0: int, old: list[Cell], new: list[Cell]) -> None:
+        """Append the runs of ``new`` (cells from column ``x0``) that differ from ``old``."""
+        n = len(new)
+        i = 0
+        while i < n:
+            if new[i] == old[x0 + i]:
+                i += 1
+                continue
+            start = i
+            # extend over changed cells and short unchanged gaps
+            j = i + 1
+            last = i
+            while j < n:
+                if new[j] != old[x0 + j]:
+                    last = j
+                elif j - last > MERGE_GAP:
+                    break
+                j += 1
+            stop = last + 1
+            if new[start][1] == "" and start > 0:
+                start -= 1  # a wide character's second cell: write the character
+            if stop < n and new[stop][1] == "":
+                stop += 1  # do not cut a wide character in two
+            out.append(f"\x1b[{y + 1};{x0 + start + 1}H")
+            current = state[0]
+            for sgr, ch in new[start:stop]:
+                if sgr != current:
+                    out.append(f"\x1b[0;{sgr}m" if sgr else "\x1b[0m")
+                    current = sgr
+                if ch:
+                    out.append(ch)
+            state[0] = current
+            i = stop
