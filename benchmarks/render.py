@@ -12,7 +12,12 @@ written: the output path is the server's.  The match is driven from outside
 from the action until both apps have gone quiet (no output for ``--quiet`` ms),
 divided per screen.  ``--floor`` also times the smallest app there is (one widget,
 six rows changed per key) on the same path: what Textual itself costs per frame
-here, which no screen can go below.  ``--profile FILE`` writes a pyinstrument HTML profile
+here, which no screen can go below.  ``--regions`` prints, per keypress and per
+update, what the compositor was asked to draw (a whole-screen ``LayoutUpdate`` or
+dirty spans in a ``ChopsUpdate``), which widgets were marked dirty, and the bytes each
+widget's part of the frame would cost as Textual writes it (the compositor's
+``render_update`` wrapped, each span rendered alone and charged to the widget under
+its first cell).  ``--profile FILE`` writes a pyinstrument HTML profile
 (falls back to a cProfile listing when pyinstrument is missing).
 """
 
@@ -95,6 +100,88 @@ async def quiet(channels: list[Channel], ms: float) -> None:
             return
 
 
+class RegionLog:
+    """``--regions``: what each frame asked the compositor for, and what it cost per widget."""
+
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+        self.phase = ""
+        self.event: Any = None
+        self.enabled = False
+
+    def install(self) -> None:
+        from rich.console import Console
+        from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+
+        log = self
+        original = Compositor.render_update
+        console = Console(color_system="truecolor", force_terminal=True, legacy_windows=False)
+
+        def owner(screen: Any, x: int, y: int) -> str:
+            try:
+                widget, _ = screen.get_widget_at(x, y)
+            except Exception:
+                return "?"
+            node = widget
+            while node is not None and not node.id and node.parent is not None and node.parent is not screen:
+                node = node.parent
+            name = type(widget).__name__
+            return f"{name}#{node.id}" if node is not None and node.id else name
+
+        def render_update(self: Any, full: bool = False, screen_stack: Any = None, simplify: bool = False) -> Any:
+            dirty = list(self._dirty_regions)
+            update = original(self, full=full, screen_stack=screen_stack, simplify=simplify)
+            if not log.enabled or update is None:
+                return update
+            screen = self.root
+            per: dict[str, int] = {}
+            if isinstance(update, LayoutUpdate):
+                kind = "layout"
+                for line in update.strips:
+                    per["(whole screen)"] = per.get("(whole screen)", 0) + sum(
+                        len(s.render(console)) for s in line
+                    )
+            elif isinstance(update, ChopsUpdate):
+                kind = "chops"
+                for span in update.spans:
+                    one = ChopsUpdate(update.chops, [span], update.chop_ends).render_segments(console)
+                    who = owner(screen, span[1], span[0])
+                    per[who] = per.get(who, 0) + len(one.encode())
+            else:
+                kind = type(update).__name__
+            log.frames.append(
+                {"phase": log.phase, "event": (log.event, id(screen.app)), "kind": kind, "dirty": len(dirty),
+                 "cells": sum(r.area for r in dirty), "per": per}
+            )
+            return update
+
+        Compositor.render_update = render_update  # type: ignore[method-assign]
+
+    def report(self) -> None:
+        for phase in ("key", "update"):
+            frames = [f for f in self.frames if f["phase"] == phase]
+            if not frames:
+                continue
+            events = {f["event"] for f in frames}
+            n = max(len(events), 1)
+            kinds: dict[str, int] = {}
+            per: dict[str, int] = {}
+            for f in frames:
+                kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+                for k, v in f["per"].items():
+                    per[k] = per.get(k, 0) + v
+            total = sum(per.values())
+            print(f"{phase}: {len(frames) / n:.2f} frames per screen per {phase}"
+                  f" ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}),"
+                  f" {total / n:.0f} bytes of regions per {phase}, dirty regions per frame"
+                  f" {statistics.mean(f['dirty'] for f in frames):.1f}")
+            for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:14]:
+                print(f"    {k:<40} {v / n:8.0f} bytes per {phase}")
+
+
+REGIONS = RegionLog()
+
+
 async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float, seed: int) -> dict[str, float]:
     results: dict[str, float] = {}
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=seed, bot_delay=0)
@@ -112,9 +199,12 @@ async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float,
     # -- keypresses: select a hand card, then cancel (esc), on the mover's screen --
     kcpu: list[float] = []
     kout: list[int] = []
+    REGIONS.enabled = True
     for i in range(keys):
         if match.over:
             break
+        REGIONS.phase = "key"
+        REGIONS.event = ("key", i)
         seat = match.state.to_move
         chan = channels[seat]
         b0 = chan.bytes
@@ -140,6 +230,8 @@ async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float,
             break
         view = match.view(match.state.to_move)
         action = pick(view, rng)
+        REGIONS.phase = "update"
+        REGIONS.event = ("update", n)
         b0 = sum(c.bytes for c in channels)
         w0 = sum(c.writes for c in channels)
         t0 = time.process_time()
@@ -156,6 +248,7 @@ async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float,
         results["update_bytes_mean"] = statistics.mean(out)
         results["update_writes_mean"] = statistics.mean(writes)
 
+    REGIONS.enabled = False
     for app in apps:
         app.exit()
     for c in channels:
@@ -217,7 +310,10 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--profile", default="", help="write a profile of the whole run to this file")
     p.add_argument("--floor", action="store_true", help="also time the smallest possible app on the same path")
+    p.add_argument("--regions", action="store_true", help="print the dirty regions and bytes per widget")
     args = p.parse_args()
+    if args.regions:
+        REGIONS.install()
     w, h = (int(x) for x in args.size.lower().split("x"))
 
     def run() -> dict[str, float]:
@@ -258,6 +354,8 @@ def main() -> None:
             f"keypress: {r['key_cpu_ms_mean']:.1f} ms CPU (median {r['key_cpu_ms_median']:.1f}),"
             f" {r['key_bytes_mean']:.0f} bytes  [{int(r['keys'])} keys]"
         )
+    if args.regions:
+        REGIONS.report()
     if args.floor:
         ms = asyncio.run(floor_bench((w, h), max(args.keys, 20), args.quiet))
         print(f"floor:    {ms:.1f} ms CPU per keypress (median) for a one-widget app whose six rows change")
