@@ -236,3 +236,22 @@ def test_a_wide_character_is_written_whole() -> None:
     new = Strip([Segment("ab日", style), Segment("木", style), Segment("cd", style)], 8)
     out = shadow.diff(ChopsUpdate([{0: new}], [(0, 0, 8)], [[8]]), (8, 1), None)
     assert out == "\x1b[1;5H\x1b[0;31m木\x1b[0m"
+
+
+def test_a_style_change_writes_only_what_differs() -> None:
+    from tui.frames import sgr_change
+
+    assert sgr_change(None, "97;40") == "\x1b[0;97;40m"  # unknown state: the reset form
+    assert sgr_change("97;40", "1;97;40") == "\x1b[1m"
+    assert sgr_change("1;97;104", "97;40") == "\x1b[22;40m"
+    assert sgr_change("1;2;97", "2;97") == "\x1b[22;2m"  # 22 turns both off: dim comes back
+    assert sgr_change("7;97;40", "") == "\x1b[0m"
+
+
+def test_a_later_run_on_the_same_line_moves_the_cursor_forward() -> None:
+    shadow = Shadow()
+    style = Style(color="red")
+    shadow.diff(LayoutUpdate([[strip("a" * 30, style)]], Region(0, 0, 30, 1)), (30, 1), None)
+    new = strip("b" + "a" * 20 + "b" + "a" * 8, style)
+    out = shadow.diff(ChopsUpdate([{0: new}], [(0, 0, 30)], [[30]]), (30, 1), None)
+    assert out == "\x1b[1;1H\x1b[0;31mb\x1b[20Cb\x1b[0m"
