@@ -107,15 +107,14 @@ class RegionLog:
         self.frames: list[dict[str, Any]] = []
         self.phase = ""
         self.event: Any = None
+        self.last_screen: Any = None
         self.enabled = False
 
     def install(self) -> None:
-        from rich.console import Console
         from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 
         log = self
         original = Compositor.render_update
-        console = Console(color_system="truecolor", force_terminal=True, legacy_windows=False)
 
         def owner(screen: Any, x: int, y: int) -> str:
             try:
@@ -134,6 +133,9 @@ class RegionLog:
             if not log.enabled or update is None:
                 return update
             screen = self.root
+            log.last_screen = screen
+            # the app's own console: Rich caches a style's SGR on the style, whatever the colour system
+            console = screen.app.console
             per: dict[str, int] = {}
             if isinstance(update, LayoutUpdate):
                 kind = "layout"
@@ -157,6 +159,36 @@ class RegionLog:
 
         Compositor.render_update = render_update  # type: ignore[method-assign]
 
+        # what is written after tui.frames' diff, charged to the widget at each run's start
+        import re
+
+        from tui.frames import Shadow
+
+        diff = Shadow.diff
+        moves = re.compile(r"\x1b\[(\d+);(\d+)H|\x1b\[(\d+)C")
+
+        def written(shadow: Any, update: Any, size: Any, color_system: Any) -> Any:
+            text = diff(shadow, update, size, color_system)
+            if not log.enabled or not text or not log.frames:
+                return text
+            screen = log.last_screen
+            per = log.frames[-1].setdefault("written", {})
+            x = y = 0
+            pos = 0
+            who = "?"
+            for m in moves.finditer(text):
+                per[who] = per.get(who, 0) + len(text[pos : m.start()].encode())
+                if m.group(3):
+                    x += int(m.group(3))
+                else:
+                    y, x = int(m.group(1)) - 1, int(m.group(2)) - 1
+                who = owner(screen, x, y)
+                pos = m.start()
+            per[who] = per.get(who, 0) + len(text[pos:].encode())
+            return text
+
+        Shadow.diff = written  # type: ignore[method-assign]
+
     def report(self) -> None:
         for phase in ("key", "update"):
             frames = [f for f in self.frames if f["phase"] == phase]
@@ -166,17 +198,23 @@ class RegionLog:
             n = max(len(events), 1)
             kinds: dict[str, int] = {}
             per: dict[str, int] = {}
+            out: dict[str, int] = {}
             for f in frames:
                 kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
                 for k, v in f["per"].items():
                     per[k] = per.get(k, 0) + v
+                for k, v in f.get("written", {}).items():
+                    out[k] = out.get(k, 0) + v
             total = sum(per.values())
             print(f"{phase}: {len(frames) / n:.2f} frames per screen per {phase}"
                   f" ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}),"
                   f" {total / n:.0f} bytes of regions per {phase}, dirty regions per frame"
                   f" {statistics.mean(f['dirty'] for f in frames):.1f}")
-            for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:14]:
-                print(f"    {k:<40} {v / n:8.0f} bytes per {phase}")
+            print(f"    {'widget':<40} {'regions':>8} {'written':>8}  bytes per {phase}")
+            for k in sorted(per.keys() | out.keys(), key=lambda k: -per.get(k, 0))[:14]:
+                print(f"    {k:<40} {per.get(k, 0) / n:8.0f} {out.get(k, 0) / n:8.0f}")
+            if out:
+                print(f"    {'(written in all, after the diff)':<40} {'':8} {sum(out.values()) / n:8.0f}")
 
 
 REGIONS = RegionLog()

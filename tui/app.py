@@ -68,19 +68,44 @@ class VoltageApp(App[None]):
     # -- output: only the cells that changed ----------------------------------
 
     def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
-        if (
+        # Textual's App._display, for frames the shadow writes: the same sync markers and
+        # flush; the cursor is left where the frame ends unless the app places it (an input).
+        driver = self._driver
+        if not (
             isinstance(renderable, CompositorUpdate)
             and not self._batch_count
             and self._running
             and not self._closed
             and not self.is_headless
-            and self._driver is not None
-            and not self._driver.is_inline
+            and driver is not None
+            and not driver.is_inline
         ):
-            text = self.shadow.diff(renderable, (self.size.width, self.size.height), self.console._color_system)
-            if text is not None:
-                renderable = _Written(text) if text else None
-        super()._display(screen, renderable)
+            super()._display(screen, renderable)
+            return
+        try:
+            try:
+                text = self.shadow.diff(renderable, (self.size.width, self.size.height), self.console._color_system)
+            except Exception as error:
+                self._handle_exception(error)
+                return
+            if text is None:  # not an update the shadow knows: Textual writes it
+                self.shadow.forget()
+                super()._display(screen, renderable)
+                return
+            cursor = self.cursor_position
+            if cursor.x or cursor.y:
+                cursor = self.screen.outer_size.clamp_offset(cursor)
+                text += self.shadow.park(cursor.x, cursor.y)
+            if not text:
+                return
+            self._begin_update()
+            try:
+                driver.write(text)
+            finally:
+                self._end_update()
+            driver.flush()
+        finally:
+            self.post_display_hook()
 
     def forget_terminal(self) -> None:
         """What the terminal shows is unknown (the driver dropped frames): the next frame
@@ -204,16 +229,6 @@ class VoltageApp(App[None]):
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(self.home)
-
-
-class _Written(CompositorUpdate):
-    """A frame already turned into terminal sequences (by :class:`tui.frames.Shadow`)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def render_segments(self, console: object) -> str:
-        return self.text
 
 
 def make_app(backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> VoltageApp:

@@ -12,8 +12,8 @@ styles compare equal as strings, in C).  :meth:`Shadow.diff` takes the composito
 update (``ChopsUpdate`` or ``LayoutUpdate``, Textual 8.2's ``textual/_compositor.py``)
 and returns the terminal sequence that turns the shadow's picture into the new one:
 per line, runs of changed cells (a cursor move, then SGR only where the style changes,
-then the text); two runs closer than :data:`MERGE_GAP` cells are written as one, since
-a cursor move costs about as much as the cells between them.  One place for every
+then the text); the unchanged cells between two runs of a line are written again when
+that costs fewer bytes than jumping over them (counting the style changes either way).  One place for every
 screen: the app's ``_display`` (:mod:`tui.app`) calls it.
 
 Decisions:
@@ -37,7 +37,9 @@ Decisions:
   ``ESC[0;...m`` when that is shorter.  A frame starts from an unknown state (its first
   change is the reset form) and ends with ``ESC[0m``, so nothing leaks between frames.
   Hyperlink styles (OSC 8) are not used by the app; their link is not written.
-- **Cursor moves**: to a later column of the same line ``ESC[nC``, else ``ESC[y;xH``.
+- **Cursor moves**: the shortest of ``ESC[y;xH`` and relative moves (``ESC[B`` down
+  one, ``ESC[nC`` forward, ...) from where the last run left the cursor; not from past
+  the last column, where terminals differ.
 - Tried and left out: storing spaces without their (invisible) foreground, so a
   space is written in whatever style the terminal is in: 1% fewer bytes per keypress,
   not worth a picture that differs from Textual's in blank cells' colours.
@@ -55,9 +57,6 @@ from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.strip import Strip
 
-#: Unchanged cells between two changed runs up to which both are written as one run
-#: (a cursor move ``ESC[yy;xxH`` is 6-8 bytes, a cell usually 1).
-MERGE_GAP = 6
 
 Cell = tuple[str, str]  # (sgr parameters, character; "" for a wide character's second cell)
 
@@ -164,22 +163,49 @@ def _cells(strip: Strip, color_system: ColorSystem) -> list[Cell]:
     return out
 
 
+def _move(row: int, col: int, y: int, x: int, width: int) -> str:
+    """The shortest cursor move from (``col``, ``row``) to (``x``, ``y``); ``row`` -1: unknown.
+    A cursor left past the last column is not trusted (terminals differ there)."""
+    absolute = f"\x1b[{y + 1};{x + 1}H"
+    if row < 0 or col >= width:
+        return absolute
+    if row == y:
+        vertical = ""
+    elif y == row + 1:
+        vertical = "\x1b[B"
+    elif y > row:
+        vertical = f"\x1b[{y - row}B"
+    else:
+        vertical = f"\x1b[{row - y}A" if row - y > 1 else "\x1b[A"
+    if x == col:
+        horizontal = ""
+    elif x > col:
+        horizontal = f"\x1b[{x - col}C" if x - col > 1 else "\x1b[C"
+    else:
+        horizontal = f"\x1b[{col - x}D" if col - x > 1 else "\x1b[D"
+    relative = vertical + horizontal
+    return relative if len(relative) < len(absolute) else absolute
+
+
 class Shadow:
     """What the terminal shows (see the module's notes)."""
 
     def __init__(self) -> None:
         self.size: tuple[int, int] | None = None
         self.lines: list[list[Cell] | None] = []
+        self.row = self.col = -1  # where the cursor is (-1: unknown)
         self.full_frames = 0  # frames written whole (size changed, or the picture unknown)
 
     def forget(self) -> None:
         """The terminal's picture is unknown (frames were dropped): write the next ones whole."""
         self.size = None
         self.lines = []
+        self.row = self.col = -1
 
     def _reset(self, size: tuple[int, int]) -> None:
         self.size = size
         self.lines = [None] * size[1]
+        self.row = self.col = -1
 
     def diff(self, update: Any, size: tuple[int, int], color_system: ColorSystem | None) -> str | None:
         """The terminal sequence for ``update`` given what the terminal shows, or None
@@ -198,11 +224,14 @@ class Shadow:
         else:
             return None
         out: list[str] = []
-        state: list[Any] = [None, -1, -1]  # the terminal's SGR (None: unknown), cursor row, column
+        # the terminal's SGR (None: unknown, each frame ends with a reset), cursor row, column
+        state: list[Any] = [None, self.row, self.col]
         for y, pieces in rows:
             old = self.lines[y]
             if old is None:
                 old = self.lines[y] = [("", "\0")] * width  # nothing known: every cell differs
+            line: list[Cell] | None = None
+            lo, hi = width, 0
             for x, strip in pieces:
                 if x >= width:
                     continue
@@ -212,13 +241,28 @@ class Shadow:
                     new = new[: end - x]
                 if old[x:end] == new:
                     continue
-                self._emit_line(out, state, y, x, old, new)
-                old[x:end] = new
+                if line is None:
+                    line = old.copy()
+                line[x:end] = new
+                lo, hi = min(lo, x), max(hi, end)
+            if line is not None:
+                # the whole line at once: a gap between two widgets' changes is weighed too
+                self._emit_line(out, state, y, lo, old, line[lo:hi], width)
+                self.lines[y] = line
+        self.row, self.col = state[1], state[2]
         if not out:
             return ""
         if state[0]:
             out.append("\x1b[0m")
         return "".join(out)
+
+    def park(self, x: int, y: int) -> str:
+        """Put the cursor at (``x``, ``y``) (where the app wants the terminal's cursor)."""
+        if self.size is None or (self.row, self.col) == (y, x):
+            return ""
+        move = _move(self.row, self.col, y, x, self.size[0])
+        self.row, self.col = y, x
+        return move
 
     @staticmethod
     def _chop_rows(update: ChopsUpdate, height: int) -> Iterable[tuple[int, Iterable[tuple[int, Strip]]]]:
@@ -255,41 +299,67 @@ class Shadow:
             yield y, pieces
 
     @staticmethod
-    def _emit_line(out: list[str], state: list[Any], y: int, x0: int, old: list[Cell], new: list[Cell]) -> None:
-        """Append the runs of ``new`` (cells from column ``x0``) that differ from ``old``."""
+    def _emit_line(
+        out: list[str], state: list[Any], y: int, x0: int, old: list[Cell], new: list[Cell], width: int
+    ) -> None:
+        """Append the runs of ``new`` (cells from column ``x0``) that differ from ``old``.
+
+        Between two changed runs of the line the unchanged cells are either written
+        again or jumped over (``ESC[nC``), whichever costs fewer bytes: a one-cell gap
+        in another style costs two style changes, more than the jump."""
         n = len(new)
+        runs: list[list[int]] = []
         i = 0
         while i < n:
             if new[i] == old[x0 + i]:
                 i += 1
                 continue
             start = i
-            # extend over changed cells and short unchanged gaps
-            j = i + 1
-            last = i
-            while j < n:
-                if new[j] != old[x0 + j]:
-                    last = j
-                elif j - last > MERGE_GAP:
-                    break
-                j += 1
-            stop = last + 1
+            i += 1
+            while i < n and new[i] != old[x0 + i]:
+                i += 1
             if new[start][1] == "" and start > 0:
                 start -= 1  # a wide character's second cell: write the character
-            if stop < n and new[stop][1] == "":
-                stop += 1  # do not cut a wide character in two
-            col = x0 + start
-            if state[1] == y and col > state[2]:
-                out.append(f"\x1b[{col - state[2]}C")
+            if i < n and new[i][1] == "":
+                i += 1  # do not cut a wide character in two
+            if runs and start <= runs[-1][1]:
+                runs[-1][1] = i
             else:
-                out.append(f"\x1b[{y + 1};{col + 1}H")
-            current = state[0]
+                runs.append([start, i])
+        if not runs:
+            return
+        current = state[0]
+        for k, (start, stop) in enumerate(runs):
+            col = x0 + start
+            if k == 0:
+                out.append(_move(state[1], state[2], y, col, width))
+            else:
+                # the gap: written again, or jumped?
+                prev_stop = runs[k - 1][1]
+                gap = new[prev_stop:start]
+                first = new[start][0]
+                jump = len(_move(y, x0 + prev_stop, y, col, width))
+                if first != current:
+                    jump += len(sgr_change(current, first))
+                cost, s = 0, current
+                for sgr, ch in gap:
+                    if sgr != s:
+                        cost += len(sgr_change(s, sgr))
+                        s = sgr
+                    cost += len(ch) if ch.isascii() else len(ch.encode())
+                    if cost >= jump:
+                        break
+                if cost < jump and first != s:
+                    cost += len(sgr_change(s, first))
+                if cost < jump:
+                    start = prev_stop  # cheaper to write the gap again
+                else:
+                    out.append(_move(y, x0 + prev_stop, y, col, width))
             for sgr, ch in new[start:stop]:
                 if sgr != current:
                     out.append(sgr_change(current, sgr))
                     current = sgr
                 if ch:
                     out.append(ch)
-            state[0] = current
             state[1], state[2] = y, x0 + stop
-            i = stop
+        state[0] = current
