@@ -57,7 +57,6 @@ from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.strip import Strip
 
-
 Cell = tuple[str, str]  # (sgr parameters, character; "" for a wide character's second cell)
 
 
