@@ -162,7 +162,10 @@ class RegionLog:
         # what is written after tui.frames' diff, charged to the widget at each run's start
         import re
 
-        from tui.frames import Shadow
+        try:
+            from tui.frames import Shadow
+        except ImportError:  # the code before tui.frames (the benchmark run on an old worktree)
+            return
 
         diff = Shadow.diff
         moves = re.compile(r"\x1b\[(\d+);(\d+)H|\x1b\[(\d+)C")
@@ -190,7 +193,7 @@ class RegionLog:
         Shadow.diff = written  # type: ignore[method-assign]
 
     def report(self) -> None:
-        for phase in ("key", "update"):
+        for phase in ("key", "update", "move", "tick"):
             frames = [f for f in self.frames if f["phase"] == phase]
             if not frames:
                 continue
@@ -220,9 +223,16 @@ class RegionLog:
 REGIONS = RegionLog()
 
 
-async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float, seed: int) -> dict[str, float]:
+async def bench(
+    size: tuple[int, int], actions: int, keys: int, quiet_ms: float, seed: int, moves: int = 0, ticks: int = 0
+) -> dict[str, float]:
     results: dict[str, float] = {}
-    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=seed, bot_delay=0)
+    control = None
+    if ticks:
+        from engine.clock import TimeControl
+
+        control = TimeControl(600.0)
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=seed, bot_delay=0, control=control)
     channels = [Channel(size), Channel(size)]
     apps = []
     tasks = []
@@ -285,6 +295,57 @@ async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float,
         results["update_cpu_ms_median"] = statistics.median(cpu)
         results["update_bytes_mean"] = statistics.mean(out)
         results["update_writes_mean"] = statistics.mean(writes)
+
+    # -- moves: the mover acts with its own key (space: draw two; a terminal's key: flip
+    # after a transformer), both screens redraw --------
+    mcpu: list[float] = []
+    mout: list[int] = []
+    mframes: list[int] = []
+    for n in range(moves):
+        if match.over:
+            break
+        view = match.view(match.state.to_move)
+        flips = [a for a in view.legal if isinstance(a, V.Flip)]
+        if any(isinstance(a, V.Draw) for a in view.legal):
+            key = b" "
+        elif flips:
+            from tui.games.voltage.choices import TERMINAL_KEYS
+
+            key = TERMINAL_KEYS[flips[0].terminal].encode()
+        else:
+            break
+        REGIONS.phase = "move"
+        REGIONS.event = ("move", n)
+        b0 = sum(c.bytes for c in channels)
+        w0 = sum(c.writes for c in channels)
+        version = len(match.actions)
+        t0 = time.process_time()
+        channels[view.to_move].input.put_nowait(key)
+        await quiet(channels, quiet_ms)
+        if len(match.actions) == version:
+            break  # not accepted (the screen offered no draw)
+        mcpu.append((time.process_time() - t0) * 1000)
+        mout.append((sum(c.bytes for c in channels) - b0) // 2)
+        mframes.append(sum(c.writes for c in channels) - w0)
+    if mcpu:
+        results["moves"] = len(mcpu)
+        results["move_cpu_ms_mean"] = statistics.mean(mcpu)
+        results["move_cpu_ms_median"] = statistics.median(mcpu)
+        results["move_bytes_mean"] = statistics.mean(mout)
+        results["move_frames_mean"] = statistics.mean(mframes) / 2
+
+    # -- clock ticks: nothing happens but the mover's bank counting down ------------
+    if ticks and not match.over:
+        REGIONS.phase = "tick"
+        REGIONS.event = ("tick", 0)
+        b0 = sum(c.bytes for c in channels)
+        w0 = sum(c.writes for c in channels)
+        t0 = time.process_time()
+        await asyncio.sleep(ticks + 0.5)
+        results["ticks"] = ticks
+        results["tick_cpu_ms"] = (time.process_time() - t0) * 1000 / ticks / 2
+        results["tick_bytes"] = (sum(c.bytes for c in channels) - b0) / ticks / 2
+        results["tick_writes"] = (sum(c.writes for c in channels) - w0) / ticks / 2
 
     REGIONS.enabled = False
     for app in apps:
@@ -349,13 +410,17 @@ def main() -> None:
     p.add_argument("--profile", default="", help="write a profile of the whole run to this file")
     p.add_argument("--floor", action="store_true", help="also time the smallest possible app on the same path")
     p.add_argument("--regions", action="store_true", help="print the dirty regions and bytes per widget")
+    p.add_argument("--moves", type=int, default=0,
+                   help="also this many actions by the mover's own key (draw two, flip): frames, bytes, CPU")
+    p.add_argument("--ticks", type=int, default=0,
+                   help="a match with a clock: also this many seconds idle, bytes per 1 Hz tick")
     args = p.parse_args()
     if args.regions:
         REGIONS.install()
     w, h = (int(x) for x in args.size.lower().split("x"))
 
     def run() -> dict[str, float]:
-        return asyncio.run(bench((w, h), args.actions, args.keys, args.quiet, args.seed))
+        return asyncio.run(bench((w, h), args.actions, args.keys, args.quiet, args.seed, args.moves, args.ticks))
 
     if args.profile:
         try:
@@ -391,6 +456,17 @@ def main() -> None:
         print(
             f"keypress: {r['key_cpu_ms_mean']:.1f} ms CPU (median {r['key_cpu_ms_median']:.1f}),"
             f" {r['key_bytes_mean']:.0f} bytes  [{int(r['keys'])} keys]"
+        )
+    if "moves" in r:
+        print(
+            f"move:     {r['move_cpu_ms_mean']:.1f} ms CPU per accepted action, both screens"
+            f" (median {r['move_cpu_ms_median']:.1f}), {r['move_bytes_mean']:.0f} bytes and"
+            f" {r['move_frames_mean']:.2f} frames per screen  [{int(r['moves'])} actions by key]"
+        )
+    if "ticks" in r:
+        print(
+            f"tick:     {r['tick_cpu_ms']:.2f} ms CPU, {r['tick_bytes']:.0f} bytes,"
+            f" {r['tick_writes']:.2f} writes per screen per second of clock  [{int(r['ticks'])} s]"
         )
     if args.regions:
         REGIONS.report()
