@@ -48,7 +48,8 @@ Decisions:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import repeat
+from itertools import compress, repeat
+from operator import ne
 from typing import Any
 
 from rich.cells import cell_len, get_character_cell_size
@@ -308,15 +309,16 @@ class Shadow:
         in another style costs two style changes, more than the jump."""
         n = len(new)
         runs: list[list[int]] = []
-        i = 0
-        while i < n:
-            if new[i] == old[x0 + i]:
+        # the changed cells' indexes, found in C (map, compress); runs built from them
+        changed = list(compress(range(n), map(ne, new, old[x0 : x0 + n])))
+        k = 0
+        while k < len(changed):
+            start = changed[k]
+            i = start + 1
+            k += 1
+            while k < len(changed) and changed[k] == i:
                 i += 1
-                continue
-            start = i
-            i += 1
-            while i < n and new[i] != old[x0 + i]:
-                i += 1
+                k += 1
             if new[start][1] == "" and start > 0:
                 start -= 1  # a wide character's second cell: write the character
             if i < n and new[i][1] == "":
