@@ -233,6 +233,8 @@ async def bench(
 
         control = TimeControl(600.0)
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=seed, bot_delay=0, control=control)
+    if control is not None:
+        match.start()  # the clock runs from here
     channels = [Channel(size), Channel(size)]
     apps = []
     tasks = []

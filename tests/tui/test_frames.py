@@ -255,3 +255,37 @@ def test_a_later_run_on_the_same_line_moves_the_cursor_forward() -> None:
     new = strip("b" + "a" * 20 + "b" + "a" * 8, style)
     out = shadow.diff(ChopsUpdate([{0: new}], [(0, 0, 30)], [[30]]), (30, 1), None)
     assert out == "\x1b[1;1H\x1b[0;31mb\x1b[20Cb\x1b[0m"
+
+
+async def test_the_clock_s_tick_writes_only_the_digits_that_changed() -> None:
+    from engine.clock import TimeControl
+
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0, control=TimeControl(600.0))
+    match.start()
+    terminal = Terminal((80, 24))
+    app = TwoTerminals(Backend([match.handle(0)]), player_name="Ann", terminal=terminal)
+    task = asyncio.get_running_loop().create_task(run_app(app, terminal))
+    try:
+        await wait_for(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
+        sizes: list[int] = []
+        before: list[list[tuple]] = []
+        after: list[list[tuple]] = []
+        write = terminal.write
+
+        def tap(data: bytes) -> None:
+            before[:] = picture(terminal.screen)
+            write(data)
+            after[:] = picture(terminal.screen)
+            sizes.append(len(data))
+
+        terminal.write = tap  # type: ignore[method-assign]
+        await wait_for(lambda: len(sizes) >= 2, timeout=5)  # two ticks of the running clock
+        changed = [(x, y) for y in range(24) for x in range(80) if before[y][x] != after[y][x]]
+        assert changed and all(y == 0 for _, y in changed)  # the top bar only
+        assert len(changed) <= 4  # "9:58" -> "9:57": the digits that changed
+        assert sizes[-1] < 40  # a cursor move, a style, a digit or two
+        assert app.full_bytes > 0 and app.mismatch is None
+    finally:
+        app.exit()
+        terminal.close()
+        await asyncio.wait([task], timeout=5)
