@@ -83,15 +83,17 @@ class VoltageApp(App[None]):
             super()._display(screen, renderable)
             return
         try:
-            try:
-                text = self.shadow.diff(renderable, (self.size.width, self.size.height), self.console._color_system)
-            except Exception as error:
-                self._handle_exception(error)
-                return
-            if text is None:  # not an update the shadow knows: Textual writes it
-                self.shadow.forget()
-                super()._display(screen, renderable)
-                return
+            text = self.shadow.diff(renderable, (self.size.width, self.size.height), self.console._color_system)
+        except Exception as error:
+            self.shadow.forget()
+            self._handle_exception(error)
+            self.post_display_hook()
+            return
+        if text is None:  # not an update the shadow knows: Textual writes it
+            self.shadow.forget()
+            super()._display(screen, renderable)
+            return
+        try:
             cursor = self.cursor_position
             if cursor.x or cursor.y:
                 cursor = self.screen.outer_size.clamp_offset(cursor)
