@@ -16,6 +16,12 @@ then the text); the unchanged cells between two runs of a line are written again
 that costs fewer bytes than jumping over them (counting the style changes either way).  One place for every
 screen: the app's ``_display`` (:mod:`tui.app`) calls it.
 
+Measured (``benchmarks/render.py --size 80x24 --actions 40 --keys 40``, the code before
+beside it): an update 5,606 -> ~1,120 bytes per screen, a keypress 5,708 -> ~1,050; at
+100x32 7,354 -> ~1,445 and 8,608 -> ~1,264; a clock's tick (``--ticks``) ~2,700 -> ~160
+bytes a second.  CPU per frame about the same (the diff, ~0.7 ms a frame at 100x32,
+replaces Textual's own strip rendering).
+
 Decisions:
 
 - **Cheap where nothing changed.** A chop (a widget's part of a line) is turned into
