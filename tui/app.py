@@ -113,7 +113,7 @@ class VoltageApp(App[None]):
         """What the terminal shows is unknown (the driver dropped frames): the next frame
         is the whole screen, written whole."""
         self.shadow.forget()
-        if self._running and not self._closed:
+        if self._running and not self._closed and self.screen_stack:
             self.screen.refresh()
 
     # The pacing's fields, as attributes: kept for code written before :class:`Pacing`
