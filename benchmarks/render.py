@@ -12,7 +12,12 @@ written: the output path is the server's.  The match is driven from outside
 from the action until both apps have gone quiet (no output for ``--quiet`` ms),
 divided per screen.  ``--floor`` also times the smallest app there is (one widget,
 six rows changed per key) on the same path: what Textual itself costs per frame
-here, which no screen can go below.  ``--profile FILE`` writes a pyinstrument HTML profile
+here, which no screen can go below.  ``--regions`` prints, per keypress and per
+update, what the compositor was asked to draw (a whole-screen ``LayoutUpdate`` or
+dirty spans in a ``ChopsUpdate``), which widgets were marked dirty, and the bytes each
+widget's part of the frame would cost as Textual writes it (the compositor's
+``render_update`` wrapped, each span rendered alone and charged to the widget under
+its first cell).  ``--profile FILE`` writes a pyinstrument HTML profile
 (falls back to a cProfile listing when pyinstrument is missing).
 """
 
@@ -96,9 +101,141 @@ async def quiet(channels: list[Channel], ms: float) -> None:
             return
 
 
-async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float, seed: int) -> dict[str, float]:
+class RegionLog:
+    """``--regions``: what each frame asked the compositor for, and what it cost per widget."""
+
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+        self.phase = ""
+        self.event: Any = None
+        self.last_screen: Any = None
+        self.enabled = False
+
+    def install(self) -> None:
+        from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+
+        log = self
+        original = Compositor.render_update
+
+        def owner(screen: Any, x: int, y: int) -> str:
+            try:
+                widget, _ = screen.get_widget_at(x, y)
+            except Exception:
+                return "?"
+            node = widget
+            while node is not None and not node.id and node.parent is not None and node.parent is not screen:
+                node = node.parent
+            name = type(widget).__name__
+            return f"{name}#{node.id}" if node is not None and node.id else name
+
+        def render_update(self: Any, full: bool = False, screen_stack: Any = None, simplify: bool = False) -> Any:
+            dirty = list(self._dirty_regions)
+            update = original(self, full=full, screen_stack=screen_stack, simplify=simplify)
+            if not log.enabled or update is None:
+                return update
+            screen = self.root
+            log.last_screen = screen
+            # the app's own console: Rich caches a style's SGR on the style, whatever the colour system
+            console = screen.app.console
+            per: dict[str, int] = {}
+            if isinstance(update, LayoutUpdate):
+                kind = "layout"
+                for line in update.strips:
+                    per["(whole screen)"] = per.get("(whole screen)", 0) + sum(
+                        len(s.render(console)) for s in line
+                    )
+            elif isinstance(update, ChopsUpdate):
+                kind = "chops"
+                for span in update.spans:
+                    one = ChopsUpdate(update.chops, [span], update.chop_ends).render_segments(console)
+                    who = owner(screen, span[1], span[0])
+                    per[who] = per.get(who, 0) + len(one.encode())
+            else:
+                kind = type(update).__name__
+            log.frames.append(
+                {"phase": log.phase, "event": (log.event, id(screen.app)), "kind": kind, "dirty": len(dirty),
+                 "cells": sum(r.area for r in dirty), "per": per}
+            )
+            return update
+
+        Compositor.render_update = render_update  # type: ignore[method-assign]
+
+        # what is written after tui.frames' diff, charged to the widget at each run's start
+        import re
+
+        try:
+            from tui.frames import Shadow
+        except ImportError:  # the code before tui.frames (the benchmark run on an old worktree)
+            return
+
+        diff = Shadow.diff
+        moves = re.compile(r"\x1b\[(\d+);(\d+)H|\x1b\[(\d+)C")
+
+        def written(shadow: Any, update: Any, size: Any, color_system: Any) -> Any:
+            text = diff(shadow, update, size, color_system)
+            if not log.enabled or not text or not log.frames:
+                return text
+            screen = log.last_screen
+            per = log.frames[-1].setdefault("written", {})
+            x = y = 0
+            pos = 0
+            who = "?"
+            for m in moves.finditer(text):
+                per[who] = per.get(who, 0) + len(text[pos : m.start()].encode())
+                if m.group(3):
+                    x += int(m.group(3))
+                else:
+                    y, x = int(m.group(1)) - 1, int(m.group(2)) - 1
+                who = owner(screen, x, y)
+                pos = m.start()
+            per[who] = per.get(who, 0) + len(text[pos:].encode())
+            return text
+
+        Shadow.diff = written  # type: ignore[method-assign]
+
+    def report(self) -> None:
+        for phase in ("key", "update", "move", "tick"):
+            frames = [f for f in self.frames if f["phase"] == phase]
+            if not frames:
+                continue
+            events = {f["event"] for f in frames}
+            n = max(len(events), 1)
+            kinds: dict[str, int] = {}
+            per: dict[str, int] = {}
+            out: dict[str, int] = {}
+            for f in frames:
+                kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+                for k, v in f["per"].items():
+                    per[k] = per.get(k, 0) + v
+                for k, v in f.get("written", {}).items():
+                    out[k] = out.get(k, 0) + v
+            total = sum(per.values())
+            print(f"{phase}: {len(frames) / n:.2f} frames per screen per {phase}"
+                  f" ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}),"
+                  f" {total / n:.0f} bytes of regions per {phase}, dirty regions per frame"
+                  f" {statistics.mean(f['dirty'] for f in frames):.1f}")
+            print(f"    {'widget':<40} {'regions':>8} {'written':>8}  bytes per {phase}")
+            for k in sorted(per.keys() | out.keys(), key=lambda k: -per.get(k, 0))[:14]:
+                print(f"    {k:<40} {per.get(k, 0) / n:8.0f} {out.get(k, 0) / n:8.0f}")
+            if out:
+                print(f"    {'(written in all, after the diff)':<40} {'':8} {sum(out.values()) / n:8.0f}")
+
+
+REGIONS = RegionLog()
+
+
+async def bench(
+    size: tuple[int, int], actions: int, keys: int, quiet_ms: float, seed: int, moves: int = 0, ticks: int = 0
+) -> dict[str, float]:
     results: dict[str, float] = {}
-    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=seed, bot_delay=0)
+    control = None
+    if ticks:
+        from engine.clock import TimeControl
+
+        control = TimeControl(600.0)
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=seed, bot_delay=0, control=control)
+    if control is not None:
+        match.start()  # the clock runs from here
     channels = [Channel(size), Channel(size)]
     apps = []
     tasks = []
@@ -113,9 +250,12 @@ async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float,
     # -- keypresses: select a hand card, then cancel (esc), on the mover's screen --
     kcpu: list[float] = []
     kout: list[int] = []
+    REGIONS.enabled = True
     for i in range(keys):
         if match.over:
             break
+        REGIONS.phase = "key"
+        REGIONS.event = ("key", i)
         seat = match.state.to_move
         chan = channels[seat]
         b0 = chan.bytes
@@ -141,6 +281,8 @@ async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float,
             break
         view = match.view(match.state.to_move)
         action = pick(view, rng)
+        REGIONS.phase = "update"
+        REGIONS.event = ("update", n)
         b0 = sum(c.bytes for c in channels)
         w0 = sum(c.writes for c in channels)
         t0 = time.process_time()
@@ -157,6 +299,58 @@ async def bench(size: tuple[int, int], actions: int, keys: int, quiet_ms: float,
         results["update_bytes_mean"] = statistics.mean(out)
         results["update_writes_mean"] = statistics.mean(writes)
 
+    # -- moves: the mover acts with its own key (space: draw two; a terminal's key: flip
+    # after a transformer), both screens redraw --------
+    mcpu: list[float] = []
+    mout: list[int] = []
+    mframes: list[int] = []
+    for n in range(moves):
+        if match.over:
+            break
+        view = match.view(match.state.to_move)
+        flips = [a for a in view.legal if isinstance(a, V.Flip)]
+        if any(isinstance(a, V.Draw) for a in view.legal):
+            key = b" "
+        elif flips:
+            from tui.games.voltage.choices import TERMINAL_KEYS
+
+            key = TERMINAL_KEYS[flips[0].terminal].encode()
+        else:
+            break
+        REGIONS.phase = "move"
+        REGIONS.event = ("move", n)
+        b0 = sum(c.bytes for c in channels)
+        w0 = sum(c.writes for c in channels)
+        version = len(match.actions)
+        t0 = time.process_time()
+        channels[view.to_move].input.put_nowait(key)
+        await quiet(channels, quiet_ms)
+        if len(match.actions) == version:
+            break  # not accepted (the screen offered no draw)
+        mcpu.append((time.process_time() - t0) * 1000)
+        mout.append((sum(c.bytes for c in channels) - b0) // 2)
+        mframes.append(sum(c.writes for c in channels) - w0)
+    if mcpu:
+        results["moves"] = len(mcpu)
+        results["move_cpu_ms_mean"] = statistics.mean(mcpu)
+        results["move_cpu_ms_median"] = statistics.median(mcpu)
+        results["move_bytes_mean"] = statistics.mean(mout)
+        results["move_frames_mean"] = statistics.mean(mframes) / 2
+
+    # -- clock ticks: nothing happens but the mover's bank counting down ------------
+    if ticks and not match.over:
+        REGIONS.phase = "tick"
+        REGIONS.event = ("tick", 0)
+        b0 = sum(c.bytes for c in channels)
+        w0 = sum(c.writes for c in channels)
+        t0 = time.process_time()
+        await asyncio.sleep(ticks + 0.5)
+        results["ticks"] = ticks
+        results["tick_cpu_ms"] = (time.process_time() - t0) * 1000 / ticks / 2
+        results["tick_bytes"] = (sum(c.bytes for c in channels) - b0) / ticks / 2
+        results["tick_writes"] = (sum(c.writes for c in channels) - w0) / ticks / 2
+
+    REGIONS.enabled = False
     for app in apps:
         app.exit()
     for c in channels:
@@ -218,11 +412,18 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--profile", default="", help="write a profile of the whole run to this file")
     p.add_argument("--floor", action="store_true", help="also time the smallest possible app on the same path")
+    p.add_argument("--regions", action="store_true", help="print the dirty regions and bytes per widget")
+    p.add_argument("--moves", type=int, default=0,
+                   help="also this many actions by the mover's own key (draw two, flip): frames, bytes, CPU")
+    p.add_argument("--ticks", type=int, default=0,
+                   help="a match with a clock: also this many seconds idle, bytes per 1 Hz tick")
     args = p.parse_args()
+    if args.regions:
+        REGIONS.install()
     w, h = (int(x) for x in args.size.lower().split("x"))
 
     def run() -> dict[str, float]:
-        return asyncio.run(bench((w, h), args.actions, args.keys, args.quiet, args.seed))
+        return asyncio.run(bench((w, h), args.actions, args.keys, args.quiet, args.seed, args.moves, args.ticks))
 
     if args.profile:
         try:
@@ -259,6 +460,19 @@ def main() -> None:
             f"keypress: {r['key_cpu_ms_mean']:.1f} ms CPU (median {r['key_cpu_ms_median']:.1f}),"
             f" {r['key_bytes_mean']:.0f} bytes  [{int(r['keys'])} keys]"
         )
+    if "moves" in r:
+        print(
+            f"move:     {r['move_cpu_ms_mean']:.1f} ms CPU per accepted action, both screens"
+            f" (median {r['move_cpu_ms_median']:.1f}), {r['move_bytes_mean']:.0f} bytes and"
+            f" {r['move_frames_mean']:.2f} frames per screen  [{int(r['moves'])} actions by key]"
+        )
+    if "ticks" in r:
+        print(
+            f"tick:     {r['tick_cpu_ms']:.2f} ms CPU, {r['tick_bytes']:.0f} bytes,"
+            f" {r['tick_writes']:.2f} writes per screen per second of clock  [{int(r['ticks'])} s]"
+        )
+    if args.regions:
+        REGIONS.report()
     if args.floor:
         ms = asyncio.run(floor_bench((w, h), max(args.keys, 20), args.quiet))
         print(f"floor:    {ms:.1f} ms CPU per keypress (median) for a one-widget app whose six rows change")

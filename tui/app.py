@@ -11,6 +11,11 @@ Ctrl+Q quits at once, except in a live match (a seat still playing, on any scree
 above it too: rules, a question, the pass-the-keyboard screen), where it first asks
 what the match screen says quitting costs (:meth:`~tui.screens.base.PlayScreen.quit_question`:
 online the seat is kept for the grace period; offline the match is lost).
+
+Output goes through a :class:`tui.frames.Shadow` (``_display``): each frame the
+compositor renders is written as the cells that changed since the last one, not as
+the dirty regions' lines whole (the reasons and figures are in :mod:`tui.frames`).
+Headless apps (tests, snapshots) never write, so they take Textual's path unchanged.
 """
 
 from __future__ import annotations
@@ -19,14 +24,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual._compositor import CompositorUpdate
 from textual.app import App
 from textual.binding import Binding
 from textual.filter import Monochrome, NoColor
 from textual.screen import Screen
 
+from tui.frames import Shadow
 from tui.pacing import DEFAULT, Pacing
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from tui.ports import Backend
 
 HERE = Path(__file__).resolve().parent
@@ -54,6 +63,58 @@ class VoltageApp(App[None]):
         self.player_name = player_name
         self.home: Screen | None = None
         self.pacing = pacing  # how long the visible moments last (tests pass a fast one)
+        self.shadow = Shadow()  # what the terminal shows: frames are written as what changed
+
+    # -- output: only the cells that changed ----------------------------------
+
+    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
+        # Textual's App._display, for frames the shadow writes: the same sync markers and
+        # flush; the cursor is left where the frame ends unless the app places it (an input).
+        driver = self._driver
+        if not (
+            isinstance(renderable, CompositorUpdate)
+            and not self._batch_count
+            and self._running
+            and not self._closed
+            and not self.is_headless
+            and driver is not None
+            and not driver.is_inline
+        ):
+            super()._display(screen, renderable)
+            return
+        try:
+            text = self.shadow.diff(renderable, (self.size.width, self.size.height), self.console._color_system)
+        except Exception as error:
+            self.shadow.forget()
+            self._handle_exception(error)
+            self.post_display_hook()
+            return
+        if text is None:  # not an update the shadow knows: Textual writes it
+            self.shadow.forget()
+            super()._display(screen, renderable)
+            return
+        try:
+            cursor = self.cursor_position
+            if cursor.x or cursor.y:
+                cursor = self.screen.outer_size.clamp_offset(cursor)
+                text += self.shadow.park(cursor.x, cursor.y)
+            if not text:
+                return
+            self._begin_update()
+            try:
+                driver.write(text)
+            finally:
+                self._end_update()
+            driver.flush()
+        finally:
+            self.post_display_hook()
+
+    def forget_terminal(self) -> None:
+        """What the terminal shows is unknown (the driver dropped frames): the next frame
+        is the whole screen, written whole."""
+        self.shadow.forget()
+        if self._running and not self._closed and self.screen_stack:
+            self.screen.refresh()
 
     # The pacing's fields, as attributes: kept for code written before :class:`Pacing`
     # (the SSH end-to-end tests set them on a server's app); setting one replaces the pacing.

@@ -39,7 +39,9 @@ All sessions share one event loop, so one session must not be able to take it
   client advertising a 1 GiB window lets asyncssh move everything into the
   transport, where the channel's count never saw it).  Above ``high_water``
   the driver stops writing (frames are dropped, not queued); once the queue
-  drains below ``low_water`` it repaints the whole screen.  Still stuck after
+  drains below ``low_water`` it repaints the whole screen (telling the app, whose
+  frames are written as changes against what the terminal shows, that the terminal's
+  picture is unknown: ``app.forget_terminal()``, see :mod:`tui.frames`).  Still stuck after
   ``stuck_close_after`` seconds: the session is closed, with a log line.
   Above ``hard_limit`` at once it is closed straight away.
 - **Resizes** are clamped (at most ``max_width`` x ``max_height``: a
@@ -282,6 +284,11 @@ class SSHDriver(Driver):
         self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
 
     def _repaint(self) -> None:
+        # Frames were dropped: what the terminal shows is unknown to the app's shadow
+        # (tui.frames), which then writes the whole screen.
+        forget = getattr(self._app, "forget_terminal", None)
+        if forget is not None:
+            forget()
         # A Resize to the current (or latest asked-for) size redraws the whole screen.
         size = self._pending_size or self._size or _clamp_size(*self._channel.size, self._out)
         self._pending_size = None

@@ -1,0 +1,295 @@
+"""Frames written as the cells that changed (:mod:`tui.frames`) show the same picture.
+
+Two apps of a two-human match run on the SSH driver over in-memory channels, each
+channel feeding a terminal emulator (pyte).  Each app also feeds every frame Textual
+rendered, as Textual writes it (the dirty regions' lines whole), into a second
+emulator.  After every write the two pictures must be the same, cell for cell
+(character, colours, attributes), over a random run of match updates and keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pyte
+import pytest
+from rich.segment import Segment
+from rich.style import Style
+from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
+from textual.geometry import Region
+from textual.strip import Strip
+
+from engine.errors import IllegalActionError
+from engine.voltage import rules as V
+from server.host.voltage import Match, Seat
+from server.ssh.driver import OutputLimits, TerminalChannel, run_app
+from tui.app import VoltageApp
+from tui.frames import Shadow
+from tui.games.voltage.match import MatchScreen
+
+
+def picture(screen: pyte.Screen) -> list[list[tuple]]:
+    return [
+        [tuple(screen.buffer[y][x]) for x in range(screen.columns)]
+        for y in range(screen.lines)
+    ]
+
+
+def first_difference(a: pyte.Screen, b: pyte.Screen) -> str:
+    for y in range(a.lines):
+        for x in range(a.columns):
+            if a.buffer[y][x] != b.buffer[y][x]:
+                return f"x={x} y={y}: {a.buffer[y][x]} written whole, {b.buffer[y][x]} as changes"
+    return ""
+
+
+class Terminal(TerminalChannel):
+    def __init__(self, size: tuple[int, int]) -> None:
+        self._size = size
+        self.screen = pyte.Screen(*size)
+        self.stream = pyte.ByteStream(self.screen)
+        self.bytes = 0
+        self.writes = 0
+        self.pending = 0  # what the client has not taken yet (a test sets it)
+        self.input: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def pending_output(self) -> int:
+        return self.pending
+
+    def write(self, data: bytes) -> None:
+        self.bytes += len(data)
+        self.writes += 1
+        self.stream.feed(data)
+
+    async def read(self) -> bytes:
+        return await self.input.get()
+
+    def close(self) -> None:
+        self.input.put_nowait(b"")
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size
+
+
+class TwoTerminals(VoltageApp):
+    """The app, also writing Textual's own frames into a second emulator to compare with."""
+
+    def __init__(self, *args: Any, terminal: Terminal, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.terminal = terminal
+        self.full = pyte.Screen(*terminal.size)
+        self.full_stream = pyte.Stream(self.full)
+        self.full_bytes = 0
+        self.frames = 0
+        self.mismatch: str | None = None
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        if isinstance(renderable, CompositorUpdate) and self._running and not self._batch_count:
+            text = renderable.render_segments(self.console)
+            self.full_bytes += len(text.encode())
+            self.full_stream.feed(text)
+        super()._display(screen, renderable)
+        if isinstance(renderable, CompositorUpdate) and self._running and not self._batch_count:
+            self.frames += 1
+            if self.mismatch is None and (diff := first_difference(self.full, self.terminal.screen)):
+                self.mismatch = f"frame {self.frames}: the pictures differ at {diff}"
+
+
+class Backend:
+    def __init__(self, handles: list[Any]) -> None:
+        self.handles = handles
+
+    def home_screen(self) -> Any:
+        return MatchScreen(self.handles, self)
+
+    async def rematch(self, handles: list[Any]) -> None:
+        return None
+
+
+def settled(app: TwoTerminals) -> bool:
+    screen = app.screen
+    return (
+        app._message_queue.empty()
+        and screen._message_queue.empty()
+        and not screen._dirty_widgets
+        and not screen._layout_required
+        and not screen._repaint_required
+    )
+
+
+async def wait_for(cond: Any, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.005)
+
+
+KEYS = [b"1", b"2", b"3", b"4", b"\x1b", b" ", b"\x1b[C", b"\x1b[D", b"\r", b"\t", b"x"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[int, int]) -> None:
+    rng = random.Random(size[0])
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
+    terminals = [Terminal(size), Terminal(size)]
+    apps = [
+        TwoTerminals(Backend([match.handle(seat)]), player_name=match.names[seat], terminal=terminals[seat])
+        for seat in (0, 1)
+    ]
+    tasks = [asyncio.get_running_loop().create_task(run_app(app, t)) for app, t in zip(apps, terminals, strict=True)]
+    try:
+        await wait_for(lambda: all(app.frames > 0 and isinstance(app.screen, MatchScreen) for app in apps))
+        for _ in range(60):
+            if match.over:
+                break
+            if rng.random() < 0.4:
+                view = match.view(match.state.to_move)
+                legal = [a for a in view.legal if not isinstance(a, V.Resign)]
+                try:
+                    await match.handle(view.to_move).submit(rng.choice(legal))
+                except IllegalActionError:
+                    pass  # a key sent just before made the move first: the match went on anyway
+            else:
+                key = rng.choice(KEYS)
+                terminals[rng.randrange(2)].input.put_nowait(key)
+            await asyncio.sleep(0)
+            await wait_for(lambda: all(settled(app) for app in apps))
+            for app in apps:
+                assert app.mismatch is None, app.mismatch
+        await wait_for(lambda: all(settled(app) for app in apps))
+        for app, t in zip(apps, terminals, strict=True):
+            assert app.mismatch is None, app.mismatch
+            assert picture(app.full) == picture(t.screen)
+            assert app.frames > 10
+            assert t.bytes < app.full_bytes  # and fewer bytes for it
+    finally:
+        for app in apps:
+            app.exit()
+        for t in terminals:
+            t.close()
+        await asyncio.wait(tasks, timeout=5)
+
+
+async def test_after_dropped_frames_the_terminal_gets_the_whole_picture_again() -> None:
+    """A client that stops reading has frames dropped (server.ssh.driver); once it reads
+    again its terminal must show the match as it is, although the changes it missed
+    were never written."""
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
+    terminal = Terminal((80, 24))
+    app = TwoTerminals(Backend([match.handle(0)]), player_name="Ann", terminal=terminal)
+    limits = OutputLimits(high_water=1, low_water=0, poll=0.01)
+    task = asyncio.get_running_loop().create_task(run_app(app, terminal, output_limits=limits))
+    try:
+        await wait_for(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
+        terminal.pending = 10  # the client stops reading: the next frame pauses output
+        frames = app.frames
+        for _ in range(3):
+            view = match.view(match.state.to_move)
+            move = next(a for a in view.legal if not isinstance(a, V.Resign | V.AgreeDraw))
+            await match.handle(view.to_move).submit(move)
+            await wait_for(lambda: settled(app))
+        assert app.frames > frames
+        writes = terminal.writes
+        assert first_difference(app.full, terminal.screen)  # it missed something
+        terminal.pending = 0  # reading again
+        await wait_for(
+            lambda: terminal.writes > writes and settled(app) and not first_difference(app.full, terminal.screen)
+        )
+    finally:
+        app.exit()
+        terminal.close()
+        await asyncio.wait([task], timeout=5)
+
+
+def strip(text: str, style: Style) -> Strip:
+    return Strip([Segment(text, style)], len(text))
+
+
+def test_only_the_changed_run_is_written_and_a_forgotten_terminal_gets_it_all() -> None:
+    shadow = Shadow()
+    red, blue = Style(color="red"), Style(color="blue")
+    line = [strip("hello world, hello there", red)]
+    full = LayoutUpdate([line, line], Region(0, 0, 24, 2))
+    first = shadow.diff(full, (24, 2), None)
+    assert first is not None and "hello there" in first
+    # one word changes on the second line: one cursor move, one style, the word
+    chops = [{0: strip("hello world, hello there", red)}, {0: strip("hello world, jelly there", red)}]
+    update = ChopsUpdate(chops, [(1, 0, 24)], [[24], [24]])
+    out = shadow.diff(update, (24, 2), None)
+    assert out == "\x1b[2;14H\x1b[0;31mjelly\x1b[0m"
+    # the same again: nothing to write
+    assert shadow.diff(update, (24, 2), None) == ""
+    # a style change is a change
+    chops = [{0: strip("hello world, hello there", red)}, {0: strip("hello world, jelly there", blue)}]
+    assert "\x1b[0;34m" in (shadow.diff(ChopsUpdate(chops, [(1, 0, 24)], [[24], [24]]), (24, 2), None) or "")
+    shadow.forget()
+    out = shadow.diff(update, (24, 2), None)
+    assert out is not None and "hello world, jelly there" in out
+
+
+def test_a_wide_character_is_written_whole() -> None:
+    shadow = Shadow()
+    style = Style(color="red")
+    shadow.diff(LayoutUpdate([[strip("ab日本cd", style)]], Region(0, 0, 8, 1)), (8, 1), None)
+    # the second half of 本 cannot be written alone: the change starts at 本
+    new = Strip([Segment("ab日", style), Segment("木", style), Segment("cd", style)], 8)
+    out = shadow.diff(ChopsUpdate([{0: new}], [(0, 0, 8)], [[8]]), (8, 1), None)
+    assert out == "\x1b[1;5H\x1b[0;31m木\x1b[0m"
+
+
+def test_a_style_change_writes_only_what_differs() -> None:
+    from tui.frames import sgr_change
+
+    assert sgr_change(None, "97;40") == "\x1b[0;97;40m"  # unknown state: the reset form
+    assert sgr_change("97;40", "1;97;40") == "\x1b[1m"
+    assert sgr_change("1;97;104", "97;40") == "\x1b[22;40m"
+    assert sgr_change("1;2;97", "2;97") == "\x1b[22;2m"  # 22 turns both off: dim comes back
+    assert sgr_change("7;97;40", "") == "\x1b[0m"
+
+
+def test_a_later_run_on_the_same_line_moves_the_cursor_forward() -> None:
+    shadow = Shadow()
+    style = Style(color="red")
+    shadow.diff(LayoutUpdate([[strip("a" * 30, style)]], Region(0, 0, 30, 1)), (30, 1), None)
+    new = strip("b" + "a" * 20 + "b" + "a" * 8, style)
+    out = shadow.diff(ChopsUpdate([{0: new}], [(0, 0, 30)], [[30]]), (30, 1), None)
+    assert out == "\x1b[1;1H\x1b[0;31mb\x1b[20Cb\x1b[0m"
+
+
+async def test_the_clock_s_tick_writes_only_the_digits_that_changed() -> None:
+    from engine.clock import TimeControl
+
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0, control=TimeControl(600.0))
+    match.start()
+    terminal = Terminal((80, 24))
+    app = TwoTerminals(Backend([match.handle(0)]), player_name="Ann", terminal=terminal)
+    task = asyncio.get_running_loop().create_task(run_app(app, terminal))
+    try:
+        await wait_for(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
+        sizes: list[int] = []
+        before: list[list[tuple]] = []
+        after: list[list[tuple]] = []
+        write = terminal.write
+
+        def tap(data: bytes) -> None:
+            before[:] = picture(terminal.screen)
+            write(data)
+            after[:] = picture(terminal.screen)
+            sizes.append(len(data))
+
+        terminal.write = tap  # type: ignore[method-assign]
+        await wait_for(lambda: len(sizes) >= 2, timeout=5)  # two ticks of the running clock
+        changed = [(x, y) for y in range(24) for x in range(80) if before[y][x] != after[y][x]]
+        assert changed and all(y == 0 for _, y in changed)  # the top bar only
+        assert len(changed) <= 4  # "9:58" -> "9:57": the digits that changed
+        assert sizes[-1] < 40  # a cursor move, a style, a digit or two
+        assert app.full_bytes > 0 and app.mismatch is None
+    finally:
+        app.exit()
+        terminal.close()
+        await asyncio.wait([task], timeout=5)
