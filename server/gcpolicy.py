@@ -212,6 +212,9 @@ class Policy:
     major_min_ended: int = 8
     major_every: float = 3600.0
     major_growth: float = 0.5
+    major_max_frozen: int = 0  # a major only with at most this many objects frozen (0: never)
+    held_after: float = 5.0
+    sweep_per_tick: int = 25
     report_every: float = 60.0
     clock: Callable[[], float] = time.monotonic
     is_running: Callable[[Any], bool] = _app_running
@@ -238,6 +241,7 @@ class Policy:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = False
         self._started_at = 0.0
+        self._sweep_at = 0
 
     # -- life ------------------------------------------------------------------
 
@@ -355,14 +359,18 @@ class Policy:
             elif not t.ended and t.ready_at is not None and now - t.ready_at >= self.settle:
                 fresh = True
         app = None  # this frame must not keep the last app alive through a major
-        if ended_frozen and ended_frozen >= max(self.major_min_ended, self.major_fraction * live_frozen):
-            self._major(now)
-            return "major"
-        if now - self._last_major >= self.major_every and gc.get_freeze_count() > self._frozen_after_major * (
-            1 + self.major_growth
-        ):
-            self._major(now)
-            return "major"
+        self._sweep()
+        if gc.get_freeze_count() <= self.major_max_frozen:
+            if ended_frozen and ended_frozen >= max(self.major_min_ended, self.major_fraction * live_frozen):
+                self._major(now)
+                return "major"
+            if now - self._last_major >= self.major_every and gc.get_freeze_count() > self._frozen_after_major * (
+                1 + self.major_growth
+            ):
+                self._major(now)
+                return "major"
+        else:
+            self._note_held(now)
         since = now - self._last_freeze
         if self._slow_full and since >= self.slow_freeze_interval:
             self._freeze(now, 2)
@@ -377,6 +385,33 @@ class Policy:
             self._freeze(now, self.freeze_collects)
             return "freeze"
         return None
+
+    def _sweep(self) -> None:
+        """Free the nodes live apps have removed (a replaced screen, a results panel):
+        ``sweep_per_tick`` apps a tick, in turn, so a tick stays short."""
+        live = [t for t in self._tracked.values() if not t.ended]
+        if not live or self.sweep_per_tick <= 0:
+            return
+        start = self._sweep_at % len(live)
+        for t in (live[start:] + live[:start])[: self.sweep_per_tick]:
+            app = t.ref()
+            if app is not None:
+                dismantle_removed(app)
+        self._sweep_at = start + self.sweep_per_tick
+
+    def _note_held(self, now: float) -> None:
+        """An app that ended ``held_after`` s ago and is still here was not freed by its
+        reference counts: something holds it (a leak) or a cycle outside its DOM does."""
+        for key, t in list(self._tracked.items()):
+            if t.ended_at is not None and now - t.ended_at >= self.held_after:
+                app = t.ref()
+                if app is not None:
+                    self.held += 1
+                    if self.held <= 3:
+                        log.warning("gc: an ended %s is still alive %.0f s after its end (held by %s)",
+                                    type(app).__name__, now - t.ended_at,
+                                    ", ".join(sorted({type(r).__name__ for r in gc.get_referrers(app)})[:6]))
+                del self._tracked[key]
 
     def _collect(self, what: str, generation: int = 2) -> None:
         self._in_collect = True
@@ -566,11 +601,27 @@ def _at_exit() -> None:
         log.info("%s (at shutdown)", _policy.summary())
 
 
+def _dismantling() -> bool:
+    return os.environ.get("VOLTAGE_GC_DISMANTLE", "").strip().lower() not in ("off", "0", "no")
+
+
 def session_started(app: Any) -> None:
-    """Note a session's app (before or after it starts running); a no-op without
-    :func:`install`."""
+    """Note a session's app (call it before it runs): its nodes are recorded, so that
+    :func:`session_ended` can free them; and the policy (with :func:`install`) tracks it."""
+    if _dismantling():
+        track_nodes(app)
     if _policy is not None:
         _policy.session_started(app)
+
+
+def session_ended(app: Any) -> None:
+    """A session's app has returned from ``run_async``: break its cycles (see
+    :func:`dismantle`), so reference counting frees it, frozen or not."""
+    if _dismantling():
+        try:
+            dismantle(app)
+        except Exception:  # pragma: no cover - freeing must never break a session's end
+            log.exception("gc: dismantling an ended app failed")
 
 
 def uninstall() -> None:
@@ -584,3 +635,151 @@ def uninstall() -> None:
 
 def current() -> Policy | None:
     return _policy
+
+
+# ---------------------------------------------------------------------------
+# Ended apps free themselves
+
+
+class _RecordingSet(weakref.WeakSet):
+    """An app's ``_registry`` that also remembers, weakly, every node ever
+    registered: the nodes removed since (a replaced screen) are found there."""
+
+    def __init__(self, data: Any = ()) -> None:
+        super().__init__(data)
+        self.ever: weakref.WeakSet = weakref.WeakSet(data)
+        self.retired: weakref.WeakSet = weakref.WeakSet()
+
+    def add(self, item: Any) -> None:
+        super().add(item)
+        self.ever.add(item)
+
+
+_NODE_INIT: list[Any] = []
+
+
+_LRU: Any = None
+
+
+def _patch_node_init() -> None:
+    """Every DOM node made while an app runs (in its context) is recorded in that
+    app's set: widgets never mounted and the stylesheet's virtual nodes for
+    component classes are cyclic too (node <-> styles), and no registry has them."""
+    if _NODE_INIT:
+        return
+    from textual._context import active_app
+    from textual.cache import LRUCache
+    from textual.dom import DOMNode
+
+    global _LRU
+    _LRU = LRUCache
+    if not hasattr(LRUCache.clear, "__wrapped__"):
+        original_clear = LRUCache.clear
+
+        def clear(self: Any) -> None:
+            # Unlink the ring first: Textual clears a widget's query and line caches
+            # on every DOM change, and each cleared ring was a cycle of garbage.
+            for link in self._cache.values():
+                link.clear()
+            original_clear(self)
+
+        clear.__wrapped__ = original_clear  # type: ignore[attr-defined]
+        setattr(LRUCache, "clear", clear)
+
+    original = DOMNode.__init__
+    _NODE_INIT.append(original)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        app = active_app.get(None)
+        if app is not None:
+            registry = app.__dict__.get("_registry")
+            if type(registry) is _RecordingSet:
+                registry.ever.add(self)
+
+    __init__.__wrapped__ = original  # type: ignore[attr-defined]
+    setattr(DOMNode, "__init__", __init__)
+
+
+def track_nodes(app: Any) -> bool:
+    """Record every node ``app`` registers or makes from now on (call before it runs)."""
+    _patch_node_init()
+    d = getattr(app, "__dict__", None)
+    registry = d.get("_registry") if d is not None else None
+    if isinstance(registry, _RecordingSet):
+        return True
+    if not isinstance(registry, weakref.WeakSet):
+        return False
+    d["_registry"] = _RecordingSet(registry)
+    return True
+
+
+def _clear_lru(cache: Any) -> None:
+    # Textual's LRUCache keeps its entries in a ring of [prev, next, key, value] lists:
+    # a cycle of its own, which its clear() leaves behind (the patched one does not).
+    for link in list(cache._cache.values()):
+        link.clear()
+    cache.clear()
+
+
+def _clear(obj: Any) -> None:
+    d = getattr(obj, "__dict__", None)
+    if d is not None:
+        for value in list(d.values()):
+            if type(value) is _LRU:
+                _clear_lru(value)
+        d.clear()
+
+
+def _clear_node(node: Any) -> None:
+    d = getattr(node, "__dict__", None)
+    if d is None:
+        return
+    for styles in list(d.get("_component_styles", {}).values()):  # the virtual nodes (see above)
+        virtual = getattr(styles, "node", None)
+        if virtual is not None:
+            _clear(virtual)
+    _clear(node)
+
+
+def dismantle_removed(app: Any) -> int:
+    """Clear the nodes ``app`` has removed and closed (a replaced screen, a results
+    panel): they are no longer its, and their cycles would outlive them."""
+    registry = getattr(app, "__dict__", {}).get("_registry")
+    if not isinstance(registry, _RecordingSet):
+        return 0
+    n = 0
+    for node in list(registry.ever):
+        if node not in registry and getattr(node, "_closed", False):
+            # Cleared on the sweep after the one that first saw it closed: by then no
+            # compositor map or pending refresh of the app can still reach it.
+            if node in registry.retired:
+                registry.ever.discard(node)
+                _clear_node(node)
+                n += 1
+            else:
+                registry.retired.add(node)
+    return n
+
+
+_OWN_HELPERS = ("textual._animator", "textual.css.stylesheet", "textual.timer")
+
+
+def dismantle(app: Any) -> int:
+    """Break the reference cycles of an ended app so reference counting frees it (and
+    its screens, widgets, styles, caches) at once, frozen or not.  Returns the count
+    of nodes cleared."""
+    d = getattr(app, "__dict__", None)
+    if d is None:
+        return 0
+    registry = d.get("_registry")
+    nodes = list(registry.ever) if isinstance(registry, _RecordingSet) else list(registry or ())
+    for node in nodes:
+        _clear_node(node)
+    # The app's own helpers with cycles of their own (the animator and its timer, the
+    # stylesheet and its parse cache), then the app.
+    for value in list(d.values()):
+        if type(value).__module__.startswith(_OWN_HELPERS):
+            _clear(value)
+    _clear(app)
+    return len(nodes) + 1
