@@ -99,6 +99,7 @@ import logging
 import math
 import os
 import time
+import types
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -332,6 +333,7 @@ class Policy:
         """One look at the sessions; freezes or runs a major when due.  Returns what it
         did ("freeze", "major") or None.  Logs the summary every ``report_every`` s."""
         now = self.clock()
+        self._sweep()
         did = self._decide(now) if self.manage else None
         if now - self._last_report >= self.report_every:
             self._last_report = now
@@ -359,7 +361,6 @@ class Policy:
             elif not t.ended and t.ready_at is not None and now - t.ready_at >= self.settle:
                 fresh = True
         app = None  # this frame must not keep the last app alive through a major
-        self._sweep()
         if gc.get_freeze_count() <= self.major_max_frozen:
             if ended_frozen and ended_frozen >= max(self.major_min_ended, self.major_fraction * live_frozen):
                 self._major(now)
@@ -390,7 +391,7 @@ class Policy:
         """Free the nodes live apps have removed (a replaced screen, a results panel):
         ``sweep_per_tick`` apps a tick, in turn, so a tick stays short."""
         live = [t for t in self._tracked.values() if not t.ended]
-        if not live or self.sweep_per_tick <= 0:
+        if not live or self.sweep_per_tick <= 0 or not _dismantling():
             return
         start = self._sweep_at % len(live)
         for t in (live[start:] + live[:start])[: self.sweep_per_tick]:
@@ -722,13 +723,22 @@ def _clear_lru(cache: Any) -> None:
     cache.clear()
 
 
-def _clear(obj: Any) -> None:
+def _clear(obj: Any, helpers: tuple[str, ...] = (), depth: int = 0) -> None:
+    """Empty ``obj``'s ``__dict__``; first its LRU caches' rings, its generators (a
+    parser's frame refers to the parser), and, ``depth`` levels down, the values
+    whose classes come from a ``helpers`` module (the app's own driver and parser)."""
     d = getattr(obj, "__dict__", None)
-    if d is not None:
-        for value in list(d.values()):
-            if type(value) is _LRU:
-                _clear_lru(value)
-        d.clear()
+    if d is None:
+        return
+    for value in list(d.values()):
+        kind = type(value)
+        if kind is _LRU:
+            _clear_lru(value)
+        elif isinstance(value, types.GeneratorType):
+            value.close()
+        elif depth > 0 and kind.__module__.startswith(helpers) and value is not obj:
+            _clear(value, helpers, depth - 1)
+    d.clear()
 
 
 def _clear_node(node: Any) -> None:
@@ -750,7 +760,8 @@ def dismantle_removed(app: Any) -> int:
         return 0
     n = 0
     for node in list(registry.ever):
-        if node not in registry and getattr(node, "_closed", False):
+        task = getattr(node, "_task", None)
+        if node not in registry and getattr(node, "_closed", False) and (task is None or task.done()):
             # Cleared on the sweep after the one that first saw it closed: by then no
             # compositor map or pending refresh of the app can still reach it.
             if node in registry.retired:
@@ -762,7 +773,10 @@ def dismantle_removed(app: Any) -> int:
     return n
 
 
-_OWN_HELPERS = ("textual._animator", "textual.css.stylesheet", "textual.timer")
+# The modules whose objects an app owns alone (its animator and timers, its
+# stylesheet, its driver, the driver's parser and key sequencer): cleared with it.
+_OWN_HELPERS = ("textual._animator", "textual.css.stylesheet", "textual.timer", "server.ssh.driver",
+                "textual._xterm_parser", "tui.keys")
 
 
 def dismantle(app: Any) -> int:
@@ -778,8 +792,5 @@ def dismantle(app: Any) -> int:
         _clear_node(node)
     # The app's own helpers with cycles of their own (the animator and its timer, the
     # stylesheet and its parse cache), then the app.
-    for value in list(d.values()):
-        if type(value).__module__.startswith(_OWN_HELPERS):
-            _clear(value)
-    _clear(app)
+    _clear(app, _OWN_HELPERS, 2)
     return len(nodes) + 1
