@@ -7,8 +7,8 @@ each session's app, its screens and widgets.  With 50 sessions those pauses
 were measured at 65 ms to over a second, 31 of them a minute; every one stops
 every session's keypresses and frames.
 
-What this module does (wired with two calls, see :func:`install` and
-:func:`session_started`):
+What this module does (wired with three calls, see :func:`install`,
+:func:`session_started` and :func:`session_ended`):
 
 - **The policy runs the old generation, not CPython.**  The thresholds
   (``DEFAULT_THRESHOLDS = (300, 3, 1_000_000)``) keep CPython's young
@@ -41,23 +41,54 @@ What this module does (wired with two calls, see :func:`install` and
   routine freeze was measured: 50-130 ms with 50 sessions, because the old
   generation holds a second's worth of rendered lines still alive; the young
   collection: under 10 ms.)
-- **Reclaim what was frozen and died.**  A *cycle* that dies frozen (a Textual
-  app and its DOM with parent links, a screen replaced by another) is not
-  freed.  So the policy keeps a weak reference to each session's app; when the
-  frozen apps that have ended number at least ``major_fraction`` of the live
-  ones (and at least ``major_min_ended``), it runs a *major*:
-  ``gc.unfreeze()``, a full collection of everything, ``gc.freeze()`` again.
-  That is the one long pause left (it is the old full collection, proportional
-  to the whole heap), and it happens when ended sessions hold a quarter of the
-  sessions' memory instead of dozens of times a minute.  A catch-all major, at
-  most every ``major_every`` s (an hour) and only when the frozen generation
-  grew by more than ``major_growth`` (half) since the last one, reclaims the
-  other frozen-then-dead cycles (screens replaced: a rematch's, a results
-  panel's).  Measured with 200 sessions: a major walks 7-8 million objects and
-  takes 10 s, so it must be rare; in 10 minutes of play (260 rematches) one
-  reclaimed 1.5 million objects of 8.6 million frozen.  An app that has ended and survives a major is held
-  by a reference somewhere (a leak no collector can fix): it is counted as
-  ``held`` in the summary and no longer triggers majors.
+- **Ended apps free themselves; no majors.**  A *cycle* that dies frozen (a
+  Textual app and its DOM with parent links, a screen replaced by another) is
+  never freed by a collection that skips the frozen generation, and the only
+  collection that does not skip it (``gc.unfreeze()``, a full collection,
+  ``gc.freeze()``: a *major*) walked 7-8 million objects in 10 s with 200
+  sessions, a 10-second freeze of every session.  So the cycles are broken by
+  hand instead, and reference counting frees the objects at once, frozen or not:
+
+  * :func:`session_started` (before the app runs) swaps the app's ``_registry``
+    for a :class:`_RecordingSet` that also remembers, weakly, every node ever
+    registered; ``DOMNode.__init__`` is wrapped to add the nodes made while the
+    app is the active one (widgets never mounted; the stylesheet's virtual
+    nodes are reached through their widget's ``_component_styles`` instead:
+    recording them cost measurable CPU).
+  * :func:`session_ended` (``server/ssh/driver.py``'s ``run_app`` calls it once
+    ``run_async`` has returned, every task of the app done) runs
+    :func:`dismantle`: every recorded node's ``__dict__`` is emptied (parent and
+    children links, styles, timers, queues, signals), then the app's own helpers
+    (its animator and timers, stylesheet, driver, the driver's parser, whose
+    generator frame refers to the parser, and key sequencer) and the app.
+    Found with ``gc.DEBUG_SAVEALL`` after a session over SSH: 7,845 cyclic
+    objects per session before, 163 after (asyncssh's own connection objects,
+    about 40 KB); verified by ``tests/e2e/test_ssh_gc_free.py`` with the
+    collector off and everything frozen.  (An app may outlive its end by about
+    a second: a lobby notice scheduled from the app's context holds that
+    context until it runs.)
+  * Textual's ``LRUCache`` keeps its entries in a ring of ``[prev, next, key,
+    value]`` lists, a cycle its ``clear()`` left behind (and Textual clears a
+    widget's query cache on every DOM change): ``clear`` is wrapped to unlink the
+    ring first, and :func:`dismantle` unlinks the rings of the caches it drops.
+  * The policy's tick sweeps ``sweep_per_tick`` live apps in turn
+    (:func:`dismantle_removed`): nodes removed from the DOM, closed and with
+    their task done are cleared on the sweep after the one that first saw them
+    (by then no compositor map or pending refresh reaches them).  Clearing a
+    node still running was measured to fail its task with AttributeError.
+  * ``tui/keys.py``'s key sequencer followed each key with a closure that called
+    itself (a cycle per key, holding the app): now a method.
+
+  What remains is a safety net that never runs in a real server: a major only
+  while at most ``major_max_frozen`` objects are frozen (default 0: never; the
+  tests set it), when the frozen apps that have ended number at least
+  ``major_fraction`` of the live ones (and ``major_min_ended``), or at most every
+  ``major_every`` s when the frozen generation grew by ``major_growth``.  An app
+  still alive ``held_after`` s after its end is a leak (a reference holds it, or
+  a cycle outside its DOM): counted as ``held`` in the summary, the first three
+  logged with their referrers' types, and forgotten.  (``gc.get_freeze_count()``
+  walks the whole frozen list: asked on every tick with a million objects frozen
+  it cost 28 % of the server's CPU, so it is asked only when majors may run.)
 - **No cycles per rendered line.**  Most of the server's cyclic garbage was not
   the game's: Textual's ``Strip`` caches its own results, and two of its methods
   cache *itself* (``divide`` stores ``[self]`` when the cut is the whole strip,
@@ -83,7 +114,8 @@ Environment, for measuring (a bad value is one warning line and the default):
 ``VOLTAGE_GC=off`` leaves the collector alone (pauses are still measured);
 ``VOLTAGE_GC_THRESHOLDS=700,10,10`` overrides the thresholds; ``VOLTAGE_GC_LOG=debug``
 logs every freeze and major with its pause; ``VOLTAGE_GC_STRIPS=cyclic`` leaves
-Textual's strips unpatched.
+Textual's strips unpatched; ``VOLTAGE_GC_DISMANTLE=off`` leaves ended apps to the
+collector.
 
 Everything runs on the server's event loop (a timer every ``tick_interval`` s); the
 callback may also run on any thread (a collection can happen anywhere) and
@@ -687,7 +719,7 @@ def _patch_node_init() -> None:
             original_clear(self)
 
         clear.__wrapped__ = original_clear  # type: ignore[attr-defined]
-        setattr(LRUCache, "clear", clear)
+        LRUCache.clear = clear  # type: ignore[method-assign]
 
     original = DOMNode.__init__
     _NODE_INIT.append(original)
@@ -703,14 +735,14 @@ def _patch_node_init() -> None:
                 registry.ever.add(self)
 
     __init__.__wrapped__ = original  # type: ignore[attr-defined]
-    setattr(DOMNode, "__init__", __init__)
+    DOMNode.__init__ = __init__  # type: ignore[method-assign]
 
 
 def track_nodes(app: Any) -> bool:
     """Record every node ``app`` registers or makes from now on (call before it runs)."""
     _patch_node_init()
-    d = getattr(app, "__dict__", None)
-    registry = d.get("_registry") if d is not None else None
+    d: dict[str, Any] = getattr(app, "__dict__", {})
+    registry = d.get("_registry")
     if isinstance(registry, _RecordingSet):
         return True
     if not isinstance(registry, weakref.WeakSet):

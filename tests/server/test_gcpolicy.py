@@ -374,3 +374,31 @@ def test_sessions_that_end_before_their_first_frame_are_reclaimed_too(policy):
     clock.now += p.settle
     assert p.tick() == "major"
     assert all(r() is None for r in refs)
+
+
+def test_a_cleared_textual_lru_cache_leaves_no_cycle(collector):
+    # Textual clears a widget's query cache on every DOM change; its ring of entries
+    # was a cycle left for the collector (and frozen, a leak).
+    from textual.cache import LRUCache
+
+    gcpolicy.track_nodes(object())  # installs the patches (the app itself is not tracked)
+    cache: LRUCache = LRUCache(8)
+    for i in range(5):
+        cache[i] = [i]
+    gc.collect()
+    gc.disable()
+    try:
+        class Value:
+            pass
+
+        v = Value()
+        value = weakref.ref(v)
+        cache["v"] = v
+        del v
+        cache.clear()
+        assert value() is None  # freed by reference counts, no collection
+        assert len(cache) == 0 and cache.get(1) is None
+        cache[1] = "again"
+        assert cache.get(1) == "again"
+    finally:
+        gc.enable()
