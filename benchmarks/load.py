@@ -546,6 +546,20 @@ async def main() -> int:
                   + f"; growth {(samples[-1][1] - samples[0][1]) / 1024:+.1f} MB")
         for p in players:
             await p.close()
+        # Everyone gone: what the ended sessions still hold (frozen cycles, leaks).  Polled,
+        # since a session's end takes the server a moment per connection.
+        deadline = mono() + 20
+        rss_left = server_only_rss_kb(proc.pid)
+        while mono() < deadline:
+            await asyncio.sleep(2.0)
+            now_kb = server_only_rss_kb(proc.pid)
+            if now_kb >= rss_left - 256:
+                rss_left = min(rss_left, now_kb)
+                break
+            rss_left = now_kb
+        print(f"server memory after all {n} left: {rss_left / 1024:.1f} MB,"
+              f" {(rss_left - idle_rss) / n / 1024:.2f} MB per session ended still held"
+              " (RSS: freed memory stays with the allocator, so this is an upper bound)")
         gc_windows = (("while playing", t_play, t_end), ("whole run", 0.0, float("inf")))
     finally:
         proc.terminate()

@@ -7,8 +7,8 @@ each session's app, its screens and widgets.  With 50 sessions those pauses
 were measured at 65 ms to over a second, 31 of them a minute; every one stops
 every session's keypresses and frames.
 
-What this module does (wired with two calls, see :func:`install` and
-:func:`session_started`):
+What this module does (wired with three calls, see :func:`install`,
+:func:`session_started` and :func:`session_ended`):
 
 - **The policy runs the old generation, not CPython.**  The thresholds
   (``DEFAULT_THRESHOLDS = (300, 3, 1_000_000)``) keep CPython's young
@@ -41,23 +41,54 @@ What this module does (wired with two calls, see :func:`install` and
   routine freeze was measured: 50-130 ms with 50 sessions, because the old
   generation holds a second's worth of rendered lines still alive; the young
   collection: under 10 ms.)
-- **Reclaim what was frozen and died.**  A *cycle* that dies frozen (a Textual
-  app and its DOM with parent links, a screen replaced by another) is not
-  freed.  So the policy keeps a weak reference to each session's app; when the
-  frozen apps that have ended number at least ``major_fraction`` of the live
-  ones (and at least ``major_min_ended``), it runs a *major*:
-  ``gc.unfreeze()``, a full collection of everything, ``gc.freeze()`` again.
-  That is the one long pause left (it is the old full collection, proportional
-  to the whole heap), and it happens when ended sessions hold a quarter of the
-  sessions' memory instead of dozens of times a minute.  A catch-all major, at
-  most every ``major_every`` s (an hour) and only when the frozen generation
-  grew by more than ``major_growth`` (half) since the last one, reclaims the
-  other frozen-then-dead cycles (screens replaced: a rematch's, a results
-  panel's).  Measured with 200 sessions: a major walks 7-8 million objects and
-  takes 10 s, so it must be rare; in 10 minutes of play (260 rematches) one
-  reclaimed 1.5 million objects of 8.6 million frozen.  An app that has ended and survives a major is held
-  by a reference somewhere (a leak no collector can fix): it is counted as
-  ``held`` in the summary and no longer triggers majors.
+- **Ended apps free themselves; no majors.**  A *cycle* that dies frozen (a
+  Textual app and its DOM with parent links, a screen replaced by another) is
+  never freed by a collection that skips the frozen generation, and the only
+  collection that does not skip it (``gc.unfreeze()``, a full collection,
+  ``gc.freeze()``: a *major*) walked 7-8 million objects in 10 s with 200
+  sessions, a 10-second freeze of every session.  So the cycles are broken by
+  hand instead, and reference counting frees the objects at once, frozen or not:
+
+  * :func:`session_started` (before the app runs) swaps the app's ``_registry``
+    for a :class:`_RecordingSet` that also remembers, weakly, every node ever
+    registered; ``DOMNode.__init__`` is wrapped to add the nodes made while the
+    app is the active one (widgets never mounted; the stylesheet's virtual
+    nodes are reached through their widget's ``_component_styles`` instead:
+    recording them cost measurable CPU).
+  * :func:`session_ended` (``server/ssh/driver.py``'s ``run_app`` calls it once
+    ``run_async`` has returned, every task of the app done) runs
+    :func:`dismantle`: every recorded node's ``__dict__`` is emptied (parent and
+    children links, styles, timers, queues, signals), then the app's own helpers
+    (its animator and timers, stylesheet, driver, the driver's parser, whose
+    generator frame refers to the parser, and key sequencer) and the app.
+    Found with ``gc.DEBUG_SAVEALL`` after a session over SSH: 7,845 cyclic
+    objects per session before, 163 after (asyncssh's own connection objects,
+    about 40 KB); verified by ``tests/e2e/test_ssh_gc_free.py`` with the
+    collector off and everything frozen.  (An app may outlive its end by about
+    a second: a lobby notice scheduled from the app's context holds that
+    context until it runs.)
+  * Textual's ``LRUCache`` keeps its entries in a ring of ``[prev, next, key,
+    value]`` lists, a cycle its ``clear()`` left behind (and Textual clears a
+    widget's query cache on every DOM change): ``clear`` is wrapped to unlink the
+    ring first, and :func:`dismantle` unlinks the rings of the caches it drops.
+  * The policy's tick sweeps ``sweep_per_tick`` live apps in turn
+    (:func:`dismantle_removed`): nodes removed from the DOM, closed and with
+    their task done are cleared on the sweep after the one that first saw them
+    (by then no compositor map or pending refresh reaches them).  Clearing a
+    node still running was measured to fail its task with AttributeError.
+  * ``tui/keys.py``'s key sequencer followed each key with a closure that called
+    itself (a cycle per key, holding the app): now a method.
+
+  What remains is a safety net that never runs in a real server: a major only
+  while at most ``major_max_frozen`` objects are frozen (default 0: never; the
+  tests set it), when the frozen apps that have ended number at least
+  ``major_fraction`` of the live ones (and ``major_min_ended``), or at most every
+  ``major_every`` s when the frozen generation grew by ``major_growth``.  An app
+  still alive ``held_after`` s after its end is a leak (a reference holds it, or
+  a cycle outside its DOM): counted as ``held`` in the summary, the first three
+  logged with their referrers' types, and forgotten.  (``gc.get_freeze_count()``
+  walks the whole frozen list: asked on every tick with a million objects frozen
+  it cost 28 % of the server's CPU, so it is asked only when majors may run.)
 - **No cycles per rendered line.**  Most of the server's cyclic garbage was not
   the game's: Textual's ``Strip`` caches its own results, and two of its methods
   cache *itself* (``divide`` stores ``[self]`` when the cut is the whole strip,
@@ -83,7 +114,8 @@ Environment, for measuring (a bad value is one warning line and the default):
 ``VOLTAGE_GC=off`` leaves the collector alone (pauses are still measured);
 ``VOLTAGE_GC_THRESHOLDS=700,10,10`` overrides the thresholds; ``VOLTAGE_GC_LOG=debug``
 logs every freeze and major with its pause; ``VOLTAGE_GC_STRIPS=cyclic`` leaves
-Textual's strips unpatched.
+Textual's strips unpatched; ``VOLTAGE_GC_DISMANTLE=off`` leaves ended apps to the
+collector.
 
 Everything runs on the server's event loop (a timer every ``tick_interval`` s); the
 callback may also run on any thread (a collection can happen anywhere) and
@@ -99,6 +131,7 @@ import logging
 import math
 import os
 import time
+import types
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -212,6 +245,9 @@ class Policy:
     major_min_ended: int = 8
     major_every: float = 3600.0
     major_growth: float = 0.5
+    major_max_frozen: int = 0  # a major only with at most this many objects frozen (0: never)
+    held_after: float = 5.0
+    sweep_per_tick: int = 25
     report_every: float = 60.0
     clock: Callable[[], float] = time.monotonic
     is_running: Callable[[Any], bool] = _app_running
@@ -238,6 +274,7 @@ class Policy:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = False
         self._started_at = 0.0
+        self._sweep_at = 0
 
     # -- life ------------------------------------------------------------------
 
@@ -328,6 +365,7 @@ class Policy:
         """One look at the sessions; freezes or runs a major when due.  Returns what it
         did ("freeze", "major") or None.  Logs the summary every ``report_every`` s."""
         now = self.clock()
+        self._sweep()
         did = self._decide(now) if self.manage else None
         if now - self._last_report >= self.report_every:
             self._last_report = now
@@ -355,14 +393,19 @@ class Policy:
             elif not t.ended and t.ready_at is not None and now - t.ready_at >= self.settle:
                 fresh = True
         app = None  # this frame must not keep the last app alive through a major
-        if ended_frozen and ended_frozen >= max(self.major_min_ended, self.major_fraction * live_frozen):
-            self._major(now)
-            return "major"
-        if now - self._last_major >= self.major_every and gc.get_freeze_count() > self._frozen_after_major * (
-            1 + self.major_growth
-        ):
-            self._major(now)
-            return "major"
+        # (gc.get_freeze_count() walks the whole frozen list: with a million objects frozen
+        # it cost 28 % of the server's CPU when asked every tick, so only when majors may run.)
+        if self.major_max_frozen > 0 and gc.get_freeze_count() <= self.major_max_frozen:
+            if ended_frozen and ended_frozen >= max(self.major_min_ended, self.major_fraction * live_frozen):
+                self._major(now)
+                return "major"
+            if now - self._last_major >= self.major_every and gc.get_freeze_count() > self._frozen_after_major * (
+                1 + self.major_growth
+            ):
+                self._major(now)
+                return "major"
+        else:
+            self._note_held(now)
         since = now - self._last_freeze
         if self._slow_full and since >= self.slow_freeze_interval:
             self._freeze(now, 2)
@@ -377,6 +420,33 @@ class Policy:
             self._freeze(now, self.freeze_collects)
             return "freeze"
         return None
+
+    def _sweep(self) -> None:
+        """Free the nodes live apps have removed (a replaced screen, a results panel):
+        ``sweep_per_tick`` apps a tick, in turn, so a tick stays short."""
+        live = [t for t in self._tracked.values() if not t.ended]
+        if not live or self.sweep_per_tick <= 0 or not _dismantling():
+            return
+        start = self._sweep_at % len(live)
+        for t in (live[start:] + live[:start])[: self.sweep_per_tick]:
+            app = t.ref()
+            if app is not None:
+                dismantle_removed(app)
+        self._sweep_at = start + self.sweep_per_tick
+
+    def _note_held(self, now: float) -> None:
+        """An app that ended ``held_after`` s ago and is still here was not freed by its
+        reference counts: something holds it (a leak) or a cycle outside its DOM does."""
+        for key, t in list(self._tracked.items()):
+            if t.ended_at is not None and now - t.ended_at >= self.held_after:
+                app = t.ref()
+                if app is not None:
+                    self.held += 1
+                    if self.held <= 3:
+                        log.warning("gc: an ended %s is still alive %.0f s after its end (held by %s)",
+                                    type(app).__name__, now - t.ended_at,
+                                    ", ".join(sorted({type(r).__name__ for r in gc.get_referrers(app)})[:6]))
+                del self._tracked[key]
 
     def _collect(self, what: str, generation: int = 2) -> None:
         self._in_collect = True
@@ -566,11 +636,27 @@ def _at_exit() -> None:
         log.info("%s (at shutdown)", _policy.summary())
 
 
+def _dismantling() -> bool:
+    return os.environ.get("VOLTAGE_GC_DISMANTLE", "").strip().lower() not in ("off", "0", "no")
+
+
 def session_started(app: Any) -> None:
-    """Note a session's app (before or after it starts running); a no-op without
-    :func:`install`."""
+    """Note a session's app (call it before it runs): its nodes are recorded, so that
+    :func:`session_ended` can free them; and the policy (with :func:`install`) tracks it."""
+    if _dismantling():
+        track_nodes(app)
     if _policy is not None:
         _policy.session_started(app)
+
+
+def session_ended(app: Any) -> None:
+    """A session's app has returned from ``run_async``: break its cycles (see
+    :func:`dismantle`), so reference counting frees it, frozen or not."""
+    if _dismantling():
+        try:
+            dismantle(app)
+        except Exception:  # pragma: no cover - freeing must never break a session's end
+            log.exception("gc: dismantling an ended app failed")
 
 
 def uninstall() -> None:
@@ -584,3 +670,163 @@ def uninstall() -> None:
 
 def current() -> Policy | None:
     return _policy
+
+
+# ---------------------------------------------------------------------------
+# Ended apps free themselves
+
+
+class _RecordingSet(weakref.WeakSet):
+    """An app's ``_registry`` that also remembers, weakly, every node ever
+    registered: the nodes removed since (a replaced screen) are found there."""
+
+    def __init__(self, data: Any = ()) -> None:
+        super().__init__(data)
+        self.ever: weakref.WeakSet = weakref.WeakSet(data)
+        self.retired: weakref.WeakSet = weakref.WeakSet()
+
+    def add(self, item: Any) -> None:
+        super().add(item)
+        self.ever.add(item)
+
+
+_NODE_INIT: list[Any] = []
+
+
+_LRU: Any = None
+
+
+def _patch_node_init() -> None:
+    """Every DOM node made while an app runs (in its context) is recorded in that
+    app's set: widgets never mounted and the stylesheet's virtual nodes for
+    component classes are cyclic too (node <-> styles), and no registry has them."""
+    if _NODE_INIT:
+        return
+    from textual._context import active_app
+    from textual.cache import LRUCache
+    from textual.dom import DOMNode
+
+    global _LRU
+    _LRU = LRUCache
+    if not hasattr(LRUCache.clear, "__wrapped__"):
+        original_clear = LRUCache.clear
+
+        def clear(self: Any) -> None:
+            # Unlink the ring first: Textual clears a widget's query and line caches
+            # on every DOM change, and each cleared ring was a cycle of garbage.
+            for link in self._cache.values():
+                link.clear()
+            original_clear(self)
+
+        clear.__wrapped__ = original_clear  # type: ignore[attr-defined]
+        LRUCache.clear = clear  # type: ignore[method-assign]
+
+    original = DOMNode.__init__
+    _NODE_INIT.append(original)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        if type(self) is DOMNode:
+            return  # a virtual node: its widget's _component_styles reaches it (_clear_node)
+        app = active_app.get(None)
+        if app is not None:
+            registry = app.__dict__.get("_registry")
+            if type(registry) is _RecordingSet:
+                registry.ever.add(self)
+
+    __init__.__wrapped__ = original  # type: ignore[attr-defined]
+    DOMNode.__init__ = __init__  # type: ignore[method-assign]
+
+
+def track_nodes(app: Any) -> bool:
+    """Record every node ``app`` registers or makes from now on (call before it runs)."""
+    _patch_node_init()
+    d: dict[str, Any] = getattr(app, "__dict__", {})
+    registry = d.get("_registry")
+    if isinstance(registry, _RecordingSet):
+        return True
+    if not isinstance(registry, weakref.WeakSet):
+        return False
+    d["_registry"] = _RecordingSet(registry)
+    return True
+
+
+def _clear_lru(cache: Any) -> None:
+    # Textual's LRUCache keeps its entries in a ring of [prev, next, key, value] lists:
+    # a cycle of its own, which its clear() leaves behind (the patched one does not).
+    for link in list(cache._cache.values()):
+        link.clear()
+    cache.clear()
+
+
+def _clear(obj: Any, helpers: tuple[str, ...] = (), depth: int = 0) -> None:
+    """Empty ``obj``'s ``__dict__``; first its LRU caches' rings, its generators (a
+    parser's frame refers to the parser), and, ``depth`` levels down, the values
+    whose classes come from a ``helpers`` module (the app's own driver and parser)."""
+    d = getattr(obj, "__dict__", None)
+    if d is None:
+        return
+    for value in list(d.values()):
+        kind = type(value)
+        if kind is _LRU:
+            _clear_lru(value)
+        elif isinstance(value, types.GeneratorType):
+            value.close()
+        elif depth > 0 and kind.__module__.startswith(helpers) and value is not obj:
+            _clear(value, helpers, depth - 1)
+    d.clear()
+
+
+def _clear_node(node: Any) -> None:
+    d = getattr(node, "__dict__", None)
+    if d is None:
+        return
+    for styles in list(d.get("_component_styles", {}).values()):  # the virtual nodes (see above)
+        virtual = getattr(styles, "node", None)
+        if virtual is not None:
+            _clear(virtual)
+    _clear(node)
+
+
+def dismantle_removed(app: Any) -> int:
+    """Clear the nodes ``app`` has removed and closed (a replaced screen, a results
+    panel): they are no longer its, and their cycles would outlive them."""
+    registry = getattr(app, "__dict__", {}).get("_registry")
+    if not isinstance(registry, _RecordingSet):
+        return 0
+    n = 0
+    for node in list(registry.ever):
+        task = getattr(node, "_task", None)
+        if node not in registry and getattr(node, "_closed", False) and (task is None or task.done()):
+            # Cleared on the sweep after the one that first saw it closed: by then no
+            # compositor map or pending refresh of the app can still reach it.
+            if node in registry.retired:
+                registry.ever.discard(node)
+                _clear_node(node)
+                n += 1
+            else:
+                registry.retired.add(node)
+    return n
+
+
+# The modules whose objects an app owns alone (its animator and timers, its
+# stylesheet, its driver, the driver's parser and key sequencer): cleared with it.
+_OWN_HELPERS = ("textual._animator", "textual.css.stylesheet", "textual.timer", "server.ssh.driver",
+                "textual._xterm_parser", "tui.keys")
+
+
+def dismantle(app: Any) -> int:
+    """Break the reference cycles of an ended app so reference counting frees it (and
+    its screens, widgets, styles, caches) at once, frozen or not.  Returns the count
+    of nodes cleared."""
+    d = getattr(app, "__dict__", None)
+    if d is None:
+        return 0
+    registry = d.get("_registry")
+    nodes = list(registry.ever) if isinstance(registry, _RecordingSet) else list(registry or ())
+    for node in nodes:
+        _clear_node(node)
+    # The app's own helpers with cycles of their own (the animator and its timer, the
+    # stylesheet and its parse cache), then the app.
+    _clear(app, _OWN_HELPERS, 2)
+    return len(nodes) + 1

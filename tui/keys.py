@@ -88,17 +88,6 @@ class KeySequencer:
             if not done.done():
                 done.set_result(None)
 
-        def hop(node: Any) -> None:
-            # ``node`` has handled the key (or never had it); it bubbles to the parent next.
-            parent = getattr(node, "_parent", None)
-            if parent is None:
-                finish()
-            elif parent is app:
-                if not app.call_later(finish):
-                    finish()
-            elif not parent.call_later(hop, parent):
-                finish()
-
         def at_app() -> None:
             # The App forwarded the key to what has the focus (or the screen), or a
             # priority binding took it; follow it from there.
@@ -107,10 +96,24 @@ class KeySequencer:
             except Exception:
                 finish()
                 return
-            if target is None or not target.call_later(hop, target):
+            if target is None or not target.call_later(self._hop, target, finish):
                 finish()
 
         return bool(app.call_later(at_app))
+
+    def _hop(self, node: Any, finish: Callable[[], None]) -> None:
+        # ``node`` has handled the key (or never had it); it bubbles to the parent next.
+        # (A method, not a closure calling itself: that closure was a reference cycle
+        # per key, holding the app until a collection found it.)
+        app = self._app
+        parent = getattr(node, "_parent", None)
+        if parent is None:
+            finish()
+        elif parent is app:
+            if not app.call_later(finish):
+                finish()
+        elif not parent.call_later(self._hop, parent, finish):
+            finish()
 
 
 try:  # POSIX only

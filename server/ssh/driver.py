@@ -77,6 +77,7 @@ from textual.driver import Driver
 from textual.geometry import Size
 from textual.messages import Message
 
+from server import gcpolicy
 from tui.keys import KeySequencer
 
 log = logging.getLogger(__name__)
@@ -542,6 +543,7 @@ async def run_app(
         return None
     finally:
         _forget_instances()
+        gcpolicy.session_ended(app)  # its cycles broken: freed by reference counts, frozen or not
 
 
 def _forget_instances() -> None:

@@ -146,9 +146,27 @@ def test_a_new_sessions_objects_are_frozen_once_it_is_up(policy):
     assert p.tick() is None  # coalesced: nothing new
 
 
-def test_ended_sessions_frozen_while_alive_are_reclaimed(policy):
+def test_no_major_by_default_an_ended_app_still_alive_is_reported_held(policy, caplog):
+    # Ended apps free themselves (dismantled at their end); one that does not (here a
+    # FakeApp's own cycle) is a leak to report, never a reason for a full collection.
     clock = Clock()
-    p = policy(clock=clock, major_min_ended=4, major_fraction=0.25)
+    p = policy(clock=clock, major_min_ended=1, major_fraction=0.0, major_every=1.0)
+    apps = _start_sessions(p, clock, 4)
+    ref = weakref.ref(apps[0])
+    apps[0]._closed = True
+    del apps[0]
+    with caplog.at_level(logging.WARNING, logger="server.gcpolicy"):
+        for _ in range(10):
+            clock.now += 1
+            assert p.tick() != "major"
+    assert p.majors == 0 and ref() is not None
+    assert p.held == 1 and "1 ended sessions held by references" in p.summary()
+    assert "an ended FakeApp is still alive" in caplog.text
+
+
+def test_ended_sessions_frozen_while_alive_are_reclaimed_by_the_safety_net(policy):
+    clock = Clock()
+    p = policy(clock=clock, major_min_ended=4, major_fraction=0.25, major_max_frozen=10**9)
     apps = _start_sessions(p, clock, 12)
     refs = [weakref.ref(a) for a in apps]
     # Three sessions end: frozen cycles, so nothing frees them yet.
@@ -173,7 +191,7 @@ def test_ended_sessions_frozen_while_alive_are_reclaimed(policy):
 
 def test_an_ended_session_held_by_a_reference_does_not_cause_majors_forever(policy):
     clock = Clock()
-    p = policy(clock=clock, major_min_ended=2, major_fraction=0.0, settle=0.1)
+    p = policy(clock=clock, major_min_ended=2, major_fraction=0.0, settle=0.1, major_max_frozen=10**9)
     apps = _start_sessions(p, clock, 4)
     for app in apps[:2]:
         app._closed = True
@@ -191,7 +209,7 @@ def test_an_ended_session_held_by_a_reference_does_not_cause_majors_forever(poli
 
 def test_frozen_garbage_other_than_sessions_is_reclaimed_eventually(policy):
     clock = Clock()
-    p = policy(clock=clock, major_every=600.0, major_growth=0.25)
+    p = policy(clock=clock, major_every=600.0, major_growth=0.25, major_max_frozen=10**9)
     start = clock.now
     _start_sessions(p, clock, 1)
     base = gc.get_freeze_count()
@@ -340,7 +358,7 @@ def test_sessions_that_end_before_their_first_frame_are_reclaimed_too(policy):
     # A connection that leaves at once: never seen running, but alive (and so frozen)
     # when survivors were frozen.
     clock = Clock()
-    p = policy(clock=clock, major_min_ended=3, major_fraction=0.25)
+    p = policy(clock=clock, major_min_ended=3, major_fraction=0.25, major_max_frozen=10**9)
     apps = [FakeApp() for _ in range(3)]
     refs = [weakref.ref(a) for a in apps]
     for app in apps:
@@ -356,3 +374,31 @@ def test_sessions_that_end_before_their_first_frame_are_reclaimed_too(policy):
     clock.now += p.settle
     assert p.tick() == "major"
     assert all(r() is None for r in refs)
+
+
+def test_a_cleared_textual_lru_cache_leaves_no_cycle(collector):
+    # Textual clears a widget's query cache on every DOM change; its ring of entries
+    # was a cycle left for the collector (and frozen, a leak).
+    from textual.cache import LRUCache
+
+    gcpolicy.track_nodes(object())  # installs the patches (the app itself is not tracked)
+    cache: LRUCache = LRUCache(8)
+    for i in range(5):
+        cache[i] = [i]
+    gc.collect()
+    gc.disable()
+    try:
+        class Value:
+            pass
+
+        v = Value()
+        value = weakref.ref(v)
+        cache["v"] = v
+        del v
+        cache.clear()
+        assert value() is None  # freed by reference counts, no collection
+        assert len(cache) == 0 and cache.get(1) is None
+        cache[1] = "again"
+        assert cache.get(1) == "again"
+    finally:
+        gc.enable()
