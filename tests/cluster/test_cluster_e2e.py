@@ -20,6 +20,23 @@ async def enter(port: int, username: str, key=None, *, command=None) -> Terminal
     return t
 
 
+async def pair_across(cluster):
+    """Two edges, alice's key on the first and bob's on the second, both in the lobby and
+    paired through Voltage's quick match (alice waits, bob joins): the edges, the keys
+    and the two terminals."""
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(e0.port, "alice", ka)
+    bob = await enter(e1.port, "bob", kb)
+    await alice.wait_for("you: alice")
+    await bob.wait_for("you: bob")
+    alice.press("home", "enter")
+    await alice.wait_for("Waiting for an opponent")
+    bob.press("home", "enter")
+    return e0, e1, ka, kb, alice, bob
+
+
 def match_of(lobby, name):
     for h in lobby.matches.values():
         if h.running and any(p is not None and p.name == name for p in h.humans):
@@ -195,17 +212,8 @@ async def test_a_refusal_from_the_host_reads_as_in_one_process(cluster):
 async def test_clocks_show_and_a_draw_offered_on_one_edge_is_accepted_on_the_other(cluster):
     """The Voltage extras cross the bus: both banks in the top bar from the first frame,
     the offer (=) seen and accepted (y) across edges, the match drawn by agreement."""
-    e0 = await cluster.add_edge()
-    e1 = await cluster.add_edge()
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(e0.port, "alice", ka)
-    bob = await enter(e1.port, "bob", kb)
+    e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
-        await alice.wait_for("you: alice")
-        await bob.wait_for("you: bob")
-        alice.press("home", "enter")
-        await alice.wait_for("Waiting for an opponent")
-        bob.press("home", "enter")
         for t in (alice, bob):
             await t.wait_for(r"alice ○○○○  0/4 \d:\d\d")  # the clock, before any move
             await t.wait_for("= offer draw")
@@ -240,17 +248,8 @@ async def test_a_room_clock_chosen_on_an_edge_is_the_hosts_room_clock(cluster):
 
 async def test_an_edge_killed_mid_match_its_player_gets_the_seat_back_through_the_other_edge(cluster):
     cluster.lobby.grace_seconds = 60.0  # the usual grace: the seat waits for its player
-    e0 = await cluster.add_edge()
-    e1 = await cluster.add_edge()
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(e0.port, "alice", ka)
-    bob = await enter(e1.port, "bob", kb)
+    e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
-        await alice.wait_for("you: alice")
-        await bob.wait_for("you: bob")
-        alice.press("home", "enter")
-        await alice.wait_for("Waiting for an opponent")
-        bob.press("home", "enter")
         await alice.wait_for("VOLTAGE")
         await bob.wait_for("VOLTAGE")
         hosted = match_of(cluster.lobby, "alice")
@@ -349,17 +348,8 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
 
 async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept_cluster):
     cluster = kept_cluster
-    e0 = await cluster.add_edge()
-    e1 = await cluster.add_edge()
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(e0.port, "alice", ka)
-    bob = await enter(e1.port, "bob", kb)
+    e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
-        await alice.wait_for("you: alice")
-        await bob.wait_for("you: bob")
-        alice.press("home", "enter")
-        await alice.wait_for("Waiting for an opponent")
-        bob.press("home", "enter")
         await alice.wait_for("VOLTAGE")
         await bob.wait_for("VOLTAGE")
         hosted = match_of(cluster.lobby, "alice")
@@ -391,17 +381,8 @@ async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept
 
 
 async def test_redis_restarted_mid_match_the_match_goes_on(cluster):
-    e0 = await cluster.add_edge()
-    e1 = await cluster.add_edge()
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(e0.port, "alice", ka)
-    bob = await enter(e1.port, "bob", kb)
+    e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
-        await alice.wait_for("you: alice")
-        await bob.wait_for("you: bob")
-        alice.press("home", "enter")
-        await alice.wait_for("Waiting for an opponent")
-        bob.press("home", "enter")
         await alice.wait_for("VOLTAGE")
         await bob.wait_for("VOLTAGE")
         hosted = match_of(cluster.lobby, "alice")
