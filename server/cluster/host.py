@@ -73,7 +73,7 @@ def describe(handle: Any) -> dict[str, Any]:
         "version": handle.version,
         "view": encode(handle.view()),
         "against_human": bool(getattr(handle, "against_human", False)),
-        "extras": encode({name: getattr(handle, name) for name in PRESENT_EXTRAS if hasattr(handle, name)}),
+        "extras": encode(present_extras(handle)),
     }
 
 
@@ -85,6 +85,11 @@ PRESENT_EXTRAS = ("clock", "abort_from", "draw_offer", "idle", "bot_playing")
 #: only ones: a draw offer and its answer (Voltage), the idle vote and taking a seat back
 #: (High Voltage).
 HANDLE_CALLS = frozenset({"offer_draw", "answer_draw", "continue_without", "take_seat_back"})
+
+
+def present_extras(handle: Any) -> dict[str, Any]:
+    """The game's extras ``handle`` has now, by name (see :data:`PRESENT_EXTRAS`)."""
+    return {name: getattr(handle, name) for name in PRESENT_EXTRAS if hasattr(handle, name)}
 
 
 class Publisher:
@@ -111,7 +116,7 @@ class Publisher:
     def full(self) -> None:
         h = self.handle
         base = self.last if self.last is not None else Update(h.view())
-        extras = {name: getattr(h, name) for name in PRESENT_EXTRAS if hasattr(h, name)}
+        extras = present_extras(h)
         present = dataclasses.replace(base, view=h.view(), lines=(), notice=h.notice, version=h.version,
                                       names=tuple(h.names), countdown=getattr(h, "countdown", None), **extras)
         self.service.send(self.match, self.seat, h.version, {"u": encode(present), "log": list(h.log)}, True)

@@ -33,7 +33,7 @@ def third_game(monkeypatch):
     backend.games = (*backend.games, TRIPLE.id)
     asked = []
 
-    def create_room(game, size):
+    def create_room(game, size, time_control="default"):
         asked.append((game, size))
         raise Refused("no tables of that game here yet")
 

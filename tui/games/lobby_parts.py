@@ -144,10 +144,15 @@ class DuelPart(_Part):
     def strengths(self) -> list[tuple[str, str]]:
         return list(self._strengths(self.backend))
 
+    @property
+    def room_control(self) -> str:
+        """The clock chosen for a private room ("" for a game without clocks)."""
+        return self.controls[self.control] if self.controls else ""
+
     def play_lines(self) -> list[tuple[str, Text]]:
         room = Text(f"Private room: {self.title}")
-        if self.controls:
-            control = self.controls[self.control]
+        control = self.room_control
+        if control:
             room.append(f" {'untimed' if control == 'none' else control}")  # (fits 80 columns)
             room.append(" ←→", style="dim")
         return [("quick", Text(f"Quick match: {self.title}")), ("room", room)]
@@ -165,8 +170,7 @@ class DuelPart(_Part):
         if item == "quick":
             return Choice("quick")
         if item == "room":
-            control = self.controls[self.control] if self.controls else "default"
-            return Choice("room", size=self.info.min_seats, time_control=control)
+            return Choice("room", size=self.info.min_seats, time_control=self.room_control or "default")
         if item.startswith("bot:"):
             return Choice("bot", bot=item.split(":", 1)[1])
         return None
@@ -188,7 +192,7 @@ class DuelPart(_Part):
         return text
 
     def room_status(self, room: Any, ssh: str) -> str:
-        control = self.controls[self.control] if self.controls else ""
+        control = self.room_control
         clock = "" if not control else " (untimed)" if control == "none" else f" (clock {control})"
         return (f"Room {room.code}{clock}: your friend picks 'Join a friend's room' and types {room.code},\n"
                 f"or connects with: {ssh}    Esc: close the room")

@@ -805,8 +805,7 @@ class LobbyScreen(SizedScreen):
     @work(exclusive=True, group="lobby-wait")
     async def _room(self, game: str, size: int, time_control: str = "default") -> None:
         try:
-            room = (self.backend.create_room(game, size) if time_control == "default"
-                    else self.backend.create_room(game, size, time_control=time_control))
+            room = self.backend.create_room(game, size, time_control=time_control)
         except Refused as e:
             self._error(str(e))
             return
