@@ -229,6 +229,24 @@ class Shadow:
             rows = self._layout_rows(update, x0, y0, height)
         else:
             return None
+        return self._diff_rows(rows, width, color_system)
+
+    def diff_rows(
+        self, rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]], size: tuple[int, int],
+        color_system: ColorSystem | None,
+    ) -> str:
+        """The terminal sequence that writes ``rows`` (per line: its pieces, each a column
+        and a strip) where they differ from what the terminal shows: a widget's own lines,
+        painted without a compositor frame (:meth:`tui.app.VoltageApp.paint_now`)."""
+        if size != self.size:
+            self._reset(size)
+            self.full_frames += 1
+        height = size[1]
+        inside = ((y, p) for y, p in rows if 0 <= y < height)
+        return self._diff_rows(inside, size[0], color_system or ColorSystem.TRUECOLOR)
+
+    def _diff_rows(self, rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]], width: int,
+                   color_system: ColorSystem) -> str:
         out: list[str] = []
         # the terminal's SGR (None: unknown, each frame ends with a reset), cursor row, column
         state: list[Any] = [None, self.row, self.col]

@@ -98,6 +98,15 @@ class TwoTerminals(VoltageApp):
                 self.mismatch = f"frame {self.frames}: the pictures differ at {diff}"
 
 
+def full_render(app: VoltageApp) -> pyte.Screen:
+    """The screen as a full frame of it draws it now (every widget, every line)."""
+    size = (app.size.width, app.size.height)
+    screen = pyte.Screen(*size)
+    update = app.screen._compositor.render_update(full=True)
+    pyte.Stream(screen).feed(update.render_segments(app.console))
+    return screen
+
+
 class Backend:
     def __init__(self, handles: list[Any]) -> None:
         self.handles = handles
@@ -161,6 +170,10 @@ async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[
             await wait_for(lambda: all(settled(app) for app in apps))
             for app in apps:
                 assert app.mismatch is None, app.mismatch
+            # partial frames render only the dirty rows (tui/compositor.py): what the
+            # terminal shows is still what a full frame would draw
+            for app, t in zip(apps, terminals, strict=True):
+                assert not (diff := first_difference(full_render(app), t.screen)), diff
         await wait_for(lambda: all(settled(app) for app in apps))
         for app, t in zip(apps, terminals, strict=True):
             assert app.mismatch is None, app.mismatch
@@ -293,3 +306,44 @@ async def test_the_clock_s_tick_writes_only_the_digits_that_changed() -> None:
         app.exit()
         terminal.close()
         await asyncio.wait([task], timeout=5)
+
+
+async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> None:
+    """A clock's second is written straight from the top bar (``VoltageApp.paint_now``),
+    with no compositor frame: the terminal must show what a full frame would, and the
+    running bank must count down on it."""
+    from engine.clock import TimeControl
+
+    size = (100, 32)
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0, control=TimeControl(600.0))
+    match.start()
+    terminals = [Terminal(size), Terminal(size)]
+    apps = [
+        TwoTerminals(Backend([match.handle(seat)]), player_name=match.names[seat], terminal=terminals[seat])
+        for seat in (0, 1)
+    ]
+    tasks = [asyncio.get_running_loop().create_task(run_app(app, t)) for app, t in zip(apps, terminals, strict=True)]
+    try:
+        await wait_for(lambda: all(app.frames > 0 and isinstance(app.screen, MatchScreen) for app in apps))
+
+        def top(t: Terminal) -> str:
+            return t.screen.display[0]
+
+        # the mover's bank shows 9:59 (by then the screen's opening frames are written),
+        # then 9:58 and 9:57: two ticks, each written on both terminals
+        await wait_for(lambda: all("9:59" in top(t) for t in terminals), timeout=10)
+        assert all("10:00" in top(t) for t in terminals)  # the other bank stands
+        frames = [app.frames for app in apps]
+        writes = [t.writes for t in terminals]
+        await wait_for(lambda: all("9:57" in top(t) for t in terminals), timeout=10)
+        await wait_for(lambda: all(settled(app) for app in apps))
+        for app, t, f, w in zip(apps, terminals, frames, writes, strict=True):
+            assert t.writes >= w + 2
+            assert app.frames == f  # no compositor frame for a tick
+            assert not (diff := first_difference(full_render(app), t.screen)), diff
+    finally:
+        for app in apps:
+            app.exit()
+        for t in terminals:
+            t.close()
+        await asyncio.wait(tasks, timeout=5)

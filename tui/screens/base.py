@@ -8,6 +8,8 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.widget import Widget
 
+from tui.compositor import install as install_row_compositor
+
 if TYPE_CHECKING:
     from tui.ports import Backend
 
@@ -44,6 +46,10 @@ class SizedScreen(Screen):
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_WIDTH, "-fits-w"), (WIDE, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (MIN_HEIGHT, "-fits-h"), (TALL, "-tall")]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        install_row_compositor(self)  # a one-row repaint renders one row (tui/compositor.py)
 
     @property
     def too_small(self) -> bool:

@@ -134,9 +134,8 @@ class Stepping(_MatchScreen):
         def refresh_match(self, *args: Any, **kwargs: Any) -> None: ...  # (Voltage's takes first=)
 
     def __init__(self, replay: ReplaySource, step: int = 0) -> None:
-        # The match screen's own __init__ (next in the MRO), watching the replay's one handle.  (Type checkers see
-        # Screen's, whose first argument is a name: hence the ignore.)
-        super().__init__([self._start_replay(replay, step)], None)  # type: ignore[arg-type]
+        # The match screen's own __init__ (next in the MRO), watching the replay's one handle.
+        super().__init__([self._start_replay(replay, step)], None)
 
     @staticmethod
     def keys(unit: str) -> list[BindingType]:

@@ -131,6 +131,7 @@ class LineWidget(Widget):
         self._strips: list[Strip] = []
         self._raw: list[Row] = []  # the rows as painted, before the theme's colours
         self._base: Style | None = None
+        self._base_theme: str | None = None
         self._over_base: dict[Style | None, Style] = {}
         self._painted_size: tuple[int, int] = (0, 0)
         self._palette_cache: tuple[tuple[Color, Color], Palette] | None = None
@@ -159,8 +160,12 @@ class LineWidget(Widget):
 
     # -- drawing ----------------------------------------------------------------
 
-    def repaint(self) -> None:
-        """Paint afresh and mark the rows that changed (none: nothing is redrawn)."""
+    def repaint(self, *, now: bool = False) -> None:
+        """Paint afresh and mark the rows that changed (none: nothing is redrawn).
+
+        ``now``: write the changed rows to the terminal at once, outside Textual's next
+        frame, where the app can (:meth:`tui.app.VoltageApp.paint_now`): for a change
+        nothing else on the screen follows, such as a clock's second."""
         if not self.is_mounted:
             return
         width, height = self.size
@@ -171,7 +176,11 @@ class LineWidget(Widget):
         rows.extend([] for _ in range(height - len(rows)))
         # The theme's colours under every segment: a terminal's own default colours
         # (what a segment without them would get) need not match the theme.
-        base = self.rich_style
+        # (a tick, ``now``, reuses the last one: its theme cannot have changed but with a
+        # style update, which repaints in full; walking the ancestors' styles is a third of a tick)
+        theme = getattr(self.app, "theme", None)
+        base = self._base if now and self._base is not None and theme == self._base_theme else self.rich_style
+        self._base_theme = theme
         full = (width, height) != self._painted_size or len(self._raw) != height or base != self._base
         if base != self._base:
             self._over_base = {}
@@ -198,17 +207,22 @@ class LineWidget(Widget):
             self.refresh()
             return
         # Mark runs of changed rows dirty; the rest stays on screen as it is.
-        start = prev = None
+        paint_now = getattr(self.app, "paint_now", None) if now else None
+        runs: list[Region] = []
+        start = prev = -1
         for y in changed:
-            if start is None:
+            if start < 0:
                 start = prev = y
-            elif y == prev + 1:  # type: ignore[operator]
+            elif y == prev + 1:
                 prev = y
             else:
-                self.refresh(Region(0, start, width, prev - start + 1))  # type: ignore[operator]
+                runs.append(Region(0, start, width, prev - start + 1))
                 start = prev = y
-        if start is not None:
-            self.refresh(Region(0, start, width, prev - start + 1))  # type: ignore[operator]
+        if start >= 0:
+            runs.append(Region(0, start, width, prev - start + 1))
+        for region in runs:
+            if paint_now is None or not paint_now(self, region):
+                self.refresh(region)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -285,7 +299,8 @@ class TextLines(LineWidget):
         self.text = Text()
         self._text_rows: list[Row] = []
 
-    def set_text(self, text: Text) -> None:
+    def set_text(self, text: Text, *, now: bool = False) -> None:
+        """Show ``text`` (``now``: see :meth:`LineWidget.repaint`)."""
         if text.plain == self.text.plain and text.spans == self.text.spans and text.style == self.text.style:
             return
         self.text = text
@@ -294,7 +309,8 @@ class TextLines(LineWidget):
         self._text_rows = rows
         if relayout and self.styles.height is not None and self.styles.height.is_auto:
             self.refresh(layout=True)
-        self.repaint()
+            now = False
+        self.repaint(now=now)
 
     def paint(self, width: int, height: int) -> list[Row]:
         return self._text_rows

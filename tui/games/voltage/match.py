@@ -22,6 +22,7 @@ a draw against a human, and ``y``/``n`` answer the other's offer (``Update.draw_
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Sequence
@@ -134,6 +135,8 @@ class MatchScreen(PlayScreen):
         self.draw_offer: int | None = getattr(self.viewer, "draw_offer", None)
         self._vs_human = bool(getattr(self.viewer, "against_human", False))
         self._abort_shown = False
+        self._tick_handle: asyncio.TimerHandle | None = None
+        self._retick = False
 
     # -- layout --------------------------------------------------------------
 
@@ -169,10 +172,33 @@ class MatchScreen(PlayScreen):
         if self.hotseat:
             self._seat_viewer(self.handles[0].view().to_move)
         self.refresh_match(first=True)
-        if self.clock is not None or self.abort_from is not None:
-            self.set_interval(1.0, self._tick)
+        self._schedule_tick()
+
+    def _schedule_tick(self) -> None:
+        """The next tick, when the running bank's shown second changes (:func:`engine.clock.format_ms`
+        rounds up, so at each whole second), or in a second to look at abort; none without either.
+
+        A loop timer, not a Textual one: a Textual interval costs a task's wake-up and a
+        message per screen per second, a third of a tick's cost with hundreds of screens."""
+        handle = getattr(self, "_tick_handle", None)
+        if handle is not None:
+            handle.cancel()
+        self._tick_handle = None
+        clock = self.clock
+        if clock is None and self.abort_from is None:
+            return
+        delay = 1.0
+        if clock is not None and clock.running is not None:
+            ms = clock.remaining(clock.running, time.time())
+            if ms > 0:
+                delay = (ms % 1000 or 1000) / 1000 + 0.002
+        self._tick_handle = asyncio.get_running_loop().call_later(delay, self._tick)
 
     def on_unmount(self) -> None:
+        handle = getattr(self, "_tick_handle", None)
+        if handle is not None:
+            handle.cancel()
+            self._tick_handle = None
         for unsubscribe in self._unsubscribe:
             try:
                 unsubscribe()
@@ -207,12 +233,18 @@ class MatchScreen(PlayScreen):
                 self.notice = update.notice
                 if update.names:
                     self.names = tuple(update.names)
-                self.clock = getattr(update, "clock", None)
+                clock = getattr(update, "clock", None)
+                if clock != self.clock:
+                    self.clock = clock
+                    self._retick = True
                 self.abort_from = getattr(update, "abort_from", None)
                 self.draw_offer = getattr(update, "draw_offer", None)
         if len(set(self._versions.values())) > 1:
             return False
         self._show()
+        if self._retick and self.is_mounted:
+            self._retick = False
+            self._schedule_tick()  # the running bank's seconds fall at new times
         return True
 
     def on_resize(self) -> None:
@@ -380,7 +412,7 @@ class MatchScreen(PlayScreen):
         ms = [clock.remaining(s, now) for s in (0, 1)]
         return ((CL.format_ms(ms[0]), ms[0] < LOW_MS), (CL.format_ms(ms[1]), ms[1] < LOW_MS))
 
-    def _show_topbar(self) -> None:
+    def _show_topbar(self, *, now: bool = False) -> None:
         view = self.view
         self._w["topbar"].show(
             self.names,
@@ -390,16 +422,22 @@ class MatchScreen(PlayScreen):
             view.turn,
             flash=self._score_flash,
             clocks=self._clocks(),
+            now=now,
         )
 
     def _tick(self) -> None:
-        """Once a second: repaint the clocks (only the top bar), and offer abort when its wait is over."""
+        """Each second: repaint the clocks (only the top bar), and offer abort when its wait is over."""
+        self._tick_handle = None
         if not self.is_mounted:
             return
-        if self.clock is not None and self.clock.running is not None:
-            self._show_topbar()
-        if self._may_abort() != self._abort_shown:
-            self.refresh_bindings()
+        try:
+            if self.clock is not None and self.clock.running is not None:
+                self._show_topbar(now=True)  # only the digits change: no frame for them
+            if self._may_abort() != self._abort_shown:
+                self.refresh_bindings()
+        except Exception:  # a loop callback: Textual does not see its errors
+            log.exception("clock tick failed")
+        self._schedule_tick()
 
     def _may_abort(self) -> bool:
         """Abort is offered online only (offline, an unrated match is just left), while the host allows it."""

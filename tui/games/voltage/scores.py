@@ -36,8 +36,10 @@ class TopBar(TextLines):
         *,
         flash: int | None = None,
         clocks: tuple[tuple[str, bool], tuple[str, bool]] | None = None,
+        now: bool = False,
     ) -> None:
-        """``clocks``: per seat, the time shown ("4:32") and whether it is low (None: no clock)."""
+        """``clocks``: per seat, the time shown ("4:32") and whether it is low (None: no clock).
+        ``now``: written at once, outside the next frame (a clock's tick: :meth:`LineWidget.repaint`)."""
         wide = self.size.width >= 110
         key = (names, scores, me, to_move, turn, flash, self.size.width, clocks)
         if key == getattr(self, "_shown", None):
@@ -49,7 +51,7 @@ class TopBar(TextLines):
             t = self._text(names, scores, me, opp, to_move, turn, flash, wide, cap, clocks)
             if width <= 0 or cell_len(t.plain) <= width:
                 break
-        self.set_text(t)
+        self.set_text(t, now=now)
 
     def _text(self, names, scores, me, opp, to_move, turn, flash, wide, cap, clocks=None) -> Text:  # noqa: ANN001
         t = Text(no_wrap=True, overflow="ellipsis")
