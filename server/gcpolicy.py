@@ -100,11 +100,11 @@ What this module does (wired with three calls, see :func:`install`,
   sessions, 95 % of everything a full collection found.
   With the default thresholds that garbage alone made 2,800 young and 13 full
   collections in 30 s of play with 50 sessions.
-  :func:`patch_textual_strips` makes those two methods return the same values
-  without caching ``self`` (a cache hit on ``self`` saved nothing), so a frame's
-  strips are freed by their reference counts as soon as the frame is written.
-  It checks the methods' source against the Textual it was written for
-  (pyproject pins ``textual<9``) and leaves a different one alone, saying so.
+  :func:`server.strips.patch_textual_strips` makes those two methods return the
+  same values without caching ``self`` (a cache hit on ``self`` saved nothing), so
+  a frame's strips are freed by their reference counts as soon as the frame is
+  written, and makes a strip's seven caches only when it stores a result (see
+  that module).
 - **Measure.**  A ``gc.callbacks`` hook times every collection into a bounded
   log-scale histogram (about 9 % per bucket; the maximum is exact).  A summary
   line (``gc pauses since start: ...``) is logged every ``report_every`` s and
@@ -137,6 +137,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
+
+# (the strip patches are in server/strips.py; named here too, as the policy applies them)
+from server.strips import patch_textual_strips as patch_textual_strips
+from server.strips import unpatch_textual_strips as unpatch_textual_strips
 
 log = logging.getLogger(__name__)
 
@@ -513,74 +517,6 @@ class Policy:
             f"{self.freezes} freezes, {self.majors} majors, {gc.get_freeze_count()} objects frozen, "
             f"{sessions} sessions, {self.held} ended sessions held by references"
         )
-
-
-# ---------------------------------------------------------------------------
-# Textual's self-caching strips
-
-
-def _strip_divide(self: Any, cuts: Any) -> list:
-    cell_length = self.cell_length
-    cuts = [cut for cut in cuts if cut <= cell_length]
-    if cuts == [cell_length]:
-        return [self]  # what the original returns (and caches, making a cycle)
-    return _ORIGINAL["divide"](self, cuts)
-
-
-def _strip_crop_extend(self: Any, start: int, end: int, style: Any) -> Any:
-    cache_key = (start, end, style)
-    cached = self._crop_extend_cache.get(cache_key)
-    if cached is not None:
-        return cached
-    strip = self.extend_cell_length(end, style).crop(start, end)
-    if strip is not self:  # caching itself would make a cycle
-        self._crop_extend_cache[cache_key] = strip
-    return strip
-
-
-_ORIGINAL: dict[str, Any] = {}
-_PATCHES: dict[str, Callable[..., Any]] = {"divide": _strip_divide, "crop_extend": _strip_crop_extend}
-# What the patched methods must look like for the patch to apply (Textual 8.2).
-_EXPECTED = {
-    "divide": ("strips = [self]", "self._divide_cache[cache_key] = strips"),
-    "crop_extend": (
-        "self.extend_cell_length(end, style).crop(start, end)",
-        "self._crop_extend_cache[cache_key] = strip",
-    ),
-}
-
-
-def patch_textual_strips() -> bool:
-    """Stop Textual's ``Strip.divide`` and ``Strip.crop_extend`` from caching the strip
-    in itself (see the module's notes).  True when patched (now or before); False,
-    with one warning, when this Textual's methods are not the ones expected."""
-    import inspect
-
-    from textual.strip import Strip
-
-    if _ORIGINAL:
-        return True
-    for name, needles in _EXPECTED.items():
-        try:
-            source = inspect.getsource(getattr(Strip, name))
-        except (AttributeError, OSError, TypeError):
-            source = ""
-        if not all(needle in source for needle in needles):
-            log.warning("gc policy: textual's Strip.%s is not the one expected; its strips stay cyclic", name)
-            return False
-    # setattr: replacing a class's methods is what this does (mypy refuses ``Strip.divide = ...``).
-    for name, replacement in _PATCHES.items():
-        _ORIGINAL[name] = getattr(Strip, name)
-        setattr(Strip, name, replacement)
-    return True
-
-
-def unpatch_textual_strips() -> None:
-    if _ORIGINAL:
-        from textual.strip import Strip
-
-        for name in list(_ORIGINAL):
-            setattr(Strip, name, _ORIGINAL.pop(name))
 
 
 # ---------------------------------------------------------------------------
