@@ -341,6 +341,9 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
             assert t.writes >= w + 2
             assert app.frames == f  # no compositor frame for a tick
             assert not (diff := first_difference(full_render(app), t.screen)), diff
+            # the row a tick made in place is the row the whole text makes
+            bar = app.screen.query_one("#topbar")
+            assert bar._strips[0].text == bar.render().plain.ljust(size[0])
     finally:
         for app in apps:
             app.exit()

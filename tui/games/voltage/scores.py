@@ -12,10 +12,13 @@ otherwise cut ("tu").
 from __future__ import annotations
 
 from rich.cells import cell_len
+from rich.segment import Segment
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 
 from tui.text import fit_words, name_text, safe, score_track
-from tui.widgets.lines import TextLines
+from tui.widgets.lines import Row, TextLines, text_rows
 
 # What the top bar last drew: names, scores, me, to move, turn, flash, width, clocks.
 _Clocks = tuple[tuple[str, bool], tuple[str, bool]]
@@ -42,18 +45,90 @@ class TopBar(TextLines):
         ``now``: written at once, outside the next frame (a clock's tick: :meth:`LineWidget.repaint`)."""
         wide = self.size.width >= 110
         key = (names, scores, me, to_move, turn, flash, self.size.width, clocks)
-        if key == getattr(self, "_shown", None):
+        before = self._shown
+        if key == before:
             return
         self._shown = key
+        if now and clocks is not None and before is not None and before[:7] == key[:7] and self._tick(clocks):
+            return
         opp = 1 - me
         width = self.size.width
         for cap in (24, 16, 12, 8, 4):
             t = self._text(names, scores, me, opp, to_move, turn, flash, wide, cap, clocks)
             if width <= 0 or cell_len(t.plain) <= width:
                 break
+        self._cap = cap
+        # where each clock's text sits on the row, in cells: a tick rewrites only those
+        self._clock_cells = [(seat, cell_len(t.plain[:a]), cell_len(t.plain[:b])) for seat, a, b in self._clock_at]
+        self._stale = False
+        self._previous_clocks = clocks
         self.set_text(t, now=now)
 
+    # -- a tick: only the clocks' digits changed ------------------------------------
+
+    _cap = 24
+    _clock_at: list[tuple[int, int, int]] = []  # per clock: seat, first and end character
+    _clock_cells: list[tuple[int, int, int]] = []  # the same in cells
+    _stale = False  # the row on screen was made by a tick: the text and rows are made again when asked
+
+    def _tick(self, clocks: _Clocks) -> bool:
+        """The row as drawn, with the clocks' text swapped in place (same lengths, same
+        styles), painted now: no text, no segments of the rest made again.  False when
+        the row cannot be made so (a length or a colour changed): the caller draws it whole."""
+        strips, width, cells, previous = self._strips, self.size.width, self._clock_cells, self._previous_clocks
+        if (len(strips) != 1 or strips[0].cell_length != width or len(cells) != 2 or previous is None
+                or self._painted_size != tuple(self.size)):
+            return False
+        if any(previous[seat][1] != clocks[seat][1] for seat in (0, 1)):
+            return False  # low time turns a bank red: its style changes
+        texts = [f" {clocks[seat][0]}" for seat, _, _ in cells]
+        if any(len(text) != b - a for text, (_, a, b) in zip(texts, cells, strict=True)):
+            return False
+        pieces = strips[0].divide([cells[0][1], cells[0][2], cells[1][1], cells[1][2], width])
+        if len(pieces) != 5:
+            return False
+        row = list(pieces)
+        changed: list[Region] = []
+        for k, text, (_, a, b) in ((1, texts[0], cells[0]), (3, texts[1], cells[1])):
+            old = list(pieces[k])
+            if len(old) != 1:
+                return False
+            if old[0].text != text:
+                row[k] = Strip([Segment(text, old[0].style)], len(text))
+                changed.append(Region(a, 0, b - a, 1))
+        self._previous_clocks = clocks
+        self._strips = [Strip.join(row)]
+        self._raw = []  # the next repaint paints the row afresh
+        self._stale = True
+        self.text = Text()
+        paint_now = getattr(self.app, "paint_now", None)
+        for region in changed:  # the running clock's cells, nothing else
+            if paint_now is None or not paint_now(self, region):
+                self.refresh(region)
+        return True
+
+    _previous_clocks: _Clocks | None = None
+
+    def _fresh_text(self) -> Text:
+        shown = self._shown
+        assert shown is not None
+        names, scores, me, to_move, turn, flash, width, clocks = shown
+        return self._text(names, scores, me, 1 - me, to_move, turn, flash, width >= 110, self._cap, clocks)
+
+    def render(self) -> Text:
+        if self._stale:
+            self._stale = False
+            self.text = self._fresh_text()
+            self._text_rows = text_rows(self.text)
+        return self.text
+
+    def paint(self, width: int, height: int) -> list[Row]:
+        if self._stale:
+            self.render()
+        return self._text_rows
+
     def _text(self, names, scores, me, opp, to_move, turn, flash, wide, cap, clocks=None) -> Text:  # noqa: ANN001
+        self._clock_at = []
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(" VOLTAGE ", style="bold reverse")
         for seat, arrow in ((opp, "▲"), (me, "▼")):
@@ -66,6 +141,7 @@ class TopBar(TextLines):
             if clocks is not None:
                 shown, low = clocks[seat]
                 style = "bold red" if low else ("bold" if to_move == seat else "dim")
+                self._clock_at.append((seat, len(t), len(t) + 1 + len(shown)))
                 t.append(f" {shown}", style=style)
             if to_move == seat:
                 t.append(" ◀", style="bold")
