@@ -88,20 +88,26 @@ class VoltageApp(App[None]):
             super()._display(screen, renderable)
             return
         try:
-            cursor = self.cursor_position
-            if cursor.x or cursor.y:
-                cursor = self.screen.outer_size.clamp_offset(cursor)
-                text += self.shadow.park(cursor.x, cursor.y)
-            if not text:
-                return
-            self._begin_update()
-            try:
-                driver.write(text)
-            finally:
-                self._end_update()
-            driver.flush()
+            self._write_changes(text)
         finally:
             self.post_display_hook()
+
+    def _write_changes(self, text: str) -> None:
+        """Write ``text`` (what the shadow found changed) and put the cursor where the app
+        wants it (an input's), as one synchronised update."""
+        cursor = self.cursor_position
+        if cursor.x or cursor.y:
+            cursor = self.screen.outer_size.clamp_offset(cursor)
+            text += self.shadow.park(cursor.x, cursor.y)
+        driver = self._driver
+        if not text or driver is None:
+            return
+        self._begin_update()
+        try:
+            driver.write(text)
+        finally:
+            self._end_update()
+        driver.flush()
 
     def _writes_frames(self) -> bool:
         """Frames go through the shadow: a real terminal driver, running, not batching."""
@@ -146,17 +152,7 @@ class VoltageApp(App[None]):
         rows = [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
         text = self.shadow.diff_rows(rows, (self.size.width, self.size.height), self.console._color_system)
         if text:
-            cursor = self.cursor_position
-            if cursor.x or cursor.y:
-                text += self.shadow.park(*self.screen.outer_size.clamp_offset(cursor))
-            driver = self._driver
-            assert driver is not None
-            self._begin_update()
-            try:
-                driver.write(text)
-            finally:
-                self._end_update()
-            driver.flush()
+            self._write_changes(text)
         return True
 
     def forget_terminal(self) -> None:

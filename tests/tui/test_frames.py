@@ -10,7 +10,9 @@ emulator.  After every write the two pictures must be the same, cell for cell
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pyte
@@ -138,13 +140,9 @@ async def wait_for(cond: Any, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.005)
 
 
-KEYS = [b"1", b"2", b"3", b"4", b"\x1b", b" ", b"\x1b[C", b"\x1b[D", b"\r", b"\t", b"x"]
-
-
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
-async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[int, int]) -> None:
-    rng = random.Random(size[0])
-    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
+@contextlib.asynccontextmanager
+async def two_screens(match: Match, size: tuple[int, int]) -> AsyncIterator[tuple[list[TwoTerminals], list[Terminal]]]:
+    """Both seats' apps of ``match`` on the SSH driver, each on its own terminal, until the block ends."""
     terminals = [Terminal(size), Terminal(size)]
     apps = [
         TwoTerminals(Backend([match.handle(seat)]), player_name=match.names[seat], terminal=terminals[seat])
@@ -153,6 +151,23 @@ async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[
     tasks = [asyncio.get_running_loop().create_task(run_app(app, t)) for app, t in zip(apps, terminals, strict=True)]
     try:
         await wait_for(lambda: all(app.frames > 0 and isinstance(app.screen, MatchScreen) for app in apps))
+        yield apps, terminals
+    finally:
+        for app in apps:
+            app.exit()
+        for t in terminals:
+            t.close()
+        await asyncio.wait(tasks, timeout=5)
+
+
+KEYS = [b"1", b"2", b"3", b"4", b"\x1b", b" ", b"\x1b[C", b"\x1b[D", b"\r", b"\t", b"x"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[int, int]) -> None:
+    rng = random.Random(size[0])
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
+    async with two_screens(match, size) as (apps, terminals):
         for _ in range(60):
             if match.over:
                 break
@@ -180,12 +195,6 @@ async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[
             assert picture(app.full) == picture(t.screen)
             assert app.frames > 10
             assert t.bytes < app.full_bytes  # and fewer bytes for it
-    finally:
-        for app in apps:
-            app.exit()
-        for t in terminals:
-            t.close()
-        await asyncio.wait(tasks, timeout=5)
 
 
 async def test_after_dropped_frames_the_terminal_gets_the_whole_picture_again() -> None:
@@ -317,14 +326,7 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
     size = (100, 32)
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0, control=TimeControl(600.0))
     match.start()
-    terminals = [Terminal(size), Terminal(size)]
-    apps = [
-        TwoTerminals(Backend([match.handle(seat)]), player_name=match.names[seat], terminal=terminals[seat])
-        for seat in (0, 1)
-    ]
-    tasks = [asyncio.get_running_loop().create_task(run_app(app, t)) for app, t in zip(apps, terminals, strict=True)]
-    try:
-        await wait_for(lambda: all(app.frames > 0 and isinstance(app.screen, MatchScreen) for app in apps))
+    async with two_screens(match, size) as (apps, terminals):
 
         def top(t: Terminal) -> str:
             return t.screen.display[0]
@@ -344,9 +346,3 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
             # the row a tick made in place is the row the whole text makes
             bar = app.screen.query_one("#topbar")
             assert bar._strips[0].text == bar.render().plain.ljust(size[0])
-    finally:
-        for app in apps:
-            app.exit()
-        for t in terminals:
-            t.close()
-        await asyncio.wait(tasks, timeout=5)
