@@ -138,8 +138,8 @@ class VoltageApp(App[None]):
         if placed is None:
             return False
         where, clip = placed
-        offset = widget.content_offset
-        target = region.translate(offset).translate(where.offset).intersection(clip).intersection(where)
+        own = region.translate(widget.content_offset)  # in the widget's own coordinates
+        target = own.translate(where.offset).intersection(clip).intersection(where)
         if not target:
             return True
         for other, (other_where, other_clip) in visible.items():  # front to back
@@ -147,7 +147,7 @@ class VoltageApp(App[None]):
                 break
             if other_where.intersection(other_clip).overlaps(target):
                 return False  # something is drawn over it here
-        widget._styles_cache.set_dirty(region.translate(offset))
+        widget._styles_cache.set_dirty(own)
         strips = widget.render_lines(target.translate((-where.x, -where.y)))
         rows = [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
         text = self.shadow.diff_rows(rows, (self.size.width, self.size.height), self.console._color_system)

@@ -216,11 +216,7 @@ class Shadow:
     def diff(self, update: Any, size: tuple[int, int], color_system: ColorSystem | None) -> str | None:
         """The terminal sequence for ``update`` given what the terminal shows, or None
         when the update is not one this knows (the caller writes it as Textual would)."""
-        color_system = color_system or ColorSystem.TRUECOLOR
-        if size != self.size:
-            self._reset(size)
-            self.full_frames += 1
-        width, height = size
+        height = size[1]
         rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]]
         if isinstance(update, ChopsUpdate):
             rows = self._chop_rows(update, height)
@@ -229,28 +225,27 @@ class Shadow:
             rows = self._layout_rows(update, x0, y0, height)
         else:
             return None
-        return self._diff_rows(rows, width, color_system)
+        return self.diff_rows(rows, size, color_system)
 
     def diff_rows(
         self, rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]], size: tuple[int, int],
         color_system: ColorSystem | None,
     ) -> str:
         """The terminal sequence that writes ``rows`` (per line: its pieces, each a column
-        and a strip) where they differ from what the terminal shows: a widget's own lines,
-        painted without a compositor frame (:meth:`tui.app.VoltageApp.paint_now`)."""
+        and a strip) where they differ from what the terminal shows: a compositor's update
+        (:meth:`diff`), or a widget's own lines painted without a frame
+        (:meth:`tui.app.VoltageApp.paint_now`)."""
+        color_system = color_system or ColorSystem.TRUECOLOR
         if size != self.size:
             self._reset(size)
             self.full_frames += 1
-        height = size[1]
-        inside = ((y, p) for y, p in rows if 0 <= y < height)
-        return self._diff_rows(inside, size[0], color_system or ColorSystem.TRUECOLOR)
-
-    def _diff_rows(self, rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]], width: int,
-                   color_system: ColorSystem) -> str:
+        width, height = size
         out: list[str] = []
         # the terminal's SGR (None: unknown, each frame ends with a reset), cursor row, column
         state: list[Any] = [None, self.row, self.col]
         for y, pieces in rows:
+            if not 0 <= y < height:
+                continue
             old = self.lines[y]
             if old is None:
                 old = self.lines[y] = [("", "\0")] * width  # nothing known: every cell differs

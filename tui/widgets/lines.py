@@ -207,7 +207,6 @@ class LineWidget(Widget):
             self.refresh()
             return
         # Mark runs of changed rows dirty; the rest stays on screen as it is.
-        paint_now = getattr(self.app, "paint_now", None) if now else None
         runs: list[Region] = []
         start = prev = -1
         for y in changed:
@@ -221,8 +220,17 @@ class LineWidget(Widget):
         if start >= 0:
             runs.append(Region(0, start, width, prev - start + 1))
         for region in runs:
-            if paint_now is None or not paint_now(self, region):
+            if now:
+                self.paint_now(region)
+            else:
                 self.refresh(region)
+
+    def paint_now(self, region: Region) -> None:
+        """Write ``region`` (changed since the last frame) to the terminal at once, where
+        the app can (:meth:`tui.app.VoltageApp.paint_now`); else refresh it for the next frame."""
+        paint_now = getattr(self.app, "paint_now", None)
+        if paint_now is None or not paint_now(self, region):
+            self.refresh(region)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

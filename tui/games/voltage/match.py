@@ -180,10 +180,7 @@ class MatchScreen(PlayScreen):
 
         A loop timer, not a Textual one: a Textual interval costs a task's wake-up and a
         message per screen per second, a third of a tick's cost with hundreds of screens."""
-        handle = getattr(self, "_tick_handle", None)
-        if handle is not None:
-            handle.cancel()
-        self._tick_handle = None
+        self._cancel_tick()
         clock = self.clock
         if clock is None and self.abort_from is None:
             return
@@ -194,11 +191,13 @@ class MatchScreen(PlayScreen):
                 delay = (ms % 1000 or 1000) / 1000 + 0.002
         self._tick_handle = asyncio.get_running_loop().call_later(delay, self._tick)
 
-    def on_unmount(self) -> None:
-        handle = getattr(self, "_tick_handle", None)
-        if handle is not None:
-            handle.cancel()
+    def _cancel_tick(self) -> None:
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
             self._tick_handle = None
+
+    def on_unmount(self) -> None:
+        self._cancel_tick()
         for unsubscribe in self._unsubscribe:
             try:
                 unsubscribe()

@@ -49,8 +49,9 @@ class TopBar(TextLines):
         if key == before:
             return
         self._shown = key
-        if now and clocks is not None and before is not None and before[:7] == key[:7] and self._tick(clocks):
-            return
+        if now and clocks is not None and before is not None and before[:7] == key[:7]:  # only the clocks
+            if self._tick(before[7], clocks):
+                return
         opp = 1 - me
         width = self.size.width
         for cap in (24, 16, 12, 8, 4):
@@ -61,7 +62,6 @@ class TopBar(TextLines):
         # where each clock's text sits on the row, in cells: a tick rewrites only those
         self._clock_cells = [(seat, cell_len(t.plain[:a]), cell_len(t.plain[:b])) for seat, a, b in self._clock_at]
         self._stale = False
-        self._previous_clocks = clocks
         self.set_text(t, now=now)
 
     # -- a tick: only the clocks' digits changed ------------------------------------
@@ -71,11 +71,12 @@ class TopBar(TextLines):
     _clock_cells: list[tuple[int, int, int]] = []  # the same in cells
     _stale = False  # the row on screen was made by a tick: the text and rows are made again when asked
 
-    def _tick(self, clocks: _Clocks) -> bool:
-        """The row as drawn, with the clocks' text swapped in place (same lengths, same
-        styles), painted now: no text, no segments of the rest made again.  False when
-        the row cannot be made so (a length or a colour changed): the caller draws it whole."""
-        strips, width, cells, previous = self._strips, self.size.width, self._clock_cells, self._previous_clocks
+    def _tick(self, previous: _Clocks | None, clocks: _Clocks) -> bool:
+        """The row as drawn (with the ``previous`` clocks), with the clocks' text swapped in
+        place (same lengths, same styles), painted now: no text, no segments of the rest
+        made again.  False when the row cannot be made so (a length or a colour changed):
+        the caller draws it whole."""
+        strips, width, cells = self._strips, self.size.width, self._clock_cells
         if (len(strips) != 1 or strips[0].cell_length != width or len(cells) != 2 or previous is None
                 or self._painted_size != tuple(self.size)):
             return False
@@ -96,18 +97,13 @@ class TopBar(TextLines):
             if old[0].text != text:
                 row[k] = Strip([Segment(text, old[0].style)], len(text))
                 changed.append(Region(a, 0, b - a, 1))
-        self._previous_clocks = clocks
         self._strips = [Strip.join(row)]
         self._raw = []  # the next repaint paints the row afresh
         self._stale = True
         self.text = Text()
-        paint_now = getattr(self.app, "paint_now", None)
         for region in changed:  # the running clock's cells, nothing else
-            if paint_now is None or not paint_now(self, region):
-                self.refresh(region)
+            self.paint_now(region)
         return True
-
-    _previous_clocks: _Clocks | None = None
 
     def _fresh_text(self) -> Text:
         shown = self._shown
