@@ -6,18 +6,13 @@ from __future__ import annotations
 
 import re
 
-import asyncssh
-
 from engine.voltage import rules as V
-from tests.support.e2e import enter, quick_pair, top_line, wait_until
+from tests.support.e2e import alice_and_bob, quick_pair, top_line, wait_until
 
 
 async def test_a_draw_offered_by_key_is_accepted_by_key(game_server):
     srv = game_server
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(srv, "alice", ka)
-    bob = await enter(srv, "bob", kb)
-    try:
+    async with alice_and_bob(srv) as (alice, bob):
         hosted = await quick_pair(srv, alice, bob)
         m = hosted.match
         for t in (alice, bob):  # both banks, in the top bar: 5:00 (the mover's may have begun to run)
@@ -30,17 +25,11 @@ async def test_a_draw_offered_by_key_is_accepted_by_key(game_server):
         for t in (alice, bob):
             await t.wait_for("drawn by agreement")
         assert m.over and m.state.reason == V.AGREEMENT and m.winner is None
-    finally:
-        await alice.close()
-        await bob.close()
 
 
 async def test_a_match_aborted_by_key_before_the_first_move(game_server):
     srv = game_server
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(srv, "alice", ka)
-    bob = await enter(srv, "bob", kb)
-    try:
+    async with alice_and_bob(srv) as (alice, bob):
         hosted = await quick_pair(srv, alice, bob)
         m = hosted.match
         await alice.wait_for("abort")
@@ -50,6 +39,3 @@ async def test_a_match_aborted_by_key_before_the_first_move(game_server):
         for t in (alice, bob):
             await t.wait_for("The match is aborted")
         assert m.over and m.state.reason == V.ABORTED and m.winner is None
-    finally:
-        await alice.close()
-        await bob.close()

@@ -11,16 +11,23 @@ import asyncio
 
 import asyncssh
 
-from tests.support.e2e import enter, match_of, not_flipping, play, quick_pair, screens_agree, top_line, wait_until
+from tests.support.e2e import (
+    alice_and_bob,
+    enter,
+    match_of,
+    not_flipping,
+    play,
+    quick_pair,
+    screens_agree,
+    top_line,
+    wait_until,
+)
 from tests.support.terminal import Terminal
 
 
 async def test_two_players_quick_match_play_watch_and_rematch(game_server):
     srv = game_server
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(srv, "alice", ka)
-    bob = await enter(srv, "bob", kb)
-    try:
+    async with alice_and_bob(srv) as (alice, bob):
         await alice.wait_for(r"Online \(2\)")
         hosted = await quick_pair(srv, alice, bob)
         assert hosted is not None and hosted.match.names == ("alice", "bob")
@@ -61,9 +68,6 @@ async def test_two_players_quick_match_play_watch_and_rematch(game_server):
         for t in (alice, bob):
             await t.wait_for("turn 1")
         await carol.close()
-    finally:
-        await alice.close()
-        await bob.close()
 
 
 async def test_a_dropped_player_comes_back_then_a_bot_holds_the_seat_until_they_return(game_server):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.support.e2e import enter, match_of, play, quick_pair, wait_until
+from tests.support.e2e import alice_and_bob, enter, match_of, play, quick_pair, wait_until
 from tests.support.terminal import Terminal
 
 
@@ -103,10 +103,7 @@ async def test_the_clients_no_color_is_honoured_over_ssh(game_server):
 
 async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(game_server):
     srv = game_server
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(srv, "alice", ka)
-    bob = await enter(srv, "bob", kb)
-    try:
+    async with alice_and_bob(srv) as (alice, bob):
         # Alice switches the alert off (in the settings: the line after the colours); Bob keeps it.
         alice.press("s")
         await alice.wait_for("Your turn: bell and title")
@@ -125,17 +122,11 @@ async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(g
         await wait_until(lambda: bell in bob.raw, what="Bob's bell")
         assert b"\x1b]2;Voltage\x07" in bob.raw  # and the title back once he has moved
         assert b"Voltage: your turn" not in alice.raw
-    finally:
-        await alice.close()
-        await bob.close()
 
 
 async def test_a_challenge_from_the_online_list_starts_a_match_or_says_it_was_declined(game_server):
     srv = game_server
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await enter(srv, "alice", ka)
-    bob = await enter(srv, "bob", kb)
-    try:
+    async with alice_and_bob(srv) as (alice, bob):
         await alice.wait_for(r"Online \(2\)")
         alice.press("o", "enter")  # the Online list; bob is the one choice (alice is you)
         await alice.wait_for("Challenge bob to:")
@@ -153,6 +144,3 @@ async def test_a_challenge_from_the_online_list_starts_a_match_or_says_it_was_de
         await bob.wait_for("VOLTAGE")
         hosted = match_of(srv, "alice")
         assert hosted is not None and set(hosted.match.names) == {"alice", "bob"}
-    finally:
-        await alice.close()
-        await bob.close()

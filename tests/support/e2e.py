@@ -8,8 +8,12 @@ waits on a condition with a deadline.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
+from collections.abc import AsyncIterator
+
+import asyncssh
 
 from tests.support.terminal import Terminal
 from tui.games.voltage import choices
@@ -32,6 +36,22 @@ async def enter(srv, username, key=None, *, command=None, name_ok=True) -> Termi
         t.press("enter")
         await t.wait_for(f"you: {username}")
     return t
+
+
+@contextlib.asynccontextmanager
+async def alice_and_bob(srv) -> AsyncIterator[tuple[Terminal, Terminal]]:
+    """Alice and Bob, each with a key of their own, named and in the lobby; both
+    sessions closed when the block ends."""
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(srv, "alice", ka)
+    bob = None
+    try:
+        bob = await enter(srv, "bob", kb)
+        yield alice, bob
+    finally:
+        await alice.close()
+        if bob is not None:
+            await bob.close()
 
 
 async def quick_pair(srv, first: Terminal, second: Terminal, name: str = "alice"):
