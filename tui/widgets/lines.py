@@ -22,6 +22,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
+from textual.filter import LineFilter
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -135,6 +136,8 @@ class LineWidget(Widget):
         self._over_base: dict[Style | None, Style] = {}
         self._painted_size: tuple[int, int] = (0, 0)
         self._palette_cache: tuple[tuple[Color, Color], Palette] | None = None
+        self._filtered: tuple[tuple[LineFilter, ...], Color] | None = None  # what the strips were made with
+        self._plain: bool | None = None  # see render_lines; None: not known since the last style update
 
     # -- to implement ---------------------------------------------------------
 
@@ -179,12 +182,19 @@ class LineWidget(Widget):
         # (a tick, ``now``, reuses the last one: its theme cannot have changed but with a
         # style update, which repaints in full; walking the ancestors' styles is a third of a tick)
         theme = getattr(self.app, "theme", None)
-        base = self._base if now and self._base is not None and theme == self._base_theme else self.rich_style
+        if now and self._base is not None and theme == self._base_theme:
+            base, filtered = self._base, self._filtered
+        else:
+            base, filtered = self.rich_style, self._filters_now()
         self._base_theme = theme
-        full = (width, height) != self._painted_size or len(self._raw) != height or base != self._base
-        if base != self._base:
+        full = (
+            (width, height) != self._painted_size or len(self._raw) != height
+            or base != self._base or filtered != self._filtered
+        )
+        if full:
             self._over_base = {}
-        over = self._over_base  # style -> base + style, for this theme
+        self._filtered = filtered
+        over = self._over_base  # style -> base + style, filtered, for this theme
         old_raw, old = self._raw, self._strips
         strips: list[Strip] = []
         changed: list[int] = []
@@ -198,7 +208,12 @@ class LineWidget(Widget):
                 style = seg.style
                 combined = over.get(style)
                 if combined is None:
-                    combined = over[style] = base + style if style else base
+                    combined = base + style if style else base
+                    if filtered is not None:
+                        filters, background = filtered
+                        for f in filters:
+                            combined = f.apply([Segment(" ", combined)], background)[0].style or combined
+                    over[style] = combined
                 segments.append(Segment(seg.text, combined))
             strips.append(Strip(segments, width))
         self._raw, self._strips, self._base = rows, strips, base
@@ -232,6 +247,65 @@ class LineWidget(Widget):
         if paint_now is None or not paint_now(self, region):
             self.refresh(region)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines of ``crop``: for a plain widget (no border, padding, outline, tint,
+        hatch or opacity: every painted widget here), the painted strips themselves, with
+        the app's line filters; else through Textual's styles cache as usual.
+
+        What the styles cache does to a plain widget's line is nothing but copy it into a
+        new strip (``textual/_styles_cache.py``, ``render_line``, case C) and filter it; the
+        copy defeats the strip's own filter cache, so every frame filtered every dirty line
+        again. Measured: a third of a keypress frame's rendering (``benchmarks/render.py``)."""
+        if not self._is_plain():
+            return super().render_lines(crop)
+        render_line = self.render_line
+        strips = [render_line(y) for y in crop.line_range]
+        filters = self.app.get_line_filters()
+        if filters and (self._filtered is None or tuple(filters) != self._filtered[0]):
+            background = self.background_colors[1]
+            for f in filters:
+                strips = [strip.apply_filter(f, background) for strip in strips]
+        x1, x2 = crop.column_span
+        if (x1, x2) != (0, self.size.width):
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips
+
+    # The app's line filters (Textual's ``ANSIToTruecolor``: ANSI colours as the theme's
+    # truecolor, dim as a blend) act on each segment's style alone, so a painted row's styles
+    # are filtered once, when the row is made, instead of every strip in every frame (a
+    # filter's own cache of styles holds 1,024 for the whole process: a server of a hundred
+    # apps made each style again, a tenth of its CPU).  Filters of other kinds, or none known,
+    # are applied to the strips as Textual does.
+    _SEGMENT_FILTERS = frozenset({"ANSIToTruecolor", "NoColor", "Monochrome", "DimFilter"})
+
+    def _filters_now(self) -> tuple[tuple[LineFilter, ...], Color] | None:
+        """The app's enabled line filters and this widget's background, when every one of
+        them works a segment at a time (see above) and the widget is plain (else its lines
+        go through the styles cache and the filters as Textual draws them); else None."""
+        if not self._is_plain():
+            return None
+        filters = tuple(self.app.get_line_filters())
+        if not all(type(f).__name__ in self._SEGMENT_FILTERS and type(f).__module__ == "textual.filter"
+                   for f in filters):
+            return None
+        return filters, self.background_colors[1]
+
+    def _is_plain(self) -> bool:
+        plain = self._plain
+        if plain is None:
+            styles = self.styles
+            plain = self._plain = (
+                not self.BLANK
+                and not any(kind for kind, _ in styles.border)
+                and not any(kind for kind, _ in styles.outline)
+                and not any(styles.padding)
+                and not styles.tint.a
+                and styles.text_opacity == 1.0
+                and not (styles.has_rule("hatch") and styles.hatch != "none")
+            )  # (and no links: what styles cache does for auto_links needs a link's @click)
+            self._styles_cache.clear()  # lines it kept may be from the other path
+        return plain and self.opacity == 1.0 and self.content_region.size == self.region.size
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         if self._painted_size != (width, self.size.height):
@@ -246,6 +320,7 @@ class LineWidget(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._palette_cache = None
+        self._plain = None
         self._painted_size = (0, 0)  # colours may have changed: paint afresh when next drawn
 
 

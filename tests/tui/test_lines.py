@@ -1,0 +1,54 @@
+"""Painted widgets (``tui/widgets/lines.py``) draw what Textual would draw for them.
+
+A plain painted widget skips Textual's styles cache and has its rows' styles filtered
+once, when a row is made: its lines must be the very segments the styles cache and the
+app's line filters make of the same rows, in every colour choice and for a part of the
+widget (a crop) as for all of it."""
+
+from __future__ import annotations
+
+import pytest
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
+
+from tests.tui.helpers import FixedBackend, wait_until
+from tests.tui.test_words_screens import voltage_match
+from tui.app import make_app
+from tui.games.voltage.match import MatchScreen
+from tui.pacing import NO_FLASH
+from tui.widgets.lines import LineWidget
+
+
+def textual_lines(widget: LineWidget, crop: Region) -> list[Strip]:
+    """``crop`` of ``widget`` the way Textual draws a widget: its rows painted without
+    filters, through the styles cache and the app's line filters."""
+    widget._SEGMENT_FILTERS = frozenset()  # the rows' styles as painted, unfiltered
+    widget._painted_size = (0, 0)
+    try:
+        widget.repaint()
+        widget._styles_cache.clear()
+        return Widget.render_lines(widget, crop)
+    finally:
+        del widget._SEGMENT_FILTERS
+        widget._painted_size = (0, 0)
+        widget.repaint()
+
+
+@pytest.mark.parametrize("colours", ["dark", "light", "none"])
+async def test_painted_widgets_draw_what_textual_s_own_path_draws(colours: str) -> None:
+    app = make_app(FixedBackend([voltage_match("start").handle(0)]), player_name="Ann", pacing=NO_FLASH)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        app.set_colours(colours)
+        await pilot.press("1")  # a card chosen: dimmed cards and targets, more styles
+        await pilot.pause()
+        widgets = [w for w in app.screen.query(LineWidget) if w._is_plain()]
+        assert {w.id for w in widgets} >= {"board", "hand", "topbar", "keybar", "prompt-bar", "piles"}
+        for widget in widgets:
+            whole = widget.size.region
+            part = Region(1, 0, max(1, whole.width - 3), min(2, whole.height))
+            for crop in (whole, part):
+                ours = [list(strip) for strip in widget.render_lines(crop)]
+                theirs = [list(strip) for strip in textual_lines(widget, crop)]
+                assert ours == theirs, f"{widget.id} {crop}"
