@@ -25,10 +25,10 @@ Honest measuring, the decisions:
 
 - **Cheap clients.**  A client does not emulate a terminal (pyte cost 34-74 % of
   a core beside the server, distorting the figure it measured).  It keeps only
-  the rows of text: Textual positions every run of text with an absolute cursor
-  move (CSI row;col H), so stripping the other escapes (colours, modes, titles)
-  and writing each run into its row is all it takes to read the prompt line and
-  the hand.  Output is parsed only when the client looks at its screen.  The
+  the rows of text: following the cursor moves the server writes (CSI H, the
+  relative CSI A-D, ESC D, CR, LF, BS) and the clears, stripping the other escapes
+  (colours, modes, titles) and writing each run into its row is all it takes to
+  read the prompt line and the hand.  Output is parsed only when the client looks at its screen.  The
   clients' CPU is printed beside the server's, with their ratio (the target is
   at most a third).
 - **One ruler for the collector.**  The server runs under a probe installed
@@ -108,9 +108,11 @@ class Guest(asyncssh.SSHClient):
 
 # Escapes that do not move the cursor or clear: colours, modes, OSC titles, charsets.
 _OTHER = re.compile(
-    r"\x1b\[[0-9;:?<>=]*[ -/]*[@-GIK-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78DEMc]"
+    r"\x1b\[[0-9;:?<>=]*[ -/]*[@E-GIK-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78EMc]"
 )
-_MOVE = re.compile(r"\x1b\[([0-9;]*)([HJ])")
+# What moves the cursor (tui/frames.py writes the shortest move) or clears: CSI H, J, A-D;
+# ESC D (index: one row down); CR, LF, BS.
+_MOVE = re.compile(r"\x1b\[([0-9;]*)([HJABCD])|\x1bD|[\r\n\b]")
 _COMPLETE = re.compile(
     r"\x1b\[[0-9;:?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[^\[\]()]"
 )
@@ -148,29 +150,41 @@ class Rows:
         return self._text
 
     def _apply(self, chunk: str) -> None:
-        parts = _MOVE.split(chunk)
-        self._write(parts[0])
-        for i in range(1, len(parts), 3):
-            args, final, text = parts[i], parts[i + 1], parts[i + 2]
+        pos = 0
+        for m in _MOVE.finditer(chunk):
+            if m.start() > pos:
+                self._write(chunk[pos : m.start()])
+            pos = m.end()
+            args, final = m.group(1), m.group(2)
             if final == "H":
                 row, _, col = args.partition(";")
                 self.y = min(self.height - 1, max(0, int(row or 1) - 1))
                 self.x = min(self.width, max(0, int(col or 1) - 1))
-            elif args in ("2", "3"):  # J: clear the screen
-                self.rows = [self.blank] * self.height
-            self._write(text)
+            elif final == "J":
+                if args in ("2", "3"):  # clear the screen
+                    self.rows = [self.blank] * self.height
+            elif final:
+                n = int(args or 1)
+                if final == "A":
+                    self.y = max(0, self.y - n)
+                elif final == "B":
+                    self.y = min(self.height - 1, self.y + n)
+                elif final == "C":
+                    self.x = min(self.width, self.x + n)
+                else:
+                    self.x = max(0, self.x - n)
+            else:
+                token = m.group(0)
+                if token == "\r":
+                    self.x = 0
+                elif token == "\b":
+                    self.x = max(0, self.x - 1)
+                else:  # LF, ESC D
+                    self.y = min(self.height - 1, self.y + 1)
+        self._write(chunk[pos:])
 
     def _write(self, text: str) -> None:
         if not text:
-            return
-        if "\n" in text or "\r" in text:
-            for line in re.split(r"(\r|\n)", text):
-                if line == "\n":
-                    self.y = min(self.height - 1, self.y + 1)
-                elif line == "\r":
-                    self.x = 0
-                elif line:
-                    self._write(line)
             return
         row, x = self.rows[self.y], self.x
         end = min(self.width, x + len(text))

@@ -40,12 +40,15 @@ Decisions:
 - **SGR as a change** (:func:`sgr_change`): SGR was ~45% of the bytes written (64 style
   changes of ~11 bytes per keypress frame).  From one style to the next only what
   differs is written (``ESC[22;40m``: bold off, black background), or the reset form
-  ``ESC[0;...m`` when that is shorter.  A frame starts from an unknown state (its first
-  change is the reset form) and ends with ``ESC[0m``, so nothing leaks between frames.
+  ``ESC[0;...m`` when that is shorter.  A frame ends with ``ESC[0m``, so nothing leaks
+  between frames, and the next one starts from that reset (from an unknown state, its
+  first change in the reset form, when the terminal's picture was forgotten).
   Hyperlink styles (OSC 8) are not used by the app; their link is not written.
-- **Cursor moves**: the shortest of ``ESC[y;xH`` and relative moves (``ESC[B`` down
-  one, ``ESC[nC`` forward, ...) from where the last run left the cursor; not from past
-  the last column, where terminals differ.
+- **Cursor moves**: the shortest of ``ESC[y;xH`` and relative moves (``ESC D`` down
+  one, ``ESC[nC`` forward, backspaces, a carriage return, ...) from where the last run
+  left the cursor; not from past the last column, where terminals differ.
+- **Each kind of cell once**: the shadow's lines hold cells interned for the whole
+  process (:data:`_CELLS`), 8 bytes a cell instead of a tuple each.
 - Tried and left out: storing spaces without their (invisible) foreground, so a
   space is written in whatever style the terminal is in: 1% fewer bytes per keypress,
   not worth a picture that differs from Textual's in blank cells' colours.
@@ -103,6 +106,11 @@ def _parse(sgr: str) -> tuple[frozenset[str], str, str] | None:
 
 
 _changes: dict[tuple[str | None, str], str] = {}
+
+# The cells a shadow keeps, each kind once for the whole process: a terminal of 100x32 is
+# 3,200 cells of a few hundred kinds, and a tuple each was 200 KB per session.
+_CELLS: dict[Cell, Cell] = {}
+_CELLS_KEPT = 50_000
 
 
 def sgr_change(old: str | None, new: str) -> str:
@@ -171,16 +179,20 @@ def _cells(strip: Strip, color_system: ColorSystem) -> list[Cell]:
 
 def _move(row: int, col: int, y: int, x: int, width: int) -> str:
     """The shortest cursor move from (``col``, ``row``) to (``x``, ``y``); ``row`` -1: unknown.
-    A cursor left past the last column is not trusted (terminals differ there)."""
+    A cursor left past the last column is not trusted (terminals differ there).
+
+    Besides ``ESC[y;xH`` and the relative moves: ``ESC D`` (index) one row down, keeping
+    the column (it scrolls only from the last row, and a move down never starts there; a
+    line feed would be one byte, but a local terminal's output processing may turn it into
+    CR LF), backspaces left, and a carriage return to the line's start (``ESC D \r ESC[C``:
+    the next line's second column in six bytes, not seven from row 10 on)."""
     absolute = f"\x1b[{y + 1};{x + 1}H"
     if row < 0 or col >= width:
         return absolute
     if row == y:
         vertical = ""
-    elif y == row + 1:
-        vertical = "\x1b[B"
     elif y > row:
-        vertical = f"\x1b[{y - row}B"
+        vertical = "\x1bD" if y - row == 1 else f"\x1b[{y - row}B"
     else:
         vertical = f"\x1b[{row - y}A" if row - y > 1 else "\x1b[A"
     if x == col:
@@ -188,8 +200,9 @@ def _move(row: int, col: int, y: int, x: int, width: int) -> str:
     elif x > col:
         horizontal = f"\x1b[{x - col}C" if x - col > 1 else "\x1b[C"
     else:
-        horizontal = f"\x1b[{col - x}D" if col - x > 1 else "\x1b[D"
-    relative = vertical + horizontal
+        horizontal = "\b" * (col - x) if col - x <= 3 else f"\x1b[{col - x}D"
+    start = "\r" + ("" if x == 0 else "\x1b[C" if x == 1 else f"\x1b[{x}C")
+    relative = vertical + (horizontal if len(horizontal) <= len(start) else start)
     return relative if len(relative) < len(absolute) else absolute
 
 
@@ -200,6 +213,7 @@ class Shadow:
         self.size: tuple[int, int] | None = None
         self.lines: list[list[Cell] | None] = []
         self.row = self.col = -1  # where the cursor is (-1: unknown)
+        self.sgr: str | None = None  # the terminal's style ("": reset, as each frame leaves it; None: unknown)
         self.full_frames = 0  # frames written whole (size changed, or the picture unknown)
 
     def forget(self) -> None:
@@ -207,11 +221,13 @@ class Shadow:
         self.size = None
         self.lines = []
         self.row = self.col = -1
+        self.sgr = None
 
     def _reset(self, size: tuple[int, int]) -> None:
         self.size = size
         self.lines = [None] * size[1]
         self.row = self.col = -1
+        self.sgr = None
 
     def diff(self, update: Any, size: tuple[int, int], color_system: ColorSystem | None) -> str | None:
         """The terminal sequence for ``update`` given what the terminal shows, or None
@@ -242,7 +258,7 @@ class Shadow:
         width, height = size
         out: list[str] = []
         # the terminal's SGR (None: unknown, each frame ends with a reset), cursor row, column
-        state: list[Any] = [None, self.row, self.col]
+        state: list[Any] = [self.sgr, self.row, self.col]
         for y, pieces in rows:
             if not 0 <= y < height:
                 continue
@@ -262,7 +278,9 @@ class Shadow:
                     continue
                 if line is None:
                     line = old.copy()
-                line[x:end] = new
+                if len(_CELLS) > _CELLS_KEPT:
+                    _CELLS.clear()
+                line[x:end] = map(_CELLS.setdefault, new, new)  # one tuple per kind of cell
                 lo, hi = min(lo, x), max(hi, end)
             if line is not None:
                 # the whole line at once: a gap between two widgets' changes is weighed too
@@ -273,6 +291,7 @@ class Shadow:
             return ""
         if state[0]:
             out.append("\x1b[0m")
+        self.sgr = ""
         return "".join(out)
 
     def park(self, x: int, y: int) -> str:

@@ -15,6 +15,7 @@ painted widget follows dark, light and no-colour terminals like the rest.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
@@ -78,11 +79,16 @@ def centred(text: str, width: int, style: Style | None) -> Row:
     return row
 
 
+@lru_cache(maxsize=64)
+def _under(bg: Color) -> Style:
+    return Style(bgcolor=bg.rich_color)
+
+
 def with_background(row: Row, bg: Color | None) -> Row:
     """``row`` with ``bg`` under every segment that has no background of its own."""
     if bg is None:
         return row
-    under = Style(bgcolor=bg.rich_color)
+    under = _under(bg)
     return [Segment(s.text, under + s.style if s.style else under) for s in row]
 
 
@@ -124,6 +130,9 @@ def box(
     return out
 
 
+_STYLED_KEPT = 512  # a widget's painted segments kept as drawn (a board's few states' worth)
+
+
 class LineWidget(Widget):
     """Subclasses implement :meth:`paint`; call :meth:`repaint` when what they show changes."""
 
@@ -134,6 +143,7 @@ class LineWidget(Widget):
         self._base: Style | None = None
         self._base_theme: str | None = None
         self._over_base: dict[Style | None, Style] = {}
+        self._styled: dict[Segment, tuple[Segment, int]] = {}
         self._painted_size: tuple[int, int] = (0, 0)
         self._palette_cache: tuple[tuple[Color, Color], Palette] | None = None
         self._filtered: tuple[tuple[LineFilter, ...], Color] | None = None  # what the strips were made with
@@ -191,10 +201,25 @@ class LineWidget(Widget):
             (width, height) != self._painted_size or len(self._raw) != height
             or base != self._base or filtered != self._filtered
         )
-        if full:
-            self._over_base = {}
+        if full or len(self._styled) > _STYLED_KEPT:
+            self._over_base, self._styled = {}, {}
         self._filtered = filtered
         over = self._over_base  # style -> base + style, filtered, for this theme
+        styled = self._styled  # segment as painted -> (as drawn, its cells), for this theme
+
+        def draw(seg: Segment) -> tuple[Segment, int]:
+            style = seg.style
+            combined = over.get(style)
+            if combined is None:
+                combined = base + style if style else base
+                if filtered is not None:
+                    filters, background = filtered
+                    for f in filters:
+                        combined = f.apply([Segment(" ", combined)], background)[0].style or combined
+                over[style] = combined
+            done = styled[seg] = (Segment(seg.text, combined, seg.control), seg.cell_length)
+            return done
+
         old_raw, old = self._raw, self._strips
         strips: list[Strip] = []
         changed: list[int] = []
@@ -204,17 +229,13 @@ class LineWidget(Widget):
                 continue
             changed.append(y)
             segments = []
-            for seg in fit(row, width):
-                style = seg.style
-                combined = over.get(style)
-                if combined is None:
-                    combined = base + style if style else base
-                    if filtered is not None:
-                        filters, background = filtered
-                        for f in filters:
-                            combined = f.apply([Segment(" ", combined)], background)[0].style or combined
-                    over[style] = combined
-                segments.append(Segment(seg.text, combined))
+            cells = 0
+            for seg in row:
+                drawn = styled.get(seg) or draw(seg)
+                segments.append(drawn[0])
+                cells += drawn[1]
+            if cells != width:  # cut or padded to the width
+                segments = [(styled.get(seg) or draw(seg))[0] for seg in fit(row, width)]
             strips.append(Strip(segments, width))
         self._raw, self._strips, self._base = rows, strips, base
         if full:
@@ -258,15 +279,19 @@ class LineWidget(Widget):
         again. Measured: a third of a keypress frame's rendering (``benchmarks/render.py``)."""
         if not self._is_plain():
             return super().render_lines(crop)
-        render_line = self.render_line
-        strips = [render_line(y) for y in crop.line_range]
+        width, height = self.size
+        if self._painted_size != (width, height):
+            self.repaint()
+        strips = self._strips[crop.y : crop.bottom]
+        if len(strips) < crop.height:
+            strips = strips + [Strip.blank(width, self.rich_style)] * (crop.height - len(strips))
         filters = self.app.get_line_filters()
         if filters and (self._filtered is None or tuple(filters) != self._filtered[0]):
             background = self.background_colors[1]
             for f in filters:
                 strips = [strip.apply_filter(f, background) for strip in strips]
         x1, x2 = crop.column_span
-        if (x1, x2) != (0, self.size.width):
+        if (x1, x2) != (0, width):
             strips = [strip.crop(x1, x2) for strip in strips]
         return strips
 
@@ -304,7 +329,9 @@ class LineWidget(Widget):
                 and not (styles.has_rule("hatch") and styles.hatch != "none")
             )  # (and no links: what styles cache does for auto_links needs a link's @click)
             self._styles_cache.clear()  # lines it kept may be from the other path
-        return plain and self.opacity == 1.0 and self.content_region.size == self.region.size
+            # (opacity: nothing here sets it, so it is read with the styles, not each frame)
+            plain = self._plain = plain and self.opacity == 1.0
+        return plain and not (self.show_vertical_scrollbar or self.show_horizontal_scrollbar)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

@@ -145,7 +145,8 @@ class Board(LineWidget):
     def __init__(self) -> None:
         super().__init__(id="board")
         self.states: tuple[TerminalState, ...] = tuple(TerminalState() for _ in range(4))
-        self._columns: dict[tuple, tuple[list[Row], list[Hit]]] = {}
+        self._columns: dict[tuple, tuple[list[Row], list[Hit]]] = {}  # the last paint's
+        self._last_columns: dict[tuple, tuple[list[Row], list[Hit]]] = {}  # the one before
         self._hits: list[list[Hit]] = []  # per column x: the hit of each row
         self._spans: list[tuple[int, int]] = []  # per terminal: [x0, x1)
 
@@ -166,14 +167,16 @@ class Board(LineWidget):
         self._hits = []
         x = 0
         level = label_level(self.states, min(widths))
+        # the columns of this paint and the last: a key pressed changes one or two terminals,
+        # and Esc goes back to the last picture (more kept: memory a screen holds for nothing)
+        recent, older = self._columns, self._last_columns
+        self._last_columns, self._columns = recent, {}
         for t in range(4):
             key = (t, self.states[t], widths[t], height, pal.bg, pal.fg, level)
-            col = self._columns.get(key)
+            col = recent.get(key) or older.get(key)
             if col is None:
-                if len(self._columns) > 64:
-                    self._columns.clear()
                 col = _paint_terminal(t, self.states[t], widths[t], height, pal, level)
-                self._columns[key] = col
+            self._columns[key] = col
             columns.append(col[0])
             self._hits.append(col[1])
             self._spans.append((x, x + widths[t]))

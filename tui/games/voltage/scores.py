@@ -43,8 +43,9 @@ class TopBar(TextLines):
     ) -> None:
         """``clocks``: per seat, the time shown ("4:32") and whether it is low (None: no clock).
         ``now``: written at once, outside the next frame (a clock's tick: :meth:`LineWidget.repaint`)."""
-        wide = self.size.width >= 110
-        key = (names, scores, me, to_move, turn, flash, self.size.width, clocks)
+        width = self.size.width
+        wide = width >= 110
+        key = (names, scores, me, to_move, turn, flash, width, clocks)
         before = self._shown
         if key == before:
             return
@@ -53,7 +54,6 @@ class TopBar(TextLines):
             if self._tick(before[7], clocks):
                 return
         opp = 1 - me
-        width = self.size.width
         for cap in (24, 16, 12, 8, 4):
             t = self._text(names, scores, me, opp, to_move, turn, flash, wide, cap, clocks)
             if width <= 0 or cell_len(t.plain) <= width:
@@ -76,9 +76,10 @@ class TopBar(TextLines):
         place (same lengths, same styles), painted now: no text, no segments of the rest
         made again.  False when the row cannot be made so (a length or a colour changed):
         the caller draws it whole."""
-        strips, width, cells = self._strips, self.size.width, self._clock_cells
+        size = self.size
+        strips, width, cells = self._strips, size.width, self._clock_cells
         if (len(strips) != 1 or strips[0].cell_length != width or len(cells) != 2 or previous is None
-                or self._painted_size != tuple(self.size)):
+                or self._painted_size != tuple(size)):
             return False
         if any(previous[seat][1] != clocks[seat][1] for seat in (0, 1)):
             return False  # low time turns a bank red: its style changes
