@@ -44,11 +44,26 @@ _CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True, 
 
 
 def text_rows(text: Text) -> list[Row]:
-    """The lines of ``text`` as rows of segments (not wrapped: cut them with :func:`fit`)."""
-    segments = text.render(_CONSOLE, end="")
-    if text.style:  # (rich applies a text's own style only when it has spans)
-        segments = Segment.apply_style(segments, _CONSOLE.get_style(text.style))
-    return [list(line) for line in Segment.split_lines(segments)]
+    """The lines of ``text`` as rows of segments (not wrapped: cut them with :func:`fit`).
+
+    Shared with every other caller for the same text (a card's chip, a key bar's keys,
+    a pile's count come back again and again, and Rich's rendering of them was a tenth of
+    a server's CPU): the rows must not be changed in place, only copied."""
+    key = (text.plain, tuple(text.spans), text.style)
+    rows = _TEXT_ROWS.get(key)
+    if rows is None:
+        segments = text.render(_CONSOLE, end="")
+        if text.style:  # (rich applies a text's own style only when it has spans)
+            segments = Segment.apply_style(segments, _CONSOLE.get_style(text.style))
+        rows = [list(line) for line in Segment.split_lines(segments)]
+        if len(_TEXT_ROWS) >= _TEXT_ROWS_KEPT:
+            _TEXT_ROWS.clear()
+        _TEXT_ROWS[key] = rows
+    return list(rows)
+
+
+_TEXT_ROWS: dict[tuple, list[Row]] = {}
+_TEXT_ROWS_KEPT = 4096
 
 
 def fit(row: Row, width: int, style: Style | None = None) -> Row:
