@@ -162,6 +162,7 @@ class LineWidget(Widget):
         self._painted_size: tuple[int, int] = (0, 0)
         self._palette_cache: tuple[tuple[Color, Color], Palette] | None = None
         self._filtered: tuple[tuple[LineFilter, ...], Color] | None = None  # what the strips were made with
+        self._restyled = True  # styles updated since the theme's colours were last read
         self._plain: bool | None = None  # see render_lines; None: not known since the last style update
 
     # -- to implement ---------------------------------------------------------
@@ -178,12 +179,11 @@ class LineWidget(Widget):
 
     def palette(self) -> Palette:
         """The theme's background and foreground under this widget, and blends of them."""
-        colors = self.colors
-        bg, fg = colors[2], colors[3]
-        cached = self._palette_cache
-        if cached is None or cached[0] != (bg, fg):
-            cached = ((bg, fg), Palette(bg, fg))
-            self._palette_cache = cached
+        cached = self._palette_cache  # (forgotten at a style update, as the base above)
+        if cached is None:
+            colors = self.colors
+            bg, fg = colors[2], colors[3]
+            cached = self._palette_cache = ((bg, fg), Palette(bg, fg))
         return cached[1]
 
     # -- drawing ----------------------------------------------------------------
@@ -204,13 +204,15 @@ class LineWidget(Widget):
         rows.extend([] for _ in range(height - len(rows)))
         # The theme's colours under every segment: a terminal's own default colours
         # (what a segment without them would get) need not match the theme.
-        # (a tick, ``now``, reuses the last one: its theme cannot have changed but with a
-        # style update, which repaints in full; walking the ancestors' styles is a third of a tick)
+        # (read again only after a style update, which every change of this widget's or
+        # an ancestor's rules, the theme's and the colour choice's makes: walking the
+        # ancestors' styles was a fifth of a repaint, and a third of a clock's tick)
         theme = getattr(self.app, "theme", None)
-        if now and self._base is not None and theme == self._base_theme:
+        if self._base is not None and theme == self._base_theme and not self._restyled:
             base, filtered = self._base, self._filtered
         else:
             base, filtered = self.rich_style, self._filters_now()
+            self._restyled = False
         self._base_theme = theme
         full = (
             (width, height) != self._painted_size or len(self._raw) != height
@@ -362,6 +364,7 @@ class LineWidget(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._palette_cache = None
+        self._restyled = True
         self._plain = None
         self._painted_size = (0, 0)  # colours may have changed: paint afresh when next drawn
 
