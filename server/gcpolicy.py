@@ -88,7 +88,9 @@ What this module does (wired with three calls, see :func:`install`,
   a cycle outside its DOM): counted as ``held`` in the summary, the first three
   logged with their referrers' types, and forgotten.  (``gc.get_freeze_count()``
   walks the whole frozen list: asked on every tick with a million objects frozen
-  it cost 28 % of the server's CPU, so it is asked only when majors may run.)
+  it cost 28 % of the server's CPU, so it is asked only when majors may run; the
+  summary logged each minute leaves it out, as it stopped every session for about
+  200 ms with half a million objects frozen; the one at shutdown has it.)
 - **No cycles per rendered line.**  Most of the server's cyclic garbage was not
   the game's: Textual's ``Strip`` caches its own results, and two of its methods
   cache *itself* (``divide`` stores ``[self]`` when the cut is the whole strip,
@@ -373,7 +375,7 @@ class Policy:
         did = self._decide(now) if self.manage else None
         if now - self._last_report >= self.report_every:
             self._last_report = now
-            log.info("%s; last %.0f s: %s", self.summary(), self.report_every, self.window.text())
+            log.info("%s; last %.0f s: %s", self.summary(count_frozen=False), self.report_every, self.window.text())
             self.window.reset()
         return did
 
@@ -509,12 +511,16 @@ class Policy:
             self._slow_full = True
             log.debug("gc: a full collection took %.1f ms (%d unreachable)", ms, info.get("collected", 0))
 
-    def summary(self) -> str:
+    def summary(self, *, count_frozen: bool = True) -> str:
+        """The pauses since start, the policy's work and the sessions.  ``count_frozen``:
+        with the number of objects frozen, which walks the whole frozen list (200 ms with
+        half a million objects, every session stopped meanwhile: not for the periodic line)."""
         up = self.clock() - self._started_at
         sessions = sum(1 for t in self._tracked.values() if t.ref() is not None and not t.ended)
+        frozen = f"{gc.get_freeze_count()} objects frozen, " if count_frozen else ""
         return (
             f"gc pauses since start ({up:.0f} s): {self.stats.text()}; "
-            f"{self.freezes} freezes, {self.majors} majors, {gc.get_freeze_count()} objects frozen, "
+            f"{self.freezes} freezes, {self.majors} majors, {frozen}"
             f"{sessions} sessions, {self.held} ended sessions held by references"
         )
 
