@@ -12,12 +12,14 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from engine.voltage import rules as V
 from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import voltage_match
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
 from tui.pacing import NO_FLASH
 from tui.widgets.lines import LineWidget
+from tui.widgets.log import MatchLog
 
 
 def textual_lines(widget: LineWidget, crop: Region) -> list[Strip]:
@@ -37,18 +39,28 @@ def textual_lines(widget: LineWidget, crop: Region) -> list[Strip]:
 
 @pytest.mark.parametrize("colours", ["dark", "light", "none"])
 async def test_painted_widgets_draw_what_textual_s_own_path_draws(colours: str) -> None:
-    app = make_app(FixedBackend([voltage_match("start").handle(0)]), player_name="Ann", pacing=NO_FLASH)
+    match = voltage_match("start")
+    app = make_app(FixedBackend([match.handle(0)]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=(100, 32)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        for _ in range(12):  # moves until Ann is to move again: lines in the log
+            seat = match.state.to_move
+            view = match.view(seat)
+            await match.handle(seat).submit(next(a for a in view.legal if not isinstance(a, V.Resign)))
+            if seat == 1 and match.state.to_move == 0:
+                break
+        log = app.screen.query_one(MatchLog)
+        await wait_until(pilot, lambda: len(log.lines) >= 2 and app.screen.view.my_turn)
         app.set_colours(colours)
         await pilot.press("1")  # a card chosen: dimmed cards and targets, more styles
         await pilot.pause()
         widgets = [w for w in app.screen.query(LineWidget) if w._is_plain()]
-        assert {w.id for w in widgets} >= {"board", "hand", "topbar", "keybar", "prompt-bar", "piles"}
+        assert {w.id for w in widgets} >= {"board", "hand", "topbar", "keybar", "prompt-bar", "piles", "log"}
         for widget in widgets:
-            whole = widget.size.region
+            whole = widget.outer_size.region  # (the log's: its top border and its rows)
             part = Region(1, 0, max(1, whole.width - 3), min(2, whole.height))
-            for crop in (whole, part):
+            below = Region(0, 1, whole.width, whole.height - 1)
+            for crop in (whole, part, below):
                 ours = [list(strip) for strip in widget.render_lines(crop)]
                 theirs = [list(strip) for strip in textual_lines(widget, crop)]
                 assert ours == theirs, f"{widget.id} {crop}"

@@ -163,6 +163,7 @@ class LineWidget(Widget):
         self._palette_cache: tuple[tuple[Color, Color], Palette] | None = None
         self._filtered: tuple[tuple[LineFilter, ...], Color] | None = None  # what the strips were made with
         self._restyled = True  # styles updated since the theme's colours were last read
+        self._top = 0  # a top border's rows (see render_lines)
         self._plain: bool | None = None  # see render_lines; None: not known since the last style update
 
     # -- to implement ---------------------------------------------------------
@@ -293,9 +294,16 @@ class LineWidget(Widget):
         What the styles cache does to a plain widget's line is nothing but copy it into a
         new strip (``textual/_styles_cache.py``, ``render_line``, case C) and filter it; the
         copy defeats the strip's own filter cache, so every frame filtered every dirty line
-        again. Measured: a third of a keypress frame's rendering (``benchmarks/render.py``)."""
+        again.  A top border alone (the log's rule and title) is still Textual's to draw:
+        its row comes from the styles cache, the rows under it are the painted strips."""
         if not self._is_plain():
             return super().render_lines(crop)
+        top = self._top
+        if crop.y < top:  # the top border's row
+            edge = Region(crop.x, crop.y, crop.width, min(crop.bottom, top) - crop.y)
+            rest = Region(crop.x, top, crop.width, crop.bottom - top)
+            return super().render_lines(edge) + (self.render_lines(rest) if rest.height > 0 else [])
+        crop = crop.translate((0, -top))  # in the content's rows
         width, height = self.size
         if self._painted_size != (width, height):
             self.repaint()
@@ -336,9 +344,11 @@ class LineWidget(Widget):
         plain = self._plain
         if plain is None:
             styles = self.styles
+            (border_top, _), *sides = styles.border
+            self._top = 1 if border_top else 0
             plain = self._plain = (
                 not self.BLANK
-                and not any(kind for kind, _ in styles.border)
+                and not any(kind for kind, _ in sides)
                 and not any(kind for kind, _ in styles.outline)
                 and not any(styles.padding)
                 and not styles.tint.a
