@@ -86,25 +86,39 @@ class TopBar(TextLines):
         texts = [f" {clocks[seat][0]}" for seat, _, _ in cells]
         if any(len(text) != b - a for text, (_, a, b) in zip(texts, cells, strict=True)):
             return False
-        pieces = strips[0].divide([cells[0][1], cells[0][2], cells[1][1], cells[1][2], width])
-        if len(pieces) != 5:
+        segments = list(strips[0])
+        at = self._clock_segments(segments)
+        if at is None:
             return False
-        row = list(pieces)
         changed: list[Region] = []
-        for k, text, (_, a, b) in ((1, texts[0], cells[0]), (3, texts[1], cells[1])):
-            old = list(pieces[k])
-            if len(old) != 1:
-                return False
-            if old[0].text != text:
-                row[k] = Strip([Segment(text, old[0].style)], len(text))
+        for i, text, (_, a, b) in zip(at, texts, cells, strict=True):
+            old = segments[i]
+            if old.text != text:
+                segments[i] = Segment(text, old.style)
                 changed.append(Region(a, 0, b - a, 1))
-        self._strips = [Strip.join(row)]
+        self._strips = [Strip(segments, width)]
         self._raw = []  # the next repaint paints the row afresh
         self._stale = True
         self.text = Text()
         for region in changed:  # the running clock's cells, nothing else
             self.paint_now(region)
         return True
+
+    def _clock_segments(self, segments: list[Segment]) -> tuple[int, int] | None:
+        """Which of the drawn row's segments are the two clocks' (each exactly one segment,
+        where the text put it); None when they are not."""
+        at: list[int] = []
+        x = 0
+        wanted = [(a, b) for _, a, b in self._clock_cells]
+        for i, seg in enumerate(segments):
+            n = seg.cell_length
+            if wanted and x == wanted[0][0]:
+                if x + n != wanted[0][1]:
+                    return None
+                at.append(i)
+                wanted.pop(0)
+            x += n
+        return (at[0], at[1]) if len(at) == 2 and not wanted else None
 
     def _fresh_text(self) -> Text:
         shown = self._shown
