@@ -32,6 +32,7 @@ import contextvars
 import dataclasses
 import itertools
 import logging
+import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -338,6 +339,9 @@ class RemoteBackend:
         self._handles: list[RemoteSeatHandle] = []
         self._listener: Callable[[str, Any], None] | None = None
         self._challenges: dict[str, RemoteChallenge] = {}
+        self._answers: dict[tuple[Any, ...], tuple[Any, float]] = {}  # see _polled
+        self._asking: set[tuple[Any, ...]] = set()
+        self._lobby_listeners: list[Callable[[], None]] = []
         self.closed = False
 
     def next_seq(self) -> int:
@@ -534,13 +538,67 @@ class RemoteBackend:
         return tuple(HV_BOT_NAMES)
 
     def hv_starts_in(self) -> float | None:
-        return self._call("hv_starts_in")
+        got = self._polled("hv_starts_in")
+        if got is None or got[0] is None:
+            return None
+        value, at = got
+        return max(0.0, float(value) - (time.monotonic() - at))  # counted down here meanwhile
 
     def snapshot(self) -> Any:
         return self.client.snapshot()
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
-        return self.client.subscribe_lobby(callback)
+        call = _in_context(callback)
+        self._lobby_listeners.append(call)
+
+        def lobby_changed() -> None:  # the polled answers may have changed with it: asked again
+            self._answers = {key: (value, -math.inf) for key, (value, _) in self._answers.items()}
+            call()
+
+        unsubscribe_client = self.client.subscribe_lobby(lobby_changed)
+
+        def unsubscribe() -> None:
+            unsubscribe_client()
+            if call in self._lobby_listeners:
+                self._lobby_listeners.remove(call)
+
+        return unsubscribe
+
+    # -- what the lobby screen polls --------------------------------------------------
+    # A waiting table's start (asked each second) and who sits at a room (at each lobby
+    # change): a blocking round trip each stopped every session of the edge meanwhile,
+    # for as long as the host took (up to the call's timeout).  Each is the host's last
+    # answer, asked again in the background at most every POLL_AGAIN s and at each lobby
+    # change; an answer that changed redraws this session's lobby (its subscribers).
+    POLL_AGAIN = 1.0
+
+    def _polled(self, op: str, *args: Any) -> tuple[Any, float] | None:
+        """(the host's last answer to ``op(*args)``, when it came), None before the first."""
+        key = (op, *args)
+        got = self._answers.get(key)
+        if key not in self._asking and not self.client.host_away and (
+            got is None or time.monotonic() - got[1] >= self.POLL_AGAIN
+        ):
+            self._asking.add(key)
+            asyncio.get_running_loop().create_task(self._ask(key))
+        return got
+
+    async def _ask(self, key: tuple[Any, ...]) -> None:
+        op, *args = key
+        try:
+            try:
+                reply = await self.client.calls.call(self.id, op, {"a": encode(list(args), self._arg)},
+                                                     timeout=3.0)
+                value = self._result(reply)
+            except (NoReply, Refused):
+                value = None
+            before = self._answers.get(key)
+            self._answers[key] = (value, time.monotonic())
+        finally:
+            self._asking.discard(key)
+        if before is None or before[0] != value:
+            for call in list(self._lobby_listeners):
+                call()
 
     def enter_lobby(self) -> None:
         """Back in the lobby: the seats and watched matches of before are let go (the
@@ -582,8 +640,11 @@ class RemoteBackend:
             self._call("close_room")
 
     def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
-        got = self._call("seated", code)
-        return None if got is None else (tuple(got[0]), int(got[1]))
+        got = self._polled("seated", code)  # (see "what the lobby screen polls")
+        if got is None or got[0] is None:
+            return None
+        names, size = got[0]
+        return tuple(names), int(size)
 
     def room_game(self, code: str) -> str | None:
         return self._call("room_game", code)

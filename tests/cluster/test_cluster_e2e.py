@@ -346,6 +346,48 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
                 await t.close()
 
 
+async def test_a_high_voltage_quick_table_counts_down_on_both_edges_then_starts(cluster):
+    # The start's countdown is the host's answer counted down by each edge (asked again
+    # in the background, never a blocking round trip from the lobby screen's tick).
+    import re
+
+    hv = cluster.lobby.tables["high-voltage"]
+    hv.fill_seconds = 6.0
+    hv.countdown_seconds = 0.3
+    cluster.lobby.notify_delay = 0.1
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    alice = await Terminal(80, 24).connect(e0.port, "alice")
+    bob = await Terminal(80, 24).connect(e1.port, "bob")
+    try:
+        for t, name in ((alice, "alice"), (bob, "bob")):
+            await t.wait_for("Your name")
+            t.press("enter")
+            await t.wait_for(f"you: {name}")
+        alice.press(*["down"] * 7)
+        await alice.wait_for("> Quick match: High Voltage")
+        alice.press("enter")
+        await alice.wait_for("High Voltage: 1 at the table")
+        bob.press(*["down"] * 7, "enter")
+        starting = r"Starting in 0:0(\d) unless more sit down"
+        seconds = {}
+        for t in (alice, bob):
+            seconds[t] = [int((await t.wait_for(starting)).group(1))]
+        for t in (alice, bob):  # it goes down, on each edge's screen
+            await wait_until(lambda t=t: (m := re.search(starting, t.text())) is not None
+                             and int(m.group(1)) < seconds[t][0], timeout=10)
+        for t in (alice, bob):
+            await t.wait_for("HIGH VOLTAGE", timeout=15)
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        for h in list(cluster.lobby.matches.values()):
+            h.match.close()
+        for t in (alice, bob):
+            await t.close()
+
+
 async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept_cluster):
     cluster = kept_cluster
     e0, e1, ka, kb, alice, bob = await pair_across(cluster)

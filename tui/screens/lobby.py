@@ -565,6 +565,8 @@ class LobbyScreen(SizedScreen):
     def _refresh_lists(self) -> None:
         if not self.is_attached:
             return
+        if self._mode in ("room", "joined"):  # (a room's seats are asked of the backend: the
+            self._room_status()               # lobby's snapshot may be the same meanwhile)
         snap = self.backend.snapshot()
         if snap == getattr(self, "_shown", None):
             return  # nothing this screen shows has changed
@@ -588,8 +590,6 @@ class LobbyScreen(SizedScreen):
             ]
         )
         matches.border_title = f"Matches ({len(snap.matches)}; Enter: watch)"
-        if self._mode in ("room", "joined"):
-            self._room_status()
 
     def _match_line(self, m: Any, width: int) -> str:
         """A running match in one line: its code, players and score, and who watches;
