@@ -50,7 +50,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -231,6 +231,12 @@ class Bus(abc.ABC):
     @abc.abstractmethod
     async def publish_update(self, match: str, seat: int, version: int, payload: JSON, *, full: bool = False) -> None:
         """Send a per-seat view to whoever subscribes to ``(match, seat)`` now."""
+
+    async def publish_updates(self, updates: Sequence[tuple[str, int, int, JSON, bool]]) -> None:
+        """Several per-seat views, each ``(match, seat, version, payload, full)``, in order
+        (as :meth:`publish_update` each; a bus may send them in one go)."""
+        for match, seat, version, payload, full in updates:
+            await self.publish_update(match, seat, version, payload, full=full)
 
     @abc.abstractmethod
     async def subscribe_updates(self, match: str, seat: int) -> Subscription[Update]:

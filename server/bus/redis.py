@@ -40,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any, TypeVar, cast
 
@@ -241,6 +241,24 @@ class RedisBus(Bus):
         data = json.dumps({"v": version, "f": full, "p": payload})
         channel = self._channel(match, seat)
         await self._call(lambda: self._client.publish(channel, data))
+
+    async def publish_updates(self, updates: Sequence[tuple[str, int, int, JSON, bool]]) -> None:
+        """In one pipeline (one round trip): an action's updates to its seats and its
+        spectators were a round trip each, a quarter of the host's CPU."""
+        if len(updates) == 1:
+            match, seat, version, payload, full = updates[0]
+            await self.publish_update(match, seat, version, payload, full=full)
+            return
+        messages = [(self._channel(match, seat), json.dumps({"v": version, "f": full, "p": payload}))
+                    for match, seat, version, payload, full in updates]
+
+        async def op() -> None:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for channel, data in messages:
+                    pipe.publish(channel, data)
+                await pipe.execute()
+
+        await self._call(op)
 
     async def subscribe_updates(self, match: str, seat: int) -> Subscription[Update]:
         channel = self._channel(match, seat)

@@ -244,12 +244,15 @@ class HostService:
         self._outbox.put_nowait((match, seat, version, payload, full))
 
     async def _send_updates(self) -> None:
+        # what queued meanwhile goes together: an action's views of every seat, at once
         while True:
-            match, seat, version, payload, full = await self._outbox.get()
+            batch = [await self._outbox.get()]
+            while len(batch) < 64 and not self._outbox.empty():
+                batch.append(self._outbox.get_nowait())
             try:
-                await self.bus.publish_update(match, seat, version, payload, full=full)
+                await self.bus.publish_updates(batch)
             except Exception:
-                log.exception("could not publish an update of %s/%s", match, seat)
+                log.exception("could not publish %d updates (the first of %s/%s)", len(batch), *batch[0][:2])
 
     def use(self, handle: Any) -> None:
         key = (handle.match.code, seat_key(handle))

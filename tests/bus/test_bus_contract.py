@@ -73,6 +73,24 @@ async def test_a_seat_never_sees_another_seats_updates(sides):
         await sub.close()
 
 
+async def test_updates_published_together_reach_each_seat_in_order(sides):
+    seats = [await sides.edge.subscribe_updates("m1", seat) for seat in (0, 1)]
+    spectators = await sides.edge.subscribe_updates("m1", -1)
+    batch = []
+    for version in (1, 2, 3):
+        batch += [("m1", 0, version, {"hand": [f"0@{version}"]}, False),
+                  ("m1", 1, version, {"hand": [f"1@{version}"]}, version == 3),
+                  ("m1", -1, version, {"board": version}, False)]
+    await sides.host.publish_updates(batch)
+    for seat, sub in enumerate(seats):
+        got = [await sub.get(5) for _ in range(3)]
+        assert [(u.seat, u.version, u.payload["hand"]) for u in got] == [(seat, v, [f"{seat}@{v}"]) for v in (1, 2, 3)]
+        assert [u.full for u in got] == [False, False, seat == 1]
+    assert [(await spectators.get(5)).payload for _ in range(3)] == [{"board": v} for v in (1, 2, 3)]
+    for sub in (*seats, spectators):
+        await sub.close()
+
+
 async def test_a_version_gap_is_seen_and_request_full_reaches_the_host(sides, pump):
     host = pump(sides.host)
     sub = await sides.edge.subscribe_updates("m1", 0)

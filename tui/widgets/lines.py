@@ -160,7 +160,7 @@ class LineWidget(Widget):
         self._over_base: dict[Style | None, Style] = {}
         self._styled: dict[Segment, tuple[Segment, int]] = {}
         self._painted_size: tuple[int, int] = (0, 0)
-        self._palette_cache: tuple[tuple[Color, Color], Palette] | None = None
+        self._palette: Palette | None = None
         self._filtered: tuple[tuple[LineFilter, ...], Color] | None = None  # what the strips were made with
         self._restyled = True  # styles updated since the theme's colours were last read
         self._top = 0  # a top border's rows (see render_lines)
@@ -180,12 +180,11 @@ class LineWidget(Widget):
 
     def palette(self) -> Palette:
         """The theme's background and foreground under this widget, and blends of them."""
-        cached = self._palette_cache  # (forgotten at a style update, as the base above)
-        if cached is None:
+        palette = self._palette  # (forgotten at a style update, as the theme's colours are)
+        if palette is None:
             colors = self.colors
-            bg, fg = colors[2], colors[3]
-            cached = self._palette_cache = ((bg, fg), Palette(bg, fg))
-        return cached[1]
+            palette = self._palette = Palette(colors[2], colors[3])
+        return palette
 
     # -- drawing ----------------------------------------------------------------
 
@@ -287,9 +286,9 @@ class LineWidget(Widget):
             self.refresh(region)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """The lines of ``crop``: for a plain widget (no border, padding, outline, tint,
-        hatch or opacity: every painted widget here), the painted strips themselves, with
-        the app's line filters; else through Textual's styles cache as usual.
+        """The lines of ``crop``: for a plain widget (no padding, outline, tint, hatch or
+        opacity, no border but a top one: every painted widget here), the painted strips
+        themselves, with the app's line filters; else through Textual's styles cache.
 
         What the styles cache does to a plain widget's line is nothing but copy it into a
         new strip (``textual/_styles_cache.py``, ``render_line``, case C) and filter it; the
@@ -346,7 +345,7 @@ class LineWidget(Widget):
             styles = self.styles
             (border_top, _), *sides = styles.border
             self._top = 1 if border_top else 0
-            plain = self._plain = (
+            plain = (
                 not self.BLANK
                 and not any(kind for kind, _ in sides)
                 and not any(kind for kind, _ in styles.outline)
@@ -373,7 +372,7 @@ class LineWidget(Widget):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._palette_cache = None
+        self._palette = None
         self._restyled = True
         self._plain = None
         self._painted_size = (0, 0)  # colours may have changed: paint afresh when next drawn
