@@ -145,9 +145,6 @@ def box(
     return out
 
 
-_STYLED_KEPT = 512  # a widget's painted segments kept as drawn (a board's few states' worth)
-
-
 class LineWidget(Widget):
     """Subclasses implement :meth:`paint`; call :meth:`repaint` when what they show changes."""
 
@@ -159,6 +156,7 @@ class LineWidget(Widget):
         self._base_theme: str | None = None
         self._over_base: dict[Style | None, Style] = {}
         self._styled: dict[Segment, tuple[Segment, int]] = {}
+        self._styled_before: dict[Segment, tuple[Segment, int]] = {}
         self._painted_size: tuple[int, int] = (0, 0)
         self._palette: Palette | None = None
         self._filtered: tuple[tuple[LineFilter, ...], Color] | None = None  # what the strips were made with
@@ -218,13 +216,18 @@ class LineWidget(Widget):
             (width, height) != self._painted_size or len(self._raw) != height
             or base != self._base or filtered != self._filtered
         )
-        if full or len(self._styled) > _STYLED_KEPT:
-            self._over_base, self._styled = {}, {}
+        if full:
+            self._over_base, self._styled, self._styled_before = {}, {}, {}
         self._filtered = filtered
         over = self._over_base  # style -> base + style, filtered, for this theme
         styled = self._styled  # segment as painted -> (as drawn, its cells), for this theme
+        before = self._styled_before
 
         def draw(seg: Segment) -> tuple[Segment, int]:
+            done = before.get(seg)
+            if done is not None:
+                styled[seg] = done
+                return done
             style = seg.style
             combined = over.get(style)
             if combined is None:
@@ -255,6 +258,8 @@ class LineWidget(Widget):
                 segments = [(styled.get(seg) or draw(seg))[0] for seg in fit(row, width)]
             strips.append(Strip(segments, width))
         self._raw, self._strips, self._base = rows, strips, base
+        if changed:  # kept: the segments of this repaint's changed rows and of the last one's
+            self._styled_before, self._styled = styled, {}
         if full:
             self._painted_size = (width, height)
             self.refresh()

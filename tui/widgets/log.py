@@ -18,6 +18,7 @@ from tui.widgets.lines import _CONSOLE, LineWidget, Palette, Row, text_rows
 
 SHOWN = 200  # the newest lines kept
 EMPHASISED = 3  # the newest entries are drawn in full strength, the rest dim
+DIMMED_KEPT = 64  # entries kept dimmed (drawn ones; more are made again when scrolled to)
 
 STYLE = {"score": "bold", "flip": "bold", "end": "bold reverse", "transformer": "", "plain": ""}
 DIM_INK = 0.66  # a dim line's ink: this much of the theme's foreground over its background
@@ -48,7 +49,7 @@ class MatchLog(LineWidget, can_focus=False):
 
     # -- wrapping ---------------------------------------------------------------
 
-    def _entry_rows(self, line: str, emphasised: bool, width: int, pal: Palette) -> list[Row]:
+    def _wrap(self, line: str, width: int) -> list[Row]:
         key = (line, width)
         rows = self._wrapped.get(key)
         if rows is None:
@@ -61,15 +62,25 @@ class MatchLog(LineWidget, can_focus=False):
             for part in t.wrap(_CONSOLE, width, overflow="fold"):
                 rows.extend(text_rows(part))
             self._wrapped[key] = rows
+        return rows
+
+    def _entry_rows(self, line: str, emphasised: bool, width: int, pal: Palette) -> list[Row]:
+        rows = self._wrap(line, width)
         if emphasised:
             return rows
         dkey = (line, width, pal.bg, pal.fg)
         dimmed = self._dimmed.get(dkey)
         if dimmed is None:
+            if len(self._dimmed) > DIMMED_KEPT:  # (only what is drawn is dimmed: a screenful or two)
+                self._dimmed.clear()
             ink = pal.style(pal.mix(DIM_INK))  # keeps a line's bold, unlike the dim attribute
             dimmed = [[Segment(s.text, (s.style + ink) if s.style else ink) for s in r] for r in rows]
             self._dimmed[dkey] = dimmed
         return dimmed
+
+    def _count(self, width: int) -> int:
+        """How many rows every entry wraps to."""
+        return sum(len(self._wrap(line, width)) for line in self._entries)
 
     def _rows(self, width: int, upto: int | None = None) -> list[Row]:
         """Every wrapped row, newest entry first (or the first ``upto`` of them)."""
@@ -85,7 +96,7 @@ class MatchLog(LineWidget, can_focus=False):
         rows = self._rows(width, self.top + height + 1)
         shown = rows[self.top : self.top + height]
         if len(rows) > self.top + height:  # more below: say so on the last row
-            below = len(self._rows(width)) - self.top - (height - 1)  # the note takes a row
+            below = self._count(width) - self.top - (height - 1)  # the note takes a row
             pal = self.palette()
             note = f"▼ {below} more line{'s' if below != 1 else ''}"
             shown[-1] = [Segment(note.rjust(width)[-width:], pal.style(pal.mix(0.6), italic=True))]
@@ -95,7 +106,7 @@ class MatchLog(LineWidget, can_focus=False):
 
     def _scroll(self, delta: int) -> None:
         width, height = self.size
-        most = max(0, len(self._rows(width)) - height)
+        most = max(0, self._count(width) - height)
         top = max(0, min(most, self.top + delta))
         if top != self.top:
             self.top = top
