@@ -120,6 +120,8 @@ class RedisBus(Bus):
         self._pubsub_lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._acks: list[str] = []  # tags to acknowledge in the next XACK (see ack)
+        self._acking: asyncio.Future[None] | None = None
 
     @classmethod
     async def connect(cls, url: str, **options: Any) -> RedisBus:
@@ -230,8 +232,31 @@ class RedisBus(Bus):
                     yield Intent(d["m"], d["s"], d["ss"], d["q"], d["p"], tag=tag)
 
     async def ack(self, item: Intent | FullRequest) -> None:
-        if item.tag:
-            await self._call(lambda: self._client.xack(self._stream, self.GROUP, item.tag))
+        """Acknowledged in one XACK with every other ack of the same moment (each was a
+        round trip of its own): the first waits one turn of the loop for the others to
+        join, sends them all, and they return when it has."""
+        if not item.tag:
+            return
+        self._acks.append(item.tag)
+        if self._acking is not None:  # a batch still gathering: this tag goes with it
+            await asyncio.shield(self._acking)
+            return
+        done = self._acking = asyncio.get_running_loop().create_future()
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())  # (read, whoever waits)
+        try:
+            await asyncio.sleep(0)
+            tags, self._acks, self._acking = self._acks, [], None
+            await self._call(lambda: self._client.xack(self._stream, self.GROUP, *tags))
+        except BaseException as error:
+            if self._acking is done:
+                self._acking = None
+            if not done.done():
+                if isinstance(error, asyncio.CancelledError):
+                    done.cancel()
+                else:
+                    done.set_exception(error)
+            raise
+        done.set_result(None)
 
     # -- updates --------------------------------------------------------------------
     def _channel(self, match: str, seat: int) -> str:

@@ -254,6 +254,22 @@ async def test_a_restarted_host_gets_what_it_read_but_never_acked(redis_sides, p
     assert [i.seq for i in await restarted.take(1)] == [4]
 
 
+async def test_acks_made_at_once_all_commit_and_a_later_one_too(redis_sides, pump):
+    # several intents applied at the same moment are acknowledged together (one XACK):
+    # each ack returns once its own tag is committed, so a restart sees only the rest
+    sides = redis_sides
+    first = pump(sides.host, ack=False)
+    for seq in range(8):
+        await sides.edge.send_intent(Intent("m1", 0, "s", seq, {}))
+    got = await first.take(8)
+    await asyncio.gather(*(sides.host.ack(i) for i in got[:5]))
+    await sides.host.ack(got[6])  # alone, later
+    await first.stop()
+    await sides.host.close()
+    restarted = pump(await sides.another())
+    assert [i.seq for i in await restarted.take(2)] == [5, 7]
+
+
 async def test_a_slow_subscriber_loses_its_oldest_updates_and_sees_a_gap():
     from server.bus import Subscription, Update
 
