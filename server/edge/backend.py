@@ -32,7 +32,6 @@ import contextvars
 import dataclasses
 import itertools
 import logging
-import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -341,6 +340,7 @@ class RemoteBackend:
         self._challenges: dict[str, RemoteChallenge] = {}
         self._answers: dict[tuple[Any, ...], tuple[Any, float]] = {}  # see _polled
         self._asking: set[tuple[Any, ...]] = set()
+        self._stale: set[tuple[Any, ...]] = set()  # answers to ask again (the lobby changed)
         self._lobby_listeners: list[Callable[[], None]] = []
         self.closed = False
 
@@ -552,7 +552,7 @@ class RemoteBackend:
         self._lobby_listeners.append(call)
 
         def lobby_changed() -> None:  # the polled answers may have changed with it: asked again
-            self._answers = {key: (value, -math.inf) for key, (value, _) in self._answers.items()}
+            self._stale.update(self._answers)
             call()
 
         unsubscribe_client = self.client.subscribe_lobby(lobby_changed)
@@ -577,7 +577,7 @@ class RemoteBackend:
         key = (op, *args)
         got = self._answers.get(key)
         if key not in self._asking and not self.client.host_away and (
-            got is None or time.monotonic() - got[1] >= self.POLL_AGAIN
+            got is None or key in self._stale or time.monotonic() - got[1] >= self.POLL_AGAIN
         ):
             self._asking.add(key)
             asyncio.get_running_loop().create_task(self._ask(key))
@@ -594,6 +594,7 @@ class RemoteBackend:
                 value = None
             before = self._answers.get(key)
             self._answers[key] = (value, time.monotonic())
+            self._stale.discard(key)
         finally:
             self._asking.discard(key)
         if before is None or before[0] != value:
