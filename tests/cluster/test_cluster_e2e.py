@@ -37,6 +37,20 @@ async def pair_across(cluster):
     return e0, e1, ka, kb, alice, bob
 
 
+async def named_across(cluster):
+    """Two edges, alice (80x24) on the first and bob on the second, both named in the
+    lobby: the edges and the two terminals."""
+    e0 = await cluster.add_edge()
+    e1 = await cluster.add_edge()
+    alice = await Terminal(80, 24).connect(e0.port, "alice")
+    bob = await Terminal(80, 24).connect(e1.port, "bob")
+    for t, name in ((alice, "alice"), (bob, "bob")):
+        await t.wait_for("Your name")
+        t.press("enter")
+        await t.wait_for(f"you: {name}")
+    return e0, e1, alice, bob
+
+
 def match_of(lobby, name):
     for h in lobby.matches.values():
         if h.running and any(p is not None and p.name == name for p in h.humans):
@@ -293,16 +307,9 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
     hv.bot_speed = 40.0
     hv.fill_seconds = 0.3
     cluster.lobby.notify_delay = 0.1
-    e0 = await cluster.add_edge()
-    e1 = await cluster.add_edge()
-    alice = await Terminal(80, 24).connect(e0.port, "alice")
-    bob = await Terminal(80, 24).connect(e1.port, "bob")
+    e0, e1, alice, bob = await named_across(cluster)
     carol = None
     try:
-        for t, name in ((alice, "alice"), (bob, "bob")):
-            await t.wait_for("Your name")
-            t.press("enter")
-            await t.wait_for(f"you: {name}")
         alice.press(*["down"] * 8)  # High Voltage's private room
         await alice.wait_for("> Private room for 4")
         alice.press("left", "enter")  # 4 -> 3 seats
@@ -355,15 +362,8 @@ async def test_a_high_voltage_quick_table_counts_down_on_both_edges_then_starts(
     hv.fill_seconds = 6.0
     hv.countdown_seconds = 0.3
     cluster.lobby.notify_delay = 0.1
-    e0 = await cluster.add_edge()
-    e1 = await cluster.add_edge()
-    alice = await Terminal(80, 24).connect(e0.port, "alice")
-    bob = await Terminal(80, 24).connect(e1.port, "bob")
+    _, _, alice, bob = await named_across(cluster)
     try:
-        for t, name in ((alice, "alice"), (bob, "bob")):
-            await t.wait_for("Your name")
-            t.press("enter")
-            await t.wait_for(f"you: {name}")
         alice.press(*["down"] * 7)
         await alice.wait_for("> Quick match: High Voltage")
         alice.press("enter")
