@@ -199,7 +199,8 @@ class HostCalls:
         delay = 0.05
         for _attempt in range(8):
             try:
-                async with self._write.pipeline(transaction=True) as pipe:
+                # (no MULTI/EXEC: the expiry only keeps an edge's inbox from outliving it)
+                async with self._write.pipeline(transaction=False) as pipe:
                     pipe.rpush(key, json.dumps(message))
                     pipe.expire(key, INBOX_TTL)
                     await pipe.execute()
