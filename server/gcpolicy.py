@@ -678,6 +678,46 @@ def _patch_node_init() -> None:
 
     __init__.__wrapped__ = original  # type: ignore[attr-defined]
     DOMNode.__init__ = __init__  # type: ignore[method-assign]
+    _patch_component_classes(DOMNode)
+
+
+def _patch_component_classes(node_class: Any) -> None:
+    """A widget with component classes gets new virtual nodes at every style update
+    (``Stylesheet._process_component_classes``: one ``DOMNode`` per class, cyclic with
+    its styles), and the old ones are dropped as cyclic garbage.  The collector policy
+    freezes what survives young collections, so those that reached the old generation
+    stayed frozen for good: counted in a server under load, 31 virtual nodes and 1,300
+    objects per session.  Now the replaced virtual nodes are emptied, so their
+    reference counts free them.  Left alone, with a warning, on a Textual whose method
+    is not the one this was written for."""
+    import inspect
+
+    from textual.css.stylesheet import Stylesheet
+
+    original = Stylesheet._process_component_classes
+    if hasattr(original, "__wrapped__"):
+        return
+    try:
+        source = inspect.getsource(original)
+    except (OSError, TypeError):
+        source = ""
+    if "virtual_node = DOMNode(classes=component)" not in source or "_component_styles.clear()" not in source:
+        log.warning("gc: Textual's component classes are not made as expected: their virtual nodes are left alone")
+        return
+
+    def _process_component_classes(self: Any, node: Any) -> None:
+        before = list(node._component_styles.values())
+        original(self, node)
+        if not before:
+            return
+        kept = {id(styles) for styles in node._component_styles.values()}
+        for styles in before:
+            virtual = getattr(styles, "node", None)
+            if id(styles) not in kept and type(virtual) is node_class:
+                _clear(virtual)
+
+    _process_component_classes.__wrapped__ = original  # type: ignore[attr-defined]
+    Stylesheet._process_component_classes = _process_component_classes  # type: ignore[method-assign]
 
 
 def track_nodes(app: Any) -> bool:

@@ -448,3 +448,41 @@ def test_a_cleared_textual_lru_cache_leaves_no_cycle(collector):
         assert cache.get(1) == "again"
     finally:
         gc.enable()
+
+
+async def test_a_widgets_replaced_virtual_nodes_are_freed_without_the_cyclic_collector(collector):
+    # Every style update gives a widget with component classes new virtual nodes; the
+    # old ones were cyclic garbage, frozen for good once they reached the old generation.
+    from textual.app import App
+    from textual.dom import DOMNode
+    from textual.widget import Widget
+
+    class Marked(Widget):
+        COMPONENT_CLASSES = {"marked--one", "marked--two"}
+        DEFAULT_CSS = "Marked .marked--one { color: red; } Marked.-on .marked--two { color: blue; }"
+
+    class Demo(App[None]):
+        def compose(self):
+            yield Marked()
+
+    def virtual_nodes() -> int:
+        return sum(1 for o in gc.get_objects() if type(o) is DOMNode)
+
+    app = Demo()
+    assert gcpolicy.track_nodes(app)
+    async with app.run_test() as pilot:
+        marked = app.query_one(Marked)
+        await pilot.pause()
+        gc.collect()
+        gc.disable()
+        try:
+            before = virtual_nodes()
+            for _ in range(21):
+                marked.toggle_class("-on")  # a style update: new virtual nodes
+                app.stylesheet.update(marked)
+            after = virtual_nodes()
+        finally:
+            gc.enable()
+        assert after - before <= 2  # (the two in use now)
+        blue = marked.get_component_rich_style("marked--two").color  # (-on now: blue)
+        assert blue is not None and blue.get_truecolor().blue > 200 and blue.get_truecolor().red < 50
