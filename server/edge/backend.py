@@ -383,9 +383,9 @@ class RemoteBackend:
             raise Refused(NOT_ANSWERING) from None
         return self._result(reply)
 
-    async def _acall(self, op: str, *args: Any) -> Any:
+    async def _acall(self, op: str, *args: Any, timeout: float | None = None) -> Any:
         try:
-            reply = await self.client.calls.call(self.id, op, {"a": encode(list(args), self._arg)})
+            reply = await self.client.calls.call(self.id, op, {"a": encode(list(args), self._arg)}, timeout=timeout)
         except NoReply:
             raise Refused(NOT_ANSWERING) from None
         return self._result(reply)
@@ -587,10 +587,8 @@ class RemoteBackend:
         op, *args = key
         try:
             try:
-                reply = await self.client.calls.call(self.id, op, {"a": encode(list(args), self._arg)},
-                                                     timeout=3.0)
-                value = self._result(reply)
-            except (NoReply, Refused):
+                value = await self._acall(op, *args, timeout=3.0)
+            except Refused:  # (not answering, or refused: nothing to show)
                 value = None
             before = self._answers.get(key)
             self._answers[key] = (value, time.monotonic())

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import events
 
 from tui.text import LOG_MARK, classify_log, safe
-from tui.widgets.lines import _CONSOLE, LineWidget, Palette, Row, text_rows
+from tui.widgets.lines import _CONSOLE, LineWidget, Row, text_rows
 
 SHOWN = 200  # the newest lines kept
 EMPHASISED = 3  # the newest entries are drawn in full strength, the rest dim
@@ -64,10 +64,11 @@ class MatchLog(LineWidget, can_focus=False):
             self._wrapped[key] = rows
         return rows
 
-    def _entry_rows(self, line: str, emphasised: bool, width: int, pal: Palette) -> list[Row]:
+    def _entry_rows(self, line: str, emphasised: bool, width: int) -> list[Row]:
         rows = self._wrap(line, width)
         if emphasised:
             return rows
+        pal = self.palette()
         dkey = (line, width, pal.bg, pal.fg)
         dimmed = self._dimmed.get(dkey)
         if dimmed is None:
@@ -85,9 +86,8 @@ class MatchLog(LineWidget, can_focus=False):
     def _rows(self, width: int, upto: int | None = None) -> list[Row]:
         """Every wrapped row, newest entry first (or the first ``upto`` of them)."""
         rows: list[Row] = []
-        pal = self.palette()  # (once: it reads the styles of every ancestor)
         for i, line in enumerate(self._entries):
-            rows.extend(self._entry_rows(line, i < EMPHASISED, width, pal))
+            rows.extend(self._entry_rows(line, i < EMPHASISED, width))
             if upto is not None and len(rows) >= upto:
                 break
         return rows
