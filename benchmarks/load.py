@@ -28,9 +28,9 @@ Honest measuring, the decisions:
   the rows of text: following the cursor moves the server writes (CSI H, the
   relative CSI A-D, ESC D, CR, LF, BS) and the clears, stripping the other escapes
   (colours, modes, titles) and writing each run into its row is all it takes to
-  read the prompt line and the hand.  Output is parsed only when the client looks at its screen.  The
-  clients' CPU is printed beside the server's, with their ratio (the target is
-  at most a third).
+  read the prompt line and the hand.  Output is parsed only when the client looks
+  at its screen.  The clients' CPU is printed beside the server's, with their
+  ratio (the target is at most a third).
 - **One ruler for the collector.**  The server runs under a probe installed
   before any project code (``-c`` bootstrap, like the shared
   ``tools/gcprobe``): it times every collection, so the old and the new code are
