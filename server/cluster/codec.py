@@ -69,25 +69,59 @@ def encode(value: Any, hook: Hook | None = None) -> Any:
         replaced = hook(value)
         if replaced is not None:
             return replaced
-    if value is None or isinstance(value, (bool, int, float, str)):
+    kind = type(value)
+    if kind in _PLAIN:
         return value
-    if isinstance(value, enum.Enum):
-        return {"$e": _name(type(value)), "v": encode(value.value, hook)}
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # NamedTuple
-        return {"$": _name(type(value)), "f": [encode(v, hook) for v in value]}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fs = [f.name for f in dataclasses.fields(value) if f.init]
-        return {"$": _name(type(value)), "f": [encode(getattr(value, n), hook) for n in fs]}
-    if isinstance(value, tuple):
-        return {"$t": [encode(v, hook) for v in value]}
-    if isinstance(value, (list, set, frozenset)):
-        return [encode(v, hook) for v in value]
-    if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
-            if not any(k.startswith("$") for k in value):
-                return {k: encode(v, hook) for k, v in value.items()}
-        return {"$d": [[encode(k, hook), encode(v, hook)] for k, v in value.items()]}
-    raise CodecError(f"cannot send a {type(value).__name__} across the bus")
+    how = _encoders.get(kind)
+    if how is None:
+        how = _encoders[kind] = _encoder_for(kind)
+    return how(value, hook)
+
+
+_PLAIN = frozenset({type(None), bool, int, float, str})
+
+#: How each type is encoded, chosen once per type (a view is mostly the same few
+#: dataclasses again and again; finding their fields was most of the host's encoding).
+_encoders: dict[type, Callable[[Any, Hook | None], Any]] = {}
+
+
+def _encoder_for(kind: type) -> Callable[[Any, Hook | None], Any]:
+    if issubclass(kind, (bool, int, float, str)):  # an IntEnum or a str subclass too: its value
+        return lambda value, hook: value
+    if issubclass(kind, enum.Enum):
+        name = _name(kind)
+        return lambda value, hook: {"$e": name, "v": encode(value.value, hook)}
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):  # NamedTuple
+        name = _name(kind)
+        return lambda value, hook: {"$": name, "f": [encode(v, hook) for v in value]}
+    if dataclasses.is_dataclass(kind):
+        name, fields = _name(kind), _init_fields(kind)
+        return lambda value, hook: {"$": name, "f": [encode(getattr(value, n), hook) for n in fields]}
+    if issubclass(kind, tuple):
+        return lambda value, hook: {"$t": [encode(v, hook) for v in value]}
+    if issubclass(kind, (list, set, frozenset)):
+        return lambda value, hook: [encode(v, hook) for v in value]
+    if issubclass(kind, dict):
+        return _encode_dict
+    raise CodecError(f"cannot send a {kind.__name__} across the bus")
+
+
+def _encode_dict(value: dict[Any, Any], hook: Hook | None) -> Any:
+    if all(isinstance(k, str) for k in value):
+        if not any(k.startswith("$") for k in value):
+            return {k: encode(v, hook) for k, v in value.items()}
+    return {"$d": [[encode(k, hook), encode(v, hook)] for k, v in value.items()]}
+
+
+_fields_of: dict[type, tuple[str, ...]] = {}
+
+
+def _init_fields(cls: type) -> tuple[str, ...]:
+    """A dataclass's init fields in declaration order: what is carried, and how it is built."""
+    names = _fields_of.get(cls)
+    if names is None:
+        names = _fields_of[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    return names
 
 
 def decode(data: Any, hook: Hook | None = None) -> Any:
@@ -99,14 +133,8 @@ def decode(data: Any, hook: Hook | None = None) -> Any:
     if "$t" in data:
         return tuple(decode(v, hook) for v in data["$t"])
     if "$" in data:
-        cls = _cls(data["$"])
-        args = [decode(v, hook) for v in data["f"]]
-        if issubclass(cls, tuple):
-            return cls(*args)
-        if not dataclasses.is_dataclass(cls):
-            raise CodecError(f"{data['$']!r} is not a dataclass")
-        names = [f.name for f in dataclasses.fields(cls) if f.init]
-        return cls(**dict(zip(names, args, strict=True)))
+        build = _builders.get(data["$"]) or _builder_for(data["$"])
+        return build([decode(v, hook) for v in data["f"]])
     if "$e" in data:
         return _cls(data["$e"])(decode(data["v"], hook))
     if "$d" in data:
@@ -116,3 +144,26 @@ def decode(data: Any, hook: Hook | None = None) -> Any:
             raise CodecError("a seat handle or challenge arrived where none was expected")
         return hook(data)
     return {k: decode(v, hook) for k, v in data.items()}
+
+
+#: How each class named on the bus is built from its fields, found once per name.
+_builders: dict[str, Callable[[list[Any]], Any]] = {}
+
+
+def _builder_for(name: str) -> Callable[[list[Any]], Any]:
+    cls = _cls(name)
+    if not issubclass(cls, tuple) and not dataclasses.is_dataclass(cls):
+        raise CodecError(f"{name!r} is not a dataclass")
+    if issubclass(cls, tuple):
+        fields: tuple[str, ...] = tuple(getattr(cls, "_fields", ()))
+    else:
+        fields = _init_fields(cls)
+    by_name = dataclasses.is_dataclass(cls) and any(f.kw_only for f in dataclasses.fields(cls) if f.init)
+
+    def build(args: list[Any]) -> Any:
+        if len(args) != len(fields) and fields:
+            raise CodecError(f"{name!r} carries {len(args)} fields, not {len(fields)}")
+        return cls(**dict(zip(fields, args, strict=True))) if by_name else cls(*args)
+
+    _builders[name] = build
+    return build

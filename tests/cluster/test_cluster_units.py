@@ -46,6 +46,14 @@ def test_a_message_naming_a_class_outside_the_allow_list_is_refused():
         decode({"$": "os:system", "f": ["true"]})
 
 
+def test_a_message_with_too_few_or_too_many_fields_is_refused_not_filled_in():
+    data = encode(V.view(V.new_match(3), 0))
+    short, long = dict(data, f=data["f"][:-1]), dict(data, f=[*data["f"], 1])
+    for broken in (short, long):
+        with pytest.raises(CodecError, match="fields"):
+            decode(broken)
+
+
 class _Client:
     def __init__(self, bus):
         self.bus, self.edge, self.host_away, self.calls = bus, "e1", False, None
