@@ -243,8 +243,11 @@ class Bus(abc.ABC):
         """Updates of ``(match, seat)`` published from the return of this call on."""
 
     # -- lobby (host -> every edge) -------------------------------------------------
-    async def publish_lobby(self, snapshot: JSON) -> None:
-        """Publish the lobby snapshot, coalesced: at most one per interval, latest wins."""
+    async def publish_lobby(self, snapshot: JSON | Callable[[], JSON]) -> None:
+        """Publish the lobby snapshot, coalesced: at most one per interval, latest wins.
+
+        ``snapshot`` may be a function that makes it: called only when a snapshot goes
+        out, so a lobby that changes at every move is not encoded at every move."""
         await self._lobby.offer(snapshot)
 
     @abc.abstractmethod
@@ -282,21 +285,22 @@ class LobbyCoalescer:
 
     The first snapshot after a quiet interval goes out at once (a lobby change shows
     without delay); later ones within the interval replace each other and the last
-    goes out when the interval ends, so the final state is never lost.
+    goes out when the interval ends, so the final state is never lost.  A snapshot
+    offered as a function is made when it goes out (the ones replaced never are).
     """
 
     def __init__(self, publish: Callable[[JSON], Any], interval: float) -> None:
         self._publish = publish
         self.interval = interval
         self._last = float("-inf")
-        self._pending: JSON | None = None
+        self._pending: JSON | Callable[[], JSON] | None = None
         self._timer: asyncio.Task[None] | None = None
 
-    async def offer(self, snapshot: JSON) -> None:
+    async def offer(self, snapshot: JSON | Callable[[], JSON]) -> None:
         now = time.monotonic()
         if self._timer is None and now - self._last >= self.interval:
             self._last = now
-            await self._publish(snapshot)
+            await self._publish(_made(snapshot))
             return
         self._pending = snapshot
         if self._timer is None:
@@ -308,7 +312,7 @@ class LobbyCoalescer:
             snapshot = self._pending
             self._last = time.monotonic()
             if snapshot is not None:
-                await self._publish(snapshot)
+                await self._publish(_made(snapshot))
             if self._pending is snapshot:  # cleared only once out: close() may still send it
                 self._pending = None
         finally:
@@ -325,4 +329,8 @@ class LobbyCoalescer:
                 pass
         snapshot, self._pending = self._pending, None
         if snapshot is not None:
-            await self._publish(snapshot)
+            await self._publish(_made(snapshot))
+
+
+def _made(snapshot: JSON | Callable[[], JSON]) -> JSON:
+    return snapshot() if callable(snapshot) else snapshot

@@ -271,8 +271,10 @@ class HostService:
             del self.publishers[key]
 
     def _lobby_changed(self) -> None:
-        snapshot = encode(self.lobby.snapshot())
-        asyncio.get_running_loop().create_task(self.bus.publish_lobby({"snapshot": snapshot, "epoch": self.epoch}))
+        def snapshot() -> dict[str, Any]:  # made when it goes out: at most once a second
+            return {"snapshot": encode(self.lobby.snapshot()), "epoch": self.epoch}
+
+        asyncio.get_running_loop().create_task(self.bus.publish_lobby(snapshot))
 
     # -- intents ------------------------------------------------------------------
     async def _serve_intents(self) -> None:

@@ -144,6 +144,27 @@ async def test_lobby_publishes_are_coalesced_latest_wins(sides):
     await late.close()
 
 
+async def test_a_lobby_offered_as_a_function_is_made_only_when_it_goes_out(sides):
+    sub = await sides.edge.lobby()
+    made: list[int] = []
+
+    def snapshot(n: int):
+        def make():
+            made.append(n)
+            return {"rooms": n}
+        return make
+
+    for n in range(10):
+        await sides.host.publish_lobby(snapshot(n))
+        await asyncio.sleep(0.01)
+    got = [(await sub.get(5))["rooms"]]
+    while got[-1] != 9:
+        got.append((await sub.get(5))["rooms"])
+    assert made == got, "each snapshot made is published, and none replaced is made"
+    assert made[0] == 0 and made[-1] == 9 and len(made) <= 2
+    await sub.close()
+
+
 async def test_presence_expires_so_the_host_sees_an_edge_die(sides):
     await sides.edge.heartbeat("edge-a", 0.3)
     await sides.edge.heartbeat("edge-b", 60)
