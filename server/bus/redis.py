@@ -120,8 +120,9 @@ class RedisBus(Bus):
         self._pubsub_lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
-        self._acks: list[str] = []  # tags to acknowledge in the next XACK (see ack)
-        self._acking: asyncio.Future[None] | None = None
+        # this moment's writes, not sent yet (see _soon): (commands or None, tag, done)
+        self._moment: list[tuple[Callable[[Any], Any] | None, str, asyncio.Future[None]]] | None = None
+        self._moment_task: asyncio.Task[None] | None = None
 
     @classmethod
     async def connect(cls, url: str, **options: Any) -> RedisBus:
@@ -232,31 +233,68 @@ class RedisBus(Bus):
                     yield Intent(d["m"], d["s"], d["ss"], d["q"], d["p"], tag=tag)
 
     async def ack(self, item: Intent | FullRequest) -> None:
-        """Acknowledged in one XACK with every other ack of the same moment (each was a
-        round trip of its own): the first waits one turn of the loop for the others to
-        join, sends them all, and they return when it has."""
+        """Acknowledged in one XACK with every other ack of the same moment, in that
+        moment's pipeline (see :meth:`_soon`); returns once it is committed."""
         if not item.tag:
             return
-        self._acks.append(item.tag)
-        if self._acking is not None:  # a batch still gathering: this tag goes with it
-            await asyncio.shield(self._acking)
-            return
-        done = self._acking = asyncio.get_running_loop().create_future()
+        await asyncio.shield(self._soon(tag=item.tag))
+
+    # -- what goes out at one moment ------------------------------------------------
+    def _soon(self, commands: Callable[[Any], Any] | None = None, *, tag: str = "") -> asyncio.Future[None]:
+        """Queue ``commands(pipeline)`` (or the ack of ``tag``) for this moment's pipeline.
+
+        An accepted action's updates, its reply to the edge and its ack were a round
+        trip each, most of the host's cost per action: now whatever is queued before
+        the loop's next turn goes in one pipeline, the acks in one XACK.  The future is
+        done when Redis has run this caller's commands (or with their error)."""
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
         done.add_done_callback(lambda f: f.cancelled() or f.exception())  # (read, whoever waits)
+        if self._moment is None:
+            self._moment = []
+            self._moment_task = loop.create_task(self._send_moment())
+        self._moment.append((commands, tag, done))
+        return done
+
+    async def _send_moment(self) -> None:
+        await asyncio.sleep(0)  # the rest of this moment joins
+        moment, self._moment = self._moment or [], None
+        writes = [(commands, done) for commands, _tag, done in moment if commands is not None]
+        tags = [tag for commands, tag, _done in moment if commands is None]
+        spans: list[tuple[int, int]] = []
+
+        async def op() -> list[Any]:
+            spans.clear()
+            async with self._client.pipeline(transaction=False) as pipe:
+                for commands, _done in writes:
+                    start = len(pipe)
+                    commands(pipe)
+                    spans.append((start, len(pipe)))
+                if tags:
+                    pipe.xack(self._stream, self.GROUP, *tags)
+                return list(await pipe.execute(raise_on_error=False))
+
         try:
-            await asyncio.sleep(0)
-            tags, self._acks, self._acking = self._acks, [], None
-            await self._call(lambda: self._client.xack(self._stream, self.GROUP, *tags))
+            results = await self._call(op)
         except BaseException as error:
-            if self._acking is done:
-                self._acking = None
-            if not done.done():
-                if isinstance(error, asyncio.CancelledError):
-                    done.cancel()
-                else:
-                    done.set_exception(error)
-            raise
-        done.set_result(None)
+            for _commands, _tag, done in moment:
+                if not done.done():
+                    done.cancel() if isinstance(error, asyncio.CancelledError) else done.set_exception(error)
+            if isinstance(error, asyncio.CancelledError):
+                raise
+            return
+        for (_commands, done), (start, end) in zip(writes, spans, strict=True):
+            failed = next((r for r in results[start:end] if isinstance(r, Exception)), None)
+            done.set_exception(failed) if failed is not None else done.set_result(None)
+        acked = results[-1] if tags else None
+        for commands, _tag, done in moment:
+            if commands is None:
+                done.set_exception(acked) if isinstance(acked, Exception) else done.set_result(None)
+
+    async def push_list(self, key: str, data: str, ttl: float) -> None:
+        """``RPUSH key data`` and an expiry of ``ttl`` s, in this moment's pipeline: the
+        host's replies to an edge's inbox (:mod:`server.bus.rpc`) ride with the updates."""
+        await asyncio.shield(self._soon(lambda pipe: pipe.rpush(key, data).expire(key, int(ttl))))
 
     # -- updates --------------------------------------------------------------------
     def _channel(self, match: str, seat: int) -> str:
@@ -268,22 +306,16 @@ class RedisBus(Bus):
         await self._call(lambda: self._client.publish(channel, data))
 
     async def publish_updates(self, updates: Sequence[tuple[str, int, int, JSON, bool]]) -> None:
-        """In one pipeline (one round trip): an action's updates to its seats and its
-        spectators were a round trip each, a quarter of the host's CPU."""
-        if len(updates) == 1:
-            match, seat, version, payload, full = updates[0]
-            await self.publish_update(match, seat, version, payload, full=full)
-            return
+        """In this moment's pipeline (see :meth:`_soon`): an action's updates to its seats
+        and its spectators were a round trip each, a quarter of the host's CPU."""
         messages = [(self._channel(match, seat), json.dumps({"v": version, "f": full, "p": payload}))
                     for match, seat, version, payload, full in updates]
 
-        async def op() -> None:
-            async with self._client.pipeline(transaction=False) as pipe:
-                for channel, data in messages:
-                    pipe.publish(channel, data)
-                await pipe.execute()
+        def commands(pipe: Any) -> None:
+            for channel, data in messages:
+                pipe.publish(channel, data)
 
-        await self._call(op)
+        await asyncio.shield(self._soon(commands))
 
     async def subscribe_updates(self, match: str, seat: int) -> Subscription[Update]:
         channel = self._channel(match, seat)

@@ -34,13 +34,16 @@ import json
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from server.bus import BusUnavailable
+
+if TYPE_CHECKING:
+    from server.bus.redis import RedisBus
 
 JSON = dict[str, Any]
 INBOX_TTL = 120  # seconds: an inbox nobody reads (its edge died) is dropped by Redis
@@ -156,11 +159,16 @@ class EdgeCalls:
 
 
 class HostCalls:
-    """The host's side: the feed of requests, replies, pushes to an edge's inbox."""
+    """The host's side: the feed of requests, replies, pushes to an edge's inbox.
 
-    def __init__(self, url: str, *, namespace: str = "voltage") -> None:
+    Given the host's ``bus``, replies and pushes go in its pipeline of the moment
+    (:meth:`~server.bus.redis.RedisBus.push_list`): a seat intent's result then
+    travels with the updates and the ack of the same action, one round trip."""
+
+    def __init__(self, url: str, *, namespace: str = "voltage", bus: RedisBus | None = None) -> None:
         self.url = url
         self.ns = namespace
+        self._bus = bus
         self._read = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
         self._write = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
 
@@ -196,6 +204,12 @@ class HostCalls:
         await self._send(f"{self.ns}:inbox:{edge}", message)
 
     async def _send(self, key: str, message: JSON) -> None:
+        if self._bus is not None:
+            try:
+                await self._bus.push_list(key, json.dumps(message), INBOX_TTL)
+            except (RedisError, OSError, BusUnavailable):
+                pass  # the bus closed, or Redis refused it: the caller's wait times out, as below
+            return
         delay = 0.05
         for _attempt in range(8):
             try:

@@ -312,9 +312,10 @@ class HostService:
             result = {"rule": f"that did not work: {error}", "cls": "engine.errors:RuleError"}
         self.applied += 1
         edge = payload.get("e") or (session.edge if session is not None else "")
-        if edge:
-            await self.calls.push(edge, {"id": payload.get("id", ""), **result})
-        await self.bus.ack(intent)
+        if edge:  # the reply and the ack (and the action's updates) go out together
+            await asyncio.gather(self.calls.push(edge, {"id": payload.get("id", ""), **result}), self.bus.ack(intent))
+        else:
+            await self.bus.ack(intent)
 
     # -- requests -----------------------------------------------------------------
     async def _serve_requests(self) -> None:
@@ -545,7 +546,7 @@ async def run_host(url: str, store: Any, *, namespace: str = "voltage", grace: f
     from server.bus.redis import RedisBus
 
     bus = await RedisBus.connect(url, namespace=namespace, consumer="host")
-    calls = HostCalls(url, namespace=namespace)
+    calls = HostCalls(url, namespace=namespace, bus=bus)
     try:
         await calls.start()
     except Exception:

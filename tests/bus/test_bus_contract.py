@@ -291,6 +291,39 @@ async def test_acks_made_at_once_all_commit_and_a_later_one_too(redis_sides, pum
     assert [i.seq for i in await restarted.take(2)] == [5, 7]
 
 
+async def test_what_one_moment_sends_goes_together_and_a_refused_command_fails_only_its_caller(redis_sides, pump):
+    # an action's updates, its reply to the edge and its ack share one pipeline; a
+    # command Redis refuses (a reply key that is not a list) fails that caller alone
+    import redis.asyncio as aioredis
+    from redis.exceptions import ResponseError
+
+    sides = redis_sides
+    raw = aioredis.Redis.from_url(sides.url, decode_responses=True)
+    await raw.set(f"{sides.namespace}:not-a-list", "x")
+    first = pump(sides.host, ack=False)
+    await sides.edge.send_intent(Intent("m1", 0, "s", 0, {}))
+    await sides.edge.send_intent(Intent("m1", 0, "s", 1, {}))
+    got = await first.take(2)
+    seat = await sides.edge.subscribe_updates("m1", 0)
+    results = await asyncio.gather(
+        sides.host.publish_updates([("m1", 0, 1, {"n": 1}, False), ("m1", 0, 2, {"n": 2}, False)]),
+        sides.host.push_list(f"{sides.namespace}:inbox:e1", '{"id": "r1"}', 60),
+        sides.host.push_list(f"{sides.namespace}:not-a-list", '{"id": "r2"}', 60),
+        sides.host.ack(got[0]),
+        return_exceptions=True,
+    )
+    assert [type(r) for r in results] == [type(None), type(None), ResponseError, type(None)]
+    assert [(await seat.get(5)).payload["n"] for _ in range(2)] == [1, 2]
+    assert await raw.lrange(f"{sides.namespace}:inbox:e1", 0, -1) == ['{"id": "r1"}']
+    assert 0 < await raw.ttl(f"{sides.namespace}:inbox:e1") <= 60
+    await first.stop()
+    await sides.host.close()
+    restarted = pump(await sides.another())
+    assert [i.seq for i in await restarted.take(1)] == [1], "the ack beside the refused command committed"
+    await seat.close()
+    await raw.aclose()
+
+
 async def test_a_slow_subscriber_loses_its_oldest_updates_and_sees_a_gap():
     from server.bus import Subscription, Update
 

@@ -90,7 +90,7 @@ class Cluster:
 
             self.store = Store.open(self.data)
         self.bus = await RedisBus.connect(self.url, consumer="host")
-        self.calls = HostCalls(self.url)
+        self.calls = HostCalls(self.url, bus=self.bus)
         await self.calls.start()
         self.lobby = Lobby(self.executor, grace=self.grace, bot_offer_after=0.5, bot_delay=0.0, store=self.store)
         if self.store is not None:
