@@ -85,6 +85,9 @@ class PlayScreen(SizedScreen):
     #: Whether the match's end opens the results screen (a replay's last step does not).
     SHOWS_RESULTS = True
 
+    #: The keys that stay the whole match: the key bar keeps them at its right end.
+    STEADY_KEYS = ("resign",)
+
     @property
     def playing(self) -> bool:
         """This screen plays a seat in a match still going on (not watching, not a replay)."""

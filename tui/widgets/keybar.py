@@ -6,6 +6,11 @@ bindings, with the clicked span mapped back to its action.
 
 An entry is shown whole or not at all: when the line is too narrow, the last
 entries are left out rather than one of them cut ("^q qu").
+
+The keys that work all the time, the app's own (quit, rules) and those a screen
+names in ``STEADY_KEYS`` (a match's resign), stand at the right end, and the keys
+of the moment at the left: choosing a card changes the left ones only, so the
+steady ones never move under the player's eyes (and are not written again).
 """
 
 from __future__ import annotations
@@ -64,20 +69,35 @@ class KeyBar(TextLines):
         return out
 
     def redraw(self) -> None:
+        width = self.size.width
+        steady = set(getattr(self.screen, "STEADY_KEYS", ()))
+        entries = self.entries()
+        right = [e for e in entries if e[2] is self.app or e[3] in steady]
+        left = [e for e in entries if e not in right]
+        if width > 0 and _width(entries) + 2 > width:  # not all of them: which stay
+            if _width(right) * 5 <= width * 3:  # the steady ones keep their place, the others fit
+                left = _fit(left, width - 2 - _width(right) - (2 if right else 0))
+            else:  # too narrow for that: the first ones, whole
+                shown = _fit(entries, width - 2)
+                left, right = [e for e in left if e in shown], [e for e in right if e in shown]
         t = Text(" ", no_wrap=True, overflow="ellipsis")
         self._spans = []
-        width = self.size.width
-        for keys, words, node, action, clickable in self.entries():
-            start = t.cell_len
-            if width > 0 and start + (2 if start > 1 else 0) + len(keys) + 1 + len(words) > width:
-                break  # shown whole or not at all
-            if t.cell_len > 1:
+        self._append(t, left)
+        if right:  # flush right, a margin at each end
+            gap = width - 2 - _width(left) - _width(right) if width > 0 else 0
+            t.append(" " * max(2 if left else 0, gap))
+            self._append(t, right)
+        self.set_text(t)
+
+    def _append(self, t: Text, entries: list[tuple[str, str, DOMNode, str, bool]]) -> None:
+        for i, (keys, words, node, action, clickable) in enumerate(entries):
+            if i:
                 t.append("  ")
+            start = t.cell_len
             t.append(f"{keys}", style=KEY_STYLE)
             t.append(f" {words}")
             if clickable:  # a group's keys each mean something else: no single click
                 self._spans.append((start, t.cell_len, node, action))
-        self.set_text(t)
 
     async def on_click(self, event: events.Click) -> None:
         for start, end, node, action in self._spans:
@@ -85,3 +105,21 @@ class KeyBar(TextLines):
                 event.stop()
                 await self.app.run_action(action, node)
                 return
+
+
+Entry = tuple[str, str, DOMNode, str, bool]
+
+
+def _width(entries: list[Entry]) -> int:
+    """Cells the entries take in a row, two between each."""
+    return sum(len(keys) + 1 + len(words) for keys, words, *_ in entries) + 2 * max(0, len(entries) - 1)
+
+
+def _fit(entries: list[Entry], room: int) -> list[Entry]:
+    """The first entries that fit in ``room`` cells, each whole."""
+    shown: list[Entry] = []
+    for e in entries:
+        if _width([*shown, e]) > room:
+            break
+        shown.append(e)
+    return shown

@@ -75,6 +75,7 @@ def _index(parameters: tuple[object, ...]) -> int:
 
 class MatchScreen(PlayScreen):
     CSS_PATH = [HERE / "match.tcss"]
+    STEADY_KEYS = ("offer_draw", "resign")
 
     BINDINGS = [
         *[Binding(k, f"pick_card({i})", "card", group=CARD) for i, k in enumerate(C.HAND_KEYS)],
