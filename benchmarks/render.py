@@ -169,27 +169,52 @@ class RegionLog:
             return
 
         diff = Shadow.diff
-        moves = re.compile(r"\x1b\[(\d+);(\d+)H|\x1b\[(\d+)C")
+        from rich.cells import cell_len
+
+        # the cursor moves tui.frames writes (absolute, relative, index, CR, BS) and text
+        tokens = re.compile(r"\x1b\[([0-9;]*)([A-HJKm])|\x1bD|\r|\x08|[^\x1b\r\x08]+")
 
         def written(shadow: Any, update: Any, size: Any, color_system: Any) -> Any:
+            x, y = shadow_cursor(shadow)
             text = diff(shadow, update, size, color_system)
             if not log.enabled or not text or not log.frames:
                 return text
             screen = log.last_screen
             per = log.frames[-1].setdefault("written", {})
-            x = y = 0
-            pos = 0
-            who = "?"
-            for m in moves.finditer(text):
-                per[who] = per.get(who, 0) + len(text[pos : m.start()].encode())
-                if m.group(3):
-                    x += int(m.group(3))
+            who = owner(screen, x, y)
+            for m in tokens.finditer(text):
+                token, final = m.group(0), m.group(2)
+                moved = True
+                if final in ("H", "A", "B", "C", "D"):
+                    n = [int(v) if v else 1 for v in (m.group(1) or "").split(";")]
+                    if final == "H":
+                        y, x = n[0] - 1, (n[1] if len(n) > 1 else 1) - 1
+                    elif final == "A":
+                        y -= n[0]
+                    elif final == "B":
+                        y += n[0]
+                    elif final == "C":
+                        x += n[0]
+                    else:
+                        x -= n[0]
+                elif token == "\x1bD":
+                    y += 1
+                elif token == "\r":
+                    x = 0
+                elif token == "\x08":
+                    x -= 1
                 else:
-                    y, x = int(m.group(1)) - 1, int(m.group(2)) - 1
-                who = owner(screen, x, y)
-                pos = m.start()
-            per[who] = per.get(who, 0) + len(text[pos:].encode())
+                    moved = False
+                if moved:
+                    who = owner(screen, x, y)
+                per[who] = per.get(who, 0) + len(token.encode())
+                if not moved and final is None:
+                    x += cell_len(token)
             return text
+
+        def shadow_cursor(shadow: Any) -> tuple[int, int]:  # where the last frame left it
+            col, row = getattr(shadow, "col", -1), getattr(shadow, "row", -1)
+            return (max(0, col), max(0, row))
 
         Shadow.diff = written  # type: ignore[method-assign]
 
