@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -50,6 +51,26 @@ class SizedScreen(Screen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         install_row_compositor(self)  # a one-row repaint renders one row (tui/compositor.py)
+        self._resumed = False
+        self._preset_breakpoints()
+
+    # A new screen's styles are worked out once, as it mounts (a third of a session's
+    # first frame was styling the same nodes again): its breakpoint classes are set
+    # before, so the first resize changes none, and its first resume does not restyle
+    # what has just been styled (a screen resumed later, after another, still does).
+    def _preset_breakpoints(self) -> None:
+        try:
+            width, height = self.app.size
+        except Exception:  # no app running (a screen made outside one)
+            return
+        for dimension, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
+            self.add_class(*self._get_breakpoint_classes(dimension, breakpoints or []))
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+        super()._on_screen_resume(event)
 
     @property
     def too_small(self) -> bool:
@@ -86,7 +107,7 @@ class PlayScreen(SizedScreen):
     SHOWS_RESULTS = True
 
     #: The keys that stay the whole match: the key bar keeps them at its right end.
-    STEADY_KEYS = ("resign",)
+    STEADY_KEYS: tuple[str, ...] = ("resign",)
 
     @property
     def playing(self) -> bool:
