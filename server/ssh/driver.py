@@ -489,14 +489,20 @@ class _SharedParseCache:
     one app's rules into another's; ``clear()`` (a theme change) keeps the others."""
 
     _rules: dict[tuple, Any] = {}
+    _themes: dict[tuple, int] = {}  # a stylesheet's variables -> a small number, for the keys
     LIMIT = 512
 
     def __init__(self, stylesheet: Any) -> None:
         self._stylesheet = stylesheet
+        self._variables: Any = None
+        self._theme = -1
 
     def _key(self, key: tuple) -> tuple:
         variables = getattr(self._stylesheet, "_variables", {})
-        return (tuple(sorted(variables.items())), key)
+        if variables is not self._variables:  # (Textual replaces the dict, never changes it)
+            frozen = tuple(sorted(variables.items()))
+            self._variables, self._theme = variables, self._themes.setdefault(frozen, len(self._themes))
+        return (self._theme, key)
 
     def __getitem__(self, key: tuple) -> Any:
         return self._rules[self._key(key)]

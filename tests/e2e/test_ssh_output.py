@@ -9,6 +9,8 @@ import logging
 import socket
 import time
 
+import pytest
+
 from server.ssh.driver import OutputLimits, _clamp_size
 from tests.support.terminal import Terminal
 
@@ -119,3 +121,22 @@ def test_sizes_are_clamped_not_reset():
     assert _clamp_size(1000, 500, limits) == (400, 200)
     assert _clamp_size(0, 0, limits) == (80, 24)
     assert _clamp_size(132, 43, limits) == (132, 43)
+
+
+def test_parsed_css_is_shared_between_sessions_of_one_theme_and_never_across_themes():
+    from types import SimpleNamespace
+
+    from server.ssh.driver import _SharedParseCache
+
+    dark, light = {"primary": "#0178d4", "text": "white"}, {"primary": "#0178d4", "text": "black"}
+    one = _SharedParseCache(SimpleNamespace(_variables=dict(dark)))
+    other = _SharedParseCache(SimpleNamespace(_variables=dict(dark)))  # another session, the same theme
+    lit = _SharedParseCache(SimpleNamespace(_variables=dict(light)))
+    key = ("Screen { color: $text; }", "app.tcss")
+    one[key] = ["rules for dark"]
+    assert other[key] == ["rules for dark"], "a second session of the theme parses nothing again"
+    with pytest.raises(KeyError):  # a light session never gets the dark rules
+        lit[key]
+    lit[key] = ["rules for light"]
+    one._stylesheet._variables = dict(light)  # the first session changes theme (Textual sets a new dict)
+    assert one[key] == ["rules for light"] and other[key] == ["rules for dark"]
