@@ -19,6 +19,21 @@ The clients run in this process (load.py's cheap clients); on a machine with few
 cores they compete with the servers, so compare the configurations with each
 other, run on the same machine, more than with the targets.  A benchmark: it
 prints figures and asserts nothing.
+
+**Capacity: two edges against one** (``--ramp``, ``--edge-cpu``)::
+
+    python benchmarks/cluster_load.py -n 200 --edges 1,2 --edge-cpu 0.5 --ramp 4,3,2,1.5,1.2,1 --seconds 30
+
+``--ramp`` plays one window of ``--seconds`` per pace, faster and faster, without
+reconnecting; each window prints its accepted actions per second and its latency,
+and a configuration's capacity is the best rate of a window whose p95 stays within
+``--p95`` (150 ms).  The last line compares the capacities.  An edge is made to
+draw one core's worth of sessions, and on a two-core machine two edges would have
+to share the cores with the host, Redis and the clients: ``--edge-cpu F`` caps
+each edge at ``F`` of a core (a cgroup of its own, CFS quota: the kernel's limit,
+the edge is not told), so that each edge has a "core" of its own and the rest has
+the remainder, as on a machine with a core per edge.  It needs a writable cgroup
+(root; v1 ``cpu`` or v2 with the cpu controller).
 """
 
 from __future__ import annotations
@@ -59,9 +74,9 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
 class Child:
     """A ``voltage host``/``voltage edge`` process, its first line read, its output drained."""
 
-    def __init__(self, args: list[str]) -> None:
+    def __init__(self, args: list[str], cap: CpuCap | None = None) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "voltage", *args], cwd=HERE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
+                                     stderr=subprocess.STDOUT, text=True, preexec_fn=cap.enter if cap else None)
         self.lines: list[str] = []
         self.first = threading.Event()
         threading.Thread(target=self._drain, daemon=True).start()
@@ -88,6 +103,42 @@ class Child:
                 self.proc.kill()
 
 
+class CpuCap:
+    """A cgroup of its own with a CFS quota of ``share`` of a core (v1 ``cpu`` or v2).
+
+    ``enter`` is a ``preexec_fn``: the child joins the group before it runs anything,
+    so every thread it starts is capped with it."""
+
+    V1 = Path("/sys/fs/cgroup/cpu")
+    V2 = Path("/sys/fs/cgroup")
+
+    def __init__(self, name: str, share: float) -> None:
+        period = 10_000  # µs: a short period spreads the quota (after a burst, 100 ms would stall the edge)
+        quota = max(1000, int(share * period))
+        if (self.V1 / "cpu.cfs_quota_us").exists():
+            self.path = self.V1 / name
+            self.path.mkdir(exist_ok=True)
+            (self.path / "cpu.cfs_period_us").write_text(str(period))
+            (self.path / "cpu.cfs_quota_us").write_text(str(quota))
+        elif "cpu" in (self.V2 / "cgroup.subtree_control").read_text().split():
+            self.path = self.V2 / name
+            self.path.mkdir(exist_ok=True)
+            (self.path / "cpu.max").write_text(f"{quota} {period}")
+        else:
+            raise OSError("no cgroup cpu controller to write to")
+        self._procs = str(self.path / "cgroup.procs")
+
+    def enter(self) -> None:
+        with open(self._procs, "w") as f:
+            f.write(str(os.getpid()))
+
+    def remove(self) -> None:
+        try:
+            self.path.rmdir()
+        except OSError:
+            pass
+
+
 async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict:
     data = tmp / f"data{edges}"
     host = Child(["host", "--redis", url, "--data-dir", str(data)])
@@ -102,9 +153,11 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
     budget = f"{n + 100}:100:{n + 100}"  # every client comes from one address: let the arrivals in
     limits = ["--max-connections", str(n + 100), "--max-per-address", str(n + 100),
               "--max-startups", budget, "--max-startups-per-address", budget]
-    for _ in range(edges):
+    caps = [CpuCap(f"voltage-bench-{os.getpid()}-{edges}-{i}", args.edge_cpu) for i in range(edges)] \
+        if args.edge_cpu else []
+    for i in range(edges):
         e = Child(["edge", "--redis", url, "--host-key", str(key), "--host", "127.0.0.1", "--port", str(port),
-                   *limits])
+                   *limits], cap=caps[i] if caps else None)
         line = e.ready()
         port = int(line.split("port ")[1].split()[0])
         kids.append(e)
@@ -133,25 +186,33 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         got = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in live), return_exceptions=True)
         in_match = sum(1 for g in got if not isinstance(g, BaseException))
         await asyncio.sleep(1.0)
-        loaded = [server_only_rss_kb(k.proc.pid) for k in kids]
-        latencies: list[float] = []
+        paired = [server_only_rss_kb(k.proc.pid) for k in kids]
         tally = {"rematches": 0}
-        host_cpu = cpu_seconds(host.proc.pid)
-        edge_cpu = [cpu_seconds(k.proc.pid) for k in kids]
-        t_play = time.monotonic()
-        stop_at = t_play + args.seconds
-        counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, args.pace, tally) for p in live))
-        played = time.monotonic() - t_play
-        host_cpu = cpu_seconds(host.proc.pid) - host_cpu
-        edge_cpu = [cpu_seconds(k.proc.pid) - c for k, c in zip(kids, edge_cpu, strict=True)]
-        total = sum(counts)
-        per_session = [(b - a) / max(1, n / edges) / 1024 for a, b in zip(idle, loaded, strict=True)]
+        windows = []
+        for pace in args.ramp or [args.pace]:
+            latencies: list[float] = []
+            host_cpu = cpu_seconds(host.proc.pid)
+            edge_cpu = [cpu_seconds(k.proc.pid) for k in kids]
+            t_play = time.monotonic()
+            stop_at = t_play + args.seconds
+            counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, pace, tally) for p in live))
+            played = time.monotonic() - t_play
+            host_cpu = cpu_seconds(host.proc.pid) - host_cpu
+            edge_cpu = [cpu_seconds(k.proc.pid) - c for k, c in zip(kids, edge_cpu, strict=True)]
+            total = sum(counts)
+            windows.append({
+                "pace": pace, "actions": total, "rate": total / played, "keys": len(latencies),
+                "p50": pct(latencies, 50), "p95": pct(latencies, 95), "p99": pct(latencies, 99),
+                "host_ms": host_cpu * 1000 / max(1, total), "edge_cpu": [c / played for c in edge_cpu],
+            })
+        played_rss = [server_only_rss_kb(k.proc.pid) for k in kids]
+
+        def per_session(rss: list[int]) -> list[float]:
+            return [(b - a) / max(1, n / edges) / 1024 for a, b in zip(idle, rss, strict=True)]
+
         return {
             "edges": edges, "sessions": n, "connected": n - failed, "in_match": in_match, "connect_s": connect_s,
-            "actions": total,
-            "rate": total / played, "p50": pct(latencies, 50), "p95": pct(latencies, 95), "p99": pct(latencies, 99),
-            "keys": len(latencies), "host_ms": host_cpu * 1000 / max(1, total),
-            "edge_cpu": [c / played for c in edge_cpu], "mb_per_session": per_session,
+            "windows": windows, "mb_per_session": per_session(paired), "mb_after_play": per_session(played_rss),
         }
     finally:
         for p in players:
@@ -159,24 +220,46 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         for k in kids:
             k.stop()
         host.stop()
+        for cap in caps:
+            cap.remove()
 
 
-def show(r: dict, pace: tuple[float, float]) -> None:
+def capacity(r: dict, p95_limit: float) -> float:
+    """The best accepted actions per second of a window whose p95 stayed within the limit."""
+    return max((w["rate"] for w in r["windows"] if w["keys"] and w["p95"] <= p95_limit), default=0.0)
+
+
+def show(r: dict, args: argparse.Namespace) -> None:
     ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
     print(f"{r['edges']} edge{'s' if r['edges'] != 1 else ''}: {r['connected']}/{r['sessions']} sessions connected "
-          f"in {r['connect_s']:.1f} s, {r['in_match']} in a match; pace {pace[0]:g}-{pace[1]:g} s")
-    print(f"  accepted actions: {r['actions']} ({r['rate']:.1f}/s)")
-    print(f"  keypress-to-frame over {r['keys']} keys: p50 {ms(r['p50'])}, p95 {ms(r['p95'])}, p99 {ms(r['p99'])}")
-    print(f"  host CPU per action: {r['host_ms']:.2f} ms; edges' CPU: "
-          + ", ".join(f"{c:.0%} of a core" for c in r["edge_cpu"]))
-    print("  edge memory per session: " + ", ".join(f"{m:.2f} MB" for m in r["mb_per_session"]))
+          f"in {r['connect_s']:.1f} s, {r['in_match']} in a match"
+          + (f"; each edge capped at {args.edge_cpu:g} of a core" if args.edge_cpu else ""))
+    for w in r["windows"]:
+        pace = w["pace"]
+        print(f"  pace {pace[0]:g}-{pace[1]:g} s: accepted actions: {w['actions']} ({w['rate']:.1f}/s)")
+        print(f"    keypress-to-frame over {w['keys']} keys: p50 {ms(w['p50'])}, p95 {ms(w['p95'])}, "
+              f"p99 {ms(w['p99'])}")
+        print(f"    host CPU per action: {w['host_ms']:.2f} ms; edges' CPU: "
+              + ", ".join(f"{c:.0%} of a core" for c in w["edge_cpu"]))
+    print("  edge memory per session, paired / after play: "
+          + ", ".join(f"{a:.2f} / {b:.2f} MB" for a, b in zip(r["mb_per_session"], r["mb_after_play"], strict=True)))
+    if args.ramp:
+        print(f"  capacity: {capacity(r, args.p95 / 1000):.1f} accepted actions/s at p95 <= {args.p95:g} ms")
+
+
+def parse_ramp(text: str) -> list[tuple[float, float]]:
+    return [parse_pace(part) for part in text.split(",")]
 
 
 async def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sessions", "-n", type=int, default=40)
-    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--seconds", type=float, default=30.0, help="how long each window plays")
     ap.add_argument("--pace", type=parse_pace, default=(0.8, 1.2))
+    ap.add_argument("--ramp", type=parse_ramp, default=None,
+                    help="paces of successive windows, comma-separated (e.g. 4,3,2,1.5,1): the capacity search")
+    ap.add_argument("--p95", type=float, default=150.0, help="the latency (ms) a window's p95 must keep for --ramp")
+    ap.add_argument("--edge-cpu", type=float, default=None, help="cap each edge at this share of a core (a cgroup)")
     ap.add_argument("--edges", default="1,2", help="the configurations, comma-separated edge counts")
     ap.add_argument("--connect-batch", type=int, default=10)
     args = ap.parse_args()
@@ -189,15 +272,25 @@ async def main() -> int:
     try:
         for edges in [int(x) for x in args.edges.split(",")]:
             r = await run(url, edges, args, tmp)
-            show(r, args.pace)
+            show(r, args)
             results.append(r)
+    except OSError as error:
+        print(f"cannot cap the edges' CPU: {error} (--edge-cpu needs a writable cgroup: run as root)", file=sys.stderr)
+        return 1
     finally:
         redis.send_signal(signal.SIGKILL)
         redis.wait()
         shutil.rmtree(tmp, ignore_errors=True)
-    if len(results) >= 2 and results[0]["rate"]:
-        print(f"{results[-1]['edges']} edges vs {results[0]['edges']}: "
-              f"{results[-1]['rate'] / results[0]['rate']:.2f} x the accepted actions per second")
+    if len(results) >= 2:
+        first, last = results[0], results[-1]
+        if args.ramp:
+            a, b = capacity(first, args.p95 / 1000), capacity(last, args.p95 / 1000)
+            if a:
+                print(f"{last['edges']} edges vs {first['edges']}: {b / a:.2f} x the accepted actions per second "
+                      f"at p95 <= {args.p95:g} ms ({b:.1f} vs {a:.1f})")
+        elif first["windows"][0]["rate"]:
+            print(f"{last['edges']} edges vs {first['edges']}: "
+                  f"{last['windows'][0]['rate'] / first['windows'][0]['rate']:.2f} x the accepted actions per second")
     return 0
 
 
