@@ -184,7 +184,16 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
             p.chan.write(b"\r")
             await asyncio.sleep(0.01)
         got = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in live), return_exceptions=True)
-        in_match = sum(1 for g in got if not isinstance(g, BaseException))
+        left_out = [p for p, g in zip(live, got, strict=True) if isinstance(g, BaseException)]
+        if left_out:  # what they see says why; a player told to try again does (once)
+            print(f"  {len(left_out)} not in a match at first; {left_out[0].name}'s screen:\n{left_out[0].text()}",
+                  file=sys.stderr)
+            for p in left_out:
+                p.chan.write(b"\r")
+            again = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=60) for p in left_out),
+                                         return_exceptions=True)
+            left_out = [p for p, g in zip(left_out, again, strict=True) if isinstance(g, BaseException)]
+        in_match = len(live) - len(left_out)
         await asyncio.sleep(1.0)
         paired = [server_only_rss_kb(k.proc.pid) for k in kids]
         tally = {"rematches": 0}
@@ -215,6 +224,10 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
             "windows": windows, "mb_per_session": per_session(paired), "mb_after_play": per_session(played_rss),
         }
     finally:
+        for who, child in (("host", host), *((f"edge {i}", k) for i, k in enumerate(kids))):
+            for line in child.lines[1:]:
+                if " WARNING " in line or " ERROR " in line or "Traceback" in line:
+                    print(f"  {who}: {line}", file=sys.stderr)
         for p in players:
             await p.close()
         for k in kids:
