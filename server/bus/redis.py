@@ -38,7 +38,6 @@ re-reads the latest key.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import partial
@@ -51,7 +50,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.bus import JSON, Bus, BusUnavailable, FullRequest, Intent, Subscription, Update
+from server.bus import JSON, Bus, BusUnavailable, FullRequest, Intent, Subscription, Update, wire
 
 T = TypeVar("T")
 LOST = (RedisConnectionError, RedisTimeoutError, OSError)
@@ -182,7 +181,7 @@ class RedisBus(Bus):
 
     # -- intents --------------------------------------------------------------------
     async def send_intent(self, intent: Intent) -> bool:
-        data = json.dumps(
+        data = wire.dumps(
             {"m": intent.match, "s": intent.seat, "ss": intent.session, "q": intent.seq, "p": intent.payload}
         )
         key = f"{self.ns}:seen:{intent.session}:{intent.seq}"
@@ -191,7 +190,7 @@ class RedisBus(Bus):
         return bool(added)
 
     async def request_full(self, match: str, seat: int) -> None:
-        data = json.dumps({"m": match, "s": seat})
+        data = wire.dumps({"m": match, "s": seat})
         await self._call(
             lambda: self._client.xadd(self._stream, {"k": "f", "d": data}, maxlen=self.stream_maxlen, approximate=True)
         )
@@ -226,7 +225,7 @@ class RedisBus(Bus):
                 if not fields:  # trimmed away while pending
                     await self._call(partial(self._client.xack, self._stream, self.GROUP, tag))
                     continue
-                d = json.loads(fields["d"])
+                d = wire.loads(fields["d"])
                 if fields["k"] == "f":
                     yield FullRequest(d["m"], d["s"], tag=tag)
                 else:
@@ -291,7 +290,7 @@ class RedisBus(Bus):
             if commands is None:
                 done.set_exception(acked) if isinstance(acked, Exception) else done.set_result(None)
 
-    async def push_list(self, key: str, data: str, ttl: float) -> None:
+    async def push_list(self, key: str, data: str | bytes, ttl: float) -> None:
         """``RPUSH key data`` and an expiry of ``ttl`` s, in this moment's pipeline: the
         host's replies to an edge's inbox (:mod:`server.bus.rpc`) ride with the updates."""
         await asyncio.shield(self._soon(lambda pipe: pipe.rpush(key, data).expire(key, int(ttl))))
@@ -301,14 +300,14 @@ class RedisBus(Bus):
         return f"{self.ns}:u:{match}:{seat}"
 
     async def publish_update(self, match: str, seat: int, version: int, payload: JSON, *, full: bool = False) -> None:
-        data = json.dumps({"v": version, "f": full, "p": payload})
+        data = wire.dumps({"v": version, "f": full, "p": payload})
         channel = self._channel(match, seat)
         await self._call(lambda: self._client.publish(channel, data))
 
     async def publish_updates(self, updates: Sequence[tuple[str, int, int, JSON, bool]]) -> None:
         """In this moment's pipeline (see :meth:`_soon`): an action's updates to its seats
         and its spectators were a round trip each, a quarter of the host's CPU."""
-        messages = [(self._channel(match, seat), json.dumps({"v": version, "f": full, "p": payload}))
+        messages = [(self._channel(match, seat), wire.dumps({"v": version, "f": full, "p": payload}))
                     for match, seat, version, payload, full in updates]
 
         def commands(pipe: Any) -> None:
@@ -324,7 +323,7 @@ class RedisBus(Bus):
 
     # -- lobby ----------------------------------------------------------------------
     async def _publish_lobby_now(self, snapshot: JSON) -> None:
-        data = json.dumps({"n": time.time_ns(), "p": snapshot})
+        data = wire.dumps({"n": time.time_ns(), "p": snapshot})
 
         async def op() -> None:
             async with self._client.pipeline(transaction=True) as pipe:
@@ -346,7 +345,7 @@ class RedisBus(Bus):
             self._deliver_lobby(sub, data)
 
     def _deliver_lobby(self, sub: Subscription[JSON], data: str | bytes) -> None:
-        envelope = json.loads(data)
+        envelope = wire.loads(data)
         if envelope["n"] > self._lobby_seen.get(sub, 0):
             self._lobby_seen[sub] = envelope["n"]
             sub.put(envelope["p"])
@@ -473,7 +472,7 @@ class RedisBus(Bus):
         seat = self._seats.get(channel)
         if seat is None:
             return
-        d = json.loads(message["data"])
+        d = wire.loads(message["data"])
         update = Update(seat[0], seat[1], d["v"], d["p"], d["f"])
         for sub in list(subs):
             sub.put(update)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -40,7 +39,7 @@ import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from server.bus import BusUnavailable
+from server.bus import BusUnavailable, wire
 
 if TYPE_CHECKING:
     from server.bus.redis import RedisBus
@@ -77,8 +76,8 @@ class EdgeCalls:
         self._push = on_push
         self._reader = asyncio.get_running_loop().create_task(self._read_inbox(), name="edge-inbox")
 
-    def _request(self, session: str, op: str, args: JSON, reply: str, timeout: float, rid: str) -> str:
-        return json.dumps({"id": rid, "edge": self.edge, "session": session, "op": op, "args": args,
+    def _request(self, session: str, op: str, args: JSON, reply: str, timeout: float, rid: str) -> str | bytes:
+        return wire.dumps({"id": rid, "edge": self.edge, "session": session, "op": op, "args": args,
                            "reply": reply, "deadline": time.time() + timeout})
 
     def call_sync(self, session: str, op: str, args: JSON, timeout: float = 3.0) -> JSON:
@@ -92,7 +91,7 @@ class EdgeCalls:
             raise NoReply(str(error)) from None
         if got is None:
             raise NoReply(f"no reply to {op} within {timeout:g} s")
-        return json.loads(got[1])
+        return wire.loads(got[1])
 
     def expect(self, rid: str) -> asyncio.Future[JSON]:
         """A future for the inbox message with id ``rid`` (an intent's result)."""
@@ -133,7 +132,7 @@ class EdgeCalls:
             delay = 0.05
             if got is None:
                 continue
-            message = json.loads(got[1])
+            message = wire.loads(got[1])
             future = self._waiting.get(message.get("id", ""))
             if future is not None and not future.done():
                 future.set_result(message)
@@ -191,7 +190,7 @@ class HostCalls:
             delay = 0.05
             if got is None:
                 continue
-            request = json.loads(got[1])
+            request = wire.loads(got[1])
             if request.get("deadline", 0) < time.time():
                 continue  # its caller gave up
             yield request
@@ -206,7 +205,7 @@ class HostCalls:
     async def _send(self, key: str, message: JSON) -> None:
         if self._bus is not None:
             try:
-                await self._bus.push_list(key, json.dumps(message), INBOX_TTL)
+                await self._bus.push_list(key, wire.dumps(message), INBOX_TTL)
             except (RedisError, OSError, BusUnavailable):
                 pass  # the bus closed, or Redis refused it: the caller's wait times out, as below
             return
@@ -215,7 +214,7 @@ class HostCalls:
             try:
                 # (no MULTI/EXEC: the expiry only keeps an edge's inbox from outliving it)
                 async with self._write.pipeline(transaction=False) as pipe:
-                    pipe.rpush(key, json.dumps(message))
+                    pipe.rpush(key, wire.dumps(message))
                     pipe.expire(key, INBOX_TTL)
                     await pipe.execute()
                 return
