@@ -408,6 +408,7 @@ class LobbyScreen(SizedScreen):
             else "log in with an SSH key to keep\nyour matches and a rating"
         )
         self.query_one("#choices", Menu).border_title = "Play"
+        self.query_one("#choices", Menu).focus()
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
         listen = getattr(self.backend, "listen", None)
         if listen is not None:
@@ -416,15 +417,13 @@ class LobbyScreen(SizedScreen):
             if self.backend.resumable():
                 handles = self.backend.resume()
                 if handles:
-                    self.query_one("#choices", Menu).focus()
                     self._title()
                     self._open_match(handles)
                     return
             self.query_one("#name").add_class("shown")
-            self.query_one("#name", Input).focus()  # (focused once: each focus restyles)
+            self.query_one("#name", Input).focus()
             self._error("")
         else:
-            self.query_one("#choices", Menu).focus()
             self._enter()
 
     TAKEN_OVER = ("This key was opened in another session: it plays there now (the newest "
