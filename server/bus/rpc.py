@@ -160,16 +160,15 @@ class EdgeCalls:
 class HostCalls:
     """The host's side: the feed of requests, replies, pushes to an edge's inbox.
 
-    Given the host's ``bus``, replies and pushes go in its pipeline of the moment
+    Replies and pushes go in the host ``bus``'s pipeline of the moment
     (:meth:`~server.bus.redis.RedisBus.push_list`): a seat intent's result then
     travels with the updates and the ack of the same action, one round trip."""
 
-    def __init__(self, url: str, *, namespace: str = "voltage", bus: RedisBus | None = None) -> None:
+    def __init__(self, url: str, *, bus: RedisBus, namespace: str = "voltage") -> None:
         self.url = url
         self.ns = namespace
         self._bus = bus
         self._read = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
-        self._write = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
 
     async def start(self) -> None:
         try:
@@ -203,28 +202,13 @@ class HostCalls:
         await self._send(f"{self.ns}:inbox:{edge}", message)
 
     async def _send(self, key: str, message: JSON) -> None:
-        if self._bus is not None:
-            try:
-                await self._bus.push_list(key, wire.dumps(message), INBOX_TTL)
-            except (RedisError, OSError, BusUnavailable):
-                pass  # the bus closed, or Redis refused it: the caller's wait times out, as below
-            return
-        delay = 0.05
-        for _attempt in range(8):
-            try:
-                # (no MULTI/EXEC: the expiry only keeps an edge's inbox from outliving it)
-                async with self._write.pipeline(transaction=False) as pipe:
-                    pipe.rpush(key, wire.dumps(message))
-                    pipe.expire(key, INBOX_TTL)
-                    await pipe.execute()
-                return
-            except (RedisError, OSError):
-                await asyncio.sleep(delay)
-                delay = min(2.0, delay * 2)
+        try:  # (the bus retries a lost connection itself, until it is closed)
+            await self._bus.push_list(key, wire.dumps(message), INBOX_TTL)
+        except (RedisError, OSError, BusUnavailable):
+            pass  # the bus closed, or Redis refused it: the caller's wait times out
 
     async def close(self) -> None:
         await self._read.aclose()
-        await self._write.aclose()
 
 
 class PresenceBeat:
