@@ -29,6 +29,23 @@ async def until(condition, timeout: float = 10.0, what: str = "condition"):
         await asyncio.sleep(0.02)
 
 
+async def read_unacked(sides, pump, n):
+    """``n`` intents (seq 0..n-1) sent and read by a host that acks none of them yet:
+    (its pump, what it read)."""
+    first = pump(sides.host, ack=False)
+    for seq in range(n):
+        await sides.edge.send_intent(Intent("m1", 0, "s", seq, {}))
+    return first, await first.take(n)
+
+
+async def restart_host(sides, pump, first):
+    """The host stops (its pump, then its bus, as a crash would leave it) and a new one
+    starts on the same bus: the new one's pump."""
+    await first.stop()
+    await sides.host.close()
+    return pump(await sides.another())
+
+
 async def test_intents_arrive_in_order_and_a_retry_once(sides, pump):
     host = pump(sides.host)
     accepted = []
@@ -261,15 +278,10 @@ async def test_redis_restart_mid_stream_reconnects_and_loses_nothing_accepted(re
 
 async def test_a_restarted_host_gets_what_it_read_but_never_acked(redis_sides, pump):
     sides = redis_sides
-    first = pump(sides.host, ack=False)
-    for seq in range(4):
-        await sides.edge.send_intent(Intent("m1", 0, "s", seq, {}))
-    got = await first.take(4)
+    first, got = await read_unacked(sides, pump, 4)
     await sides.host.ack(got[0])
     await sides.host.ack(got[1])  # committed two, then crashed
-    await first.stop()
-    await sides.host.close()
-    restarted = pump(await sides.another())
+    restarted = await restart_host(sides, pump, first)
     assert [i.seq for i in await restarted.take(2)] == [2, 3]
     await sides.edge.send_intent(Intent("m1", 0, "s", 4, {}))
     assert [i.seq for i in await restarted.take(1)] == [4]
@@ -279,15 +291,10 @@ async def test_acks_made_at_once_all_commit_and_a_later_one_too(redis_sides, pum
     # several intents applied at the same moment are acknowledged together (one XACK):
     # each ack returns once its own tag is committed, so a restart sees only the rest
     sides = redis_sides
-    first = pump(sides.host, ack=False)
-    for seq in range(8):
-        await sides.edge.send_intent(Intent("m1", 0, "s", seq, {}))
-    got = await first.take(8)
+    first, got = await read_unacked(sides, pump, 8)
     await asyncio.gather(*(sides.host.ack(i) for i in got[:5]))
     await sides.host.ack(got[6])  # alone, later
-    await first.stop()
-    await sides.host.close()
-    restarted = pump(await sides.another())
+    restarted = await restart_host(sides, pump, first)
     assert [i.seq for i in await restarted.take(2)] == [5, 7]
 
 
@@ -300,10 +307,7 @@ async def test_what_one_moment_sends_goes_together_and_a_refused_command_fails_o
     sides = redis_sides
     raw = aioredis.Redis.from_url(sides.url, decode_responses=True)
     await raw.set(f"{sides.namespace}:not-a-list", "x")
-    first = pump(sides.host, ack=False)
-    await sides.edge.send_intent(Intent("m1", 0, "s", 0, {}))
-    await sides.edge.send_intent(Intent("m1", 0, "s", 1, {}))
-    got = await first.take(2)
+    first, got = await read_unacked(sides, pump, 2)
     seat = await sides.edge.subscribe_updates("m1", 0)
     results = await asyncio.gather(
         sides.host.publish_updates([("m1", 0, 1, {"n": 1}, False), ("m1", 0, 2, {"n": 2}, False)]),
@@ -316,9 +320,7 @@ async def test_what_one_moment_sends_goes_together_and_a_refused_command_fails_o
     assert [(await seat.get(5)).payload["n"] for _ in range(2)] == [1, 2]
     assert await raw.lrange(f"{sides.namespace}:inbox:e1", 0, -1) == ['{"id": "r1"}']
     assert 0 < await raw.ttl(f"{sides.namespace}:inbox:e1") <= 60
-    await first.stop()
-    await sides.host.close()
-    restarted = pump(await sides.another())
+    restarted = await restart_host(sides, pump, first)
     assert [i.seq for i in await restarted.take(1)] == [1], "the ack beside the refused command committed"
     await seat.close()
     await raw.aclose()
