@@ -26,6 +26,8 @@ from tui.widgets.lines import TextLines
 
 KEY_STYLE = "bold reverse"
 
+Entry = tuple[str, str, DOMNode, str, bool]  # keys shown, words, namespace, action, clickable
+
 
 class KeyBar(TextLines):
     DEFAULT_CSS = """
@@ -51,13 +53,13 @@ class KeyBar(TextLines):
         if self.is_attached and screen is self.screen:
             self.redraw()
 
-    def entries(self) -> list[tuple[str, str, DOMNode, str, bool]]:
+    def entries(self) -> list[Entry]:
         """(keys shown, words, namespace, action, clickable) of every shown, enabled binding."""
         seen: dict[str, tuple[Binding, DOMNode]] = {}
         for node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if binding.show and enabled and binding.action not in seen:
                 seen[binding.action] = (binding, node)
-        out: list[tuple[str, str, DOMNode, str, bool]] = []
+        out: list[Entry] = []
         for group, grouped in groupby(seen.values(), lambda item: item[0].group):
             items = list(grouped)
             if group is not None and len(items) > 1:
@@ -89,7 +91,7 @@ class KeyBar(TextLines):
             self._append(t, right)
         self.set_text(t)
 
-    def _append(self, t: Text, entries: list[tuple[str, str, DOMNode, str, bool]]) -> None:
+    def _append(self, t: Text, entries: list[Entry]) -> None:
         for i, (keys, words, node, action, clickable) in enumerate(entries):
             if i:
                 t.append("  ")
@@ -105,9 +107,6 @@ class KeyBar(TextLines):
                 event.stop()
                 await self.app.run_action(action, node)
                 return
-
-
-Entry = tuple[str, str, DOMNode, str, bool]
 
 
 def _width(entries: list[Entry]) -> int:
