@@ -4,7 +4,7 @@ and bytes of terminal output per update.
     python benchmarks/render.py [--size 80x24] [--actions 60] [--keys 60] [--floor] [--profile FILE]
 
 Two apps (one per seat of a two-human match), each on the server's own
-:class:`server.ssh.driver.SSHDriver` over an in-memory channel that counts the bytes
+:class:`server.session.driver.SSHDriver` over an in-memory channel that counts the bytes
 written: the output path is the server's.  The match is driven from outside
 (``handle.submit``), as the other player or a bot would, so each action is one
 *update* to both screens; the keypress part toggles a hand card's selection
@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.voltage import rules as V  # noqa: E402
 from server.host.common import Seat  # noqa: E402
 from server.host.voltage import Match  # noqa: E402
-from server.ssh.driver import TerminalChannel, run_app  # noqa: E402
+from server.session.driver import TerminalChannel, run_app  # noqa: E402
 from tui.app import make_app  # noqa: E402
 from tui.games.voltage.match import MatchScreen  # noqa: E402
 

@@ -793,7 +793,7 @@ def dismantle_removed(app: Any) -> int:
 
 # The modules whose objects an app owns alone (its animator and timers, its
 # stylesheet, its driver, the driver's parser and key sequencer): cleared with it.
-_OWN_HELPERS = ("textual._animator", "textual.css.stylesheet", "textual.timer", "server.ssh.driver",
+_OWN_HELPERS = ("textual._animator", "textual.css.stylesheet", "textual.timer", "server.session.driver",
                 "textual._xterm_parser", "tui.keys")
 
 

@@ -30,7 +30,7 @@ Decisions:
 - **When the terminal's picture is unknown, write it whole.** The shadow starts empty
   (the alternate screen is blank, but unknown lines are simply written); a size change
   (the terminal may have reflowed or cut lines) or :meth:`Shadow.forget` (the driver
-  dropped frames for a client that did not read, :mod:`server.ssh.driver`) empties it,
+  dropped frames for a client that did not read, :mod:`server.session.driver`) empties it,
   and a line the shadow does not know is written whole, as Textual would.  A
   ``LayoutUpdate`` (a screen switch) at the same size is diffed like any other update:
   the terminal shows what was last written.

@@ -1,5 +1,5 @@
 """``voltage serve``: the SSH server.  Every session runs its own Textual app in
-this one process (see :mod:`server.ssh.driver`); all of them share one
+this one process (see :mod:`server.session.driver`); all of them share one
 :class:`~server.lobby.core.Lobby`.
 
 Hardening, each guard with a test in ``tests/server/test_ssh*.py``:
@@ -25,7 +25,7 @@ Hardening, each guard with a test in ``tests/server/test_ssh*.py``:
   ``name_idle`` (5 min) ends with a message;
 - the channel's receive window is ``channel_window`` (256 KiB, not asyncssh's
   2 MiB): what a client may push at a session that is over its input budget
-  (see :mod:`server.ssh.driver`) waits on the client's side, not in our memory;
+  (see :mod:`server.session.driver`) waits on the client's side, not in our memory;
 - a match id (``export``, ``replay``) is 1 to 18 ASCII digits: anything else
   (``²`` is a digit to ``str.isdigit``, 5,000 digits are past ``int()``'s
   limit, 20 digits past SQLite's) is a usage line, never a traceback;
@@ -68,7 +68,7 @@ import asyncssh
 
 from server import gcpolicy
 from server.lobby.core import Lobby
-from server.ssh.driver import InputLimits, OutputLimits, TerminalChannel, run_app
+from server.session.driver import InputLimits, OutputLimits, TerminalChannel, run_app
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ import time
 import pytest
 from textual.widgets import Input
 
-from server.ssh.driver import InputLimits
+from server.session.driver import InputLimits
 from tests.support.terminal import Terminal
 
 PAYLOADS = {

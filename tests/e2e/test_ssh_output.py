@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from server.ssh.driver import OutputLimits, _clamp_size
+from server.session.driver import OutputLimits, _clamp_size
 from tests.support.terminal import Terminal
 
 
@@ -29,7 +29,7 @@ def server_queued(srv) -> int:
 async def test_a_client_with_a_huge_window_that_stops_reading_is_closed_and_memory_stays_bounded(
     start_server, echo_app, caplog
 ):
-    caplog.set_level(logging.WARNING, logger="server.ssh.driver")
+    caplog.set_level(logging.WARNING, logger="server.session.driver")
     limits = OutputLimits(high_water=64 * 1024, low_water=8 * 1024, stuck_close_after=1.0)
     srv = await start_server(echo_app, output_limits=limits)
     # A 1 GiB window: asyncssh moves all the output on to the transport at once.
@@ -126,7 +126,7 @@ def test_sizes_are_clamped_not_reset():
 def test_parsed_css_is_shared_between_sessions_of_one_theme_and_never_across_themes():
     from types import SimpleNamespace
 
-    from server.ssh.driver import _SharedParseCache
+    from server.session.driver import _SharedParseCache
 
     dark, light = {"primary": "#0178d4", "text": "white"}, {"primary": "#0178d4", "text": "black"}
     one = _SharedParseCache(SimpleNamespace(_variables=dict(dark)))

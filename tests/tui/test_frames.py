@@ -26,7 +26,7 @@ from textual.strip import Strip
 from engine.errors import IllegalActionError
 from engine.voltage import rules as V
 from server.host.voltage import Match, Seat
-from server.ssh.driver import OutputLimits, TerminalChannel, run_app
+from server.session.driver import OutputLimits, TerminalChannel, run_app
 from tui.app import VoltageApp
 from tui.frames import Shadow
 from tui.games.voltage.match import MatchScreen
@@ -198,7 +198,7 @@ async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[
 
 
 async def test_after_dropped_frames_the_terminal_gets_the_whole_picture_again() -> None:
-    """A client that stops reading has frames dropped (server.ssh.driver); once it reads
+    """A client that stops reading has frames dropped (server.session.driver); once it reads
     again its terminal must show the match as it is, although the changes it missed
     were never written."""
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)

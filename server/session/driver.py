@@ -1,10 +1,11 @@
-"""A Textual driver over one SSH channel, so many apps share one server process.
+"""A Textual driver over one terminal channel (bytes in, bytes out, a size), so many apps
+share one server process: an SSH session is one such channel (:mod:`server.ssh.channel`).
 
 Textual's Linux driver owns the process's terminal: it installs signal
 handlers (SIGTSTP, SIGWINCH) and reads stdin in a thread.  None of that has a
 place in a server.  :class:`SSHDriver` instead
 
-- writes the app's output to the SSH channel,
+- writes the app's output to the channel,
 - reads the channel in an asyncio task and feeds Textual's xterm parser,
 - turns the client's window-change requests into ``Resize`` events,
 - posts events to the app directly on the running loop.
@@ -21,9 +22,9 @@ All sessions share one event loop, so one session must not be able to take it
   the control key that preceded them (the cause is in :mod:`tui.keys`).
 - **An input budget per session** (:class:`InputLimits`): token buckets of
   bytes and of events per second.  Over budget the driver does not drop
-  anything, it stops reading: SSH flow control then holds the client back
+  anything, it stops reading: the transport's flow control then holds the client back
   (what it may queue here is bounded by the channel's window, set in
-  :mod:`server.ssh.server`).  A client that stays over budget for
+  :mod:`server.ssh.server` for SSH).  A client that stays over budget for
   ``flood_close_after`` seconds is a flood, not a typist: the session ends
   with a message.  Before, every input byte became a key event run back to
   back (~150 us each): 64 KB stalled every other session for ~18 s.
@@ -114,8 +115,8 @@ class OutputLimits:
 
 
 class TerminalChannel(Protocol):
-    """What the driver needs from an SSH session (or a test double).  A Protocol (the seam), with defaults a
-    channel gets by deriving from it, as ``_ProcessChannel`` does."""
+    """What the driver needs from a transport's session (an SSH process, an in-memory test channel).  A Protocol
+    (the seam), with defaults a channel gets by deriving from it, as :class:`server.ssh.channel.ProcessChannel` does."""
 
     def write(self, data: bytes) -> None: ...
 
