@@ -1,0 +1,52 @@
+"""The session layer's services on an edge of a split server: every answer comes from the
+host over Redis, through the edge's :class:`~server.edge.backend.EdgeClient` (the host has
+the lobby and the store; see :mod:`server.cluster.host` for its side)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from server.edge.backend import EdgeClient
+from server.session.identity import Identity
+from server.session.services import Answer, Opened
+
+
+class EdgeServices:
+    def __init__(self, client: EdgeClient) -> None:
+        self.client = client
+
+    @property
+    def keeps_records(self) -> bool:
+        return True  # the host's store (a host without one says so in its answers)
+
+    def start(self) -> int:
+        return 0  # the host restores the matches
+
+    def announce(self, address: str) -> None:
+        self.client.ssh_line = address
+
+    def close(self) -> None:
+        pass  # (the client is its owner's to close)
+
+    async def open(self, identity: Identity, initial: tuple[str, str] | None, env: Mapping[str, str]) -> Opened:
+        backend = await self.client.open_session(identity.key, identity.username, initial, dict(env))
+        return Opened(backend, backend.close)
+
+    async def open_replay(self, match_id: int, identity: Identity) -> Any:
+        from tui.screens.replay import ReplayBackend
+
+        return ReplayBackend(await self.client.replay(match_id, identity.key))
+
+    async def who(self) -> str:
+        return await self.client.who_text()
+
+    async def leaderboard(self) -> Answer:
+        return await self._command(["leaderboard"])
+
+    async def export(self, match_id: int) -> Answer:
+        return await self._command(["export", str(match_id)])
+
+    async def _command(self, words: list[str]) -> Answer:
+        got = await self.client.command(words)
+        return Answer(int(got["code"]), out=got["out"] or "", err=got["err"] or "")

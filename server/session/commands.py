@@ -1,0 +1,198 @@
+"""What a client may ask for instead of the lobby (``ssh HOST who``): one table,
+:data:`COMMANDS`, as wish's command middleware has it.  Each entry is a command's name,
+its arguments as people see them, its line in ``help``, whether it needs a terminal
+(``ssh -t``), and its handler; ``help`` and the usage line are made from the table.
+Anything not in it is an unknown command (a usage line, exit status 1): no command ever
+reaches a shell.
+
+Exit statuses: 0 done; 1 refused (an unknown command, no terminal, nothing kept, no such
+match); 2 a known command with the wrong arguments (its own usage line).  A match id
+(``export``, ``replay``) is 1 to 18 ASCII digits, ``#`` before them allowed: anything else
+(``²`` is a digit to ``str.isdigit``, 5,000 digits are past ``int()``'s limit, 20 digits
+past SQLite's) is a usage line, never a traceback.
+
+A command's output ends its lines with CR LF on a terminal and LF otherwise; what goes to
+the error stream is written as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+
+from server.session.driver import TerminalChannel
+from server.session.identity import Identity
+from server.session.services import NO_RECORDS, Answer
+from server.session.sessions import Console, Sessions, printable
+
+
+def tty(address: str) -> str:
+    """``ssh -p 2222 play.example`` -> ``ssh -t -p 2222 play.example`` (a terminal, for the lobby)."""
+    return "ssh -t" + address[3:] if address.startswith("ssh") else address
+
+
+@dataclass
+class Invocation:
+    """One command as a transport received it."""
+
+    command: str  # as the client gave it ("": none, the lobby)
+    identity: Identity
+    console: Console
+    address: str = "ssh HOST"  # how players reach this server, for the usage and help lines
+    env: Mapping[str, str] = field(default_factory=dict)  # already cut to CLIENT_ENV
+    terminal: TerminalChannel | None = None  # None: the client asked for no terminal
+    peer: str = ""  # the client's address (for the log)
+
+    @property
+    def words(self) -> list[str]:
+        return self.command.split()
+
+    def say(self, text: str) -> None:
+        """``text`` to the output, its lines ended as the client's terminal wants."""
+        self.console.out(text.replace("\n", "\r\n") if self.terminal is not None else text)
+
+    def answer(self, answer: Answer) -> int:
+        if answer.out:
+            self.say(answer.out)
+        if answer.err:
+            self.console.err(answer.err)
+        return answer.code
+
+
+Handler = Callable[[Sessions, Invocation, list[str]], Awaitable[int]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # the first word ("" for none: the lobby)
+    args: str  # its arguments, as the usage and help lines show them
+    summary: str  # its line in help
+    run: Handler  # (sessions, invocation, arguments) -> exit status
+    terminal: bool = False  # it runs an app: help shows it with ``ssh -t``
+    # How many arguments it takes: another count is an unknown command.  None: its handler
+    # checks them and answers a wrong count with its own usage line (exit status 2).
+    arity: int | None = 0
+
+    def line(self, address: str) -> str:
+        """The command as it is typed: ``ssh -t -p 2222 HOST join CODE``."""
+        return " ".join(part for part in (tty(address) if self.terminal else address, self.name, self.args) if part)
+
+
+_MATCH_ID = re.compile(r"#?([0-9]{1,18})")
+
+
+def match_id(args: list[str]) -> int | None:
+    """A match id as typed (``12`` or ``#12``), the one argument: 1-18 ASCII digits, else None."""
+    m = _MATCH_ID.fullmatch(args[0]) if len(args) == 1 else None
+    return int(m.group(1)) if m else None
+
+
+async def _play(sessions: Sessions, inv: Invocation, initial: tuple[str, str] | None) -> int:
+    if inv.terminal is None:
+        inv.console.err("voltage: the game needs a terminal: connect with ssh -t\n")
+        return 1
+    return await sessions.play(inv.terminal, inv.identity, inv.env, initial=initial, console=inv.console,
+                               peer=inv.peer)
+
+
+async def _lobby(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    return await _play(sessions, inv, None)
+
+
+async def _join(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    return await _play(sessions, inv, ("join", args[0].upper()))
+
+
+async def _watch(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    return await _play(sessions, inv, ("watch", args[0].upper()))
+
+
+async def _help(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    inv.say(help_text(inv.address))
+    return 0
+
+
+async def _who(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    inv.say(await sessions.services.who())
+    return 0
+
+
+async def _leaderboard(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    if not sessions.services.keeps_records:
+        inv.console.err(NO_RECORDS)
+        return 1
+    if args:
+        inv.console.err(f"usage: {inv.address} leaderboard\n")
+        return 2
+    return inv.answer(await sessions.services.leaderboard())
+
+
+async def _export(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    if not sessions.services.keeps_records:
+        inv.console.err(NO_RECORDS)
+        return 1
+    mid = match_id(args)
+    if mid is None:
+        inv.console.err(f"usage: {inv.address} export MATCH_ID (a number)\n")
+        return 2
+    return inv.answer(await sessions.services.export(mid))
+
+
+async def _replay(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    mid = match_id(args)
+    if mid is None:
+        inv.console.err(f"usage: {tty(inv.address)} replay MATCH_ID (a number)\n")
+        return 2
+    if not sessions.services.keeps_records:
+        inv.console.err("voltage: this server keeps no matches\n")
+        return 1
+    if inv.terminal is None:
+        inv.console.err(f"voltage: a replay needs a terminal: connect with ssh -t HOST replay {mid}\n")
+        return 1
+    return await sessions.replay(inv.terminal, inv.identity, mid, console=inv.console)
+
+
+#: Every command, in the usage line's order (help puts those that need a terminal first, and itself last).
+COMMANDS: tuple[Command, ...] = (
+    Command("", "", "the lobby: quick match, private rooms, bots, watching", _lobby, terminal=True),
+    Command("help", "", "this text", _help),
+    Command("who", "", "who is online and which matches are running", _who),
+    Command("join", "CODE", "join a friend's private room", _join, terminal=True, arity=1),
+    Command("watch", "CODE", "watch a match", _watch, terminal=True, arity=1),
+    Command("leaderboard", "", "the top 20 players of each game", _leaderboard, arity=None),
+    Command("export", "MATCH_ID", "a finished match as JSON (seed, actions, players, result)", _export, arity=None),
+    Command("replay", "MATCH_ID", "replay a finished match, step by step", _replay, terminal=True, arity=None),
+)
+_BY_NAME = {c.name: c for c in COMMANDS}
+
+
+def usage(address: str = "ssh HOST") -> str:
+    """The one-line usage, with the ``ssh`` command that reaches this server."""
+    named = " | ".join(f"{c.name} {c.args}".strip() for c in COMMANDS if c.name)
+    return f"usage: {tty(address)} [{named}]"
+
+
+def help_text(address: str = "ssh HOST") -> str:
+    """``ssh HOST help``: every command, each a line that can be pasted as it is."""
+    shown = sorted(COMMANDS, key=lambda c: (not c.terminal, c.name == "help"))
+    rows = [(c.line(address), c.summary) for c in shown]
+    width = max(len(a) for a, _b in rows) + 2
+    lines = "\n".join(f"  {a.ljust(width)}{b}" for a, b in rows)
+    return (
+        "Voltage: card games over SSH.\n\n" + lines + "\n\n"
+        "Log in with an SSH key to be recognised when you reconnect (your key's\n"
+        "fingerprint is your identity); without one you are a guest for that\n"
+        "connection.  A dropped player keeps their seat for 60 seconds.\n"
+    )
+
+
+async def run_command(sessions: Sessions, inv: Invocation) -> int:
+    """Run what ``inv`` asks for (the lobby when it asks for nothing); its exit status."""
+    words = inv.words
+    command = _BY_NAME.get(words[0] if words else "")
+    args = words[1:]
+    if command is None or (command.arity is not None and len(args) != command.arity):
+        inv.console.err(f"voltage: unknown command {printable(inv.command)!r}\n{usage(inv.address)}\n")
+        return 1
+    return await command.run(sessions, inv, args)

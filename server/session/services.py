@@ -1,0 +1,153 @@
+"""What a session and the commands ask of the server behind them: one interface,
+:class:`Services`, with two implementations, so that nothing in the session layer asks
+which kind of server it runs in.
+
+- :class:`LocalServices`: the lobby and the store of this process (``voltage serve``).
+- :class:`server.edge.services.EdgeServices`: an edge of a split server, whose lobby and
+  store are the host's, reached over Redis.
+
+A player's session gets its backend (the tui's door to the lobby) from :meth:`Services.open`;
+the commands get ``who``, the leaderboard, a match's export and a replay.  The answers
+keep the words the players read today; the leaderboard's and the export's come as an
+:class:`Answer` (exit status, output, error), which is also what an edge's host sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from server.session.identity import Identity
+
+if TYPE_CHECKING:
+    from server.lobby.core import Lobby
+
+NO_RECORDS = "voltage: this server keeps no matches or ratings\n"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A command's answer: its exit status, what goes to its output and to its error stream."""
+
+    code: int
+    out: str = ""
+    err: str = ""
+
+
+@dataclass
+class Opened:
+    """A player's backend for one session (a :class:`tui.ports.LobbyBackend`), and what to
+    call once the session has ended."""
+
+    backend: Any
+    close: Callable[[], None]
+
+
+class Services(Protocol):
+    @property
+    def keeps_records(self) -> bool:
+        """Matches and ratings are kept (``leaderboard``, ``export`` and ``replay`` have something to read)."""
+        ...
+
+    def start(self) -> int:
+        """Before the first session (needs a running loop): bring back what a restart left
+        unfinished; how many matches came back."""
+        ...
+
+    def announce(self, address: str) -> None:
+        """How players reach this server (``ssh -p 2222 HOST``), for the screens that tell a friend."""
+        ...
+
+    def close(self) -> None:
+        """The server is stopping (its sessions are gone): let go of what runs here."""
+        ...
+
+    async def open(self, identity: Identity, initial: tuple[str, str] | None, env: Mapping[str, str]) -> Opened:
+        """The backend of a new player session (``initial``: ``("join" | "watch", CODE)``);
+        raises :class:`tui.ports.Refused` with the line to show when there is none."""
+        ...
+
+    async def open_replay(self, match_id: int, identity: Identity) -> Any:
+        """The backend of an app that shows one finished match to ``identity``; raises
+        :class:`server.replay.ReplayError` saying why not."""
+        ...
+
+    async def who(self) -> str: ...
+
+    async def leaderboard(self) -> Answer: ...
+
+    async def export(self, match_id: int) -> Answer: ...
+
+
+def leaderboard_answer(store: Any) -> Answer:
+    """``leaderboard`` read from ``store`` (None: a server that keeps nothing)."""
+    from server.store import persist
+
+    if store is None:
+        return Answer(1, err=NO_RECORDS)
+    return Answer(0, out=persist.text_leaderboard(store))
+
+
+def export_answer(store: Any, match_id: str) -> Answer:
+    """``export MATCH_ID`` read from ``store``: the match as JSON, or why not."""
+    from server.store import persist
+
+    if store is None:
+        return Answer(1, err=NO_RECORDS)
+    code, text = persist.export_command(store, match_id)
+    return Answer(code, out=text) if code == 0 else Answer(code, err=f"voltage: {text}")
+
+
+class LocalServices:
+    """The lobby and the store in this process."""
+
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+
+    @property
+    def store(self) -> Any:
+        return self.lobby.store  # server.store.db.Store, or None: nothing kept
+
+    @property
+    def keeps_records(self) -> bool:
+        return self.store is not None
+
+    def start(self) -> int:
+        return len(self.lobby.restore())
+
+    def announce(self, address: str) -> None:
+        self.lobby.ssh_line = address
+
+    def close(self) -> None:
+        for h in list(self.lobby.matches.values()):
+            h.match.close()  # (the store keeps every unfinished match for the next start)
+
+    async def open(self, identity: Identity, initial: tuple[str, str] | None, env: Mapping[str, str]) -> Opened:
+        from server.backend import SSHBackend
+
+        lobby = self.lobby
+        player = lobby.connect(identity.key, identity.username)
+        backend = SSHBackend(lobby, player, initial=initial, env=dict(env))
+
+        def close() -> None:
+            backend.close()
+            lobby.leave(player)
+
+        return Opened(backend, close)
+
+    async def open_replay(self, match_id: int, identity: Identity) -> Any:
+        from server.replay import Replay
+        from tui.screens.replay import ReplayBackend
+
+        replay = Replay.load(self.store, match_id, identity.key)
+        return ReplayBackend(replay, player=self.lobby.connect(identity.key, identity.username))
+
+    async def who(self) -> str:
+        return self.lobby.who_text()
+
+    async def leaderboard(self) -> Answer:
+        return leaderboard_answer(self.store)
+
+    async def export(self, match_id: int) -> Answer:
+        return export_answer(self.store, str(match_id))

@@ -1,0 +1,172 @@
+"""The sessions of one process: what every transport hands a client's session to.
+
+A transport (SSH today, a WebSocket next) brings a :class:`~server.session.driver.TerminalChannel`
+(bytes in, bytes out, a size), an :class:`~server.session.identity.Identity`, the client's
+environment and what it asked for; :class:`Sessions` runs the rest the same way for each:
+
+- the backend from the :class:`~server.session.services.Services` (this process's lobby,
+  or the host's over Redis), let go of when the session ends;
+- the app from the :data:`~server.session.app.AppFactory`, run by the driver on the
+  channel with the session's input budget and output flow control (:class:`SessionLimits`);
+- the collector's hooks (:func:`server.gcpolicy.session_started`; the driver calls
+  ``session_ended``);
+- the name watchdog: a session still on the name screen after ``name_idle`` (5 min)
+  ends with a message, so an abandoned terminal does not hold a session for ever;
+- the exit status the transport reports (0, or 1 with the line that says why).
+
+One :class:`Sessions` is shared by every transport of the process, with its
+:class:`~server.session.admission.Admission`: the caps count every connection however it came.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from server import gcpolicy
+from server.session.admission import Admission
+from server.session.app import AppFactory, default_app_factory
+from server.session.driver import InputLimits, OutputLimits, TerminalChannel, run_app
+from server.session.identity import Identity
+from server.session.services import Services
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    name_idle: float = 300.0  # still on the name screen by then: the session ends
+    input_limits: InputLimits = field(default_factory=InputLimits)
+    output_limits: OutputLimits = field(default_factory=OutputLimits)
+
+
+class Console(Protocol):
+    """Where a session's or a command's words go: the client's output and its error stream
+    (text as it is written: the caller ends its lines as the client's terminal wants)."""
+
+    def out(self, text: str) -> None: ...
+
+    def err(self, text: str) -> None: ...
+
+
+class TerminalConsole:
+    """The console of a transport with one stream: both go to the terminal."""
+
+    def __init__(self, terminal: TerminalChannel) -> None:
+        self.terminal = terminal
+
+    def out(self, text: str) -> None:
+        self.terminal.write(text.encode())
+
+    def err(self, text: str) -> None:
+        self.terminal.write(text.encode())
+
+
+def printable(text: str, limit: int = 60) -> str:
+    """``text`` safe to echo to a client: no control characters, at most ``limit`` long."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)[:limit]
+
+
+class Sessions:
+    """Every session of this process, whatever its transport (see the module's notes)."""
+
+    def __init__(
+        self,
+        services: Services,
+        *,
+        admission: Admission | None = None,
+        limits: SessionLimits | None = None,
+        app_factory: AppFactory | None = None,
+    ) -> None:
+        self.services = services
+        self.admission = admission or Admission()
+        self.limits = limits or SessionLimits()
+        self.app_factory = app_factory or default_app_factory
+        self.running = 0  # sessions with an app running now
+        self.restored = 0  # unfinished matches brought back at start
+        self._started = False
+
+    def start(self) -> int:
+        """Before the first connection (every transport calls it as it starts; the first
+        call does the work): the unfinished matches of a restart are back."""
+        if not self._started:
+            self._started = True
+            self.restored = self.services.start()
+        return self.restored
+
+    async def play(
+        self,
+        terminal: TerminalChannel,
+        identity: Identity,
+        env: Mapping[str, str],
+        *,
+        initial: tuple[str, str] | None = None,
+        console: Console | None = None,
+        peer: str = "",
+    ) -> int:
+        """A player's session, from the name screen and the lobby (``initial``: ``("join" |
+        "watch", CODE)`` to go straight there) until they leave; the exit status."""
+        from tui.ports import Refused
+
+        console = console or TerminalConsole(terminal)
+        try:
+            opened = await self.services.open(identity, initial, env)
+        except Refused as e:
+            console.err(f"voltage: {e}\r\n")
+            return 1
+        backend = opened.backend
+        name_idle = self.limits.name_idle
+        idle = False
+        watchdog: asyncio.TimerHandle | None = None
+        self.running += 1
+        try:
+            app = self.app_factory(backend, backend.name_prefill)
+            gcpolicy.session_started(app)
+
+            def name_check() -> None:
+                nonlocal idle
+                if not backend.named:
+                    log.info("ending %s's session: still on the name screen after %.0f s", peer, name_idle)
+                    idle = True
+                    app.exit()
+
+            watchdog = asyncio.get_running_loop().call_later(name_idle, name_check)
+            await self._run(app, terminal)
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+            self.running -= 1
+            opened.close()
+        if idle:
+            mins = name_idle / 60
+            console.out(f"voltage: no name chosen in {mins:g} minute{'s' if mins != 1 else ''}; come back any time\r\n")
+            return 1
+        return 0
+
+    async def replay(
+        self, terminal: TerminalChannel, identity: Identity, match_id: int, *, console: Console | None = None
+    ) -> int:
+        """A finished match, step by step, until the viewer leaves; the exit status."""
+        from server.replay import ReplayError
+
+        console = console or TerminalConsole(terminal)
+        try:
+            backend = await self.services.open_replay(match_id, identity)
+        except ReplayError as e:
+            console.err(f"voltage: {printable(str(e), 200)}\n")
+            return 1
+        self.running += 1
+        try:
+            app = self.app_factory(backend, identity.username or "viewer")
+            gcpolicy.session_started(app)
+            await self._run(app, terminal)
+        finally:
+            self.running -= 1
+        return 0
+
+    async def _run(self, app: Any, terminal: TerminalChannel) -> None:
+        limits = self.limits
+        await run_app(app, terminal, input_limits=limits.input_limits, output_limits=limits.output_limits)
