@@ -52,15 +52,18 @@ def serve() -> None:
 
     from textual.app import App
 
-    from server.ssh.server import ServerConfig, VoltageServer, harden_app
+    from server.config import ServerConfig
+    from server.serve import local_sessions
+    from server.session.app import harden_app
+    from server.ssh.server import VoltageServer
     from tui.app import make_app
 
     def factory(backend, player_name):
         return harden_app(make_app(backend, player_name=player_name))
 
     async def main() -> None:
-        srv = VoltageServer(ServerConfig(host="127.0.0.1", port=0), app_factory=factory,
-                            executor=ThreadPoolExecutor(1))
+        config = ServerConfig(host="127.0.0.1", port=0)
+        srv = VoltageServer(config, local_sessions(config, executor=ThreadPoolExecutor(1), app_factory=factory))
         await srv.start()
         print(json.dumps({"port": srv.port}), flush=True)
         loop = asyncio.get_running_loop()
@@ -73,7 +76,8 @@ def serve() -> None:
                 return
             gc.collect()
             apps = sum(1 for o in gc.get_objects() if isinstance(o, App))
-            print(json.dumps({"rss_kb": rss_kb(os.getpid()), "apps": apps, "sessions": srv.sessions}), flush=True)
+            sessions = srv.sessions.running
+            print(json.dumps({"rss_kb": rss_kb(os.getpid()), "apps": apps, "sessions": sessions}), flush=True)
 
         loop.add_reader(sys.stdin.fileno(), on_line)
         await done.wait()

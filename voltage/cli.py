@@ -95,7 +95,7 @@ def _startups(text: str) -> tuple[int, int, int]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from server.ssh.server import serve_main
+    from server.serve import serve_main
 
     if args.redis:
         from server.cluster.main import cluster_main
@@ -136,7 +136,7 @@ def _host(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from server.replay import Replay, ReplayError
-    from server.ssh.server import default_data_dir
+    from server.serve import default_data_dir
     from server.store.db import Store, StoreError
 
     text = str(args.match_id).strip().lstrip("#")

@@ -538,15 +538,12 @@ class HostService:
 
 
 def kept_command(store: Any, words: list[str], ssh: str) -> dict[str, Any]:
-    """``leaderboard`` and ``export MATCH_ID`` for an edge: exit code, stdout, stderr."""
-    from server.store import persist
+    """``leaderboard`` and ``export MATCH_ID`` for an edge: exit code, stdout, stderr (the
+    answers of :mod:`server.session.services`, as one process gives them)."""
+    from server.session.services import export_answer, leaderboard_answer
 
-    if store is None:
-        return {"code": 1, "out": "", "err": "voltage: this server keeps no matches or ratings\n"}
-    if words[0] == "leaderboard":
-        return {"code": 0, "out": persist.text_leaderboard(store), "err": ""}
-    code, text = persist.export_command(store, words[1])
-    return {"code": code, "out": text if code == 0 else "", "err": "" if code == 0 else f"voltage: {text}"}
+    answer = leaderboard_answer(store) if words[0] == "leaderboard" else export_answer(store, words[1])
+    return {"code": answer.code, "out": answer.out, "err": answer.err}
 
 
 async def run_host(url: str, store: Any, *, namespace: str = "voltage", grace: float = 60.0,

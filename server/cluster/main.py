@@ -56,7 +56,7 @@ def host_main(redis_url: str, data_dir: str | Path | None, *, namespace: str = "
     """``voltage host``: the lobby and every match, served to the edges over Redis."""
     from server.bus import BusUnavailable
     from server.cluster.host import run_host
-    from server.ssh.server import default_data_dir
+    from server.serve import default_data_dir
     from server.store.db import Store, StoreError
 
     _logging()
@@ -101,8 +101,12 @@ def edge_main(redis_url: str, host_key: str | Path, *, host: str = "", port: int
     import asyncssh
 
     from server.bus import BusUnavailable
+    from server.config import ServerConfig
     from server.edge.backend import EdgeClient
-    from server.ssh.server import ServerConfig, VoltageServer
+    from server.edge.services import EdgeServices
+    from server.session.admission import Admission
+    from server.session.sessions import Sessions
+    from server.ssh.server import VoltageServer
 
     _logging()
     try:
@@ -127,14 +131,16 @@ def edge_main(redis_url: str, host_key: str | Path, *, host: str = "", port: int
                               reuse_port=reuse_port, **(limits or {}))
         factory = None
         if fast:  # (tests: no highlight or results delay, as tui.pacing.FAST says)
-            from server.ssh.server import harden_app
+            from server.session.app import harden_app
             from tui.app import make_app
             from tui.pacing import FAST
 
             def factory(backend: Any, player_name: str) -> Any:
                 return harden_app(make_app(backend, player_name=player_name, pacing=FAST))
 
-        server = VoltageServer(config, remote=client, host_key=key, app_factory=factory)
+        sessions = Sessions(EdgeServices(client), admission=Admission(config.admission_limits()),
+                            limits=config.session_limits(), app_factory=factory)
+        server = VoltageServer(config, sessions, host_key=key)
         try:
             await server.start()
             gcpolicy.install()
@@ -142,9 +148,7 @@ def edge_main(redis_url: str, host_key: str | Path, *, host: str = "", port: int
             await stop.wait()
         finally:
             server.close()
-            for conn in list(server.live):
-                if conn.conn is not None:
-                    conn.conn.close()
+            server.hang_up()
             await client.close()
 
     try:
@@ -177,7 +181,8 @@ def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int
                  data_dir: str | Path | None = None, public_host: str = "", public_port: int = 0,
                  limits: dict[str, Any] | None = None) -> int:
     """``voltage serve --redis URL [--edges N]``: a host and N edges on this machine, one port."""
-    from server.ssh.server import HOST_KEY_FILE, HostKeyError, default_data_dir, load_host_key
+    from server.serve import default_data_dir
+    from server.ssh.hostkey import HOST_KEY_FILE, HostKeyError, load_host_key
 
     problem = _check_redis(redis_url)
     if problem:

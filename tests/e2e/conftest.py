@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.ssh.server import harden_app
+from server.session.app import harden_app
 from tui import app as tui_app
 
 

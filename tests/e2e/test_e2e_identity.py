@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncssh
 
 from tests.support.e2e import alice_and_bob, enter, match_of, play, quick_pair, wait_until
+from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal
 
 
@@ -27,13 +28,13 @@ async def test_a_key_opened_again_takes_its_match_and_the_old_session_is_told(ga
         await second.wait_for("alice")
         await first.wait_for("opened in another session")
         await first.wait_for("Your name")
-        assert [p.name for p in srv.lobby.snapshot().players] == ["alice"]
+        assert [p.name for p in lobby_of(srv).snapshot().players] == ["alice"]
         assert not hosted.grace  # no reconnect countdown: the seat never went empty
         # Enter in the old session takes it back: it is in the match again, the other told.
         first.press("enter")
         await first.wait_for("VOLTAGE")
         await second.wait_for("opened in another session")
-        assert srv.lobby.store is None or srv.lobby.store.name_owner("root") is None
+        assert lobby_of(srv).store is None or lobby_of(srv).store.name_owner("root") is None
     finally:
         await first.close()
         if second is not None:
@@ -71,7 +72,7 @@ async def test_a_spectator_follows_the_rematch(game_server):
         await wait_until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
         await carol.wait_for("Watching")
         await carol.wait_for("turn 1")
-        status = {p.name: p.status for p in srv.lobby.snapshot().players}
+        status = {p.name: p.status for p in lobby_of(srv).snapshot().players}
         assert status["carol"] == f"watching {again.code}"
     finally:
         for t in (alice, bob, carol):

@@ -13,7 +13,7 @@ import pytest
 
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
-from server.ssh.server import harden_app
+from server.session.app import harden_app
 from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")

@@ -16,8 +16,9 @@ import time
 
 import pytest
 
-from server.ssh.server import harden_app
+from server.session.app import harden_app
 from tests.support.hv_player import play
+from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal, ssh_connect
 
 tui_app = pytest.importorskip("tui.app")
@@ -40,11 +41,11 @@ async def hv_server(start_server):
 
     srv = await start_server(factory, grace=2.0, bot_offer_after=30.0, bot_delay=0.0)
     srv.apps = apps
-    hv = srv.lobby.tables["high-voltage"]
+    hv = lobby_of(srv).tables["high-voltage"]
     hv.countdown_seconds = 0.3  # the 3-2-1 at the start and after each flip
     hv.bot_speed = 40.0
     hv.fill_seconds = 0.3  # a quick table of two starts this soon after the second sits down
-    srv.lobby.notify_delay = 0.1
+    lobby_of(srv).notify_delay = 0.1
     return srv
 
 
@@ -64,7 +65,7 @@ async def wait_until(predicate, timeout=10.0):
 
 
 def hv_match(srv):
-    return next(h for h in srv.lobby.matches.values() if h.game == "high-voltage" and h.running)
+    return next(h for h in lobby_of(srv).matches.values() if h.game == "high-voltage" and h.running)
 
 
 async def test_a_room_for_three_joined_by_code_started_early_played_watched_and_listed(hv_server):
@@ -118,7 +119,7 @@ async def test_a_room_for_three_joined_by_code_started_early_played_watched_and_
         print(f"{len(match.actions)} actions ({len(people)} by alice and bob, keys {pressed}), "
               f"winner {winner}, in {time.monotonic() - t0:.1f}s")
     finally:
-        for h in list(srv.lobby.matches.values()):
+        for h in list(lobby_of(srv).matches.values()):
             h.match.close()
         for t in (alice, bob, carol):
             await t.close()
@@ -139,7 +140,7 @@ async def test_two_quick_matches_of_high_voltage_meet(hv_server):
         match = hv_match(srv).match
         assert sorted(match.names) == ["ann", "ben"] and not any(s.is_bot for s in match.seats)
     finally:
-        for h in list(srv.lobby.matches.values()):
+        for h in list(lobby_of(srv).matches.values()):
             h.match.close()
         for t in (ann, ben):
             await t.close()

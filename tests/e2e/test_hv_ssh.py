@@ -19,7 +19,7 @@ import pytest
 
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
-from server.ssh.server import harden_app
+from server.session.app import harden_app
 from tests.support.hv_player import play, read_screen
 from tests.support.terminal import Terminal
 

@@ -9,9 +9,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import asyncssh
 
-from server.ssh.server import ServerConfig, VoltageServer, harden_app
+from server.config import ServerConfig
+from server.serve import local_sessions
+from server.session.app import harden_app
+from server.ssh.server import VoltageServer
 from server.store.db import Store
 from tests.support.e2e import enter, wait_until
+from tests.support.ssh import lobby_of
 from tui import app as tui_app
 
 
@@ -31,7 +35,7 @@ async def stored_server(data_dir, apps: dict):
     executor = ThreadPoolExecutor(max_workers=2)
     store = Store.open(data_dir)
     config = ServerConfig(host="127.0.0.1", port=0, grace=2.0, bot_offer_after=0.5, bot_delay=0.0)
-    srv = VoltageServer(config, app_factory=factory_into(apps), executor=executor, store=store)
+    srv = VoltageServer(config, local_sessions(config, executor=executor, store=store, app_factory=factory_into(apps)))
     await srv.start()
     try:
         yield srv
@@ -76,7 +80,7 @@ async def first_and_second_session(srv, apps, key) -> None:
         await t.wait_for("Challenges: refused")
     finally:
         await t.close()
-    await wait_until(lambda: not srv.lobby.snapshot().players, what="alice gone")
+    await wait_until(lambda: not lobby_of(srv).snapshot().players, what="alice gone")
     t = await enter(srv, "alice", key)
     try:
         await wait_until(lambda: apps["alice"].colours == "light", what="light colours from the start")
@@ -103,7 +107,7 @@ async def guest_sessions(srv) -> None:
         await settings_shown(t, "Your turn: no alert")  # for the rest of the session
     finally:
         await t.close()
-    await wait_until(lambda: not srv.lobby.snapshot().players, what="the guest gone")
+    await wait_until(lambda: not lobby_of(srv).snapshot().players, what="the guest gone")
     t = await enter(srv, "guest")
     try:
         await settings_shown(t, "Your turn: bell and title")

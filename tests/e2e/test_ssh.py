@@ -9,7 +9,8 @@ import asyncssh
 import pytest
 from asyncssh.packet import Boolean, String, UInt32
 
-from server.ssh.server import help_text, load_host_key, usage
+from server.session.commands import help_text, usage
+from server.ssh.hostkey import load_host_key
 from tests.support.ssh import EchoApp
 from tests.support.terminal import Terminal, ssh_connect
 
@@ -262,9 +263,9 @@ async def test_keepalives_drop_a_dead_client(start_server, echo_app):
     srv = await start_server(echo_app, keepalive_interval=0.2, keepalive_count_max=2)
     t = await Terminal().connect(srv.port, "ghost")
     await t.wait_for("hello ghost")
-    assert srv.sessions == 1
+    assert srv.sessions.running == 1
     t.conn._transport.pause_reading()  # the client answers nothing from now on
-    await wait_until(lambda: srv.sessions == 0 and not srv.live, timeout=10)
+    await wait_until(lambda: srv.sessions.running == 0 and not srv.live, timeout=10)
     t.conn._transport.resume_reading()
     await t.close()
 

@@ -14,7 +14,7 @@ import time
 import pytest
 from textual.widgets import Input
 
-from server.ssh.server import harden_app
+from server.session.app import harden_app
 from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")

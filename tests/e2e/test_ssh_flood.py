@@ -29,7 +29,7 @@ async def wait_until(predicate, timeout=10.0, what="condition"):
 
 @pytest.fixture
 async def lobby_server(start_server):
-    from server.ssh.server import harden_app
+    from server.session.app import harden_app
     from tui.app import make_app
 
     apps: dict[str, object] = {}

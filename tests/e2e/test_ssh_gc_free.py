@@ -14,7 +14,7 @@ import weakref
 
 import pytest
 
-from server.ssh.server import harden_app
+from server.session.app import harden_app
 from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
@@ -60,7 +60,7 @@ async def _session(port: int, name: str) -> None:
 
 async def _ended(srv) -> None:
     deadline = time.monotonic() + 10
-    while srv.sessions:
+    while srv.sessions.running:
         assert time.monotonic() < deadline, "the session never ended"
         await asyncio.sleep(0.02)
 

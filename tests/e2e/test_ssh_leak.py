@@ -10,7 +10,7 @@ import weakref
 
 import pytest
 
-from server.ssh.server import harden_app
+from server.session.app import harden_app
 from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
@@ -46,7 +46,7 @@ async def test_an_ended_sessions_app_is_collected(start_server):
     finally:
         await t.close()
     deadline = time.monotonic() + 10
-    while srv.sessions:
+    while srv.sessions.running:
         assert time.monotonic() < deadline, "the session never ended"
         await asyncio.sleep(0.02)
     assert await collected(refs[0]), [type(r).__name__ for r in gc.get_referrers(refs[0]())][:10]

@@ -9,7 +9,7 @@ import time
 import asyncssh
 import pytest
 
-from server.ssh.server import ServerConfig, VoltageServer
+from server.session.admission import Admission
 from tests.support.terminal import Terminal, ssh_connect
 
 tui_app = pytest.importorskip("tui.app")
@@ -81,19 +81,19 @@ async def test_many_silent_sockets_from_many_addresses_do_not_lock_everyone_out(
             socks += await silent_sockets(srv.port, 5, source=f"127.0.0.{i}")
         took = await login_within(srv.port, 6.0)
         assert took < 6.0
-        assert srv._startups <= 20  # the budget held
+        assert srv.sessions.admission.startups <= 20  # the budget held
     finally:
         close_all(socks)
 
 
 def test_random_early_drop_rises_from_rate_at_start_to_all_at_full():
-    srv = VoltageServer(ServerConfig())
-    srv.random.seed(1)
+    admission = Admission()
+    admission.random.seed(1)
     budget = (10, 30, 100)
-    assert not any(srv._early_drop(9, budget) for _ in range(200))
-    assert all(srv._early_drop(100, budget) for _ in range(200))
-    at_start = sum(srv._early_drop(10, budget) for _ in range(2000)) / 2000
-    halfway = sum(srv._early_drop(55, budget) for _ in range(2000)) / 2000
+    assert not any(admission.early_drop(9, budget) for _ in range(200))
+    assert all(admission.early_drop(100, budget) for _ in range(200))
+    at_start = sum(admission.early_drop(10, budget) for _ in range(2000)) / 2000
+    halfway = sum(admission.early_drop(55, budget) for _ in range(2000)) / 2000
     assert 0.25 < at_start < 0.35
     assert 0.6 < halfway < 0.7  # 30 % + 70 % x 1/2
 

@@ -8,12 +8,10 @@ import sqlite3
 
 import pytest
 
-from server.ssh import server as ssh
-from server.ssh.server import HOST_KEY_FILE, load_host_key, serve_main
+from server.serve import serve_main
+from server.ssh.hostkey import HOST_KEY_FILE, HostKeyError, load_host_key
 from server.store.db import Store, StoreError
 from tests.support.process import ServerProcess
-
-HostKeyError = getattr(ssh, "HostKeyError", Exception)
 
 
 def players_db(d, n=200):

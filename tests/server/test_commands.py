@@ -15,9 +15,13 @@ import asyncssh
 import pytest
 
 from engine.voltage import rules as V
-from server.ssh.server import ServerConfig, VoltageServer, help_text
+from server.config import ServerConfig
+from server.serve import local_sessions
+from server.session.commands import help_text
+from server.ssh.server import VoltageServer
 from server.store.db import Store
 from tests.server.terminal import Terminal, ssh_connect
+from tests.support.ssh import lobby_of
 
 KA, KB = "SHA256:alice", "SHA256:bob"
 
@@ -45,9 +49,10 @@ async def kept(tmp_path):
     ids = [finished_match(store, 11), finished_match(store, 12)]
     running = store.create_match("voltage", 13, [{"name": "Alice", "identity": KA}, {"name": "Bob", "identity": KB}])
     executor = ThreadPoolExecutor(max_workers=1)
-    srv = VoltageServer(ServerConfig(host="127.0.0.1", port=0, grace=5.0), executor=executor, store=store)
+    config = ServerConfig(host="127.0.0.1", port=0, grace=5.0)
+    srv = VoltageServer(config, local_sessions(config, executor=executor, store=store))
     await srv.start()
-    srv.ids, srv.running = ids, running
+    srv.ids, srv.running, srv.store, srv.lobby = ids, running, store, lobby_of(srv)
     yield srv
     for h in srv.lobby.matches.values():
         h.match.close()

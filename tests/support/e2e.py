@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 
 import asyncssh
 
+from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal
 from tui.games.voltage import choices
 
@@ -66,7 +67,7 @@ async def quick_pair(srv, first: Terminal, second: Terminal, name: str = "alice"
 
 
 def match_of(srv, name):
-    for h in srv.lobby.matches.values():
+    for h in lobby_of(srv).matches.values():
         if h.running and any(p is not None and p.name == name for p in h.humans):
             return h
     return None

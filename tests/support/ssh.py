@@ -9,7 +9,11 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
-from server.ssh.server import ServerConfig, VoltageServer
+from server.config import ServerConfig
+from server.lobby.core import Lobby
+from server.serve import local_sessions
+from server.session.services import LocalServices
+from server.ssh.server import VoltageServer
 
 
 class EchoApp(App):
@@ -34,6 +38,13 @@ class EchoApp(App):
         self.query_one("#last", Static).update(f"size {event.size.width}x{event.size.height}")
 
 
+def lobby_of(srv: VoltageServer) -> Lobby:
+    """The lobby of a one-process server (its sessions' :class:`LocalServices`)."""
+    services = srv.sessions.services
+    assert isinstance(services, LocalServices)
+    return services.lobby
+
+
 @pytest.fixture
 async def start_server():
     """``await start_server(app_factory=..., **config)`` -> a running VoltageServer."""
@@ -42,7 +53,7 @@ async def start_server():
 
     async def start(app_factory=None, **config) -> VoltageServer:
         cfg = ServerConfig(host="127.0.0.1", port=0, **config)
-        srv = VoltageServer(cfg, app_factory=app_factory, executor=executor)
+        srv = VoltageServer(cfg, local_sessions(cfg, executor=executor, app_factory=app_factory))
         await srv.start()
         servers.append(srv)
         return srv

@@ -185,10 +185,13 @@ async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_gr
     her session, and Bob's screen counts down her seat's grace period."""
     import asyncssh
 
-    from server.ssh.server import ServerConfig, VoltageServer
+    from server.config import ServerConfig
+    from server.serve import local_sessions
+    from server.ssh.server import VoltageServer
     from tests.server.terminal import Terminal
 
-    srv = VoltageServer(ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0))
+    config = ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0)
+    srv = VoltageServer(config, local_sessions(config))
     await srv.start()
     ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
     terms = []

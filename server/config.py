@@ -1,0 +1,55 @@
+"""The settings of a serving process (``voltage serve``, ``voltage edge``): where it listens and
+how players reach it, the SSH transport's timeouts, the lobby's timings, and the limits of
+connections and sessions, which it hands to the session layer as its own small settings
+(:meth:`ServerConfig.admission_limits`, :meth:`ServerConfig.session_limits`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from server.session.admission import AdmissionLimits
+from server.session.driver import InputLimits, OutputLimits
+from server.session.sessions import SessionLimits
+
+
+@dataclass
+class ServerConfig:
+    host: str = ""
+    port: int = 2222
+    # How players reach the server, when that is not where it listens (behind NAT or a
+    # proxy): the host and port printed in every "ssh ..." line shown to people.
+    public_host: str = ""
+    public_port: int = 0
+    data_dir: Path | None = None
+    # SSH (server.ssh)
+    login_timeout: float = 30.0
+    keepalive_interval: float = 15.0
+    keepalive_count_max: int = 3
+    silent_grace: float = 10.0  # no login asked for by then: dropped
+    session_idle: float = 30.0  # logged in, no session by then: dropped
+    channel_window: int = 256 * 1024
+    # Several edge processes listening on one port (``serve --redis --edges N``): the
+    # kernel spreads the connections over them (SO_REUSEPORT).
+    reuse_port: bool = False
+    # the lobby (server.lobby)
+    grace: float = 60.0
+    bot_offer_after: float = 20.0
+    bot_delay: float = 0.7
+    # admission (server.session.admission)
+    max_connections: int = 1000
+    max_per_address: int = 20
+    # MaxStartups-style budgets of unauthenticated connections: (start, rate %, full)
+    max_startups: tuple[int, int, int] = (10, 30, 100)
+    max_startups_per_address: tuple[int, int, int] = (3, 30, 10)
+    # each session (server.session.sessions)
+    name_idle: float = 300.0  # still on the name screen by then: the session ends
+    input_limits: InputLimits = field(default_factory=InputLimits)
+    output_limits: OutputLimits = field(default_factory=OutputLimits)
+
+    def admission_limits(self) -> AdmissionLimits:
+        return AdmissionLimits(self.max_connections, self.max_per_address, self.max_startups,
+                               self.max_startups_per_address)
+
+    def session_limits(self) -> SessionLimits:
+        return SessionLimits(self.name_idle, self.input_limits, self.output_limits)

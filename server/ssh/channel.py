@@ -1,0 +1,89 @@
+"""An SSH session process as the session layer sees it: a
+:class:`~server.session.driver.TerminalChannel` for the driver, a console for a command's
+words (its stdout and stderr), and the environment the client sent."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import asyncssh
+
+from server.session.driver import TerminalChannel
+
+
+class ProcessChannel(TerminalChannel):
+    """The driver's view of an SSH session process."""
+
+    def __init__(self, process: asyncssh.SSHServerProcess) -> None:
+        self.process = process
+
+    def write(self, data: bytes) -> None:
+        self.process.stdout.write(data)
+
+    async def read(self) -> bytes | tuple[int, int]:
+        try:
+            return await self.process.stdin.read(4096)
+        except asyncssh.TerminalSizeChanged as exc:
+            return (exc.width, exc.height)
+        except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+            return b""
+
+    def pending_output(self) -> int:
+        # The channel's own buffer, and the connection's transport buffer: with a
+        # large client window asyncssh moves output straight on to the transport,
+        # where it piles up when the client stops reading TCP.
+        total = 0
+        try:
+            chan = self.process.channel
+            total += chan.get_write_buffer_size()
+            conn = chan.get_extra_info("connection")
+            transport = getattr(conn, "_transport", None)
+            if transport is not None:
+                total += transport.get_write_buffer_size()
+        except Exception:
+            pass
+        return total
+
+    def close(self) -> None:
+        self.process.close()
+
+    def abort(self) -> None:
+        conn = self.process.channel.get_extra_info("connection")
+        if conn is not None:
+            conn.abort()
+        else:
+            self.process.channel.abort()
+
+    def closing(self) -> bool:
+        try:
+            return self.process.channel.is_closing()
+        except Exception:
+            return True
+
+    @property
+    def size(self) -> tuple[int, int]:
+        w, h, _pw, _ph = self.process.term_size
+        return (w, h)
+
+
+class ProcessConsole:
+    """A command's words: its output to the process's stdout, its errors to stderr."""
+
+    def __init__(self, process: asyncssh.SSHServerProcess) -> None:
+        self.process = process
+
+    def out(self, text: str) -> None:
+        self.process.stdout.write(text.encode())
+
+    def err(self, text: str) -> None:
+        self.process.stderr.write(text.encode())
+
+
+def sent_env(process: asyncssh.SSHServerProcess) -> Mapping[str, Any]:
+    """The variables the client sent (``SetEnv``/``SendEnv``): the session layer reads the few
+    it knows (:func:`server.session.environment.client_env`)."""
+    try:
+        return process.env
+    except Exception:  # pragma: no cover - no channel
+        return {}
