@@ -1,0 +1,146 @@
+"""The session layer without SSH: a session over an in-memory terminal channel (bytes in,
+bytes out, a size), as the WebSocket transport will give it, reaches the lobby and plays,
+under the same input budget, output flow control and name watchdog as an SSH session
+(the sessions are made by ``local_sessions``, as ``voltage serve`` makes them)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+
+from server.config import ServerConfig
+from server.serve import local_sessions
+from server.session.app import harden_app
+from server.session.driver import InputLimits, OutputLimits
+from server.session.identity import Identity
+from server.session.services import LocalServices
+from server.session.sessions import Sessions
+from tests.support.channel import MemoryChannel
+from tui.app import make_app
+from tui.pacing import FAST
+
+KEY = Identity.of_key("SHA256:alice-key", "alice")
+
+
+async def until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+class Made:
+    """The sessions of a one-process server, and the apps they made."""
+
+    def __init__(self, **config: Any) -> None:
+        self.apps: list[Any] = []
+
+        def factory(backend: Any, player_name: str) -> Any:
+            app = harden_app(make_app(backend, player_name=player_name, pacing=FAST))
+            self.apps.append(app)
+            return app
+
+        self.sessions: Sessions = local_sessions(ServerConfig(**config), app_factory=factory)
+        services = self.sessions.services
+        assert isinstance(services, LocalServices)
+        self.lobby = services.lobby
+
+    def play(self, channel: MemoryChannel, identity: Identity = KEY, env: dict[str, str] | None = None
+             ) -> asyncio.Task[int]:
+        return asyncio.get_running_loop().create_task(self.sessions.play(channel, identity, env or {}))
+
+
+@pytest.fixture
+async def made() -> AsyncIterator[Callable[..., Made]]:
+    made: list[Made] = []
+
+    def make(**config: Any) -> Made:
+        made.append(Made(**config))
+        return made[-1]
+
+    yield make
+    for m in made:
+        m.sessions.services.close()
+
+
+async def ended(task: asyncio.Task[int]) -> int:
+    return await asyncio.wait_for(task, 10)
+
+
+async def test_a_session_over_an_in_memory_channel_reaches_the_lobby_and_plays_a_key(made):
+    m = made()
+    m.sessions.start()
+    channel = MemoryChannel(100, 32)
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    channel.press("enter")  # the name the user name suggested
+    await channel.wait_for("you: alice")
+    (player,) = m.lobby.players.values()
+    assert player.identity == KEY.key and player.name == "alice"  # the key is the player
+    assert m.sessions.running == 1
+    channel.press("enter")  # quick match
+    await channel.wait_for("Waiting for an opponent")
+    channel.hang_up()
+    assert await ended(task) == 0
+    assert m.sessions.running == 0 and not m.lobby.players  # gone from the lobby with the session
+
+
+async def test_a_guest_and_the_client_environment_reach_the_session(made):
+    m = made()
+    channel = MemoryChannel(100, 32)
+    task = m.play(channel, Identity.guest("bob"), {"NO_COLOR": "1"})
+    await channel.wait_for("Your name")
+    backend = m.apps[0].backend
+    assert backend.guest and backend.env == {"NO_COLOR": "1"}
+    channel.hang_up()
+    assert await ended(task) == 0
+
+
+async def test_a_session_left_on_the_name_screen_ends_with_a_message(made):
+    m = made(name_idle=0.5)
+    channel = MemoryChannel()
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    assert await ended(task) == 1
+    assert "voltage: no name chosen in" in channel.raw.decode()
+    assert not m.lobby.players
+
+
+async def test_a_sustained_flood_of_input_ends_the_session_with_a_message(made):
+    m = made(input_limits=InputLimits(flood_close_after=1.0))
+    channel = MemoryChannel()
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    channel.send(b"a" * 65536)
+    assert await ended(task) == 0
+    assert "too much input; the session is closed" in channel.raw.decode()
+
+
+async def test_output_not_taken_pauses_the_drawing_which_repaints_once_taken_and_ends_when_stuck(made):
+    limits = OutputLimits(high_water=10_000, low_water=1_000, poll=0.05, stuck_close_after=1.0)
+    m = made(output_limits=limits)
+    channel = MemoryChannel()
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    name = m.apps[0].screen.query_one("#name", Input)
+    channel.pending = 50_000  # the client stops taking output
+    channel.press("\x15", "Z")  # (the first frame after it is written, then the drawing pauses)
+    await until(lambda: name.value == "Z", "the key typed")
+    await channel.wait_for("Z")
+    writes = channel.writes
+    channel.press("e", "d")
+    await until(lambda: name.value == "Zed", "the keys typed")
+    await asyncio.sleep(0.3)  # deliberately: nothing is written while the client takes nothing
+    assert channel.writes == writes and "Zed" not in channel.text()
+    channel.pending = 0  # taken: the whole screen is drawn again
+    await channel.wait_for("Zed")
+    channel.pending = 50_000
+    channel.press("!")  # paused again, and this time it stays stuck: the session is closed
+    assert await ended(task) == 0
+    assert channel.aborted
