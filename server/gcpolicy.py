@@ -55,7 +55,7 @@ What this module does (wired with three calls, see :func:`install`,
     app is the active one (widgets never mounted; the stylesheet's virtual
     nodes are reached through their widget's ``_component_styles`` instead:
     recording them cost measurable CPU).
-  * :func:`session_ended` (``server/ssh/driver.py``'s ``run_app`` calls it once
+  * :func:`session_ended` (``server/session/driver.py``'s ``run_app`` calls it once
     ``run_async`` has returned, every task of the app done) runs
     :func:`dismantle`: every recorded node's ``__dict__`` is emptied (parent and
     children links, styles, timers, queues, signals), then the app's own helpers

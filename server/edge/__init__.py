@@ -1,6 +1,7 @@
 """The edge of a split server: SSH sessions and their Textual apps, the host reached over Redis.
 
 :mod:`server.edge.backend` implements the tui's seams (:class:`tui.ports.LobbyBackend`,
-:class:`tui.ports.SeatHandle`) over the bus; :mod:`server.ssh.server` runs the
-same SSH server with a :class:`~server.edge.backend.EdgeClient` in place of a lobby.
+:class:`tui.ports.SeatHandle`) over the bus; :mod:`server.edge.services` gives the session
+layer the host's answers (:class:`~server.edge.services.EdgeServices`), so the same
+transports serve an edge's sessions as a one-process server's.
 """

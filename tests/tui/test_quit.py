@@ -159,7 +159,7 @@ async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_doe
             assert "your seat waits 45 s for you to reconnect, then a bot plays it" in text, text
             await pilot.press("ctrl+q", "y")
             await wait_until(pilot, lambda app=app: app.return_code is not None)
-        # what the session's end does (server.ssh.server calls leave): the seat is kept, no bot yet
+        # what the session's end does (the session layer's services call leave): the seat is kept, no bot yet
         (h,) = lobby.matches.values()
         lobby.leave(player)
         assert 0 in h.grace and h.match.seats[0].bot is None, game
