@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from server.session.driver import TerminalChannel
 from server.session.identity import Identity
@@ -40,7 +41,7 @@ class Invocation:
     identity: Identity
     console: Console
     address: str = "ssh HOST"  # how players reach this server, for the usage and help lines
-    env: Mapping[str, str] = field(default_factory=dict)  # already cut to CLIENT_ENV
+    env: Mapping[str, Any] = field(default_factory=dict)  # what the client sent (a session reads a few)
     terminal: TerminalChannel | None = None  # None: the client asked for no terminal
     peer: str = ""  # the client's address (for the log)
 

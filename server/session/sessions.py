@@ -30,6 +30,7 @@ from server import gcpolicy
 from server.session.admission import Admission
 from server.session.app import AppFactory, default_app_factory
 from server.session.driver import InputLimits, OutputLimits, TerminalChannel, run_app
+from server.session.environment import client_env
 from server.session.identity import Identity
 from server.session.services import Services
 
@@ -101,19 +102,20 @@ class Sessions:
         self,
         terminal: TerminalChannel,
         identity: Identity,
-        env: Mapping[str, str],
+        env: Mapping[str, Any],
         *,
         initial: tuple[str, str] | None = None,
         console: Console | None = None,
         peer: str = "",
     ) -> int:
         """A player's session, from the name screen and the lobby (``initial``: ``("join" |
-        "watch", CODE)`` to go straight there) until they leave; the exit status."""
+        "watch", CODE)`` to go straight there) until they leave; the exit status.  ``env``
+        is what the client sent: the session reads only :data:`~server.session.environment.CLIENT_ENV`."""
         from tui.ports import Refused
 
         console = console or TerminalConsole(terminal)
         try:
-            opened = await self.services.open(identity, initial, env)
+            opened = await self.services.open(identity, initial, client_env(env))
         except Refused as e:
             console.err(f"voltage: {e}\r\n")
             return 1

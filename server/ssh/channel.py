@@ -82,7 +82,7 @@ class ProcessConsole:
 
 def sent_env(process: asyncssh.SSHServerProcess) -> Mapping[str, Any]:
     """The variables the client sent (``SetEnv``/``SendEnv``): the session layer reads the few
-    it knows (:func:`server.session.environment.client_env`)."""
+    it knows (:mod:`server.session.environment`)."""
     try:
         return process.env
     except Exception:  # pragma: no cover - no channel

@@ -15,8 +15,8 @@ The SSH side of the hardening, each guard with a test in ``tests/e2e/test_ssh*.p
 - the channel's receive window is ``channel_window`` (256 KiB, not asyncssh's 2 MiB):
   what a client may push at a session that is over its input budget (see
   :mod:`server.session.driver`) waits on the client's side, not in our memory;
-- a session reads only the few environment names the session layer knows
-  (:mod:`server.session.environment`).
+- a session reads only the few environment names the session layer knows, however
+  many the client sends (:mod:`server.session.environment`).
 
 On an edge of a split server (:mod:`server.cluster.main`) the same transport serves the
 edge's :class:`Sessions` (:class:`~server.edge.services.EdgeServices`), and
@@ -34,7 +34,6 @@ import asyncssh
 
 from server.config import ServerConfig
 from server.session.commands import Invocation, run_command, usage
-from server.session.environment import client_env
 from server.session.sessions import Sessions
 from server.ssh.channel import ProcessChannel, ProcessConsole, sent_env
 from server.ssh.connection import SSHConnection
@@ -143,7 +142,7 @@ class VoltageServer:
             identity=c.identity,
             console=ProcessConsole(process),
             address=self.ssh_line(),
-            env=client_env(sent_env(process)),
+            env=sent_env(process),
             terminal=ProcessChannel(process) if process.term_type else None,
             peer=c.addr,
         )

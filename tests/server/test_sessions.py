@@ -91,13 +91,13 @@ async def test_a_session_over_an_in_memory_channel_reaches_the_lobby_and_plays_a
     assert m.sessions.running == 0 and not m.lobby.players  # gone from the lobby with the session
 
 
-async def test_a_guest_and_the_client_environment_reach_the_session(made):
+async def test_a_guest_and_what_it_reads_of_the_client_environment_reach_the_session(made):
     m = made()
     channel = MemoryChannel(100, 32)
-    task = m.play(channel, Identity.guest("bob"), {"NO_COLOR": "1"})
+    task = m.play(channel, Identity.guest("bob"), {"NO_COLOR": "1", "PATH": "/bin", "LANG": "x" * 1000})
     await channel.wait_for("Your name")
     backend = m.apps[0].backend
-    assert backend.guest and backend.env == {"NO_COLOR": "1"}
+    assert backend.guest and backend.env == {"NO_COLOR": "1", "LANG": "x" * 64}  # the names it reads, short
     channel.hang_up()
     assert await ended(task) == 0
 
