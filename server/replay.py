@@ -43,6 +43,7 @@ from engine.voltage import rules as V
 from engine.voltage.cards import Card
 from server.errors import ServerError
 from server.store.db import MatchRecord, Store
+from tui.games.registry import words
 
 
 class ReplayError(ServerError):
@@ -78,7 +79,7 @@ class Replay:
         state, start = self._start(record)
         self._states: list[Any] = [state]
         self._actions: list[Any] = []
-        self._step_lines: list[tuple[str, ...]] = [tuple(e.text(self.names) for e in start)]
+        self._step_lines: list[tuple[str, ...]] = [tuple(words(record.game).lines(start, self.names))]
         #: step numbers right after a set (round) ended, in order (set k ends at set_steps[k-1])
         self.set_steps: list[int] = []
         for n, text in enumerate(record.actions or ()):
@@ -88,7 +89,7 @@ class Replay:
                 raise ReplayError(f"match {record.id}: action {n} ({text!r}) does not replay: {e}") from e
             self._states.append(state)
             self._actions.append(action)
-            self._step_lines.append(tuple(e.text(self.names) for e in events))
+            self._step_lines.append(tuple(words(record.game).lines(events, self.names)))
             if any(self._ends_set(e) for e in events):
                 self.set_steps.append(n + 1)
 

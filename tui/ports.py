@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -51,21 +51,105 @@ if TYPE_CHECKING:  # (types only: the tui imports no screen here)
 
 
 class Refused(ValueError):
-    """A backend turned a request down; ``str(e)`` is the one-line reason for the player.
+    """A backend turned a request down: a stable ``code`` and the ``params`` a sentence about
+    it needs (``Refused("no_room", code="KCUZ")``).  The tui words it for the player
+    (:func:`tui.words.refusal`); ``str(e)`` is a terse form for logs.
 
     A ``ValueError`` so that screens written before this root keep catching it."""
+
+    def __init__(self, code: str = "failed", /, **params: Any) -> None:
+        self.code = code
+        self.params: dict[str, Any] = params
+        super().__init__(code)
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.code
+        return self.code + " " + " ".join(f"{k}={v!r}" for k, v in self.params.items())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self.code, self.params))
+
+    @classmethod
+    def of(cls, code: str, params: Mapping[str, Any]) -> Refused:
+        """This class's refusal with ``code`` and ``params``, however its constructor is spelled
+        (what a remote peer rebuilds)."""
+        error = cls.__new__(cls)
+        Refused.__init__(error, code, **dict(params))
+        return error
+
+
+def _rebuild(cls: type[Refused], code: str, params: dict[str, Any]) -> Refused:
+    return cls.of(code, params)
 
 
 @contextlib.contextmanager
 def refusing() -> Iterator[None]:
-    """Re-raise a ``ValueError`` that is not yet a :class:`Refused` as one (same text,
-    the original chained): for a backend wrapping code older than the error root."""
+    r"""Re-raise a ``ValueError`` that is not yet a :class:`Refused` as one (code ``refused``,
+    its text as ``detail``, the original chained): for a backend wrapping code that raises
+    plain ``ValueError``\ s.  An engine error keeps its code and params."""
     try:
         yield
     except Refused:
         raise
     except ValueError as e:
-        raise Refused(str(e)) from e
+        code = getattr(e, "code", None)
+        if isinstance(code, str):
+            raise Refused(code, **getattr(e, "params", {})) from e
+        raise Refused("refused", detail=str(e)) from e
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something a host says that is not a move, as data: an ``id`` and its ``params``
+    (``Note("back", {"name": "Bob"})``: "Bob is back.").  A log entry, or part of a
+    status notice; the tui words it (:func:`tui.words.note`)."""
+
+    id: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, id: str, **params: Any) -> Note:
+        return cls(id, params)
+
+
+#: One entry of a match's log: an engine event (a game's own dataclass, with a ``kind``) or a
+#: :class:`Note`.  The tui words it with the game's words module.
+Entry = Any
+
+#: A status notice: its notes, one after the other (() for none).
+Notice = tuple[Note, ...]
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """A rated seat's new rating after a match (as shown) and its change."""
+
+    seat: int
+    name: str
+    rating: int
+    delta: int
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    """One finished match in a player's history, from that player's side: its number, when
+    it ended, the game's name (``title``: "" when the history does not name it; ``short``:
+    in a narrow list), the others' names, how many seats, the player's place (None: not
+    ranked or not seated), how many won, the score from the player's side ((): none), how it
+    ended (the stored reason) and the rating change (None: unrated)."""
+
+    id: int
+    ended: float
+    title: str
+    short: str
+    others: tuple[str, ...]
+    seats: int
+    rank: int | None
+    winners: int
+    score: tuple[int, ...]
+    reason: str
+    delta: int | None
 
 
 ViewT = TypeVar("ViewT")

@@ -49,10 +49,11 @@ RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that fail
 
 
 class SaveFailed(IllegalActionError):
-    """An action refused because the store could not commit it (the match is paused)."""
+    """An action refused because the store could not commit it (code ``save_failed``; the
+    match is paused)."""
 
-    def __init__(self, reason: str = SAVE_FAILED) -> None:
-        super().__init__(reason)
+    def __init__(self) -> None:
+        super().__init__("save_failed")
 
 
 class SaveGate:
@@ -379,5 +380,5 @@ class SeatDoor(Generic[ViewT, ActionT]):
     def own_seat(self, verb: str) -> int:
         """This handle's seat; a spectator's handle refuses to ``verb`` (one line)."""
         if self.seat is None:
-            raise IllegalActionError(f"spectators cannot {verb}")
+            raise IllegalActionError("spectator", act=verb)
         return self.seat

@@ -92,6 +92,7 @@ from server.host.common import (
     run_to_end,
 )
 from tui import ports
+from tui.games.registry import words
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +182,7 @@ class HVMatch(HostNotices):
         self.bot_speed = bot_speed
         self.state = H.new_match(self.seed, len(seats))
         self.actions: list[H.Action] = []
-        self.log: list[str] = [e.text(self.names) for e in H.start_events(self.state)]
+        self.log: list[str] = words(GAME).lines(H.start_events(self.state), self.names)
         self._notice = ""
         self.countdown: int | None = None
         self.started = False
@@ -306,7 +307,7 @@ class HVMatch(HostNotices):
     async def _submit(self, seat: int, action: H.Action) -> None:
         async with self._lock:
             if 0 <= seat < self.players and self.seats[seat].is_bot and not isinstance(action, H.Resign):
-                raise IllegalActionError("a bot is playing this seat")
+                raise IllegalActionError("bot_plays_seat")
             await self._apply(seat, action)
 
     async def _apply(self, seat: int | None, action: H.Action) -> None:
@@ -319,12 +320,12 @@ class HVMatch(HostNotices):
         except H.TooSlowError as e:
             self.too_slow += 1
             if seat is not None:
-                self._tell(seat, e.event.text(self.names))
+                self._tell(seat, words(GAME).line(e.event, self.names))
             raise
         await self.saving.commit(len(self.actions), action)
         self.state = state
         self.actions.append(action)
-        lines = tuple(e.text(self.names) for e in events) + self._track_idle(seat)
+        lines = tuple(words(GAME).lines(events, self.names)) + self._track_idle(seat)
         self.log.extend(lines)
         for hook in self.on_action:
             hook(self, action)
@@ -505,15 +506,15 @@ class HVMatch(HostNotices):
         :class:`IllegalActionError` (one line for the player) if it cannot be cast."""
         async with self._lock:
             if not 0 <= voter < self.players or self.over:
-                raise IllegalActionError("the match is over" if self.over else f"no seat {voter}")
+                raise IllegalActionError("match_over") if self.over else IllegalActionError("no_seat", seat=voter)
             if self.seats[voter].is_bot:
-                raise IllegalActionError("a bot is playing your seat")
+                raise IllegalActionError("bot_plays_your_seat")
             if self.state.out[voter]:
-                raise IllegalActionError("you have left this match")
+                raise IllegalActionError("left_match")
             targets = [t for t in self._idle if t != voter] if target is None else [target]
             if not targets or any(t == voter or t not in self._idle for t in targets):
-                raise IllegalActionError("nobody is idle now" if target is None or target == voter
-                                         else f"{self.seats[target].name} is not idle")
+                raise (IllegalActionError("nobody_idle") if target is None or target == voter
+                       else IllegalActionError("not_idle", name=self.seats[target].name))
             lines = self._track_idle(voter)
             for t in targets:
                 self._votes.setdefault(t, set()).add(voter)
@@ -534,7 +535,7 @@ class HVMatch(HostNotices):
         async with self._lock:
             s = self.seats[seat] if 0 <= seat < self.players else None
             if s is None or self.over or not (s.is_bot and s.identity) or not s.connected:
-                raise IllegalActionError("the match is over" if self.over else "no bot is playing your seat")
+                raise IllegalActionError("match_over") if self.over else IllegalActionError("no_bot_in_seat")
             self.set_bot(seat, None)
             self.announce(f"{s.name} takes their seat back from the bot.")
 
@@ -665,7 +666,7 @@ class HVSeatHandle(SeatDoor[H.HighVoltageView, H.Action]):
 
     async def take_seat_back(self) -> None:
         """Play this seat again after a vote gave it to a bot."""
-        await self.match.take_seat_back(self.own_seat("take a seat back"))
+        await self.match.take_seat_back(self.own_seat("take_back"))
 
 
 def new_hv_match(
@@ -690,7 +691,7 @@ def restore_high_voltage(record, executor=None, bot_delay: float = 0.7) -> HVMat
         action = H.parse_action(text)
         state, events = H.apply(state, action, None)
         m.actions.append(action)
-        m.log.extend(e.text(m.names) for e in events)
+        m.log.extend(words(GAME).lines(events, m.names))
     m.state = state
     m.started_at = getattr(record, "started", m.started_at)
     return m

@@ -63,6 +63,7 @@ from server.host.common import (  # noqa: F401  (SaveFailed, Update, in_context:
     in_context,
     run_to_end,
 )
+from tui.games.registry import words
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,7 @@ class Match(HostNotices):
         self.executor = executor
         self.state = V.new_match(self.seed)
         self.actions: list[V.Action] = []
-        self.log: list[str] = [e.text(self.names) for e in V.start_events(self.state)]
+        self.log: list[str] = words(GAME).lines(V.start_events(self.state), self.names)
         self._notice = ""
         self.started_at = time.time()
         self.ended_at: float | None = None
@@ -269,11 +270,11 @@ class Match(HostNotices):
         """``seat`` offers a draw; raises :class:`IllegalActionError` saying why not."""
         async with self._lock:
             if self.over:
-                raise IllegalActionError("the match is over")
+                raise IllegalActionError("match_over")
             if self.draw_offer is not None:
-                raise IllegalActionError("a draw offer is already waiting for an answer")
+                raise IllegalActionError("draw_offer_pending")
             if not self.may_offer_draw(seat):
-                raise IllegalActionError(f"you may offer a draw once every {DRAW_OFFER_TURNS} turns")
+                raise IllegalActionError("draw_offer_too_soon", turns=DRAW_OFFER_TURNS)
             self._offered_turn[seat] = self.state.turns
             other = 1 - seat
             if self.seats[other].is_bot:
@@ -289,7 +290,7 @@ class Match(HostNotices):
             return
         async with self._lock:
             if self.draw_offer is None or self.draw_offer == seat:
-                raise IllegalActionError("there is no draw offer to answer")
+                raise IllegalActionError("no_draw_offer_to_answer")
             self.draw_offer = None
             self.announce(f"{self.names[seat]} declines the draw.")
 
@@ -304,18 +305,17 @@ class Match(HostNotices):
     async def _submit(self, seat: int, action: V.Action) -> None:
         async with self._lock:
             if seat in (0, 1) and self.seats[seat].is_bot and not isinstance(action, V.Resign):
-                raise IllegalActionError("a bot is playing this seat")
+                raise IllegalActionError("bot_plays_seat")
             if isinstance(action, V.Timeout):
-                raise IllegalActionError("only the host's clock runs out a player's time")
+                raise IllegalActionError("host_clock_only")
             if isinstance(action, V.Abort):
                 start = self.abort_from(seat)
                 if start is None:
-                    raise IllegalActionError("a match can be aborted only before both players have moved")
+                    raise IllegalActionError("abort_too_late")
                 if time.time() < start:
-                    raise IllegalActionError(
-                        f"you may abort once {self.names[1 - seat]} has had {self.abort_wait:.0f} s for a first move")
+                    raise IllegalActionError("abort_wait", name=self.names[1 - seat], seconds=self.abort_wait)
             if isinstance(action, V.AgreeDraw) and (self.draw_offer is None or self.draw_offer == seat):
-                raise IllegalActionError("there is no draw offer to accept")
+                raise IllegalActionError("no_draw_offer_to_accept")
             await self._apply(seat, action)
 
     async def _apply(self, seat: int | None, action: V.Action) -> None:
@@ -347,7 +347,7 @@ class Match(HostNotices):
             self._disarm_flag()
         else:
             self._arm_flag()
-        lines = tuple(e.text(self.names) for e in events)
+        lines = tuple(words(GAME).lines(events, self.names))
         self.log.extend(lines)
         for hook in self.on_action:
             hook(self, action)

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import unicodedata
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future
 from typing import cast
@@ -58,6 +57,8 @@ from server.errors import ServerError
 from server.host.common import Seat
 from server.host.voltage import Match
 from server.store.db import MatchRecord, NotFound, Store, StoreError, seat_dict
+from tui.games.registry import words
+from tui.text import plain
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +246,7 @@ def restore_voltage(record: MatchRecord, executor: Executor | None = None, bot_d
         except (InvalidActionError, IllegalActionError) as e:
             raise RestoreError(f"action {n} ({text!r}) does not replay: {e}") from e
         actions.append(action)
-        lines.extend(e.text(m.names) for e in events)
+        lines.extend(words(m.game).lines(events, m.names))
         used = used_all[n] if n < len(used_all) else None
         entries.append((mover, used, not state.over and state.to_move != mover))
     if control is not None:
@@ -326,14 +327,6 @@ def _restore_one(
 
 # ---------------------------------------------------------------------------
 # Plain-text commands (no PTY): leaderboard and export
-
-
-def plain(text: str, width: int | None = None) -> str:
-    """``text`` made safe for a terminal: control and format characters dropped."""
-    out = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
-    if width is not None and len(out) > width:
-        out = out[: width - 1] + "…"
-    return out
 
 
 def game_title(game: str) -> str:

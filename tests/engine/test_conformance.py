@@ -35,12 +35,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import IllegalActionError
+from engine.errors import IllegalActionError, RuleError
 from engine.game import Outcome, Termination
 from engine.highvoltage import rules as H
 from engine.registry import GAMES, RULES, rules
 from engine.voltage import rules as V
 from engine.voltage.cards import CARD_TRANSFORMER, DECK_SIZE
+from tests.support.words import lines
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 WALKS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -130,7 +131,7 @@ def _voltage_invariants(before: V.State, s: V.State, events: list[V.Event]) -> N
     if V.SETS_TO_WIN in s.scores:
         assert s.over and s.winner == s.scores.index(V.SETS_TO_WIN)
     elif s.over:  # (no resignations in these walks)
-        assert Termination.of(s.reason) is Termination.NO_ACTION
+        assert Outcome.ending(s.reason) == (Termination.RULES, "neither player can act")
 
 
 def _voltage_view(s: V.State, seat: Seat, v: V.VoltageView) -> None:
@@ -143,7 +144,7 @@ def _voltage_view(s: V.State, seat: Seat, v: V.VoltageView) -> None:
 
 
 def _voltage_end(s: V.State, outcome: Outcome) -> None:
-    if outcome.termination is Termination.FOUR_SETS:
+    if outcome.termination is Termination.RULES and outcome.detail == "four sets":
         assert s.scores[outcome.winner] == V.SETS_TO_WIN
 
 
@@ -356,7 +357,9 @@ def test_a_random_match_ends_with_an_outcome_its_views_agree_with(gid, seats, se
     assert len(outcome.places) == seats and min(outcome.places) == 1
     assert outcome.winner is None or outcome.places[outcome.winner] == 1
     spectator = r.view(end, None)
-    assert outcome.winner == spectator.winner and outcome.termination.value == spectator.reason
+    assert outcome.winner == spectator.winner and outcome.reason == spectator.reason
+    assert Outcome.ending(outcome.reason) == (outcome.termination, outcome.detail)
+    assert (outcome.termination is Termination.RULES) == bool(outcome.detail)
     assert all(not r.legal_actions(end, s) for s in [None, *range(seats)])
     HOOKS[gid].check_end(end, outcome)
 
@@ -371,8 +374,7 @@ def test_every_card_is_accounted_for_and_the_games_own_rules_hold_after_every_ac
     for st_ in walk(gid, seats, seed, walk_seed, noisy=True):
         assert hooks.cards(st_.after) == list(range(hooks.deck))
         hooks.invariants(st_.before, st_.after, st_.events)
-        for e in st_.events:
-            assert e.text(names)  # every event can be worded
+        assert all(lines(gid, st_.events, names))  # every event can be worded (by the tui)
 
 
 @cases
@@ -481,9 +483,10 @@ def test_an_illegal_action_is_refused_and_changes_nothing(gid):
 def test_the_registry_names_each_game_once_and_checks_seats():
     assert list(GAMES) == ["voltage", "high-voltage"]
     assert GAMES["voltage"].real_time is False and GAMES["high-voltage"].real_time is True
-    with pytest.raises(ValueError, match="2 players, not 3"):
+    with pytest.raises(RuleError, match="seat_count") as e:
         rules("voltage").new_match(1, 3)
-    with pytest.raises(ValueError, match="2 to 4 players, not 5"):
+    assert e.value.params == {"game": "voltage", "seats": 3, "min": 2, "max": 2}
+    with pytest.raises(ValueError, match="seat_count"):
         rules("high-voltage").new_match(1, 5)
     with pytest.raises(KeyError, match="the games are voltage, high-voltage"):
         rules("chess")

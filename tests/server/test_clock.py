@@ -23,6 +23,7 @@ from server.host.voltage import Match
 from server.store import persist as P
 from server.store.db import Store
 from tests.server.test_lobby_store import KA, KB, lobby_on, online
+from tests.support.words import refused
 
 SHORT = CL.TimeControl(2, 0)
 
@@ -128,7 +129,7 @@ async def test_once_the_first_player_moved_they_may_abort_only_after_the_other_h
     assert m.abort_from(second) is None  # the one who has not moved has no abort (they can resign)
     with pytest.raises(IllegalActionError):
         await m.handle(second).abort()
-    with pytest.raises(IllegalActionError, match="30 s|0 s"):
+    with refused("30 s|0 s", IllegalActionError, "voltage"):
         await m.handle(first).abort()  # too soon
     await until(lambda: time.time() >= m.abort_from(first), what="the abort wait")
     await m.handle(first).abort()
@@ -144,7 +145,7 @@ async def test_no_abort_once_both_have_moved():
         while m.state.to_move == mover:
             await m.handle(mover).submit(first_move(m))
     assert m.abort_from(0) is None and m.abort_from(1) is None
-    with pytest.raises(IllegalActionError, match="before both players have moved"):
+    with refused("before both players have moved", IllegalActionError, "voltage"):
         await m.handle(0).abort()
     m.close()
 
@@ -188,7 +189,7 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
         assert handles[0].may_offer_draw
         await handles[0].offer_draw()
         assert got[-1].draw_offer == 0 and "alice offers a draw." in m.log
-        with pytest.raises(IllegalActionError, match="already waiting"):
+        with refused("already waiting", IllegalActionError, "voltage"):
             await handles[1].offer_draw()
         ended = asyncio.Event()
         m.on_end.append(lambda _m: ended.set())
@@ -214,9 +215,9 @@ async def test_an_offer_lapses_when_the_opponent_moves_and_a_player_offers_once_
     assert m.draw_offer == other
     await m.handle(mover).submit(first_move(m))  # they play on instead of answering
     assert m.draw_offer is None
-    with pytest.raises(IllegalActionError, match="no draw offer"):
+    with refused("no draw offer", IllegalActionError, "voltage"):
         await m.handle(mover).answer_draw(True)
-    with pytest.raises(IllegalActionError, match="once every 3 turns"):
+    with refused("once every 3 turns", IllegalActionError, "voltage"):
         await m.handle(other).offer_draw()  # too soon after the last one
     await m.handle(mover).offer_draw()
     await m.handle(other).answer_draw(False)

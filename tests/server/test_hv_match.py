@@ -12,6 +12,7 @@ from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore_high_voltage
 from server.host.voltage import SeatHandle
+from tests.support.words import refused, said
 from tui import ports
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
@@ -84,7 +85,8 @@ class TestArrivalOrder:
         assert results[0] is None  # arrived first
         assert isinstance(results[1], H.TooSlowError)
         article = "an" if card_a.value == 8 else "a"
-        assert str(results[1]) == f"too slow: the {a.top.value} was covered by {article} {card_a.value} a moment ago"
+        assert said(results[1], "high-voltage") == (
+            f"too slow: the {a.top.value} was covered by {article} {card_a.value} a moment ago")
         # the refused card is still in hand; the pile has the winner's card on top
         assert m.view(1).hand == b.hand and m.view(1).top == card_a
         assert m.view(0).hand_sizes[0] == len(a.hand) - 1
@@ -126,15 +128,15 @@ class TestArrivalOrder:
         if wrong is None:
             pytest.skip("every card fits")
         before = m.state.key()
-        with pytest.raises(IllegalActionError, match="does not fit"):
+        with refused("does not fit", IllegalActionError, "high-voltage"):
             await m.handle(0).submit(v.aim(wrong))
         assert m.state.key() == before and m.actions == [H.GO]
 
     async def test_spectators_and_other_seats_cannot_act(self):
         m = await started(people(2))
-        with pytest.raises(IllegalActionError, match="spectators"):
+        with refused("spectators", IllegalActionError, "high-voltage"):
             await m.handle(None).submit(H.Draw(0))
-        with pytest.raises(IllegalActionError, match="your own seat"):
+        with refused("your own seat", IllegalActionError, "high-voltage"):
             await m.handle(1).submit(H.Draw(0))
 
 
@@ -158,7 +160,7 @@ class TestCountdown:
         assert m.view(0).hand is None  # hands are face down
         before = m.state.key()
         for action in (H.Draw(0), H.Stuck(0), H.Play(0, H.Face(1, 1), m.view(0).top, 0)):
-            with pytest.raises(IllegalActionError, match="wait for the countdown"):
+            with refused("wait for the countdown", IllegalActionError, "high-voltage"):
                 await m.handle(0).submit(action)
         assert m.state.key() == before and m.actions == []
         await until(lambda: m.state.phase == H.PLAY)
@@ -174,7 +176,7 @@ class TestCountdown:
         await m.handle(1).submit(H.Stuck(1))  # everyone is stuck: the bottom card goes on top
         assert m.state.phase == H.COUNTDOWN and m.state.flips == 1
         assert any("Everyone is stuck" in line for line in m.log)
-        with pytest.raises(IllegalActionError, match="wait for the countdown"):
+        with refused("wait for the countdown", IllegalActionError, "high-voltage"):
             await m.handle(0).submit(H.Draw(0))
         await until(lambda: m.state.phase == H.PLAY)
         assert [c for c in counts if c is not None] == [3, 2, 1]
@@ -210,7 +212,7 @@ class TestBots:
         m = HVMatch([Seat("Alice", "a"), bot_seat("fast")], seed=3, countdown_seconds=0.01, bot_speed=50.0)
         m.start()
         await until(lambda: any(isinstance(a, (H.Play, H.Draw)) and a.seat == 1 for a in m.actions))
-        with pytest.raises(IllegalActionError, match="a bot is playing"):
+        with refused("a bot is playing", IllegalActionError, "high-voltage"):
             await m.submit(1, H.Draw(1))
         await m.handle(0).resign()
         assert m.over and m.winner == 1 and m.state.reason == "resignation"

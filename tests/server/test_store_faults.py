@@ -27,6 +27,7 @@ from server.host.voltage import Match
 from server.lobby.core import Lobby
 from server.store import persist as P
 from server.store.db import Store
+from tests.support.words import refused
 
 A, B = "SHA256:alice", "SHA256:bob"
 FILLER = 10**6  # filler rows sit right after a match's real actions, on the same pages
@@ -127,14 +128,14 @@ async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with
         # The next move cannot be committed: it is refused, and nothing changes.
         state, n = m.state, len(m.actions)
         seat, action = move(m, rng)
-        with pytest.raises(IllegalActionError, match="the server cannot save moves right now"):
+        with refused("the server cannot save moves right now", IllegalActionError, "voltage"):
             await m.handle(seat).submit(action)
         assert m.state == state and len(m.actions) == n
         assert real_actions(store, mid) == [a.text() for a in m.actions]
         assert m.paused and "cannot save moves" in m.notice
         assert "cannot save moves" in updates[-1].notice  # every screen is told
         # Paused: anything else is refused the same way (a resignation too), and stays so.
-        with pytest.raises(IllegalActionError, match="cannot save moves"):
+        with refused("cannot save moves", IllegalActionError, "voltage"):
             await m.handle(1 - seat).resign()
         await until(lambda: len(failures) >= 3, what="three failed probes of the store")
         assert m.paused and len(m.actions) == n
@@ -164,7 +165,7 @@ async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, 
         rng = random.Random(1)
         # Whoever moves first, the first committed move is refused and the match pauses.
         if m.state.to_move == 0:
-            with pytest.raises(IllegalActionError, match="cannot save moves"):
+            with refused("cannot save moves", IllegalActionError, "voltage"):
                 await m.handle(0).submit(move(m, rng)[1])
         await until(lambda: m.paused, what="the pause")
         # While the store stays full the bot does not move: probes fail, and still no action is taken.
@@ -192,7 +193,7 @@ async def test_high_voltage_waits_for_the_store_before_go_and_keeps_its_log_whol
         m.start()
         await until(lambda: m.paused, what="go to be refused")
         assert m.state.phase == H.COUNTDOWN and m.actions == []
-        with pytest.raises(IllegalActionError, match="cannot save moves"):
+        with refused("cannot save moves", IllegalActionError, "voltage"):
             await m.handle(0).resign()
         make_room(store, mid)
         await until(lambda: m.state.phase == H.PLAY, what="go after the resume")

@@ -8,6 +8,7 @@ from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import rows_of, voltage_match
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.words import line
 from tui.pacing import NO_FLASH
 from tui.text import sign
 
@@ -15,12 +16,12 @@ NAMES = ("Ann", "Bob")
 
 
 def test_the_log_words_a_minus_block_with_the_boards_sign():
-    flip = V.Event("flip", seat=0, terminal=1, plus=False).text(NAMES)
+    flip = line(V.Event("flip", seat=0, terminal=1, plus=False), NAMES)
     assert flip == f"Ann flipped green to {sign(False)}."
     assert "-" not in flip
-    score = V.Event("score", seat=1, terminal=2, totals=(3, 1), plus=False, winner=0).text(NAMES)
+    score = line(V.Event("score", seat=1, terminal=2, totals=(3, 1), plus=False, winner=0), NAMES)
     assert score.startswith(f"Blue ({sign(False)}) scored")
-    assert V.Event("flip", seat=0, terminal=1, plus=True).text(NAMES) == "Ann flipped green to +."
+    assert line(V.Event("flip", seat=0, terminal=1, plus=True), NAMES) == "Ann flipped green to +."
 
 
 async def test_a_real_flip_reads_the_same_in_the_log_as_on_the_block():

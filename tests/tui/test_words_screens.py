@@ -26,6 +26,7 @@ from engine.voltage import rules as V
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match
+from tests.support.words import lines
 from tests.tui.helpers import FixedBackend, wait_until
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen
@@ -146,12 +147,12 @@ def voltage_match(kind: str, names: tuple[str, str] = ("Ann", "Bob")) -> Match:
     # some long lines in the log, in the engine's own words
     n = m.names
     card = V.Card.of
-    m.log += [
-        V.Event("play", seat=1, card=card(_take(free, "BY")), terminal=0, side=0, target=card(s.board[1][0])).text(n),
-        V.Event("flip", seat=1, terminal=1, plus=False).text(n),
-        V.Event("score", seat=1, terminal=2, totals=(3, 3), plus=False, winner=0).text(n),
-        V.Event("reshuffle", count=31).text(n),
-    ]
+    m.log += lines("voltage", [
+        V.Event("play", seat=1, card=card(_take(free, "BY")), terminal=0, side=0, target=card(s.board[1][0])),
+        V.Event("flip", seat=1, terminal=1, plus=False),
+        V.Event("score", seat=1, terminal=2, totals=(3, 3), plus=False, winner=0),
+        V.Event("reshuffle", count=31),
+    ], n)
     return m
 
 
@@ -235,10 +236,10 @@ async def hv_cuts(players: int, size: tuple[int, int], practice: bool = False) -
     m = HVMatch([Seat(x, x.lower()) for x in names], seed=4, countdown_seconds=0.03)
     if practice:  # a long match: three-digit plays and flips on the top line
         m.state.plays, m.state.flips = 123, 12
-    m.log += [
-        H.Event("flip", card=H.Face(7, 3)).text(m.names),
-        H.Event("slow", seat=1, card=H.Face(2, 1), aimed=H.Face(3, 1), covered=H.Face(8, 2)).text(m.names),
-    ]
+    m.log += lines("high-voltage", [
+        H.Event("flip", card=H.Face(7, 3)),
+        H.Event("slow", seat=1, card=H.Face(2, 1), aimed=H.Face(3, 1), covered=H.Face(8, 2)),
+    ], m.names)
     app = Host([m.handle(0)], practice)
     try:
         async with app.run_test(size=size) as pilot:

@@ -27,6 +27,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from tui import words as W
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
 from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
@@ -311,7 +312,7 @@ class LobbyScreen(SizedScreen):
         try:
             ch = self.backend.challenge(name, game)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._challenge_obj = ch
         self._set_mode("challenging")
@@ -321,7 +322,7 @@ class LobbyScreen(SizedScreen):
         except Refused as e:  # declined, expired, taken back
             self._challenge_obj = None
             self._set_mode("")
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._challenge_obj = None
         self._set_mode("")
@@ -344,7 +345,7 @@ class LobbyScreen(SizedScreen):
             try:
                 handles = self.backend.answer_challenge(ch, bool(accept))
             except Refused as e:
-                self._error(str(e))
+                self._error(W.refusal(e))
                 return
             if handles:
                 self._go_home()
@@ -485,7 +486,7 @@ class LobbyScreen(SizedScreen):
         try:
             name = self.backend.claim_name(event.value)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._error("")
         renamed = stored is not None and bool(stored) and name.casefold() != stored.casefold()
@@ -721,7 +722,7 @@ class LobbyScreen(SizedScreen):
         try:
             screen = self.backend.replay_screen(match_id)
         except Exception as e:  # a ReplayError says why (e.g. a game that does not replay yet)
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         if self._mode in ("queue", "room", "joined"):
             self.action_cancel()
@@ -756,7 +757,7 @@ class LobbyScreen(SizedScreen):
         try:
             handles = self.backend.join_room(code) if verb == "join" else self.backend.watch(code)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._open_match(handles)
 
@@ -764,7 +765,7 @@ class LobbyScreen(SizedScreen):
         try:
             handles = self.backend.play_bot(bot, game)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._open_match(handles)
 
@@ -774,7 +775,7 @@ class LobbyScreen(SizedScreen):
             handles = await self.backend.quick_match(game)
         except Refused as e:
             self._set_mode("")
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._set_mode("")
         self._open_match(handles)
@@ -790,7 +791,7 @@ class LobbyScreen(SizedScreen):
             handles = await self.backend.join(code)
         except Refused as e:
             self._set_mode("")
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         except asyncio.CancelledError:
             if self._mode != "joined":
@@ -807,7 +808,7 @@ class LobbyScreen(SizedScreen):
         try:
             room = self.backend.create_room(game, size, time_control=time_control)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._room_obj = room
         self._set_mode("room")
@@ -852,7 +853,7 @@ class LobbyScreen(SizedScreen):
         try:
             self.backend.start_room()
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
 
     def action_cancel(self) -> None:
         if self._mode == "challenging":

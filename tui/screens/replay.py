@@ -115,10 +115,10 @@ class ReplayHandle:
         return lambda: None  # a replay never changes by itself
 
     async def submit(self, action: Any) -> None:
-        raise IllegalActionError("this is a replay: nothing can be played")
+        raise IllegalActionError("replay_only")
 
     async def resign(self) -> None:
-        raise IllegalActionError("this is a replay: nothing can be played")
+        raise IllegalActionError("replay_only")
 
 
 class Stepping(_MatchScreen):

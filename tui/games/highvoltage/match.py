@@ -55,6 +55,7 @@ from textual.widgets import Footer, Static
 from engine.errors import IllegalActionError, RuleError
 from engine.highvoltage import rules as H
 from tui.games.highvoltage import present as P
+from tui.games.highvoltage import words
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
 from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
 from tui.pacing import DEFAULT, pacing_of
@@ -428,7 +429,7 @@ class HVMatchScreen(PlayScreen):
         try:
             await self.handle.submit(action)
         except (IllegalActionError, RuleError) as e:
-            self._say(str(e) or "that is not allowed now")
+            self._say(words.refusal(e))
             self._drain()  # (too slow: the play that covered the top came as an update)
             return False
         except Exception as e:  # a connection problem must not crash the screen
@@ -530,7 +531,7 @@ class HVMatchScreen(PlayScreen):
         try:
             await send()
         except (IllegalActionError, RuleError) as e:
-            self._say(str(e) or "that is not possible now")
+            self._say(words.refusal(e))
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("idle request failed")
             self._say(f"could not send that: {e}")

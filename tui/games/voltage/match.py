@@ -42,6 +42,7 @@ from engine.voltage import rules as V
 from engine.voltage.cards import COLOURS
 from tui.games.voltage import choices as C
 from tui.games.voltage import present as P
+from tui.games.voltage import words
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
 from tui.games.voltage.piles import Piles
@@ -513,7 +514,7 @@ class MatchScreen(PlayScreen):
         try:
             await self.viewer.submit(action)
         except (IllegalActionError, RuleError) as e:
-            self.error = str(e) or "that is not allowed now"
+            self.error = words.refusal(e)
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("submit failed")
             self.error = f"could not send that: {e}"
@@ -606,7 +607,7 @@ class MatchScreen(PlayScreen):
         try:
             await call(*args)
         except (IllegalActionError, RuleError) as e:
-            self.error = str(e) or "that is not allowed now"
+            self.error = words.refusal(e)
         except Exception as e:
             log.exception("%s failed", name)
             self.error = f"could not send that: {e}"
