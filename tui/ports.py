@@ -1,4 +1,4 @@
-"""What the screens need from whatever serves them: the seams between ``tui`` and its backends.
+r"""What the screens need from whatever serves them: the seams between ``tui`` and its backends.
 
 The screens never import ``server``: a backend (the SSH lobby, local play, a replay,
 and later an edge that talks to a host over Redis) satisfies the protocols declared here,
@@ -8,10 +8,12 @@ server), so a backend, a host or a test double imports it at no cost.
 The seams, smallest first:
 
 - :class:`Update`: the message a seat gets after every change of its match.  It carries
-  all a screen needs to redraw (the seat's view, the new log lines, the status notice,
+  all a screen needs to redraw (the seat's view, the new log entries, the status notice,
   the countdown) and the match's ``version`` (how many actions it has accepted), so an
   edge that receives updates from a remote host can drop a stale or repeated one.  A
-  concrete frozen dataclass, not a protocol: it is what crosses the wire.
+  concrete frozen dataclass, not a protocol: it is what crosses the wire.  Its entries
+  and notice are data (engine events, :class:`Note`\ s), worded by each session
+  (:mod:`tui.words` and each game's words module), so two seats may read two languages.
 - :class:`SeatHandle`: one seat's (or a spectator's) door into a match: the current
   view, updates, intents.  Both games' handles satisfy it; neither subclasses the other.
 - :class:`Host`: what owns a match's one state (both games' match hosts satisfy it): what
@@ -26,10 +28,10 @@ The seams, smallest first:
 
 :class:`Refused` is the one error a screen catches from a backend: the request was
 understood and turned down (a name taken, a room code unknown, a move out of turn).
-Its text is one line, written for the player, and shown as it is.  The server's own
-errors derive from it; :class:`~server.backend.SSHBackend` turns any other ``ValueError``
-its lobby raises into one at the seam (:func:`refusing`), so a screen never needs
-``except ValueError``.
+It carries a ``code`` and ``params``, which the screen words (:func:`tui.words.refusal`).
+The server's own errors derive from it; :class:`~server.backend.SSHBackend` turns any
+other ``ValueError`` its lobby raises into one at the seam (:func:`refusing`), so a
+screen never needs ``except ValueError``.
 """
 
 from __future__ import annotations
@@ -158,10 +160,11 @@ ViewT_co = TypeVar("ViewT_co", covariant=True)
 
 @dataclass(frozen=True)
 class Update(Generic[ViewT]):
-    """What a seat's screens get after a change of its match.
+    r"""What a seat's screens get after a change of its match.
 
-    ``lines`` are the log lines new since the last update (for this seat: High Voltage's
-    "too slow" goes to its sender only); ``notice`` the status line ("" for none);
+    ``entries`` are the log entries new since the last update (engine events and
+    :class:`Note`\ s; for this seat: High Voltage's "too slow" goes to its sender only);
+    ``notice`` the status notice's notes (() for none);
     ``countdown`` the number showing (3, 2, 1) in a real-time game, else None;
     ``version`` how many actions the match had accepted (it never goes down); ``names``
     the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown);
@@ -174,8 +177,8 @@ class Update(Generic[ViewT]):
     which this seat may abort the match; ``draw_offer`` the seat offering a draw."""
 
     view: ViewT
-    lines: tuple[str, ...] = ()
-    notice: str = ""
+    entries: tuple[Entry, ...] = ()
+    notice: Notice = ()
     countdown: int | None = None
     version: int = 0
     names: tuple[str, ...] = ()
@@ -197,7 +200,7 @@ class SeatHandle(Protocol[ViewT_co]):
     ``view()``, ``log``, ``notice``, ``countdown`` and ``version`` read the present;
     ``subscribe`` calls back with an :class:`Update` on the event loop after every change
     (in the subscriber's own context); ``submit`` sends an intent and raises a ``RuleError``
-    (one line for the player) if it is refused."""
+    (its code) if it is refused."""
 
     @property
     def game(self) -> str: ...  # the game's id (``engine.registry``)
@@ -212,10 +215,10 @@ class SeatHandle(Protocol[ViewT_co]):
     def names(self) -> tuple[str, ...]: ...
 
     @property
-    def log(self) -> list[str]: ...  # every line this seat has seen, oldest first
+    def log(self) -> list[Entry]: ...  # every entry this seat has seen, oldest first
 
     @property
-    def notice(self) -> str: ...
+    def notice(self) -> Notice: ...
 
     @property
     def countdown(self) -> int | None: ...
@@ -266,12 +269,12 @@ class Host(Protocol):
     seed: int
     code: str
     actions: list[Any]
-    log: list[str]
+    log: list[Entry]
     on_action: list[Callable[[Any, Any], None]]
     on_end: list[Callable[[Any], None]]
 
     @property
-    def notice(self) -> str: ...
+    def notice(self) -> Notice: ...
 
     @property
     def paused(self) -> bool: ...
@@ -297,9 +300,9 @@ class Host(Protocol):
 
     def set_bot(self, seat: int, bot: str | None) -> None: ...
 
-    def set_notice(self, text: str) -> None: ...
+    def set_notice(self, *notes: Note) -> None: ...
 
-    def announce(self, line: str) -> None: ...
+    def announce(self, note: Note) -> None: ...
 
     def close(self) -> None: ...
 
@@ -315,18 +318,19 @@ class Backend(Protocol):
 
     def rematch(self, handles: Handles) -> Awaitable[Handles | None]: ...
 
-    def rating_change(self, handles: Handles) -> str | None: ...
+    def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None: ...  # a rated match's
 
 
 class HomeBackend(Backend, Protocol):
     """``voltage play``: matches hosted in the app's own process, chosen on the start screen.
 
-    ``games()`` gives ``(id, label, description, playable)``; ``opponents()`` gives
-    ``(id, label, description)`` (each bot strength, then hot-seat)."""
+    ``games()`` gives ``(id, playable)`` (the screen words each game from its facts);
+    ``opponents()`` gives ``(id, label, description)`` (each bot strength, then hot-seat,
+    ``"hotseat"``, whose words the screen's)."""
 
     default_opponent: str
 
-    def games(self) -> list[tuple[str, str, str, bool]]: ...
+    def games(self) -> list[tuple[str, bool]]: ...
 
     def opponents(self) -> list[tuple[str, str, str]]: ...
 
@@ -441,7 +445,7 @@ class LobbyExtras(Protocol):
 
     def ratings(self) -> list[tuple[str, int, int]]: ...
 
-    def history(self, limit: int = ..., width: int | None = ...) -> list[tuple[int, str]]: ...
+    def history(self, limit: int = ...) -> list[HistoryItem]: ...
 
     def leaderboard_games(self) -> list[tuple[str, str]]: ...
 
@@ -462,11 +466,13 @@ class ReplayRecord(Protocol):
 
 class ReplaySource(Protocol):
     """A finished match to step through (``server.replay.Replay``): every position by its
-    step (0: the deal, ``last``: the end), its log, its sets (rounds), and what each seat saw.
+    step (0: the deal, ``last``: the end), its log (entries, worded by the screen), its sets
+    (rounds), and what each seat saw.
 
-    ``seat`` is the viewer's own seat (None: a spectator); ``unit`` names the stretches
-    between ``set_steps`` ("set", "round"); ``viewpoints`` is what the seat-view key cycles
-    through (every hand first, then each seat)."""
+    ``seat`` is the viewer's own seat (None: a spectator); ``unit`` is the id of the
+    stretches between ``set_steps`` ("set", "round"; :func:`tui.words.stretch` words it);
+    ``viewpoints`` is what the seat-view key cycles through (every hand first, then each
+    seat)."""
 
     @property
     def record(self) -> ReplayRecord: ...
@@ -493,9 +499,9 @@ class ReplaySource(Protocol):
 
     def hands(self, step: int) -> tuple[tuple[Any, ...], ...]: ...
 
-    def lines(self, step: int) -> list[str]: ...
+    def entries(self, step: int) -> list[Entry]: ...
 
-    def step_lines(self, step: int) -> tuple[str, ...]: ...
+    def step_entries(self, step: int) -> tuple[Entry, ...]: ...
 
     def action(self, step: int) -> str | None: ...
 

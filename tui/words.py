@@ -34,9 +34,64 @@ def listing(parts: Sequence[str]) -> str:
     return _(", ").join(parts)
 
 
-def _fill(message: str, params: Mapping[str, Any]) -> str:
-    text = _(message)
-    return text % dict(params) if params else text
+STRETCHES = {"set": N_("set"), "round": N_("round")}
+
+
+def stretch(unit: str) -> str:
+    """What a game calls a stretch of play between the events that end one (its id: "set",
+    "round"), in words."""
+    return _(STRETCHES[unit]) if unit in STRETCHES else unit
+
+
+# -- the lobby's lists ---------------------------------------------------------------
+
+STATUSES = {
+    "lobby": N_("in the lobby"),
+    "waiting": N_("in quick match"),
+    "room": N_("in a private room"),
+    "playing": N_("playing %(where)s"),
+    "watching": N_("watching %(where)s"),
+    "played": N_("just played %(where)s"),
+    "watched": N_("just watched %(where)s"),
+}
+
+
+def status(status: str, where: str = "") -> str:
+    """What a player online is at (the lobby's status id and the match's code)."""
+    message = STATUSES.get(status)
+    return _(message) % {"where": where} if message is not None else status
+
+
+def describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str:
+    """A running match of a game with no words module of its own: its title and players."""
+    return _("%(title)s: %(names)s") % {"title": title, "names": listing(names)}
+
+
+# -- voltage play's start screen ------------------------------------------------------
+
+
+def game_choice(gid: str) -> tuple[str, str]:
+    """A game as the start screen offers it: its title and a few words of its seats and pace
+    (``2 players, turn by turn``)."""
+    from engine.registry import GAMES
+
+    info = GAMES.get(gid)
+    if info is None:
+        return gid, ""
+    if info.min_seats == info.max_seats:
+        seats = ngettext("%(n)d player", "%(n)d players", info.max_seats) % {"n": info.max_seats}
+    else:
+        seats = _("%(min)d-%(max)d players") % {"min": info.min_seats, "max": info.max_seats}
+    pace = _("real time") if info.real_time else _("turn by turn")
+    return info.title, _("%(seats)s, %(pace)s") % {"seats": seats, "pace": pace}
+
+
+def opponent_choice(oid: str, label: str, description: str) -> tuple[str, str]:
+    """An opponent as the start screen offers it: a bot strength (its label and description
+    as its bots module gives them), or two people at one keyboard (``"hotseat"``)."""
+    if oid == "hotseat":
+        return _("Hot-seat"), _("two people, one keyboard")
+    return _("%(label)s bot") % {"label": label}, description
 
 
 # -- notes and notices -----------------------------------------------------------
@@ -141,9 +196,11 @@ REFUSALS: dict[str, Words] = {
     "no_challenges": lambda p: _("%(name)s does not take challenges") % {"name": p["name"]},
     "challenge_waiting": lambda p: _("you have a challenge waiting for an answer already"),
     "target_has_challenge": lambda p: _("%(name)s has a challenge to answer already") % {"name": p["name"]},
-    "challenge_declined": lambda p: _("%(name)s declined") % {"name": p["name"]},
-    "challenge_expired": lambda p: _("%(name)s did not answer in time") % {"name": p["name"]},
-    "challenge_withdrawn": lambda p: _("%(name)s took the challenge back") % {"name": p["name"]},
+    "challenge_declined": lambda p: _("%(name)s declined the challenge") % {"name": p["name"]},
+    "challenge_expired": lambda p: _("%(name)s did not answer within %(seconds).0f s") % {
+        "name": p["name"], "seconds": p["seconds"]},
+    "challenge_withdrawn": lambda p: _("you took the challenge back"),
+    "store": lambda p: str(p.get("detail", "")),  # the store's own (operator's) message
     "challenge_not_open": lambda p: _("that challenge is no longer open"),
     "gone": lambda p: _("%(name)s has gone") % {"name": p["name"]},
     "table_size": lambda p: _("a %(title)s table has %(min)d to %(max)d seats") % dict(p),
@@ -213,6 +270,26 @@ def refusal(error: BaseException, game: Mapping[str, Words] | None = None) -> st
 
 
 # -- what was kept: rating changes, history -------------------------------------------
+
+
+_HOW = {"time": N_("on time"), "aborted": N_("aborted"), "agreement": N_("by agreement"),
+        "resignation": N_("by resignation")}
+
+
+def result_words(reason: str, names: Sequence[str], winners: Sequence[int]) -> str:
+    """A finished match's result in words (an export's ``result_words``): "bob lost on time;
+    alice won", "aborted (no result, not rated)", "drawn by agreement", "bob won"."""
+    if reason == "aborted":
+        return _("aborted (no result, not rated)")
+    how = _(_HOW[reason]) if reason in _HOW else ""
+    if len(winners) != 1:
+        if reason == "agreement":
+            return _("drawn by agreement")
+        return (_("drawn %(how)s") % {"how": how}).strip()
+    winner = names[winners[0]]
+    if reason == "time" and len(names) == 2:
+        return _("%(loser)s lost on time; %(winner)s won") % {"loser": names[1 - winners[0]], "winner": winner}
+    return (_("%(winner)s won %(how)s") % {"winner": winner, "how": how}).strip()
 
 
 def rating_changes(changes: Sequence[RatingChange]) -> str:

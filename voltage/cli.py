@@ -110,7 +110,9 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         replay = Replay.load(store, int(text))  # a finished match: every hand shows (s: one seat's view)
     except ReplayError as e:
-        print(f"voltage replay: {e}", file=sys.stderr)
+        from tui import words as W
+
+        print(f"voltage replay: {W.refusal(e)}", file=sys.stderr)
         return 1
     finally:
         store.close()

@@ -111,7 +111,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
 
     def snapshot(self) -> Snapshot:
         players = tuple(
-            PlayerInfo(p.name, self._status_text(p))
+            PlayerInfo(p.name, *self._status(p))
             for p in sorted(self.players.values(), key=lambda p: p.name.lower())
         )
         matches = tuple(
@@ -155,7 +155,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def _check_active(self, player: Player) -> None:
         """A session that a newer one of its key took over may not play from here."""
         if player.superseded:
-            raise LobbyError("this key was opened in another session: take it back here first")
+            raise LobbyError("superseded")
 
     @staticmethod
     def check_distinct_keys(players: list[Player | None] | list[Player]) -> None:
@@ -163,7 +163,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         seat per person); raises :class:`LobbyError`."""
         keys = [p.identity for p in players if p is not None and p.identity]
         if len(keys) != len(set(keys)):
-            raise LobbyError("one key cannot hold two seats of a match")
+            raise LobbyError("one_key_two_seats")
 
     def host_config(self) -> HostConfig:
         """The settings of the hosts this lobby starts (see :class:`server.games.HostConfig`)."""
@@ -284,7 +284,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def _tables(self, game: str) -> Tables:
         tables = self.tables.get(game)
         if tables is None:
-            raise LobbyError(f"no game called {game!r}")
+            raise LobbyError("no_such_game", game=game)
         return tables
 
     def create_room(self, player: Player, game: str = games.HOME, size: int = 4,
@@ -308,7 +308,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         tables = self.tables.get(room.game)
         table = tables.tables.get(room.code) if tables is not None else None
         if tables is None or table is None or table is not room.table:
-            raise LobbyError(f"room {room.code} is closed")
+            raise LobbyError("room_is_closed", code=room.code)
         tables.start(table)
 
     def room_game(self, code: str) -> str | None:
@@ -344,12 +344,12 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         game = self.room_game(code)
         table = self.open_table(code)
         if game is None or table is None:
-            raise LobbyError(f"no room {code}")
+            raise LobbyError("no_room", code=code)
         if table.size - len(table.players) - len(table.bots) > 1:
-            raise LobbyError(f"{code} is a {games.title(game)} room: join it with Lobby.join")
+            raise LobbyError("room_of_other_game", code=code, title=games.title(game))
         self._check_active(player)
         if table.owner is player or (table.owner is not None and self._same_key(table.owner, player)):
-            raise LobbyError("that is your own room: give the code to a friend")
+            raise LobbyError("own_room")
         return self.tables[game].join_now(player, code)
 
     def play_bot(self, player: Player, bot: str, game: str = games.HOME) -> list[SeatHandle]:
@@ -364,8 +364,8 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         h = self.matches.get(self.rematch_codes.get(code, code))  # a rematched match: its rematch
         if h is None or not h.running:
             if self.room_game(code) is not None:
-                raise LobbyError(f"{code} has not started yet")
-            raise LobbyError(f"no match {code}")
+                raise LobbyError("not_started", code=code)
+            raise LobbyError("no_match", code=code)
         self._abandon(player)
         h.spectators.add(player)
         self._set_status(player, "watching", h.code)
@@ -413,31 +413,31 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         why not (nobody by that name, yourself, busy, refusing challenges)."""
         self._check_active(player)
         if game not in GAMES:
-            raise LobbyError(f"no game called {game!r}")
+            raise LobbyError("no_such_game", game=game)
         key = name.strip().casefold()
         target = next((p for p in self.players.values() if p.name.casefold() == key), None)
         if target is None:
-            raise LobbyError(f"nobody called {name.strip()} is online")
+            raise LobbyError("nobody_called", name=name.strip())
         if target is player or self._same_key(target, player):
-            raise LobbyError("you cannot challenge yourself")
+            raise LobbyError("challenge_self")
         if target.status == "playing" and (self.matches.get(target.where) is not None
                                            and self.matches[target.where].running):
-            raise LobbyError(f"{target.name} is playing a match: try again after it")
+            raise LobbyError("target_playing", name=target.name)
         if self.refuses_challenges(target):
-            raise LobbyError(f"{target.name} does not take challenges")
+            raise LobbyError("no_challenges", name=target.name)
         if any(c.challenger is player for c in self.challenges):
-            raise LobbyError("you have a challenge waiting for an answer already")
+            raise LobbyError("challenge_waiting")
         if any(c.target is target for c in self.challenges):
-            raise LobbyError(f"{target.name} has a challenge to answer already")
+            raise LobbyError("target_has_challenge", name=target.name)
         loop = asyncio.get_running_loop()
         ch = Challenge(player, target, game, loop.create_future(), time.monotonic() + self.challenge_seconds)
         ch.timer = loop.call_later(self.challenge_seconds, self._challenge_over, ch,
-                                   f"{target.name} did not answer within {self.challenge_seconds:.0f} s")
+                                   LobbyError("challenge_expired", name=target.name, seconds=self.challenge_seconds))
         self.challenges.append(ch)
         self._tell(target, "challenge", ch)
         return ch
 
-    def _challenge_over(self, ch: Challenge, why: str) -> None:
+    def _challenge_over(self, ch: Challenge, why: LobbyError) -> None:
         """``ch`` ends unanswered (expired, declined, taken back): both sides are told."""
         if ch not in self.challenges:
             return
@@ -445,27 +445,27 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         if ch.timer is not None:
             ch.timer.cancel()
         if not ch.future.done():
-            ch.future.set_exception(LobbyError(why))
+            ch.future.set_exception(why)
             ch.future.exception()  # (nobody may be waiting any more: mark it seen)
         self._tell(ch.target, "challenge-over", ch)
 
     def withdraw_challenge(self, ch: Challenge) -> None:
-        self._challenge_over(ch, "you took the challenge back")
+        self._challenge_over(ch, LobbyError("challenge_withdrawn"))
 
     def answer_challenge(self, player: Player, ch: Challenge, accept: bool) -> list[SeatHandle] | None:
         """``player`` (the one challenged) accepts (their handles: the match starts at
         once) or declines (None; the challenger reads why)."""
         if ch not in self.challenges or ch.target is not player:
-            raise LobbyError("that challenge is no longer open")
+            raise LobbyError("challenge_not_open")
         if not accept:
-            self._challenge_over(ch, f"{player.name} declined the challenge")
+            self._challenge_over(ch, LobbyError("challenge_declined", name=player.name))
             return None
         self.challenges.remove(ch)
         if ch.timer is not None:
             ch.timer.cancel()
         challenger = ch.challenger
         if challenger.id not in self.players or challenger.superseded:
-            raise LobbyError(f"{challenger.name} has gone")
+            raise LobbyError("gone", name=challenger.name)
         for p in (challenger, player):
             self._abandon(p)  # out of any queue or room first
         mine, theirs = self.tables[ch.game].play_people([challenger, player])

@@ -45,13 +45,13 @@ from server.games import HostConfig, ServerGame
 from server.host.common import Seat
 from server.host.voltage import SeatHandle
 from server.lobby.models import Hosted, LobbyError, Player
+from tui.ports import Note
 
 log = logging.getLogger(__name__)
 
 QUICK_FILL_SECONDS = 20.0
 
 
-_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 class TableHost(Protocol):
@@ -193,7 +193,7 @@ class Tables:
 
     def _new_table(self, size: int, owner: Player | None = None) -> Table:
         if not self.min_seats <= size <= self.max_seats:
-            raise LobbyError(f"a {self.game.title} table has {self.min_seats} to {self.max_seats} seats")
+            raise LobbyError("table_size", title=self.game.title, min=self.min_seats, max=self.max_seats)
         table = Table(self.lobby.new_code(), size, owner)
         self.tables[table.code] = table
         return table
@@ -289,7 +289,7 @@ class Tables:
         table that fills before the wait is first awaited still hands it its seat."""
         fut = table.waiters.get(player.id)
         if fut is None:
-            raise LobbyError("you are not at that table")
+            raise LobbyError("not_at_table")
         return self._wait(table, player, fut)
 
     async def join_room(self, player: Player, code: str) -> list[SeatHandle]:
@@ -306,7 +306,7 @@ class Tables:
         ``player``'s handles (a two-seat game's room; see :meth:`join_room`)."""
         table = self._private(code, player)
         if table.size - len(table.players) - len(table.bots) != 1:
-            raise LobbyError(f"room {table.code} has more than one seat left: wait for its start")
+            raise LobbyError("room_not_ready", code=table.code)
         fut = self._sit(table, player)
         self.start(table)
         return fut.result()
@@ -314,11 +314,11 @@ class Tables:
     def _private(self, code: str, player: Player) -> Table:
         table = self.tables.get(code.strip().upper())
         if table is None or not table.private or table.hosted is not None:
-            raise LobbyError(f"no {self.game.title} room {code.strip().upper()}")
+            raise LobbyError("no_game_room", title=self.game.title, code=code.strip().upper())
         if player in table.players:
-            raise LobbyError("you are already at that table")
+            raise LobbyError("already_at_table")
         if table.full:
-            raise LobbyError(f"room {table.code} is full")
+            raise LobbyError("room_full", code=table.code)
         return table
 
     def play_bots(self, player: Player, levels: Sequence[str] | str) -> list[SeatHandle]:
@@ -326,11 +326,11 @@ class Tables:
         levels = [b.strip() for b in levels.split(",")] if isinstance(levels, str) else list(levels)
         levels = [b for b in levels if b]
         if not 1 <= len(levels) <= self.max_seats - 1:
-            raise LobbyError(f"choose one to {_WORDS.get(self.max_seats - 1, str(self.max_seats - 1))} bots")
+            raise LobbyError("bot_count", most=self.max_seats - 1)
         known = self.game.bot_levels()
         for level in levels:
             if level not in known:
-                raise LobbyError(f"no {self.game.title} bot {level!r}: choose from {', '.join(known)}")
+                raise LobbyError("no_such_bot", title=self.game.title, bot=level, known=tuple(known))
         table = self._new_table(len(levels) + 1)
         fut = self._sit(table, player)
         table.bots = list(levels)
@@ -381,8 +381,8 @@ class Tables:
             if fut is not None and not fut.done():
                 fut.set_result([match.handle(i)])
         if old is not None:
-            if old.match.notice.endswith("wants a rematch"):
-                old.match.set_notice("")
+            if _rematch_wanted(old.match):
+                old.match.set_notice()
             lobby.rematched(old, h)
         lobby.prune()
         lobby.changed()
@@ -438,7 +438,7 @@ class Tables:
         if not table.expected:
             self.start(table, bots=False)
         else:
-            h.match.set_notice(f"{player.name} wants a rematch")
+            h.match.set_notice(Note.of("rematch_wanted", name=player.name))
         try:
             return await asyncio.wait_for(fut, self.lobby.rematch_wait)
         except TimeoutError:
@@ -451,5 +451,10 @@ class Tables:
                 if not table.players:
                     self.tables.pop(table.code, None)
                     self._rematches.pop(h.code, None)
-                if h.match.notice.endswith("wants a rematch"):
-                    h.match.set_notice("")
+                if _rematch_wanted(h.match):
+                    h.match.set_notice()
+
+
+def _rematch_wanted(match: Any) -> bool:
+    """Does ``match``'s notice say that someone wants a rematch?"""
+    return any(n.id == "rematch_wanted" for n in match.notice)

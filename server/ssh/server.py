@@ -703,7 +703,7 @@ class VoltageServer:
             else:
                 replay = Replay.load(self.store, match_id, c.identity)
         except ReplayError as e:
-            process.stderr.write(f"voltage: {_printable(str(e), 200)}\n".encode())
+            process.stderr.write(f"voltage: {_printable(refusal_words(e), 200)}\n".encode())
             return 1
         from tui.screens.replay import ReplayBackend
 
@@ -729,7 +729,7 @@ class VoltageServer:
             try:
                 backend = await self.remote.open_session(c.identity, c.username, initial, _client_env(process))
             except Refused as e:
-                process.stderr.write(f"voltage: {e}\r\n".encode())
+                process.stderr.write(f"voltage: {refusal_words(e)}\r\n".encode())
                 return 1
         else:
             player = self.lobby.connect(c.identity, c.username)
@@ -923,3 +923,12 @@ def serve_main(
     finally:
         store.close()
     return 0
+
+
+def refusal_words(error: BaseException) -> str:
+    """A refusal (its code) in the English words of the tui, for a command's error line."""
+    from tui import words as W
+    from tui.i18n import ENGLISH, language
+
+    with language(ENGLISH):
+        return W.refusal(error)

@@ -12,7 +12,7 @@ from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
-from tests.support.words import refused
+from tests.support.words import log_of, refused, update_lines
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
 NAMES = ["Alice", "Bob", "Cleo", "Dan"]
@@ -73,7 +73,7 @@ class TestMarked:
             assert m.idle == ()
             await until(lambda: 0 in m.idle)
             assert time.monotonic() - t0 >= 0.3  # not before the limit (counted from "go")
-            assert "Alice is idle: nothing done for 0.3 s." in m.log
+            assert "Alice is idle: nothing done for 0.3 s." in log_of(m)
             # every screen hears of it: the other seats' updates carry the mark
             assert 0 in got[-1].idle and m.handle(None).idle == m.idle
         finally:
@@ -84,7 +84,7 @@ class TestMarked:
         try:
             await until(lambda: 0 in m.idle)
             await m.submit(0, H.Draw(0))
-            assert 0 not in m.idle and m.log[-1] == "Alice is playing again."
+            assert 0 not in m.idle and log_of(m)[-1] == "Alice is playing again."
         finally:
             m.close()
 
@@ -143,17 +143,17 @@ class TestVote:
             await until(lambda: 0 in m.idle)
             # Bob, Cleo and Dan may vote: two of three are enough
             await m.handle(1).continue_without(0)
-            assert "Bob votes to continue without Alice (1 of 2)." in m.log
+            assert "Bob votes to continue without Alice (1 of 2)." in log_of(m)
             assert not m.seats[0].is_bot and m.idle[0] == 0
             await m.handle(2).continue_without()
             assert m.seats[0].bot == "medium"  # no table bots: Medium
             assert m.names[0] == "Alice (bot playing)" and m.bot_playing == (0,)
             assert 0 not in m.idle
-            assert "Continuing without Alice: a bot (medium) plays their seat." in m.log
+            assert "Continuing without Alice: a bot (medium) plays their seat." in log_of(m)
             # Alice's own screen is told, and only hers
-            mine = [line for u in got for line in u.lines]
+            mine = [line for u in got for line in update_lines(u, "high-voltage")]
             assert "You were idle; a bot plays your seat. Press t to take it back." in mine
-            assert "You were idle" not in " ".join(m.log) and got[-1].bot_playing == (0,)
+            assert "You were idle" not in " ".join(log_of(m)) and got[-1].bot_playing == (0,)
             with refused("a bot is playing", IllegalActionError, "high-voltage"):
                 await m.handle(0).submit(H.Draw(0))
         finally:
@@ -194,7 +194,7 @@ class TestVote:
             assert m.bot_playing == (0,)
             await m.handle(0).take_seat_back()
             assert not m.seats[0].is_bot and m.bot_playing == () and m.names[0] == "Alice"
-            assert m.log[-1] == "Alice takes their seat back from the bot."
+            assert log_of(m)[-1] == "Alice takes their seat back from the bot."
             await m.handle(0).submit(H.Draw(0))  # plays again
         finally:
             m.close()

@@ -12,7 +12,7 @@ from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore_high_voltage
 from server.host.voltage import SeatHandle
-from tests.support.words import refused, said
+from tests.support.words import log_of, refused, said, update_lines
 from tui import ports
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
@@ -54,8 +54,8 @@ class TestShape:
     def test_like_a_voltage_match(self):
         m = people(3)
         assert m.game == "high-voltage" and m.names == ("Alice", "Bob", "Cleo")
-        assert m.actions == [] and m.log == ["Cards dealt to 3 players; four each in hand, face down."]
-        assert not m.over and m.winner is None and m.notice == ""
+        assert m.actions == [] and log_of(m) == ["Cards dealt to 3 players; four each in hand, face down."]
+        assert not m.over and m.winner is None and m.notice == ()
         assert m.scores == (24, 24, 24)  # cards left: 72 dealt to three
         h = m.handle(1)
         # Both games' hosts and handles satisfy the tui's seams; neither handle derives
@@ -70,7 +70,7 @@ class TestShape:
 
     @pytest.mark.parametrize("n", [1, 5])
     def test_two_to_four_seats(self, n):
-        with pytest.raises(ValueError, match="2 to 4"):
+        with refused("2 to 4", ValueError):
             HVMatch([Seat(str(i)) for i in range(n)])
 
 
@@ -110,16 +110,17 @@ class TestArrivalOrder:
         await asyncio.gather(
             m.handle(0).submit(a.aim(fitting(a))), m.handle(1).submit(b.aim(fitting(b))), return_exceptions=True
         )
-        slow = [line for u in got[1] for line in u.lines if "too slow" in line]
+        slow = [line for u in got[1] for line in update_lines(u, "high-voltage") if "too slow" in line]
         won = fitting(a).value
         assert slow == [f"Bob: too slow — the {a.top.value} was covered by {'an' if won == 8 else 'a'} {won}."]
         for seat in (0, 2, None):
-            assert not any("too slow" in line for u in got[seat] for line in u.lines)
-        assert any("too slow" in line for line in m.handle(1).log)
-        assert not any("too slow" in line for line in m.handle(0).log + m.log)
+            assert not any("too slow" in line for u in got[seat] for line in update_lines(u, "high-voltage"))
+        assert any("too slow" in line for line in log_of(m.handle(1)))
+        assert not any("too slow" in line for line in log_of(m.handle(0)) + log_of(m))
         assert m.too_slow == 1
         # The refusal changed nothing: its update has the version of the accepted play.
-        assert [u.version for u in got[1] if u.lines and "too slow" in u.lines[0]] == [len(m.actions)]
+        assert [u.version for u in got[1] if u.entries and "too slow" in update_lines(u, "high-voltage")[0]] == [
+            len(m.actions)]
 
     async def test_a_refused_play_loses_nothing_and_is_not_logged(self):
         m = await started(people(2))
@@ -150,7 +151,7 @@ class TestCountdown:
         await until(lambda: m.state.phase == H.PLAY)
         for seat, numbers in seen.items():
             assert numbers == [3, 2, 1, None], seat
-        assert m.actions == [H.GO] and m.log[-1] == "Un, dos, tres! Hands up: play!"
+        assert m.actions == [H.GO] and log_of(m)[-1] == "Un, dos, tres! Hands up: play!"
         assert m.handle(0).countdown is None
 
     async def test_input_before_go_is_refused_with_a_message_and_costs_nothing(self):
@@ -175,7 +176,7 @@ class TestCountdown:
         await m.handle(0).submit(H.Stuck(0))
         await m.handle(1).submit(H.Stuck(1))  # everyone is stuck: the bottom card goes on top
         assert m.state.phase == H.COUNTDOWN and m.state.flips == 1
-        assert any("Everyone is stuck" in line for line in m.log)
+        assert any("Everyone is stuck" in line for line in log_of(m))
         with refused("wait for the countdown", IllegalActionError, "high-voltage"):
             await m.handle(0).submit(H.Draw(0))
         await until(lambda: m.state.phase == H.PLAY)
@@ -205,7 +206,7 @@ class TestBots:
         for u in last.values():
             assert u.view.over and u.view.winner == m.winner and u.view.top == m.view(None).top
             assert u.view.places == m.state.places
-        assert m.log[-1].startswith(f"{m.names[m.winner]} wins")
+        assert log_of(m)[-1].startswith(f"{m.names[m.winner]} wins")
         await until(lambda: not m._bot_tasks)  # every bot has stopped
 
     async def test_a_human_against_a_bot_and_the_bot_seat_refuses_people(self):

@@ -27,7 +27,8 @@ from server.host.voltage import Match
 from server.lobby.core import Lobby
 from server.store import persist as P
 from server.store.db import Store
-from tests.support.words import refused
+from server.store.persist import export_json
+from tests.support.words import notice_of, refused
 
 A, B = "SHA256:alice", "SHA256:bob"
 FILLER = 10**6  # filler rows sit right after a match's real actions, on the same pages
@@ -132,8 +133,8 @@ async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with
             await m.handle(seat).submit(action)
         assert m.state == state and len(m.actions) == n
         assert real_actions(store, mid) == [a.text() for a in m.actions]
-        assert m.paused and "cannot save moves" in m.notice
-        assert "cannot save moves" in updates[-1].notice  # every screen is told
+        assert m.paused and "cannot save moves" in notice_of(m.notice)
+        assert "cannot save moves" in notice_of(updates[-1].notice)  # every screen is told
         # Paused: anything else is refused the same way (a resignation too), and stays so.
         with refused("cannot save moves", IllegalActionError, "voltage"):
             await m.handle(1 - seat).resign()
@@ -143,14 +144,14 @@ async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with
         # Space comes back: the match resumes by itself, and the same move now goes through.
         make_room(store, mid)
         await until(lambda: not m.paused, what="the match to resume")
-        assert m.notice == "" and updates[-1].notice == ""
+        assert m.notice == () and updates[-1].notice == ()
         await m.handle(seat).submit(action)
         assert len(m.actions) == n + 1
         await m.handle(0).resign()
         r = store.match_record(mid)
         assert r.finished and r.actions == tuple(a.text() for a in m.actions)
         assert set(store.rating_changes(mid)) == {0, 1}
-        assert json.loads(store.export_json(mid))["actions"] == [a.text() for a in m.actions]
+        assert json.loads(export_json(store, mid))["actions"] == [a.text() for a in m.actions]
 
 
 async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, monkeypatch):
@@ -293,7 +294,7 @@ async def test_a_stalled_store_pauses_only_the_match_waiting_on_it(tmp_path, mon
                 await other.handle(s).submit(a)
             assert len(other.actions) == 5
             assert time.monotonic() - t0 < 1.0
-            await until(lambda: "disk" in recorded.notice, what="the slow-disk notice")
+            await until(lambda: "disk" in notice_of(recorded.notice), what="the slow-disk notice")
             assert not first.done() and not second.done() and recorded.actions == []
         finally:
             stall.release.set()
@@ -302,7 +303,7 @@ async def test_a_stalled_store_pauses_only_the_match_waiting_on_it(tmp_path, mon
         assert [type(a) for a in recorded.actions] == [type(action), V.Resign]
         r = store.match_record(mid)
         assert r.finished and r.actions == tuple(a.text() for a in recorded.actions)
-        assert recorded.notice == ""
+        assert recorded.notice == ()
         assert store.player("SHA256:erin").name == "erin"
         await asyncio.wrap_future(store.touch_player("SHA256:erin"))
 

@@ -36,6 +36,8 @@ class GameWords(Protocol):
 
     def refusal(self, error: BaseException) -> str: ...
 
+    def describe(self, title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str: ...
+
 
 @dataclass(frozen=True)
 class GameScreens:
@@ -203,6 +205,11 @@ class _SharedWords:
         from tui import words as W
 
         return W.refusal(error)
+
+    def describe(self, title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str:
+        from tui import words as W
+
+        return W.describe(title, names, scores, short)
 
 
 def words(game: str) -> GameWords:

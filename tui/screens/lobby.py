@@ -30,6 +30,7 @@ from textual.widgets import Input, Static
 from tui import words as W
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
+from tui.games.registry import words
 from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
 
@@ -556,7 +557,7 @@ class LobbyScreen(SizedScreen):
         """The player's own finished matches, newest first (read when the lobby shows)."""
         history = getattr(self.backend, "history", None)
         width = self.query_one("#history", Menu).content_size.width - 2  # (the cursor)
-        items = history(width=width if width > 0 else None) if history is not None else []
+        items = W.history_lines(history() if history is not None else [], width if width > 0 else None)
         # Newest first, and the cursor on the newest (a match just played is the one to see).
         self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
                                                    keep_place=False)
@@ -578,7 +579,7 @@ class LobbyScreen(SizedScreen):
             mine = p.name == self.backend.name
             line = Text("  " if mine else "")  # (you are shown as a heading, never chosen: aligned by hand)
             line.append(p.name, "bold")
-            line.append("  " + p.status)
+            line.append("  " + W.status(p.status, getattr(p, "where", "")))
             items.append(((f"-me:{p.name}" if mine else f"player:{p.name}"), line))
         players.set_items(items)
         challenge = "  o, Enter: challenge" if len(snap.players) > 1 else ""
@@ -602,11 +603,8 @@ class LobbyScreen(SizedScreen):
         return line
 
     def _describe(self, m: Any, short: bool = False) -> str:
-        describe = getattr(m, "describe", None)
-        if describe is not None:
-            return describe(short=short)
-        return (f"{self.backend.game_titles.get(m.game, m.game)}: "
-                f"{' v '.join(m.names)}  {'-'.join(map(str, m.scores))}")
+        """A running match's players and score, in its game's words."""
+        return words(m.game).describe(self.backend.game_titles.get(m.game, m.game), m.names, m.scores, short)
 
     # -- status ----------------------------------------------------------------
 

@@ -54,6 +54,7 @@ from textual.widgets import Footer, Static
 
 from engine.errors import IllegalActionError, RuleError
 from engine.highvoltage import rules as H
+from tui import words as W
 from tui.games.highvoltage import present as P
 from tui.games.highvoltage import words
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
@@ -218,12 +219,12 @@ class HVMatchScreen(PlayScreen):
             return False
         inbox, self._inbox = self._inbox, []
         for update in inbox:
-            self.lines.extend(update.lines)
+            if update.names:
+                self.names = tuple(update.names)
+            self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
         last = inbox[-1]
-        self.view, self._countdown, self.notice = last.view, last.countdown, last.notice
+        self.view, self._countdown, self.notice = last.view, last.countdown, W.notice(last.notice)
         self.idle, self.bot_playing = tuple(last.idle), tuple(last.bot_playing)
-        if last.names:
-            self.names = tuple(last.names)
         self._show()
         return True
 
@@ -262,8 +263,8 @@ class HVMatchScreen(PlayScreen):
         self._inbox.clear()
         self.view = self.handle.view()
         self.names = tuple(self.handle.names)
-        self.lines = list(self.handle.log)
-        self.notice = self.handle.notice
+        self.lines = words.lines(self.handle.log, self.names)
+        self.notice = W.notice(self.handle.notice)
         self._countdown = self.handle.countdown
         self.idle = tuple(getattr(self.handle, "idle", ()))
         self.bot_playing = tuple(getattr(self.handle, "bot_playing", ()))

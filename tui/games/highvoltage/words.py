@@ -84,6 +84,15 @@ def _end(event: H.Event, names: Sequence[str]) -> str:
     return head
 
 
+def describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str:
+    """A running match in a lobby's list: ``High Voltage: ann 12, bob 20 cards left``; short,
+    ``HV: ann, bob``."""
+    if short:
+        return _("HV: %(names)s") % {"names": W.listing(names)}
+    seats = W.listing([_("%(name)s %(left)d") % {"name": n, "left": s} for n, s in zip(names, scores, strict=True)])
+    return _("%(title)s: %(seats)s cards left") % {"title": title, "seats": seats}
+
+
 def lines(entries: Sequence[Any], names: Sequence[str]) -> list[str]:
     """Feed lines for ``entries`` (events and notes), in order."""
     return [line(e, names) for e in entries]

@@ -128,6 +128,12 @@ def _end(event: V.Event, names: Sequence[str]) -> str:
         "winner": names[w], "won": s[w], "lost": s[1 - w], "reason": reason(event.reason)}
 
 
+def describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str:
+    """A running match in a lobby's list: ``Voltage: ann v bob  2-1`` (the same when short)."""
+    return _("%(title)s: %(names)s  %(score)s") % {
+        "title": title, "names": _(" v ").join(names), "score": "-".join(map(str, scores))}
+
+
 def lines(entries: Sequence[Any], names: Sequence[str]) -> list[str]:
     """Log lines for ``entries`` (events and notes), in order."""
     return [line(e, names) for e in entries]
