@@ -142,9 +142,10 @@ class SSHBackend:
         return self.settings().get("colours")
 
     def colours_forced(self) -> str | None:
-        """Why this session's colours are not the player's to choose (None: they are):
-        the client sent ``NO_COLOR``, which wins over any kept choice."""
-        return "your terminal sent NO_COLOR" if "NO_COLOR" in self.env else None
+        """Why this session's colours are not the player's to choose (an id the settings screen
+        words; None: they are): ``"no_color"``, the client sent ``NO_COLOR``, which wins over
+        any kept choice."""
+        return "no_color" if "NO_COLOR" in self.env else None
 
     # -- naming and coming back ----------------------------------------------
 

@@ -439,7 +439,7 @@ class LobbyExtras(Protocol):
 
     def start_colours(self) -> str | None: ...
 
-    def colours_forced(self) -> str | None: ...  # why the colours are not the player's choice (NO_COLOR)
+    def colours_forced(self) -> str | None: ...  # why the colours are not the player's choice ("no_color")
 
     def listen(self, callback: Callable[[str, Any], None]) -> None: ...
 

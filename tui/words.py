@@ -67,6 +67,14 @@ def describe(title: str, names: Sequence[str], scores: Sequence[int], short: boo
     return _("%(title)s: %(names)s") % {"title": title, "names": listing(names)}
 
 
+FORCED = {"no_color": N_("your terminal sent NO_COLOR")}
+
+
+def forced(reason: str) -> str:
+    """Why a setting is not the player's to choose (the backend's id: ``"no_color"``)."""
+    return _(FORCED[reason]) if reason in FORCED else reason
+
+
 # -- voltage play's start screen ------------------------------------------------------
 
 

@@ -12,7 +12,9 @@ The host never imports a game's module: each game's host (:mod:`server.host.volt
 derives from :class:`MatchHost` and adds its extras through the hooks below
 (``_check_intent``, ``_used_ms``, ``_accepted``, ``_ended``, ``_after_apply``,
 ``_refused``, ``_update_extras``); a restart folds the stored log through the same rules
-(:func:`restore_log`).
+(:func:`restore_log`).  A turn-based game's bots need nothing more: a bot in the seat to
+move plays :meth:`MatchHost.bot_action` (by default its first legal action) after
+``bot_delay`` seconds; Voltage's and High Voltage's hosts bring bots of their own.
 
 The log is data: engine events and :class:`~tui.ports.Note`\\ s (a seat's private
 notes, High Voltage's "too slow", go to that seat's :meth:`MatchHost.feed` only); every
@@ -49,7 +51,7 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
     handle_class: ClassVar[type[SeatDoor[Any, Any]]] = SeatDoor
 
     def __init__(self, rules: Rules[S, A, E, V], seats: list[Seat], seed: int | None = None, *,
-                 code: str = "") -> None:
+                 code: str = "", bot_delay: float = 0.7) -> None:
         rules.info.check_seats(len(seats))
         self.rules = rules
         self.game = rules.info.id
@@ -68,6 +70,8 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
         self._subs = Subscribers()
         self._lock = asyncio.Lock()
         self._closed = False
+        self.bot_delay = bot_delay
+        self._bot_task: asyncio.Task[None] | None = None
         # Storage (server.store.persist.Recording): commits each action before it is accepted.
         self.recorder: Any = None
         self.saving = SaveGate(self)
@@ -232,6 +236,7 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
 
     def _after_submit(self) -> None:
         """After a seat's intent was applied (a bot may move next)."""
+        self._schedule_bot()
 
     def _refused(self, seat: int | None, error: IllegalActionError) -> None:
         """The rules refused ``seat``'s action (High Voltage: too slow, told to the sender)."""
@@ -239,18 +244,59 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
     # -- the lobby's levers ------------------------------------------------------
 
     def start(self) -> None:
-        """Begin play (needs a running loop)."""
+        """Begin play (needs a running loop): a bot to move moves."""
         asyncio.get_running_loop()
         self.started = True
+        self._schedule_bot()
 
     def set_bot(self, seat: int, bot: str | None) -> None:
         """Hand ``seat`` to a bot (``bot`` a name) or back to its human (``None``)."""
         self.seats[seat].bot = bot
         self._broadcast(())
+        self._schedule_bot()
 
     def close(self) -> None:
         self._closed = True
         self.saving.close()
+        if self._bot_task is not None:
+            self._bot_task.cancel()
+
+    # -- a turn-based game's bots --------------------------------------------------
+
+    def bot_action(self, bot: str, seat: int) -> A:
+        """What ``bot`` plays in ``seat`` now (its first legal action; a game's host may
+        choose better)."""
+        return self.rules.legal_actions(self.state, seat)[0]
+
+    def _bot_seat(self) -> int | None:
+        """The seat a bot should move in now (None: no bot's turn)."""
+        if self._closed or self.over or not self.started:
+            return None
+        seat = self.rules.to_move(self.state)
+        return seat if seat is not None and self.seats[seat].is_bot else None
+
+    def _schedule_bot(self) -> None:
+        if self._bot_seat() is None or (self._bot_task is not None and not self._bot_task.done()):
+            return
+        self._bot_task = asyncio.get_running_loop().create_task(self._bot_turns())
+
+    async def _bot_turns(self) -> None:
+        while (seat := self._bot_seat()) is not None:
+            if self.saving.paused:
+                await self.saving.wait_resumed()
+                continue
+            await asyncio.sleep(self.bot_delay)
+            await run_to_end(self._bot_move(seat))
+
+    async def _bot_move(self, seat: int) -> None:
+        async with self._lock:
+            bot = self.seats[seat].bot
+            if self._bot_seat() != seat or bot is None:
+                return  # the seat changed hands, or the match ended, meanwhile
+            try:
+                await self._apply(seat, self.bot_action(bot, seat))
+            except SaveFailed:
+                return  # paused: the loop waits for the store
 
 
 @dataclass(frozen=True)

@@ -139,10 +139,8 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
         executor: Executor | None = None,
         control: C.TimeControl | None = None,
     ) -> None:
-        super().__init__(RULES[GAME], seats, seed, code=code)
-        self.bot_delay = bot_delay
+        super().__init__(RULES[GAME], seats, seed, code=code, bot_delay=bot_delay)
         self.executor = executor
-        self._bot_task: asyncio.Task | None = None
         # The clock (see the module docstring): the bank of the seat to move runs while
         # ``_mark`` is set (monotonic); ``_carried_ms`` is what ran before a pause.
         self.control = control
@@ -337,9 +335,6 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
             self._arm_flag()
         return ()
 
-    def _after_submit(self) -> None:
-        self._schedule_bot()
-
     # -- the lobby's levers -----------------------------------------------------
 
     def start(self) -> None:
@@ -361,10 +356,8 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
     def close(self) -> None:
         super().close()
         self._disarm_flag()
-        if self._bot_task is not None:
-            self._bot_task.cancel()
 
-    # -- bots ----------------------------------------------------------------------
+    # -- bots: they think in the executor (see the module docstring) ----------------
 
     def _schedule_bot(self) -> None:
         if self._closed or self.over:
@@ -402,9 +395,9 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
             rest = self.bot_delay - (time.monotonic() - t0)
             if rest > 0:
                 await asyncio.sleep(rest)
-            await run_to_end(self._bot_move(seat, bot, view, action, seed))
+            await run_to_end(self._bot_chose(seat, bot, view, action, seed))
 
-    async def _bot_move(self, seat: int, bot: str, view: V.VoltageView, action: V.Action, seed: int) -> None:
+    async def _bot_chose(self, seat: int, bot: str, view: V.VoltageView, action: V.Action, seed: int) -> None:
         async with self._lock:
             # The seat may have changed hands, or the match ended, while the bot thought.
             if self._closed or self.over or self.state.to_move != seat or self.seats[seat].bot != bot:

@@ -140,7 +140,7 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
             why = "No rematch this time."
         except Exception as e:  # never crash on a backend problem
             log.exception("rematch failed")
-            handles, why = None, f"No rematch: {e}"
+            handles, why = None, f"No rematch: {W.refusal(e)}"
         self._asking = False
         self.refresh_bindings()
         if handles:

@@ -128,7 +128,7 @@ class SettingsScreen(SizedScreen):
         forced = self._forced()
         colours = Text(f"Colours: {COLOUR_WORDS.get(self.colours(), self.colours())}")
         if forced:
-            colours.append(f"  ({forced})", style="dim")
+            colours.append(f"  ({W.forced(forced)})", style="dim")
         else:
             colours.append("  ←→", style="dim")
         items.append(("colours", colours))
