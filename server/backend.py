@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import clock
+from server import games
 from server import ratings as R
 from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
 from server.store import persist
@@ -227,12 +228,9 @@ class SSHBackend:
             with refusing():
                 self.lobby.start_room(self.room)
 
-    @property
-    def hv_bot_levels(self) -> tuple[str, ...]:
-        """High Voltage's bot levels, slowest first."""
-        from engine.highvoltage.bots import HV_BOT_NAMES
-
-        return tuple(HV_BOT_NAMES)
+    def bot_levels(self, game: str) -> tuple[str, ...]:
+        """The bot levels a table of ``game`` offers (its server registry entry's), in its order."""
+        return games.game(game).bot_levels()
 
     def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
         """Who sits at the High Voltage room ``code`` so far and its seats (None: gone)."""

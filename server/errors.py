@@ -1,7 +1,7 @@
 """The one root of the errors the server turns a request down with.
 
 :class:`ServerError` is a :class:`tui.ports.Refused` (itself a ``ValueError``): a
-screen catches ``Refused`` and shows ``str(e)``, whichever part of the server said
+screen catches ``Refused`` and words it (:func:`tui.words.refusal`), whichever part of the server said
 no.  The layers are server > tui > engine, so the server may import ``tui.ports``
 (a module of protocols, no Textual).
 

@@ -342,7 +342,7 @@ class LobbyBackend(Backend, Protocol):
     """One SSH session's player in the shared lobby (what the lobby screen always calls).
 
     Every method that starts or joins a match returns the handles to play through, and
-    raises :class:`Refused` (one line for the player) when it cannot."""
+    raises :class:`Refused` (its code, worded by the screen) when it cannot."""
 
     initial: tuple[str, str] | None  # ("join" | "watch", CODE) from the ssh command line
     name_prefill: str
@@ -430,8 +430,7 @@ class LobbyExtras(Protocol):
     @property
     def identity(self) -> str | None: ...
 
-    @property
-    def hv_bot_levels(self) -> tuple[str, ...]: ...
+    def bot_levels(self, game: str) -> tuple[str, ...]: ...  # a table's bot levels, in order
 
     def settings(self) -> dict[str, str]: ...
 

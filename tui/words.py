@@ -342,20 +342,20 @@ def history_forms(item: HistoryItem) -> list[str]:
             "outcome": outcome, "score": score}
         short = _("%(outcome)s on time") % {"outcome": outcome}
     else:
-        result = short = f"{outcome} {score}".strip()
+        result = short = (_("%(outcome)s %(score)s") % {"outcome": outcome, "score": score}).strip()
     tail = [result] if result else []
     short_tail = [short] if short else []
     if item.delta is not None:
         tail.append(f"{item.delta:+d}")
         short_tail.append(f"{item.delta:+d}")
     title, abbrev = item.title, item.short or item.title
-    game = f"{title} " if title else ""
     vs = _("v %(names)s") % {"names": listing(others)}
+    game_vs = _("%(title)s %(vs)s") % {"title": title, "vs": vs} if title else vs
     few = vs if len(others) == 1 else ngettext("v %(n)d other", "v %(n)d others", len(others)) % {"n": len(others)}
     number = f"#{item.id}"
     head = [number, when]
     forms = [
-        head + [f"{game}{vs}"] + tail,
+        head + [game_vs] + tail,
         head + ([abbrev] if abbrev else []) + tail + [vs],
         [number, day] + ([abbrev] if abbrev else []) + tail + [vs],
         [number, day] + ([abbrev] if abbrev else []) + short_tail + [few],

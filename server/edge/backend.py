@@ -544,11 +544,11 @@ class RemoteBackend:
     def strengths(self) -> list[tuple[str, str]]:
         return bot_strengths()
 
-    @property
-    def hv_bot_levels(self) -> tuple[str, ...]:
-        from engine.highvoltage.bots import HV_BOT_NAMES
+    def bot_levels(self, game: str) -> tuple[str, ...]:
+        """The bot levels a table of ``game`` offers (the server registry's, known here too)."""
+        from server import games
 
-        return tuple(HV_BOT_NAMES)
+        return games.game(game).bot_levels()
 
     def hv_starts_in(self) -> float | None:
         got = self._polled("hv_starts_in")

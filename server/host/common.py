@@ -315,6 +315,7 @@ class HostedMatch(Protocol[ViewT_co, ActionT_contra]):
     """What :class:`SeatDoor` asks of its match host (:class:`server.host.base.MatchHost`)."""
 
     game: str
+    code: str
     actions: list[Any]
     countdown: int | None
 

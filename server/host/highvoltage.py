@@ -555,5 +555,3 @@ def restore(record: Any, executor: object | None = None, bot_delay: float = 0.7)
     restore_log(m, record)
     return m
 
-
-restore_high_voltage = restore  # (its older name)

@@ -19,7 +19,7 @@ import asyncio
 import logging
 import time
 
-from server.host.voltage import SeatHandle
+from server.host.common import SeatDoor
 from server.lobby.models import Hosted, LobbyError, LobbyState, Player
 from tui.ports import Note
 
@@ -63,7 +63,7 @@ class AwayMixin(LobbyState):
                     return h
         return None
 
-    def resume(self, player: Player) -> list[SeatHandle] | None:
+    def resume(self, player: Player) -> list[SeatDoor] | None:
         """Give ``player`` back the seat their identity left; None if there is none."""
         h = self.resumable(player)
         if h is None:

@@ -7,7 +7,7 @@ period (the other screens show a countdown), then a bot plays it until the same
 identity comes back.
 
 Everything here runs on the server's event loop; nothing blocks.  Screens see
-matches only through :class:`~server.host.voltage.SeatHandle`.
+matches only through seat handles (:class:`~server.host.common.SeatDoor`).
 
 The lobby is composed of parts, imported one way (see :mod:`server.lobby.models`):
 
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from server import games
 from server.games import HostConfig
-from server.host.voltage import SeatHandle
+from server.host.common import SeatDoor
 from server.lobby.away import AwayMixin
 from server.lobby.models import (  # noqa: F401  (re-exported: the older import path)
     BOT_OFFER_SECONDS,
@@ -276,7 +276,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             if new not in self.matches:
                 del self.rematch_codes[old]
 
-    async def quick_match(self, player: Player, game: str = games.HOME) -> list[SeatHandle]:
+    async def quick_match(self, player: Player, game: str = games.HOME) -> list[SeatDoor]:
         """Sit at ``game``'s quick table and wait for its start (Voltage's, of two seats,
         starts when the next player sits); cancel the await to get up."""
         return await self._tables(game).quick_match(player)
@@ -327,7 +327,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
                 room.future.cancel()
             self._set_status(room.owner, "lobby")
 
-    async def join(self, player: Player, code: str) -> list[SeatHandle]:
+    async def join(self, player: Player, code: str) -> list[SeatDoor]:
         """Join the private room ``code`` of any game: a room with one seat left starts at
         once (:meth:`join_room`), a bigger one when it is full or its owner starts it
         (cancel to get up)."""
@@ -337,7 +337,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             return self.join_room(player, code)
         return await self.tables[game].join_room(player, code)
 
-    def join_room(self, player: Player, code: str) -> list[SeatHandle]:
+    def join_room(self, player: Player, code: str) -> list[SeatDoor]:
         """Join the room ``code`` with one seat left (a Voltage room): it starts at once;
         see :meth:`join`."""
         code = code.strip().upper()
@@ -352,13 +352,13 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             raise LobbyError("own_room")
         return self.tables[game].join_now(player, code)
 
-    def play_bot(self, player: Player, bot: str, game: str = games.HOME) -> list[SeatHandle]:
+    def play_bot(self, player: Player, bot: str, game: str = games.HOME) -> list[SeatDoor]:
         """``player`` against bots at once: ``bot`` names one, or lists up to the game's
         seats less one (High Voltage: ``"medium,fast"``)."""
         self._check_active(player)
         return self._tables(game).play_bots(player, bot)
 
-    def watch(self, player: Player, code: str) -> list[SeatHandle]:
+    def watch(self, player: Player, code: str) -> list[SeatDoor]:
         self._check_active(player)
         code = code.strip().upper()
         h = self.matches.get(self.rematch_codes.get(code, code))  # a rematched match: its rematch
@@ -388,7 +388,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             self._tell(p, "follow", [new.match.handle(None)])
         self._prune()
 
-    def hosted_of(self, handles: list[SeatHandle]) -> Hosted | None:
+    def hosted_of(self, handles: list[SeatDoor]) -> Hosted | None:
         if not handles:
             return None
         match = handles[0].match
@@ -452,7 +452,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def withdraw_challenge(self, ch: Challenge) -> None:
         self._challenge_over(ch, LobbyError("challenge_withdrawn"))
 
-    def answer_challenge(self, player: Player, ch: Challenge, accept: bool) -> list[SeatHandle] | None:
+    def answer_challenge(self, player: Player, ch: Challenge, accept: bool) -> list[SeatDoor] | None:
         """``player`` (the one challenged) accepts (their handles: the match starts at
         once) or declines (None; the challenger reads why)."""
         if ch not in self.challenges or ch.target is not player:
@@ -474,7 +474,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
 
     # -- rematch -------------------------------------------------------------
 
-    async def rematch(self, player: Player, handles: list[SeatHandle]) -> list[SeatHandle] | None:
+    async def rematch(self, player: Player, handles: list[SeatDoor]) -> list[SeatDoor] | None:
         """The same people and bots again, in the same seats, once every person still at
         the results asks (a bot always agrees); None if that does not happen (someone
         leaves, or :attr:`rematch_wait` passes)."""

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from server import games
 from server.errors import ServerError
-from server.host.voltage import Match
+from server.host.base import MatchHost
 
 if TYPE_CHECKING:  # pragma: no cover
     from server.store.db import Store
@@ -114,7 +114,7 @@ class Hosted:
     """A match the lobby hosts: its code, its human players, spectators, timers."""
 
     code: str
-    match: Match
+    match: MatchHost[Any, Any, Any, Any]
     humans: list[Player | None]
     spectators: set[Player] = field(default_factory=set)
     grace: dict[int, asyncio.Task] = field(default_factory=dict)

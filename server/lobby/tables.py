@@ -42,8 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from server.games import HostConfig, ServerGame
-from server.host.common import Seat
-from server.host.voltage import SeatHandle
+from server.host.common import Seat, SeatDoor
 from server.lobby.models import Hosted, LobbyError, Player
 from tui.ports import Note
 
@@ -93,7 +92,7 @@ class TableHost(Protocol):
 
     def hosted(self, code: str) -> Hosted | None: ...
 
-    def hosted_of(self, handles: list[SeatHandle]) -> Hosted | None: ...
+    def hosted_of(self, handles: list[SeatDoor]) -> Hosted | None: ...
 
     def rematched(self, old: Hosted, new: Hosted) -> None: ...
 
@@ -240,14 +239,14 @@ class Tables:
             if p.status in ("waiting", "room"):
                 self.lobby.set_status(p, "lobby")
 
-    async def _wait(self, table: Table, player: Player, fut: asyncio.Future) -> list[SeatHandle]:
+    async def _wait(self, table: Table, player: Player, fut: asyncio.Future) -> list[SeatDoor]:
         try:
             return await fut
         finally:
             if table.hosted is None and player in table.players:
                 self.leave(player)
 
-    async def quick_match(self, player: Player, size: int | None = None) -> list[SeatHandle]:
+    async def quick_match(self, player: Player, size: int | None = None) -> list[SeatDoor]:
         """Sit at the open quick table (or open one) and wait for the start (``size``: its
         seats, the game's ``quick_seats`` by default)."""
         size = self.game.quick_seats if size is None else size
@@ -283,7 +282,7 @@ class Tables:
         self.lobby.changed()
         return table
 
-    def wait(self, table: Table, player: Player) -> Coroutine[Any, Any, list[SeatHandle]]:
+    def wait(self, table: Table, player: Player) -> Coroutine[Any, Any, list[SeatDoor]]:
         """Wait at ``table`` for the start (the owner, after :meth:`create_room`):
         ``await tables.wait(table, owner)``.  The seat's future is taken at the call, so a
         table that fills before the wait is first awaited still hands it its seat."""
@@ -292,7 +291,7 @@ class Tables:
             raise LobbyError("not_at_table")
         return self._wait(table, player, fut)
 
-    async def join_room(self, player: Player, code: str) -> list[SeatHandle]:
+    async def join_room(self, player: Player, code: str) -> list[SeatDoor]:
         """Sit at the private table ``code`` and wait for the start."""
         table = self._private(code, player)
         fut = self._sit(table, player)
@@ -301,7 +300,7 @@ class Tables:
         self.lobby.changed()
         return await self._wait(table, player, fut)
 
-    def join_now(self, player: Player, code: str) -> list[SeatHandle]:
+    def join_now(self, player: Player, code: str) -> list[SeatDoor]:
         """Take the last seat of the private table ``code``: it starts, and these are
         ``player``'s handles (a two-seat game's room; see :meth:`join_room`)."""
         table = self._private(code, player)
@@ -321,7 +320,7 @@ class Tables:
             raise LobbyError("room_full", code=table.code)
         return table
 
-    def play_bots(self, player: Player, levels: Sequence[str] | str) -> list[SeatHandle]:
+    def play_bots(self, player: Player, levels: Sequence[str] | str) -> list[SeatDoor]:
         """``player`` against 1 to ``max_seats - 1`` bots (levels, or ``"medium,fast"``), at once."""
         levels = [b.strip() for b in levels.split(",")] if isinstance(levels, str) else list(levels)
         levels = [b for b in levels if b]
@@ -337,7 +336,7 @@ class Tables:
         self.start(table)
         return fut.result()
 
-    def play_people(self, players: Sequence[Player]) -> list[list[SeatHandle]]:
+    def play_people(self, players: Sequence[Player]) -> list[list[SeatDoor]]:
         """These people at one table of their own, started at once (an accepted
         challenge); each one's handles, in the order given."""
         table = self._new_table(len(players))
@@ -408,7 +407,7 @@ class Tables:
             if not fut.done():
                 fut.set_result(None)
 
-    async def rematch(self, player: Player, handles: Sequence[Any]) -> list[SeatHandle] | None:
+    async def rematch(self, player: Player, handles: Sequence[Any]) -> list[SeatDoor] | None:
         """The same people and bots again, once every person still at the results asks;
         None when that does not happen within the lobby's ``rematch_wait``."""
         self.lobby.check_active(player)

@@ -85,7 +85,7 @@ Schema versions (see :data:`MIGRATIONS`):
 4. actions.used_ms: the time the seat to move used for each action (its clock's
    charge, NULL before); matches.time_control: the match's control as
    ``engine.clock`` writes it ("5+5"; NULL: no clock).  A restart folds the clock
-   from these (``server.store.persist.restore_voltage``).
+   from these (each game's ``restore``, beside its host: ``server.host.voltage.restore``).
 """
 
 from __future__ import annotations

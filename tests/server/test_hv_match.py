@@ -10,7 +10,7 @@ import pytest
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from server.host.common import Seat
-from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore_high_voltage
+from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore
 from server.host.voltage import SeatHandle
 from tests.support.words import log_of, refused, said, update_lines
 from tui import ports
@@ -264,6 +264,6 @@ class TestHooksAndRestore:
             actions=[a.text() for a in m.actions],
             started=123.0,
         )
-        r = restore_high_voltage(record)
+        r = restore(record)
         assert r.state == m.state and r.actions == m.actions and r.log == m.log
         assert r.code == "ABCD" and r.started_at == 123.0 and not r.seats[0].connected

@@ -153,7 +153,8 @@ def _hv_lobby(backend: LobbyBackend) -> LobbyPart:
     from tui.games.lobby_parts import DEFAULT_TABLE_LEVELS, TablePart
 
     def levels(b: LobbyBackend) -> tuple[str, ...]:
-        return tuple(getattr(b, "hv_bot_levels", DEFAULT_TABLE_LEVELS))
+        ask = getattr(b, "bot_levels", None)
+        return tuple(ask(HIGH_VOLTAGE)) if ask is not None else DEFAULT_TABLE_LEVELS
 
     def starts_in(b: LobbyBackend) -> float | None:
         ask = getattr(b, "hv_starts_in", None)

@@ -727,7 +727,7 @@ class MatchScreen(PlayScreen):
         if self.step.buttons:
             await self._choose(self.step.buttons[0])
         elif self.view.my_turn:
-            await self.submit(V.DRAW)  # refused with the engine's one-line reason
+            await self.submit(V.DRAW)  # refused with the engine's reason (worded by the screen)
         else:
             self._explain("It is not your turn.")
 
