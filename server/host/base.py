@@ -41,8 +41,6 @@ A = TypeVar("A")
 E = TypeVar("E")
 V = TypeVar("V")
 
-Host = TypeVar("Host", bound="MatchHost[Any, Any, Any, Any]")
-
 
 class MatchHost(HostNotices, Generic[S, A, E, V]):
     """One match of any game between its seats (people or bots), watched by anyone."""
