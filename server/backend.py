@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import clock
+from server import games
 from server import ratings as R
 from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
 from server.store import persist
-from tui.ports import Handles, refusing
+from tui.ports import Handles, HistoryItem, RatingChange, Refused, refusing
 from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
@@ -142,9 +143,10 @@ class SSHBackend:
         return self.settings().get("colours")
 
     def colours_forced(self) -> str | None:
-        """Why this session's colours are not the player's to choose (None: they are):
-        the client sent ``NO_COLOR``, which wins over any kept choice."""
-        return "your terminal sent NO_COLOR" if "NO_COLOR" in self.env else None
+        """Why this session's colours are not the player's to choose (an id the settings screen
+        words; None: they are): ``"no_color"``, the client sent ``NO_COLOR``, which wins over
+        any kept choice."""
+        return "no_color" if "NO_COLOR" in self.env else None
 
     # -- naming and coming back ----------------------------------------------
 
@@ -212,8 +214,11 @@ class SSHBackend:
     def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> Room:
         """A private room (High Voltage: ``size`` seats, 2 to 4).  ``time_control``:
         Voltage's clock as a player writes it ("5+5", "10+0", "none"; "default": 5+5)."""
-        with refusing():
+        try:
             control = time_control if time_control == "default" else clock.parse(time_control)
+        except ValueError:
+            raise Refused("bad_time_control", text=time_control) from None
+        with refusing():
             self.room = self.lobby.create_room(self.player, game, size, control)
         return self.room
 
@@ -223,12 +228,9 @@ class SSHBackend:
             with refusing():
                 self.lobby.start_room(self.room)
 
-    @property
-    def hv_bot_levels(self) -> tuple[str, ...]:
-        """High Voltage's bot levels, slowest first."""
-        from engine.highvoltage.bots import HV_BOT_NAMES
-
-        return tuple(HV_BOT_NAMES)
+    def bot_levels(self, game: str) -> tuple[str, ...]:
+        """The bot levels a table of ``game`` offers (its server registry entry's), in its order."""
+        return games.game(game).bot_levels()
 
     def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
         """Who sits at the High Voltage room ``code`` so far and its seats (None: gone)."""
@@ -278,8 +280,8 @@ class SSHBackend:
         """The key fingerprint (None for a guest: guests are not stored)."""
         return self.player.identity
 
-    def rating_change(self, handles: Sequence[SeatHandle]) -> str | None:
-        """The results screen's line: each rated seat's new rating and its change."""
+    def rating_change(self, handles: Sequence[SeatHandle]) -> tuple[RatingChange, ...] | None:
+        """The results screen's line, as data: each rated seat's new rating and its change."""
         h = self.lobby.hosted_of(list(handles))  # type: ignore[arg-type]  # (as in rematch)
         rec = getattr(h, "recording", None) if h is not None else None
         if h is None or rec is None or self.store is None:
@@ -291,7 +293,7 @@ class SSHBackend:
             return None
         if not changes:
             return None
-        return "\n".join(persist.change_lines(changes, [s.name for s in h.match.seats]))
+        return persist.rating_changes(changes, [s.name for s in h.match.seats])
 
     def ratings(self) -> list[tuple[str, int, int]]:
         """``(game title, rating shown, games)`` of this player in each game rated so far."""
@@ -307,21 +309,13 @@ class SSHBackend:
             log.exception("could not read ratings")
         return out
 
-    def history(self, limit: int = 20, width: int | None = None) -> list[tuple[int, str]]:
-        """This player's finished matches, newest first: ``(match id, line)``, the lines in
-        the longest form that fits ``width`` (see :func:`server.store.persist.history_lines`)."""
+    def history(self, limit: int = 20) -> list[HistoryItem]:
+        """This player's finished matches, newest first, as data (the lobby screen words them
+        in the forms that fit its width: :func:`tui.words.history_lines`)."""
         if self.store is None or not self.identity:
             return []
         try:
-            rows = [(r.id, persist.history_lines(r, self.identity))
-                    for r in self.store.player_history(self.identity, limit)]
-            if not rows:
-                return []
-            # One form for every line (the longest that fits them all), so they stay aligned.
-            level = next((k for k in range(len(rows[0][1]))
-                          if width is None or all(len(forms[k]) <= width for _id, forms in rows)),
-                         len(rows[0][1]) - 1)
-            return [(mid, forms[level]) for mid, forms in rows]
+            return [persist.history_item(r, self.identity) for r in self.store.player_history(self.identity, limit)]
         except Exception:
             log.exception("could not read the match history")
             return []
@@ -333,7 +327,7 @@ class SSHBackend:
         from server.replay import Replay, ReplayError
 
         if self.store is None:
-            raise ReplayError("this server keeps no matches")
+            raise ReplayError("no_store")
         return Replay.load(self.store, match_id, self.identity)
 
     def replay_screen(self, match_id: int) -> Any:

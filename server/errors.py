@@ -1,17 +1,18 @@
 """The one root of the errors the server turns a request down with.
 
 :class:`ServerError` is a :class:`tui.ports.Refused` (itself a ``ValueError``): a
-screen catches ``Refused`` and shows ``str(e)``, whichever part of the server said
+screen catches ``Refused`` and words it (:func:`tui.words.refusal`), whichever part of the server said
 no.  The layers are server > tui > engine, so the server may import ``tui.ports``
 (a module of protocols, no Textual).
 
-The errors stay defined where they are raised (``LobbyError`` and ``NameRejected``
-in :mod:`server.lobby.models`, ``ReplayError`` in :mod:`server.replay`,
-``RestoreError`` in :mod:`server.store.persist`, ``StoreError`` and its
-``NameTaken`` / ``RenameTooSoon`` / ``NotFound`` in :mod:`server.store.db`); each
-derives from this root, and the old import paths keep working.  Decision: one root
-here, not one module of every error, so that a module's errors read beside the
-code that raises them.
+Like every :class:`~tui.ports.Refused`, each carries a ``code`` and ``params``, never a
+sentence: the tui words it for the player.  The errors stay defined where they are
+raised (``LobbyError`` and ``NameRejected`` in :mod:`server.lobby.models`,
+``ReplayError`` in :mod:`server.replay`, ``StoreError`` and its ``NameTaken`` /
+``RenameTooSoon`` / ``NotFound`` in :mod:`server.store.db`), but for
+:class:`RestoreError`, which the hosts' restores and the store's restore share.
+Decision: one root here, not one module of every error, so that a module's errors read
+beside the code that raises them.
 """
 
 from __future__ import annotations
@@ -20,4 +21,9 @@ from tui.ports import Refused
 
 
 class ServerError(Refused):
-    """A request the server understood and turned down; ``str(e)`` is one line for the player."""
+    """A request the server understood and turned down (its ``code`` and ``params``)."""
+
+
+class RestoreError(ServerError):
+    """A stored match that cannot be brought back (a log that no longer replays, a time
+    control that cannot be read); logged with its code and params, the match left as it is."""

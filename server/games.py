@@ -3,20 +3,22 @@
 ``engine.registry`` lists the games and their rules; this registry adds, under the
 same ids (``"voltage"``, ``"high-voltage"``: one spelling everywhere), what the
 server needs to host one: how to start a match of it (:meth:`ServerGame.new_host`),
-how to bring one back from the store (``restore``), its replay class, its bots
-(levels, strengths, the one that takes a dropped seat), how a list of matches and a
-history line name it, and its quick table (how many seats, how many start it).
+how to bring one back from the store (``restore``, beside each game's host), its bots
+(levels, strengths, the one that takes a dropped seat), how a history line names it,
+its quick table (how many seats, how many start it), and how ``voltage play`` starts
+one in the app's own process (``local``).  Replays need nothing here: one
+:class:`~server.replay.Replay` plays any game through its rules.
 
 No other server module branches on the game: they look it up here
-(``games.game(record.game).restore(...)``).  A third game adds its host module and
-one :class:`ServerGame` line to :data:`GAMES`.
+(``games.game(record.game).restore(...)``).  A third game adds its host module (or
+uses :class:`server.host.base.MatchHost` as it is) and one :class:`ServerGame` line to
+:data:`GAMES`.
 
 Decisions:
 
-- The host factories and restorers are imported lazily (inside the small functions
-  below): ``server.store.persist`` asks this registry for restorers, and the hosts
-  import persistence helpers, so importing them here at module level would make a
-  circle.  The registry itself imports only ``engine`` and :mod:`server.replay`.
+- The hosts are imported when first asked for (inside the small functions below): a
+  process that never hosts a game (an edge) need not load its host or its bots.
+  Nothing the hosts import imports this registry, so there is no circle either way.
 - The lobby's knobs for a host (bot delay, executor, countdown, bot speed) travel
   in one :class:`HostConfig`; each game's factory takes the ones it uses.
 - Bot *ratings* stay in :mod:`server.ratings` (one table keyed by bot name, the same
@@ -25,7 +27,7 @@ Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,7 +37,6 @@ from engine.registry import GAMES as ENGINE_GAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from server.host.common import Seat
-    from server.replay import Replay
     from server.store.db import MatchRecord
 
 
@@ -50,8 +51,24 @@ class HostConfig:
     time_control: Any = "default"  # Voltage: an engine.clock.TimeControl, None (no clock), "default" (5+5)
 
 
+@dataclass(frozen=True)
+class LocalStart:
+    """What ``voltage play``'s start screen chose: the opponent (a bot strength, a line-up
+    of bots, or ``"hotseat"``), the player's name (and both names in hot-seat), the seed,
+    and the local backend's knobs."""
+
+    opponent: str
+    player_name: str
+    names: tuple[str, str] | None
+    seed: int
+    bot_delay: float = 0.7
+    executor: Executor | None = None
+    options: dict[str, Any] | None = None  # keyword arguments for the host (tests: a short countdown)
+
+
 HostFactory = Callable[[list["Seat"], str, HostConfig], Any]
 Restorer = Callable[["MatchRecord", "Executor | None", float], Any]
+LocalFactory = Callable[[LocalStart], tuple[Any, list[int]]]  # -> (a host, not started; the seats to play)
 
 
 @dataclass(frozen=True)
@@ -60,11 +77,10 @@ class ServerGame:
 
     info: GameInfo
     new_host: HostFactory  # (seats, code, config) -> a match host, not started
-    restore: Restorer  # (record, executor, bot_delay) -> a host at the log's position
-    replay: Callable[[], type[Replay]]  # the replay class (imported when asked)
+    restore: Restorer  # (record, executor, bot_delay) -> a host at the log's position (RestoreError if not)
     bot_levels: Callable[[], tuple[str, ...]]  # the bot names a seat may be given
     default_bot: str  # the bot that fills an empty seat or takes a dropped one
-    describe: Callable[[str, Sequence[str], Sequence[int], bool], str]  # (title, names, scores, short)
+    local: LocalFactory | None = None  # ``voltage play``'s match of this game (None: not offered)
     strengths: Callable[[], list[tuple[str, str]]] | None = None  # (label, bot) weakest first; None: the levels
     short: str = ""  # the game's name in a narrow list ("" = its title)
     named_in_history: bool = True  # a history line names it (the home game's lines do not)
@@ -103,15 +119,24 @@ def _voltage_host(seats: list[Seat], code: str, cfg: HostConfig) -> Any:
 
 
 def _voltage_restore(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Any:
-    from server.store.persist import restore_voltage
+    from server.host.voltage import restore
 
-    return restore_voltage(record, executor, bot_delay)
+    return restore(record, executor, bot_delay)
 
 
-def _voltage_replay() -> type[Replay]:
-    from server.replay import VoltageReplay
+def _voltage_local(start: LocalStart) -> tuple[Any, list[int]]:
+    """You against a bot of a strength, or two people at one keyboard (``"hotseat"``)."""
+    from server.host.common import Seat
+    from server.host.voltage import Match
 
-    return VoltageReplay
+    if start.opponent == "hotseat":
+        a, b = start.names or (start.player_name or "Player 1", "Player 2")
+        seats = [Seat(a, identity="local-0"), Seat(b, identity="local-1")]
+    else:
+        label = next((lab for lab, bot in _voltage_strengths() if bot == start.opponent), start.opponent)
+        seats = [Seat(start.player_name, identity="local"), Seat(f"{label} bot", bot=start.opponent)]
+    match = Match(seats, seed=start.seed, bot_delay=start.bot_delay, executor=start.executor)
+    return match, [0, 1] if start.opponent == "hotseat" else [0]
 
 
 def _voltage_bots() -> tuple[str, ...]:
@@ -138,10 +163,6 @@ def _voltage_strengths() -> list[tuple[str, str]]:
     return out or [(n, n) for n in names]
 
 
-def _voltage_describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool) -> str:
-    return f"{title}: {' v '.join(names)}  {'-'.join(map(str, scores))}"
-
-
 # -- High Voltage ----------------------------------------------------------
 
 
@@ -153,20 +174,16 @@ def _high_voltage_host(seats: list[Seat], code: str, cfg: HostConfig) -> Any:
 
 
 def _high_voltage_restore(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Any:
-    from engine.errors import IllegalActionError, InvalidActionError
-    from server.host.highvoltage import restore_high_voltage
-    from server.store.persist import RestoreError
+    from server.host.highvoltage import restore
 
-    try:
-        return restore_high_voltage(record, executor, bot_delay)
-    except (InvalidActionError, IllegalActionError) as e:
-        raise RestoreError(f"the log does not replay: {e}") from e
+    return restore(record, executor, bot_delay)
 
 
-def _high_voltage_replay() -> type[Replay]:
-    from server.replay import HVReplay
+def _high_voltage_local(start: LocalStart) -> tuple[Any, list[int]]:
+    """You against one to three bots of the given levels (``"medium,fast"``)."""
+    from server.host.highvoltage import local_match
 
-    return HVReplay
+    return local_match(start.player_name, start.opponent, start.seed, **(start.options or {})), [0]
 
 
 def _high_voltage_bots() -> tuple[str, ...]:
@@ -175,24 +192,16 @@ def _high_voltage_bots() -> tuple[str, ...]:
     return tuple(HV_BOT_NAMES)
 
 
-def _high_voltage_describe(title: str, names: Sequence[str], scores: Sequence[int], short: bool) -> str:
-    if short:
-        return "HV: " + ", ".join(names)
-    seats = ", ".join(f"{n} {s}" for n, s in zip(names, scores, strict=True))
-    return f"{title}: {seats} cards left"
-
-
 # -- the registry ----------------------------------------------------------
 
 GAMES: dict[str, ServerGame] = {
     g.id: g
     for g in (
-        ServerGame(ENGINE_GAMES["voltage"], _voltage_host, _voltage_restore, _voltage_replay, _voltage_bots,
-                   default_bot="medium", describe=_voltage_describe, strengths=_voltage_strengths,
+        ServerGame(ENGINE_GAMES["voltage"], _voltage_host, _voltage_restore, _voltage_bots,
+                   default_bot="medium", local=_voltage_local, strengths=_voltage_strengths,
                    named_in_history=False, quick_seats=2),
-        ServerGame(ENGINE_GAMES["high-voltage"], _high_voltage_host, _high_voltage_restore, _high_voltage_replay,
-                   _high_voltage_bots,
-                   default_bot="medium", describe=_high_voltage_describe, short="HV", quick_seats=4),
+        ServerGame(ENGINE_GAMES["high-voltage"], _high_voltage_host, _high_voltage_restore, _high_voltage_bots,
+                   default_bot="medium", local=_high_voltage_local, short="HV", quick_seats=4),
     )
 }
 IDS: tuple[str, ...] = tuple(GAMES)  # in the order the lobby lists them: the home game first

@@ -4,6 +4,8 @@
 screen, starts matches and rematches, and hands the screens seat handles —
 the same kind of handle the SSH server gives, so the screens cannot tell
 local play from online play.  It satisfies :class:`tui.ports.HomeBackend`.
+Each game's local match is its server registry entry's ``local``
+(:mod:`server.games`): nothing here names a game.
 """
 
 from __future__ import annotations
@@ -13,23 +15,18 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from server.host.common import Seat
-from server.host.voltage import Match
-from tui.ports import Handles, Host
+from server import games
+from server.games import LocalStart
+from tui.ports import Handles, Host, RatingChange
 from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
 
 HOTSEAT = "hotseat"
-#: What the start screen offers, by game id: (id, label, description, playable).
-GAMES: tuple[tuple[str, str, str, bool], ...] = (
-    ("voltage", "Voltage", "2 players, turn by turn", True),
-    ("high-voltage", "High Voltage", "2-4 players, real time", True),
-)
 
 
 def bot_choices() -> list[tuple[str, str, str]]:
-    """(name, label, description) of each bot strength that exists now.
+    """(name, label, description) of each bot strength of the home game that exists now.
 
     Reads ``engine.voltage.bots.STRENGTHS`` when the bots module has it, else ``BOT_NAMES``.
     """
@@ -72,19 +69,18 @@ class LocalBackend:
         self._config: dict[int, tuple[str, str, tuple[str, str]]] = {}
         self.matches: list[Host] = []
         self._host_of: dict[int, Host] = {}  # id(handle) -> its match (a handle shows no host)
-        #: keyword arguments for each High Voltage match (tests pass a short countdown)
+        #: keyword arguments for each match's host (tests pass High Voltage a short countdown)
         self.hv_options: dict[str, Any] = {}
 
     # -- what the start screen offers ----------------------------------------
 
-    def games(self) -> list[tuple[str, str, str, bool]]:
-        """(id, label, description, playable) of each game."""
-        return list(GAMES)
+    def games(self) -> list[tuple[str, bool]]:
+        """(id, playable) of each game, in the registry's order (the screen words the rest)."""
+        return [(gid, g.local is not None) for gid, g in games.GAMES.items()]
 
     def opponents(self) -> list[tuple[str, str, str]]:
-        """(id, label, description): each bot strength, then hot-seat."""
-        bots = [(name, f"{label} bot", desc) for name, label, desc in bot_choices()]
-        return bots + [(HOTSEAT, "Hot-seat", "two people, one keyboard")]
+        """(id, label, description): each bot strength, then hot-seat (its words the screen's)."""
+        return [*bot_choices(), (HOTSEAT, "", "")]
 
     def home_screen(self) -> Any:
         from tui.screens.start import StartScreen
@@ -103,49 +99,21 @@ class LocalBackend:
     ) -> Handles:
         """Start a match and return the handles the screen plays through.
 
-        ``opponent`` is a bot name (one handle: the human's seat 0) or ``"hotseat"``
-        (two handles, one per seat; ``names`` gives the two players' names).
+        ``opponent`` is what the game's start offers: a bot name (one handle: the human's
+        seat 0), a line-up of bots, or ``"hotseat"`` (a handle per seat; ``names`` gives
+        the players' names).
         """
-        start = self._STARTS.get(game)
-        if start is None:
+        known = games.GAMES.get(game)
+        if known is None or known.local is None:
             raise ValueError(f"{game!r} cannot be played yet")
-        return start(self, game, opponent, player_name, names)
-
-    def _start_voltage(self, game: str, opponent: str, player_name: str,
-                       names: tuple[str, str] | None) -> Handles:
-        if opponent == HOTSEAT:
-            a, b = names or (player_name or "Player 1", "Player 2")
-            seats = [Seat(a, identity="local-0"), Seat(b, identity="local-1")]
-            names_used = (a, b)
-        else:
-            label = next((lab for n, lab, _ in bot_choices() if n == opponent), opponent)
-            seats = [Seat(player_name, identity="local"), Seat(f"{label} bot", bot=opponent)]
-            names_used = (player_name, seats[1].name)
-        match = Match(
-            seats,
-            seed=self._rng.randrange(2**63),
-            bot_delay=self.bot_delay,
-            executor=self.executor,
-        )
-        self._config[id(match)] = (game, opponent, names_used)
-        self.matches.append(match)
-        match.start()
-        return self._handles(match, [0, 1] if opponent == HOTSEAT else [0])
-
-    def _start_high_voltage(self, game: str, opponent: str, player_name: str,
-                            names: tuple[str, str] | None) -> Handles:
-        """You against the bots' levels, e.g. ``"medium,fast"``."""
-        from server.host.highvoltage import local_match
-
-        hv = local_match(player_name, opponent, self._rng.randrange(2**63), **self.hv_options)
-        self._config[id(hv)] = (game, opponent, (player_name, ""))
-        self.matches.append(hv)
-        hv.start()
-        return self._handles(hv, [0])
-
-    #: How each game's local match starts, by game id (the server side's registry for
-    #: ``voltage play``).
-    _STARTS = {"voltage": _start_voltage, "high-voltage": _start_high_voltage}
+        host, seats = known.local(LocalStart(opponent, player_name, names, self._rng.randrange(2**63),
+                                             bot_delay=self.bot_delay, executor=self.executor,
+                                             options=self.hv_options))
+        used = names if names is not None else (player_name, "")
+        self._config[id(host)] = (game, opponent, used)
+        self.matches.append(host)
+        host.start()
+        return self._handles(host, seats)
 
     def _handles(self, host: Host, seats: list[int]) -> Handles:
         handles = [host.handle(seat) for seat in seats]
@@ -165,7 +133,7 @@ class LocalBackend:
         old.close()
         return self.start_match(game, opponent, names[0], names=names if opponent == HOTSEAT else None)
 
-    def rating_change(self, handles: Sequence[SeatHandle]) -> str | None:
+    def rating_change(self, handles: Sequence[SeatHandle]) -> Sequence[RatingChange] | None:
         """Local matches are not rated."""
         return None
 

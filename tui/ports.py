@@ -1,4 +1,4 @@
-"""What the screens need from whatever serves them: the seams between ``tui`` and its backends.
+r"""What the screens need from whatever serves them: the seams between ``tui`` and its backends.
 
 The screens never import ``server``: a backend (the SSH lobby, local play, a replay,
 and later an edge that talks to a host over Redis) satisfies the protocols declared here,
@@ -8,10 +8,12 @@ server), so a backend, a host or a test double imports it at no cost.
 The seams, smallest first:
 
 - :class:`Update`: the message a seat gets after every change of its match.  It carries
-  all a screen needs to redraw (the seat's view, the new log lines, the status notice,
+  all a screen needs to redraw (the seat's view, the new log entries, the status notice,
   the countdown) and the match's ``version`` (how many actions it has accepted), so an
   edge that receives updates from a remote host can drop a stale or repeated one.  A
-  concrete frozen dataclass, not a protocol: it is what crosses the wire.
+  concrete frozen dataclass, not a protocol: it is what crosses the wire.  Its entries
+  and notice are data (engine events, :class:`Note`\ s), worded by each session
+  (:mod:`tui.words` and each game's words module), so two seats may read two languages.
 - :class:`SeatHandle`: one seat's (or a spectator's) door into a match: the current
   view, updates, intents.  Both games' handles satisfy it; neither subclasses the other.
 - :class:`Host`: what owns a match's one state (both games' match hosts satisfy it): what
@@ -26,17 +28,17 @@ The seams, smallest first:
 
 :class:`Refused` is the one error a screen catches from a backend: the request was
 understood and turned down (a name taken, a room code unknown, a move out of turn).
-Its text is one line, written for the player, and shown as it is.  The server's own
-errors derive from it; :class:`~server.backend.SSHBackend` turns any other ``ValueError``
-its lobby raises into one at the seam (:func:`refusing`), so a screen never needs
-``except ValueError``.
+It carries a ``code`` and ``params``, which the screen words (:func:`tui.words.refusal`).
+The server's own errors derive from it; :class:`~server.backend.SSHBackend` turns any
+other ``ValueError`` its lobby raises into one at the seam (:func:`refusing`), so a
+screen never needs ``except ValueError``.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -51,21 +53,105 @@ if TYPE_CHECKING:  # (types only: the tui imports no screen here)
 
 
 class Refused(ValueError):
-    """A backend turned a request down; ``str(e)`` is the one-line reason for the player.
+    """A backend turned a request down: a stable ``code`` and the ``params`` a sentence about
+    it needs (``Refused("no_room", code="KCUZ")``).  The tui words it for the player
+    (:func:`tui.words.refusal`); ``str(e)`` is a terse form for logs.
 
     A ``ValueError`` so that screens written before this root keep catching it."""
+
+    def __init__(self, code: str = "failed", /, **params: Any) -> None:
+        self.code = code
+        self.params: dict[str, Any] = params
+        super().__init__(code)
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.code
+        return self.code + " " + " ".join(f"{k}={v!r}" for k, v in self.params.items())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self.code, self.params))
+
+    @classmethod
+    def of(cls, code: str, params: Mapping[str, Any]) -> Refused:
+        """This class's refusal with ``code`` and ``params``, however its constructor is spelled
+        (what a remote peer rebuilds)."""
+        error = cls.__new__(cls)
+        Refused.__init__(error, code, **dict(params))
+        return error
+
+
+def _rebuild(cls: type[Refused], code: str, params: dict[str, Any]) -> Refused:
+    return cls.of(code, params)
 
 
 @contextlib.contextmanager
 def refusing() -> Iterator[None]:
-    """Re-raise a ``ValueError`` that is not yet a :class:`Refused` as one (same text,
-    the original chained): for a backend wrapping code older than the error root."""
+    r"""Re-raise a ``ValueError`` that is not yet a :class:`Refused` as one (code ``refused``,
+    its text as ``detail``, the original chained): for a backend wrapping code that raises
+    plain ``ValueError``\ s.  An engine error keeps its code and params."""
     try:
         yield
     except Refused:
         raise
     except ValueError as e:
-        raise Refused(str(e)) from e
+        code = getattr(e, "code", None)
+        if isinstance(code, str):
+            raise Refused(code, **getattr(e, "params", {})) from e
+        raise Refused("refused", detail=str(e)) from e
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something a host says that is not a move, as data: an ``id`` and its ``params``
+    (``Note("back", {"name": "Bob"})``: "Bob is back.").  A log entry, or part of a
+    status notice; the tui words it (:func:`tui.words.note`)."""
+
+    id: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, id: str, **params: Any) -> Note:
+        return cls(id, params)
+
+
+#: One entry of a match's log: an engine event (a game's own dataclass, with a ``kind``) or a
+#: :class:`Note`.  The tui words it with the game's words module.
+Entry = Any
+
+#: A status notice: its notes, one after the other (() for none).
+Notice = tuple[Note, ...]
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """A rated seat's new rating after a match (as shown) and its change."""
+
+    seat: int
+    name: str
+    rating: int
+    delta: int
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    """One finished match in a player's history, from that player's side: its number, when
+    it ended, the game's name (``title``: "" when the history does not name it; ``short``:
+    in a narrow list), the others' names, how many seats, the player's place (None: not
+    ranked or not seated), how many won, the score from the player's side ((): none), how it
+    ended (the stored reason) and the rating change (None: unrated)."""
+
+    id: int
+    ended: float
+    title: str
+    short: str
+    others: tuple[str, ...]
+    seats: int
+    rank: int | None
+    winners: int
+    score: tuple[int, ...]
+    reason: str
+    delta: int | None
 
 
 ViewT = TypeVar("ViewT")
@@ -74,10 +160,11 @@ ViewT_co = TypeVar("ViewT_co", covariant=True)
 
 @dataclass(frozen=True)
 class Update(Generic[ViewT]):
-    """What a seat's screens get after a change of its match.
+    r"""What a seat's screens get after a change of its match.
 
-    ``lines`` are the log lines new since the last update (for this seat: High Voltage's
-    "too slow" goes to its sender only); ``notice`` the status line ("" for none);
+    ``entries`` are the log entries new since the last update (engine events and
+    :class:`Note`\ s; for this seat: High Voltage's "too slow" goes to its sender only);
+    ``notice`` the status notice's notes (() for none);
     ``countdown`` the number showing (3, 2, 1) in a real-time game, else None;
     ``version`` how many actions the match had accepted (it never goes down); ``names``
     the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown);
@@ -90,8 +177,8 @@ class Update(Generic[ViewT]):
     which this seat may abort the match; ``draw_offer`` the seat offering a draw."""
 
     view: ViewT
-    lines: tuple[str, ...] = ()
-    notice: str = ""
+    entries: tuple[Entry, ...] = ()
+    notice: Notice = ()
     countdown: int | None = None
     version: int = 0
     names: tuple[str, ...] = ()
@@ -113,7 +200,7 @@ class SeatHandle(Protocol[ViewT_co]):
     ``view()``, ``log``, ``notice``, ``countdown`` and ``version`` read the present;
     ``subscribe`` calls back with an :class:`Update` on the event loop after every change
     (in the subscriber's own context); ``submit`` sends an intent and raises a ``RuleError``
-    (one line for the player) if it is refused."""
+    (its code) if it is refused."""
 
     @property
     def game(self) -> str: ...  # the game's id (``engine.registry``)
@@ -128,10 +215,10 @@ class SeatHandle(Protocol[ViewT_co]):
     def names(self) -> tuple[str, ...]: ...
 
     @property
-    def log(self) -> list[str]: ...  # every line this seat has seen, oldest first
+    def log(self) -> list[Entry]: ...  # every entry this seat has seen, oldest first
 
     @property
-    def notice(self) -> str: ...
+    def notice(self) -> Notice: ...
 
     @property
     def countdown(self) -> int | None: ...
@@ -182,12 +269,12 @@ class Host(Protocol):
     seed: int
     code: str
     actions: list[Any]
-    log: list[str]
+    log: list[Entry]
     on_action: list[Callable[[Any, Any], None]]
     on_end: list[Callable[[Any], None]]
 
     @property
-    def notice(self) -> str: ...
+    def notice(self) -> Notice: ...
 
     @property
     def paused(self) -> bool: ...
@@ -213,9 +300,9 @@ class Host(Protocol):
 
     def set_bot(self, seat: int, bot: str | None) -> None: ...
 
-    def set_notice(self, text: str) -> None: ...
+    def set_notice(self, *notes: Note) -> None: ...
 
-    def announce(self, line: str) -> None: ...
+    def announce(self, note: Note) -> None: ...
 
     def close(self) -> None: ...
 
@@ -231,18 +318,19 @@ class Backend(Protocol):
 
     def rematch(self, handles: Handles) -> Awaitable[Handles | None]: ...
 
-    def rating_change(self, handles: Handles) -> str | None: ...
+    def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None: ...  # a rated match's
 
 
 class HomeBackend(Backend, Protocol):
     """``voltage play``: matches hosted in the app's own process, chosen on the start screen.
 
-    ``games()`` gives ``(id, label, description, playable)``; ``opponents()`` gives
-    ``(id, label, description)`` (each bot strength, then hot-seat)."""
+    ``games()`` gives ``(id, playable)`` (the screen words each game from its facts);
+    ``opponents()`` gives ``(id, label, description)`` (each bot strength, then hot-seat,
+    ``"hotseat"``, whose words the screen's)."""
 
     default_opponent: str
 
-    def games(self) -> list[tuple[str, str, str, bool]]: ...
+    def games(self) -> list[tuple[str, bool]]: ...
 
     def opponents(self) -> list[tuple[str, str, str]]: ...
 
@@ -254,7 +342,7 @@ class LobbyBackend(Backend, Protocol):
     """One SSH session's player in the shared lobby (what the lobby screen always calls).
 
     Every method that starts or joins a match returns the handles to play through, and
-    raises :class:`Refused` (one line for the player) when it cannot."""
+    raises :class:`Refused` (its code, worded by the screen) when it cannot."""
 
     initial: tuple[str, str] | None  # ("join" | "watch", CODE) from the ssh command line
     name_prefill: str
@@ -342,8 +430,7 @@ class LobbyExtras(Protocol):
     @property
     def identity(self) -> str | None: ...
 
-    @property
-    def hv_bot_levels(self) -> tuple[str, ...]: ...
+    def bot_levels(self, game: str) -> tuple[str, ...]: ...  # a table's bot levels, in order
 
     def settings(self) -> dict[str, str]: ...
 
@@ -351,13 +438,13 @@ class LobbyExtras(Protocol):
 
     def start_colours(self) -> str | None: ...
 
-    def colours_forced(self) -> str | None: ...  # why the colours are not the player's choice (NO_COLOR)
+    def colours_forced(self) -> str | None: ...  # why the colours are not the player's choice ("no_color")
 
     def listen(self, callback: Callable[[str, Any], None]) -> None: ...
 
     def ratings(self) -> list[tuple[str, int, int]]: ...
 
-    def history(self, limit: int = ..., width: int | None = ...) -> list[tuple[int, str]]: ...
+    def history(self, limit: int = ...) -> list[HistoryItem]: ...
 
     def leaderboard_games(self) -> list[tuple[str, str]]: ...
 
@@ -378,11 +465,13 @@ class ReplayRecord(Protocol):
 
 class ReplaySource(Protocol):
     """A finished match to step through (``server.replay.Replay``): every position by its
-    step (0: the deal, ``last``: the end), its log, its sets (rounds), and what each seat saw.
+    step (0: the deal, ``last``: the end), its log (entries, worded by the screen), its sets
+    (rounds), and what each seat saw.
 
-    ``seat`` is the viewer's own seat (None: a spectator); ``unit`` names the stretches
-    between ``set_steps`` ("set", "round"); ``viewpoints`` is what the seat-view key cycles
-    through (every hand first, then each seat)."""
+    ``seat`` is the viewer's own seat (None: a spectator); ``unit`` is the id of the
+    stretches between ``set_steps`` ("set", "round"; :func:`tui.words.stretch` words it);
+    ``viewpoints`` is what the seat-view key cycles through (every hand first, then each
+    seat)."""
 
     @property
     def record(self) -> ReplayRecord: ...
@@ -409,9 +498,9 @@ class ReplaySource(Protocol):
 
     def hands(self, step: int) -> tuple[tuple[Any, ...], ...]: ...
 
-    def lines(self, step: int) -> list[str]: ...
+    def entries(self, step: int) -> list[Entry]: ...
 
-    def step_lines(self, step: int) -> tuple[str, ...]: ...
+    def step_entries(self, step: int) -> tuple[Entry, ...]: ...
 
     def action(self, step: int) -> str | None: ...
 

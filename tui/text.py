@@ -23,7 +23,10 @@ from rich.style import Style
 from rich.text import Text
 
 from engine.voltage.cards import BYPASS, COLOUR_LETTERS, COLOURS, FUSE, Card
-from engine.voltage.rules import MINUS  # the one minus sign: the blocks' and the log's
+
+# The minus sign in words: U+2212, the sign the board's blocks show, so the log and
+# the board never disagree ("flipped green to −", not an ASCII hyphen).
+MINUS = "−"
 
 # Card colours (backgrounds) and the text drawn on them; chosen to read on dark and
 # light themes alike (the card has its own background), in truecolour and 256 colours.
@@ -39,6 +42,15 @@ SYMBOL = {BYPASS: "↔", FUSE: "×"}
 SHORT = {BYPASS: "BY", FUSE: "FU"}
 WORD = {BYPASS: "bypass", FUSE: "fuse"}
 TRANSFORMER_MARK = "V"
+
+
+def plain(text: str, width: int | None = None) -> str:
+    """``text`` made safe for a terminal: control and format characters dropped, and cut
+    to ``width`` with an ellipsis."""
+    out = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    if width is not None and len(out) > width:
+        out = out[: width - 1] + "…"
+    return out
 
 
 def safe(text: str) -> str:

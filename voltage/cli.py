@@ -22,7 +22,6 @@ traceback for reasons that are the user's, not the program's:
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -36,51 +35,9 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT
 
 
 def _arena(args: argparse.Namespace) -> int:
-    if args.game == "high-voltage":
-        from engine.highvoltage.arena import main_arena
+    from engine.registry import ARENAS
 
-        return main_arena((args.players or "").split(","), args.games, args.seed, args.json)
-
-    from engine.voltage.arena import ArenaSummary, default_workers, run_arena
-
-    players = tuple(p.strip() for p in (args.players or "random,random").split(","))
-    if len(players) != 2:
-        print("voltage arena: --players takes two bot names, e.g. random,random", file=sys.stderr)
-        return 2
-
-    progress = not args.json and sys.stderr.isatty()
-    so_far = ArenaSummary(players, wins=[0] * len(players))  # for the progress line
-
-    def emit(r):
-        if args.json:
-            print(json.dumps(r.as_json()), flush=True)
-        elif progress:  # one line, rewritten after each match
-            so_far.add(r)
-            tally = ", ".join(f"{name} {n}" for name, n in zip(players, so_far.wins, strict=True))
-            sys.stderr.write(f"\r{so_far.matches}/{args.games} matches: {tally}, draws {so_far.draws}\x1b[K")
-            sys.stderr.flush()
-
-    workers = args.workers if args.workers is not None else default_workers()
-    try:
-        summary = run_arena(
-            players,
-            args.games,
-            args.seed,
-            on_result=emit,
-            workers=workers,
-            iterations=args.iterations,
-            time_budget=args.think_ms / 1000 if args.think_ms is not None else None,
-        )
-    except ValueError as e:
-        print(f"voltage arena: {e}", file=sys.stderr)
-        return 2
-    if progress and so_far.matches:
-        sys.stderr.write("\r\x1b[K")
-    if args.json:
-        print(json.dumps(summary.as_json()))
-    else:
-        print("\n".join(summary.lines()))
-    return 130 if summary.interrupted else 0
+    return ARENAS[args.game].main(args)
 
 
 def _startups(text: str) -> tuple[int, int, int]:
@@ -153,7 +110,9 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         replay = Replay.load(store, int(text))  # a finished match: every hand shows (s: one seat's view)
     except ReplayError as e:
-        print(f"voltage replay: {e}", file=sys.stderr)
+        from tui import words as W
+
+        print(f"voltage replay: {W.refusal(e)}", file=sys.stderr)
         return 1
     finally:
         store.close()
@@ -203,14 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     a = sub.add_parser("arena", help="play headless bot-versus-bot matches and print the results")
-    a.add_argument("--game", choices=["voltage", "high-voltage"], default="voltage")
-    a.add_argument(
-        "--players",
-        default=None,
-        help="two bots, comma-separated: random, greedy, ismcts, easy, medium, hard, expert; "
-        "a search bot may carry its own iterations, e.g. ismcts:2000 (default random,random). "
-        "High Voltage: two to four of slow, medium, fast (default medium,fast)",
-    )
+    from engine.registry import ARENAS, GAMES
+
+    a.add_argument("--game", choices=list(ARENAS), default=next(iter(ARENAS)))
+    a.add_argument("--players", default=None,
+                   help=" ".join(f"{GAMES[gid].title}: {arena.players_help}." for gid, arena in ARENAS.items()))
     a.add_argument("--games", type=int, default=100, help="matches to play (each deal twice, seats swapped)")
     a.add_argument("--seed", type=int, default=0, help="the first deal's seed")
     a.add_argument("--workers", type=int, default=None, help="processes to play in (default: one per core)")

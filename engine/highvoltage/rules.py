@@ -253,7 +253,7 @@ def parse_action(text: str) -> Action:
     """Read an action from its text (the inverse of ``action.text()``)."""
     words = text.split()
     if not words:
-        raise InvalidActionError("empty action")
+        raise InvalidActionError("bad_action", text=text)
     verb, args = words[0].lower(), words[1:]
     try:
         if verb == "go" and not args:
@@ -272,29 +272,19 @@ def parse_action(text: str) -> Action:
             kinds: dict[str, type[Draw | Stuck | Resign]] = {"draw": Draw, "stuck": Stuck, "resign": Resign}
             return kinds[verb](seat)
     except ValueError as e:
-        raise InvalidActionError(f"{text!r}: {e}") from None
-    raise InvalidActionError(
-        f"{text!r}: expected 'play SEAT CARD on TOP #N', 'draw SEAT', 'stuck SEAT', "
-        "'resign SEAT' or 'go'"
-    )
+        raise InvalidActionError("bad_action", text=text, why=str(e)) from None
+    # expected: 'play SEAT CARD on TOP #N', 'draw SEAT', 'stuck SEAT', 'resign SEAT' or 'go'
+    raise InvalidActionError("bad_action", text=text)
 
 
 # ---------------------------------------------------------------------------
 # Events: what happened, public to every seat.
 
 
-def _a(value: int) -> str:
-    return "an" if value == 8 else "a"
-
-
-def _place_word(place: int) -> str:
-    suffix = {1: "st", 2: "nd", 3: "rd"}.get(place, "th")
-    return f"{place}{suffix}"
-
-
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One public happening.  ``kind`` is one of the names below; ``text(names)`` words it.
+    """One public happening: a stable ``kind`` (one of the names below) and its parameters;
+    the tui words it (``tui/games/highvoltage/words.py``).
 
     - ``deal``: count (players)
     - ``go``: the countdown has run; hands are revealed, play is open
@@ -320,62 +310,29 @@ class Event:
     places: tuple[int, ...] = ()
     cards_left: tuple[int, ...] = ()
 
-    def text(self, names: tuple[str, ...] | list[str] = ("Player 1", "Player 2", "Player 3", "Player 4")) -> str:
-        who = names[self.seat] if self.seat is not None else ""
-        k = self.kind
-        if k == "deal":
-            return f"Cards dealt to {self.count} players; four each in hand, face down."
-        if k == "go":
-            return "Un, dos, tres! Hands up: play!"
-        if k == "play" and self.card is not None:
-            return f"{who} played {self.card.label}."
-        if k == "slow" and self.aimed is not None and self.covered is not None:
-            return (
-                f"{who}: too slow — the {self.aimed.value} was covered by "
-                f"{_a(self.covered.value)} {self.covered.value}."
-            )
-        if k == "draw":
-            return f"{who} drew a card."
-        if k == "stuck":
-            return f"{who} is stuck."
-        if k == "flip" and self.card is not None:
-            return f"Everyone is stuck: the bottom card {self.card.label} goes on top."
-        if k == "last":
-            return f"{who} laid the last card and wins!"
-        if k == "resign":
-            return f"{who} left the match."
-        if k == "end":
-            if self.reason == "blocked":
-                head = "Nobody can play: the match is over"
-                head += f"; {names[self.winner]} has the fewest cards left." if self.winner is not None else "."
-            elif self.winner is not None:
-                head = f"{names[self.winner]} wins ({self.reason})."
-            else:
-                head = "The match is over."
-            if len(self.places) > 2 or self.reason == "blocked":
-                order = sorted(range(len(self.places)), key=lambda s: (self.places[s], s))
-                parts = [
-                    f"{_place_word(self.places[s])} {names[s]} ({self.cards_left[s]} left)" for s in order
-                ]
-                head += " Places: " + ", ".join(parts) + "."
-            return head
-        return k
-
 
 class TooSlowError(IllegalActionError):
-    """A play aimed at a top card that has since been covered.  The card stays in hand.
-
-    ``event`` is the ``slow`` event for the host's feed.
-    """
+    """A play aimed at a top card that has since been covered (code ``too_slow``).  The
+    card stays in hand.  ``event`` is the ``slow`` event for the sender's feed."""
 
     def __init__(self, seat: int, card: Face, aimed: Face, covered: Face) -> None:
-        self.seat = seat
-        self.card = card
-        self.aimed = aimed
-        self.covered = covered
-        super().__init__(
-            f"too slow: the {aimed.value} was covered by {_a(covered.value)} {covered.value} a moment ago"
-        )
+        super().__init__("too_slow", seat=seat, card=card, aimed=aimed, covered=covered)
+
+    @property
+    def seat(self) -> int:
+        return int(self.params["seat"])
+
+    @property
+    def card(self) -> Face:
+        return Face(*self.params["card"])
+
+    @property
+    def aimed(self) -> Face:
+        return Face(*self.params["aimed"])
+
+    @property
+    def covered(self) -> Face:
+        return Face(*self.params["covered"])
 
     @property
     def event(self) -> Event:
@@ -614,42 +571,42 @@ def check(state: State, action: Action, seat: int | None = None) -> None:
     ``Go``.  A play aimed at a covered top raises :class:`TooSlowError`.
     """
     if state.phase == OVER:
-        raise IllegalActionError("the match is over")
+        raise IllegalActionError("match_over")
     if isinstance(action, Go):
         if seat is not None:
-            raise IllegalActionError("only the host ends the countdown")
+            raise IllegalActionError("host_countdown_only")
         if state.phase != COUNTDOWN:
-            raise IllegalActionError("play is already open")
+            raise IllegalActionError("play_open")
         return
     if not isinstance(action, (Play, Draw, Stuck, Resign)):
-        raise IllegalActionError(f"not a High Voltage action: {action!r}")
+        raise IllegalActionError("not_an_action", action=action)
     who = action.seat
     if not 0 <= who < state.players:
-        raise IllegalActionError(f"there is no seat {who} in this match")
+        raise IllegalActionError("no_such_seat", seat=who)
     if seat is not None and seat != who:
-        raise IllegalActionError("you may only act for your own seat")
+        raise IllegalActionError("own_seat_only")
     if state.out[who]:
-        raise IllegalActionError("you have left this match")
+        raise IllegalActionError("left_match")
     if isinstance(action, Resign):
         return
     if state.phase == COUNTDOWN:
-        raise IllegalActionError("wait for the countdown")
+        raise IllegalActionError("wait_countdown")
     if isinstance(action, Draw):
         if not state.piles[who]:
-            raise IllegalActionError("your pile is empty")
+            raise IllegalActionError("pile_empty")
         return
     if isinstance(action, Stuck):
         if state.declared[who]:
-            raise IllegalActionError("you have already declared stuck")
+            raise IllegalActionError("already_stuck")
         return
     # Play
     card, aimed, n = action.card, action.aimed_at, action.top_no
     if _find(state.hands[who], card) < 0:
-        raise IllegalActionError(f"you have no {card.label} in hand")
+        raise IllegalActionError("no_such_card", card=card)
     if not 0 <= n < len(state.tops) or CARD_FACE[state.tops[n]] != aimed:
-        raise IllegalActionError(f"{aimed.label} is not the card on the pile")
+        raise IllegalActionError("not_on_pile", card=aimed)
     if not card.fits_on(aimed):
-        raise IllegalActionError(f"{_a(card.value)} {card.value} does not fit on {aimed.label}")
+        raise IllegalActionError("does_not_fit", card=card, top=aimed)
     if n != len(state.tops) - 1:
         raise TooSlowError(who, card, aimed, CARD_FACE[state.tops[n + 1]])
 
@@ -772,7 +729,7 @@ def step(state: State, action: Action, ev: list[Event] | None = None) -> None:
         else:
             _after(state, None, ev)
     else:  # pragma: no cover - guarded by check()
-        raise InvalidActionError(f"not an action: {action!r}")
+        raise InvalidActionError("not_an_action", action=action)
 
 
 def apply(state: State, action: Action, seat: int | None = None) -> tuple[State, list[Event]]:

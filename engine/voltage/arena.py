@@ -317,3 +317,50 @@ def _play(jobs: Iterable[Job], count: int, workers: int) -> Iterable[MatchResult
 
 def default_workers() -> int:
     return os.cpu_count() or 1
+
+
+def main_arena(players_text: str | None, games: int, seed: int, json_lines: bool, *, workers: int | None = None,
+               iterations: int | None = None, think_ms: float | None = None) -> int:
+    """``voltage arena`` (Voltage): print the results of ``games`` matches between two bots (one
+    JSON line each and a summary line with ``json_lines``; else a progress line on a terminal
+    and the summary).  Returns the exit status: 2 for a bad player list, 130 if interrupted."""
+    import json
+    import sys
+
+    players = tuple(p.strip() for p in (players_text or "random,random").split(","))
+    if len(players) != 2:
+        print("voltage arena: --players takes two bot names, e.g. random,random", file=sys.stderr)
+        return 2
+
+    progress = not json_lines and sys.stderr.isatty()
+    so_far = ArenaSummary(players, wins=[0] * len(players))  # for the progress line
+
+    def emit(r: MatchResult) -> None:
+        if json_lines:
+            print(json.dumps(r.as_json()), flush=True)
+        elif progress:  # one line, rewritten after each match
+            so_far.add(r)
+            tally = ", ".join(f"{name} {n}" for name, n in zip(players, so_far.wins, strict=True))
+            sys.stderr.write(f"\r{so_far.matches}/{games} matches: {tally}, draws {so_far.draws}\x1b[K")
+            sys.stderr.flush()
+
+    try:
+        summary = run_arena(
+            (players[0], players[1]),
+            games,
+            seed,
+            on_result=emit,
+            workers=workers if workers is not None else default_workers(),
+            iterations=iterations,
+            time_budget=think_ms / 1000 if think_ms is not None else None,
+        )
+    except ValueError as e:
+        print(f"voltage arena: {e}", file=sys.stderr)
+        return 2
+    if progress and so_far.matches:
+        sys.stderr.write("\r\x1b[K")
+    if json_lines:
+        print(json.dumps(summary.as_json()))
+    else:
+        print("\n".join(summary.lines()))
+    return 130 if summary.interrupted else 0

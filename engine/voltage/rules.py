@@ -37,10 +37,6 @@ from engine.voltage.cards import (
     parse_terminal,
 )
 
-# The minus sign in words: U+2212, the sign the board's blocks show, so the log and
-# the board never disagree ("flipped green to −", not an ASCII hyphen).
-MINUS = "−"
-
 HAND_SIZE = 4
 HAND_LIMIT = 6
 SET_SIZE = 5
@@ -162,7 +158,7 @@ def parse_action(text: str) -> Action:
     """Read an action from its text (the inverse of ``action.text()``)."""
     words = text.split()
     if not words:
-        raise InvalidActionError("empty action")
+        raise InvalidActionError("bad_action", text=text)
     verb, args = words[0].lower(), words[1:]
     try:
         if verb == "play" and len(args) in (3, 4):
@@ -183,11 +179,10 @@ def parse_action(text: str) -> Action:
         if verb in _SEAT_VERBS and len(args) == 1 and args[0] in ("0", "1"):
             return _SEAT_VERBS[verb](int(args[0]))
     except ValueError as e:
-        raise InvalidActionError(f"{text!r}: {e}") from None
-    raise InvalidActionError(
-        f"{text!r}: expected 'play CARD TERMINAL SIDE [TARGET]', 'draw', "
-        "'flip TERMINAL', 'pass', 'resign SEAT', 'timeout SEAT', 'abort SEAT' or 'agree SEAT'"
-    )
+        raise InvalidActionError("bad_action", text=text, why=str(e)) from None
+    # expected: 'play CARD TERMINAL SIDE [TARGET]', 'draw', 'flip TERMINAL', 'pass',
+    # 'resign SEAT', 'timeout SEAT', 'abort SEAT' or 'agree SEAT'
+    raise InvalidActionError("bad_action", text=text)
 
 
 _SEAT_VERBS: dict[str, type[Timeout | Abort | AgreeDraw]] = {"timeout": Timeout, "abort": Abort, "agree": AgreeDraw}
@@ -199,7 +194,8 @@ _SEAT_VERBS: dict[str, type[Timeout | Abort | AgreeDraw]] = {"timeout": Timeout,
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One public happening.  ``kind`` is one of the names below; ``text(names)`` words it.
+    """One public happening: a stable ``kind`` (one of the names below) and its parameters;
+    the tui words it (``tui/games/voltage/words.py``).
 
     - ``start``: seat (the first player)
     - ``play``: seat, card, terminal, side, target (taken card or None)
@@ -228,62 +224,6 @@ class Event:
     count: int = 0
     reason: str = ""
     scores: tuple[int, int] = (0, 0)
-
-    def text(self, names: tuple[str, str] | list[str] = ("Player 1", "Player 2")) -> str:
-        who = names[self.seat] if self.seat is not None else ""
-        k = self.kind
-        if k == "start":
-            return f"{who} goes first."
-        if k == "play":
-            colour = COLOURS[self.terminal]
-            if self.card is not None and self.card.special:
-                special = self.card.name
-                base = f"{who} played a {special} on {names[self.side]}'s side of {colour}"
-                if self.target is None:
-                    return base + " (nothing to take)."
-                if self.card.face == BYPASS:
-                    return base + f" and took their {self.target.name}."
-                return base + f" and blew their {self.target.name}."
-            whose = "their own" if self.side == self.seat else f"{names[self.side]}'s"
-            return f"{who} played {self.card.name if self.card else '?'} on {whose} side."
-        if k == "score":
-            sign = "+" if self.plus else MINUS
-            t = self.totals
-            tie = " (tie: the fifth card loses)" if t[0] == t[1] else ""
-            return (
-                f"{COLOURS[self.terminal].capitalize()} ({sign}) scored "
-                f"{t[0]}-{t[1]}{tie}: {names[self.winner] if self.winner is not None else '?'} "
-                "wins the set."
-            )
-        if k == "reshuffle":
-            return f"The discard pile was shuffled into a new draw pile ({self.count} cards)."
-        if k == "draw":
-            return f"{who} drew a transformer." if self.transformer else f"{who} drew a card."
-        if k == "flip":
-            return f"{who} flipped {COLOURS[self.terminal]} to {'+' if self.plus else MINUS}."
-        if k == "pass":
-            return f"{who} cannot act and passes."
-        if k == "resign":
-            return f"{who} resigned."
-        if k == "timeout":
-            return f"{who} ran out of time."
-        if k == "abort":
-            return f"{who} aborted the match before it began."
-        if k == "agree":
-            return f"{who} accepted the offer of a draw."
-        if k == "end":
-            s = self.scores
-            if self.reason == ABORTED:
-                return "The match is aborted: no result, no rating change."
-            if self.reason == AGREEMENT:
-                return f"The match is drawn by agreement {s[0]}-{s[1]}."
-            if self.reason == TIME and self.winner is not None:
-                return (f"{names[1 - self.winner]} lost on time: {names[self.winner]} wins the match "
-                        f"{s[self.winner]}-{s[1 - self.winner]}.")
-            if self.winner is None:
-                return f"The match is drawn {s[0]}-{s[1]} ({self.reason})."
-            return f"{names[self.winner]} wins the match {s[self.winner]}-{s[1 - self.winner]} ({self.reason})."
-        return k
 
 
 # ---------------------------------------------------------------------------
@@ -742,83 +682,84 @@ def step(state: State, action: Action, ev: list[Event] | None = None) -> None:
             ev.append(Event("agree", seat=action.seat))
         _end(state, None, AGREEMENT, ev)
     else:  # pragma: no cover - guarded by check()
-        raise InvalidActionError(f"not an action: {action!r}")
+        raise InvalidActionError("not_an_action", action=action)
 
 
 def check(state: State, action: Action, seat: int | None = None) -> None:
-    """Raise :class:`IllegalActionError` saying why, unless ``action`` is legal now.
+    """Raise :class:`IllegalActionError` saying why (its code), unless ``action`` is legal now.
 
     ``seat`` is who asks; by default the player to move.
     """
     if state.phase == OVER:
-        raise IllegalActionError("the match is over")
+        raise IllegalActionError("match_over")
     if isinstance(action, Resign):
         if action.seat not in (0, 1) or (seat is not None and seat != action.seat):
-            raise IllegalActionError("a player may only resign for themselves")
+            raise IllegalActionError("resign_own_seat")
         return
     if isinstance(action, Timeout):
         if seat is not None:
-            raise IllegalActionError("only the host's clock runs out a player's time")
+            raise IllegalActionError("host_clock_only")
         if action.seat != state.to_move:
-            raise IllegalActionError("only the player to move can run out of time")
+            raise IllegalActionError("timeout_not_to_move")
         return
     if isinstance(action, (Abort, AgreeDraw)):
         if action.seat not in (0, 1) or (seat is not None and seat != action.seat):
-            raise IllegalActionError("a player may only act for themselves")
+            raise IllegalActionError("own_seat_only")
         if isinstance(action, Abort) and not may_abort(state, action.seat):
-            raise IllegalActionError("a match can be aborted only before both players have moved")
+            raise IllegalActionError("abort_too_late")
         return
     if seat is not None and seat != state.to_move:
-        raise IllegalActionError("it is not your turn")
+        raise IllegalActionError("not_your_turn")
     if action in legal_actions(state):
         return
-    raise IllegalActionError(explain_illegal(state, action))
+    raise explain_illegal(state, action)
 
 
-def explain_illegal(state: State, action: Action) -> str:
-    """One line saying why ``action`` is not legal now (assumes it is not)."""
+def explain_illegal(state: State, action: Action) -> IllegalActionError:
+    """The error saying why ``action`` is not legal now (assumes it is not): its code, and
+    the cards and terminals a sentence about it names."""
     seat = state.to_move
     phase = state.phase
     if isinstance(action, (Play, Flip)) and action.terminal not in (0, 1, 2, 3):
-        return f"there is no terminal {action.terminal!r}"
+        return IllegalActionError("no_such_terminal", terminal=action.terminal)
     if phase == FLIP:
-        return "you drew a transformer: flip a terminal block first"
+        return IllegalActionError("flip_first")
     if isinstance(action, Flip):
-        return "flip a block only after drawing a transformer"
+        return IllegalActionError("flip_after_transformer")
     if isinstance(action, Pass):
-        return "you can act, so you cannot pass"
+        return IllegalActionError("cannot_pass")
     if isinstance(action, Draw):
         if len(state.hands[seat]) > HAND_LIMIT - 2:
-            return f"you cannot draw two: a hand never holds more than {HAND_LIMIT} cards"
-        return "there is nothing left to draw"
+            return IllegalActionError("hand_limit", limit=HAND_LIMIT)
+        return IllegalActionError("nothing_to_draw")
     if isinstance(action, Play):
         if action.side not in (0, 1):
-            return f"there is no side {action.side!r}: a side is seat 0 or 1"
+            return IllegalActionError("no_such_side", side=action.side)
         hand = state.hands[seat]
         card = action.card
         if _find(hand, card) < 0:
-            return f"you have no {card.name}{' (transformer)' if card.transformer else ''} in hand"
+            return IllegalActionError("no_such_card", card=card)
         if phase == SECOND and action.terminal == state.first_terminal:
-            return "the second card must go to a different terminal than the first"
+            return IllegalActionError("second_card_same_terminal")
         opp = 1 - seat
         if card.special:
             if action.side != opp:
-                return f"a {card.name} is always played on the opponent's side"
+                return IllegalActionError("special_on_opponent", card=card)
             pile = state.board[2 * action.terminal + opp]
             has_target = any(not CARD_SPECIAL[c] for c in pile)
             if action.target is None and has_target:
-                return f"choose which of the opponent's cards the {card.name} takes"
+                return IllegalActionError("choose_target", card=card)
             if action.target is not None and action.target.special:
-                return f"a {card.name} never takes a special card"
+                return IllegalActionError("special_takes_no_special", card=card)
             if action.target is not None and _find(pile, action.target) < 0:
-                return f"the opponent has no {action.target.name} on that side of {COLOURS[action.terminal]}"
-            return "that play is not allowed"
+                return IllegalActionError("no_such_target", card=action.target, terminal=action.terminal)
+            return IllegalActionError("play_not_allowed")
         if action.terminal != card.colour:
-            return f"a {card.name} goes to the {COLOURS[card.colour]} terminal"
+            return IllegalActionError("wrong_terminal", card=card, terminal=card.colour)
         if action.target is not None:
-            return "only a bypass or a blown fuse takes a card"
-        return "that play is not allowed"
-    return "that action is not allowed now"
+            return IllegalActionError("only_specials_take")
+        return IllegalActionError("play_not_allowed")
+    return IllegalActionError("not_allowed")
 
 
 def apply(state: State, action: Action, seat: int | None = None) -> tuple[State, list[Event]]:

@@ -15,7 +15,7 @@ correlation id; the host answers each once.  Keys, under the bus's namespace:
   edge's other sessions for one round trip to the host (a fraction of a
   millisecond on one machine), only on a person's lobby action, never on a game
   move; a host that does not answer within ``timeout`` (it is restarting) is a
-  one-line refusal, "the game server is not answering".
+  refusal, code ``not_answering``.
 - ``NS:inbox:EDGE``: a list per edge for the replies to **awaited** calls (a quick
   match waits for an opponent; a seat intent's result) and for what the host
   pushes to a session (a room filled, "superseded", "follow").  One reader task

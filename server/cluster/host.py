@@ -18,7 +18,7 @@ rematch behave exactly as in one process.  Decisions:
   updates of a seat leave in the order the match made them.
 - **Intents** come from the bus's stream (:meth:`server.bus.Bus.intents`); each is
   applied through the session's real handle, its result (accepted, or the rule's
-  one-line refusal) goes to the edge's inbox, and it is acked once applied (the
+  refusal: its code and params) goes to the edge's inbox, and it is acked once applied (the
   store has committed an accepted action before ``submit`` returns).
 - **The lobby snapshot** is published on every lobby change through the bus's
   coalescer (at most one a second; the lobby itself already batches its changes).
@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import RuleError
+from server import games
 from server.backend import SSHBackend
 from server.bus import Bus, FullRequest, Intent
 from server.bus.rpc import HostCalls, PresenceBeat
@@ -80,8 +81,8 @@ def describe(handle: Any) -> dict[str, Any]:
         "game": handle.game,
         "seat": handle.seat,
         "names": list(handle.names),
-        "log": list(handle.log),
-        "notice": handle.notice,
+        "log": encode(list(handle.log)),
+        "notice": encode(handle.notice),
         "countdown": getattr(handle, "countdown", None),
         "version": handle.version,
         "view": encode(handle.view()),
@@ -111,7 +112,7 @@ class Publisher:
     Each :class:`~tui.ports.Update` goes as it is (``{"u": ...}``: the codec carries every
     field it has, so a field added to it, a clock, an offer, crosses without a change
     here); a full one is the latest update with the seat's present view, notice and
-    names and its whole log (``"log"``)."""
+    names and its whole log of entries (``"log"``)."""
 
     def __init__(self, service: HostService, handle: Any) -> None:
         self.service = service
@@ -130,9 +131,9 @@ class Publisher:
         h = self.handle
         base = self.last if self.last is not None else Update(h.view())
         extras = present_extras(h)
-        present = dataclasses.replace(base, view=h.view(), lines=(), notice=h.notice, version=h.version,
+        present = dataclasses.replace(base, view=h.view(), entries=(), notice=h.notice, version=h.version,
                                       names=tuple(h.names), countdown=getattr(h, "countdown", None), **extras)
-        self.service.send(self.match, self.seat, h.version, {"u": encode(present), "log": list(h.log)}, True)
+        self.service.send(self.match, self.seat, h.version, {"u": encode(present), "log": encode(list(h.log))}, True)
 
     def close(self) -> None:
         self._unsubscribe()
@@ -170,11 +171,11 @@ class HostSession:
         if "$c" in data:
             ch = self.challenges.get(str(data["$c"]))
             if ch is None:
-                raise Refused("that challenge is over")
+                raise Refused("challenge_over")
             return ch
         handle = self.handles.get((data["m"], int(data["s"])))
         if handle is None:
-            raise Refused("that match is not yours")
+            raise Refused("match_not_yours")
         return handle
 
     def state(self) -> dict[str, Any]:
@@ -307,22 +308,23 @@ class HostService:
         result: dict[str, Any]
         try:
             if handle is None:
-                raise RuleError("that seat is not yours any more")
+                raise RuleError("seat_not_yours")
             if payload.get("k") == "resign":
                 await handle.resign()
             elif payload.get("k") == "call":
                 name = str(payload.get("name", ""))
                 if name not in HANDLE_CALLS or not hasattr(handle, name):
-                    raise RuleError("that cannot be done in this match")
+                    raise RuleError("not_in_this_match")
                 await getattr(handle, name)(*decode(payload.get("args") or []))
             else:
                 await handle.submit(decode(payload["a"]))
             result = {"ok": True}
         except RuleError as error:
-            result = {"rule": str(error), "cls": f"{type(error).__module__}:{type(error).__qualname__}"}
+            result = {"rule": error.code, "p": encode(error.params),
+                      "cls": f"{type(error).__module__}:{type(error).__qualname__}"}
         except Exception as error:
             log.exception("intent %s/%s of %s failed", intent.match, intent.seat, intent.session)
-            result = {"rule": f"that did not work: {error}", "cls": "engine.errors:RuleError"}
+            result = {"rule": "failed", "p": encode({"detail": str(error)}), "cls": "engine.errors:RuleError"}
         self.applied += 1
         edge = payload.get("e") or (session.edge if session is not None else "")
         if edge:  # the reply and the ack (and the action's updates) go out together
@@ -337,7 +339,7 @@ class HostService:
                 await self._dispatch(request)
             except Exception:
                 log.exception("request %s failed", request.get("op"))
-                await self.calls.reply(request, {"error": "the server could not do that"})
+                await self.calls.reply(request, {"error": "failed"})
 
     async def _dispatch(self, request: dict[str, Any]) -> None:
         op, args = request["op"], request.get("args") or {}
@@ -355,7 +357,7 @@ class HostService:
             try:
                 record = self._replay_record(args.get("identity"), args)
             except ValueError as error:
-                await self.calls.reply(request, {"refused": str(error)})
+                await self.calls.reply(request, refusal(error))
                 return
             await self.calls.reply(request, {"ok": encode(record)})
             return
@@ -364,7 +366,7 @@ class HostService:
             return
         session = self.sessions.get(request["session"])
         if session is None:
-            await self.calls.reply(request, {"refused": "this session has ended: connect again"})
+            await self.calls.reply(request, {"refused": "session_ended"})
             return
         if op == "close":
             session.close()
@@ -448,14 +450,14 @@ class HostService:
 
     def _create_room(self, session: HostSession, args: dict[str, Any]) -> dict[str, Any]:
         more = decode(args.get("more") or [])  # what else the screen gave (a time control)
-        room = session.backend.create_room(args.get("game", "voltage"), int(args.get("size", 4)), *more)
+        room = session.backend.create_room(args.get("game", games.HOME), int(args.get("size", 4)), *more)
 
         def filled(future: asyncio.Future[Any]) -> None:
             message: dict[str, Any] = {"push": "room", "session": session.id, "code": room.code}
             if future.cancelled():
-                message["refused"] = "the room was closed"
-            elif future.exception() is not None:
-                message["refused"] = str(future.exception())
+                message["refused"] = "room_closed"
+            elif (error := future.exception()) is not None:
+                message.update(refusal(error))
             else:
                 message["handles"] = encode(future.result(), session.export)
             asyncio.get_running_loop().create_task(self.calls.push(session.edge, message))
@@ -465,24 +467,21 @@ class HostService:
 
     def _replay_record(self, identity: str | None, args: dict[str, Any]) -> Any:
         """A finished match's record, for the edge to step through (a running one is refused:
-        its hands are not public; :meth:`Replay.load` says why not, in its words)."""
+        its hands are not public; :meth:`Replay.load` says why not: its code)."""
         from server.replay import Replay, ReplayError
 
         store = self.lobby.store
         match_id = int(args["id"])
-        try:
-            if store is None:
-                raise ReplayError("this server keeps no matches")
-            Replay.load(store, match_id, identity)
-        except ReplayError as error:
-            raise Refused(str(error)) from None
+        if store is None:
+            raise ReplayError("no_store")
+        Replay.load(store, match_id, identity)  # (a ReplayError says why not)
         return store.match_record(match_id)
 
     def _run(self, session: HostSession, call: Callable[[], Any]) -> dict[str, Any]:
         try:
             value = call()
         except ValueError as error:  # Refused, the lobby's errors, an older ValueError
-            return {"refused": str(error), "st": session.state()}
+            return {**refusal(error), "st": session.state()}
         return {"ok": encode(value, session.export), "st": session.state()}
 
     async def _run_async(self, request: dict[str, Any], session: HostSession, op: str, args: dict[str, Any]) -> None:
@@ -492,12 +491,12 @@ class HostService:
             value = await call
             reply = {"ok": encode(value, session.export), "st": session.state()}
         except ValueError as error:
-            reply = {"refused": str(error), "st": session.state()}
+            reply = {**refusal(error), "st": session.state()}
         except asyncio.CancelledError:
             reply = {"refused": "cancelled"}
         except Exception:
             log.exception("call %s failed", op)
-            reply = {"error": "the server could not do that"}
+            reply = {"error": "failed"}
         await self.calls.reply(request, reply)
 
     # -- presence -----------------------------------------------------------------
@@ -535,6 +534,16 @@ class HostService:
                 log.warning("edge %s is gone: session %s's seats wait for their players", session.edge, session.id)
                 session.close()
                 self.sessions.pop(session.id, None)
+
+
+def refusal(error: BaseException) -> dict[str, Any]:
+    """A refusal as a reply carries it: its code (``refused``) and params (``p``); a plain
+    ``ValueError`` (no code) as code ``refused`` with its text as ``detail``."""
+    code = getattr(error, "code", None)
+    if not isinstance(code, str):
+        return {"refused": "refused", "p": {"detail": str(error)}}
+    params = getattr(error, "params", None) or {}
+    return {"refused": code, "p": encode(params)} if params else {"refused": code}
 
 
 def kept_command(store: Any, words: list[str], ssh: str) -> dict[str, Any]:

@@ -6,18 +6,18 @@ An edge holds no lobby and no match.  Decisions:
   the host makes the same call on its :class:`~server.backend.SSHBackend` for the
   session, so every rule (names, rooms, rematch, who may watch) is decided in one
   place.  The lobby screen's synchronous calls block for one round trip (see the
-  rpc module); a refusal comes back as its one line and is raised as
-  :class:`~tui.ports.Refused`; a host that does not answer is a refusal too ("the
-  game server is not answering; try again in a moment"), never a hang.
+  rpc module); a refusal comes back as its code and params and is raised as
+  :class:`~tui.ports.Refused`; a host that does not answer is a refusal too (code
+  ``not_answering``), never a hang.
 - **A seat is a subscription to its channel** ``(match, seat)`` (a spectator's:
-  ``-1``).  The reply that gives a seat carries its present (view, log, notice,
-  names, version), so the screen draws at once; the handle then subscribes and
+  ``-1``).  The reply that gives a seat carries its present (view, log entries,
+  notice, names, version), so the screen draws at once; the handle then subscribes and
   asks for a full view once (an update published between the reply and the
   subscription would otherwise be missed for good if nothing followed it), and
   asks again whenever :func:`server.bus.gap` says one was missed.
 - **An intent** is an :class:`~server.bus.Intent` with this session's next sequence
   number; its result (accepted, or the rule's refusal) comes back to the edge's
-  inbox, and ``submit`` raises the engine's error class with the host's text.
+  inbox, and ``submit`` raises the engine's error class with the host's code and params.
 - Callbacks (a seat's update, a lobby change, "superseded"/"follow") run in the
   context they were registered in, as the in-process host does: a Textual app
   finds itself through a context variable.
@@ -43,14 +43,14 @@ from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.cluster.codec import CodecError, _cls, decode, encode
 from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
-from tui.ports import Handles, Refused, Update
+from tui.ports import Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
 
 log = logging.getLogger(__name__)
 
 FIRST_GAME = GAMES[0]
-NOT_ANSWERING = "the game server is not answering; try again in a moment"
-HOST_AWAY = "the game server is restarting: the game will resume in a moment"
-REDIS_LOST = "the connection to the game server was lost: reconnecting"
+NOT_ANSWERING = "not_answering"  # a refusal's code: the host did not answer in time
+HOST_AWAY = Note("host_away")  # the status notice while the host restarts
+REDIS_LOST = Note("connection_lost")  # ... while the bus reconnects
 HEARTBEAT = 1.0
 EDGE_TTL = 3.0
 HOST_PRESENCE = "host-"  # + the host's epoch (server.cluster.host.HOST_PRESENCE)
@@ -72,8 +72,8 @@ class RemoteSeatHandle:
         self.game = str(data["game"])
         self.seat: int | None = data["seat"]
         self._names = tuple(data["names"])
-        self._log = list(data["log"])
-        self._notice = str(data["notice"])
+        self._log: list[Entry] = list(decode(data["log"]))
+        self._notice: Notice = tuple(decode(data["notice"]))
         self._countdown = data.get("countdown")
         self._version = int(data["version"])
         self._view = decode(data["view"])
@@ -95,11 +95,11 @@ class RemoteSeatHandle:
         return self._names
 
     @property
-    def log(self) -> list[str]:
+    def log(self) -> list[Entry]:
         return list(self._log)
 
     @property
-    def notice(self) -> str:
+    def notice(self) -> Notice:
         return self._notice
 
     @property
@@ -144,7 +144,7 @@ class RemoteSeatHandle:
         call = _in_context(callback)
         self._callbacks.append(call)
         if self._last is not None:  # what arrived before the screen subscribed (the full view)
-            latest = dataclasses.replace(self._last, lines=())
+            latest = dataclasses.replace(self._last, entries=())
             asyncio.get_running_loop().call_soon(lambda: call in self._callbacks and call(latest))
 
         def unsubscribe() -> None:
@@ -180,12 +180,12 @@ class RemoteSeatHandle:
         from engine.errors import RuleError
 
         if self.seat is None:
-            raise RuleError("spectators cannot act")
+            raise RuleError("spectator", act="act")
         if self.client.host_away:  # the move waits for the host (it will resume), a while
             try:
                 await asyncio.wait_for(self.client.host_ready.wait(), 30.0)
             except TimeoutError:
-                raise RuleError(HOST_AWAY) from None
+                raise RuleError("host_away") from None
         seq = self.session.next_seq()
         rid = self.client.calls.new_id()
         future = self.client.calls.expect(rid)
@@ -196,7 +196,7 @@ class RemoteSeatHandle:
         except TimeoutError:
             raise RuleError(NOT_ANSWERING) from None
         if "rule" in result:
-            raise _rule_error(result.get("cls", ""), result["rule"])
+            raise _rule_error(result.get("cls", ""), str(result["rule"]), decode(result.get("p") or {}))
 
     # -- updates --------------------------------------------------------------------
     async def _follow(self) -> None:
@@ -220,19 +220,19 @@ class RemoteSeatHandle:
         p = u.payload
         update: Update[Any] = decode(p["u"])
         if u.full:
-            full = list(p["log"])
-            lines = tuple(full[len(self._log):]) if full[: len(self._log)] == self._log else ()
+            full = list(decode(p["log"]))
+            entries = tuple(full[len(self._log):]) if full[: len(self._log)] == self._log else ()
             self._log = full
         else:
-            lines = tuple(update.lines)
-            self._log.extend(lines)
+            entries = tuple(update.entries)
+            self._log.extend(entries)
         self._view = update.view
         self._notice = update.notice
         self._countdown = update.countdown
         if update.names:
             self._names = tuple(update.names)
         self._version = u.version
-        update = dataclasses.replace(update, lines=lines, version=u.version, names=self._names)
+        update = dataclasses.replace(update, entries=entries, version=u.version, names=self._names)
         self._last = update
         self._tell(update)
 
@@ -243,12 +243,12 @@ class RemoteSeatHandle:
             except Exception:
                 log.exception("seat subscriber failed")
 
-    def local_notice(self, text: str) -> None:
-        """Show ``text`` as the status line (the host is away), the rest as it was."""
-        self._notice = text
-        base = self._last if self._last is not None else Update(self._view, (), "", self._countdown, self._version,
+    def local_notice(self, note: Note) -> None:
+        """Show ``note`` as the status notice (the host is away), the rest as it was."""
+        self._notice = (note,)
+        base = self._last if self._last is not None else Update(self._view, (), (), self._countdown, self._version,
                                                                 self._names)
-        self._tell(dataclasses.replace(base, lines=(), notice=text))
+        self._tell(dataclasses.replace(base, entries=(), notice=self._notice))
 
     async def resync(self) -> None:
         """Ask for the full view again (the host restarted and has this seat back)."""
@@ -261,16 +261,30 @@ class RemoteSeatHandle:
             await self._sub.close()
 
 
-def _rule_error(name: str, text: str) -> Exception:
+def _rule_error(name: str, code: str, params: Any) -> Exception:
+    """The engine's error the host refused an intent with: its class (when it is one of the
+    engine's), its code and params."""
     from engine.errors import RuleError
 
+    params = params if isinstance(params, dict) else {}
     try:
         cls = _cls(name)
         if issubclass(cls, RuleError):
-            return cls(text)
+            return cls.of(code, params)
     except (CodecError, TypeError, ImportError, AttributeError):
         pass
-    return RuleError(text)
+    return RuleError.of(code, params)
+
+
+def refusal(reply: dict[str, Any], cls: type[Refused] = Refused) -> Refused:
+    """The refusal a host's reply carries (``refused``: its code, ``p``: its params; ``error``:
+    the host failed), or "not answering" when it carries none."""
+    if "refused" in reply:
+        params = decode(reply.get("p") or {})
+        return cls.of(str(reply["refused"]), params if isinstance(params, dict) else {})
+    if "error" in reply:
+        return cls("failed")
+    return cls(NOT_ANSWERING)
 
 
 class _Named:
@@ -368,15 +382,13 @@ class RemoteBackend:
     def _result(self, reply: dict[str, Any]) -> Any:
         if "st" in reply:
             self._state = reply["st"]
-        if "refused" in reply:
-            raise Refused(reply["refused"])
-        if "error" in reply:
-            raise Refused(reply["error"])
+        if "refused" in reply or "error" in reply:
+            raise refusal(reply)
         return decode(reply.get("ok"), self._handle)
 
     def _call(self, op: str, *args: Any) -> Any:
         if self.client.host_away:  # known to be away: say so now, not after a timeout
-            raise Refused(HOST_AWAY)
+            raise Refused("host_away")
         try:
             reply = self.client.calls.call_sync(self.id, op, {"a": encode(list(args), self._arg)})
         except NoReply:
@@ -409,11 +421,12 @@ class RemoteBackend:
         except Refused:
             return None
 
-    def rating_change(self, handles: Sequence[Any]) -> str | None:
+    def rating_change(self, handles: Sequence[Any]) -> tuple[RatingChange, ...] | None:
         try:
-            return self._call("rating_change", list(handles))
+            changes = self._call("rating_change", list(handles))
         except Refused:
             return None
+        return tuple(changes) if changes else None
 
     def ssh_command(self, args: str = "", *, tty: bool = True) -> str:
         base = self.client.ssh_line or "ssh HOST"
@@ -464,7 +477,7 @@ class RemoteBackend:
             future = self.room.future
             if not future.done():
                 if "refused" in message:
-                    future.set_exception(Refused(message["refused"]))
+                    future.set_exception(refusal(message))
                 else:
                     future.set_result(decode(message["handles"], self._handle))
 
@@ -531,11 +544,11 @@ class RemoteBackend:
     def strengths(self) -> list[tuple[str, str]]:
         return bot_strengths()
 
-    @property
-    def hv_bot_levels(self) -> tuple[str, ...]:
-        from engine.highvoltage.bots import HV_BOT_NAMES
+    def bot_levels(self, game: str) -> tuple[str, ...]:
+        """The bot levels a table of ``game`` offers (the server registry's, known here too)."""
+        from server import games
 
-        return tuple(HV_BOT_NAMES)
+        return games.game(game).bot_levels()
 
     def hv_starts_in(self) -> float | None:
         got = self._polled("hv_starts_in")
@@ -664,9 +677,9 @@ class RemoteBackend:
         except Refused:
             return []
 
-    def history(self, limit: int = 20, width: int | None = None) -> list[tuple[int, str]]:
+    def history(self, limit: int = 20) -> list[HistoryItem]:
         try:
-            return [(int(i), str(line)) for i, line in self._call("history", limit, width)]
+            return [item for item in self._call("history", limit) if isinstance(item, HistoryItem)]
         except Refused:
             return []
 
@@ -680,7 +693,7 @@ class RemoteBackend:
         except NoReply:
             raise ReplayError(NOT_ANSWERING) from None
         if "ok" not in reply:
-            raise ReplayError(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
+            raise refusal(reply, ReplayError)
         record = decode(reply["ok"])
         return replay_of(record, record.seat_of(self.identity))
 
@@ -813,10 +826,10 @@ class EdgeClient:
             self.host_away = False
             self.host_ready.set()
 
-    def _tell_all(self, text: str) -> None:
+    def _tell_all(self, note: Note) -> None:
         for backend in list(self.sessions.values()):
             for h in backend._handles:
-                h.local_notice(text)
+                h.local_notice(note)
 
     async def _resync_all(self) -> None:
         for backend in list(self.sessions.values()):
@@ -880,7 +893,7 @@ class EdgeClient:
         except NoReply:
             raise Refused(NOT_ANSWERING) from None
         if "ok" not in reply:
-            raise Refused(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
+            raise refusal(reply)
         backend = RemoteBackend(self, session, reply, env, username)
         self.sessions[session] = backend
         return backend
@@ -906,7 +919,7 @@ class EdgeClient:
         except NoReply:
             raise ReplayError(NOT_ANSWERING) from None
         if "ok" not in reply:
-            raise ReplayError(reply.get("refused") or reply.get("error") or NOT_ANSWERING)
+            raise refusal(reply, ReplayError)
         record = decode(reply["ok"])
         return replay_of(record, record.seat_of(identity))
 

@@ -1,5 +1,5 @@
 """What every match host shares, whatever its game: saving, seats, subscribers, notices,
-and the seat handle's common part.
+and the seat handle's common part (the host itself, and its one loop, is :mod:`server.host.base`).
 
 Saving is part of accepting.  A match with a ``recorder`` (see
 :class:`server.store.persist.Recording`) applies an action only once the recorder
@@ -8,13 +8,14 @@ has committed it: the host checks the action, awaits ``recorder.commit``
 on the disk) and only then changes the state, runs the ``on_action`` hooks
 and tells the screens.  The host's lock is held across that await, so the
 log's order is the order of acceptance (High Voltage's arrival order too).
-If the commit fails, the action is refused with :data:`SAVE_FAILED` (the
-same path as an illegal move, so the screens show it in their one line and
-lose nothing), the match pauses (:class:`SaveGate`: a notice on every
-screen, every intent refused with that line, bots and countdowns wait) and a
+If the commit fails, the action is refused with :class:`SaveFailed` (code
+``save_failed``: the same path as an illegal move, so the screens show it in their one line
+and lose nothing), the match pauses (:class:`SaveGate`: a notice on every
+screen, every intent refused with that code, bots and countdowns wait) and a
 retry loop probes the store until a write succeeds, then resumes.  A commit
 that is merely slow (a stalled disk) is waited for: after
-:data:`SLOW_SAVE_SECONDS` every screen is told why nothing moves.  The end
+:data:`SLOW_SAVE_SECONDS` every screen is told why nothing moves.  The notices are
+notes (:data:`PAUSED`, :data:`SLOW`), worded by each screen.  The end
 is recorded (``recorder.finish``) before the ``on_end`` hooks run, so a
 results screen finds the rating changes.  Once sent, a move runs to the end
 in a task of its own (:func:`run_to_end`): a screen closed or a bot replaced
@@ -23,8 +24,8 @@ mid-commit must not leave a committed row unapplied.
 :class:`SeatDoor` is the part of a seat handle (:class:`tui.ports.SeatHandle`) that does
 not depend on the game: its match, seat, names, log, notice, version, view and intents.
 Each game's handle derives from it with its own view and action types and adds its
-extras (Voltage's clock and draw offers, High Voltage's countdown and idle votes), so
-neither game's handle derives from the other's.
+extras (Voltage's clock and draw offers, High Voltage's idle votes), so neither game's
+handle derives from the other's.
 """
 
 from __future__ import annotations
@@ -38,21 +39,22 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from engine.errors import IllegalActionError
 from tui import ports
+from tui.ports import Entry, Note, Notice
 
 log = logging.getLogger(__name__)
 
-SAVE_FAILED = "the server cannot save moves right now"
-PAUSED_NOTICE = "paused: the server cannot save moves right now; play resumes when it can"
-SLOW_NOTICE = "waiting for the server's disk to save the last move…"
+PAUSED = Note("paused")  # the store cannot write: play waits
+SLOW = Note("slow_save")  # the store is slow to write the last move
 SLOW_SAVE_SECONDS = 2.0
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that failed; the last repeats
 
 
 class SaveFailed(IllegalActionError):
-    """An action refused because the store could not commit it (the match is paused)."""
+    """An action refused because the store could not commit it (code ``save_failed``; the
+    match is paused)."""
 
-    def __init__(self, reason: str = SAVE_FAILED) -> None:
-        super().__init__(reason)
+    def __init__(self) -> None:
+        super().__init__("save_failed")
 
 
 class SaveGate:
@@ -64,15 +66,16 @@ class SaveGate:
     def __init__(self, host: Any) -> None:
         self.host = host
         self.paused = False
-        self.notice = ""  # shown before the host's own notice
+        self.notice: Notice = ()  # shown before the host's own notice
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._retry: asyncio.Task | None = None
         self.pauses = 0  # how many times the store failed this match
 
     async def commit(self, index: int, action: Any, used_ms: int | None = None) -> None:
-        """Commit action ``index`` (``used_ms``: the time its seat used, if kept); raise
-        :class:`SaveFailed` (and pause) if it cannot be."""
+        """Commit action ``index`` (``used_ms``: the time its seat used, if kept; the recorder
+        stores the action's text, ``host.rules.action_text``); raise :class:`SaveFailed` (and
+        pause) if it cannot be."""
         recorder = self.host.recorder
         if self.paused:
             raise SaveFailed()
@@ -88,7 +91,7 @@ class SaveGate:
             done, _ = await asyncio.wait({fut}, timeout=SLOW_SAVE_SECONDS)
             if not done:  # a stalled disk: wait (never cancel a write half-way), and say why
                 slow = True
-                self._set_notice(SLOW_NOTICE)
+                self._set_notice((SLOW,))
                 await asyncio.shield(fut)
             fut.result()
         except asyncio.CancelledError:
@@ -100,7 +103,7 @@ class SaveGate:
             raise SaveFailed() from e
         finally:
             if slow and not self.paused:
-                self._set_notice("")
+                self._set_notice(())
 
     def pause(self) -> None:
         if self.paused:
@@ -108,7 +111,7 @@ class SaveGate:
         self.paused = True
         self.pauses += 1
         self._resumed.clear()
-        self._set_notice(PAUSED_NOTICE)
+        self._set_notice((PAUSED,))
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # pragma: no cover - no loop: nothing can play anyway
@@ -138,7 +141,7 @@ class SaveGate:
         if not self.paused:
             return
         self.paused = False
-        self._set_notice("")
+        self._set_notice(())
         self._resumed.set()
 
     async def wait_resumed(self) -> None:
@@ -156,14 +159,10 @@ class SaveGate:
         ident = safe_id() if safe_id is not None else "?"
         return f"{ident} ({code})" if code else ident
 
-    def _set_notice(self, text: str) -> None:
-        if text != self.notice:
-            self.notice = text
+    def _set_notice(self, notes: Notice) -> None:
+        if notes != self.notice:
+            self.notice = notes
             self.host._notice_changed()
-
-
-def joined_notice(*parts: str) -> str:
-    return "; ".join(p for p in parts if p)
 
 
 async def run_to_end(coro: Any) -> Any:
@@ -207,7 +206,7 @@ class Seat:
 
 
 #: What a screen gets after a change (:class:`tui.ports.Update`): the seat's fresh view,
-#: the new log lines, the notice, and the match's version (its action count).  Declared
+#: the new log entries, the notice, and the match's version (its action count).  Declared
 #: in the tui's seams, since it is what an edge receives from a remote host.
 Update = ports.Update
 
@@ -268,37 +267,37 @@ class Subscribers:
 
 
 class HostNotices:
-    """What both games' match hosts say beside the moves: the status line (the store's
-    state, paused or slow, then the lobby's notice) and lines of news in the log.
-    A host has ``saving`` (its :class:`SaveGate`), ``_notice``, ``log`` and
-    ``_broadcast(lines)``."""
+    """What every match host says beside the moves: the status notice (the store's state,
+    paused or slow, then the lobby's notes) and notes in the log.  A host has ``saving``
+    (its :class:`SaveGate`), ``_notice``, ``log`` and ``_broadcast(entries)``."""
 
     saving: SaveGate
-    _notice: str
-    log: list[str]
+    _notice: Notice
+    log: list[Entry]
 
-    def _broadcast(self, lines: tuple[str, ...]) -> None:
+    def _broadcast(self, entries: tuple[Entry, ...], only: int | None = None) -> None:
         raise NotImplementedError
 
     @property
-    def notice(self) -> str:
-        """The status line: the store's state (paused, slow) first, then the lobby's."""
-        return joined_notice(self.saving.notice, self._notice)
+    def notice(self) -> Notice:
+        """The status notice: the store's state (paused, slow) first, then the lobby's."""
+        return self.saving.notice + self._notice
 
     @property
     def paused(self) -> bool:
         """Is play paused because the store cannot write?"""
         return self.saving.paused
 
-    def set_notice(self, text: str) -> None:
-        """A status line every screen shows (e.g. waiting for a reconnect)."""
-        self._notice = text
+    def set_notice(self, *notes: Note) -> None:
+        """The lobby's part of the status notice every screen shows (none: ``set_notice()``),
+        e.g. waiting for a reconnect."""
+        self._notice = tuple(notes)
         self._broadcast(())
 
-    def announce(self, line: str) -> None:
-        """A line in every screen's log that is no move (the lobby's news: "Bob is back.")."""
-        self.log.append(line)
-        self._broadcast((line,))
+    def announce(self, note: Note) -> None:
+        """A note in every screen's log that is no move (the lobby's news: "Bob is back.")."""
+        self.log.append(note)
+        self._broadcast((note,))
 
     def _notice_changed(self) -> None:
         self._broadcast(())
@@ -313,19 +312,24 @@ ActionT_contra = TypeVar("ActionT_contra", contravariant=True)
 
 
 class HostedMatch(Protocol[ViewT_co, ActionT_contra]):
-    """What :class:`SeatDoor` asks of its match host."""
+    """What :class:`SeatDoor` asks of its match host (:class:`server.host.base.MatchHost`)."""
 
     game: str
-    log: list[str]
+    code: str
     actions: list[Any]
+    countdown: int | None
 
     @property
     def names(self) -> tuple[str, ...]: ...
 
     @property
-    def notice(self) -> str: ...
+    def notice(self) -> Notice: ...
 
     def view(self, seat: int | None) -> ViewT_co: ...
+
+    def feed(self, seat: int | None) -> list[Entry]: ...
+
+    def resignation(self, seat: int) -> Any: ...
 
     def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]: ...
 
@@ -334,6 +338,9 @@ class HostedMatch(Protocol[ViewT_co, ActionT_contra]):
 
 class SeatDoor(Generic[ViewT, ActionT]):
     """A screen's door into a match, the part every game shares (see the module docstring)."""
+
+    #: what a spectator's resignation is refused as ("spectators cannot resign")
+    RESIGN = "resign"
 
     def __init__(self, match: HostedMatch[ViewT, ActionT], seat: int | None) -> None:
         self.match = match
@@ -348,13 +355,18 @@ class SeatDoor(Generic[ViewT, ActionT]):
         return self.match.names
 
     @property
-    def log(self) -> list[str]:
-        """Every log line so far, oldest first."""
-        return list(self.match.log)
+    def log(self) -> list[Entry]:
+        """Every entry of this seat's log so far (its own private ones included), oldest first."""
+        return self.match.feed(self.seat)
 
     @property
-    def notice(self) -> str:
+    def notice(self) -> Notice:
         return self.match.notice
+
+    @property
+    def countdown(self) -> int | None:
+        """The countdown number showing (3, 2, 1), or None (a turn-based game never counts)."""
+        return self.match.countdown
 
     @property
     def version(self) -> int:
@@ -373,11 +385,15 @@ class SeatDoor(Generic[ViewT, ActionT]):
         return self.match.subscribe(self.seat, callback)
 
     async def submit(self, action: ActionT) -> None:
-        """Send an intent.  Raises :class:`IllegalActionError` (one-line reason) if refused."""
+        """Send an intent.  Raises :class:`IllegalActionError` (its code) if refused."""
         await self.match.submit(self.own_seat("play"), action)
 
+    async def resign(self) -> None:
+        seat = self.own_seat(self.RESIGN)
+        await self.match.submit(seat, self.match.resignation(seat))
+
     def own_seat(self, verb: str) -> int:
-        """This handle's seat; a spectator's handle refuses to ``verb`` (one line)."""
+        """This handle's seat; a spectator's handle refuses to ``verb`` (code ``spectator``)."""
         if self.seat is None:
-            raise IllegalActionError(f"spectators cannot {verb}")
+            raise IllegalActionError("spectator", act=verb)
         return self.seat

@@ -1,13 +1,13 @@
 """Hosting a High Voltage match: one engine state, 2 to 4 seats, one shared clock.
 
-:class:`HVMatch` and :class:`server.host.voltage.Match` both satisfy :class:`tui.ports.Host`
-(``game``, ``seats``, ``seed``, ``code``, ``actions``, ``log``, ``notice``,
-``on_action`` / ``on_end``, ``names``, ``over``, ``winner``, ``view``,
-``handle``, ``subscribe``, ``submit``, ``start``, ``set_bot``, ``set_notice``,
-``close``), so the lobby, the screens and persistence can treat both alike.
-Screens reach it through an :class:`HVSeatHandle`, a :class:`tui.ports.SeatHandle` of
-its own (High Voltage's resignation, the countdown and the seat's own feed); it does
-not derive from Voltage's handle, whose view is Voltage's.
+:class:`HVMatch` is the shared match host (:class:`server.host.base.MatchHost`: the
+state, the seats, the one loop of check, commit, apply, log, hooks, finish, broadcast,
+and the seats' private entries) with High Voltage's extras: the countdown, the private
+"too slow" entries, idle marks and votes, and its bots' tasks.  Like Voltage's it
+satisfies :class:`tui.ports.Host`, so the lobby, the screens and persistence treat both
+alike.  Screens reach it through an :class:`HVSeatHandle`, a :class:`tui.ports.SeatHandle`
+of its own (the idle votes); it does not derive from Voltage's handle, whose view is
+Voltage's.  A restart brings a match back with :func:`restore`.
 
 Real time, decided here:
 
@@ -17,7 +17,7 @@ Real time, decided here:
   plays aimed at the same top the first is accepted and the second is refused
   with :class:`~engine.highvoltage.rules.TooSlowError` ("too slow: the 7 was covered
   by a 3 a moment ago"): the card stays in hand, the sender's feed gets the
-  line, nothing else changes.
+  ``slow`` event, nothing else changes.
 - **One countdown for everyone.**  At the start and after every flip the host
   counts 3, 2, 1 (``countdown_seconds`` in all, :data:`COUNTDOWN_SECONDS` by
   default): every screen gets an update per number (``update.countdown`` /
@@ -36,8 +36,8 @@ Real time, decided here:
   play is checked, committed by the recorder with the lock held (so the
   stored order is the arrival order), then applied.  A play refused as too
   slow is never stored.  While the store cannot write, the match is paused:
-  every intent is refused with "the server cannot save moves right now",
-  bots and the countdown's "go" wait for the resume.
+  every intent is refused (code ``save_failed``), bots and the countdown's "go" wait
+  for the resume.
 - **Idling** (issue 18).  A person who does nothing for :data:`IDLE_SECONDS` (60 s)
   while they could act is marked idle (``idle``; every screen gets it in
   ``update.idle`` and the feed says "Bob is idle ...").  "Could act", decided
@@ -75,23 +75,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
-from server.host.common import (
-    HostNotices,
-    SaveFailed,
-    SaveGate,
-    Seat,
-    SeatDoor,
-    Subscribers,
-    run_to_end,
-)
+from engine.registry import RULES
+from server.host.base import MatchHost, restore_log, restored_seats
+from server.host.common import SaveFailed, Seat, SeatDoor, run_to_end
 from tui import ports
+from tui.ports import Entry, Note
 
 log = logging.getLogger(__name__)
 
@@ -108,12 +103,10 @@ IDLE_TICK = 1.0
 
 
 #: What a screen gets after a change (:class:`tui.ports.Update`, one message for every
-#: game): ``lines`` are the new feed lines for this seat (public lines, and a refused
-#: play's "too slow" line for its sender only); ``countdown`` is the number showing
+#: game): ``entries`` are the new feed entries for this seat (public ones, and a refused
+#: play's ``slow`` event for its sender only); ``countdown`` is the number showing
 #: (3, 2, 1) or None; ``version`` the match's action count.
 HVUpdate = ports.Update
-
-Callback = ports.UpdateCallback
 
 
 def bot_level(name: str | None) -> str:
@@ -153,10 +146,42 @@ def local_match(player_name: str, bots: str | Sequence[str], seed: int | None = 
     return HVMatch(seats, seed, **kw)
 
 
-class HVMatch(HostNotices):
+class HVSeatHandle(SeatDoor[H.HighVoltageView, H.Action]):
+    """A screen's door into a High Voltage match (a :class:`tui.ports.SeatHandle`; the
+    common part is :class:`~server.host.common.SeatDoor`, as Voltage's handle's is)."""
+
+    def __init__(self, match: HVMatch, seat: int | None) -> None:
+        super().__init__(match, seat)
+        self.match: HVMatch = match
+
+    @property
+    def started(self) -> bool:
+        return self.match.started
+
+    @property
+    def idle(self) -> tuple[int, ...]:
+        """The seats marked idle (an update's ``idle``)."""
+        return self.match.idle
+
+    @property
+    def bot_playing(self) -> tuple[int, ...]:
+        """The seats of people a bot plays now (an update's ``bot_playing``)."""
+        return self.match.bot_playing
+
+    async def continue_without(self, seat: int | None = None) -> None:
+        """Vote to continue without ``seat`` (None: everyone marked idle); raises
+        :class:`IllegalActionError` (its code) if the vote cannot be cast."""
+        await self.match.continue_without(self.own_seat("vote"), seat)
+
+    async def take_seat_back(self) -> None:
+        """Play this seat again after a vote gave it to a bot."""
+        await self.match.take_seat_back(self.own_seat("take_back"))
+
+
+class HVMatch(MatchHost[H.State, H.Action, H.Event, H.HighVoltageView]):
     """One match of High Voltage between 2 to 4 seats (people or bots), watched by anyone."""
 
-    game = GAME
+    handle_class = HVSeatHandle
 
     def __init__(
         self,
@@ -170,32 +195,16 @@ class HVMatch(HostNotices):
         bot_delay: float | None = None,  # accepted like Match's; the levels set the pace
         idle_seconds: float | None = None,  # None: IDLE_SECONDS
     ) -> None:
-        if not H.MIN_PLAYERS <= len(seats) <= H.MAX_PLAYERS:
-            raise ValueError(f"High Voltage is played by {H.MIN_PLAYERS} to {H.MAX_PLAYERS} seats")
         if bot_speed <= 0:
             raise ValueError("bot_speed must be positive")
-        self.seats = seats
-        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**63)
-        self.code = code
+        super().__init__(RULES[GAME], seats, seed, code=code)
         self.countdown_seconds = countdown_seconds
         self.bot_speed = bot_speed
-        self.state = H.new_match(self.seed, len(seats))
-        self.actions: list[H.Action] = []
-        self.log: list[str] = [e.text(self.names) for e in H.start_events(self.state)]
-        self._notice = ""
-        self.countdown: int | None = None
-        self.started = False
-        self.started_at = time.time()
-        self.ended_at: float | None = None
         self.too_slow = 0  # plays refused as too slow (all seats)
-        self._private: dict[int, list[tuple[int, str]]] = {}  # seat -> (log position, line)
-        self._subs = Subscribers()
-        self._lock = asyncio.Lock()
         self._changed = asyncio.Event()  # set (and replaced) after every accepted action
         self._round = 0  # counts countdowns; a bot's pending action belongs to one round
         self._countdown_task: asyncio.Task | None = None
         self._bot_tasks: dict[int, asyncio.Task] = {}
-        self._closed = False
         # Idling (see the module docstring): when each seat's idle clock started (only
         # seats that could act now have one), the seats marked idle (in the order they
         # were marked), and the votes to continue without each of them.
@@ -206,41 +215,8 @@ class HVMatch(HostNotices):
         self._idle_task: asyncio.Task | None = None
         self._idle_wakeup = asyncio.Event()  # a new clock ends before the task's next look
         self._idle_wake_at = 0.0
-        # Storage (server.store.persist.Recording): commits each action before it is accepted.
-        self.recorder: object | None = None
-        self.saving = SaveGate(self)
-        # Hooks for the lobby: called after each accepted (and stored) action (before the
-        # screens hear of it) and at the end.
-        self.on_action: list[Callable[[HVMatch, H.Action], None]] = []
-        self.on_end: list[Callable[[HVMatch], None]] = []
 
     # -- facts ---------------------------------------------------------------
-
-    @property
-    def players(self) -> int:
-        return len(self.seats)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(s.label for s in self.seats)
-
-    @property
-    def over(self) -> bool:
-        return self.state.over
-
-    @property
-    def winner(self) -> int | None:
-        return self.state.winner
-
-    @property
-    def places(self) -> tuple[int, ...] | None:
-        return self.state.places
-
-    @property
-    def scores(self) -> tuple[int, ...]:
-        """Cards left per seat (hand and pile; fewer is better): what a lobby's list of
-        matches shows for High Voltage, where Voltage shows sets won."""
-        return tuple(self.state.cards_left(s) for s in range(self.players))
 
     @property
     def idle(self) -> tuple[int, ...]:
@@ -252,92 +228,32 @@ class HVMatch(HostNotices):
         """The seats of people that a bot plays now (dropped, or voted out for idling)."""
         return tuple(i for i, s in enumerate(self.seats) if s.is_bot and s.identity)
 
-    def view(self, seat: int | None) -> H.HighVoltageView:
-        return H.view(self.state, seat)
-
-    def feed(self, seat: int | None) -> list[str]:
-        """Every line ``seat`` has seen, oldest first: the public log with its own refusals."""
-        private = self._private.get(seat, []) if seat is not None else []
-        if not private:
-            return list(self.log)
-        out: list[str] = []
-        j = 0
-        for i, line in enumerate(self.log):
-            while j < len(private) and private[j][0] <= i:
-                out.append(private[j][1])
-                j += 1
-            out.append(line)
-        out.extend(line for _, line in private[j:])
-        return out
-
     def handle(self, seat: int | None) -> HVSeatHandle:
         """A handle for ``seat`` (``None``: a spectator)."""
         if seat is not None and not 0 <= seat < self.players:
             raise ValueError(f"no seat {seat}")
         return HVSeatHandle(self, seat)
 
-    # -- subscriptions -------------------------------------------------------
+    def _update_extras(self, view: H.HighVoltageView) -> dict[str, Any]:
+        return {"idle": self.idle, "bot_playing": self.bot_playing}
 
-    def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
-        return self._subs.add(seat, callback)
+    # -- the loop's hooks (arrival order: the lock is taken in the order intents arrive) ------
 
-    def _broadcast(self, lines: tuple[str, ...], only: int | None = None) -> None:
-        """Send every subscriber (or only ``only``'s) its fresh view and ``lines``."""
-        idle, bots = self.idle, self.bot_playing
-        self._subs.send(self.view, lambda view: HVUpdate(view, lines, self.notice, self.countdown, len(self.actions),
-                                                         self.names, idle=idle, bot_playing=bots),
-                        only)
-
-    def _tell(self, seat: int, line: str) -> None:
-        """A line in ``seat``'s feed only (kept in its :meth:`feed`)."""
-        self._private.setdefault(seat, []).append((len(self.log), line))
-        self._broadcast((line,), only=seat)
-
-
-    # -- actions -------------------------------------------------------------
-
-    async def submit(self, seat: int, action: H.Action) -> None:
-        """Apply ``seat``'s intent in arrival order; raise :class:`IllegalActionError` with a
-        reason if refused (:class:`~engine.highvoltage.rules.TooSlowError` for a covered top).
-        Runs to the end even if the caller is cancelled (see :func:`server.host.common.run_to_end`);
-        the intents' tasks take the lock in the order they arrived."""
-        await run_to_end(self._submit(seat, action))
-
-    async def _submit(self, seat: int, action: H.Action) -> None:
-        async with self._lock:
-            if 0 <= seat < self.players and self.seats[seat].is_bot and not isinstance(action, H.Resign):
-                raise IllegalActionError("a bot is playing this seat")
-            await self._apply(seat, action)
-
-    async def _apply(self, seat: int | None, action: H.Action) -> None:
-        """Check, commit, then apply (the lock is held); on a too-slow play, tell the
-        sender.  Raises :class:`SaveFailed` if the store could not take it."""
-        if self.saving.paused:
-            raise SaveFailed()
-        try:
-            state, events = H.apply(self.state, action, seat)
-        except H.TooSlowError as e:
+    def _refused(self, seat: int | None, error: IllegalActionError) -> None:
+        if isinstance(error, H.TooSlowError):
             self.too_slow += 1
             if seat is not None:
-                self._tell(seat, e.event.text(self.names))
-            raise
-        await self.saving.commit(len(self.actions), action)
-        self.state = state
-        self.actions.append(action)
-        lines = tuple(e.text(self.names) for e in events) + self._track_idle(seat)
-        self.log.extend(lines)
-        for hook in self.on_action:
-            hook(self, action)
-        if self.over:
-            self._idle.clear()
-            self._votes.clear()
-            self.ended_at = time.time()
-            self.countdown = None
-            if self.recorder is not None:
-                await self.recorder.finish(self)  # type: ignore[attr-defined]
-            for end_hook in self.on_end:
-                end_hook(self)
-        self._broadcast(lines)
+                self._tell(seat, error.event)
+
+    def _accepted(self, seat: int | None, action: H.Action, before: H.State, used: int | None) -> Sequence[Entry]:
+        return self._track_idle(seat)
+
+    def _ended(self) -> None:
+        self._idle.clear()
+        self._votes.clear()
+        self.countdown = None
+
+    def _after_apply(self) -> None:
         self._wake()
         if not self.over and self.state.phase == H.COUNTDOWN:
             self._begin_countdown()  # a flip: everyone counts again
@@ -411,11 +327,11 @@ class HVMatch(HostNotices):
         return (self.started and not self._closed and not self.over and self.state.phase == H.PLAY
                 and self._person(seat) and self.seats[seat].connected and not H.is_stuck(self.state, seat))
 
-    def _track_idle(self, actor: int | None) -> tuple[str, ...]:
+    def _track_idle(self, actor: int | None) -> tuple[Entry, ...]:
         """After a change: restart ``actor``'s clock (and clear its mark), start the clocks of
-        seats that came to be able to act, stop the others'.  Returns the feed lines."""
+        seats that came to be able to act, stop the others'.  Returns the feed's notes."""
         now = time.monotonic()
-        lines: tuple[str, ...] = ()
+        lines: tuple[Entry, ...] = ()
         if actor is not None and 0 <= actor < self.players:
             self._idle_since.pop(actor, None)
             if actor in self._idle:
@@ -429,10 +345,10 @@ class HVMatch(HostNotices):
                     self._idle_wakeup.set()  # a deadline before the idle task's next look
         return lines
 
-    def _unmark(self, seat: int) -> tuple[str, ...]:
+    def _unmark(self, seat: int) -> tuple[Entry, ...]:
         self._idle.remove(seat)
         self._votes.pop(seat, None)
-        return (f"{self.seats[seat].name} is playing again.",)
+        return (Note.of("playing_again", name=self.seats[seat].name),)
 
     def _voters(self, target: int) -> list[int]:
         """Who may vote to continue without ``target``: the other connected people still in,
@@ -463,7 +379,7 @@ class HVMatch(HostNotices):
         for seat, since in sorted(self._idle_since.items()):
             if self._markable(seat) and now - since >= self.idle_seconds:
                 self._idle.append(seat)
-                self.announce(f"{self.seats[seat].name} is idle: nothing done for {self.idle_seconds:g} s.")
+                self.announce(Note.of("idle", name=self.seats[seat].name, seconds=self.idle_seconds))
         self._count_votes()
 
     def _count_votes(self) -> None:
@@ -480,8 +396,8 @@ class HVMatch(HostNotices):
         level = self._idle_bot()
         name = self.seats[target].name
         self.set_bot(target, level)  # (clears the mark and the votes)
-        self.announce(f"Continuing without {name}: a bot ({level}) plays their seat.")
-        self._tell(target, "You were idle; a bot plays your seat. Press t to take it back.")
+        self.announce(Note.of("continuing_without", name=name, level=level))
+        self._tell(target, Note("you_were_idle"))
 
     async def _watch_idle(self) -> None:
         """The idle clock's task: check at each deadline, and at least every :data:`IDLE_TICK`."""
@@ -502,25 +418,25 @@ class HVMatch(HostNotices):
         """``voter`` votes to continue without ``target`` (None: every other seat marked
         idle); the vote passes at once when it is enough.  Voting shows ``voter`` is there:
         it clears their own mark and restarts their clock.  Raises
-        :class:`IllegalActionError` (one line for the player) if it cannot be cast."""
+        :class:`IllegalActionError` (its code) if it cannot be cast."""
         async with self._lock:
             if not 0 <= voter < self.players or self.over:
-                raise IllegalActionError("the match is over" if self.over else f"no seat {voter}")
+                raise IllegalActionError("match_over") if self.over else IllegalActionError("no_seat", seat=voter)
             if self.seats[voter].is_bot:
-                raise IllegalActionError("a bot is playing your seat")
+                raise IllegalActionError("bot_plays_your_seat")
             if self.state.out[voter]:
-                raise IllegalActionError("you have left this match")
+                raise IllegalActionError("left_match")
             targets = [t for t in self._idle if t != voter] if target is None else [target]
             if not targets or any(t == voter or t not in self._idle for t in targets):
-                raise IllegalActionError("nobody is idle now" if target is None or target == voter
-                                         else f"{self.seats[target].name} is not idle")
+                raise (IllegalActionError("nobody_idle") if target is None or target == voter
+                       else IllegalActionError("not_idle", name=self.seats[target].name))
             lines = self._track_idle(voter)
             for t in targets:
                 self._votes.setdefault(t, set()).add(voter)
                 have, need = len(self._votes[t] & set(self._voters(t))), self.votes_needed(t)
                 if have < need:
-                    lines += (f"{self.seats[voter].name} votes to continue without {self.seats[t].name} "
-                              f"({have} of {need}).",)
+                    lines += (Note.of("vote", voter=self.seats[voter].name, target=self.seats[t].name,
+                                      have=have, need=need),)
             for line in lines:
                 self.log.append(line)
             if lines:
@@ -534,9 +450,9 @@ class HVMatch(HostNotices):
         async with self._lock:
             s = self.seats[seat] if 0 <= seat < self.players else None
             if s is None or self.over or not (s.is_bot and s.identity) or not s.connected:
-                raise IllegalActionError("the match is over" if self.over else "no bot is playing your seat")
+                raise IllegalActionError("match_over") if self.over else IllegalActionError("no_bot_in_seat")
             self.set_bot(seat, None)
-            self.announce(f"{s.name} takes their seat back from the bot.")
+            self.announce(Note.of("seat_taken_back", name=s.name))
 
     # -- bots ----------------------------------------------------------------
 
@@ -611,8 +527,7 @@ class HVMatch(HostNotices):
     # -- the end -------------------------------------------------------------
 
     def close(self) -> None:
-        self._closed = True
-        self.saving.close()
+        super().close()
         if self._countdown_task is not None:
             self._countdown_task.cancel()
         if self._idle_task is not None:
@@ -621,51 +536,6 @@ class HVMatch(HostNotices):
             task.cancel()
         self._bot_tasks.clear()
         self._wake()
-
-
-class HVSeatHandle(SeatDoor[H.HighVoltageView, H.Action]):
-    """A screen's door into a High Voltage match (a :class:`tui.ports.SeatHandle`; the
-    common part is :class:`~server.host.common.SeatDoor`, as Voltage's handle's is)."""
-
-    def __init__(self, match: HVMatch, seat: int | None) -> None:
-        super().__init__(match, seat)
-        self.match: HVMatch = match
-
-    @property
-    def log(self) -> list[str]:
-        """Every line of this seat's feed so far, oldest first (its own refusals included)."""
-        return self.match.feed(self.seat)
-
-    @property
-    def countdown(self) -> int | None:
-        """The countdown number showing (3, 2, 1), or None."""
-        return self.match.countdown
-
-    @property
-    def started(self) -> bool:
-        return self.match.started
-
-    async def resign(self) -> None:
-        await self.submit(H.Resign(self.own_seat("resign")))
-
-    @property
-    def idle(self) -> tuple[int, ...]:
-        """The seats marked idle (an update's ``idle``)."""
-        return self.match.idle
-
-    @property
-    def bot_playing(self) -> tuple[int, ...]:
-        """The seats of people a bot plays now (an update's ``bot_playing``)."""
-        return self.match.bot_playing
-
-    async def continue_without(self, seat: int | None = None) -> None:
-        """Vote to continue without ``seat`` (None: everyone marked idle); raises
-        :class:`IllegalActionError` (one line) if the vote cannot be cast."""
-        await self.match.continue_without(self.own_seat("vote"), seat)
-
-    async def take_seat_back(self) -> None:
-        """Play this seat again after a vote gave it to a bot."""
-        await self.match.take_seat_back(self.own_seat("take a seat back"))
 
 
 def new_hv_match(
@@ -677,20 +547,11 @@ def new_hv_match(
     return HVMatch(list(players), seed, **kw)
 
 
-def restore_high_voltage(record, executor=None, bot_delay: float = 0.7) -> HVMatch:
+def restore(record: Any, executor: object | None = None, bot_delay: float = 0.7) -> HVMatch:
     """An :class:`HVMatch` at the position of a stored ``record``'s log (not attached, not
-    started): the counterpart of :func:`server.store.persist.restore_voltage`, for its
-    ``RESTORERS`` (``{"high-voltage": restore_high_voltage}``).  Raises
-    :class:`~engine.errors.RuleError` if the log no longer replays.  Starting it runs a
-    fresh countdown when the log stopped in one."""
-    seats = [Seat(s.name, s.identity, s.bot, connected=s.bot is not None) for s in record.seats]
-    m = HVMatch(seats, seed=record.seed, code=record.code)
-    state = m.state
-    for text in record.actions or ():
-        action = H.parse_action(text)
-        state, events = H.apply(state, action, None)
-        m.actions.append(action)
-        m.log.extend(e.text(m.names) for e in events)
-    m.state = state
-    m.started_at = getattr(record, "started", m.started_at)
+    started).  Raises :class:`~server.errors.RestoreError` if the log no longer replays.
+    Starting it runs a fresh countdown when the log stopped in one."""
+    m = HVMatch(restored_seats(record), seed=record.seed, code=record.code)
+    restore_log(m, record)
     return m
+

@@ -1,17 +1,20 @@
 """Hosting a Voltage match: one engine state, its seats and its spectators.
 
-A :class:`Match` owns the only copy of the state.  Every screen reaches it
-through a :class:`SeatHandle` (a seat's, or a spectator's): the handle gives
-the current *view*, calls back with an :class:`Update` after every accepted
-action, and takes the seat's intents.  Local play (``voltage play``) and SSH
-play hand the TUI the same kind of handle, so the screens cannot tell them
-apart.
+A :class:`Match` is the shared match host (:class:`server.host.base.MatchHost`: the
+state, the seats, the one loop of check, commit, apply, log, hooks, finish, broadcast)
+with Voltage's extras: the clock, the abort wait, draw offers and the bot worker pool.
+Every screen reaches it through a :class:`SeatHandle` (a seat's, or a spectator's): the
+handle gives the current *view*, calls back with an :class:`~tui.ports.Update` after every
+accepted action, and takes the seat's intents.  Local play (``voltage play``) and SSH
+play hand the TUI the same kind of handle, so the screens cannot tell them apart.
 
 Bots think off the event loop, in an executor (a process pool on the server),
 so one bot's search never freezes another player's screen; a search bot's move is
 due within its cap (:data:`engine.voltage.bots.THINK_CAPS`), time queued included.
 
 Saving is part of accepting, as in every match host: see :mod:`server.host.common`.
+A restart brings a match back with :func:`restore` (its clock folded from the stored
+times).
 
 Clocks (:mod:`engine.clock`).  A match with a ``control`` keeps a :class:`~engine.clock.Clock`:
 the bank of the seat to move runs from the moment its turn starts (``start()``, then
@@ -34,7 +37,8 @@ the increment.  Decisions:
 - Draw offers live on the host, not in the log (a restart forgets a pending one): one
   pending at a time, at most one per player per :data:`DRAW_OFFER_TURNS` of their turns,
   lapsing when the offerer's opponent moves instead of answering; an accepted one is
-  logged as ``agree SEAT``.  A bot declines at once.
+  logged as ``agree SEAT``.  A bot declines at once.  Offers and answers are notes in the
+  log (``draw_offered``...), worded by each screen.
 """
 
 from __future__ import annotations
@@ -43,26 +47,19 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
 
 from engine import clock as C
 from engine.errors import IllegalActionError
+from engine.registry import RULES
 from engine.voltage import rules as V
 from engine.voltage.bots import THINK_CAPS
-from server.host.common import (  # noqa: F401  (SaveFailed, Update, in_context: re-exported, the older import path)
-    Callback,
-    HostNotices,
-    SaveFailed,
-    SaveGate,
-    Seat,
-    SeatDoor,
-    Subscribers,
-    Update,
-    in_context,
-    run_to_end,
-)
+from server.errors import RestoreError
+from server.host.base import MatchHost, restore_log, restored_seats
+from server.host.common import SaveFailed, Seat, SeatDoor, run_to_end
+from tui.ports import Entry, Note
 
 log = logging.getLogger(__name__)
 
@@ -80,10 +77,57 @@ def _bot_choose(bot_name: str, seed: int, view: V.VoltageView, deadline: float |
     return choose_action(bot_name, seed, view, deadline=deadline)
 
 
-class Match(HostNotices):
+class SeatHandle(SeatDoor[V.VoltageView, V.Action]):
+    """A screen's door into a Voltage match: the view, updates, and intents for one seat
+    (a :class:`tui.ports.SeatHandle`; the common part is :class:`~server.host.common.SeatDoor`)."""
+
+    RESIGN = "play"
+
+    def __init__(self, match: Match, seat: int | None) -> None:
+        super().__init__(match, seat)
+        self.match: Match = match
+
+    # -- Voltage's extras: the clock, abort, draws ---------------------------
+
+    @property
+    def clock(self) -> C.ClockView | None:
+        """The turn clocks now (None: this match has no clock)."""
+        return self.match.clock_view()
+
+    @property
+    def abort_from(self) -> float | None:
+        """The wall time from which this seat may abort (None: it may not)."""
+        return self.match.abort_from(self.seat)
+
+    @property
+    def draw_offer(self) -> int | None:
+        """The seat whose draw offer waits for an answer (None: none)."""
+        return self.match.draw_offer
+
+    @property
+    def against_human(self) -> bool:
+        """Does a person sit in the other seat (a draw is offered to people only)?"""
+        return self.seat is not None and not self.match.seats[1 - self.seat].is_bot
+
+    @property
+    def may_offer_draw(self) -> bool:
+        """A live match against a human, no offer pending, not offered too recently."""
+        return self.against_human and self.match.may_offer_draw(self.seat)
+
+    async def abort(self) -> None:
+        await self.submit(V.Abort(self.own_seat("play")))
+
+    async def offer_draw(self) -> None:
+        await self.match.offer_draw(self.own_seat("play"))
+
+    async def answer_draw(self, accept: bool) -> None:
+        await self.match.answer_draw(self.own_seat("play"), accept)
+
+
+class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
     """One match of Voltage between two seats (people or bots), watched by anyone."""
 
-    game = GAME
+    handle_class = SeatHandle
 
     def __init__(
         self,
@@ -95,29 +139,8 @@ class Match(HostNotices):
         executor: Executor | None = None,
         control: C.TimeControl | None = None,
     ) -> None:
-        if len(seats) != 2:
-            raise ValueError("Voltage is played by two seats")
-        self.seats = seats
-        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**63)
-        self.code = code
-        self.bot_delay = bot_delay
+        super().__init__(RULES[GAME], seats, seed, code=code, bot_delay=bot_delay)
         self.executor = executor
-        self.state = V.new_match(self.seed)
-        self.actions: list[V.Action] = []
-        self.log: list[str] = [e.text(self.names) for e in V.start_events(self.state)]
-        self._notice = ""
-        self.started_at = time.time()
-        self.ended_at: float | None = None
-        self._subs = Subscribers()
-        self._bot_task: asyncio.Task | None = None
-        self._lock = asyncio.Lock()
-        self._closed = False
-        # Storage (server.store.persist.Recording): commits each action before it is accepted.
-        self.recorder: Any = None
-        self.saving = SaveGate(self)
-        # Hooks for the lobby: called after each accepted (and stored) action / at the end.
-        self.on_action: list[Callable[[Match, V.Action], None]] = []
-        self.on_end: list[Callable[[Match], None]] = []
         # The clock (see the module docstring): the bank of the seat to move runs while
         # ``_mark`` is set (monotonic); ``_carried_ms`` is what ran before a pause.
         self.control = control
@@ -140,34 +163,14 @@ class Match(HostNotices):
     def names(self) -> tuple[str, str]:
         return (self.seats[0].label, self.seats[1].label)
 
-    @property
-    def over(self) -> bool:
-        return self.state.phase == V.OVER
-
-    @property
-    def winner(self) -> int | None:
-        return self.state.winner
-
-    def view(self, seat: int | None) -> V.VoltageView:
-        return V.view(self.state, seat)
-
     def handle(self, seat: int | None) -> SeatHandle:
         """A handle for ``seat`` (``None``: a spectator)."""
         if seat is not None and seat not in (0, 1):
             raise ValueError(f"no seat {seat}")
         return SeatHandle(self, seat)
 
-    # -- subscriptions -------------------------------------------------------
-
-    def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
-        return self._subs.add(seat, callback)
-
-    def _broadcast(self, lines: tuple[str, ...]) -> None:
-        clock = self.clock_view()
-        self._subs.send(self.view, lambda view: Update(
-            view, lines, self.notice, None, len(self.actions), self.names,
-            clock=clock, abort_from=self.abort_from(view.seat), draw_offer=self.draw_offer,
-        ))
+    def _update_extras(self, view: V.VoltageView) -> dict[str, Any]:
+        return {"clock": self.clock_view(), "abort_from": self.abort_from(view.seat), "draw_offer": self.draw_offer}
 
     # -- the clock -----------------------------------------------------------
 
@@ -245,7 +248,7 @@ class Match(HostNotices):
     def _notice_changed(self) -> None:
         if self.saving.paused:
             self._stop_clock()
-        elif self._started:
+        elif self.started:
             self._run_clock()
         self._broadcast(())
 
@@ -266,21 +269,21 @@ class Match(HostNotices):
         return self.state.turns - self._offered_turn[seat] >= 2 * DRAW_OFFER_TURNS
 
     async def offer_draw(self, seat: int) -> None:
-        """``seat`` offers a draw; raises :class:`IllegalActionError` saying why not."""
+        """``seat`` offers a draw; raises :class:`IllegalActionError` saying why not (its code)."""
         async with self._lock:
             if self.over:
-                raise IllegalActionError("the match is over")
+                raise IllegalActionError("match_over")
             if self.draw_offer is not None:
-                raise IllegalActionError("a draw offer is already waiting for an answer")
+                raise IllegalActionError("draw_offer_pending")
             if not self.may_offer_draw(seat):
-                raise IllegalActionError(f"you may offer a draw once every {DRAW_OFFER_TURNS} turns")
+                raise IllegalActionError("draw_offer_too_soon", turns=DRAW_OFFER_TURNS)
             self._offered_turn[seat] = self.state.turns
             other = 1 - seat
             if self.seats[other].is_bot:
-                self.announce(f"{self.names[seat]} offers a draw; {self.names[other]} declines.")
+                self.announce(Note.of("draw_offered_declined", name=self.names[seat], other=self.names[other]))
                 return
             self.draw_offer = seat
-            self.announce(f"{self.names[seat]} offers a draw.")
+            self.announce(Note.of("draw_offered", name=self.names[seat]))
 
     async def answer_draw(self, seat: int, accept: bool) -> None:
         """``seat`` answers the other's pending offer (accepting ends the match drawn)."""
@@ -289,47 +292,30 @@ class Match(HostNotices):
             return
         async with self._lock:
             if self.draw_offer is None or self.draw_offer == seat:
-                raise IllegalActionError("there is no draw offer to answer")
+                raise IllegalActionError("no_draw_offer_to_answer")
             self.draw_offer = None
-            self.announce(f"{self.names[seat]} declines the draw.")
+            self.announce(Note.of("draw_declined", name=self.names[seat]))
 
+    # -- the loop's hooks ---------------------------------------------------------
 
-    # -- actions -------------------------------------------------------------
+    def _check_intent(self, seat: int, action: V.Action) -> None:
+        if isinstance(action, V.Timeout):
+            raise IllegalActionError("host_clock_only")
+        if isinstance(action, V.Abort):
+            start = self.abort_from(seat)
+            if start is None:
+                raise IllegalActionError("abort_too_late")
+            if time.time() < start:
+                raise IllegalActionError("abort_wait", name=self.names[1 - seat], seconds=self.abort_wait)
+        if isinstance(action, V.AgreeDraw) and (self.draw_offer is None or self.draw_offer == seat):
+            raise IllegalActionError("no_draw_offer_to_accept")
 
-    async def submit(self, seat: int, action: V.Action) -> None:
-        """Apply ``seat``'s intent; raise :class:`IllegalActionError` with a reason if refused."""
-        await run_to_end(self._submit(seat, action))
-        self._schedule_bot()
+    def _used_ms(self) -> int:
+        return int(round(self._running_ms()))
 
-    async def _submit(self, seat: int, action: V.Action) -> None:
-        async with self._lock:
-            if seat in (0, 1) and self.seats[seat].is_bot and not isinstance(action, V.Resign):
-                raise IllegalActionError("a bot is playing this seat")
-            if isinstance(action, V.Timeout):
-                raise IllegalActionError("only the host's clock runs out a player's time")
-            if isinstance(action, V.Abort):
-                start = self.abort_from(seat)
-                if start is None:
-                    raise IllegalActionError("a match can be aborted only before both players have moved")
-                if time.time() < start:
-                    raise IllegalActionError(
-                        f"you may abort once {self.names[1 - seat]} has had {self.abort_wait:.0f} s for a first move")
-            if isinstance(action, V.AgreeDraw) and (self.draw_offer is None or self.draw_offer == seat):
-                raise IllegalActionError("there is no draw offer to accept")
-            await self._apply(seat, action)
-
-    async def _apply(self, seat: int | None, action: V.Action) -> None:
-        """Check, commit, then apply (the lock is held).  Raises
-        :class:`IllegalActionError` (:class:`SaveFailed` if it could not be stored).
-        ``seat`` None: the host (its clock's timeout)."""
-        if self.saving.paused:
-            raise SaveFailed()
-        state, events = V.apply(self.state, action, seat)
-        mover = self.state.to_move
-        used = int(round(self._running_ms()))
-        await self.saving.commit(len(self.actions), action, used)
-        self.state = state
-        self.actions.append(action)
+    def _accepted(self, seat: int | None, action: V.Action, before: V.State, used: int | None) -> Sequence[Entry]:
+        state, mover = self.state, before.to_move
+        used = used or 0
         self.used_ms.append(used)
         ends_turn = not state.over and state.to_move != mover
         if self.clock is not None:
@@ -347,24 +333,14 @@ class Match(HostNotices):
             self._disarm_flag()
         else:
             self._arm_flag()
-        lines = tuple(e.text(self.names) for e in events)
-        self.log.extend(lines)
-        for hook in self.on_action:
-            hook(self, action)
-        if self.over:
-            self.ended_at = time.time()
-            if self.recorder is not None:
-                await self.recorder.finish(self)
-            for end_hook in self.on_end:
-                end_hook(self)
-        self._broadcast(lines)
+        return ()
 
-    _started = False
+    # -- the lobby's levers -----------------------------------------------------
 
     def start(self) -> None:
         """Begin play: the clock of the seat to move runs, and if a bot moves first, it
         thinks.  Needs a running loop."""
-        self._started = True
+        self.started = True
         self._turn_began = time.monotonic()
         self._turn_began_wall = time.time()
         self._run_clock()
@@ -378,11 +354,10 @@ class Match(HostNotices):
         self._schedule_bot()
 
     def close(self) -> None:
-        self._closed = True
+        super().close()
         self._disarm_flag()
-        self.saving.close()
-        if self._bot_task is not None:
-            self._bot_task.cancel()
+
+    # -- bots: they think in the executor (see the module docstring) ----------------
 
     def _schedule_bot(self) -> None:
         if self._closed or self.over:
@@ -420,9 +395,9 @@ class Match(HostNotices):
             rest = self.bot_delay - (time.monotonic() - t0)
             if rest > 0:
                 await asyncio.sleep(rest)
-            await run_to_end(self._bot_move(seat, bot, view, action, seed))
+            await run_to_end(self._bot_chose(seat, bot, view, action, seed))
 
-    async def _bot_move(self, seat: int, bot: str, view: V.VoltageView, action: V.Action, seed: int) -> None:
+    async def _bot_chose(self, seat: int, bot: str, view: V.VoltageView, action: V.Action, seed: int) -> None:
         async with self._lock:
             # The seat may have changed hands, or the match ended, while the bot thought.
             if self._closed or self.over or self.state.to_move != seat or self.seats[seat].bot != bot:
@@ -441,51 +416,23 @@ class Match(HostNotices):
                     return
 
 
-class SeatHandle(SeatDoor[V.VoltageView, V.Action]):
-    """A screen's door into a Voltage match: the view, updates, and intents for one seat
-    (a :class:`tui.ports.SeatHandle`; the common part is :class:`~server.host.common.SeatDoor`)."""
+def restore(record: Any, executor: Executor | None = None, bot_delay: float = 0.7) -> Match:
+    """A Voltage :class:`Match` at the position of a stored ``record``'s log (not attached,
+    not started).  Raises :class:`~server.errors.RestoreError` if it cannot be.
 
-    countdown: int | None = None  # (a turn-based game never counts down)
-
-    def __init__(self, match: Match, seat: int | None) -> None:
-        super().__init__(match, seat)
-        self.match: Match = match
-
-    async def resign(self) -> None:
-        await self.submit(V.Resign(self.seat if self.seat is not None else 0))
-
-    # -- Voltage's extras: the clock, abort, draws ---------------------------
-
-    @property
-    def clock(self) -> C.ClockView | None:
-        """The turn clocks now (None: this match has no clock)."""
-        return self.match.clock_view()
-
-    @property
-    def abort_from(self) -> float | None:
-        """The wall time from which this seat may abort (None: it may not)."""
-        return self.match.abort_from(self.seat)
-
-    @property
-    def draw_offer(self) -> int | None:
-        """The seat whose draw offer waits for an answer (None: none)."""
-        return self.match.draw_offer
-
-    @property
-    def against_human(self) -> bool:
-        """Does a person sit in the other seat (a draw is offered to people only)?"""
-        return self.seat is not None and not self.match.seats[1 - self.seat].is_bot
-
-    @property
-    def may_offer_draw(self) -> bool:
-        """A live match against a human, no offer pending, not offered too recently."""
-        return self.against_human and self.match.may_offer_draw(self.seat)
-
-    async def abort(self) -> None:
-        await self.submit(V.Abort(self.own_seat("play")))
-
-    async def offer_draw(self) -> None:
-        await self.match.offer_draw(self.own_seat("play"))
-
-    async def answer_draw(self, accept: bool) -> None:
-        await self.match.answer_draw(self.own_seat("play"), accept)
+    Its clock is folded from the stored time each action used (charged to the seat that
+    was to move, with the increment when the move passed on), so each seat's bank is the
+    control less what it used; the seat to move resumes with that bank when the match
+    starts (the time the server was down is not charged)."""
+    try:
+        control = C.parse(record.time_control)
+    except ValueError as e:
+        raise RestoreError("bad_time_control", text=record.time_control, why=str(e)) from e
+    m = Match(restored_seats(record), seed=record.seed, code=record.code, bot_delay=bot_delay, executor=executor,
+              control=control)
+    folded = restore_log(m, record)
+    if control is not None:
+        m.clock = C.Clock.fold(control, [(f.mover if f.mover is not None else 0, f.used_ms, f.passed)
+                                         for f in folded])
+    m.used_ms = [f.used_ms or 0 for f in folded]
+    return m

@@ -19,8 +19,9 @@ import asyncio
 import logging
 import time
 
-from server.host.voltage import SeatHandle
-from server.lobby.models import Hosted, LobbyState, Player
+from server.host.common import SeatDoor
+from server.lobby.models import Hosted, LobbyError, LobbyState, Player
+from tui.ports import Note
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ class AwayMixin(LobbyState):
                     return h
         return None
 
-    def resume(self, player: Player) -> list[SeatHandle] | None:
+    def resume(self, player: Player) -> list[SeatDoor] | None:
         """Give ``player`` back the seat their identity left; None if there is none."""
         h = self.resumable(player)
         if h is None:
@@ -89,7 +90,7 @@ class AwayMixin(LobbyState):
             h.match.set_bot(seat, None)
         self._update_notice(h)
         if came_back:
-            h.match.announce(f"{s.name} is back.")
+            h.match.announce(Note.of("back", name=s.name))
         self._set_status(player, "playing", h.code)
         return [h.match.handle(seat)]
 
@@ -97,7 +98,7 @@ class AwayMixin(LobbyState):
         """The session ended: up from every table and room (declining rematches); seats of
         running matches get a grace period."""
         for ch in [c for c in self.challenges if player in (c.challenger, c.target)]:
-            self._challenge_over(ch, f"{player.name} has gone")
+            self._challenge_over(ch, LobbyError("gone", name=player.name))
         self._abandon(player)
         self.players.pop(player.id, None)
         for h in list(self.matches.values()):
@@ -141,12 +142,10 @@ class AwayMixin(LobbyState):
         self._update_notice(h)
 
     def _update_notice(self, h: Hosted) -> None:
-        texts = []
+        notes = []
         now = time.monotonic()
         for seat in sorted(h.grace):
             left = max(0, int(h.deadlines.get(seat, now) - now + 0.999))
-            name = h.match.seats[seat].name
-            texts.append(f"waiting for {name} to reconnect ({left // 60}:{left % 60:02d})")
-        notice = "; ".join(texts)
-        if notice != h.match.notice:
-            h.match.set_notice(notice)
+            notes.append(Note.of("waiting_reconnect", name=h.match.seats[seat].name, seconds=left))
+        if tuple(notes) != h.match._notice:
+            h.match.set_notice(*notes)

@@ -7,7 +7,7 @@ period (the other screens show a countdown), then a bot plays it until the same
 identity comes back.
 
 Everything here runs on the server's event loop; nothing blocks.  Screens see
-matches only through :class:`~server.host.voltage.SeatHandle`.
+matches only through seat handles (:class:`~server.host.common.SeatDoor`).
 
 The lobby is composed of parts, imported one way (see :mod:`server.lobby.models`):
 
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from server import games
 from server.games import HostConfig
-from server.host.voltage import SeatHandle
+from server.host.common import SeatDoor
 from server.lobby.away import AwayMixin
 from server.lobby.models import (  # noqa: F401  (re-exported: the older import path)
     BOT_OFFER_SECONDS,
@@ -111,7 +111,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
 
     def snapshot(self) -> Snapshot:
         players = tuple(
-            PlayerInfo(p.name, self._status_text(p))
+            PlayerInfo(p.name, *self._status(p))
             for p in sorted(self.players.values(), key=lambda p: p.name.lower())
         )
         matches = tuple(
@@ -155,7 +155,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def _check_active(self, player: Player) -> None:
         """A session that a newer one of its key took over may not play from here."""
         if player.superseded:
-            raise LobbyError("this key was opened in another session: take it back here first")
+            raise LobbyError("superseded")
 
     @staticmethod
     def check_distinct_keys(players: list[Player | None] | list[Player]) -> None:
@@ -163,7 +163,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         seat per person); raises :class:`LobbyError`."""
         keys = [p.identity for p in players if p is not None and p.identity]
         if len(keys) != len(set(keys)):
-            raise LobbyError("one key cannot hold two seats of a match")
+            raise LobbyError("one_key_two_seats")
 
     def host_config(self) -> HostConfig:
         """The settings of the hosts this lobby starts (see :class:`server.games.HostConfig`)."""
@@ -276,7 +276,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             if new not in self.matches:
                 del self.rematch_codes[old]
 
-    async def quick_match(self, player: Player, game: str = games.HOME) -> list[SeatHandle]:
+    async def quick_match(self, player: Player, game: str = games.HOME) -> list[SeatDoor]:
         """Sit at ``game``'s quick table and wait for its start (Voltage's, of two seats,
         starts when the next player sits); cancel the await to get up."""
         return await self._tables(game).quick_match(player)
@@ -284,7 +284,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def _tables(self, game: str) -> Tables:
         tables = self.tables.get(game)
         if tables is None:
-            raise LobbyError(f"no game called {game!r}")
+            raise LobbyError("no_such_game", game=game)
         return tables
 
     def create_room(self, player: Player, game: str = games.HOME, size: int = 4,
@@ -308,7 +308,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         tables = self.tables.get(room.game)
         table = tables.tables.get(room.code) if tables is not None else None
         if tables is None or table is None or table is not room.table:
-            raise LobbyError(f"room {room.code} is closed")
+            raise LobbyError("room_is_closed", code=room.code)
         tables.start(table)
 
     def room_game(self, code: str) -> str | None:
@@ -327,7 +327,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
                 room.future.cancel()
             self._set_status(room.owner, "lobby")
 
-    async def join(self, player: Player, code: str) -> list[SeatHandle]:
+    async def join(self, player: Player, code: str) -> list[SeatDoor]:
         """Join the private room ``code`` of any game: a room with one seat left starts at
         once (:meth:`join_room`), a bigger one when it is full or its owner starts it
         (cancel to get up)."""
@@ -337,35 +337,35 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             return self.join_room(player, code)
         return await self.tables[game].join_room(player, code)
 
-    def join_room(self, player: Player, code: str) -> list[SeatHandle]:
+    def join_room(self, player: Player, code: str) -> list[SeatDoor]:
         """Join the room ``code`` with one seat left (a Voltage room): it starts at once;
         see :meth:`join`."""
         code = code.strip().upper()
         game = self.room_game(code)
         table = self.open_table(code)
         if game is None or table is None:
-            raise LobbyError(f"no room {code}")
+            raise LobbyError("no_room", code=code)
         if table.size - len(table.players) - len(table.bots) > 1:
-            raise LobbyError(f"{code} is a {games.title(game)} room: join it with Lobby.join")
+            raise LobbyError("room_of_other_game", code=code, title=games.title(game))
         self._check_active(player)
         if table.owner is player or (table.owner is not None and self._same_key(table.owner, player)):
-            raise LobbyError("that is your own room: give the code to a friend")
+            raise LobbyError("own_room")
         return self.tables[game].join_now(player, code)
 
-    def play_bot(self, player: Player, bot: str, game: str = games.HOME) -> list[SeatHandle]:
+    def play_bot(self, player: Player, bot: str, game: str = games.HOME) -> list[SeatDoor]:
         """``player`` against bots at once: ``bot`` names one, or lists up to the game's
         seats less one (High Voltage: ``"medium,fast"``)."""
         self._check_active(player)
         return self._tables(game).play_bots(player, bot)
 
-    def watch(self, player: Player, code: str) -> list[SeatHandle]:
+    def watch(self, player: Player, code: str) -> list[SeatDoor]:
         self._check_active(player)
         code = code.strip().upper()
         h = self.matches.get(self.rematch_codes.get(code, code))  # a rematched match: its rematch
         if h is None or not h.running:
             if self.room_game(code) is not None:
-                raise LobbyError(f"{code} has not started yet")
-            raise LobbyError(f"no match {code}")
+                raise LobbyError("not_started", code=code)
+            raise LobbyError("no_match", code=code)
         self._abandon(player)
         h.spectators.add(player)
         self._set_status(player, "watching", h.code)
@@ -388,7 +388,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             self._tell(p, "follow", [new.match.handle(None)])
         self._prune()
 
-    def hosted_of(self, handles: list[SeatHandle]) -> Hosted | None:
+    def hosted_of(self, handles: list[SeatDoor]) -> Hosted | None:
         if not handles:
             return None
         match = handles[0].match
@@ -413,31 +413,31 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         why not (nobody by that name, yourself, busy, refusing challenges)."""
         self._check_active(player)
         if game not in GAMES:
-            raise LobbyError(f"no game called {game!r}")
+            raise LobbyError("no_such_game", game=game)
         key = name.strip().casefold()
         target = next((p for p in self.players.values() if p.name.casefold() == key), None)
         if target is None:
-            raise LobbyError(f"nobody called {name.strip()} is online")
+            raise LobbyError("nobody_called", name=name.strip())
         if target is player or self._same_key(target, player):
-            raise LobbyError("you cannot challenge yourself")
+            raise LobbyError("challenge_self")
         if target.status == "playing" and (self.matches.get(target.where) is not None
                                            and self.matches[target.where].running):
-            raise LobbyError(f"{target.name} is playing a match: try again after it")
+            raise LobbyError("target_playing", name=target.name)
         if self.refuses_challenges(target):
-            raise LobbyError(f"{target.name} does not take challenges")
+            raise LobbyError("no_challenges", name=target.name)
         if any(c.challenger is player for c in self.challenges):
-            raise LobbyError("you have a challenge waiting for an answer already")
+            raise LobbyError("challenge_waiting")
         if any(c.target is target for c in self.challenges):
-            raise LobbyError(f"{target.name} has a challenge to answer already")
+            raise LobbyError("target_has_challenge", name=target.name)
         loop = asyncio.get_running_loop()
         ch = Challenge(player, target, game, loop.create_future(), time.monotonic() + self.challenge_seconds)
         ch.timer = loop.call_later(self.challenge_seconds, self._challenge_over, ch,
-                                   f"{target.name} did not answer within {self.challenge_seconds:.0f} s")
+                                   LobbyError("challenge_expired", name=target.name, seconds=self.challenge_seconds))
         self.challenges.append(ch)
         self._tell(target, "challenge", ch)
         return ch
 
-    def _challenge_over(self, ch: Challenge, why: str) -> None:
+    def _challenge_over(self, ch: Challenge, why: LobbyError) -> None:
         """``ch`` ends unanswered (expired, declined, taken back): both sides are told."""
         if ch not in self.challenges:
             return
@@ -445,27 +445,27 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         if ch.timer is not None:
             ch.timer.cancel()
         if not ch.future.done():
-            ch.future.set_exception(LobbyError(why))
+            ch.future.set_exception(why)
             ch.future.exception()  # (nobody may be waiting any more: mark it seen)
         self._tell(ch.target, "challenge-over", ch)
 
     def withdraw_challenge(self, ch: Challenge) -> None:
-        self._challenge_over(ch, "you took the challenge back")
+        self._challenge_over(ch, LobbyError("challenge_withdrawn"))
 
-    def answer_challenge(self, player: Player, ch: Challenge, accept: bool) -> list[SeatHandle] | None:
+    def answer_challenge(self, player: Player, ch: Challenge, accept: bool) -> list[SeatDoor] | None:
         """``player`` (the one challenged) accepts (their handles: the match starts at
         once) or declines (None; the challenger reads why)."""
         if ch not in self.challenges or ch.target is not player:
-            raise LobbyError("that challenge is no longer open")
+            raise LobbyError("challenge_not_open")
         if not accept:
-            self._challenge_over(ch, f"{player.name} declined the challenge")
+            self._challenge_over(ch, LobbyError("challenge_declined", name=player.name))
             return None
         self.challenges.remove(ch)
         if ch.timer is not None:
             ch.timer.cancel()
         challenger = ch.challenger
         if challenger.id not in self.players or challenger.superseded:
-            raise LobbyError(f"{challenger.name} has gone")
+            raise LobbyError("gone", name=challenger.name)
         for p in (challenger, player):
             self._abandon(p)  # out of any queue or room first
         mine, theirs = self.tables[ch.game].play_people([challenger, player])
@@ -474,7 +474,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
 
     # -- rematch -------------------------------------------------------------
 
-    async def rematch(self, player: Player, handles: list[SeatHandle]) -> list[SeatHandle] | None:
+    async def rematch(self, player: Player, handles: list[SeatDoor]) -> list[SeatDoor] | None:
         """The same people and bots again, in the same seats, once every person still at
         the results asks (a bot always agrees); None if that does not happen (someone
         leaves, or :attr:`rematch_wait` passes)."""

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from server import games
 from server.errors import ServerError
-from server.host.voltage import Match
+from server.host.base import MatchHost
 
 if TYPE_CHECKING:  # pragma: no cover
     from server.store.db import Store
@@ -49,7 +49,7 @@ REMATCH_WAIT_SECONDS = 120.0
 
 
 class LobbyError(ServerError):
-    """A lobby request that cannot be done; the message says why, in one line."""
+    """A lobby request that cannot be done; its code says why."""
 
 
 class NameRejected(LobbyError):
@@ -114,7 +114,7 @@ class Hosted:
     """A match the lobby hosts: its code, its human players, spectators, timers."""
 
     code: str
-    match: Match
+    match: MatchHost[Any, Any, Any, Any]
     humans: list[Player | None]
     spectators: set[Player] = field(default_factory=set)
     grace: dict[int, asyncio.Task] = field(default_factory=dict)
@@ -180,13 +180,14 @@ class MatchInfo:
     spectators: int
 
     def describe(self, short: bool = False) -> str:
-        """One line: the players and the score (High Voltage: each one's cards left).
-        ``short``: a narrower line for a narrow list (High Voltage: "HV" and the names).
-        Each game's wording is its registry entry's ``describe`` (:mod:`server.games`)."""
+        """One line in English (``ssh HOST who``): the players and the score (a lobby screen
+        words the same data in its own language: each game's words module, ``describe``)."""
+        from tui.games.registry import words
+        from tui.i18n import ENGLISH, language
+
         known = games.GAMES.get(self.game)
-        if known is None:
-            return f"{self.game}: {', '.join(self.names)}"
-        return known.describe(known.title, self.names, self.scores, short)
+        with language(ENGLISH):
+            return words(self.game).describe(known.title if known else self.game, self.names, self.scores, short)
 
 
 def match_scores(match: Any) -> tuple[int, ...]:
@@ -197,8 +198,13 @@ def match_scores(match: Any) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class PlayerInfo:
+    """A player online, as the lobby lists them: ``status`` is what they are at (an id:
+    lobby, waiting, room, playing, watching, played, watched: the last two once the match
+    is over), ``where`` the match's code; the screens word it (:func:`tui.words.status`)."""
+
     name: str
     status: str
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -240,5 +246,5 @@ class LobbyState:
     def _start_grace(self, h: Hosted, seat: int) -> None: raise NotImplementedError
     # the façade
     def _abandon(self, player: Player) -> None: raise NotImplementedError
-    def _challenge_over(self, ch: Challenge, why: str) -> None: raise NotImplementedError
+    def _challenge_over(self, ch: Challenge, why: LobbyError) -> None: raise NotImplementedError
     def _takeover_bot(self, h: Hosted) -> str: raise NotImplementedError

@@ -34,13 +34,13 @@ def check_name(name: str) -> str:
     """The name as it will be shown, or :class:`NameRejected` saying what is wrong."""
     name = name.strip()
     if not name:
-        raise NameRejected("a name is needed")
+        raise NameRejected("name_needed")
     if len(name) > NAME_MAX:
-        raise NameRejected(f"at most {NAME_MAX} characters")
+        raise NameRejected("name_too_long", most=NAME_MAX)
     if not _NAME_RE.fullmatch(name):
-        raise NameRejected("letters, digits, '-', '_', '.' and single spaces only")
+        raise NameRejected("name_characters")
     if name.casefold() in _MISLEADING:
-        raise NameRejected(f"{name!r} would read as a word on other players' screens: choose another")
+        raise NameRejected("name_misleading", name=name)
     return name
 
 
@@ -146,7 +146,7 @@ class NamesMixin(LobbyState):
         player is recorded under it (reserving it), a guest may not use it."""
         name = check_name(name)
         if self.name_taken(name, player):
-            raise NameRejected(f"{name} is already playing here: choose another name")
+            raise NameRejected("name_playing", name=name)
         self._keep_name(player, name)
         old = self._other_session(player)
         if old is not None:
@@ -169,13 +169,12 @@ class NamesMixin(LobbyState):
             elif not store.name_free_for(name, None):
                 raise NameTaken(name)
         except RenameTooSoon as e:
-            raise NameRejected(str(e)) from None
+            raise NameRejected(e.code, **e.params) from None
         except NameTaken:
             if player.identity:
-                raise NameRejected(f"the name {name} belongs to another player's key: choose another") from None
+                raise NameRejected("name_of_other_key", name=name) from None
             raise NameRejected(
-                f"the name {name} belongs to a player with an SSH key: choose another "
-                "(log in with a key to keep a name of your own)"
+                "name_of_a_key", name=name
             ) from None
         except Exception:  # a storage problem must not keep anyone out of the lobby
             log.exception("could not record the name %r", name)

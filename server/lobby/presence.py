@@ -54,26 +54,29 @@ class PresenceMixin(LobbyState):
             except Exception:
                 log.exception("lobby listener failed")
 
-    def _status_text(self, p: Player) -> str:
+    def _status(self, p: Player) -> tuple[str, str]:
+        """What ``p`` is at, as the lobby lists it: (status id, where)."""
         if p.status in ("playing", "watching"):
             # What the player is at follows the match: once it is over they are at
             # its results (or gone back), not "playing" it.
             h = self.matches.get(p.where)
             if h is None or not h.running:
-                return f"just {'played' if p.status == 'playing' else 'watched'} {p.where}"
-            return f"{p.status} {p.where}"
-        if p.status == "waiting":
-            return "in quick match"
-        if p.status == "room":
-            return "in a private room"
-        return "in the lobby"
+                return ("played" if p.status == "playing" else "watched"), p.where
+            return p.status, p.where
+        if p.status in ("waiting", "room"):
+            return p.status, ""
+        return "lobby", ""
 
     def who_text(self) -> str:
         """Plain text for ``ssh HOST who``."""
         snap = self.snapshot()
         lines = [f"{len(snap.players)} online, {len(snap.matches)} matches running"]
-        for p in snap.players:
-            lines.append(f"  {p.name}  ({p.status})")
+        from tui import words as W
+        from tui.i18n import ENGLISH, language
+
+        with language(ENGLISH):
+            for p in snap.players:
+                lines.append(f"  {p.name}  ({W.status(p.status, p.where)})")
         for m in snap.matches:
             lines.append(f"  {m.code}  {m.describe()}")
         return "\n".join(lines) + "\n"

@@ -42,16 +42,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from server.games import HostConfig, ServerGame
-from server.host.common import Seat
-from server.host.voltage import SeatHandle
+from server.host.common import Seat, SeatDoor
 from server.lobby.models import Hosted, LobbyError, Player
+from tui.ports import Note
 
 log = logging.getLogger(__name__)
 
 QUICK_FILL_SECONDS = 20.0
 
 
-_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 class TableHost(Protocol):
@@ -93,7 +92,7 @@ class TableHost(Protocol):
 
     def hosted(self, code: str) -> Hosted | None: ...
 
-    def hosted_of(self, handles: list[SeatHandle]) -> Hosted | None: ...
+    def hosted_of(self, handles: list[SeatDoor]) -> Hosted | None: ...
 
     def rematched(self, old: Hosted, new: Hosted) -> None: ...
 
@@ -193,7 +192,7 @@ class Tables:
 
     def _new_table(self, size: int, owner: Player | None = None) -> Table:
         if not self.min_seats <= size <= self.max_seats:
-            raise LobbyError(f"a {self.game.title} table has {self.min_seats} to {self.max_seats} seats")
+            raise LobbyError("table_size", title=self.game.title, min=self.min_seats, max=self.max_seats)
         table = Table(self.lobby.new_code(), size, owner)
         self.tables[table.code] = table
         return table
@@ -240,14 +239,14 @@ class Tables:
             if p.status in ("waiting", "room"):
                 self.lobby.set_status(p, "lobby")
 
-    async def _wait(self, table: Table, player: Player, fut: asyncio.Future) -> list[SeatHandle]:
+    async def _wait(self, table: Table, player: Player, fut: asyncio.Future) -> list[SeatDoor]:
         try:
             return await fut
         finally:
             if table.hosted is None and player in table.players:
                 self.leave(player)
 
-    async def quick_match(self, player: Player, size: int | None = None) -> list[SeatHandle]:
+    async def quick_match(self, player: Player, size: int | None = None) -> list[SeatDoor]:
         """Sit at the open quick table (or open one) and wait for the start (``size``: its
         seats, the game's ``quick_seats`` by default)."""
         size = self.game.quick_seats if size is None else size
@@ -283,16 +282,16 @@ class Tables:
         self.lobby.changed()
         return table
 
-    def wait(self, table: Table, player: Player) -> Coroutine[Any, Any, list[SeatHandle]]:
+    def wait(self, table: Table, player: Player) -> Coroutine[Any, Any, list[SeatDoor]]:
         """Wait at ``table`` for the start (the owner, after :meth:`create_room`):
         ``await tables.wait(table, owner)``.  The seat's future is taken at the call, so a
         table that fills before the wait is first awaited still hands it its seat."""
         fut = table.waiters.get(player.id)
         if fut is None:
-            raise LobbyError("you are not at that table")
+            raise LobbyError("not_at_table")
         return self._wait(table, player, fut)
 
-    async def join_room(self, player: Player, code: str) -> list[SeatHandle]:
+    async def join_room(self, player: Player, code: str) -> list[SeatDoor]:
         """Sit at the private table ``code`` and wait for the start."""
         table = self._private(code, player)
         fut = self._sit(table, player)
@@ -301,12 +300,12 @@ class Tables:
         self.lobby.changed()
         return await self._wait(table, player, fut)
 
-    def join_now(self, player: Player, code: str) -> list[SeatHandle]:
+    def join_now(self, player: Player, code: str) -> list[SeatDoor]:
         """Take the last seat of the private table ``code``: it starts, and these are
         ``player``'s handles (a two-seat game's room; see :meth:`join_room`)."""
         table = self._private(code, player)
         if table.size - len(table.players) - len(table.bots) != 1:
-            raise LobbyError(f"room {table.code} has more than one seat left: wait for its start")
+            raise LobbyError("room_not_ready", code=table.code)
         fut = self._sit(table, player)
         self.start(table)
         return fut.result()
@@ -314,30 +313,30 @@ class Tables:
     def _private(self, code: str, player: Player) -> Table:
         table = self.tables.get(code.strip().upper())
         if table is None or not table.private or table.hosted is not None:
-            raise LobbyError(f"no {self.game.title} room {code.strip().upper()}")
+            raise LobbyError("no_game_room", title=self.game.title, code=code.strip().upper())
         if player in table.players:
-            raise LobbyError("you are already at that table")
+            raise LobbyError("already_at_table")
         if table.full:
-            raise LobbyError(f"room {table.code} is full")
+            raise LobbyError("room_full", code=table.code)
         return table
 
-    def play_bots(self, player: Player, levels: Sequence[str] | str) -> list[SeatHandle]:
+    def play_bots(self, player: Player, levels: Sequence[str] | str) -> list[SeatDoor]:
         """``player`` against 1 to ``max_seats - 1`` bots (levels, or ``"medium,fast"``), at once."""
         levels = [b.strip() for b in levels.split(",")] if isinstance(levels, str) else list(levels)
         levels = [b for b in levels if b]
         if not 1 <= len(levels) <= self.max_seats - 1:
-            raise LobbyError(f"choose one to {_WORDS.get(self.max_seats - 1, str(self.max_seats - 1))} bots")
+            raise LobbyError("bot_count", most=self.max_seats - 1)
         known = self.game.bot_levels()
         for level in levels:
             if level not in known:
-                raise LobbyError(f"no {self.game.title} bot {level!r}: choose from {', '.join(known)}")
+                raise LobbyError("no_such_bot", title=self.game.title, bot=level, known=tuple(known))
         table = self._new_table(len(levels) + 1)
         fut = self._sit(table, player)
         table.bots = list(levels)
         self.start(table)
         return fut.result()
 
-    def play_people(self, players: Sequence[Player]) -> list[list[SeatHandle]]:
+    def play_people(self, players: Sequence[Player]) -> list[list[SeatDoor]]:
         """These people at one table of their own, started at once (an accepted
         challenge); each one's handles, in the order given."""
         table = self._new_table(len(players))
@@ -381,8 +380,8 @@ class Tables:
             if fut is not None and not fut.done():
                 fut.set_result([match.handle(i)])
         if old is not None:
-            if old.match.notice.endswith("wants a rematch"):
-                old.match.set_notice("")
+            if _rematch_wanted(old.match):
+                old.match.set_notice()
             lobby.rematched(old, h)
         lobby.prune()
         lobby.changed()
@@ -408,7 +407,7 @@ class Tables:
             if not fut.done():
                 fut.set_result(None)
 
-    async def rematch(self, player: Player, handles: Sequence[Any]) -> list[SeatHandle] | None:
+    async def rematch(self, player: Player, handles: Sequence[Any]) -> list[SeatDoor] | None:
         """The same people and bots again, once every person still at the results asks;
         None when that does not happen within the lobby's ``rematch_wait``."""
         self.lobby.check_active(player)
@@ -438,7 +437,7 @@ class Tables:
         if not table.expected:
             self.start(table, bots=False)
         else:
-            h.match.set_notice(f"{player.name} wants a rematch")
+            h.match.set_notice(Note.of("rematch_wanted", name=player.name))
         try:
             return await asyncio.wait_for(fut, self.lobby.rematch_wait)
         except TimeoutError:
@@ -451,5 +450,10 @@ class Tables:
                 if not table.players:
                     self.tables.pop(table.code, None)
                     self._rematches.pop(h.code, None)
-                if h.match.notice.endswith("wants a rematch"):
-                    h.match.set_notice("")
+                if _rematch_wanted(h.match):
+                    h.match.set_notice()
+
+
+def _rematch_wanted(match: Any) -> bool:
+    """Does ``match``'s notice say that someone wants a rematch?"""
+    return any(n.id == "rematch_wanted" for n in match.notice)

@@ -66,6 +66,16 @@ class TerminalConsole:
         self.terminal.write(text.encode())
 
 
+def refusal_words(error: BaseException) -> str:
+    """A refusal (its code and params) in the tui's English words, for a line a command or a
+    session writes before any app runs (the languages issue words it in the client's language)."""
+    from tui import words as W
+    from tui.i18n import ENGLISH, language
+
+    with language(ENGLISH):
+        return W.refusal(error)
+
+
 def printable(text: str, limit: int = 60) -> str:
     """``text`` safe to echo to a client: no control characters, at most ``limit`` long."""
     return "".join(ch if ch.isprintable() else "?" for ch in text)[:limit]
@@ -117,7 +127,7 @@ class Sessions:
         try:
             opened = await self.services.open(identity, initial, client_env(env))
         except Refused as e:
-            console.err(f"voltage: {e}\r\n")
+            console.err(f"voltage: {refusal_words(e)}\r\n")
             return 1
         backend = opened.backend
         name_idle = self.limits.name_idle
@@ -158,7 +168,7 @@ class Sessions:
         try:
             backend = await self.services.open_replay(match_id, identity)
         except ReplayError as e:
-            console.err(f"voltage: {printable(str(e), 200)}\n")
+            console.err(f"voltage: {printable(refusal_words(e), 200)}\n")
             return 1
         self.running += 1
         try:

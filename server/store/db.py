@@ -85,7 +85,7 @@ Schema versions (see :data:`MIGRATIONS`):
 4. actions.used_ms: the time the seat to move used for each action (its clock's
    charge, NULL before); matches.time_control: the match's control as
    ``engine.clock`` writes it ("5+5"; NULL: no clock).  A restart folds the clock
-   from these (``server.store.persist.restore_voltage``).
+   from these (each game's ``restore``, beside its host: ``server.host.voltage.restore``).
 """
 
 from __future__ import annotations
@@ -121,32 +121,44 @@ ABANDONED = "abandoned"
 
 
 class StoreError(ServerError):
-    """The data directory or database cannot be used; the message says why."""
+    """The data directory or database cannot be used (code ``store``; ``str(e)`` is the
+    operator's message, its ``detail``, for the command line and the logs), or one of the
+    refusals below (their own codes, worded by the tui)."""
+
+    def __init__(self, detail: str = "", /, **params: Any) -> None:
+        super().__init__("store", detail=detail, **params)
+
+    def __str__(self) -> str:
+        return str(self.params.get("detail", "")) if self.code == "store" else super().__str__()
 
 
 class NameTaken(StoreError):
-    """The name is reserved to another key."""
+    """The name is reserved to another key (code ``name_taken``)."""
+
+    def __init__(self, name: str) -> None:
+        ServerError.__init__(self, "name_taken", name=name)
 
 
 class RenameTooSoon(StoreError):
-    """The key took its current name too recently to take another; ``wait`` seconds left."""
+    """The key took its current name too recently to take another (code ``rename_too_soon``);
+    ``wait`` seconds left."""
 
     def __init__(self, current: str, wait: float) -> None:
         self.current = current
         self.wait = wait
-        minutes = max(1, int(wait / 60 + 0.999))
-        super().__init__(f"you took the name {current} less than {RENAME_COOLDOWN_TEXT} ago: "
-                         f"a new name is possible in {minutes} minute{'s' if minutes != 1 else ''}")
+        ServerError.__init__(self, "rename_too_soon", name=current, minutes=max(1, int(wait / 60 + 0.999)))
 
 
 # A key holds one name (its current one); it may take another this long after taking it,
 # so that nobody reserves names in bulk (one key once took 30 in 18 s).
 RENAME_COOLDOWN = 3600.0
-RENAME_COOLDOWN_TEXT = "an hour"
 
 
 class NotFound(StoreError):
-    """No such match (or player)."""
+    """No such match (code ``no_such_match``)."""
+
+    def __init__(self, match_id: int) -> None:
+        ServerError.__init__(self, "no_such_match", match=match_id)
 
 
 # ---------------------------------------------------------------------------
@@ -741,7 +753,7 @@ class Store:
         with self._cache_lock:
             owner = self.name_owner(name)
             if owner is not None and owner != identity:
-                raise NameTaken(f"the name {name!r} belongs to another player")
+                raise NameTaken(name)
             if owner is None:  # a new name for this key: a rename, once the cool-down is over
                 held = self._held_name(identity)
                 if held is not None and now - held[1] < cooldown:
@@ -948,7 +960,7 @@ class Store:
         """
         rec = self.match_record(match_id)
         if rec is None:
-            raise NotFound(f"no match {match_id}")
+            raise NotFound(match_id)
         if not rec.finished:
             raise StoreError(f"match {match_id} is not finished ({rec.status}); only finished matches are exported")
         players = []
@@ -986,15 +998,10 @@ class Store:
                 "reason": rec.reason,
                 "scores": list(rec.scores) if rec.scores is not None else None,
             },
-            # The result in words ("bob lost on time; alice won", "aborted (no result, not
-            # rated)", "drawn by agreement") and whether it changed anybody's rating.
-            "result_words": result_words(rec),
+            # Whether it changed anybody's rating (the words for people reading the file,
+            # "result_words" and the log's, are added by server.store.persist.export).
             "rated": any(s.rating_before is not None for s in rec.seats),
         }
-
-    def export_json(self, match_id: int, *, identities: bool = False) -> str:
-        """:meth:`export` as indented JSON text (ends with a newline)."""
-        return json.dumps(self.export(match_id, identities=identities), indent=2, ensure_ascii=False) + "\n"
 
     def player_history(self, identity: str, limit: int = 20, *, game: str | None = None) -> list[MatchRecord]:
         """``identity``'s finished matches, newest first (without actions)."""
@@ -1080,7 +1087,7 @@ def _upsert_player(c: sqlite3.Connection, identity: str, name: str, key: str, no
     def body(c: sqlite3.Connection) -> None:
         row = c.execute("SELECT identity FROM names WHERE name_key = ?", (key,)).fetchone()
         if row is not None and row["identity"] != identity:
-            raise NameTaken(f"the name {name!r} belongs to another player")
+            raise NameTaken(name)
         c.execute(
             "INSERT INTO players (identity, name, created, last_seen) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen",
@@ -1164,7 +1171,7 @@ def _finish_match(
     def body(c: sqlite3.Connection) -> list[R.Change]:
         m = c.execute("SELECT game, status FROM matches WHERE id = ?", (match_id,)).fetchone()
         if m is None:
-            raise NotFound(f"no match {match_id}")
+            raise NotFound(match_id)
         if m["status"] != RUNNING:
             return []
         seats = c.execute(
@@ -1239,31 +1246,6 @@ def _abandon_match(c: sqlite3.Connection, match_id: int, reason: str) -> None:
         "UPDATE matches SET status = ?, ended = ?, reason = ? WHERE id = ? AND status = ?",
         (ABANDONED, time.time(), reason, match_id, RUNNING),
     ))
-
-
-#: How a result's reason reads in words (export's ``result.words``, history lines).
-REASON_WORDS = {
-    "time": "on time",
-    "aborted": "aborted",
-    "agreement": "by agreement",
-    "resignation": "by resignation",
-}
-
-
-def result_words(rec: MatchRecord) -> str:
-    """The result of a finished two-seat match in words: "alice won on time",
-    "aborted (no result)", "drawn by agreement", "bob won 4-2"."""
-    if rec.reason == "aborted":
-        return "aborted (no result, not rated)"
-    how = REASON_WORDS.get(rec.reason, "")
-    if len(rec.winners) != 1:
-        return f"drawn {how}".strip() if rec.reason != "agreement" else "drawn by agreement"
-    winner = rec.seats[rec.winners[0]].name
-    if rec.reason == "time" and len(rec.seats) == 2:
-        loser = rec.seats[1 - rec.winners[0]].name
-        return f"{loser} lost on time; {winner} won"
-    return f"{winner} won {how}".strip()
-
 
 
 class Named(Protocol):

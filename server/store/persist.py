@@ -3,9 +3,9 @@
 - ``attach(store, match, match_id=None) -> Recording``: record a match.  The
   recording becomes the match's ``recorder``: the host awaits
   ``recorder.commit`` for each action *before* accepting it (see
-  :mod:`server.host.voltage`: an action the store cannot take is refused with "the
-  server cannot save moves right now" and the match pauses until a probe
-  write succeeds), and ``recorder.finish`` at the end, before its ``on_end``
+  :mod:`server.host.base`: an action the store cannot take is refused, code
+  ``save_failed``, and the match pauses until a probe write succeeds), and
+  ``recorder.finish`` at the end, before its ``on_end``
   hooks (the result is stored and the match rated in one transaction), so a
   results screen built by those finds the rating change in
   ``recording.changes`` / ``store.rating_changes(match_id)``.  All of it runs
@@ -14,7 +14,8 @@
   actions follow it); ``recording.match_id`` waits for it when read early.
 - ``restore(store, executor=None, bot_delay=0.7) -> list[Recording]``: at
   start, rebuild every unfinished match from its seed and action log, already
-  attached.  Human seats come back with ``connected=False``: the server should
+  attached (each game's own restore, beside its host, through the server's registry,
+  :mod:`server.games`).  Human seats come back with ``connected=False``: the server should
   start their grace period now and seat them again when the same identity
   connects (``recording.match.seats[i].identity``).  Bots wait until the
   caller runs ``recording.match.start()`` on the event loop.  One whose log
@@ -27,6 +28,8 @@
   everyone else.
 - ``text_leaderboard(store, n=20) -> str``: ``ssh HOST leaderboard``.
 - ``export_command(store, arg) -> (exit_status, text)``: ``ssh HOST export ID``.
+- ``history_item(record, identity)`` and ``rating_changes(changes, names)``: a player's
+  finished match and a results screen's rating changes, as data the tui words.
 
 Who is rated: a seat whose identity is a stored player (the server calls
 ``store.upsert_player`` for key-authenticated people only).  Any other
@@ -45,19 +48,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import unicodedata
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future
-from typing import cast
+from typing import Any, cast
 
-from engine import clock as C
-from engine.errors import IllegalActionError, InvalidActionError
-from engine.voltage import rules as V
+from server import games
 from server import ratings as R
-from server.errors import ServerError
-from server.host.common import Seat
-from server.host.voltage import Match
+from server.errors import RestoreError
 from server.store.db import MatchRecord, NotFound, Store, StoreError, seat_dict
+from tui.ports import HistoryItem, RatingChange
+from tui.text import plain
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ FINISH_RETRY_SECONDS = 2.0
 class Recording:
     """A match being written to the store: the match's ``recorder``."""
 
-    def __init__(self, store: Store, match: Match, match_id: int | Future) -> None:
+    def __init__(self, store: Store, match: Any, match_id: int | Future) -> None:
         self.store = store
         self.match = match
         self._id: int | Future = match_id
@@ -101,9 +101,9 @@ class Recording:
             self._id = self.store.create_match_future(m.game, m.seed, [seat_dict(s) for s in m.seats], m.code,
                                                       _control_text(m))
 
-    async def commit(self, match: Match, index: int, action, used_ms: int | None = None) -> None:
+    async def commit(self, match: Any, index: int, action: Any, used_ms: int | None = None) -> None:
         self._ensure_created()
-        await self.store.append_action_async(self._current_id, index, action.text(), used_ms)
+        await self.store.append_action_async(self._current_id, index, match.rules.action_text(action), used_ms)
 
     async def probe(self) -> None:
         """A write that fails exactly when this match's next action would (see Store.probe)."""
@@ -112,7 +112,7 @@ class Recording:
             await asyncio.wrap_future(self._id)
         await self.store.probe_async(self._current_id, len(self.match.actions))
 
-    async def finish(self, match: Match) -> None:
+    async def finish(self, match: Any) -> None:
         """Store the result (and the ratings) on a complete log; never raises."""
         try:
             await self._finish(match)
@@ -126,14 +126,15 @@ class Recording:
             except RuntimeError:  # pragma: no cover - no loop
                 pass
 
-    async def _finish(self, match: Match) -> None:
+    async def _finish(self, match: Any) -> None:
+        outcome = match.outcome
         self.changes = await self.store.finish_match_async(
-            self._current_id, match_ranks(match), _reason(match), _scores(match), actions=len(match.actions),
-            rated=rated(match),
+            self._current_id, list(outcome.places), outcome.reason, _scores(outcome), actions=len(match.actions),
+            rated=outcome.rated,
         )
         self.finished = True
 
-    async def _retry_finish(self, match: Match) -> None:
+    async def _retry_finish(self, match: Any) -> None:
         while not self.finished:
             await asyncio.sleep(FINISH_RETRY_SECONDS)
             try:
@@ -152,39 +153,17 @@ class Recording:
             return "?"
 
 
-def match_ranks(match: Match) -> list[int]:
-    """Finishing places by seat (1 = first).  Uses ``match.ranks`` or
-    ``match.state.places`` when there is one (High Voltage ranks everyone),
-    else the winner (``None``: a draw)."""
-    ranks = getattr(match, "ranks", None)
-    if not ranks:
-        ranks = getattr(match.state, "places", None)
-    if ranks:
-        return [int(r) for r in ranks]
-    return R.ranks_from_winner(match.winner, len(match.seats))
+def _scores(outcome: Any) -> list[int] | None:
+    return [int(x) for x in outcome.scores] if outcome.scores is not None else None
 
 
-def _reason(match: Match) -> str:
-    return str(getattr(match.state, "reason", "") or "")
-
-
-def rated(match: Match) -> bool:
-    """Does the result change ratings?  Not an aborted match (it never began)."""
-    return _reason(match) != V.ABORTED
-
-
-def _control_text(match: Match) -> str | None:
-    """The match's time control as stored ("5+5"; None: no clock, or not a Voltage host)."""
+def _control_text(match: Any) -> str | None:
+    """The match's time control as stored ("5+5"; None: no clock, or a game without one)."""
     control = getattr(match, "control", None)
     return control.text if control is not None else None
 
 
-def _scores(match: Match) -> list[int] | None:
-    scores = getattr(match.state, "scores", None)
-    return [int(s) for s in scores] if scores is not None else None
-
-
-def attach(store: Store, match: Match, match_id: int | None = None) -> Recording:
+def attach(store: Store, match: Any, match_id: int | None = None) -> Recording:
     """Record ``match`` in ``store`` from now on (see the module docstring)."""
     if match.over:
         raise ValueError("the match is already over")
@@ -200,7 +179,7 @@ def attach(store: Store, match: Match, match_id: int | None = None) -> Recording
     return rec
 
 
-def _log_create_failure(match: Match) -> Callable[[Future], None]:
+def _log_create_failure(match: Any) -> Callable[[Future], None]:
     def done(f: Future) -> None:
         if not f.cancelled() and f.exception() is not None:
             log.error("match %s: could not create its record (%s); its first move will try again",
@@ -213,59 +192,7 @@ def _log_create_failure(match: Match) -> Callable[[Future], None]:
 # Restore
 
 
-class RestoreError(ServerError):
-    """A stored log that no longer replays."""
-
-
-Restorer = Callable[[MatchRecord, "Executor | None", float], Match]
-
-
-def restore_voltage(record: MatchRecord, executor: Executor | None = None, bot_delay: float = 0.7) -> Match:
-    """A Voltage :class:`Match` at the position of ``record``'s log (not attached, not started).
-
-    Its clock is folded from the stored time each action used (charged to the seat that
-    was to move, with the increment when the move passed on), so each seat's bank is the
-    control less what it used; the seat to move resumes with that bank when the match
-    starts (the time the server was down is not charged)."""
-    seats = [Seat(s.name, s.identity, s.bot, connected=s.bot is not None) for s in record.seats]
-    try:
-        control = C.parse(record.time_control)
-    except ValueError as e:
-        raise RestoreError(f"its time control {record.time_control!r} cannot be read: {e}") from e
-    m = Match(seats, seed=record.seed, code=record.code, bot_delay=bot_delay, executor=executor, control=control)
-    state = m.state
-    actions: list[V.Action] = []
-    lines: list[str] = []
-    used_all = record.used_ms or ()
-    entries: list[tuple[int, int | None, bool]] = []
-    for n, text in enumerate(record.actions or ()):
-        mover = state.to_move
-        try:
-            action, state, events = V.apply_logged(state, text)
-        except (InvalidActionError, IllegalActionError) as e:
-            raise RestoreError(f"action {n} ({text!r}) does not replay: {e}") from e
-        actions.append(action)
-        lines.extend(e.text(m.names) for e in events)
-        used = used_all[n] if n < len(used_all) else None
-        entries.append((mover, used, not state.over and state.to_move != mover))
-    if control is not None:
-        m.clock = C.Clock.fold(control, entries)
-    m.used_ms = [u or 0 for _, u, _ in entries]
-    m.state = state
-    m.actions = actions
-    m.log.extend(lines)
-    m.started_at = record.started
-    return m
-
-
-def __getattr__(name: str) -> object:
-    # ``RESTORERS`` is the server registry's (server.games), read when asked: the
-    # registry imports this module's restore_voltage, so it cannot be imported here first.
-    if name == "RESTORERS":
-        from server import games
-
-        return games.restorers()
-    raise AttributeError(name)
+Restorer = Callable[[MatchRecord, "Executor | None", float], Any]
 
 
 def restore(
@@ -282,8 +209,6 @@ def restore(
     defaults to each registered game's (:func:`server.games.restorers`).
     """
     if restorers is None:
-        from server import games
-
         restorers = games.restorers()
     out: list[Recording] = []
     try:
@@ -315,11 +240,12 @@ def _restore_one(
         return None
     match = fn(record, executor, bot_delay)
     if len(match.actions) != len(record.actions or ()):
-        raise RestoreError(f"{len(match.actions)} of its {len(record.actions or ())} actions replayed")
+        raise RestoreError("partly_replayed", replayed=len(match.actions), actions=len(record.actions or ()))
     if match.over:
         log.info("match %s had ended before the restart; recording its result", record.id)
-        store.finish_match(record.id, match_ranks(match), _reason(match), _scores(match),
-                           actions=len(record.actions or ()), rated=rated(match))
+        outcome = match.outcome
+        store.finish_match(record.id, list(outcome.places), outcome.reason, _scores(outcome),
+                           actions=len(record.actions or ()), rated=outcome.rated)
         return None
     return attach(store, match, record.id)
 
@@ -328,29 +254,17 @@ def _restore_one(
 # Plain-text commands (no PTY): leaderboard and export
 
 
-def plain(text: str, width: int | None = None) -> str:
-    """``text`` made safe for a terminal: control and format characters dropped."""
-    out = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
-    if width is not None and len(out) > width:
-        out = out[: width - 1] + "…"
-    return out
-
-
 def game_title(game: str) -> str:
     """``voltage`` -> ``Voltage``, ``high-voltage`` -> ``High Voltage`` (see :func:`server.games.title`)."""
-    from server import games
-
     return games.title(game)
 
 
-def text_leaderboard(store: Store, n: int = 20, games: list[str] | None = None) -> str:
+def text_leaderboard(store: Store, n: int = 20, ids: list[str] | None = None) -> str:
     """The top ``n`` players per game as plain text (``ssh HOST leaderboard``)."""
-    if games is None:
-        from server.games import HOME
-
-        games = [HOME] + [g for g in store.games() if g != HOME]  # the home game first, even unplayed
+    if ids is None:
+        ids = [games.HOME] + [g for g in store.games() if g != games.HOME]  # the home game first, even unplayed
     blocks = []
-    for game in games:
+    for game in ids:
         rows = store.leaderboard(game, n)
         lines = [f"{game_title(game)}: top {n}"]
         if not rows:
@@ -363,6 +277,60 @@ def text_leaderboard(store: Store, n: int = 20, games: list[str] | None = None) 
     return "\n\n".join(blocks) + "\n"
 
 
+def export(store: Store, match_id: int, *, identities: bool = False) -> dict[str, Any]:
+    """A finished match as plain data (:meth:`~server.store.db.Store.export`: seed, actions,
+    players, result) with its log: each step's events as data (``events``: the deal's
+    first, then each action's; each event its ``kind`` and fields) and, for people reading
+    the file, the same log and the result in English words (``log``, ``result_words``,
+    worded by the tui's words modules).  Raises as ``Store.export`` does."""
+    from server.replay import Replay
+    from tui.games.registry import words
+    from tui.i18n import ENGLISH, language
+    from tui.words import result_words
+
+    data = store.export(match_id, identities=identities)
+    record = store.match_record(match_id)
+    if record is None:  # pragma: no cover - it was there a moment ago
+        raise NotFound(match_id)
+    names = tuple(s.name for s in record.seats)
+    with language(ENGLISH):
+        data["result_words"] = result_words(record.reason or "", names, record.winners)
+        try:
+            replay = Replay(record)
+        except ValueError:  # a game this version cannot replay: its actions only
+            return data
+        steps = [replay.step_entries(i) for i in range(len(replay))]
+        data["events"] = [[_plain(e) for e in step] for step in steps]
+        data["log"] = words(record.game).lines([e for step in steps for e in step], names)
+    return data
+
+
+def _plain(value: Any) -> Any:
+    """An event as JSON data: a dataclass as its kind and the fields it sets, a card by its code."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if f.name == "kind" or v != f.default:
+                out[f.name] = _plain(v)
+        return out
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a card (NamedTuple): its code
+        code = getattr(value, "code", None)
+        return code if isinstance(code, str) else [_plain(v) for v in value]
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def export_json(store: Store, match_id: int, *, identities: bool = False) -> str:
+    """:func:`export` as indented JSON text (ends with a newline)."""
+    import json
+
+    return json.dumps(export(store, match_id, identities=identities), indent=2, ensure_ascii=False) + "\n"
+
+
 def export_command(store: Store, arg: str | None) -> tuple[int, str]:
     """``ssh HOST export MATCH_ID``: (exit status, text for stdout or stderr).
 
@@ -372,7 +340,7 @@ def export_command(store: Store, arg: str | None) -> tuple[int, str]:
         return 2, "usage: export MATCH_ID (a number)\n"
     match_id = int(arg.strip().lstrip("#"))
     try:
-        return 0, store.export_json(match_id)
+        return 0, export_json(store, match_id)
     except NotFound:
         return 1, f"no match {match_id}\n"
     except StoreError as e:
@@ -380,89 +348,30 @@ def export_command(store: Store, arg: str | None) -> tuple[int, str]:
 
 
 # ---------------------------------------------------------------------------
-# Lines for screens (plain text; the screens show them as Text, never markup)
+# What the screens word: rating changes and history items (data; the tui words them)
 
 
-def rating_text(mu: float, sigma: float) -> str:
-    return str(R.display(mu, sigma))
-
-
-def change_lines(changes: Mapping[int, R.Change] | list[R.Change], names: tuple[str, ...] | list[str]) -> list[str]:
-    """``["alice: rating 1012 (+12)", ...]`` for each rated seat, in seat order."""
+def rating_changes(changes: Mapping[int, R.Change] | list[R.Change], names: tuple[str, ...] | list[str]
+                   ) -> tuple[RatingChange, ...]:
+    """Each rated seat's new rating (as shown) and its change, in seat order."""
     items = sorted(changes.values() if isinstance(changes, Mapping) else changes, key=lambda c: c.seat)
-    out = []
-    for ch in items:
-        name = names[ch.seat] if 0 <= ch.seat < len(names) else f"seat {ch.seat + 1}"
-        out.append(f"{plain(name, 24)}: rating {ch.shown_after} ({ch.delta:+d})")
-    return out
+    return tuple(RatingChange(ch.seat, names[ch.seat] if 0 <= ch.seat < len(names) else "", ch.shown_after,
+                              ch.delta) for ch in items)
 
 
-def history_line(record: MatchRecord, identity: str | None) -> str:
-    """One line of a player's own finished match: ``#12  03-14 18:02  v bob  won 4-2  +12``
-    (the game is named when it is not Voltage); see :func:`history_lines`."""
-    return history_lines(record, identity)[0]
-
-
-def history_lines(record: MatchRecord, identity: str | None) -> list[str]:
-    """The forms of :func:`history_line`, longest first, for narrower lists (a list
-    uses one form for all its lines, so they stay aligned): shortened by meaning (the
-    game's short name, the result before the opponents, the date without the time,
-    "v 3 others"), so the result always shows and no word is cut."""
-    import time as _time
-
+def history_item(record: MatchRecord, identity: str | None) -> HistoryItem:
+    """One of a player's own finished matches, from their side (see :class:`tui.ports.HistoryItem`):
+    the game named unless it is the home game, the score from the player's seat."""
     me = record.seat_of(identity)
-    others = [plain(s.name, 16) for s in record.seats if s.seat != me]
-    ended = _time.localtime(record.ended or record.started)
-    when, day = _time.strftime("%m-%d %H:%M", ended), _time.strftime("%m-%d", ended)
-    if me is None:
-        outcome = ""
-    else:
-        rank = record.seats[me].rank
-        if rank is None:
-            outcome = ""
-        elif len(record.seats) == 2:
-            outcome = "drew" if len(record.winners) != 1 else ("won" if rank == 1 else "lost")
-        else:
-            outcome = {1: "1st", 2: "2nd", 3: "3rd"}.get(rank, f"{rank}th")
-    score = "-".join(str(x) for x in record.scores) if record.scores and len(record.scores) == 2 else ""
-    if score and me == 1:
-        score = "-".join(str(x) for x in reversed(record.scores or ()))
-    if outcome and record.reason == "resignation":
-        result = f"{outcome} by resignation ({score})" if score else f"{outcome} by resignation"
-        short = f"{outcome} (resigned)" if outcome == "lost" else f"{outcome} (they resigned)"
-    elif record.reason == V.ABORTED:
-        result = short = "aborted"
-    elif outcome and record.reason == V.AGREEMENT:
-        result = f"drew by agreement ({score})" if score else "drew by agreement"
-        short = "drew (agreed)"
-    elif outcome and record.reason == V.TIME:
-        result = f"{outcome} on time ({score})" if score else f"{outcome} on time"
-        short = f"{outcome} on time"
-    else:
-        result = short = f"{outcome} {score}".strip()
-    delta = record.seats[me].delta if me is not None else None
-    tail = [result] if result else []
-    short_tail = [short] if short else []
-    if delta is not None:
-        tail.append(f"{delta:+d}")
-        short_tail.append(f"{delta:+d}")
-    from server.games import GAMES
-
-    known = GAMES.get(record.game)
+    others = tuple(s.name for s in record.seats if s.seat != me)
+    rank = record.seats[me].rank if me is not None else None
+    score: tuple[int, ...] = ()
+    if record.scores and len(record.scores) == 2:
+        score = tuple(record.scores) if me != 1 else tuple(reversed(record.scores))
+    known = games.GAMES.get(record.game)
     named = known is None or known.named_in_history  # the home game's lines do not name it
-    title = game_title(record.game) if named else ""
-    abbrev = ((known.short if known is not None else "") or title) if named else ""
-    game = f"{title} " if title else ""
-    vs = f"v {', '.join(others)}"
-    few = vs if len(others) == 1 else f"v {len(others)} others"
-    head = [f"#{record.id}", when]
-    forms = [
-        head + [f"{game}{vs}"] + tail,
-        head + ([abbrev] if abbrev else []) + tail + [vs],
-        [f"#{record.id}", day] + ([abbrev] if abbrev else []) + tail + [vs],
-        [f"#{record.id}", day] + ([abbrev] if abbrev else []) + short_tail + [few],
-        [f"#{record.id}"] + ([abbrev] if abbrev else []) + short_tail + [few],
-        [f"#{record.id}"] + ([abbrev] if abbrev else []) + short_tail,
-    ]
-    return ["  ".join(p for p in parts if p) for parts in forms]
-
+    title = games.title(record.game) if named else ""
+    short = ((known.short if known is not None else "") or title) if named else ""
+    return HistoryItem(record.id, float(record.ended or record.started), title, short, others, len(record.seats),
+                       rank, len(record.winners), score, record.reason or "",
+                       record.seats[me].delta if me is not None else None)

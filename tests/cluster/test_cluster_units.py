@@ -16,7 +16,7 @@ from server.bus import FullRequest
 from server.bus.redis import RedisBus
 from server.cluster.codec import CodecError, decode, encode
 from server.edge.backend import RemoteSeatHandle
-from tui.ports import Update
+from tui.ports import Note, Update
 
 
 def _round_trip(value):
@@ -68,8 +68,13 @@ class _Session:
 
 def _descriptor(version: int) -> dict:
     s = V.new_match(1)
-    return {"$h": 1, "m": "ABCD", "s": 0, "game": "voltage", "seat": 0, "names": ["a", "b"], "log": ["dealt"],
-            "notice": "", "countdown": None, "version": version, "view": encode(V.view(s, 0))}
+    return {"$h": 1, "m": "ABCD", "s": 0, "game": "voltage", "seat": 0, "names": ["a", "b"],
+            "log": encode([DEALT]), "notice": encode(()), "countdown": None, "version": version,
+            "view": encode(V.view(s, 0))}
+
+
+DEALT, ONE, TWO, THREE = (V.Event("start", seat=0), Note("back", {"name": "one"}), V.Event("pass", seat=0),
+                          V.Event("pass", seat=1))
 
 
 async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(redis_url):
@@ -85,16 +90,17 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         assert first == FullRequest("ABCD", 0)  # once subscribed: nothing missed stays missed
         await host.ack(first)
         view = V.view(V.new_match(1), 0)
-        await host.publish_update("ABCD", 0, 1, {"u": encode(Update(view, ("one",), version=1))})
+        await host.publish_update("ABCD", 0, 1, {"u": encode(Update(view, (ONE,), version=1))})
         await _until(lambda: len(got) == 1)
-        assert got[0].version == 1 and got[0].lines == ("one",) and h.log == ["dealt", "one"]
-        await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, ("three",), version=3))})
+        assert got[0].version == 1 and got[0].entries == (ONE,) and h.log == [DEALT, ONE]
+        await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, (THREE,), version=3))})
         asked = await asyncio.wait_for(feed.__anext__(), 10)
         assert asked == FullRequest("ABCD", 0) and len(got) == 1 and h.version == 1  # a gap: not applied
-        await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, notice="x", version=3)),
-                                                 "log": ["dealt", "one", "two", "three"]}, full=True)
+        notice = (Note("waiting_reconnect", {"name": "b", "seconds": 5}),)
+        await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, notice=notice, version=3)),
+                                                 "log": encode([DEALT, ONE, TWO, THREE])}, full=True)
         await _until(lambda: len(got) == 2)
-        assert got[1].version == 3 and got[1].lines == ("two", "three") and got[1].notice == "x"
+        assert got[1].version == 3 and got[1].entries == (TWO, THREE) and got[1].notice == notice
         await h.close()
     finally:
         await host.close()

@@ -9,6 +9,7 @@ import asyncssh
 from tests.support.e2e import alice_and_bob, enter, match_of, play, quick_pair, wait_until
 from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal
+from tests.support.words import status_of
 
 
 async def test_a_key_opened_again_takes_its_match_and_the_old_session_is_told(game_server):
@@ -72,7 +73,7 @@ async def test_a_spectator_follows_the_rematch(game_server):
         await wait_until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
         await carol.wait_for("Watching")
         await carol.wait_for("turn 1")
-        status = {p.name: p.status for p in lobby_of(srv).snapshot().players}
+        status = {p.name: status_of(p) for p in lobby_of(srv).snapshot().players}
         assert status["carol"] == f"watching {again.code}"
     finally:
         for t in (alice, bob, carol):

@@ -17,8 +17,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from server.host.voltage import restore as restore_voltage
 from server.store.db import Store
-from server.store.persist import restore_voltage
 from tests.support.e2e import keys_for, totals
 from tests.support.process import ServerProcess
 from tests.support.terminal import Terminal

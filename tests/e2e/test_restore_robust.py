@@ -63,7 +63,7 @@ async def test_a_match_that_cannot_be_restored_never_stops_the_server(tmp_path):
     term = None
     try:
         out = "".join(srv.out)
-        assert f"match {damaged} cannot be restored" in out and "does not replay" in out, out
+        assert f"match {damaged} cannot be restored" in out and "does_not_replay" in out, out
         assert "Restored 2 unfinished matches" in out, out
         # It serves: a client reaches the lobby.
         term = await Terminal(100, 30).connect(srv.port, "dave")

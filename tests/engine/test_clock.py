@@ -10,6 +10,7 @@ from engine.errors import IllegalActionError
 from engine.game import Termination
 from engine.registry import RULES
 from engine.voltage import rules as V
+from tests.support.words import lines, refused
 
 
 @pytest.mark.parametrize(
@@ -104,14 +105,14 @@ def test_abort_is_allowed_only_before_both_players_moved():
     assert V.may_abort(s1, first) and not V.may_abort(s1, second)  # the first may, on the other's turn
     s2 = first_moves(s1)
     assert V.moved(s2, second) and not V.may_abort(s2, first) and not V.may_abort(s2, second)
-    with pytest.raises(IllegalActionError, match="before both players have moved"):
+    with refused("before both players have moved", IllegalActionError, "voltage"):
         V.apply(s2, V.Abort(first), first)
-    with pytest.raises(IllegalActionError, match="only act for themselves"):
+    with refused("only act for themselves", IllegalActionError, "voltage"):
         V.apply(s, V.Abort(first), second)
     after, events = V.apply(s1, V.Abort(first), first)
     assert after.over and after.winner is None and after.reason == "aborted"
     assert RULES["voltage"].outcome(after).termination is Termination.ABORTED
-    assert events[-1].text(("alice", "bob")) == "The match is aborted: no result, no rating change."
+    assert lines("voltage", events[-1:], ("alice", "bob")) == ["The match is aborted: no result, no rating change."]
 
 
 def test_an_agreed_draw_ends_the_match_drawn_by_agreement():
@@ -119,7 +120,7 @@ def test_an_agreed_draw_ends_the_match_drawn_by_agreement():
     after, events = V.apply(s, V.AgreeDraw(0), 0)
     assert after.over and after.winner is None and after.reason == "agreement"
     assert RULES["voltage"].outcome(after).termination is Termination.AGREEMENT
-    assert events[-1].text(("alice", "bob")) == "The match is drawn by agreement 0-0."
+    assert lines("voltage", events[-1:], ("alice", "bob")) == ["The match is drawn by agreement 0-0."]
     _, logged, _ = V.apply_logged(s, "agree 0")
     assert logged == after
     assert V.replay(3, [V.AgreeDraw(1)]).reason == "agreement"

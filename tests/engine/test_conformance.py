@@ -19,7 +19,8 @@ Random playthroughs (hypothesis picks the deal and the walk) through the one
 
 What the suite must know of a game beyond its ``Rules`` (its deck, what is hidden from
 whom, its own invariants) is one :class:`Hooks` value in ``HOOKS``; a game registered
-without one fails ``test_every_registered_game_is_under_test``.  This replaced the two
+without one fails ``test_every_registered_game_is_under_test``.  The toy third game of
+the tests (:mod:`tests.support.toy`) runs through the suite too, beside the registered ones.  This replaced the two
 hand-written property suites (test_voltage_properties.py, test_hv_properties.py): each
 of their properties is either generic here or a hook of its game.
 """
@@ -35,12 +36,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import IllegalActionError
+from engine.errors import IllegalActionError, RuleError
 from engine.game import Outcome, Termination
 from engine.highvoltage import rules as H
-from engine.registry import GAMES, RULES, rules
+from engine.registry import GAMES, RULES
+from engine.registry import rules as registered
 from engine.voltage import rules as V
 from engine.voltage.cards import CARD_TRANSFORMER, DECK_SIZE
+from tests.support.toy import rules as T
+from tests.support.words import lines
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 WALKS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -67,6 +71,8 @@ class Hooks:
     on_refused: Callable[[State, Any, IllegalActionError], None] = lambda s, a, e: None
     resign_rate: float = 0.0  # how often a random seat resigns in a walk
     also_replays: Callable[[int, int, list[Any], State], None] = lambda seed, seats, actions, end: None
+    # (a fresh match) -> an action and its sender the rules refuse there
+    wrong: Callable[[State], tuple[Any, Seat]] = lambda s: (None, None)
 
 
 # -- Voltage -----------------------------------------------------------------------------------
@@ -130,7 +136,7 @@ def _voltage_invariants(before: V.State, s: V.State, events: list[V.Event]) -> N
     if V.SETS_TO_WIN in s.scores:
         assert s.over and s.winner == s.scores.index(V.SETS_TO_WIN)
     elif s.over:  # (no resignations in these walks)
-        assert Termination.of(s.reason) is Termination.NO_ACTION
+        assert Outcome.ending(s.reason) == (Termination.RULES, "neither player can act")
 
 
 def _voltage_view(s: V.State, seat: Seat, v: V.VoltageView) -> None:
@@ -143,7 +149,7 @@ def _voltage_view(s: V.State, seat: Seat, v: V.VoltageView) -> None:
 
 
 def _voltage_end(s: V.State, outcome: Outcome) -> None:
-    if outcome.termination is Termination.FOUR_SETS:
+    if outcome.termination is Termination.RULES and outcome.detail == "four sets":
         assert s.scores[outcome.winner] == V.SETS_TO_WIN
 
 
@@ -165,6 +171,7 @@ VOLTAGE = Hooks(
     check_view=_voltage_view,
     check_end=_voltage_end,
     also_replays=_voltage_steps,
+    wrong=lambda s: (V.Flip(0), 0),  # a flip with no transformer drawn
 )
 
 
@@ -259,11 +266,61 @@ HIGH_VOLTAGE = Hooks(
     noise=_highvoltage_noise,
     on_refused=_highvoltage_refused,
     resign_rate=0.003,
+    wrong=lambda s: (H.Draw(0), 0),  # a draw during the countdown
 )
 
-HOOKS = {"voltage": VOLTAGE, "high-voltage": HIGH_VOLTAGE}
 
-CASES = [(gid, seats) for gid, info in GAMES.items() for seats in range(info.min_seats, info.max_seats + 1)]
+# -- the toy third game (tests only) ---------------------------------------------------------
+
+
+def _shuffle_toy(state: T.State, seat: Seat, rng: random.Random) -> T.State:
+    """What ``seat`` may not see: the other hand(s) and the cards left out (their sizes aside)."""
+    s = state.copy()
+    hidden = [o for o in (0, 1) if o != seat]
+    pool = [c for o in hidden for c in s.hands[o]] + s.rest
+    rng.shuffle(pool)
+    for o in hidden:
+        n = len(s.hands[o])
+        s.hands[o][:], pool = sorted(pool[:n]), pool[n:]
+    s.rest[:] = pool
+    return s
+
+
+def _toy_view(s: T.State, seat: Seat, v: T.ToyView) -> None:
+    assert v.hand == (tuple(s.hands[seat]) if seat is not None else None)
+    assert v.hand_sizes == (len(s.hands[0]), len(s.hands[1]))
+
+
+def _toy_end(s: T.State, outcome: Outcome) -> None:
+    if outcome.termination is Termination.RULES:
+        a, b = s.totals()
+        assert outcome.detail == T.ALL_PLAYED and outcome.winner == (None if a == b else (0 if a > b else 1))
+
+
+TOY = Hooks(
+    cards=lambda s: sorted(s.hands[0] + s.hands[1] + s.rest + s.table[0] + s.table[1]),
+    deck=T.DECK,
+    lists=lambda s: [*s.hands, *s.table, s.rest],
+    shuffle_hidden=_shuffle_toy,
+    reorder_hidden=_reorder_hands,
+    invariants=lambda before, s, events: None,
+    check_view=_toy_view,
+    check_end=_toy_end,
+    resign_rate=0.05,
+    wrong=lambda s: (T.Play(1 - s.to_move, s.hands[1 - s.to_move][0]), 1 - s.to_move),  # out of turn
+)
+
+#: Every game under test: the registered ones, and the toy (its Rules beside theirs).
+UNDER_TEST = {**RULES, T.TOY.info.id: T.TOY}
+INFOS = {gid: r.info for gid, r in UNDER_TEST.items()}
+HOOKS = {"voltage": VOLTAGE, "high-voltage": HIGH_VOLTAGE, T.TOY.info.id: TOY}
+
+
+def rules(gid: str) -> Any:
+    return UNDER_TEST[gid]
+
+
+CASES = [(gid, seats) for gid, info in INFOS.items() for seats in range(info.min_seats, info.max_seats + 1)]
 CASE_IDS = [f"{gid}-{seats}" for gid, seats in CASES]
 
 
@@ -342,7 +399,7 @@ some = settings(max_examples=40, deadline=None)
 
 
 def test_every_registered_game_is_under_test():
-    assert set(HOOKS) == set(RULES), "a new game brings its Hooks to this suite"
+    assert set(HOOKS) == set(RULES) | {T.TOY.info.id}, "a new game brings its Hooks to this suite"
 
 
 @cases
@@ -356,7 +413,9 @@ def test_a_random_match_ends_with_an_outcome_its_views_agree_with(gid, seats, se
     assert len(outcome.places) == seats and min(outcome.places) == 1
     assert outcome.winner is None or outcome.places[outcome.winner] == 1
     spectator = r.view(end, None)
-    assert outcome.winner == spectator.winner and outcome.termination.value == spectator.reason
+    assert outcome.winner == spectator.winner and outcome.reason == spectator.reason
+    assert Outcome.ending(outcome.reason) == (outcome.termination, outcome.detail)
+    assert (outcome.termination is Termination.RULES) == bool(outcome.detail)
     assert all(not r.legal_actions(end, s) for s in [None, *range(seats)])
     HOOKS[gid].check_end(end, outcome)
 
@@ -371,8 +430,7 @@ def test_every_card_is_accounted_for_and_the_games_own_rules_hold_after_every_ac
     for st_ in walk(gid, seats, seed, walk_seed, noisy=True):
         assert hooks.cards(st_.after) == list(range(hooks.deck))
         hooks.invariants(st_.before, st_.after, st_.events)
-        for e in st_.events:
-            assert e.text(names)  # every event can be worded
+        assert all(lines(gid, st_.events, names))  # every event can be worded (by the tui)
 
 
 @cases
@@ -467,23 +525,24 @@ def test_the_order_of_hidden_cards_stays_hidden_after_later_actions(gid, seats, 
         assert reordered or not possible, "the reorders really reordered hands (where two cards differ)"
 
 
-@pytest.mark.parametrize("gid", list(RULES))
+@pytest.mark.parametrize("gid", list(UNDER_TEST))
 def test_an_illegal_action_is_refused_and_changes_nothing(gid):
     r = rules(gid)
-    state = r.new_match(7, GAMES[gid].min_seats)
-    before = views(gid, state, GAMES[gid].min_seats)
-    wrong = V.Flip(0) if gid == "voltage" else H.Draw(0)  # a flip with no transformer; a draw in the countdown
+    state = r.new_match(7, INFOS[gid].min_seats)
+    before = views(gid, state, INFOS[gid].min_seats)
+    wrong, seat = HOOKS[gid].wrong(state)
     with pytest.raises(IllegalActionError):
-        r.apply(state, wrong, 0)
-    assert views(gid, state, GAMES[gid].min_seats) == before
+        r.apply(state, wrong, seat)
+    assert views(gid, state, INFOS[gid].min_seats) == before
 
 
 def test_the_registry_names_each_game_once_and_checks_seats():
     assert list(GAMES) == ["voltage", "high-voltage"]
     assert GAMES["voltage"].real_time is False and GAMES["high-voltage"].real_time is True
-    with pytest.raises(ValueError, match="2 players, not 3"):
-        rules("voltage").new_match(1, 3)
-    with pytest.raises(ValueError, match="2 to 4 players, not 5"):
-        rules("high-voltage").new_match(1, 5)
+    with pytest.raises(RuleError, match="seat_count") as e:
+        registered("voltage").new_match(1, 3)
+    assert e.value.params == {"game": "voltage", "seats": 3, "min": 2, "max": 2}
+    with pytest.raises(ValueError, match="seat_count"):
+        registered("high-voltage").new_match(1, 5)
     with pytest.raises(KeyError, match="the games are voltage, high-voltage"):
-        rules("chess")
+        registered("chess")

@@ -12,6 +12,7 @@ import pytest
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.highvoltage import rules as H
 from engine.highvoltage.rules import Draw, Face, Play, Resign, Stuck
+from tests.support.words import lines, refused, said
 
 
 def F(code: str) -> Face:
@@ -73,7 +74,7 @@ def aim(s: H.State, seat: int, code: str) -> Play:
 
 
 def texts(events: list[H.Event], names=("Alice", "Bob", "Carol", "Dan")) -> list[str]:
-    return [e.text(names) for e in events]
+    return lines("high-voltage", events, names)  # as the tui words them
 
 
 # ---------------------------------------------------------------------------
@@ -169,16 +170,16 @@ class TestSetup:
         s = H.new_match(2, 2)
         card = H.CARD_FACE[s.hands[0][0]]
         for a in (Draw(0), Stuck(0), Play(0, card, H.CARD_FACE[s.top], 0)):
-            with pytest.raises(IllegalActionError, match="wait for the countdown"):
+            with refused("wait for the countdown", IllegalActionError, "high-voltage"):
                 H.apply(s, a, 0)
         H.apply(s, Resign(0), 0)
 
     def test_only_the_host_says_go_and_only_in_a_countdown(self):
         s = H.new_match(2, 2)
-        with pytest.raises(IllegalActionError, match="only the host"):
+        with refused("only the host", IllegalActionError, "high-voltage"):
             H.apply(s, H.GO, 0)
         s, _ = H.apply(s, H.GO)
-        with pytest.raises(IllegalActionError, match="already open"):
+        with refused("already open", IllegalActionError, "high-voltage"):
             H.apply(s, H.GO)
 
     def test_start_events(self):
@@ -224,10 +225,10 @@ class TestFit:
     def test_a_card_that_does_not_fit_is_refused_and_stays_in_hand(self):
         s = table([["6/1", "4/1"], ["6/2"]], [["1/1"], ["1/2"]], ["5/2"])
         before = s.key()
-        with pytest.raises(IllegalActionError, match=r"^a 6 does not fit on 5 \(±2\)$"):
+        with refused(r"^a 6 does not fit on 5 \(±2\)$", IllegalActionError, "high-voltage"):
             H.apply(s, aim(s, 0, "6/1"), 0)
         assert s.key() == before
-        with pytest.raises(IllegalActionError, match="an 8 does not fit"):
+        with refused("an 8 does not fit", IllegalActionError, "high-voltage"):
             H.apply(table([["8/1"], ["1/1"]], [["1/3"], ["2/3"]], ["5/2"]), Play(0, F("8/1"), F("5/2"), 0), 0)
 
     def test_legal_actions_list_the_fitting_faces_once(self):
@@ -270,16 +271,17 @@ class TestPlay:
         before = s.key()
         with pytest.raises(H.TooSlowError) as e:
             H.apply(s, bob, 1)
-        assert str(e.value) == "too slow: the 5 was covered by a 7 a moment ago"
+        assert e.value.code == "too_slow"
+        assert said(e.value, "high-voltage") == "too slow: the 5 was covered by a 7 a moment ago"
         assert isinstance(e.value, IllegalActionError)
         assert s.key() == before
         assert F("3/1") in faces(s, 1) and len(s.hands[1]) == 2
-        assert e.value.event.text(("Alice", "Bob")) == "Bob: too slow — the 5 was covered by a 7."
+        assert texts([e.value.event], ("Alice", "Bob")) == ["Bob: too slow — the 5 was covered by a 7."]
 
     def test_the_issue_example_wording(self):
         err = H.TooSlowError(1, F("4/1"), F("7/3"), F("3/1"))
-        assert str(err) == "too slow: the 7 was covered by a 3 a moment ago"
-        assert err.event.text(["Alice", "Bob"]) == "Bob: too slow — the 7 was covered by a 3."
+        assert said(err, "high-voltage") == "too slow: the 7 was covered by a 3 a moment ago"
+        assert texts([err.event], ["Alice", "Bob"]) == ["Bob: too slow — the 7 was covered by a 3."]
 
     def test_too_slow_even_when_the_card_would_fit_the_new_top(self):
         # 5/2 -> Alice plays 3/2 (top 3 ±2 takes 1 or 5); Bob's 7 aimed at the 5 is too slow
@@ -297,26 +299,26 @@ class TestPlay:
         s, _ = H.apply(s, aim(s, 0, "3/2"), 0)
         s, _ = H.apply(s, aim(s, 0, "5/2"), 0)
         assert H.view(s, 1).top == stale.aimed_at
-        with pytest.raises(H.TooSlowError, match="the 5 was covered by a 3"):
+        with refused("the 5 was covered by a 3", H.TooSlowError, "high-voltage"):
             H.apply(s, stale, 1)
 
     def test_aimed_at_a_card_that_was_never_there(self):
         s = table([["7/1", "1/1"], ["1/1"]], [["1/3"], ["2/3"]], ["5/2"])
         for a in (Play(0, F("7/1"), F("5/1"), 0), Play(0, F("7/1"), F("5/2"), 1)):
-            with pytest.raises(IllegalActionError, match=r"is not the card on the pile"):
+            with refused(r"is not the card on the pile", IllegalActionError, "high-voltage"):
                 H.apply(s, a, 0)
 
     def test_a_card_not_in_hand(self):
         s = table([["7/1", "1/1"], ["3/1"]], [["1/3"], ["2/3"]], ["5/2"])
-        with pytest.raises(IllegalActionError, match=r"you have no 3 \(±1\) in hand"):
+        with refused(r"you have no 3 \(±1\) in hand", IllegalActionError, "high-voltage"):
             H.apply(s, aim(s, 0, "3/1"), 0)
 
     def test_a_seat_acts_only_for_itself(self):
         s = table([["7/1", "1/1"], ["3/1", "1/1"]], [["1/3"], ["2/3"]], ["5/2"])
         for a in (aim(s, 1, "3/1"), Draw(1), Stuck(1), Resign(1)):
-            with pytest.raises(IllegalActionError, match="your own seat"):
+            with refused("your own seat", IllegalActionError, "high-voltage"):
                 H.apply(s, a, 0)
-        with pytest.raises(IllegalActionError, match="no seat 2"):
+        with refused("no seat 2", IllegalActionError, "high-voltage"):
             H.apply(s, Draw(2))
 
     def test_the_match_over_refuses_everything(self):
@@ -324,7 +326,7 @@ class TestPlay:
         s, _ = H.apply(s, aim(s, 0, "7/1"), 0)
         assert s.over
         for a in (Draw(1), Stuck(1), H.GO, Resign(1)):
-            with pytest.raises(IllegalActionError, match="the match is over"):
+            with refused("the match is over", IllegalActionError, "high-voltage"):
                 H.apply(s, a)
         assert H.legal_actions(s, 1) == [] and H.legal_actions(s, None) == []
 
@@ -353,7 +355,7 @@ class TestDraw:
 
     def test_empty_pile_refused(self):
         s = table([["1/1", "1/1"], ["1/1"]], [[], ["4/1"]], ["5/2"])
-        with pytest.raises(IllegalActionError, match="your pile is empty"):
+        with refused("your pile is empty", IllegalActionError, "high-voltage"):
             H.apply(s, Draw(0), 0)
 
 
@@ -367,7 +369,7 @@ class TestStuck:
         s, ev = H.apply(s, Stuck(0), 0)
         assert texts(ev) == ["Alice is stuck."]
         assert H.view(s, 1).stuck == (True, False)
-        with pytest.raises(IllegalActionError, match="already declared stuck"):
+        with refused("already declared stuck", IllegalActionError, "high-voltage"):
             H.apply(s, Stuck(0), 0)
 
     def test_everyone_declared_flips_bottom_to_top(self):
@@ -391,7 +393,7 @@ class TestStuck:
         s, _ = H.apply(s, Stuck(0), 0)
         s, _ = H.apply(s, Stuck(1), 1)
         s, _ = H.apply(s, H.GO)
-        with pytest.raises(H.TooSlowError, match="the 5 was covered by a 6"):
+        with refused("the 5 was covered by a 6", H.TooSlowError, "high-voltage"):
             H.apply(s, stale, 0)
 
     def test_empty_pile_and_nothing_fitting_counts_as_stuck(self):
@@ -610,7 +612,7 @@ class TestResign:
         s, _ = H.apply(s, Stuck(1), 1)
         s, ev = H.apply(s, Resign(2), 2)  # the only one not stuck leaves: the others flip
         assert [e.kind for e in ev] == ["resign", "flip"]
-        with pytest.raises(IllegalActionError, match="left this match"):
+        with refused("left this match", IllegalActionError, "high-voltage"):
             H.apply(s, Resign(2), 2)
         assert H.legal_actions(s, 2) == []
         assert H.view(s, 0).out == (False, False, True)

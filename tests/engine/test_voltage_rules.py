@@ -33,6 +33,7 @@ from engine.voltage.cards import (
     Card,
 )
 from engine.voltage.rules import DRAW, PASS, Draw, Flip, Pass, Play, Resign
+from tests.support.words import said
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -119,12 +120,13 @@ def kinds(events) -> list[str]:
 
 
 def refused(s: V.State, action, seat=None) -> str:
-    """Assert ``action`` is refused with a reason and leaves ``s`` unchanged; return the reason."""
+    """Assert ``action`` is refused with a reason and leaves ``s`` unchanged; return the reason
+    as the player reads it (the tui words the engine's code)."""
     before = s.key()
     with pytest.raises(IllegalActionError) as info:
         V.apply(s, action, seat)
     assert s.key() == before
-    reason = str(info.value)
+    reason = said(info.value, "voltage")
     assert reason
     return reason
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from server.lobby.core import Lobby, LobbyError
 from tests.server.test_lobby_identity import KEY, OTHER, listening, online, settle
+from tests.support.words import refused, status_of
 
 
 async def test_an_accepted_challenge_starts_a_match_for_both_at_once():
@@ -21,11 +20,11 @@ async def test_an_accepted_challenge_starts_a_match_for_both_at_once():
     (theirs,) = lobby.answer_challenge(bob, ch, True)
     (mine,) = await asyncio.wait_for(ch.future, 1)
     assert mine.match is theirs.match and set(mine.match.names) == {"alice", "bob"}
-    assert {p.name: p.status for p in lobby.snapshot().players} == {
+    assert {p.name: status_of(p) for p in lobby.snapshot().players} == {
         "alice": f"playing {mine.match.code}", "bob": f"playing {mine.match.code}"}
     # Busy players cannot be challenged; nor can anyone be challenged twice at once.
     carol = online(lobby, None, "carol")
-    with pytest.raises(LobbyError, match="bob is playing a match"):
+    with refused("bob is playing a match", LobbyError):
         lobby.challenge(carol, "bob")
     mine.match.close()
 
@@ -36,38 +35,38 @@ async def test_a_declined_or_unanswered_challenge_says_so():
     told = listening(bob)
     ch = lobby.challenge(alice, "bob", "high-voltage")
     assert lobby.answer_challenge(bob, ch, False) is None
-    with pytest.raises(LobbyError, match="bob declined the challenge"):
+    with refused("bob declined the challenge", LobbyError):
         await ch.future
     lobby.challenge_seconds = 0.05
     ch = lobby.challenge(alice, "bob")
-    with pytest.raises(LobbyError, match="bob did not answer within 0 s"):
+    with refused("bob did not answer within 0 s", LobbyError):
         await asyncio.wait_for(ch.future, 2)
     assert [e for e, _ in told] == ["challenge", "challenge-over", "challenge", "challenge-over"]
-    with pytest.raises(LobbyError, match="no longer open"):
+    with refused("no longer open", LobbyError):
         lobby.answer_challenge(bob, ch, True)
 
 
 async def test_who_may_be_challenged():
     lobby = Lobby(seed=1)
     alice, bob = online(lobby, KEY, "alice"), online(lobby, OTHER, "bob")
-    with pytest.raises(LobbyError, match="nobody called dave is online"):
+    with refused("nobody called dave is online", LobbyError):
         lobby.challenge(alice, "dave")
-    with pytest.raises(LobbyError, match="yourself"):
+    with refused("yourself", LobbyError):
         lobby.challenge(alice, "alice")
     bob.refuses_challenges = True
-    with pytest.raises(LobbyError, match="bob does not take challenges"):
+    with refused("bob does not take challenges", LobbyError):
         lobby.challenge(alice, "bob")
     bob.refuses_challenges = False
     ch = lobby.challenge(alice, "bob")
-    with pytest.raises(LobbyError, match="waiting for an answer already"):
+    with refused("waiting for an answer already", LobbyError):
         lobby.challenge(alice, "bob")
     lobby.withdraw_challenge(ch)
-    with pytest.raises(LobbyError, match="took the challenge back"):
+    with refused("took the challenge back", LobbyError):
         await ch.future
     # One who leaves takes their challenges with them.
     ch = lobby.challenge(alice, "bob")
     lobby.leave(bob)
-    with pytest.raises(LobbyError, match="bob has gone"):
+    with refused("bob has gone", LobbyError):
         await ch.future
 
 

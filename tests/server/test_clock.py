@@ -20,9 +20,12 @@ from engine.voltage import rules as V
 from server.backend import SSHBackend
 from server.host.common import Seat
 from server.host.voltage import Match
-from server.store import persist as P
+from server.host.voltage import restore as restore_voltage
 from server.store.db import Store
+from server.store.persist import export_json
 from tests.server.test_lobby_store import KA, KB, lobby_on, online
+from tests.support.words import history_line, log_of, refused
+from tui import words as W
 
 SHORT = CL.TimeControl(2, 0)
 
@@ -63,7 +66,7 @@ async def test_a_player_who_never_moves_loses_on_time_and_it_counts_everywhere(t
         await asyncio.wait_for(ended.wait(), 10)  # nobody moves: the host's clock flags
         assert m.over and m.winner == 1 - staller and m.state.reason == V.TIME
         assert [a.text() for a in m.actions] == [f"timeout {staller}"]
-        assert m.log[-1] == f"{names[staller]} lost on time: {names[1 - staller]} wins the match 0-0."
+        assert log_of(m)[-1] == f"{names[staller]} lost on time: {names[1 - staller]} wins the match 0-0."
         rec = store.match_record(h.recording.match_id)
         assert rec.finished and rec.reason == "time" and rec.time_control == "2s+0"
         assert rec.used_ms is not None and rec.used_ms[0] >= 1900
@@ -72,11 +75,11 @@ async def test_a_player_who_never_moves_loses_on_time_and_it_counts_everywhere(t
         assert changes[1 - staller].delta > 0 > changes[staller].delta
         # History, for each side.
         idents = {0: KA, 1: KB}
-        lost = P.history_line(store.match_record(rec.id, actions=False), idents[staller])
-        won = P.history_line(store.match_record(rec.id, actions=False), idents[1 - staller])
+        lost = history_line(store.match_record(rec.id, actions=False), idents[staller])
+        won = history_line(store.match_record(rec.id, actions=False), idents[1 - staller])
         assert "lost on time" in lost and "won on time" in won
         # Export says so.
-        out = json.loads(store.export_json(rec.id))
+        out = json.loads(export_json(store, rec.id))
         assert out["result"]["reason"] == "time" and out["time_control"] == "2s+0"
         assert out["result_words"] == f"{names[staller]} lost on time; {names[1 - staller]} won"
         assert out["rated"] is True and out["actions"] == [f"timeout {staller}"]
@@ -84,7 +87,7 @@ async def test_a_player_who_never_moves_loses_on_time_and_it_counts_everywhere(t
         from server.replay import replay_of
 
         r = replay_of(store.match_record(rec.id))
-        assert r.lines(r.last)[-1] == m.log[-1]
+        assert r.entries(r.last)[-1] == m.log[-1]
 
 
 async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating_change(tmp_path):
@@ -103,17 +106,17 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         await handles[1 - first].abort()
         await asyncio.wait_for(ended.wait(), 10)
         assert m.over and m.winner is None and m.state.reason == V.ABORTED
-        assert m.log[-1] == "The match is aborted: no result, no rating change."
+        assert log_of(m)[-1] == "The match is aborted: no result, no rating change."
         rec = store.match_record(h.recording.match_id, actions=False)
         assert rec.finished and rec.reason == "aborted"
         assert store.rating_changes(rec.id) == {}
         assert store.rating(KA, "voltage") is None and store.rating(KB, "voltage") is None
         for ident in (KA, KB):
-            assert "aborted" in P.history_line(rec, ident)
+            assert "aborted" in history_line(rec, ident)
         backend = SSHBackend(lobby, alice)
-        (_, line), = backend.history()
+        (_, line), = W.history_lines(backend.history())
         assert "aborted" in line and backend.ratings() == []
-        out = json.loads(store.export_json(rec.id))
+        out = json.loads(export_json(store, rec.id))
         assert out["result"]["reason"] == "aborted"
         assert out["result_words"] == "aborted (no result, not rated)" and out["rated"] is False
 
@@ -128,7 +131,7 @@ async def test_once_the_first_player_moved_they_may_abort_only_after_the_other_h
     assert m.abort_from(second) is None  # the one who has not moved has no abort (they can resign)
     with pytest.raises(IllegalActionError):
         await m.handle(second).abort()
-    with pytest.raises(IllegalActionError, match="30 s|0 s"):
+    with refused("30 s|0 s", IllegalActionError, "voltage"):
         await m.handle(first).abort()  # too soon
     await until(lambda: time.time() >= m.abort_from(first), what="the abort wait")
     await m.handle(first).abort()
@@ -144,7 +147,7 @@ async def test_no_abort_once_both_have_moved():
         while m.state.to_move == mover:
             await m.handle(mover).submit(first_move(m))
     assert m.abort_from(0) is None and m.abort_from(1) is None
-    with pytest.raises(IllegalActionError, match="before both players have moved"):
+    with refused("before both players have moved", IllegalActionError, "voltage"):
         await m.handle(0).abort()
     m.close()
 
@@ -187,8 +190,8 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
         handles[1].subscribe(got.append)
         assert handles[0].may_offer_draw
         await handles[0].offer_draw()
-        assert got[-1].draw_offer == 0 and "alice offers a draw." in m.log
-        with pytest.raises(IllegalActionError, match="already waiting"):
+        assert got[-1].draw_offer == 0 and "alice offers a draw." in log_of(m)
+        with refused("already waiting", IllegalActionError, "voltage"):
             await handles[1].offer_draw()
         ended = asyncio.Event()
         m.on_end.append(lambda _m: ended.set())
@@ -196,12 +199,12 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
         await asyncio.wait_for(ended.wait(), 10)
         assert m.over and m.winner is None and m.state.reason == V.AGREEMENT
         assert m.actions[-1] == V.AgreeDraw(1)
-        assert m.log[-1].startswith("The match is drawn by agreement")
+        assert log_of(m)[-1].startswith("The match is drawn by agreement")
         rec = store.match_record(h.recording.match_id, actions=False)
         assert rec.reason == "agreement" and rec.winners == (0, 1)
         assert set(store.rating_changes(rec.id)) == {0, 1}  # rated, as a draw
-        assert "drew by agreement" in P.history_line(rec, KA)
-        out = json.loads(store.export_json(rec.id))
+        assert "drew by agreement" in history_line(rec, KA)
+        out = json.loads(export_json(store, rec.id))
         assert out["result_words"] == "drawn by agreement" and out["rated"] is True
 
 
@@ -214,13 +217,13 @@ async def test_an_offer_lapses_when_the_opponent_moves_and_a_player_offers_once_
     assert m.draw_offer == other
     await m.handle(mover).submit(first_move(m))  # they play on instead of answering
     assert m.draw_offer is None
-    with pytest.raises(IllegalActionError, match="no draw offer"):
+    with refused("no draw offer", IllegalActionError, "voltage"):
         await m.handle(mover).answer_draw(True)
-    with pytest.raises(IllegalActionError, match="once every 3 turns"):
+    with refused("once every 3 turns", IllegalActionError, "voltage"):
         await m.handle(other).offer_draw()  # too soon after the last one
     await m.handle(mover).offer_draw()
     await m.handle(other).answer_draw(False)
-    assert m.draw_offer is None and m.log[-1] == f"{m.names[other]} declines the draw." and not m.over
+    assert m.draw_offer is None and log_of(m)[-1] == f"{m.names[other]} declines the draw." and not m.over
     m.close()
 
 
@@ -229,7 +232,7 @@ async def test_a_bot_declines_a_draw_at_once():
     h = m.handle(0)
     assert not h.may_offer_draw  # the key is not offered against a bot
     await m.offer_draw(0)
-    assert m.draw_offer is None and m.log[-1] == "alice offers a draw; Bot declines."
+    assert m.draw_offer is None and log_of(m)[-1] == "alice offers a draw; Bot declines."
     m.close()
 
 
@@ -248,7 +251,7 @@ def test_restore_folds_each_seats_bank_from_the_stored_used_time(tmp_path):
             used[mover] += 1000 + 100 * n
             turns[mover] += s.to_move != mover
         rec = store.match_record(mid)
-        m = P.restore_voltage(rec)
+        m = restore_voltage(rec)
         assert m.control == CL.DEFAULT and m.clock is not None
         for seat in (0, 1):
             assert m.remaining_ms(seat) == 300_000 + 5_000 * turns[seat] - used[seat]
@@ -263,7 +266,7 @@ async def test_a_private_room_may_choose_its_control_or_none_and_a_quick_match_h
         lobby = lobby_on(store)
         alice, bob = online(lobby, KA, "alice"), online(lobby, KB, "bob")
         backend = SSHBackend(lobby, alice)
-        with pytest.raises(Refused, match="MINUTES\\+SECONDS"):
+        with refused("MINUTES\\+SECONDS", Refused):
             backend.create_room("voltage", time_control="soon")
         room = backend.create_room("voltage", time_control="10+0")
         hb = lobby.join_room(bob, room.code)
@@ -317,5 +320,5 @@ def test_a_version_3_store_moves_to_4_and_its_running_match_comes_back_without_a
         assert store.schema_version == S.SCHEMA_VERSION == 4
         rec = store.match_record(1)
         assert rec.time_control is None and rec.used_ms == (None,)
-        m = P.restore_voltage(rec)
+        m = restore_voltage(rec)
         assert m.control is None and m.clock_view() is None and len(m.actions) == 1

@@ -11,6 +11,7 @@ from server.backend import SSHBackend
 from server.lobby.core import Lobby
 from server.store.db import Store
 from tests.server.test_commands import KA, KB, finished_match
+from tui import words as W
 
 
 @pytest.fixture
@@ -24,9 +25,11 @@ def store(tmp_path):
     s.close()
 
 
-def history(store, width=None):
+def history(store, width=None, key=KA, name="alice"):
+    """The lines of the lobby's "Your matches" list at ``width`` (the backend gives the data,
+    the tui words it)."""
     lobby = Lobby(store=store, seed=1)
-    return [line for _id, line in SSHBackend(lobby, lobby.connect(KA, "alice")).history(width=width)]
+    return [line for _id, line in W.history_lines(SSHBackend(lobby, lobby.connect(key, name)).history(), width)]
 
 
 def test_a_resigned_match_says_so(store):
@@ -34,8 +37,7 @@ def test_a_resigned_match_says_so(store):
     store.finish_match(mid, [1, 2], "resignation", (0, 0))
     (line,) = history(store)
     assert "won by resignation (0-0)" in line and "won 0-0" not in line
-    lobby = Lobby(store=store, seed=1)
-    (bob_line,) = [line for _i, line in SSHBackend(lobby, lobby.connect(KB, "bob")).history()]
+    (bob_line,) = history(store, key=KB, name="bob")
     assert "lost by resignation (0-0)" in bob_line
 
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-import pytest
-
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
+from tests.support.words import log_of, refused, update_lines
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
 NAMES = ["Alice", "Bob", "Cleo", "Dan"]
@@ -74,7 +73,7 @@ class TestMarked:
             assert m.idle == ()
             await until(lambda: 0 in m.idle)
             assert time.monotonic() - t0 >= 0.3  # not before the limit (counted from "go")
-            assert "Alice is idle: nothing done for 0.3 s." in m.log
+            assert "Alice is idle: nothing done for 0.3 s." in log_of(m)
             # every screen hears of it: the other seats' updates carry the mark
             assert 0 in got[-1].idle and m.handle(None).idle == m.idle
         finally:
@@ -85,7 +84,7 @@ class TestMarked:
         try:
             await until(lambda: 0 in m.idle)
             await m.submit(0, H.Draw(0))
-            assert 0 not in m.idle and m.log[-1] == "Alice is playing again."
+            assert 0 not in m.idle and log_of(m)[-1] == "Alice is playing again."
         finally:
             m.close()
 
@@ -144,18 +143,18 @@ class TestVote:
             await until(lambda: 0 in m.idle)
             # Bob, Cleo and Dan may vote: two of three are enough
             await m.handle(1).continue_without(0)
-            assert "Bob votes to continue without Alice (1 of 2)." in m.log
+            assert "Bob votes to continue without Alice (1 of 2)." in log_of(m)
             assert not m.seats[0].is_bot and m.idle[0] == 0
             await m.handle(2).continue_without()
             assert m.seats[0].bot == "medium"  # no table bots: Medium
             assert m.names[0] == "Alice (bot playing)" and m.bot_playing == (0,)
             assert 0 not in m.idle
-            assert "Continuing without Alice: a bot (medium) plays their seat." in m.log
+            assert "Continuing without Alice: a bot (medium) plays their seat." in log_of(m)
             # Alice's own screen is told, and only hers
-            mine = [line for u in got for line in u.lines]
+            mine = [line for u in got for line in update_lines(u, "high-voltage")]
             assert "You were idle; a bot plays your seat. Press t to take it back." in mine
-            assert "You were idle" not in " ".join(m.log) and got[-1].bot_playing == (0,)
-            with pytest.raises(IllegalActionError, match="a bot is playing"):
+            assert "You were idle" not in " ".join(log_of(m)) and got[-1].bot_playing == (0,)
+            with refused("a bot is playing", IllegalActionError, "high-voltage"):
                 await m.handle(0).submit(H.Draw(0))
         finally:
             m.close()
@@ -176,11 +175,11 @@ class TestVote:
     async def test_refused_votes(self):
         m = await started(people(3, idle_seconds=30.0))
         try:
-            with pytest.raises(IllegalActionError, match="nobody is idle"):
+            with refused("nobody is idle", IllegalActionError, "high-voltage"):
                 await m.handle(1).continue_without()
-            with pytest.raises(IllegalActionError, match="Alice is not idle"):
+            with refused("Alice is not idle", IllegalActionError, "high-voltage"):
                 await m.handle(1).continue_without(0)
-            with pytest.raises(IllegalActionError, match="spectators"):
+            with refused("spectators", IllegalActionError, "high-voltage"):
                 await m.handle(None).continue_without()
         finally:
             m.close()
@@ -189,13 +188,13 @@ class TestVote:
         m = await started(people(2, bots=["fast"], idle_seconds=0.0, bot_speed=0.0001))
         try:
             await until(lambda: 0 in m.idle)
-            with pytest.raises(IllegalActionError, match="no bot is playing"):
+            with refused("no bot is playing", IllegalActionError, "high-voltage"):
                 await m.handle(0).take_seat_back()
             await m.handle(1).continue_without()
             assert m.bot_playing == (0,)
             await m.handle(0).take_seat_back()
             assert not m.seats[0].is_bot and m.bot_playing == () and m.names[0] == "Alice"
-            assert m.log[-1] == "Alice takes their seat back from the bot."
+            assert log_of(m)[-1] == "Alice takes their seat back from the bot."
             await m.handle(0).submit(H.Draw(0))  # plays again
         finally:
             m.close()
@@ -205,7 +204,7 @@ class TestVote:
         try:
             m.seats[0].connected = False
             m.set_bot(0, "medium")  # the lobby's grace ran out
-            with pytest.raises(IllegalActionError, match="no bot is playing"):
+            with refused("no bot is playing", IllegalActionError, "high-voltage"):
                 await m.handle(0).take_seat_back()
         finally:
             m.close()
@@ -234,7 +233,7 @@ class TestInTheLobby:
             assert m.seats[ha.seat].bot == "medium" and m.bot_playing == (ha.seat,)
             # Ann's session ends while the bot plays for her: the bot plays on; back, she has her seat.
             lobby.leave(ann)
-            with pytest.raises(IllegalActionError, match="no bot is playing"):
+            with refused("no bot is playing", IllegalActionError, "high-voltage"):
                 await ha.take_seat_back()  # (not connected: the lobby's resume gives it back)
             ann2 = lobby.connect("key-ann", "ann")
             (back,) = lobby.resume(ann2)

@@ -11,6 +11,7 @@ from engine.highvoltage import rules as H
 from server.games import GAMES as SERVER_GAMES
 from server.lobby.core import Lobby, LobbyError
 from server.lobby.tables import Tables
+from tests.support.words import notice_of, refused
 
 
 def online(lobby: Lobby, *names: str):
@@ -102,7 +103,7 @@ async def test_a_room_started_early_fills_the_empty_seats_with_bots():
     (a,), (b,) = await asyncio.wait_for(asyncio.gather(owner, friend), 2)
     match = a.match
     assert match.names == ("ann", "bob", "Bot (fast)", "Bot (fast)") and (a.seat, b.seat) == (0, 1)
-    with pytest.raises(LobbyError, match="no High Voltage room"):
+    with refused("no High Voltage room", LobbyError):
         await tables.join_room(bob, room.code)
     # a spectator watches it like any match
     cy, = online(lobby, "cy")
@@ -157,7 +158,7 @@ async def test_rematch_when_everyone_asks():
     assert a.match.over
     first = asyncio.ensure_future(tables.rematch(ann, [a]))
     await settle()
-    assert not first.done() and a.match.notice == "ann wants a rematch"
+    assert not first.done() and notice_of(a.match.notice) == "ann wants a rematch"
     (b2,) = await asyncio.wait_for(tables.rematch(bob, [b]), 2)
     (a2,) = await first
     assert a2.match is b2.match and a2.match is not a.match

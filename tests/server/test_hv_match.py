@@ -10,8 +10,9 @@ import pytest
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from server.host.common import Seat
-from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore_high_voltage
+from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore
 from server.host.voltage import SeatHandle
+from tests.support.words import log_of, refused, said, update_lines
 from tui import ports
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
@@ -53,8 +54,8 @@ class TestShape:
     def test_like_a_voltage_match(self):
         m = people(3)
         assert m.game == "high-voltage" and m.names == ("Alice", "Bob", "Cleo")
-        assert m.actions == [] and m.log == ["Cards dealt to 3 players; four each in hand, face down."]
-        assert not m.over and m.winner is None and m.notice == ""
+        assert m.actions == [] and log_of(m) == ["Cards dealt to 3 players; four each in hand, face down."]
+        assert not m.over and m.winner is None and m.notice == ()
         assert m.scores == (24, 24, 24)  # cards left: 72 dealt to three
         h = m.handle(1)
         # Both games' hosts and handles satisfy the tui's seams; neither handle derives
@@ -69,7 +70,7 @@ class TestShape:
 
     @pytest.mark.parametrize("n", [1, 5])
     def test_two_to_four_seats(self, n):
-        with pytest.raises(ValueError, match="2 to 4"):
+        with refused("2 to 4", ValueError):
             HVMatch([Seat(str(i)) for i in range(n)])
 
 
@@ -84,7 +85,8 @@ class TestArrivalOrder:
         assert results[0] is None  # arrived first
         assert isinstance(results[1], H.TooSlowError)
         article = "an" if card_a.value == 8 else "a"
-        assert str(results[1]) == f"too slow: the {a.top.value} was covered by {article} {card_a.value} a moment ago"
+        assert said(results[1], "high-voltage") == (
+            f"too slow: the {a.top.value} was covered by {article} {card_a.value} a moment ago")
         # the refused card is still in hand; the pile has the winner's card on top
         assert m.view(1).hand == b.hand and m.view(1).top == card_a
         assert m.view(0).hand_sizes[0] == len(a.hand) - 1
@@ -108,16 +110,17 @@ class TestArrivalOrder:
         await asyncio.gather(
             m.handle(0).submit(a.aim(fitting(a))), m.handle(1).submit(b.aim(fitting(b))), return_exceptions=True
         )
-        slow = [line for u in got[1] for line in u.lines if "too slow" in line]
+        slow = [line for u in got[1] for line in update_lines(u, "high-voltage") if "too slow" in line]
         won = fitting(a).value
         assert slow == [f"Bob: too slow — the {a.top.value} was covered by {'an' if won == 8 else 'a'} {won}."]
         for seat in (0, 2, None):
-            assert not any("too slow" in line for u in got[seat] for line in u.lines)
-        assert any("too slow" in line for line in m.handle(1).log)
-        assert not any("too slow" in line for line in m.handle(0).log + m.log)
+            assert not any("too slow" in line for u in got[seat] for line in update_lines(u, "high-voltage"))
+        assert any("too slow" in line for line in log_of(m.handle(1)))
+        assert not any("too slow" in line for line in log_of(m.handle(0)) + log_of(m))
         assert m.too_slow == 1
         # The refusal changed nothing: its update has the version of the accepted play.
-        assert [u.version for u in got[1] if u.lines and "too slow" in u.lines[0]] == [len(m.actions)]
+        assert [u.version for u in got[1] if u.entries and "too slow" in update_lines(u, "high-voltage")[0]] == [
+            len(m.actions)]
 
     async def test_a_refused_play_loses_nothing_and_is_not_logged(self):
         m = await started(people(2))
@@ -126,15 +129,15 @@ class TestArrivalOrder:
         if wrong is None:
             pytest.skip("every card fits")
         before = m.state.key()
-        with pytest.raises(IllegalActionError, match="does not fit"):
+        with refused("does not fit", IllegalActionError, "high-voltage"):
             await m.handle(0).submit(v.aim(wrong))
         assert m.state.key() == before and m.actions == [H.GO]
 
     async def test_spectators_and_other_seats_cannot_act(self):
         m = await started(people(2))
-        with pytest.raises(IllegalActionError, match="spectators"):
+        with refused("spectators", IllegalActionError, "high-voltage"):
             await m.handle(None).submit(H.Draw(0))
-        with pytest.raises(IllegalActionError, match="your own seat"):
+        with refused("your own seat", IllegalActionError, "high-voltage"):
             await m.handle(1).submit(H.Draw(0))
 
 
@@ -148,7 +151,7 @@ class TestCountdown:
         await until(lambda: m.state.phase == H.PLAY)
         for seat, numbers in seen.items():
             assert numbers == [3, 2, 1, None], seat
-        assert m.actions == [H.GO] and m.log[-1] == "Un, dos, tres! Hands up: play!"
+        assert m.actions == [H.GO] and log_of(m)[-1] == "Un, dos, tres! Hands up: play!"
         assert m.handle(0).countdown is None
 
     async def test_input_before_go_is_refused_with_a_message_and_costs_nothing(self):
@@ -158,7 +161,7 @@ class TestCountdown:
         assert m.view(0).hand is None  # hands are face down
         before = m.state.key()
         for action in (H.Draw(0), H.Stuck(0), H.Play(0, H.Face(1, 1), m.view(0).top, 0)):
-            with pytest.raises(IllegalActionError, match="wait for the countdown"):
+            with refused("wait for the countdown", IllegalActionError, "high-voltage"):
                 await m.handle(0).submit(action)
         assert m.state.key() == before and m.actions == []
         await until(lambda: m.state.phase == H.PLAY)
@@ -173,8 +176,8 @@ class TestCountdown:
         await m.handle(0).submit(H.Stuck(0))
         await m.handle(1).submit(H.Stuck(1))  # everyone is stuck: the bottom card goes on top
         assert m.state.phase == H.COUNTDOWN and m.state.flips == 1
-        assert any("Everyone is stuck" in line for line in m.log)
-        with pytest.raises(IllegalActionError, match="wait for the countdown"):
+        assert any("Everyone is stuck" in line for line in log_of(m))
+        with refused("wait for the countdown", IllegalActionError, "high-voltage"):
             await m.handle(0).submit(H.Draw(0))
         await until(lambda: m.state.phase == H.PLAY)
         assert [c for c in counts if c is not None] == [3, 2, 1]
@@ -203,14 +206,14 @@ class TestBots:
         for u in last.values():
             assert u.view.over and u.view.winner == m.winner and u.view.top == m.view(None).top
             assert u.view.places == m.state.places
-        assert m.log[-1].startswith(f"{m.names[m.winner]} wins")
+        assert log_of(m)[-1].startswith(f"{m.names[m.winner]} wins")
         await until(lambda: not m._bot_tasks)  # every bot has stopped
 
     async def test_a_human_against_a_bot_and_the_bot_seat_refuses_people(self):
         m = HVMatch([Seat("Alice", "a"), bot_seat("fast")], seed=3, countdown_seconds=0.01, bot_speed=50.0)
         m.start()
         await until(lambda: any(isinstance(a, (H.Play, H.Draw)) and a.seat == 1 for a in m.actions))
-        with pytest.raises(IllegalActionError, match="a bot is playing"):
+        with refused("a bot is playing", IllegalActionError, "high-voltage"):
             await m.submit(1, H.Draw(1))
         await m.handle(0).resign()
         assert m.over and m.winner == 1 and m.state.reason == "resignation"
@@ -261,6 +264,6 @@ class TestHooksAndRestore:
             actions=[a.text() for a in m.actions],
             started=123.0,
         )
-        r = restore_high_voltage(record)
+        r = restore(record)
         assert r.state == m.state and r.actions == m.actions and r.log == m.log
         assert r.code == "ABCD" and r.started_at == 123.0 and not r.seats[0].connected

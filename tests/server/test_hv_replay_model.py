@@ -9,8 +9,9 @@ import pytest
 
 import server.replay as R
 from engine.highvoltage import rules as H
-from server.replay import HVReplay, Replay, ReplayError
+from server.replay import Replay, ReplayError
 from server.store.db import Store
+from tests.support.words import lines, refused
 
 A, B, C = "SHA256:alice", "SHA256:bob", "SHA256:carol"
 SEATS = [{"name": "Alice", "identity": A}, {"name": "Bob", "identity": B}, {"name": "Carol", "identity": C}]
@@ -54,7 +55,7 @@ def stored(tmp_path):
 def test_steps_reproduce_every_position(stored):
     store, mid, actions, final = stored
     r = Replay.load(store, mid)
-    assert isinstance(r, HVReplay) and r.unit == "round"
+    assert isinstance(r, Replay) and r.unit == "round"
     assert r.last == len(actions) and r.names == ("Alice", "Bob", "Carol")
     assert r.state(0) == H.new_match(1, 3) and r.state(r.last) == final
     s = H.new_match(1, 3)
@@ -71,7 +72,7 @@ def test_rounds_end_where_the_pile_was_flipped(stored):
     for k, step in enumerate(r.set_steps, 1):
         assert r.state(step).flips == k and r.state(step - 1).flips == k - 1
         assert r.view(step).counting_down  # a flip starts a countdown
-        assert any("Everyone is stuck" in line for line in r.step_lines(step))
+        assert any("Everyone is stuck" in line for line in lines("high-voltage", r.step_entries(step), r.names))
     assert r.next_set(0) == r.set_steps[0] and r.prev_set(r.set_steps[1]) == r.set_steps[0]
 
 
@@ -92,20 +93,21 @@ def test_a_spectator_sees_no_hand_and_a_player_only_their_own(stored):
 def test_the_feed_grows_with_the_steps(stored):
     store, mid, _, _ = stored
     r = Replay.load(store, mid)
-    assert r.lines(0) == list(r.step_lines(0))
-    assert len(r.lines(r.last)) == sum(len(r.step_lines(i)) for i in range(len(r)))
-    assert any("Alice" in line or "Bob" in line or "Carol" in line for line in r.lines(r.last))
+    assert r.entries(0) == list(r.step_entries(0))
+    assert len(r.entries(r.last)) == sum(len(r.step_entries(i)) for i in range(len(r)))
+    said = lines("high-voltage", r.entries(r.last), r.names)
+    assert any("Alice" in line or "Bob" in line or "Carol" in line for line in said)
 
 
 def test_a_damaged_or_unfinished_log_is_refused_with_the_reason(tmp_path):
     with Store.open(tmp_path) as store:
         mid = store.create_match("high-voltage", 1, SEATS)
-        with pytest.raises(ReplayError, match="not finished"):
+        with refused("not finished", ReplayError):
             Replay.load(store, mid)
         store.append_action(mid, 0, "go")
         store.append_action(mid, 1, "play 0 9+1 on 3-2 #7")  # not the top card, not in hand
         store.finish_match(mid, [1, 2, 3], "last card")
-        with pytest.raises(ReplayError, match="action 1 .* does not replay"):
+        with refused("action 1 .* does not replay", ReplayError):
             Replay.load(store, mid)
 
 

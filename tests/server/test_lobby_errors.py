@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import pytest
 
-from server.errors import ServerError
+from server.errors import RestoreError, ServerError
 from server.lobby.core import Lobby, LobbyError, NameRejected
 from server.replay import ReplayError, replay_of
 from server.store.db import MatchRecord, NameTaken, NotFound, RenameTooSoon, Store, StoreError
-from server.store.persist import RestoreError
+from tests.support.words import said
 from tui.ports import Refused
 
 
 def shown(request) -> str:
-    """What a screen does with a backend call: the refusal's line, shown as it is."""
+    """What a screen does with a backend call: the refusal, worded (by the tui: the server
+    gives its code and params)."""
     try:
         request()
     except Refused as e:
-        return str(e)
+        return said(e)
     return "done"
 
 
@@ -41,4 +42,6 @@ def test_a_screen_catching_refused_shows_each_part_of_the_server_saying_no(tmp_p
         store.upsert_player("SHA256:bob", "bob")
         assert shown(lambda: store.upsert_player("SHA256:bob", "bobby")).startswith("you took the name bob")
     assert shown(lambda: (_ for _ in ()).throw(RenameTooSoon("bob", 60))).startswith("you took the name bob")
-    assert shown(lambda: (_ for _ in ()).throw(RestoreError("action 3 does not replay"))) == "action 3 does not replay"
+    with pytest.raises(Refused) as e:
+        raise RestoreError("does_not_replay", index=3, text="x", why="bad_action")
+    assert e.value.code == "does_not_replay" and e.value.params["index"] == 3

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from server.lobby.core import GAMES, Lobby, LobbyError
+from tests.support.words import refused
 
 HV = "high-voltage"
 
@@ -58,9 +57,9 @@ async def test_a_room_for_three_joined_by_code_and_started_early_gets_a_bot():
     ann, bob, cy = online(lobby, "ann", "bob", "cy")
     room = lobby.create_room(ann, HV, 3)
     assert room.game == HV and room.size == 3 and lobby.room_game(room.code.lower()) == HV
-    with pytest.raises(LobbyError, match="not started"):
+    with refused("not started", LobbyError):
         lobby.watch(cy, room.code)
-    with pytest.raises(LobbyError, match="High Voltage room"):
+    with refused("High Voltage room", LobbyError):
         lobby.join_room(bob, room.code)  # the sync join is Voltage's
     b = asyncio.ensure_future(lobby.join(bob, room.code.lower()))
     await settle()

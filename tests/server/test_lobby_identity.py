@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from server.backend import SSHBackend
 from server.games import GAMES as SERVER_GAMES
 from server.lobby.core import Lobby, LobbyError
 from server.lobby.tables import Tables
 from server.store.db import Store
+from tests.support.words import log_of, notice_of, refused, status_of
 
 KEY, OTHER = "SHA256:alice-key", "SHA256:bob-key"
 
@@ -63,7 +62,7 @@ async def test_two_sessions_of_one_key_are_never_paired_with_each_other(tmp_path
         assert [e for e, _ in told] == ["superseded"]
         await settle()
         assert waiting.cancelled()
-        with pytest.raises(LobbyError, match="another session"):
+        with refused("another session", LobbyError):
             await lobby.quick_match(first)
         assert [p.name for p in lobby.snapshot().players] == ["alice"]
         # The newest session waits for someone else, and is paired with them.
@@ -87,7 +86,7 @@ async def test_a_match_is_never_hosted_with_one_key_in_two_seats():
     lobby = Lobby(seed=1)
     a = lobby.connect(KEY, "a")
     b = lobby.connect(KEY, "b")
-    with pytest.raises(LobbyError, match="two seats"):
+    with refused("two seats", LobbyError):
         lobby.tables["voltage"].play_people([a, b])
 
 
@@ -116,7 +115,7 @@ async def test_a_key_opened_in_a_new_session_takes_its_seat_with_it():
     assert h.humans[old.seat] is second and second.name == "alice"
     assert [e for e, _ in told] == ["superseded"]
     assert h.match.seats[old.seat].connected and not h.grace  # no reconnect countdown
-    assert [(p.name, p.status) for p in lobby.snapshot().players] == [("alice", f"playing {h.code}")]
+    assert [(p.name, status_of(p)) for p in lobby.snapshot().players] == [("alice", f"playing {h.code}")]
     # Taking it back from the first session moves the seat back there.
     lobby.claim_name(first, "alice")
     assert h.humans[old.seat] is first and second.superseded and not first.superseded
@@ -146,18 +145,18 @@ async def test_presence_follows_the_end_of_a_match_and_leaving():
     (ha,) = await waiting
     code = ha.match.code
     lobby.watch(carol, code)
-    status = {p.name: p.status for p in lobby.snapshot().players}
+    status = {p.name: status_of(p) for p in lobby.snapshot().players}
     assert status == {"alice": f"playing {code}", "bob": f"playing {code}", "carol": f"watching {code}"}
     await ha.resign()
     who = lobby.who_text()
     assert who.startswith("3 online, 0 matches running")
     assert "playing" not in who and "watching" not in who
-    status = {p.name: p.status for p in lobby.snapshot().players}
+    status = {p.name: status_of(p) for p in lobby.snapshot().players}
     assert status == {"alice": f"just played {code}", "bob": f"just played {code}",
                       "carol": f"just watched {code}"}
     lobby.enter_lobby(bob)
     lobby.leave(carol)
-    status = {p.name: p.status for p in lobby.snapshot().players}
+    status = {p.name: status_of(p) for p in lobby.snapshot().players}
     assert status == {"alice": f"just played {code}", "bob": "in the lobby"}
 
 
@@ -184,7 +183,7 @@ async def test_spectators_follow_a_voltage_rematch():
     assert [e for e, _ in told] == ["follow"]
     (watching,) = told[0][1]
     assert watching.match is ha2.match and watching.spectator
-    assert {p.name: p.status for p in lobby.snapshot().players}["carol"] == f"watching {new}"
+    assert {p.name: status_of(p) for p in lobby.snapshot().players}["carol"] == f"watching {new}"
     assert [m.spectators for m in lobby.snapshot().matches] == [1]
     # Someone who had the old code watches the rematch.
     dave = online(lobby, None, "dave")
@@ -211,7 +210,7 @@ async def test_spectators_follow_a_high_voltage_rematch():
     (a2,) = await first
     assert [e for e, _ in told] == ["follow"]
     assert told[0][1][0].match is a2.match
-    assert {p.name: p.status for p in lobby.snapshot().players}["carol"] == f"watching {a2.match.code}"
+    assert {p.name: status_of(p) for p in lobby.snapshot().players}["carol"] == f"watching {a2.match.code}"
     a2.match.close()
 
 
@@ -244,7 +243,7 @@ async def test_a_key_cannot_squat_names_and_a_guests_name_is_free_when_it_leaves
         lobby = Lobby(store=store, bot_delay=0.0, seed=1)
         squatter = online(lobby, KEY, "alice")
         for n in range(5):
-            with pytest.raises(NameRejected, match="a new name is possible in"):
+            with refused("a new name is possible in", NameRejected):
                 lobby.claim_name(squatter, f"name{n}")
         assert [store.name_owner(f"name{n}") for n in range(5)] == [None] * 5
         assert squatter.name == "alice" and store.player(KEY).name == "alice"
@@ -266,15 +265,15 @@ async def test_the_others_read_that_a_dropped_player_is_back():
     (hb,) = await lobby.quick_match(bob)
     (ha,) = await waiting
     lobby.leave(alice)
-    assert "waiting for alice to reconnect" in hb.notice
+    assert "waiting for alice to reconnect" in notice_of(hb.notice)
     again = lobby.connect(KEY, "alice")
     (back,) = lobby.resume(again)
-    assert hb.log[-1] == "alice is back." and back.log[-1] == "alice is back."
-    assert hb.notice == ""
+    assert log_of(hb)[-1] == "alice is back." and log_of(back)[-1] == "alice is back."
+    assert hb.notice == ()
     # A newer session taking over never left: nothing to announce.
     third = lobby.connect(KEY, "alice")
     lobby.resume(third)
-    assert hb.log[-1] == "alice is back." and hb.log.count("alice is back.") == 1
+    assert log_of(hb)[-1] == "alice is back." and log_of(hb).count("alice is back.") == 1
     ha.match.close()
 
 
@@ -288,5 +287,5 @@ async def test_the_same_in_high_voltage():
     (a,), (b,) = await asyncio.gather(owner, friend)
     lobby.leave(bob)
     (b2,) = lobby.resume(lobby.connect("key-bob", "bob"))
-    assert a.log[-1] == "bob is back." and b2.log[-1] == "bob is back."
+    assert log_of(a)[-1] == "bob is back." and log_of(b2)[-1] == "bob is back."
     a.match.close()

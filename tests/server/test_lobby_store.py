@@ -15,6 +15,8 @@ from server.host.highvoltage import HVMatch
 from server.lobby.core import Lobby, NameRejected
 from server.store import persist as P
 from server.store.db import Store
+from tests.support.words import notice_of, refused
+from tui import words as W
 
 KA, KB, KC = "SHA256:alice-key", "SHA256:bob-key", "SHA256:carol-key"
 
@@ -68,13 +70,14 @@ async def test_a_rated_match_between_two_keys_moves_both_ratings_and_shows_the_c
         for ident in (KA, KB):
             assert store.rating(ident, "voltage")[2] == 1
         # The results screen's line, and the lobby's title and history.
-        text = SSHBackend(lobby, alice).rating_change(ha)
-        assert text is not None
+        changes_shown = SSHBackend(lobby, alice).rating_change(ha)
+        assert changes_shown is not None
+        text = W.rating_changes(changes_shown)  # (as the results screen words them)
         assert f"alice: rating {changes[0].shown_after} ({changes[0].delta:+d})" in text
         assert f"bob: rating {changes[1].shown_after} ({changes[1].delta:+d})" in text
         backend = SSHBackend(lobby, bob)
         assert backend.ratings() == [("Voltage", changes[1].shown_after, 1)]
-        (mid, line), = backend.history()
+        (mid, line), = W.history_lines(backend.history())
         assert mid == rec.id and "v alice" in line and ("won" if winner == 1 else "lost") in line
         board = backend.leaderboard("voltage")
         shown = {"alice": changes[0].shown_after, "bob": changes[1].shown_after}
@@ -100,9 +103,9 @@ async def test_guests_are_not_stored_or_rated_and_keys_keep_their_names(tmp_path
         assert SSHBackend(lobby, guest).history() == []
         # alice leaves; her name stays hers: another key and a guest are refused it.
         lobby.leave(alice)
-        with pytest.raises(NameRejected, match="belongs to another player's key"):
+        with refused("belongs to another player's key", NameRejected):
             lobby.claim_name(lobby.connect(KB, "x"), "Alice")
-        with pytest.raises(NameRejected, match="belongs to a player with an SSH key"):
+        with refused("belongs to a player with an SSH key", NameRejected):
             lobby.claim_name(lobby.connect(None, "x"), "alice")
         # Her key gets it back, and is offered it first.
         again = lobby.connect(KA, "somethingelse")
@@ -133,7 +136,7 @@ async def test_a_restarted_lobby_brings_back_the_match_at_the_same_position(tmp_
         h2 = lobby2.matches[room.code]
         assert [h2.match.view(s) for s in (0, 1)] == views and h2.match.log == log
         # Both seats wait for their keys, with the grace period counting from now.
-        assert set(h2.grace) == {0, 1} and "waiting for alice to reconnect" in h2.match.notice
+        assert set(h2.grace) == {0, 1} and "waiting for alice to reconnect" in notice_of(h2.match.notice)
         assert not any(s.is_bot for s in h2.match.seats)
         # The same name from another key is refused while alice's seat waits for her.
         with pytest.raises(NameRejected):
@@ -145,7 +148,7 @@ async def test_a_restarted_lobby_brings_back_the_match_at_the_same_position(tmp_
             (handle,) = lobby2.resume(p)
             assert handle.seat == seat and handle.view() == views[seat]
             assert p.name == ("alice", "bob")[seat]
-        assert h2.grace == {} and h2.match.notice == ""
+        assert h2.grace == {} and h2.match.notice == ()
         # Play goes on to the end, and the match is rated.
         await play_out(h2.match, random.Random(6))
         assert store.match_record(h2.recording.match_id).finished

@@ -2,13 +2,13 @@
 
 import asyncio
 
-import pytest
-
 from engine.errors import IllegalActionError
 from engine.voltage import rules as V
 from server.host.common import Seat
 from server.host.voltage import Match
+from tests.support.words import log_of, notice_of, refused, update_lines
 from tui import ports
+from tui.ports import Note
 
 
 def humans(seed=5):
@@ -27,7 +27,7 @@ async def test_every_screen_gets_the_accepted_action_and_its_own_view():
         assert len(updates) == 1
         u = updates[0]
         assert u.view.seat == seat
-        assert u.lines and any(name in u.lines[0] for name in ("Alice", "Bob"))
+        assert u.entries and any(name in update_lines(u, "voltage")[0] for name in ("Alice", "Bob"))
     assert got[None][0].view.hand is None
     assert got[mover][0].view.hand is not None
 
@@ -42,18 +42,18 @@ async def test_an_update_carries_the_matchs_version_and_the_host_satisfies_the_s
     for _ in range(3):
         mover = m.state.to_move
         await m.handle(mover).submit(m.view(mover).legal[0])
-    m.set_notice("Bob is away")
+    m.set_notice(Note.of("back", name="Bob"))
     assert [u.version for u in got] == [1, 2, 3, 3] and h.version == 3
     assert all(isinstance(u, ports.Update) and u.countdown is None for u in got)
-    assert got[-1].notice == "Bob is away" and got[-1].lines == ()
+    assert notice_of(got[-1].notice) == "Bob is back." and got[-1].entries == ()
 
 
 async def test_out_of_turn_and_illegal_intents_are_refused_with_a_reason():
     m = humans()
     other = 1 - m.state.to_move
-    with pytest.raises(IllegalActionError, match="not your turn"):
+    with refused("not your turn", IllegalActionError, "voltage"):
         await m.handle(other).submit(V.DRAW)
-    with pytest.raises(IllegalActionError, match="spectators"):
+    with refused("spectators", IllegalActionError, "voltage"):
         await m.handle(None).submit(V.DRAW)
     assert m.actions == []
 
@@ -102,4 +102,4 @@ async def test_resignation_out_of_turn_ends_the_match():
     other = 1 - m.state.to_move
     await m.handle(other).resign()
     assert m.over and m.winner == 1 - other
-    assert "resigned" in " ".join(m.log)
+    assert "resigned" in " ".join(log_of(m))

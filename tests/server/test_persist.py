@@ -146,7 +146,7 @@ async def test_a_match_that_cannot_be_restored_is_logged_and_left_untouched(tmp_
     for mid in bad:
         assert rows(tmp_path / "voltage.db", mid) == before[mid]  # nothing deleted, nothing marked
         assert any(f"match {mid} cannot be restored" in r.getMessage() for r in caplog.records)
-    assert "does not replay" in caplog.text and "gap" in caplog.text
+    assert "does_not_replay" in caplog.text and "gap" in caplog.text
     assert rows(tmp_path / "voltage.db", other) == before[other]  # no restorer yet: left alone
 
 
@@ -229,11 +229,14 @@ async def test_export_command_round_trips_through_replay(tmp_path):
         assert P.export_command(store, None)[0] == 2
 
 
-def test_match_ranks_from_winner_or_places():
-    from types import SimpleNamespace as NS
+def test_the_stored_reasons_read_back_as_the_shared_endings_or_the_games_own():
+    """The strings the ``reason`` column has always held stay as they are: a shared ending
+    reads back as its termination, any other as the game's own (its detail)."""
+    from engine.game import Outcome, Termination
 
-    two = NS(winner=1, seats=[1, 2], state=NS())
-    assert P.match_ranks(two) == [2, 1]
-    assert P.match_ranks(NS(winner=None, seats=[1, 2], state=NS())) == [1, 1]
-    four = NS(winner=2, seats=[1, 2, 3, 4], state=NS(places=(3, 2, 1, 3)))
-    assert P.match_ranks(four) == [3, 2, 1, 3]
+    for reason in ("resignation", "time", "aborted", "agreement"):
+        assert Outcome.ending(reason) == (Termination(reason), "")
+    for reason in ("four sets", "neither player can act", "last card", "blocked"):
+        termination, detail = Outcome.ending(reason)
+        assert termination is Termination.RULES and detail == reason
+        assert Outcome(termination, None, (1, 1), detail).reason == reason

@@ -9,6 +9,7 @@ import server.replay as R
 from engine.voltage import rules as V
 from server.replay import Replay, ReplayError
 from server.store.db import Store
+from tests.support.words import lines, refused
 
 A, B = "SHA256:alice", "SHA256:bob"
 SEATS = [{"name": "Alice", "identity": A}, {"name": "Bob", "identity": B}]
@@ -88,17 +89,17 @@ def test_sets_can_be_jumped_to(stored):
 def test_the_log_grows_with_the_steps(stored):
     store, mid, _, _ = stored
     r = Replay.load(store, mid)
-    assert r.lines(0) == list(r.step_lines(0)) and "goes first" in r.lines(0)[0]
-    assert len(r.lines(r.last)) == sum(len(r.step_lines(i)) for i in range(len(r)))
-    assert "wins the match" in r.lines(r.last)[-1]
+    assert r.entries(0) == list(r.step_entries(0)) and "goes first" in lines("voltage", r.entries(0), r.names)[0]
+    assert len(r.entries(r.last)) == sum(len(r.step_entries(i)) for i in range(len(r)))
+    assert "wins the match" in lines("voltage", r.entries(r.last), r.names)[-1]
 
 
 def test_unknown_and_unfinished_matches_do_not_replay(tmp_path):
     with Store.open(tmp_path) as store:
         mid = store.create_match("voltage", 1, SEATS)
-        with pytest.raises(ReplayError, match="not finished"):
+        with refused("not finished", ReplayError):
             Replay.load(store, mid)
-        with pytest.raises(ReplayError, match="no match"):
+        with refused("no match", ReplayError):
             Replay.load(store, mid + 1)
 
 

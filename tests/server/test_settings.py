@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import sqlite3
 
-import pytest
-
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
 from server.store import db as S
 from server.store.db import Store
+from server.store.persist import export_json
 from tests.server.test_commands import KA, KB, finished_match
+from tests.support.words import refused
 from tests.tui.test_lobby_screen import colours_drawn, lines_of, open_settings, point_at
 from tui.app import make_app
 
@@ -29,7 +29,7 @@ def test_a_keys_settings_are_kept_across_restarts(tmp_path):
 def test_export_gives_each_actions_time_since_the_start(tmp_path):
     with Store.open(tmp_path) as store:
         mid = finished_match(store, 11)
-        out = json.loads(store.export_json(mid))
+        out = json.loads(export_json(store, mid))
         assert out["version"] == 2
         assert len(out["times"]) == len(out["actions"]) > 0
         assert all(isinstance(t, float) and t >= 0 for t in out["times"])
@@ -132,5 +132,5 @@ async def test_a_key_that_refuses_challenges_is_not_challenged_in_its_next_sessi
         lobby.claim_name(alice, "Alice")
         bob = lobby.connect(None, "bob")
         lobby.claim_name(bob, "bob")
-        with pytest.raises(LobbyError, match="Alice does not take challenges"):
+        with refused("Alice does not take challenges", LobbyError):
             lobby.challenge(bob, "alice")

@@ -27,6 +27,8 @@ from server.host.voltage import Match
 from server.lobby.core import Lobby
 from server.store import persist as P
 from server.store.db import Store
+from server.store.persist import export_json
+from tests.support.words import notice_of, refused
 
 A, B = "SHA256:alice", "SHA256:bob"
 FILLER = 10**6  # filler rows sit right after a match's real actions, on the same pages
@@ -127,14 +129,14 @@ async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with
         # The next move cannot be committed: it is refused, and nothing changes.
         state, n = m.state, len(m.actions)
         seat, action = move(m, rng)
-        with pytest.raises(IllegalActionError, match="the server cannot save moves right now"):
+        with refused("the server cannot save moves right now", IllegalActionError, "voltage"):
             await m.handle(seat).submit(action)
         assert m.state == state and len(m.actions) == n
         assert real_actions(store, mid) == [a.text() for a in m.actions]
-        assert m.paused and "cannot save moves" in m.notice
-        assert "cannot save moves" in updates[-1].notice  # every screen is told
+        assert m.paused and "cannot save moves" in notice_of(m.notice)
+        assert "cannot save moves" in notice_of(updates[-1].notice)  # every screen is told
         # Paused: anything else is refused the same way (a resignation too), and stays so.
-        with pytest.raises(IllegalActionError, match="cannot save moves"):
+        with refused("cannot save moves", IllegalActionError, "voltage"):
             await m.handle(1 - seat).resign()
         await until(lambda: len(failures) >= 3, what="three failed probes of the store")
         assert m.paused and len(m.actions) == n
@@ -142,14 +144,14 @@ async def test_a_full_disk_refuses_the_move_pauses_the_match_and_it_resumes_with
         # Space comes back: the match resumes by itself, and the same move now goes through.
         make_room(store, mid)
         await until(lambda: not m.paused, what="the match to resume")
-        assert m.notice == "" and updates[-1].notice == ""
+        assert m.notice == () and updates[-1].notice == ()
         await m.handle(seat).submit(action)
         assert len(m.actions) == n + 1
         await m.handle(0).resign()
         r = store.match_record(mid)
         assert r.finished and r.actions == tuple(a.text() for a in m.actions)
         assert set(store.rating_changes(mid)) == {0, 1}
-        assert json.loads(store.export_json(mid))["actions"] == [a.text() for a in m.actions]
+        assert json.loads(export_json(store, mid))["actions"] == [a.text() for a in m.actions]
 
 
 async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, monkeypatch):
@@ -164,7 +166,7 @@ async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, 
         rng = random.Random(1)
         # Whoever moves first, the first committed move is refused and the match pauses.
         if m.state.to_move == 0:
-            with pytest.raises(IllegalActionError, match="cannot save moves"):
+            with refused("cannot save moves", IllegalActionError, "voltage"):
                 await m.handle(0).submit(move(m, rng)[1])
         await until(lambda: m.paused, what="the pause")
         # While the store stays full the bot does not move: probes fail, and still no action is taken.
@@ -192,7 +194,7 @@ async def test_high_voltage_waits_for_the_store_before_go_and_keeps_its_log_whol
         m.start()
         await until(lambda: m.paused, what="go to be refused")
         assert m.state.phase == H.COUNTDOWN and m.actions == []
-        with pytest.raises(IllegalActionError, match="cannot save moves"):
+        with refused("cannot save moves", IllegalActionError, "voltage"):
             await m.handle(0).resign()
         make_room(store, mid)
         await until(lambda: m.state.phase == H.PLAY, what="go after the resume")
@@ -292,7 +294,7 @@ async def test_a_stalled_store_pauses_only_the_match_waiting_on_it(tmp_path, mon
                 await other.handle(s).submit(a)
             assert len(other.actions) == 5
             assert time.monotonic() - t0 < 1.0
-            await until(lambda: "disk" in recorded.notice, what="the slow-disk notice")
+            await until(lambda: "disk" in notice_of(recorded.notice), what="the slow-disk notice")
             assert not first.done() and not second.done() and recorded.actions == []
         finally:
             stall.release.set()
@@ -301,7 +303,7 @@ async def test_a_stalled_store_pauses_only_the_match_waiting_on_it(tmp_path, mon
         assert [type(a) for a in recorded.actions] == [type(action), V.Resign]
         r = store.match_record(mid)
         assert r.finished and r.actions == tuple(a.text() for a in recorded.actions)
-        assert recorded.notice == ""
+        assert recorded.notice == ()
         assert store.player("SHA256:erin").name == "erin"
         await asyncio.wrap_future(store.touch_player("SHA256:erin"))
 

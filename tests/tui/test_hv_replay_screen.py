@@ -10,6 +10,7 @@ from engine.highvoltage import rules as H
 from server.replay import Replay
 from server.store.db import Store
 from tests.server.test_hv_replay_model import C, store_hv_match
+from tests.support.words import lines
 from tui.app import make_app
 from tui.games.highvoltage.card import HVTopCard, chip
 from tui.games.highvoltage.replay import HVReplayScreen
@@ -43,10 +44,10 @@ def agrees(screen: HVReplayScreen, replay: Replay, step: int, seat: int | None =
     top = screen.query_one(HVTopCard)
     assert (top.face, top.top_no) == (view.top, view.top_no)
     feed = screen.query_one(HVFeed)
-    assert feed.lines == replay.lines(step)
+    assert feed.lines == lines("high-voltage", replay.entries(step), replay.names)
     # The feed is on screen at every step, a countdown's included: its newest line shows.
     assert feed.display and feed.region.height >= 3
-    newest = feed_line(replay.lines(step)[-1], newest=True).plain
+    newest = feed_line(feed.lines[-1], newest=True).plain
     assert newest[:20] in str(feed.render())
     hand = screen.query_one(HVHand)
     if seat is None:  # every seat's cards, each as the feed's chip, under its name

@@ -13,6 +13,7 @@ from textual.app import App
 from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat, local_match
+from tests.support.words import log_of
 from tests.tui.helpers import local_app, wait_until
 from tui.games.highvoltage.card import HVTopCard, big
 from tui.games.highvoltage.match import HVMatchScreen
@@ -204,7 +205,7 @@ async def test_a_late_play_is_refused_as_too_slow_and_keeps_the_card():
         assert mine in m.view(0).hand and mine in screen.slots
         assert screen.view.top == theirs
         text = text_of(app)
-        assert "too slow" in text and "Alice: too slow" in "\n".join(m.handle(0).log)
+        assert "too slow" in text and "Alice: too slow" in "\n".join(log_of(m.handle(0)))
     m.close()
 
 

@@ -12,6 +12,7 @@ from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match
+from tests.support.words import feed_of, log_of, update_lines
 from tests.tui.helpers import FixedBackend, match_screen, wait_until
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen
@@ -52,13 +53,14 @@ async def test_the_voltage_screen_shows_the_update_and_reads_nothing_after_mount
         reads = h.reads
         await screen.submit(screen.view.legal[0])
         assert h.updates and screen.view == h.updates[-1].view  # shown at once: the update's view
-        assert screen.lines[-len(h.updates[-1].lines):] == list(h.updates[-1].lines)
+        new = update_lines(h.updates[-1], "voltage")
+        assert new and screen.lines[-len(new):] == new
         while m.state.to_move == mover and not m.over:  # the rest of the turn
             await screen.submit(screen.view.legal[0])
         other = 1 - mover
         await m.handle(other).submit(m.view(other).legal[0])  # the other player's move
         await wait_until(pilot, lambda: screen.view == m.view(mover))
-        assert screen.lines == m.log
+        assert screen.lines == log_of(m)
         assert h.reads == reads, "the screen read the match again instead of using the updates"
 
 
@@ -82,7 +84,7 @@ async def test_the_high_voltage_screen_shows_the_update_and_reads_nothing_after_
         reads = h.reads
         m.start()
         await wait_until(pilot, lambda: screen.view.can_act)
-        assert screen.countdown is None and screen.lines == m.feed(0)
+        assert screen.countdown is None and screen.lines == feed_of(m, 0)
         await screen.send(H.Draw(0))
-        assert screen.view == m.view(0) and screen.lines == m.feed(0)
+        assert screen.view == m.view(0) and screen.lines == feed_of(m, 0)
         assert h.reads == reads, "the screen read the match again instead of using the updates"

@@ -11,6 +11,7 @@ import pytest
 from engine.voltage import rules as V
 from server.replay import Replay
 from server.store.db import Store
+from tests.support.words import lines
 from tui.app import make_app
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
@@ -90,7 +91,7 @@ def agrees(screen: ReplayScreen, replay: Replay, step: int, seat: int | None = N
     assert screen.step_no == step
     assert screen.view == view
     assert shown_board(screen) == expected_board(view)
-    assert screen.query_one(MatchLog).lines == replay.lines(step)
+    assert screen.query_one(MatchLog).lines == lines("voltage", replay.entries(step), replay.names)
     me = view.seat if view.seat is not None else 0
     if seat is None:  # both hands face up, the top one where the live screen has backs
         hands = replay.hands(step)
@@ -126,7 +127,7 @@ async def test_step_forward_back_and_jump_to_a_set_as_a_spectator(stored):
             await pilot.press("right")
         await pilot.pause()
         agrees(screen, replay, 5)
-        assert screen.step_text() and replay.step_lines(5)[0] in screen.step_text()
+        assert screen.step_text() and lines("voltage", replay.step_entries(5), replay.names)[0] in screen.step_text()
         await pilot.press("left", "left")
         await pilot.pause()
         agrees(screen, replay, 3)

@@ -10,6 +10,7 @@ from engine.voltage import cards as K
 from engine.voltage import rules as V
 from server.host.common import Seat
 from server.host.voltage import Match
+from tests.support.words import log_of
 from tests.tui.helpers import (
     ContractHandle,
     FixedBackend,
@@ -29,6 +30,7 @@ from tui.games.voltage.hand import HandView
 from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.results import ResultsScreen
 from tui.pacing import FAST
+from tui.ports import Note
 from tui.screens.base import TooSmall
 from tui.screens.rules import RulesScreen
 from tui.screens.start import StartScreen
@@ -332,10 +334,10 @@ async def test_a_notice_shows_prominently():
     app = fixed_app([m.handle(0)])
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        m.set_notice("waiting for Bob to reconnect (0:45)")
+        m.set_notice(Note.of("waiting_reconnect", name="Bob", seconds=45))
         await pilot.pause()
         assert "waiting for Bob to reconnect (0:45)" in screen_text(app)
-        m.set_notice("")
+        m.set_notice()
         await pilot.pause()
         assert "reconnect" not in screen_text(app)
 
@@ -407,7 +409,7 @@ async def test_the_prompt_line_buttons_are_clickable():
         assert name == "draw"
         await pilot.click(bar, offset=(start + 1, 0))
         await wait_until(pilot, lambda: m.state.to_move != mover or m.state.phase == V.FLIP)
-        assert any("drew" in line for line in m.log)
+        assert any("drew" in line for line in log_of(m))
 
 
 # -- the log --------------------------------------------------------------------

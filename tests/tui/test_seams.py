@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 
+from engine.errors import IllegalActionError
 from server.backend import SSHBackend
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, HVSeatHandle
 from server.host.voltage import Match, SeatHandle
 from server.local import LocalBackend
 from server.replay import Replay
+from tests.support.words import refused
 from tui import ports
 from tui.screens.replay import ReplayBackend, ReplayHandle
 
@@ -48,10 +50,14 @@ async def test_both_hosts_and_their_handles_satisfy_the_seams():
 
 
 def test_refusing_turns_an_old_value_error_into_a_refusal_and_keeps_its_words():
-    with pytest.raises(ports.Refused, match="^no room KCUZ$") as e:
+    with refused("^no room KCUZ$", ports.Refused) as e:
         with ports.refusing():
             raise ValueError("no room KCUZ")
-    assert isinstance(e.value.__cause__, ValueError)
+    assert isinstance(e.value.__cause__, ValueError) and e.value.code == "refused"
+    with refused("^it is not your turn$", ports.Refused, "voltage") as e:  # an engine error keeps its code
+        with ports.refusing():
+            raise IllegalActionError("not_your_turn")
+    assert e.value.code == "not_your_turn"
     with pytest.raises(KeyError):  # a bug stays a bug
         with ports.refusing():
             raise KeyError("x")

@@ -4,10 +4,12 @@ the board's blocks show, never an ASCII hyphen."""
 from __future__ import annotations
 
 from engine.voltage import rules as V
+from tests.support.words import log_of
 from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import rows_of, voltage_match
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.words import line
 from tui.pacing import NO_FLASH
 from tui.text import sign
 
@@ -15,12 +17,12 @@ NAMES = ("Ann", "Bob")
 
 
 def test_the_log_words_a_minus_block_with_the_boards_sign():
-    flip = V.Event("flip", seat=0, terminal=1, plus=False).text(NAMES)
+    flip = line(V.Event("flip", seat=0, terminal=1, plus=False), NAMES)
     assert flip == f"Ann flipped green to {sign(False)}."
     assert "-" not in flip
-    score = V.Event("score", seat=1, terminal=2, totals=(3, 1), plus=False, winner=0).text(NAMES)
+    score = line(V.Event("score", seat=1, terminal=2, totals=(3, 1), plus=False, winner=0), NAMES)
     assert score.startswith(f"Blue ({sign(False)}) scored")
-    assert V.Event("flip", seat=0, terminal=1, plus=True).text(NAMES) == "Ann flipped green to +."
+    assert line(V.Event("flip", seat=0, terminal=1, plus=True), NAMES) == "Ann flipped green to +."
 
 
 async def test_a_real_flip_reads_the_same_in_the_log_as_on_the_block():
@@ -30,9 +32,9 @@ async def test_a_real_flip_reads_the_same_in_the_log_as_on_the_block():
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()
         await pilot.press("o")  # orange was +: now −
-        await wait_until(pilot, lambda: any("flipped orange" in line for line in m.log))
+        await wait_until(pilot, lambda: any("flipped orange" in line for line in log_of(m)))
         await pilot.pause()
-        line = next(line for line in reversed(m.log) if "flipped orange" in line)
+        line = next(line for line in reversed(log_of(m)) if "flipped orange" in line)
         assert line.endswith(f"to {sign(False)}.")
         shown = "\n".join(rows_of(app))
         assert f"{sign(False)}." in shown and " -." not in shown and "\n-." not in shown

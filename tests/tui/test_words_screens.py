@@ -26,6 +26,7 @@ from engine.voltage import rules as V
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match
+from tests.support.words import feed_of, lines, log_of
 from tests.tui.helpers import FixedBackend, wait_until
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen
@@ -147,17 +148,18 @@ def voltage_match(kind: str, names: tuple[str, str] = ("Ann", "Bob")) -> Match:
     n = m.names
     card = V.Card.of
     m.log += [
-        V.Event("play", seat=1, card=card(_take(free, "BY")), terminal=0, side=0, target=card(s.board[1][0])).text(n),
-        V.Event("flip", seat=1, terminal=1, plus=False).text(n),
-        V.Event("score", seat=1, terminal=2, totals=(3, 3), plus=False, winner=0).text(n),
-        V.Event("reshuffle", count=31).text(n),
+        V.Event("play", seat=1, card=card(_take(free, "BY")), terminal=0, side=0, target=card(s.board[1][0])),
+        V.Event("flip", seat=1, terminal=1, plus=False),
+        V.Event("score", seat=1, terminal=2, totals=(3, 3), plus=False, winner=0),
+        V.Event("reshuffle", count=31),
     ]
+    assert lines("voltage", m.log[-4:], n)[-1] == "The discard pile was shuffled into a new draw pile (31 cards)."
     return m
 
 
 def voltage_forms(screen: MatchScreen) -> list[str]:
     view, step = screen.view, screen.step
-    forms = list(screen.viewer.log)
+    forms = log_of(screen.viewer)
     forms += list(getattr(step.prompt, "forms", (step.prompt,)))[:1]
     forms += [f"{o.label} [space]" for o in step.buttons]
     n = len(view.hand_backs[1 - screen.me])
@@ -236,8 +238,8 @@ async def hv_cuts(players: int, size: tuple[int, int], practice: bool = False) -
     if practice:  # a long match: three-digit plays and flips on the top line
         m.state.plays, m.state.flips = 123, 12
     m.log += [
-        H.Event("flip", card=H.Face(7, 3)).text(m.names),
-        H.Event("slow", seat=1, card=H.Face(2, 1), aimed=H.Face(3, 1), covered=H.Face(8, 2)).text(m.names),
+        H.Event("flip", card=H.Face(7, 3)),
+        H.Event("slow", seat=1, card=H.Face(2, 1), aimed=H.Face(3, 1), covered=H.Face(8, 2)),
     ]
     app = Host([m.handle(0)], practice)
     try:
@@ -247,7 +249,7 @@ async def hv_cuts(players: int, size: tuple[int, int], practice: bool = False) -
             await pilot.pause()
             screen = app.screen
             # the feed draws each card as a chip: " 7 ±3 "
-            forms = [_CHIP.sub(r" \1 ±\2 ", line) for line in m.feed(0)]
+            forms = [_CHIP.sub(r" \1 ±\2 ", line) for line in feed_of(m, 0)]
             forms += [screen._prompt(), "feed, newest first"]
             rows = rows_of(app)
             cuts = cut_words(rows, forms, m.names)
@@ -280,12 +282,13 @@ async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24
     from server.backend import SSHBackend
     from server.lobby.core import Lobby
     from server.store.db import Store
-    from server.store.persist import history_lines
+    from server.store.persist import history_item
     from tests.server.test_commands import KA, KB, finished_match
     from tests.tui.helpers import local_app
     from tui.dialogs.confirm import ConfirmScreen
     from tui.games.voltage.results import ResultsScreen
     from tui.screens.lobby import LobbyScreen
+    from tui.words import history_forms
 
     bad: list[str] = []
     with Store.open(tmp_path) as store:
@@ -309,7 +312,7 @@ async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24
             forms += [LobbyScreen.KEYS_HELP, LobbyScreen.KEYS_HELP_SHORT]
             forms += ["Voltage: lobby    you: alice    " + "    ".join(
                 f"{g} {r} ({n} rated)" for g, r, n in backend.ratings())]
-            forms += [history_lines(r, KA)[0] for r in store.player_history(KA)]
+            forms += [history_forms(history_item(r, KA))[0] for r in store.player_history(KA)]
             bad += [f"lobby: {b}" for b in cut_words(rows_of(app), forms, ["Alice", "Bob", "alice"])]
     app, backend = local_app(seed=8)
     async with app.run_test(size=(80, 24)) as pilot:

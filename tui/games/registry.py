@@ -14,9 +14,9 @@ a session that plays one game need not load the other's screens).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -24,6 +24,19 @@ if TYPE_CHECKING:
     from tui.games.lobby_parts import LobbyPart
     from tui.ports import Backend, Handles, HomeBackend, LobbyBackend, ReplaySource
     from tui.screens.base import PlayScreen
+
+
+class GameWords(Protocol):
+    """A game's words module (``tui/games/<game>/words.py``): its log entries and refusals
+    in the session's language (see :mod:`tui.words`, which it falls back on)."""
+
+    def line(self, event: Any, names: Sequence[str]) -> str: ...
+
+    def lines(self, entries: Sequence[Any], names: Sequence[str]) -> list[str]: ...
+
+    def refusal(self, error: BaseException) -> str: ...
+
+    def describe(self, title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -36,7 +49,8 @@ class GameScreens:
     ``start(app, backend, player_name, opponent)``: what the start screen does when this
     game is chosen against ``opponent`` (an id from ``backend.opponents()``): start a
     match and show it, or first ask how (a dialog).  ``lobby(backend)``: this game's part
-    of one lobby screen (None: the lobby does not offer it)."""
+    of one lobby screen (None: the lobby does not offer it).  ``words()``: its words
+    module (:class:`GameWords`)."""
 
     id: str
     match: Callable[[Handles, Backend | None], PlayScreen]
@@ -44,6 +58,7 @@ class GameScreens:
     replay: Callable[[ReplaySource, int], PlayScreen]
     start: Callable[[App[Any], HomeBackend, str, str], None]
     lobby: Callable[[LobbyBackend], LobbyPart] | None = None
+    words: Callable[[], GameWords] | None = None
 
 
 # -- Voltage -------------------------------------------------------------------
@@ -97,6 +112,12 @@ def _voltage_lobby(backend: LobbyBackend) -> LobbyPart:
                     controls=("5+5", "3+2", "10+5", "15+10", "none"))
 
 
+def _voltage_words() -> GameWords:
+    from tui.games.voltage import words
+
+    return words
+
+
 # -- High Voltage ----------------------------------------------------------------
 
 
@@ -132,7 +153,8 @@ def _hv_lobby(backend: LobbyBackend) -> LobbyPart:
     from tui.games.lobby_parts import DEFAULT_TABLE_LEVELS, TablePart
 
     def levels(b: LobbyBackend) -> tuple[str, ...]:
-        return tuple(getattr(b, "hv_bot_levels", DEFAULT_TABLE_LEVELS))
+        ask = getattr(b, "bot_levels", None)
+        return tuple(ask(HIGH_VOLTAGE)) if ask is not None else DEFAULT_TABLE_LEVELS
 
     def starts_in(b: LobbyBackend) -> float | None:
         ask = getattr(b, "hv_starts_in", None)
@@ -141,14 +163,21 @@ def _hv_lobby(backend: LobbyBackend) -> LobbyPart:
     return TablePart(INFO[HIGH_VOLTAGE], backend, levels=levels, starts_in=starts_in)
 
 
+def _hv_words() -> GameWords:
+    from tui.games.highvoltage import words
+
+    return words
+
+
 VOLTAGE = "voltage"
 HIGH_VOLTAGE = "high-voltage"
 
 GAMES: dict[str, GameScreens] = {
     g.id: g
     for g in (
-        GameScreens(VOLTAGE, _voltage_match, _voltage_results, _voltage_replay, _voltage_start, _voltage_lobby),
-        GameScreens(HIGH_VOLTAGE, _hv_match, _hv_results, _hv_replay, _hv_start, _hv_lobby),
+        GameScreens(VOLTAGE, _voltage_match, _voltage_results, _voltage_replay, _voltage_start, _voltage_lobby,
+                    _voltage_words),
+        GameScreens(HIGH_VOLTAGE, _hv_match, _hv_results, _hv_replay, _hv_start, _hv_lobby, _hv_words),
     )
 }
 
@@ -159,3 +188,34 @@ def screens(game: str) -> GameScreens:
         return GAMES[game]
     except KeyError:
         raise KeyError(f"no game {game!r}: the tui knows {', '.join(GAMES)}") from None
+
+
+class _SharedWords:
+    """The words of a game the tui has no words module for: its notes only (an event shows
+    as its kind)."""
+
+    def line(self, event: Any, names: Sequence[str]) -> str:
+        from tui import words as W
+
+        return W.entry(event, names)
+
+    def lines(self, entries: Sequence[Any], names: Sequence[str]) -> list[str]:
+        return [self.line(e, names) for e in entries]
+
+    def refusal(self, error: BaseException) -> str:
+        from tui import words as W
+
+        return W.refusal(error)
+
+    def describe(self, title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str:
+        from tui import words as W
+
+        return W.describe(title, names, scores, short)
+
+
+def words(game: str) -> GameWords:
+    """The words module of ``game`` (the shared words alone for a game without one)."""
+    g = GAMES.get(game)
+    if g is None or g.words is None:
+        return _SharedWords()
+    return g.words()

@@ -27,8 +27,10 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from tui import words as W
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
+from tui.games.registry import words
 from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
 
@@ -311,7 +313,7 @@ class LobbyScreen(SizedScreen):
         try:
             ch = self.backend.challenge(name, game)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._challenge_obj = ch
         self._set_mode("challenging")
@@ -321,7 +323,7 @@ class LobbyScreen(SizedScreen):
         except Refused as e:  # declined, expired, taken back
             self._challenge_obj = None
             self._set_mode("")
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._challenge_obj = None
         self._set_mode("")
@@ -344,7 +346,7 @@ class LobbyScreen(SizedScreen):
             try:
                 handles = self.backend.answer_challenge(ch, bool(accept))
             except Refused as e:
-                self._error(str(e))
+                self._error(W.refusal(e))
                 return
             if handles:
                 self._go_home()
@@ -485,7 +487,7 @@ class LobbyScreen(SizedScreen):
         try:
             name = self.backend.claim_name(event.value)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._error("")
         renamed = stored is not None and bool(stored) and name.casefold() != stored.casefold()
@@ -555,7 +557,7 @@ class LobbyScreen(SizedScreen):
         """The player's own finished matches, newest first (read when the lobby shows)."""
         history = getattr(self.backend, "history", None)
         width = self.query_one("#history", Menu).content_size.width - 2  # (the cursor)
-        items = history(width=width if width > 0 else None) if history is not None else []
+        items = W.history_lines(history() if history is not None else [], width if width > 0 else None)
         # Newest first, and the cursor on the newest (a match just played is the one to see).
         self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
                                                    keep_place=False)
@@ -577,7 +579,7 @@ class LobbyScreen(SizedScreen):
             mine = p.name == self.backend.name
             line = Text("  " if mine else "")  # (you are shown as a heading, never chosen: aligned by hand)
             line.append(p.name, "bold")
-            line.append("  " + p.status)
+            line.append("  " + W.status(p.status, getattr(p, "where", "")))
             items.append(((f"-me:{p.name}" if mine else f"player:{p.name}"), line))
         players.set_items(items)
         challenge = "  o, Enter: challenge" if len(snap.players) > 1 else ""
@@ -601,11 +603,8 @@ class LobbyScreen(SizedScreen):
         return line
 
     def _describe(self, m: Any, short: bool = False) -> str:
-        describe = getattr(m, "describe", None)
-        if describe is not None:
-            return describe(short=short)
-        return (f"{self.backend.game_titles.get(m.game, m.game)}: "
-                f"{' v '.join(m.names)}  {'-'.join(map(str, m.scores))}")
+        """A running match's players and score, in its game's words."""
+        return words(m.game).describe(self.backend.game_titles.get(m.game, m.game), m.names, m.scores, short)
 
     # -- status ----------------------------------------------------------------
 
@@ -721,7 +720,7 @@ class LobbyScreen(SizedScreen):
         try:
             screen = self.backend.replay_screen(match_id)
         except Exception as e:  # a ReplayError says why (e.g. a game that does not replay yet)
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         if self._mode in ("queue", "room", "joined"):
             self.action_cancel()
@@ -756,7 +755,7 @@ class LobbyScreen(SizedScreen):
         try:
             handles = self.backend.join_room(code) if verb == "join" else self.backend.watch(code)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._open_match(handles)
 
@@ -764,7 +763,7 @@ class LobbyScreen(SizedScreen):
         try:
             handles = self.backend.play_bot(bot, game)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._open_match(handles)
 
@@ -774,7 +773,7 @@ class LobbyScreen(SizedScreen):
             handles = await self.backend.quick_match(game)
         except Refused as e:
             self._set_mode("")
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._set_mode("")
         self._open_match(handles)
@@ -790,7 +789,7 @@ class LobbyScreen(SizedScreen):
             handles = await self.backend.join(code)
         except Refused as e:
             self._set_mode("")
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         except asyncio.CancelledError:
             if self._mode != "joined":
@@ -807,7 +806,7 @@ class LobbyScreen(SizedScreen):
         try:
             room = self.backend.create_room(game, size, time_control=time_control)
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         self._room_obj = room
         self._set_mode("room")
@@ -852,7 +851,7 @@ class LobbyScreen(SizedScreen):
         try:
             self.backend.start_room()
         except Refused as e:
-            self._error(str(e))
+            self._error(W.refusal(e))
 
     def action_cancel(self) -> None:
         if self._mode == "challenging":

@@ -25,7 +25,7 @@ previous/next set (High Voltage: round, which ends when the pile is flipped),
 Home/End the deal and the end, ``s`` the next viewpoint, ``q``/Esc leave (the
 key bar groups ``←→`` and ``[]`` so every key fits on 80 columns).  The top
 line says where the replay is and whose hands are shown; the prompt line shows
-what the step's action did, in the match log's words.
+what the step's action did, in the match log's words (the game's words module).
 
 :class:`ReplayBackend` is the backend of an app that only replays (``voltage
 replay MATCH_ID`` and ``ssh -t HOST replay MATCH_ID``).
@@ -40,7 +40,9 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from engine.errors import IllegalActionError
-from tui.ports import ReplaySource, Unsubscribe, UpdateCallback
+from tui import words as W
+from tui.games.registry import words
+from tui.ports import Entry, ReplaySource, Unsubscribe, UpdateCallback
 from tui.text import safe
 
 if TYPE_CHECKING:
@@ -57,7 +59,7 @@ class ReplayHandle:
     """A seat handle over a replay (a :class:`tui.ports.SeatHandle`): the match screen
     reads it like a live match's."""
 
-    notice = ""
+    notice = ()
     countdown: int | None = None  # a replay's countdown is shown face down, not counted
 
     def __init__(self, replay: ReplaySource, step: int = 0) -> None:
@@ -96,8 +98,8 @@ class ReplayHandle:
         return self.replay.names
 
     @property
-    def log(self) -> list[str]:
-        return self.replay.lines(self.step)
+    def log(self) -> list[Entry]:
+        return self.replay.entries(self.step)
 
     def view(self) -> Any:
         """Every hand: the viewer's own view (or a spectator's), the screen adds the hands;
@@ -115,10 +117,10 @@ class ReplayHandle:
         return lambda: None  # a replay never changes by itself
 
     async def submit(self, action: Any) -> None:
-        raise IllegalActionError("this is a replay: nothing can be played")
+        raise IllegalActionError("replay_only")
 
     async def resign(self) -> None:
-        raise IllegalActionError("this is a replay: nothing can be played")
+        raise IllegalActionError("replay_only")
 
 
 class Stepping(_MatchScreen):
@@ -139,7 +141,9 @@ class Stepping(_MatchScreen):
 
     @staticmethod
     def keys(unit: str) -> list[BindingType]:
-        """The replay keys; ``unit`` names what ``[``/``]`` jump between (set, round)."""
+        """The replay keys; ``unit`` names what ``[``/``]`` jump between (the stretch's id:
+        set, round)."""
+        unit = W.stretch(unit)
         steps = Binding.Group("step", compact=True)
         sets = Binding.Group(unit, compact=True)
         return [
@@ -228,7 +232,7 @@ class Stepping(_MatchScreen):
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(" REPLAY ", style="bold reverse")
         of = max(total, 1)
-        t.append(f"  match #{rec.id}  step {step}/{r.last}  {r.unit} {min(r.set_at(step), of)} of {of}")
+        t.append(f"  match #{rec.id}  step {step}/{r.last}  {W.stretch(r.unit)} {min(r.set_at(step), of)} of {of}")
         t.append("  ")  # what is shown, before who watches: cut last on a narrow screen
         t.append(" s ", style="bold reverse")
         t.append(" " + self.viewpoint_words(), style="bold")
@@ -250,7 +254,7 @@ class Stepping(_MatchScreen):
 
     def step_text(self) -> str:
         step = self.handle.step
-        lines = self.replay.step_lines(step)
+        lines = words(self.replay.record.game).lines(self.replay.step_entries(step), self.replay.names)
         if step == 0:
             return "The deal. " + " ".join(lines) if lines else "The deal."
         return " · ".join(lines) if lines else (self.replay.action(step) or "")

@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui import words as W
 from tui.text import name_text
 from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
@@ -109,9 +110,9 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
             yield Static(self.winner_text(), id="winner")
             yield Static(self.body_text(), id="body")
             rating_change = getattr(self.backend, "rating_change", None)  # rated matches: "rating 1012 (+12)"
-            change = rating_change(self.handles) if rating_change is not None else None
-            if change:
-                yield Static(Text(change), id="rating-change")
+            changes = rating_change(self.handles) if rating_change is not None else None
+            if changes:
+                yield Static(Text(W.rating_changes(changes)), id="rating-change")
             yield Static(Text(self.status_text(), style="dim"), id="results-status")
             with Horizontal(id="results-buttons"):
                 if self.can_rematch:
@@ -139,7 +140,7 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
             why = "No rematch this time."
         except Exception as e:  # never crash on a backend problem
             log.exception("rematch failed")
-            handles, why = None, f"No rematch: {e}"
+            handles, why = None, f"No rematch: {W.refusal(e)}"
         self._asking = False
         self.refresh_bindings()
         if handles:

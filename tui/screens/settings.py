@@ -32,6 +32,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
+from tui import words as W
 from tui.app import COLOUR_WORDS, COLOURS
 from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
@@ -127,7 +128,7 @@ class SettingsScreen(SizedScreen):
         forced = self._forced()
         colours = Text(f"Colours: {COLOUR_WORDS.get(self.colours(), self.colours())}")
         if forced:
-            colours.append(f"  ({forced})", style="dim")
+            colours.append(f"  ({W.forced(forced)})", style="dim")
         else:
             colours.append("  ←→", style="dim")
         items.append(("colours", colours))
@@ -223,7 +224,7 @@ class SettingsScreen(SizedScreen):
             name = self.backend.claim_name(event.value)
         except Refused as e:
             self._status("")
-            self._error(str(e))
+            self._error(W.refusal(e))
             return
         backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
         if getattr(backend, "stored_name", None):

@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from tui import words as W
 from tui.ports import HomeBackend
 from tui.screens.base import SizedScreen, TooSmall
 from tui.text import TERMINAL_FG
@@ -147,8 +148,10 @@ class StartScreen(SizedScreen):
     def __init__(self, backend: HomeBackend) -> None:
         super().__init__()
         self.backend = backend
-        self.games: list[tuple[str, str, str, bool]] = list(backend.games())
-        self.opponents: list[tuple[str, str, str]] = list(backend.opponents())
+        # (id, label, description, playable): the backend's ids, worded here
+        self.games: list[tuple[str, str, str, bool]] = [(gid, *W.game_choice(gid), ok) for gid, ok in backend.games()]
+        self.opponents: list[tuple[str, str, str]] = [(oid, *W.opponent_choice(oid, label, desc))
+                                                      for oid, label, desc in backend.opponents()]
         self.game = next((i for i, g in enumerate(self.games) if g[3]), 0)
         default = getattr(backend, "default_opponent", "medium")
         self.opponent = next((i for i, o in enumerate(self.opponents) if o[0] == default), 0)

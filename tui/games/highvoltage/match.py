@@ -54,7 +54,9 @@ from textual.widgets import Footer, Static
 
 from engine.errors import IllegalActionError, RuleError
 from engine.highvoltage import rules as H
+from tui import words as W
 from tui.games.highvoltage import present as P
+from tui.games.highvoltage import words
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
 from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
 from tui.pacing import DEFAULT, pacing_of
@@ -217,12 +219,12 @@ class HVMatchScreen(PlayScreen):
             return False
         inbox, self._inbox = self._inbox, []
         for update in inbox:
-            self.lines.extend(update.lines)
+            if update.names:
+                self.names = tuple(update.names)
+            self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
         last = inbox[-1]
-        self.view, self._countdown, self.notice = last.view, last.countdown, last.notice
+        self.view, self._countdown, self.notice = last.view, last.countdown, W.notice(last.notice)
         self.idle, self.bot_playing = tuple(last.idle), tuple(last.bot_playing)
-        if last.names:
-            self.names = tuple(last.names)
         self._show()
         return True
 
@@ -261,8 +263,8 @@ class HVMatchScreen(PlayScreen):
         self._inbox.clear()
         self.view = self.handle.view()
         self.names = tuple(self.handle.names)
-        self.lines = list(self.handle.log)
-        self.notice = self.handle.notice
+        self.lines = words.lines(self.handle.log, self.names)
+        self.notice = W.notice(self.handle.notice)
         self._countdown = self.handle.countdown
         self.idle = tuple(getattr(self.handle, "idle", ()))
         self.bot_playing = tuple(getattr(self.handle, "bot_playing", ()))
@@ -428,7 +430,7 @@ class HVMatchScreen(PlayScreen):
         try:
             await self.handle.submit(action)
         except (IllegalActionError, RuleError) as e:
-            self._say(str(e) or "that is not allowed now")
+            self._say(words.refusal(e))
             self._drain()  # (too slow: the play that covered the top came as an update)
             return False
         except Exception as e:  # a connection problem must not crash the screen
@@ -530,7 +532,7 @@ class HVMatchScreen(PlayScreen):
         try:
             await send()
         except (IllegalActionError, RuleError) as e:
-            self._say(str(e) or "that is not possible now")
+            self._say(words.refusal(e))
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("idle request failed")
             self._say(f"could not send that: {e}")

@@ -3,7 +3,7 @@
 The screen talks to the match only through seat handles (:class:`tui.ports.SeatHandle`),
 and data flows one way: it reads ``handle.view()``, ``log``, ``names`` and ``notice``
 once, on mount, then lives on the updates (:class:`tui.ports.Update`) its subscriptions bring
-(the latest view, the new log lines appended, the notice, the names), and sends intents
+(the latest view, the new log entries worded and appended, the notice, the names), and sends intents
 with ``await handle.submit(action)`` without reading the match again afterwards: the
 update for an accepted action arrives while it is sent.  (A replay steps by reading its
 handle afresh: :meth:`MatchScreen.refresh_match`.)  With one handle it plays (or watches,
@@ -40,8 +40,10 @@ from engine import clock as CL
 from engine.errors import IllegalActionError, RuleError
 from engine.voltage import rules as V
 from engine.voltage.cards import COLOURS
+from tui import words as W
 from tui.games.voltage import choices as C
 from tui.games.voltage import present as P
+from tui.games.voltage import words
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
 from tui.games.voltage.piles import Piles
@@ -115,9 +117,9 @@ class MatchScreen(PlayScreen):
         self.sel = C.NOTHING
         self.cursor = 0
         self.error = ""
-        self.notice = self.viewer.notice
+        self.notice = W.notice(self.viewer.notice)  # the status line, worded
         self.view: V.VoltageView = self.viewer.view()
-        self.lines: list[str] = []  # the log shown: the first read, then each update's new lines
+        self.lines: list[str] = []  # the log shown, worded: the first read, then each update's new entries
         self._views: dict[int | None, V.VoltageView] = {}  # each handle's seat -> its latest view
         self._versions: dict[int | None, int] = {}  # ... and that view's version
         self._inbox: list[tuple[int | None, Update[V.VoltageView]]] = []  # updates not yet shown
@@ -229,10 +231,10 @@ class MatchScreen(PlayScreen):
             self._views[seat] = update.view
             self._versions[seat] = update.version
             if seat == self.handles[0].seat:
-                self.lines.extend(update.lines)
-                self.notice = update.notice
                 if update.names:
                     self.names = tuple(update.names)
+                self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
+                self.notice = W.notice(update.notice)
                 clock = getattr(update, "clock", None)
                 if clock != self.clock:
                     self.clock = clock
@@ -265,9 +267,9 @@ class MatchScreen(PlayScreen):
         for h in self.handles:
             self._views[h.seat] = h.view()
             self._versions[h.seat] = h.version
-        self.lines = list(self.viewer.log)
-        self.notice = self.viewer.notice
         self.names = tuple(self.viewer.names)
+        self.lines = words.lines(self.viewer.log, self.names)
+        self.notice = W.notice(self.viewer.notice)
         self._show(first=first)
 
     def _show(self, *, first: bool = False) -> None:
@@ -513,7 +515,7 @@ class MatchScreen(PlayScreen):
         try:
             await self.viewer.submit(action)
         except (IllegalActionError, RuleError) as e:
-            self.error = str(e) or "that is not allowed now"
+            self.error = words.refusal(e)
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("submit failed")
             self.error = f"could not send that: {e}"
@@ -606,7 +608,7 @@ class MatchScreen(PlayScreen):
         try:
             await call(*args)
         except (IllegalActionError, RuleError) as e:
-            self.error = str(e) or "that is not allowed now"
+            self.error = words.refusal(e)
         except Exception as e:
             log.exception("%s failed", name)
             self.error = f"could not send that: {e}"
@@ -636,8 +638,7 @@ class MatchScreen(PlayScreen):
 
     def _last_moves(self) -> list[str]:
         """The public lines since the other player's turn began (for the pass screen)."""
-        lines = self.viewer.log
-        return lines[-6:]
+        return words.lines(self.viewer.log[-6:], self.names)
 
     # -- mouse ---------------------------------------------------------------
 
@@ -726,7 +727,7 @@ class MatchScreen(PlayScreen):
         if self.step.buttons:
             await self._choose(self.step.buttons[0])
         elif self.view.my_turn:
-            await self.submit(V.DRAW)  # refused with the engine's one-line reason
+            await self.submit(V.DRAW)  # refused with the engine's reason (worded by the screen)
         else:
             self._explain("It is not your turn.")
 
