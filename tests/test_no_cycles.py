@@ -144,7 +144,7 @@ def a_cycle(graph: dict[str, set[str]], component: list[str]) -> list[str]:
 
 
 def describe(graph: dict[str, set[str]]) -> list[str]:
-    return [f"{len(component)} modules, e.g. " + " -> ".join(a_cycle(graph, component))
+    return [f"{len(component)} modules ({', '.join(component)}), e.g. " + " -> ".join(a_cycle(graph, component))
             for component in strongly_connected(graph)]
 
 
@@ -172,7 +172,7 @@ def test_the_check_sees_a_cycle_hidden_in_a_function(tmp_path):
     })
     graph = import_graph(tmp_path)
     assert graph["tui.c"] == set()
-    assert describe(graph) == ["2 modules, e.g. tui.a -> tui.b -> tui.a"]
+    assert describe(graph) == ["2 modules (tui.a, tui.b), e.g. tui.a -> tui.b -> tui.a"]
 
 
 def test_the_check_ignores_imports_only_for_the_type_checker(tmp_path):

@@ -40,8 +40,8 @@ from tui.ports import Entry, ReplaySource, Unsubscribe, UpdateCallback
 from tui.text import safe
 
 if TYPE_CHECKING:
-    from tui.games.registry import GameWords
     from tui.screens.base import PlayScreen
+    from tui.words import GameWords
 
     # Stepping is mixed in before a match screen: type checkers see it as one (at run time it derives from object,
     # so the MRO is Stepping, the game's match screen, PlayScreen, ...).
