@@ -148,7 +148,7 @@ def describe(graph: dict[str, set[str]]) -> list[str]:
             for component in strongly_connected(graph)]
 
 
-def test_no_import_cycle_among_the_project_modules():
+def test_no_import_cycle_among_the_project_modules() -> None:
     graph = import_graph()
     assert {"engine.game", "server.lobby.core", "tui.app", "voltage.cli"} <= set(graph)
     cycles = describe(graph)
@@ -162,7 +162,7 @@ def write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
-def test_the_check_sees_a_cycle_hidden_in_a_function(tmp_path):
+def test_the_check_sees_a_cycle_hidden_in_a_function(tmp_path: Path) -> None:
     write(tmp_path, {
         "tui/__init__.py": "",
         "tui/a.py": "from tui import b\n",
@@ -175,7 +175,7 @@ def test_the_check_sees_a_cycle_hidden_in_a_function(tmp_path):
     assert describe(graph) == ["2 modules (tui.a, tui.b), e.g. tui.a -> tui.b -> tui.a"]
 
 
-def test_the_check_ignores_imports_only_for_the_type_checker(tmp_path):
+def test_the_check_ignores_imports_only_for_the_type_checker(tmp_path: Path) -> None:
     write(tmp_path, {
         "tui/__init__.py": "",
         "tui/a.py": "import tui.b\n",
