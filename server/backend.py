@@ -21,7 +21,9 @@ from typing import Any
 from engine import clock
 from server import games
 from server import ratings as R
-from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
+from server.games import IDS, TITLES
+from server.lobby.core import Lobby
+from server.lobby.models import Player, Room, Snapshot, bot_strengths
 from server.store import persist
 from tui.ports import Handles, HistoryItem, RatingChange, Refused, refusing
 from tui.ports import SeatHandle as Handle
@@ -30,7 +32,7 @@ SeatHandle = Handle[Any]
 
 log = logging.getLogger(__name__)
 
-FIRST_GAME = GAMES[0]  # what a request naming no game means (the lobby's first: Voltage)
+FIRST_GAME = IDS[0]  # what a request naming no game means (the lobby's first: Voltage)
 
 
 class SSHBackend:
@@ -183,8 +185,8 @@ class SSHBackend:
 
     # -- the lobby's choices -------------------------------------------------
 
-    games = GAMES
-    game_titles = GAME_TITLES
+    games = IDS
+    game_titles = TITLES
 
     @property
     def bot_offer_after(self) -> float:

@@ -5,7 +5,10 @@
 one per SSH session on the server (a :class:`tui.ports.LobbyBackend`, whose home screen
 is the lobby).  The backend is handed in (``voltage/cli.py`` composes): the tui never
 imports ``server``.  The app pushes
-``backend.home_screen()`` on mount; ``?`` opens the rules from anywhere.
+``backend.home_screen()`` on mount; ``?`` opens the rules from anywhere.  At a match's
+end (:class:`~tui.screens.base.PlayScreen.Ended`) it opens the game's results screen,
+found in the game registry (:mod:`tui.games.registry`): the shared screens the games
+build on never name the games.
 
 Ctrl+Q quits at once, except in a live match (a seat still playing, on any screen
 above it too: rules, a question, the pass-the-keyboard screen), where it first asks
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from tui.ports import Backend
+    from tui.screens.base import PlayScreen
 
 HERE = Path(__file__).resolve().parent
 
@@ -265,6 +269,18 @@ class VoltageApp(App[None]):
             if isinstance(screen, PlayScreen):
                 return screen.quit_question()
         return None
+
+    def on_play_screen_ended(self, message: PlayScreen.Ended) -> None:
+        """A match is over: its game's results screen (the game registry's) over the match
+        screen, which takes the answer (a rematch, home).  Once: a second ask, or one from
+        a screen no longer shown, is let go."""
+        from tui.games.registry import screens
+
+        screen = message.screen
+        if not screen.is_current:
+            return
+        results = screens(message.game).results(message.handles, message.backend, message.view, message.names)
+        self.push_screen(results, screen.results_closed)
 
     def go_home(self) -> None:
         """Back to the home screen (start or lobby), closing everything above it."""

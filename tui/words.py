@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from tui.i18n import N_, _, ngettext
 from tui.ports import HistoryItem, Note, RatingChange
@@ -375,3 +375,16 @@ def history_lines(items: Sequence[HistoryItem], width: int | None = None) -> lis
                   if width is None or all(len(forms[k]) <= width for _id, forms in rows)),
                  len(rows[0][1]) - 1)
     return [(mid, forms[level]) for mid, forms in rows]
+
+
+class GameWords(Protocol):
+    """A game's words module (``tui/games/<game>/words.py``): its log entries and refusals
+    in the session's language (see :mod:`tui.words`, which it falls back on)."""
+
+    def line(self, event: Any, names: Sequence[str]) -> str: ...
+
+    def lines(self, entries: Sequence[Any], names: Sequence[str]) -> list[str]: ...
+
+    def refusal(self, error: BaseException) -> str: ...
+
+    def describe(self, title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str: ...

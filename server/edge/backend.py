@@ -42,12 +42,13 @@ from server.bus import Bus, Intent, Subscription, gap
 from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.cluster.codec import CodecError, _cls, decode, encode
-from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
+from server.games import IDS, TITLES
+from server.lobby.models import bot_strengths
 from tui.ports import Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
 
 log = logging.getLogger(__name__)
 
-FIRST_GAME = GAMES[0]
+FIRST_GAME = IDS[0]
 NOT_ANSWERING = "not_answering"  # a refusal's code: the host did not answer in time
 HOST_AWAY = Note("host_away")  # the status notice while the host restarts
 REDIS_LOST = Note("connection_lost")  # ... while the bus reconnects
@@ -329,8 +330,8 @@ class RemoteBackend:
     """One SSH session on this edge, a player in the host's lobby (``LobbyBackend``)."""
 
     online = True
-    games = GAMES
-    game_titles = GAME_TITLES
+    games = IDS
+    game_titles = TITLES
 
     def __init__(self, client: EdgeClient, session: str, opened: dict[str, Any], env: dict[str, str],
                  username: str = "") -> None:

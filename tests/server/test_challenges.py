@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from server.lobby.core import Lobby, LobbyError
+from server.lobby.core import Lobby
+from server.lobby.models import LobbyError
 from tests.server.test_lobby_identity import KEY, OTHER, listening, online, settle
 from tests.support.words import refused, status_of
 

@@ -9,7 +9,8 @@ import pytest
 
 from engine.highvoltage import rules as H
 from server.games import GAMES as SERVER_GAMES
-from server.lobby.core import Lobby, LobbyError
+from server.lobby.core import Lobby
+from server.lobby.models import LobbyError
 from server.lobby.tables import Tables
 from tests.support.words import notice_of, refused
 

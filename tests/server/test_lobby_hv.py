@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-from server.lobby.core import GAMES, Lobby, LobbyError
+from server.games import IDS
+from server.lobby.core import Lobby
+from server.lobby.models import LobbyError
 from tests.support.words import refused
 
 HV = "high-voltage"
@@ -35,7 +37,7 @@ async def settle():
 
 async def test_quick_match_of_high_voltage_shows_in_the_snapshot_and_who():
     lobby = setup()
-    assert HV in GAMES
+    assert HV in IDS
     ann, bob = online(lobby, "ann", "bob")
     a = asyncio.ensure_future(lobby.quick_match(ann, HV))
     await settle()

@@ -8,7 +8,8 @@ import asyncio
 
 from server.backend import SSHBackend
 from server.games import GAMES as SERVER_GAMES
-from server.lobby.core import Lobby, LobbyError
+from server.lobby.core import Lobby
+from server.lobby.models import LobbyError
 from server.lobby.tables import Tables
 from server.store.db import Store
 from tests.support.words import log_of, notice_of, refused, status_of
@@ -237,7 +238,7 @@ async def test_a_high_voltage_quick_table_never_seats_one_key_twice():
 
 
 async def test_a_key_cannot_squat_names_and_a_guests_name_is_free_when_it_leaves(tmp_path):
-    from server.lobby.core import NameRejected
+    from server.lobby.models import NameRejected
 
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, bot_delay=0.0, seed=1)

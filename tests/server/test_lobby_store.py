@@ -12,7 +12,8 @@ from engine.voltage import rules as V
 from server.backend import SSHBackend
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
-from server.lobby.core import Lobby, NameRejected
+from server.lobby.core import Lobby
+from server.lobby.models import NameRejected
 from server.store import persist as P
 from server.store.db import Store
 from tests.support.words import notice_of, refused

@@ -15,7 +15,8 @@ from server.lobby.core import Lobby
 from server.store.db import Store
 from tests.server.test_commands import KA, KB, finished_match
 from tui.app import make_app
-from tui.screens.lobby import LobbyScreen, Menu
+from tui.screens.lobby import LobbyScreen
+from tui.widgets.menu import Menu
 
 
 def lines_of(app) -> list[str]:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
+from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -100,8 +101,33 @@ def quit_question(backend: Backend | None, *, hotseat: bool = False) -> str:
 
 class PlayScreen(SizedScreen):
     """What both games' match screens share: leaving for home, the question Ctrl+Q asks
-    in a live match, and the results screen at the end, from which a rematch replaces
-    this screen with a new one."""
+    in a live match, and the match's end: :class:`Ended`, on which whoever composes the
+    screens (the app, through the game registry) opens its game's results screen, and
+    what the results' answer does (a rematch replaces this screen with a new one)."""
+
+    class Ended(Message):
+        """The match shown is over and its results are due (after the pause, or at once
+        on a key).  The screen does not know its game's results screen: the app finds it
+        (:mod:`tui.games.registry`) and pushes it over ``screen``, whose
+        :meth:`~PlayScreen.results_closed` takes the answer."""
+
+        def __init__(self, screen: PlayScreen, handles: list[Any], backend: Any, view: Any,
+                     names: tuple[str, ...]) -> None:
+            super().__init__()
+            self.screen = screen
+            self.handles = handles
+            self.backend = backend
+            self.view = view
+            self.names = names
+
+        @property
+        def game(self) -> str:
+            """The game's id (the registries' key)."""
+            return str(self.handles[0].game)
+
+        @property
+        def control(self) -> PlayScreen:
+            return self.screen
 
     #: Whether the match's end opens the results screen (a replay's last step does not).
     SHOWS_RESULTS = True
@@ -124,12 +150,6 @@ class PlayScreen(SizedScreen):
     backend: Any
     view: Any
     names: tuple[str, ...]
-
-    def results_screen(self) -> Screen:
-        """The results after this match's final view: its game's (:mod:`tui.games.registry`)."""
-        from tui.games.registry import screens
-
-        return screens(self.handles[0].game).results(self.handles, self.backend, self.view, self.names)
 
     def rematch_screen(self, handles: Any) -> Screen:
         raise NotImplementedError
@@ -166,16 +186,17 @@ class PlayScreen(SizedScreen):
             self._results_due()
 
     def show_results(self) -> None:
-        if not self.is_current:
+        """Ask for the results (:class:`Ended`), if this screen is the one shown."""
+        if self.is_current:
+            self.post_message(self.Ended(self, self.handles, self.backend, self.view, self.names))
+
+    def results_closed(self, result: tuple[str, Any] | None) -> None:
+        """The results screen's answer: ``("rematch", handles)`` replaces this screen with
+        the new match's, ``("home", None)`` goes home; None stays here."""
+        if result is None:
             return
-
-        def done(result: tuple[str, Any] | None) -> None:
-            if result is None:
-                return
-            what, value = result
-            if what == "rematch" and value:
-                self.app.switch_screen(self.rematch_screen(value))
-            elif what == "home":
-                self.action_leave()
-
-        self.app.push_screen(self.results_screen(), done)
+        what, value = result
+        if what == "rematch" and value:
+            self.app.switch_screen(self.rematch_screen(value))
+        elif what == "home":
+            self.action_leave()

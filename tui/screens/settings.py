@@ -36,8 +36,8 @@ from tui import words as W
 from tui.app import COLOUR_WORDS, COLOURS
 from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
-from tui.screens.lobby import Menu
 from tui.widgets.keybar import KeyBar
+from tui.widgets.menu import Menu
 
 COLOURS_DEFAULT = "dark"  # (an app without colour choices: a test's plain App)
 
