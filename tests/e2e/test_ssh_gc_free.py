@@ -16,6 +16,7 @@ import pytest
 
 from server.ssh.server import harden_app
 from tests.support.terminal import Terminal
+from tui import textual_compat
 
 tui_app = pytest.importorskip("tui.app")
 
@@ -118,6 +119,6 @@ async def test_a_screen_a_live_session_leaves_is_freed_without_a_collection(star
         await _ended(srv)
     finally:
         gcpolicy.uninstall()
-        gcpolicy.unpatch_textual_strips()
+        textual_compat.unpatch_textual_strips()
     # Nothing still running was cleared (a cleared live widget fails with AttributeError).
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

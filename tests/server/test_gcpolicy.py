@@ -13,6 +13,7 @@ import pytest
 
 from server import gcpolicy
 from server.gcpolicy import PauseStats, Policy
+from tui import textual_compat as compat
 
 
 class FakeApp:
@@ -24,6 +25,10 @@ class FakeApp:
         self._closed = False
         self.me = self  # the cycle
         self.payload = [object() for _ in range(50)]
+
+    @property
+    def is_running(self) -> bool:
+        return self._running
 
 
 class Clock:
@@ -40,7 +45,7 @@ def collector():
     thresholds = gc.get_threshold()
     yield
     gcpolicy.uninstall()
-    gcpolicy.unpatch_textual_strips()
+    compat.unpatch_textual_strips()
     gc.unfreeze()
     gc.set_threshold(*thresholds)
 
@@ -308,7 +313,7 @@ def test_a_frames_strips_are_freed_without_the_cyclic_collector(collector):
         assert gc.collect() == 0  # and nothing left for the collector
     finally:
         gc.enable()
-        gcpolicy.unpatch_textual_strips()
+        compat.unpatch_textual_strips()
 
 
 def test_the_strip_patch_leaves_an_unexpected_textual_alone(collector, monkeypatch, caplog):
@@ -318,8 +323,8 @@ def test_the_strip_patch_leaves_an_unexpected_textual_alone(collector, monkeypat
         return [self]
 
     monkeypatch.setattr(Strip, "divide", divide)
-    with caplog.at_level(logging.WARNING, logger="server.strips"):
-        assert gcpolicy.patch_textual_strips() is False
+    with caplog.at_level(logging.WARNING, logger="tui.textual_compat.strips"):
+        assert compat.patch_textual_strips() is False
     assert Strip.divide is divide
     assert "Strip.divide is not the one expected" in caplog.text
 
@@ -340,7 +345,7 @@ def test_a_strip_makes_its_caches_only_when_it_stores_a_result(collector):
     assert all(len(made(s)) == 4 for s in before)  # Textual's own: every cache made up front
     expected = [(s.crop(2, 8).text, [x.text for x in s.divide([4, 9])], s.apply_style(Style(bold=True)).text)
                 for s in before]
-    assert gcpolicy.patch_textual_strips()
+    assert compat.patch_textual_strips()
     strips = [Strip([Segment(f"line {i} of cards")]) for i in range(3)]
     assert all(made(s) == [] for s in strips)
     got = [(s.crop(2, 8).text, [x.text for x in s.divide([4, 9])], s.apply_style(Style(bold=True)).text)
@@ -349,7 +354,7 @@ def test_a_strip_makes_its_caches_only_when_it_stores_a_result(collector):
     assert all(made(s) == ["_crop_cache", "_divide_cache", "_style_cache"] for s in strips)
     assert strips[1].crop(2, 8) is strips[1].crop(2, 8)  # a stored result is reused
     assert [s.crop(0, 6).text for s in strips] == ["line 0", "line 1", "line 2"]
-    gcpolicy.unpatch_textual_strips()
+    compat.unpatch_textual_strips()
     again = Strip([Segment("after")])
     assert len(made(again)) == 4 and again.crop(0, 2).text == "af"
     assert strips[2].crop(1, 4).text == "ine"  # a strip made while patched still works
@@ -427,7 +432,7 @@ def test_a_cleared_textual_lru_cache_leaves_no_cycle(collector):
     # was a cycle left for the collector (and frozen, a leak).
     from textual.cache import LRUCache
 
-    gcpolicy.track_nodes(object())  # installs the patches (the app itself is not tracked)
+    compat.track_nodes(object())  # installs the patches (the app itself is not tracked)
     cache: LRUCache = LRUCache(8)
     for i in range(5):
         cache[i] = [i]
@@ -469,7 +474,7 @@ async def test_a_widgets_replaced_virtual_nodes_are_freed_without_the_cyclic_col
         return sum(1 for o in gc.get_objects() if type(o) is DOMNode)
 
     app = Demo()
-    assert gcpolicy.track_nodes(app)
+    assert compat.track_nodes(app)
     async with app.run_test() as pilot:
         marked = app.query_one(Marked)
         await pilot.pause()
