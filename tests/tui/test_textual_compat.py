@@ -130,3 +130,10 @@ def test_on_another_textual_the_pieces_back_off_and_the_app_still_serves_a_lobby
     assert seen["strips_as_textual_made_them"] and not seen["policy_manages"]
     for name, screen in zip(SESSIONS, seen["screens"], strict=True):
         assert f"you: {name}" in screen and "Voltage: lobby" in screen and "Quick match" in screen  # drawn by Textual
+
+
+def test_on_the_pinned_textual_every_piece_finds_what_it_needs():
+    """(Run on another Textual by ``make textual-latest``, this names what each piece misses there.)"""
+    from tui.textual_compat import probe
+
+    assert {piece: lacks for piece, lacks in probe.missing().items() if lacks} == {}

@@ -103,11 +103,7 @@ def _patch_component_classes(node_class: Any) -> None:
     original = Stylesheet._process_component_classes
     if hasattr(original, "__wrapped__"):
         return
-    try:
-        source = inspect.getsource(original)
-    except (OSError, TypeError):
-        source = ""
-    if "virtual_node = DOMNode(classes=component)" not in source or "_component_styles.clear()" not in source:
+    if component_classes_as_expected(Stylesheet):
         log.warning("gc: Textual's component classes are not made as expected: their virtual nodes are left alone")
         return
 
@@ -124,6 +120,19 @@ def _patch_component_classes(node_class: Any) -> None:
 
     _process_component_classes.__wrapped__ = original  # type: ignore[attr-defined]
     Stylesheet._process_component_classes = _process_component_classes  # type: ignore[method-assign]
+
+
+def component_classes_as_expected(stylesheet_class: Any) -> list[str]:
+    """What is not as expected in how Textual's stylesheet makes component classes' virtual nodes
+    (an empty list: all is)."""
+    method: Any = getattr(stylesheet_class, "_process_component_classes", None)
+    try:
+        source = inspect.getsource(getattr(method, "__wrapped__", method))
+    except (OSError, TypeError):
+        source = ""
+    if "virtual_node = DOMNode(classes=component)" not in source or "_component_styles.clear()" not in source:
+        return ["Stylesheet._process_component_classes (its source)"]
+    return []
 
 
 def track_nodes(app: Any) -> bool:

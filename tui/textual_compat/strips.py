@@ -171,8 +171,8 @@ def _source(obj: Any) -> str:
         return ""
 
 
-def _init_is_expected(strip_class: Any) -> bool:
-    source = _source(strip_class.__init__)
+def _init_is_expected(init: Any) -> bool:
+    source = _source(init)
     sets = set(re.findall(r"self\.(\w+)\s*(?::[^=]*)?=", source))
     if sets != _INIT_SETS:
         return False
@@ -194,7 +194,7 @@ def patch_textual_strips() -> bool:
         if not all(needle in _source(getattr(Strip, name)) for needle in needles):
             log.warning("textual's Strip.%s is not the one expected; its strips stay cyclic", name)
             return False
-    lazy = _init_is_expected(Strip)
+    lazy = _init_is_expected(Strip.__init__)
     if not lazy:
         log.warning("textual's Strip.__init__ is not the one expected; every strip keeps making seven caches")
     # setattr: replacing a class's methods is what this does (mypy refuses ``Strip.divide = ...``).
@@ -212,6 +212,20 @@ def patch_textual_strips() -> bool:
         _ORIGINAL["__init__"] = Strip.__init__
         setattr(Strip, "__init__", _strip_init)  # noqa: B010 - a class's constructor, replaced
     return True
+
+
+def unexpected() -> list[str]:
+    """The methods of Textual's Strip that are not the ones these fixes were written for."""
+    from textual.strip import Strip
+
+    def original(name: str) -> Any:
+        return _ORIGINAL.get(name, getattr(Strip, name))
+
+    out = [f"Strip.{name} (its source)" for name, needles in _EXPECTED.items()
+           if not all(needle in _source(original(name)) for needle in needles)]
+    if not _init_is_expected(original("__init__")):
+        out.append("Strip.__init__ (its source)")
+    return out
 
 
 def unpatch_textual_strips() -> None:
