@@ -185,8 +185,8 @@ async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[
             await wait_for(lambda: all(settled(app) for app in apps))
             for app in apps:
                 assert app.mismatch is None, app.mismatch
-            # partial frames render only the dirty rows (tui/compositor.py): what the
-            # terminal shows is still what a full frame would draw
+            # partial frames render only the dirty rows (tui/textual_compat/screens.py): what
+            # the terminal shows is still what a full frame would draw
             for app, t in zip(apps, terminals, strict=True):
                 assert not (diff := first_difference(full_render(app), t.screen)), diff
         await wait_for(lambda: all(settled(app) for app in apps))
