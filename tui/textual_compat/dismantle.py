@@ -192,7 +192,7 @@ def dismantle_removed(app: Any) -> int:
     """Clear the nodes ``app`` has removed and closed (a replaced screen, a results
     panel): they are no longer its, and their cycles would outlive them."""
     registry = getattr(app, "__dict__", {}).get("_registry")
-    if not isinstance(registry, _RecordingSet):
+    if not isinstance(registry, _RecordingSet) or not enabled("dismantle"):
         return 0
     n = 0
     for node in list(registry.ever):

@@ -32,37 +32,48 @@ if TYPE_CHECKING:
     from textual import events
 
 _XTermParser: Any = private("textual._xterm_parser", "XTermParser")
-# The parser a driver needs at all: Textual's (no public one); the piece only changes its key cache.
-if _XTermParser is None:  # pragma: no cover - a Textual that moved its parser: no terminal input at all
-    raise ImportError("this Textual has no textual._xterm_parser.XTermParser: a terminal session cannot read keys")
 
 
-class SessionParser(_XTermParser):
-    """Textual's parser with its extended-key cache on the instance, not the class."""
+def _session_parser_class() -> Any:
+    """The parser class of the ``input-parser`` piece (None where Textual's parser is not the one expected)."""
+    uncached: Any = getattr(getattr(_XTermParser, "_parse_extended_key", None), "__wrapped__", None)
+    if uncached is None:
+        return None
 
-    _uncached: Any = getattr(getattr(_XTermParser, "_parse_extended_key", None), "__wrapped__", None)
-    CACHE_LIMIT = 256
+    class SessionParser(_XTermParser):
+        """Textual's parser with its extended-key cache on the instance, not the class."""
 
-    def __init__(self) -> None:
-        self._extended: dict[str, Any] = {}
-        super().__init__(debug=False)
+        _uncached = uncached
+        CACHE_LIMIT = 256
 
-    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
-        try:
-            return self._extended[sequence]
-        except KeyError:
-            pass
-        keys = self._uncached(sequence)
-        if len(self._extended) >= self.CACHE_LIMIT:
-            self._extended.clear()
-        self._extended[sequence] = keys
-        return keys
+        def __init__(self) -> None:
+            self._extended: dict[str, Any] = {}
+            super().__init__(debug=False)
+
+        def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
+            try:
+                return self._extended[sequence]
+            except KeyError:
+                pass
+            keys: list[events.Key] | None = self._uncached(sequence)
+            if len(self._extended) >= self.CACHE_LIMIT:
+                self._extended.clear()
+            self._extended[sequence] = keys
+            return keys
+
+    return SessionParser
+
+
+SessionParser: Any = _session_parser_class()
 
 
 def input_parser() -> Any:
-    """A parser of a terminal's input for one session: piece ``input-parser``, else Textual's own."""
-    if enabled("input-parser") and SessionParser._uncached is not None:
+    """A parser of a terminal's input for one session: piece ``input-parser``, else Textual's own
+    (Textual has no public one: a driver of one's own cannot read keys without it)."""
+    if SessionParser is not None and enabled("input-parser"):
         return SessionParser()
+    if _XTermParser is None:  # pragma: no cover - a Textual that moved its parser
+        raise RuntimeError("this Textual has no textual._xterm_parser.XTermParser: a session cannot read keys")
     return _XTermParser(debug=False)
 
 
