@@ -50,8 +50,12 @@ Pieces (name: what it buys; what backing it off costs):
 Reads and settings with no public way, made as found on any version (switching them off would
 change what a player sees, which backing off must not): an app's terminal, to ring the bell and set
 the window's title (:func:`write_to_terminal`); its line filters, for the colour-less choice
-(:func:`set_no_colour`); whether a message pump has closed (:func:`is_closed`); and Textual's xterm
-parser itself, without which no session reads a key.
+(:func:`set_no_colour`); whether a message pump has closed (:func:`is_closed`); the app and loop a
+driver is given, for local play's keys in order (:func:`ordered_driver_class`); and Textual's xterm
+parser itself, without which no session reads a key.  (A driver's own use of the attributes
+``Driver.__init__`` sets for it, as ``server``'s SSH driver makes, is the interface Textual gives
+drivers, and stays with the driver.)  :mod:`tui.textual_compat.probe` says what each piece would miss
+on the Textual installed.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ PIECES = {
     "plain-lines": "painted widgets' lines bypass the styles cache",
     "first-style": "a new screen styled once (breakpoints preset, first resume)",
     "strips": "strips that neither cache themselves nor make caches before a write",
-    "dismantle": "ended apps' cycles broken by hand (DOMNode, LRUCache, component classes)",
+    "dismantle": "ended apps' cycles broken by hand, which the collector policy needs",
     "input-parser": "the xterm parser's key cache per session (XTermParser._parse_extended_key)",
     "escape-deadline": "a lone Escape is a key once the parser's own delay is over",
     "method-caches": "Textual's method caches keyed by widgets cleared at a session's end",
