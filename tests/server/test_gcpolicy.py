@@ -13,6 +13,7 @@ import pytest
 
 from server import gcpolicy
 from server.gcpolicy import PauseStats, Policy
+from tests.support.compat import needs
 from tui import textual_compat as compat
 
 
@@ -82,6 +83,7 @@ def test_pause_stats_keep_an_exact_max_and_a_close_p99_in_bounded_memory():
     assert "max 123.4 ms" in text and "p99 4" in text and "102001 collections" in text
 
 
+@needs("dismantle")
 def test_install_freezes_what_start_up_left_sets_thresholds_and_uninstall_undoes_it(collector):
     p = gcpolicy.install()
     assert gcpolicy.install() is p  # once per process
@@ -248,6 +250,7 @@ def test_frozen_garbage_other_than_sessions_is_reclaimed_eventually(policy):
     assert ref() is None
 
 
+@needs("dismantle")
 def test_bad_environment_values_are_one_warning_and_the_defaults(collector, monkeypatch, caplog):
     monkeypatch.setenv("VOLTAGE_GC_THRESHOLDS", "lots")
     with caplog.at_level(logging.WARNING, logger="server.gcpolicy"):
@@ -266,6 +269,7 @@ def test_off_measures_but_leaves_the_collector_alone(collector, monkeypatch):
     assert p.stats.count >= 1
 
 
+@needs("dismantle")
 async def test_the_policy_ticks_on_the_running_loop(collector):
     p = gcpolicy.install(tick_interval=0.02, freeze_interval=0.0, settle=0.0)
     app = FakeApp()
@@ -302,6 +306,7 @@ def _render_lines() -> list:
     return out
 
 
+@needs("strips")
 def test_a_frames_strips_are_freed_without_the_cyclic_collector(collector):
     gc.disable()
     try:
@@ -316,6 +321,7 @@ def test_a_frames_strips_are_freed_without_the_cyclic_collector(collector):
         compat.unpatch_textual_strips()
 
 
+@needs("strips")
 def test_the_strip_patch_leaves_an_unexpected_textual_alone(collector, monkeypatch, caplog):
     from textual.strip import Strip
 
@@ -329,6 +335,7 @@ def test_the_strip_patch_leaves_an_unexpected_textual_alone(collector, monkeypat
     assert "Strip.divide is not the one expected" in caplog.text
 
 
+@needs("strips")
 def test_a_strip_makes_its_caches_only_when_it_stores_a_result(collector):
     """Seven caches per strip were 29 % of a session's tracked objects: now a strip
     has none until it stores a result, and each strip's results stay its own."""
@@ -427,6 +434,7 @@ def test_sessions_that_end_before_their_first_frame_are_reclaimed_too(policy):
     assert all(r() is None for r in refs)
 
 
+@needs("dismantle")
 def test_a_cleared_textual_lru_cache_leaves_no_cycle(collector):
     # Textual clears a widget's query cache on every DOM change; its ring of entries
     # was a cycle left for the collector (and frozen, a leak).
@@ -455,6 +463,7 @@ def test_a_cleared_textual_lru_cache_leaves_no_cycle(collector):
         gc.enable()
 
 
+@needs("dismantle")
 async def test_a_widgets_replaced_virtual_nodes_are_freed_without_the_cyclic_collector(collector):
     # Every style update gives a widget with component classes new virtual nodes; the
     # old ones were cyclic garbage, frozen for good once they reached the old generation.
