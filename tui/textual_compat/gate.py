@@ -37,7 +37,6 @@ PIECES = {
     "escape-deadline": "a lone Escape is a key once the parser's own delay is over",
     "method-caches": "Textual's method caches keyed by widgets cleared at a session's end",
     "shared-css": "parsed CSS shared by every app of the process",
-    "process-streams": "an app leaves sys.stdout and sys.stderr as they are",
 }
 
 _state: dict[str, Any] = {}

@@ -61,7 +61,6 @@ def missing() -> dict[str, list[str]]:
         + ([] if hasattr(getattr(styles_cache, "get_inner_outer", None), "cache_clear")
            else ["StylesCache.get_inner_outer (an lru_cache)"]),
         "shared-css": _has(app.stylesheet, "_parse_cache", "_variables"),
-        "process-streams": _has(app, "_capture_stdout", "_capture_stderr"),
     }
     assert set(found) == set(PIECES)
     return found

@@ -13,9 +13,10 @@
 - **Parsed CSS shared** (:func:`share_css`): every app parses the same CSS; the parsed rules are
   kept once for the process, keyed by the stylesheet's variables too, so a theme change cannot leak
   one app's rules into another's.
-- **The process's streams** (:func:`keep_process_streams`): Textual points ``sys.stdout`` and
-  ``sys.stderr`` at the app while it runs (process-wide); with many apps in one process that would
-  swallow the server's own output and restore the wrong stream when apps end out of order.
+- **The process's streams** (:func:`keep_process_streams`, on any version): Textual points
+  ``sys.stdout`` and ``sys.stderr`` at the app while it runs (process-wide); with many apps in one
+  process that would swallow the server's own output and restore the wrong stream when apps end
+  out of order.
 """
 
 from __future__ import annotations
@@ -145,8 +146,10 @@ def share_css(app: App[Any]) -> None:
 
 
 def keep_process_streams(app: App[Any]) -> None:
-    """``app`` leaves ``sys.stdout`` and ``sys.stderr`` as they are while it runs: piece ``process-streams``."""
-    if not enabled("process-streams"):
+    """``app`` leaves ``sys.stdout`` and ``sys.stderr`` as they are while it runs.  Not a piece of the
+    gate: made on any Textual whose app has these attributes (backing it off would leave a server's
+    streams at whichever app ended last)."""
+    if not hasattr(app, "_capture_stdout"):
         return
     # (Textual types these as its _PrintCapture; redirect_stdout takes any stream.)
     app._capture_stdout = sys.stdout  # type: ignore[assignment]
