@@ -132,8 +132,9 @@ def test_on_another_textual_the_pieces_back_off_and_the_app_still_serves_a_lobby
         assert f"you: {name}" in screen and "Voltage: lobby" in screen and "Quick match" in screen  # drawn by Textual
 
 
+@pytest.mark.skipif(gate.installed_version() != gate.WRITTEN_FOR, reason="not the pinned Textual (see the probe)")
 def test_on_the_pinned_textual_every_piece_finds_what_it_needs():
-    """(Run on another Textual by ``make textual-latest``, this names what each piece misses there.)"""
+    """(On another Textual ``make textual-latest`` prints what each piece misses there.)"""
     from tui.textual_compat import probe
 
     assert {piece: lacks for piece, lacks in probe.missing().items() if lacks} == {}
