@@ -123,6 +123,8 @@ class Backend:
 
 
 def settled(app: TwoTerminals) -> bool:
+    # (A widget that changed under a key marks itself, and tells the screen only on its own next
+    # idle: until then its new lines are drawn by a full render and not yet written.)
     screen = app.screen
     return (
         app._message_queue.empty()
@@ -130,6 +132,7 @@ def settled(app: TwoTerminals) -> bool:
         and not screen._dirty_widgets
         and not screen._layout_required
         and not screen._repaint_required
+        and not any(w._repaint_required or not w._message_queue.empty() for w in screen.walk_children())
     )
 
 
