@@ -23,21 +23,21 @@ log = logging.getLogger("tui.textual_compat")
 
 WRITTEN_FOR = "8.2.8"
 
-# Each piece and what it is, as the warning and ``make textual-latest`` name it (the package's
-# docstring says what each buys and what backing it off costs).
-PIECES = {
-    "frames": "frames written as the cells that changed (App._display)",
-    "paint-now": "a widget's changed rows written without a compositor frame",
-    "row-renders": "a partial update renders only its rows (Compositor._get_renders)",
-    "plain-lines": "painted widgets' lines bypass the styles cache",
-    "first-style": "a new screen styled once (breakpoints preset, first resume)",
-    "strips": "strips that neither cache themselves nor make caches before a write",
-    "dismantle": "ended apps' cycles broken by hand, which the collector policy needs",
-    "input-parser": "the xterm parser's key cache per session (XTermParser._parse_extended_key)",
-    "escape-deadline": "a lone Escape is a key once the parser's own delay is over",
-    "method-caches": "Textual's method caches keyed by widgets cleared at a session's end",
-    "shared-css": "parsed CSS shared by every app of the process",
-}
+# The pieces, as the warning and ``make textual-latest`` name them (the package's docstring says what
+# each buys and what backing it off costs).
+PIECES = (
+    "frames",  # frames written as the cells that changed (App._display)
+    "paint-now",  # a widget's changed rows written without a compositor frame
+    "row-renders",  # a partial update renders only its rows (Compositor._get_renders)
+    "plain-lines",  # painted widgets' lines past the styles cache
+    "first-style",  # a new screen styled once (breakpoints preset, first resume)
+    "strips",  # strips that neither cache themselves nor make caches before a write
+    "dismantle",  # ended apps' cycles broken by hand, which the collector policy needs
+    "input-parser",  # the xterm parser's key cache per session (XTermParser._parse_extended_key)
+    "escape-deadline",  # a lone Escape is a key once the parser's own delay is over
+    "method-caches",  # Textual's method caches keyed by widgets cleared at a session's end
+    "shared-css",  # parsed CSS shared by every app of the process
+)
 
 _state: dict[str, Any] = {}
 
