@@ -11,6 +11,7 @@ import weakref
 import pytest
 
 from server.session.app import harden_app
+from tests.support.compat import needs
 from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
@@ -26,6 +27,7 @@ async def collected(ref: weakref.ref, timeout: float = 10.0) -> bool:
     return True
 
 
+@needs("input-parser", "method-caches")
 async def test_an_ended_sessions_app_is_collected(start_server):
     refs: list[weakref.ref] = []
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
-from tui.compositor import install as install_row_compositor
+from tui.textual_compat import PresetScreen
 
 if TYPE_CHECKING:
     from tui.ports import Backend
@@ -39,39 +38,16 @@ class TooSmall(Widget):
         return t
 
 
-class SizedScreen(Screen):
+class SizedScreen(PresetScreen):
     """A screen that says how large the terminal must be when it is too small.
 
     Breakpoint classes: ``-narrow``/``-short`` (below the minimum: only the message
-    shows), ``-wide`` and ``-tall`` (room for larger cards and words).
+    shows), ``-wide`` and ``-tall`` (room for larger cards and words), set before the
+    screen is first styled (:class:`~tui.textual_compat.PresetScreen`).
     """
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_WIDTH, "-fits-w"), (WIDE, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (MIN_HEIGHT, "-fits-h"), (TALL, "-tall")]
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        install_row_compositor(self)  # a one-row repaint renders one row (tui/compositor.py)
-        self._resumed = False
-        self._preset_breakpoints()
-
-    # A new screen's styles are worked out once, as it mounts (a third of a session's
-    # first frame was styling the same nodes again): its breakpoint classes are set
-    # before, so the first resize changes none, and its first resume does not restyle
-    # what has just been styled (a screen resumed later, after another, still does).
-    def _preset_breakpoints(self) -> None:
-        try:
-            width, height = self.app.size
-        except Exception:  # no app running (a screen made outside one)
-            return
-        for dimension, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
-            self.add_class(*self._get_breakpoint_classes(dimension, breakpoints or []))
-
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False
-        super()._on_screen_resume(event)
 
     @property
     def too_small(self) -> bool:
