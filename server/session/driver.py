@@ -45,6 +45,8 @@ All sessions share one event loop, so one session must not be able to take it
   picture is unknown: ``app.forget_terminal()``, see :mod:`tui.frames`).  Still stuck after
   ``stuck_close_after`` seconds: the session is closed, with a log line.
   Above ``hard_limit`` at once it is closed straight away.
+- **A new picture** (:class:`Repaint` from the channel: a browser came back to its session)
+  is the drain's repaint: the app forgets what the terminal shows and writes it whole.
 - **Resizes** are clamped (at most ``max_width`` x ``max_height``: a
   1000x500 frame is megabytes) and coalesced: at most one per
   ``resize_interval``, the latest size winning.
@@ -114,14 +116,24 @@ class OutputLimits:
     max_height: int = 200
 
 
+@dataclass(frozen=True)
+class Repaint:
+    """What a channel's ``read()`` gives when its client's picture is gone and the whole screen
+    is wanted again, at ``width`` x ``height`` (a browser that reconnected to a session that ran
+    on without it: :mod:`server.web`)."""
+
+    width: int
+    height: int
+
+
 class TerminalChannel(Protocol):
     """What the driver needs from a transport's session (an SSH process, an in-memory test channel).  A Protocol
     (the seam), with defaults a channel gets by deriving from it, as :class:`server.ssh.channel.ProcessChannel` does."""
 
     def write(self, data: bytes) -> None: ...
 
-    async def read(self) -> bytes | tuple[int, int]:
-        """Input bytes, a new ``(width, height)`` after a resize, or ``b''`` at the end."""
+    async def read(self) -> bytes | tuple[int, int] | Repaint:
+        """Input bytes, a new ``(width, height)`` after a resize, a :class:`Repaint`, or ``b''`` at the end."""
         ...
 
     def pending_output(self) -> int:
@@ -468,6 +480,11 @@ class SSHDriver(Driver):
                 data = await self._channel.read()
                 if isinstance(data, tuple):
                     self._resize_requested(*data)
+                    continue
+                if isinstance(data, Repaint):
+                    self._pending_size = _clamp_size(data.width, data.height, self._out)
+                    if self._paused_since is None:  # (paused: the drain repaints)
+                        self._repaint()
                     continue
                 if not data:
                     break
