@@ -92,7 +92,8 @@ class WebChannel(TerminalChannel):
         self._t = time.monotonic()
         self._flooding_since: float | None = None
         self.detached_at: float | None = None  # when its socket went (None: attached, or never was)
-        self.on_detach: Any = None  # called with the channel and a socket that no longer carries it
+        # called with the channel, a socket that no longer carries it, and the close code and reason for it
+        self.on_detach: Any = None
 
     # -- sockets ----------------------------------------------------------------
 
@@ -118,8 +119,7 @@ class WebChannel(TerminalChannel):
         self._pump = asyncio.get_running_loop().create_task(self._send(ws))
         self._changed.set()
         if old is not None:
-            self._notify(old)
-            self._close(old, CLOSE_MOVED, "moved to another tab")
+            self._notify(old, CLOSE_MOVED, "moved to another tab")
 
     def detach(self, ws: web.WebSocketResponse) -> None:
         """``ws`` has gone (if it is still this session's): the session is held for its return."""
@@ -129,21 +129,12 @@ class WebChannel(TerminalChannel):
         self._out.clear()
         self._wake.set()
         self.detached_at = time.monotonic()
-        self._notify(ws)
+        self._notify(ws, 1000, "")
 
-    def _notify(self, ws: web.WebSocketResponse) -> None:
+    def _notify(self, ws: web.WebSocketResponse, code: int, why: str) -> None:
+        """``ws`` no longer carries this session: its owner closes it with ``code`` (if still open)."""
         if self.on_detach is not None:
-            self.on_detach(self, ws)
-
-    @staticmethod
-    def _close(ws: web.WebSocketResponse, code: int, why: str) -> None:
-        async def close() -> None:
-            try:
-                await asyncio.wait_for(ws.close(code=code, message=why.encode()), 5.0)
-            except Exception:
-                pass
-
-        asyncio.get_running_loop().create_task(close())
+            self.on_detach(self, ws, code, why)
 
     def end(self) -> None:
         """The session must end: its input ends (the app exits), its socket is closed once its

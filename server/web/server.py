@@ -172,6 +172,7 @@ class WebSession:
         self.task: asyncio.Task[None] | None = None
         self._hold: asyncio.TimerHandle | None = None
         self._gone: dict[web.WebSocketResponse, asyncio.Event] = {}
+        self.close_reasons: dict[web.WebSocketResponse, tuple[int, str]] = {}
         channel.on_detach = self._detached
 
     def attach(self, ws: web.WebSocketResponse, request: web.Request, size: tuple[int, int], ticket: Ticket, *,
@@ -187,9 +188,10 @@ class WebSession:
         self.channel.attach(ws, request, size, fresh=fresh)
         return gone
 
-    def _detached(self, channel: WebChannel, ws: web.WebSocketResponse) -> None:
+    def _detached(self, channel: WebChannel, ws: web.WebSocketResponse, code: int, why: str) -> None:
         gone = self._gone.pop(ws, None)
         if gone is not None:
+            self.close_reasons[ws] = (code, why)
             gone.set()
         if not channel.attached and not channel.ended and self._hold is None:
             hold = channel.limits.hold
@@ -381,8 +383,10 @@ class WebServer:
             self._guard.asked.add(request.transport)
         try:
             response = await handler(request)
-        except web.HTTPException as e:
-            response = e
+        except web.HTTPException as e:  # (a 404, a 403: with the headers too)
+            for name, value in HEADERS.items():
+                e.headers.setdefault(name, value)
+            raise
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
         return response
@@ -504,6 +508,9 @@ class WebServer:
             if fresh:
                 session.task = asyncio.get_running_loop().create_task(self._run(session, hello, peer))
             await gone.wait()
+            code, why = session.close_reasons.pop(ws, (1000, ""))
+            if not ws.closed:
+                await ws.close(code=code, message=why.encode())
             return ws
         finally:
             if not handed:
