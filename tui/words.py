@@ -430,6 +430,11 @@ def browser_line(label: str, linked: float, last_seen: float) -> str:
     }
 
 
+def more_browsers(count: int) -> str:
+    """The linked browsers the settings do not list."""
+    return ngettext("and %(n)d more", "and %(n)d more", count) % {"n": count}
+
+
 def browsers_title(count: int, link: str, unlink: str) -> str:
     """The heading of the settings' list of linked browsers (``link``, ``unlink``: the commands)."""
     if count == 0:
