@@ -31,7 +31,7 @@ TYPES = {
     ".ico": "image/x-icon",
 }
 SERVED = ("", "vendor")  # the folders of static/ whose files are served (by exact name)
-PRIVATE = ("index.html", "VERSIONS")  # read here, never served as they are
+PRIVATE = ("index.html",)  # read here and rendered (at /), never served as it is
 
 
 @dataclass(frozen=True)
