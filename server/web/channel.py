@@ -83,6 +83,7 @@ class WebChannel(TerminalChannel):
         self._ws: web.WebSocketResponse | None = None
         self._request: web.Request | None = None
         self._changed = asyncio.Event()  # a socket attached, or the session ended
+        self._stop = asyncio.Event()  # the session ended (a read waiting on its socket stops waiting)
         self._repaint: tuple[int, int] | None = None
         self._ended = False
         self._out = bytearray()
@@ -142,6 +143,7 @@ class WebChannel(TerminalChannel):
         if not self._ended:
             self._ended = True
             self._changed.set()
+            self._stop.set()
             self._wake.set()
 
     async def finish(self, status: int) -> None:
@@ -157,8 +159,8 @@ class WebChannel(TerminalChannel):
             except (TimeoutError, Exception):
                 pass
         try:
-            await asyncio.wait_for(ws.send_str(json.dumps({"type": "end", "status": status})), 5.0)
-            await asyncio.wait_for(ws.close(code=1000, message=b"session over"), 5.0)
+            await asyncio.wait_for(ws.send_str(json.dumps({"type": "end", "status": status})), 2.0)
+            await asyncio.wait_for(ws.close(code=1000, message=b"session over"), 2.0)
         except Exception:
             pass
         self.detach(ws)
@@ -212,8 +214,8 @@ class WebChannel(TerminalChannel):
                 self._changed.clear()
                 await self._changed.wait()
                 continue
-            msg = await ws.receive()
-            if self._ws is not ws:
+            msg = await self._receive(ws)
+            if msg is None or self._ws is not ws:
                 continue  # (another socket took over meanwhile)
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
                 self.detach(ws)
@@ -228,6 +230,19 @@ class WebChannel(TerminalChannel):
                 got = self._control(msg.data)
                 if got is not None:
                     return got
+
+    async def _receive(self, ws: web.WebSocketResponse) -> Any:
+        """The socket's next message, or None when the session ends meanwhile (the server stopping)."""
+        receiving = asyncio.ensure_future(ws.receive())
+        ending = asyncio.ensure_future(self._stop.wait())
+        try:
+            await asyncio.wait((receiving, ending), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ending.cancel()
+        if receiving.done():
+            return receiving.result()
+        receiving.cancel()
+        return None
 
     def _control(self, text: str) -> bytes | tuple[int, int] | None:
         try:

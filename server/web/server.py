@@ -342,7 +342,7 @@ class WebServer:
         app.router.add_get("/ws", self._socket)
         app.router.add_post("/link", self._link)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, keepalive_timeout=KEEPALIVE,
-                               max_line_size=4096, max_field_size=8190, max_headers=64)
+                               shutdown_timeout=2.0, max_line_size=4096, max_field_size=8190, max_headers=64)
         await runner.setup()
         self._runner = runner
         assert runner.server is not None
@@ -359,12 +359,9 @@ class WebServer:
 
     async def wait_closed(self) -> None:
         self.hang_up()
-        for session in list(self.web_sessions.values()):
-            if session.task is not None:
-                try:
-                    await asyncio.wait_for(asyncio.shield(session.task), 5.0)
-                except (TimeoutError, Exception):
-                    pass
+        tasks = [s.task for s in self.web_sessions.values() if s.task is not None]
+        if tasks:  # (each says goodbye to its tab: at most a few seconds for all of them)
+            await asyncio.wait(tasks, timeout=5.0)
         if self._runner is not None:
             await self._runner.cleanup()
         if self._server is not None:

@@ -329,3 +329,16 @@ async def test_bye_ends_the_session_at_once(web_server):
         assert served.sessions.admission.connections == 0
     finally:
         await tab.close()
+
+
+async def test_a_stopping_server_ends_its_web_sessions_at_once(web_server):
+    served = await web_server(store=False)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        served.web.close()
+        await asyncio.wait_for(served.web.wait_closed(), 5)
+        assert served.sessions.running == 0 and not served.web.web_sessions
+        assert await tab.wait_closed() == 1000 and tab.controls[-1]["type"] == "end"
+    finally:
+        await tab.close()

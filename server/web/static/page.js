@@ -160,8 +160,17 @@
       if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "resize", cols, rows }));
     }, 100);
   });
+  // The game needs 80x24: on a small screen (a phone) the font shrinks until they fit.
+  const FONT = 15;
+  const NEED = { cols: 80, rows: 24 };
   const refit = () => {
     try {
+      if (term.options.fontSize !== FONT) term.options.fontSize = FONT;
+      const room = fit.proposeDimensions();
+      if (room && (room.cols < NEED.cols || room.rows < NEED.rows)) {
+        const scale = Math.min(room.cols / NEED.cols, room.rows / NEED.rows);
+        term.options.fontSize = Math.max(6, Math.floor(FONT * scale * 10) / 10);
+      }
       fit.fit();
     } catch (e) {
       /* not laid out yet */
