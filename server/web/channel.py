@@ -21,8 +21,11 @@ Reading is the driver's pace: :meth:`WebChannel.read` receives one message when 
 asks for input, so a session over its input budget stops reading its socket, aiohttp's queue
 fills (128 KiB) and pauses the transport, and TCP holds the browser back, as the SSH window
 does.  Every message also spends a token of a budget of messages (``messages_per_second``):
-an empty or control message is cheap but not free, and a page sends one per ~10 ms at most.
-A socket over that budget for ``flood_close_after`` seconds ends its session.
+an empty or control message is cheap but not free, and a page sends one per ~10 ms at most;
+a resize spends one of a budget of its own (``resizes_per_second``, 1: each may redraw the
+whole screen, ~85 ms at 380x124, so a flood of them cost everyone ~0.7 s of keypress latency at
+2 a second; the page sends one when a drag ends).  A socket over either budget for ``flood_close_after``
+seconds ends its session.
 
 Output is queued here and sent by one task per socket (as frames of at most
 :data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue and the socket's
@@ -57,6 +60,8 @@ class WebLimits:
     max_message: int = 64 * 1024  # bytes in one message (a paste); larger: the socket is closed
     messages_per_second: float = 200.0
     messages_burst: float = 600.0
+    resizes_per_second: float = 1.0  # (each may redraw the whole screen; the page sends one per drag)
+    resizes_burst: float = 3.0
     flood_close_after: float = 10.0  # seconds over the message budget without a break
     hello_within: float = 10.0  # a socket that has not said hello by then is closed
     hold: float = 60.0  # a session whose socket dropped waits this long for it to come back
@@ -74,6 +79,25 @@ def size_of(message: dict[str, Any], default: tuple[int, int] = (80, 24)) -> tup
     return one("cols", default[0]), one("rows", default[1])
 
 
+class _Budget:
+    """A token bucket: ``take()`` spends one and says how long until it was due (0: at once)."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = max(rate, 1e-6), burst
+        self.tokens = burst
+        self._t = time.monotonic()
+
+    def take(self) -> float:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self._t) * self.rate) - 1
+        self._t = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    @property
+    def rested(self) -> bool:
+        return self.tokens >= self.burst / 2
+
+
 class WebChannel(TerminalChannel):
     """A session's terminal, over whichever socket is attached to it now (see the module's notes)."""
 
@@ -89,8 +113,8 @@ class WebChannel(TerminalChannel):
         self._out = bytearray()
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
-        self._tokens = limits.messages_burst
-        self._t = time.monotonic()
+        self._messages = _Budget(limits.messages_per_second, limits.messages_burst)
+        self._resizes = _Budget(limits.resizes_per_second, limits.resizes_burst)
         self._flooding_since: float | None = None
         self.detached_at: float | None = None  # when its socket went (None: attached, or never was)
         # called with the channel, a socket that no longer carries it, and the close code and reason for it
@@ -220,7 +244,7 @@ class WebChannel(TerminalChannel):
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
                 self.detach(ws)
                 continue
-            if not await self._spend(ws):
+            if not await self._spend(self._messages):
                 continue
             if msg.type == WSMsgType.BINARY:
                 if msg.data:
@@ -228,6 +252,8 @@ class WebChannel(TerminalChannel):
                 continue
             if msg.type == WSMsgType.TEXT:
                 got = self._control(msg.data)
+                if isinstance(got, tuple) and not await self._spend(self._resizes):
+                    continue
                 if got is not None:
                     return got
 
@@ -260,16 +286,14 @@ class WebChannel(TerminalChannel):
             return b""
         return None
 
-    async def _spend(self, ws: web.WebSocketResponse) -> bool:
-        """One message's token; waits while there is none (the socket is not read meanwhile).
-        False: the socket was closed for flooding."""
+    async def _spend(self, budget: _Budget) -> bool:
+        """A token of ``budget``; waits while there is none (the socket is not read meanwhile).
+        False: the session was closed for flooding."""
         limits = self.limits
+        wait = budget.take()
         now = time.monotonic()
-        self._tokens = min(limits.messages_burst, self._tokens + (now - self._t) * limits.messages_per_second)
-        self._t = now
-        self._tokens -= 1
-        if self._tokens >= 0:
-            if self._flooding_since is not None and self._tokens >= limits.messages_burst / 2:
+        if wait <= 0:
+            if self._flooding_since is not None and self._messages.rested and self._resizes.rested:
                 self._flooding_since = None
             return True
         if self._flooding_since is None:
@@ -280,7 +304,7 @@ class WebChannel(TerminalChannel):
             self.write(b"\x1b[?1049l\x1b[?25h\r\nvoltage: too many messages; the session is closed\r\n")
             self.end()
             return False
-        await asyncio.sleep(-self._tokens / limits.messages_per_second)
+        await asyncio.sleep(min(wait, limits.flood_close_after))
         return True
 
     # -- the rest of the channel -------------------------------------------------------

@@ -29,6 +29,9 @@ What a request may do, and how the server stays up under abuse (each with a test
   and by the driver to its own bounds, and coalesced by the driver as SSH's are.
 - **Link codes**: a budget of tries per address (10, then one per 30 s) and overall (200,
   then one a second); a try over budget is refused (429) before any code is looked at.
+- **New sessions** (each starts an app: ~0.1 s of the loop): a budget per address (5, then
+  one per 3 s) and overall (100, then 20 a second); over it the socket is closed with 1013
+  (the page tries again a little later).  A tab coming back to its session spends nothing.
 - **Behind a reverse proxy** (TLS ends there): a connection from a loopback address is a
   proxy on this machine, and its ``X-Forwarded-For`` (the right-most address: the one the
   proxy saw), ``X-Forwarded-Proto`` and ``X-Forwarded-Host`` are believed; nobody else's.
@@ -302,6 +305,8 @@ class WebServer:
         self.max_connections = max_connections
         self.web_sessions: dict[str, WebSession] = {}
         self.link_budget = Budget(10, 1 / 30, 200, 1.0)
+        # New sessions (an app each, ~0.1 s of the loop to start): per address and overall.
+        self.start_budget = Budget(5, 1 / 3, 100, 20.0)
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self._guard: _Guard | None = None
@@ -497,6 +502,10 @@ class WebServer:
             session = self.web_sessions.get(resume) if isinstance(resume, str) else None
             fresh = session is None or session.channel.ended or session.identity.key != identity.key
             if fresh:
+                if not self.start_budget.take(peer):
+                    log.info("refusing a web session from %s: over the budget of new sessions", peer)
+                    await ws.close(code=1013, message=b"try again later")
+                    return ws
                 session = self._open(identity, hello, size, peer)
             assert session is not None
             await ws.send_str(json.dumps({"type": "session", "resume": session.token, "linked": not identity.is_guest}))

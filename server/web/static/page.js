@@ -156,9 +156,9 @@
   let resizeTimer = null;
   term.onResize(({ cols, rows }) => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => {
+    resizeTimer = setTimeout(() => {  // (once a drag ends: the server takes one resize a second)
       if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "resize", cols, rows }));
-    }, 100);
+    }, 250);
   });
   // The game needs 80x24: on a small screen (a phone) the font shrinks until they fit.
   const FONT = 15;
