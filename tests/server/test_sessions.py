@@ -144,3 +144,27 @@ async def test_output_not_taken_pauses_the_drawing_which_repaints_once_taken_and
     channel.press("!")  # paused again, and this time it stays stuck: the session is closed
     assert await ended(task) == 0
     assert channel.aborted
+
+
+async def test_a_repaint_from_the_channel_writes_the_whole_screen_at_its_new_size(made):
+    from server.session.driver import Repaint
+
+    m = made()
+    channel = MemoryChannel(100, 32)
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    # The client's picture is gone (a browser reloaded its page and came back to the session):
+    # at the same size,
+    channel.screen.reset()
+    assert "Your name" not in channel.text()
+    channel._input.put_nowait(Repaint(100, 32))
+    await channel.wait_for("Your name")
+    # and at another.
+    channel.screen.reset()
+    channel.screen.resize(30, 90)
+    assert "Your name" not in channel.text()
+    channel._input.put_nowait(Repaint(90, 30))
+    await channel.wait_for("Your name")
+    assert m.apps[0].size == (90, 30)
+    channel.hang_up()
+    assert await ended(task) == 0
