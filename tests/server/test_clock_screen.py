@@ -42,8 +42,8 @@ async def test_both_banks_show_and_the_movers_counts_down_every_second():
         assert len(first) == 2 and "0:32" in first and not reds(app)
         # The mover's bank runs down, shown without any update from the host (1 Hz),
         # and turns red under 30 s; the other's stays.
-        await wait_until(pilot, lambda: banks(app) != first, timeout=5, what="the clock to tick")
-        await wait_until(pilot, lambda: reds(app) == ["0:29"] or reds(app) == ["0:28"], timeout=6, what="red")
+        await wait_until(pilot, lambda: banks(app) != first, timeout=30, what="the clock to tick")
+        await wait_until(pilot, lambda: reds(app) == ["0:29"] or reds(app) == ["0:28"], timeout=30, what="red")
         assert "0:32" in banks(app) and not m.actions
     m.close()
 
@@ -85,7 +85,7 @@ async def test_the_abort_key_shows_only_while_allowed_and_asks_first():
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
         assert "abort" not in keybar(app)
-        await wait_until(pilot, lambda: "abort" in keybar(app), timeout=5, what="abort to be offered after the wait")
+        await wait_until(pilot, lambda: "abort" in keybar(app), timeout=30, what="abort to be offered after the wait")
         await pilot.press("a")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
         assert not m.over

@@ -12,7 +12,7 @@ from server.lobby.core import Lobby, LobbyError, NameRejected, check_name, name_
 from tests.support.words import notice_of, refused
 
 
-async def until(predicate, what, timeout=10.0):
+async def until(predicate, what, timeout=30.0):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

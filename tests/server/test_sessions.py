@@ -27,7 +27,7 @@ from tui.pacing import FAST
 KEY = Identity.of_key("SHA256:alice-key", "alice")
 
 
-async def until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+async def until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -70,7 +70,7 @@ async def made() -> AsyncIterator[Callable[..., Made]]:
 
 
 async def ended(task: asyncio.Task[int]) -> int:
-    return await asyncio.wait_for(task, 10)
+    return await asyncio.wait_for(task, 30)
 
 
 async def test_a_session_over_an_in_memory_channel_reaches_the_lobby_and_plays_a_key(made):

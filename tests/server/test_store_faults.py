@@ -34,7 +34,7 @@ A, B = "SHA256:alice", "SHA256:bob"
 FILLER = 10**6  # filler rows sit right after a match's real actions, on the same pages
 
 
-async def until(predicate, timeout=10.0, what="the condition"):
+async def until(predicate, timeout=30.0, what="the condition"):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -298,7 +298,7 @@ async def test_a_stalled_store_pauses_only_the_match_waiting_on_it(tmp_path, mon
             assert not first.done() and not second.done() and recorded.actions == []
         finally:
             stall.release.set()
-        await asyncio.wait_for(asyncio.gather(first, second), 10)
+        await asyncio.wait_for(asyncio.gather(first, second), 30)
         # In order: the move, then the resignation; both stored, the match finished.
         assert [type(a) for a in recorded.actions] == [type(action), V.Resign]
         r = store.match_record(mid)

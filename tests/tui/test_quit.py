@@ -215,7 +215,7 @@ async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_gr
         await alice.wait_gone("Quit\\?")
         assert not alice.closed.is_set() and alice.has("VOLTAGE")
         alice.press("\x11", "y")
-        await asyncio.wait_for(alice.closed.wait(), 10)
+        await asyncio.wait_for(alice.closed.wait(), 30)
         await bob.wait_for(r"waiting for alice to reconnect \(0:[23]\d\)")
     finally:
         for t in terms:
