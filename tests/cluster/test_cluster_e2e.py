@@ -390,6 +390,9 @@ async def test_a_high_voltage_quick_table_counts_down_on_both_edges_then_starts(
 
 async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept_cluster):
     cluster = kept_cluster
+    # The usual grace, for the restarted host too: the players' seats wait for the edges to
+    # bring them back, however long a loaded machine takes (a bot in a seat is another test's).
+    cluster.grace = cluster.lobby.grace_seconds = 60.0
     e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
         await alice.wait_for("VOLTAGE")
