@@ -180,6 +180,8 @@ async def test_a_bot_waits_while_the_store_is_full_and_plays_on_after(tmp_path, 
             else:
                 n = len(m.actions)
                 await until(lambda n=n: len(m.actions) > n, what="the bot's move")
+        # The bot may be moving (its move is stored, then applied): compare once its turn is over.
+        await until(lambda: m.state.to_move == 0 or m.over, what="the bot's turn to end")
         assert real_actions(store, mid) == [a.text() for a in m.actions]
         m.close()
 
