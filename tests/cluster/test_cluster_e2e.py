@@ -338,7 +338,7 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
             who = (await conn.run("who")).stdout
         assert re.search(rf"{code}  High Voltage: alice \d+, bob \d+, Bot \(medium\) \d+ cards left", who), who
 
-        pressed = await asyncio.wait_for(asyncio.gather(hv_play(alice, done), hv_play(bob, done)), 60)
+        pressed = await asyncio.wait_for(asyncio.gather(hv_play(alice, done), hv_play(bob, done)), 120)
         await asyncio.wait_for(done.wait(), 30)
         assert match.over and match.winner is not None and all(p > 0 for p in pressed)
         winner = match.names[match.winner]

@@ -66,7 +66,7 @@ async def test_three_people_and_a_bot_play_to_the_end_over_ssh(start_server):
         done = asyncio.Event()
         match.on_end.append(lambda _m: done.set())
         t0 = time.monotonic()
-        pressed = await asyncio.wait_for(asyncio.gather(*(play(t, done) for t in terms)), 60)
+        pressed = await asyncio.wait_for(asyncio.gather(*(play(t, done) for t in terms)), 120)
         await asyncio.wait_for(done.wait(), 30)
         assert match.over and match.winner is not None
         winner = match.names[match.winner]
