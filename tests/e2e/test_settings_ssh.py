@@ -41,6 +41,8 @@ async def stored_server(data_dir, apps: dict):
         yield srv
     finally:
         srv.close()
+        srv.hang_up()
+        srv.sessions.services.close()  # as ``voltage serve`` stops: no match left running
         await srv.wait_closed()
         store.close()
         executor.shutdown(wait=False, cancel_futures=True)

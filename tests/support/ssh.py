@@ -59,8 +59,10 @@ async def start_server():
         return srv
 
     yield start
-    for srv in servers:
+    for srv in servers:  # as ``voltage serve`` stops: no match left running (its bots would play on)
         srv.close()
+        srv.hang_up()
+        srv.sessions.services.close()
         await srv.wait_closed()
     executor.shutdown(wait=False, cancel_futures=True)
     await asyncio.sleep(0)
