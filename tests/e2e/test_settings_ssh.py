@@ -15,7 +15,7 @@ from server.session.app import harden_app
 from server.ssh.server import VoltageServer
 from server.store.db import Store
 from tests.support.e2e import enter, wait_until
-from tests.support.ssh import lobby_of
+from tests.support.ssh import lobby_of, stop
 from tui import app as tui_app
 
 
@@ -40,10 +40,7 @@ async def stored_server(data_dir, apps: dict):
     try:
         yield srv
     finally:
-        srv.close()
-        srv.hang_up()
-        srv.sessions.services.close()  # as ``voltage serve`` stops: no match left running
-        await srv.wait_closed()
+        await stop(srv)
         store.close()
         executor.shutdown(wait=False, cancel_futures=True)
 

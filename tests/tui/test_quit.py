@@ -189,6 +189,7 @@ async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_gr
     from server.serve import local_sessions
     from server.ssh.server import VoltageServer
     from tests.server.terminal import Terminal
+    from tests.support.ssh import stop
 
     config = ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0)
     srv = VoltageServer(config, local_sessions(config))
@@ -220,6 +221,4 @@ async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_gr
     finally:
         for t in terms:
             await t.close()
-        srv.close()
-        srv.sessions.services.close()  # as ``voltage serve`` stops: no match left running
-        await srv.wait_closed()
+        await stop(srv)
