@@ -149,7 +149,8 @@ async def test_lobby_publishes_are_coalesced_latest_wins(sides):
     for n in range(10):
         await sides.host.publish_lobby({"rooms": n})
         await asyncio.sleep(0.01)
-    assert time.monotonic() - t0 < 1.0, "the publisher is never held back"
+    # (held back, it would wait for a subscriber that reads only afterwards: for ever)
+    assert time.monotonic() - t0 < 10.0, "the publisher is never held back"
     got = [(await sub.get(5))["rooms"]]
     while got[-1] != 9:
         got.append((await sub.get(5))["rooms"])

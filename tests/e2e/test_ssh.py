@@ -130,7 +130,7 @@ async def test_a_client_that_stops_reading_stalls_no_one_else(start_server, echo
             t0 = time.monotonic()
             fast.press(key)
             await fast.wait_for(f"key {key}")
-            assert time.monotonic() - t0 < 1.0
+            assert time.monotonic() - t0 < 3.0  # (a loaded machine takes a while; a frozen one, for ever)
     finally:
         slow.conn._transport.resume_reading()
         await slow.close()
@@ -253,7 +253,7 @@ async def test_login_timeout_drops_a_client_that_never_logs_in(start_server, ech
     await reader.readline()  # the server's version line; then say nothing
     t0 = time.monotonic()
     data = await asyncio.wait_for(reader.read(), 30)
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 15  # dropped after the login timeout (0.5 s), not kept
     assert data == b"" or reader.at_eof()
     writer.close()
     await wait_until(lambda: not srv.live)
@@ -312,7 +312,7 @@ async def test_a_channel_with_a_tiny_maximum_packet_size_cannot_freeze_the_serve
     t0 = time.monotonic()
     t = await Terminal().connect(srv.port, "next")
     await t.wait_for("hello next", timeout=30)
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 15  # served as usual (a server busy looping never would)
     await t.close()
     await wait_until(lambda: not srv.live)
 
