@@ -12,6 +12,7 @@ from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
+from tests.support.wait import until
 from tests.support.words import log_of, refused, update_lines
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
@@ -21,14 +22,6 @@ NAMES = ["Alice", "Bob", "Cleo", "Dan"]
 def people(n=3, seed=5, bots=(), **kw) -> HVMatch:
     seats = [Seat(name, name.lower()) for name in NAMES[:n]] + [bot_seat(b) for b in bots]
     return HVMatch(seats, seed=seed, **{**FAST, **kw})
-
-
-async def until(predicate, timeout=10.0) -> None:
-    async def wait():
-        while not predicate():
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 async def started(m: HVMatch) -> HVMatch:

@@ -12,16 +12,9 @@ from server.games import GAMES as SERVER_GAMES
 from server.lobby.core import Lobby
 from server.lobby.models import LobbyError
 from server.lobby.tables import Tables
+from tests.support.lobby import everyone_online
+from tests.support.wait import settle, until
 from tests.support.words import notice_of, refused
-
-
-def online(lobby: Lobby, *names: str):
-    out = []
-    for name in names:
-        p = lobby.connect(f"key-{name}", name)
-        lobby.claim_name(p, name)
-        out.append(p)
-    return out
 
 
 def setup(**kw):
@@ -30,14 +23,9 @@ def setup(**kw):
     return lobby, tables
 
 
-async def settle():
-    for _ in range(5):
-        await asyncio.sleep(0)
-
-
 async def test_quick_match_starts_when_four_are_seated():
     lobby, tables = setup(fill_seconds=30)
-    people = online(lobby, "ann", "bob", "cy", "di")
+    people = everyone_online(lobby, "ann", "bob", "cy", "di")
     waits = [asyncio.ensure_future(tables.quick_match(p)) for p in people]
     got = await asyncio.wait_for(asyncio.gather(*waits), 30)
     match = got[0][0].match
@@ -50,7 +38,7 @@ async def test_quick_match_starts_when_four_are_seated():
 
 async def test_quick_match_with_two_starts_after_the_fill_time_without_bots():
     lobby, tables = setup(fill_seconds=0.05)
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     a = asyncio.ensure_future(tables.quick_match(ann))
     await settle()
     assert not a.done() and ann.status == "waiting" and len(tables.open_tables()) == 1
@@ -62,7 +50,7 @@ async def test_quick_match_with_two_starts_after_the_fill_time_without_bots():
 
 async def test_a_quick_table_of_two_says_when_it_starts():
     lobby, tables = setup(fill_seconds=30)
-    ann, bob, cy = online(lobby, "ann", "bob", "cy")
+    ann, bob, cy = everyone_online(lobby, "ann", "bob", "cy")
     a = asyncio.ensure_future(tables.quick_match(ann))
     await settle()
     assert tables.starts_in(ann) is None  # alone: no start time yet
@@ -78,7 +66,7 @@ async def test_a_quick_table_of_two_says_when_it_starts():
 
 async def test_leaving_the_queue():
     lobby, tables = setup(fill_seconds=30)
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     a = asyncio.ensure_future(tables.quick_match(ann))
     await settle()
     a.cancel()
@@ -93,7 +81,7 @@ async def test_leaving_the_queue():
 
 async def test_a_room_started_early_fills_the_empty_seats_with_bots():
     lobby, tables = setup()
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     room = tables.create_room(ann, size=4)
     assert ann.status == "room" and len(room.code) == 4
     owner = asyncio.ensure_future(tables.wait(room, ann))
@@ -107,7 +95,7 @@ async def test_a_room_started_early_fills_the_empty_seats_with_bots():
     with refused("no High Voltage room", LobbyError):
         await tables.join_room(bob, room.code)
     # a spectator watches it like any match
-    cy, = online(lobby, "cy")
+    cy, = everyone_online(lobby, "cy")
     (w,) = lobby.watch(cy, match.code)
     assert w.spectator and w.view().hand is None
     match.close()
@@ -115,7 +103,7 @@ async def test_a_room_started_early_fills_the_empty_seats_with_bots():
 
 async def test_a_full_room_starts_by_itself():
     lobby, tables = setup()
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     room = tables.create_room(ann, size=2)
     owner = asyncio.ensure_future(tables.wait(room, ann))
     (b,) = await asyncio.wait_for(tables.join_room(bob, room.code), 30)
@@ -126,28 +114,23 @@ async def test_a_full_room_starts_by_itself():
 
 async def test_bots_at_once_and_a_dropped_seat_goes_to_a_bot():
     lobby, tables = setup()
-    (ann,) = online(lobby, "ann")
+    (ann,) = everyone_online(lobby, "ann")
     (h,) = tables.play_bots(ann, "slow,fast")
     m = h.match
     assert m.names == ("ann", "Bot (slow)", "Bot (fast)")
     with pytest.raises(LobbyError):
         tables.play_bots(ann, "slow,nobody")
     lobby.leave(ann)  # the session ended: a grace period, then a bot plays ann's seat
-    await asyncio.wait_for(_until(lambda: m.seats[0].bot is not None), 30)
+    await until(lambda: m.seats[0].bot is not None, "a bot to take the seat")
     done = asyncio.Event()
     m.on_end.append(lambda _m: done.set())
     await asyncio.wait_for(done.wait(), 30)
     assert m.over and H.replay(m.seed, 3, m.actions) == m.state
 
 
-async def _until(cond):
-    while not cond():
-        await asyncio.sleep(0.005)
-
-
 async def test_rematch_when_everyone_asks():
     lobby, tables = setup()
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     room = tables.create_room(ann, size=3)
     owner = asyncio.ensure_future(tables.wait(room, ann))
     friend = asyncio.ensure_future(tables.join_room(bob, room.code))

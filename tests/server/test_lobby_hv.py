@@ -8,18 +8,11 @@ import asyncio
 from server.games import IDS
 from server.lobby.core import Lobby
 from server.lobby.models import LobbyError
+from tests.support.lobby import everyone_online
+from tests.support.wait import settle
 from tests.support.words import refused
 
 HV = "high-voltage"
-
-
-def online(lobby: Lobby, *names: str):
-    out = []
-    for name in names:
-        p = lobby.connect(f"key-{name}", name)
-        lobby.claim_name(p, name)
-        out.append(p)
-    return out
 
 
 def setup():
@@ -30,15 +23,10 @@ def setup():
     return lobby
 
 
-async def settle():
-    for _ in range(5):
-        await asyncio.sleep(0)
-
-
 async def test_quick_match_of_high_voltage_shows_in_the_snapshot_and_who():
     lobby = setup()
     assert HV in IDS
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     a = asyncio.ensure_future(lobby.quick_match(ann, HV))
     await settle()
     assert lobby.snapshot().waiting[HV] == 1 and ann.status == "waiting"
@@ -56,7 +44,7 @@ async def test_quick_match_of_high_voltage_shows_in_the_snapshot_and_who():
 
 async def test_a_room_for_three_joined_by_code_and_started_early_gets_a_bot():
     lobby = setup()
-    ann, bob, cy = online(lobby, "ann", "bob", "cy")
+    ann, bob, cy = everyone_online(lobby, "ann", "bob", "cy")
     room = lobby.create_room(ann, HV, 3)
     assert room.game == HV and room.size == 3 and lobby.room_game(room.code.lower()) == HV
     with refused("not started", LobbyError):
@@ -79,7 +67,7 @@ async def test_a_room_for_three_joined_by_code_and_started_early_gets_a_bot():
 
 async def test_closing_a_room_and_leaving_a_queue():
     lobby = setup()
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     room = lobby.create_room(ann, HV, 2)
     lobby.close_room(room)
     await settle()
@@ -93,7 +81,7 @@ async def test_closing_a_room_and_leaving_a_queue():
 
 async def test_bots_at_once_then_a_rematch_through_the_lobby():
     lobby = setup()
-    (ann,) = online(lobby, "ann")
+    (ann,) = everyone_online(lobby, "ann")
     (h,) = lobby.play_bot(ann, "medium,fast", HV)
     match = h.match
     assert match.game == HV and len(match.seats) == 3
@@ -111,7 +99,7 @@ async def test_bots_at_once_then_a_rematch_through_the_lobby():
 
 async def test_a_rematch_of_two_people_ends_when_the_other_goes_home():
     lobby = setup()
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     got = await asyncio.wait_for(asyncio.gather(lobby.quick_match(ann, HV), lobby.quick_match(bob, HV)), 30)
     (ha,), (hb,) = got
     await ha.resign()
