@@ -15,6 +15,7 @@ from multidict import CIMultiDict
 
 from server.session.driver import InputLimits
 from tests.server.terminal import ssh_connect
+from tests.support.wait import until
 from tests.web.conftest import WebTerminal
 
 
@@ -22,13 +23,6 @@ async def get(url: str, **kw) -> tuple[int, CIMultiDict[str], bytes]:
     """A GET as it came (a gzipped body stays gzipped)."""
     async with aiohttp.ClientSession(auto_decompress=False) as http, http.get(url, allow_redirects=False, **kw) as r:
         return r.status, CIMultiDict(r.headers), await r.read()
-
-
-async def until(predicate, what: str, timeout: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.02)
 
 
 def text(headers: CIMultiDict[str], body: bytes) -> str:
