@@ -4,13 +4,12 @@ step, the way a person reads the prompt)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections.abc import Callable
 from typing import Any
 
 from engine.voltage import rules as V
 from server.local import LocalBackend
+from tests.support.wait import until
 from tui.app import VoltageApp, make_app
 from tui.games.voltage import choices as C
 from tui.games.voltage.board import Board
@@ -26,16 +25,6 @@ def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
     backend = LocalBackend(seed=seed, bot_delay=bot_delay)
     app = make_app(backend, player_name=name, pacing=pacing)
     return app, backend
-
-
-async def wait_until(pilot: Any, cond: Callable[[], bool], timeout: float = 30.0, what: Any = "") -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"timed out waiting for the app: {what() if callable(what) else what}")
-        # A plain sleep: the app runs on this loop; pilot.pause() would force a full relayout.
-        await asyncio.sleep(0.005)
 
 
 def match_screen(app: VoltageApp) -> MatchScreen | None:
@@ -128,7 +117,7 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
     keys_rng = random.Random(seed + 1)  # how to press (direct key or cursor), apart from what to play
     n = 0
     while True:
-        await wait_until(pilot, lambda: ready(app))
+        await until(lambda: ready(app))
         if isinstance(app.screen, ResultsScreen):
             return n
         screen = app.screen
@@ -142,8 +131,7 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
         else:
             await play_by_clicks(pilot, screen, action)
         assert not screen.error, f"{action} refused: {screen.error}"
-        await wait_until(  # (the defaults bind this round's screen, count and action)
-            pilot,
+        await until(  # (the defaults bind this round's screen, count and action)
             lambda screen=screen, before=before: (
                 len(screen.viewer.log) > before or isinstance(app.screen, ResultsScreen)
             ),

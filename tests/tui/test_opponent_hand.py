@@ -10,7 +10,8 @@ from textual.app import App, ComposeResult
 from engine.voltage import rules as V
 from server.host.common import Seat
 from server.host.voltage import Match
-from tests.tui.helpers import ContractHandle, FixedBackend, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import ContractHandle, FixedBackend
 from tui.app import make_app
 from tui.games.voltage.hand import HandView, OpponentHand
 from tui.pacing import DEFAULT
@@ -28,10 +29,10 @@ async def _opponent_text_after_the_bypass(swap: bool, size: tuple[int, int]) -> 
         hand[0], hand[2] = hand[2], hand[0]
     backend = FixedBackend([ContractHandle(m.handle(1))])
     app = make_app(backend, player_name="Bob", pacing=replace(DEFAULT, flash_seconds=0))
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size):
         opponent = app.screen.query_one(OpponentHand)
         await m.handle(0).submit(V.parse_action("play BY green 1"))
-        await wait_until(pilot, lambda: "2 cards" in opponent.render().plain, what=lambda: opponent.render().plain)
+        await until(lambda: "2 cards" in opponent.render().plain, what=lambda: opponent.render().plain)
         return opponent.render().plain
 
 

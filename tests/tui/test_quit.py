@@ -12,7 +12,8 @@ from textual.app import App
 
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
-from tests.tui.helpers import local_app, match_screen, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import local_app, match_screen
 from tui.app import VoltageApp
 from tui.dialogs.confirm import QuitScreen
 from tui.dialogs.pass_keyboard import PassKeyboardScreen
@@ -34,10 +35,10 @@ def question(app: App) -> str:
 async def asks_then_goes_on(pilot, app: App, under: type) -> str:
     """Ctrl+Q asks; "n" goes back to the same screen with the match still on."""
     await pilot.press("ctrl+q")
-    await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+    await until(lambda: isinstance(app.screen, QuitScreen))
     text = question(app)
     await pilot.press("n")
-    await wait_until(pilot, lambda: isinstance(app.screen, under))
+    await until(lambda: isinstance(app.screen, under))
     assert app.return_code is None and app.is_running
     return text
 
@@ -45,9 +46,9 @@ async def asks_then_goes_on(pilot, app: App, under: type) -> str:
 async def test_ctrl_q_outside_a_match_quits_at_once():
     app, backend = local_app(seed=1)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen))
+        await until(lambda: isinstance(app.screen, StartScreen))
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
         assert app.return_code == 0
     backend.close()
 
@@ -57,15 +58,15 @@ async def test_ctrl_q_in_a_local_match_asks_that_it_will_be_lost_and_no_goes_on(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("enter")  # Voltage against the medium bot
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         text = await asks_then_goes_on(pilot, app, MatchScreen)
         assert text.startswith("Quit? The match") and "not saved" in text and "loses it" in text
         assert not match_screen(app).view.over
         # "yes" quits
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await until(lambda: isinstance(app.screen, QuitScreen))
         await pilot.press("y")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
         assert app.return_code == 0
     backend.close()
 
@@ -75,13 +76,13 @@ async def test_ctrl_q_twice_quits_and_the_question_shows_over_the_rules():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("question_mark")
         await pilot.pause()
         await pilot.press("ctrl+q")  # the match is under the rules: still asked
-        await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await until(lambda: isinstance(app.screen, QuitScreen))
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
     backend.close()
 
 
@@ -94,7 +95,7 @@ async def test_ctrl_q_in_a_hot_seat_match_says_the_hot_seat_match_is_lost():
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("enter", "enter")  # the two names as offered
-        await wait_until(pilot, lambda: isinstance(app.screen, PassKeyboardScreen))
+        await until(lambda: isinstance(app.screen, PassKeyboardScreen))
         text = await asks_then_goes_on(pilot, app, PassKeyboardScreen)
         assert "hot-seat match is not saved" in text
     backend.close()
@@ -105,11 +106,11 @@ async def test_ctrl_q_after_the_match_is_over_quits_at_once():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("ctrl+r", "y")  # resign: the match is over
-        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await until(lambda: isinstance(app.screen, ResultsScreen))
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
     backend.close()
 
 
@@ -119,14 +120,14 @@ async def test_ctrl_q_in_a_local_high_voltage_match_asks_first():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("tab", "down", "enter")  # High Voltage
-        await wait_until(pilot, lambda: isinstance(app.screen, HVSetupScreen))
+        await until(lambda: isinstance(app.screen, HVSetupScreen))
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen))
+        await until(lambda: isinstance(app.screen, HVMatchScreen))
         text = await asks_then_goes_on(pilot, app, HVMatchScreen)
         assert "The match is not saved" in text
         assert app.screen.playing
         await pilot.press("ctrl+q", "y")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
     backend.close()
 
 
@@ -154,11 +155,11 @@ async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_doe
     for game, screen_type in (("voltage", MatchScreen), ("high-voltage", HVMatchScreen)):
         lobby, player, app = await online("SHA256:ann-key", game)
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda app=app, screen_type=screen_type: isinstance(app.screen, screen_type))
+            await until(lambda app=app, screen_type=screen_type: isinstance(app.screen, screen_type))
             text = await asks_then_goes_on(pilot, app, screen_type)
             assert "your seat waits 45 s for you to reconnect, then a bot plays it" in text, text
             await pilot.press("ctrl+q", "y")
-            await wait_until(pilot, lambda app=app: app.return_code is not None)
+            await until(lambda app=app: app.return_code is not None)
         # what the session's end does (the session layer's services call leave): the seat is kept, no bot yet
         (h,) = lobby.matches.values()
         lobby.leave(player)
@@ -171,7 +172,7 @@ async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_doe
 async def test_ctrl_q_over_ssh_as_a_guest_says_a_bot_takes_the_seat_now():
     lobby, player, app = await online(None, "voltage")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         text = await asks_then_goes_on(pilot, app, MatchScreen)
         assert "as a guest you cannot come back, so a bot takes your seat now" in text, text
     (h,) = lobby.matches.values()

@@ -26,8 +26,9 @@ from engine.voltage import rules as V
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match
+from tests.support.wait import until
 from tests.support.words import feed_of, lines, log_of
-from tests.tui.helpers import FixedBackend, wait_until
+from tests.tui.helpers import FixedBackend
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.voltage.match import MatchScreen
@@ -177,7 +178,7 @@ async def voltage_cuts(kind: str, size: tuple[int, int], keys: tuple[str, ...] =
     m = voltage_match(kind, names)
     app = make_app(FixedBackend([m.handle(0)]), player_name=names[0], pacing=NO_FLASH)
     async with app.run_test(size=size) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()
         for key in keys:
             await pilot.press(key)
@@ -245,7 +246,7 @@ async def hv_cuts(players: int, size: tuple[int, int], practice: bool = False) -
     try:
         async with app.run_test(size=size) as pilot:
             m.start()
-            await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
+            await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
             await pilot.pause()
             screen = app.screen
             # the feed draws each card as a chip: " 7 ±3 "
@@ -319,12 +320,12 @@ async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24
         await pilot.pause()
         bad += [f"start: {b}" for b in cut_words(rows_of(app), [], [])]
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
         bad += [f"confirm: {b}" for b in cut_words(rows_of(app), [app.screen.question], [])]
         await pilot.press("y")
-        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await until(lambda: isinstance(app.screen, ResultsScreen))
         await pilot.pause()
         results = app.screen
         forms = [results.winner_text().plain, results.status_text(), "back to start [b]", "rematch [r]"]

@@ -284,10 +284,7 @@ async def test_a_session_whose_tab_does_not_come_back_ends_after_the_hold(web_se
         await tab.wait_for("Your name")
         token = tab.resume
         await tab.drop()
-        deadline = asyncio.get_running_loop().time() + 10
-        while served.sessions.running:
-            assert asyncio.get_running_loop().time() < deadline
-            await asyncio.sleep(0.05)
+        await until(lambda: not served.sessions.running, "the dropped session's end")
         assert served.sessions.admission.connections == 0
         await tab.connect(resume=token)  # too late: a new session
         await tab.wait_for("Your name")
