@@ -482,7 +482,7 @@ async def test_the_kept_commands_through_an_edge_leaderboard_export_replay(kept_
     import asyncio
     import json
 
-    from tests.server.test_commands import KA, KB, finished_match
+    from tests.support.store import KA, KB, finished_match
     from tests.support.terminal import ssh_connect
 
     store = kept_cluster.store

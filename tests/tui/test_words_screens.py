@@ -284,7 +284,7 @@ async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24
     from server.lobby.core import Lobby
     from server.store.db import Store
     from server.store.persist import history_item
-    from tests.server.test_commands import KA, KB, finished_match
+    from tests.support.store import KA, KB, finished_match
     from tests.tui.helpers import local_app
     from tui.dialogs.confirm import ConfirmScreen
     from tui.games.voltage.results import ResultsScreen

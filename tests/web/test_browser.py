@@ -14,8 +14,8 @@ import re
 import asyncssh
 
 from server import ratings as R
-from tests.server.test_commands import finished_match
 from tests.support.e2e import enter, keys_for, match_of
+from tests.support.store import finished_match
 from tests.support.terminal import Terminal
 from tests.support.wait import until
 from tests.web.browser import Tab, browser
