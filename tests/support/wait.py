@@ -21,13 +21,14 @@ POLL = 0.01
 
 
 async def until(
-    predicate: Callable[[], object],
-    what: str | Callable[[], object] = "the condition",
+    predicate: Callable[..., object],
+    what: str | Callable[..., object] = "the condition",
     *,
     timeout: float = DEADLINE,
 ) -> None:
     """Wait until ``predicate()`` is true (it may return an awaitable, which is awaited), or fail after
-    ``timeout`` seconds saying what was awaited (``what``, or ``what()`` when callable: a screen, a state)."""
+    ``timeout`` seconds saying what was awaited (``what``, or ``what()`` when callable: a screen, a state).
+    Both are called without arguments (``Callable[..., object]``: a lambda may bind loop variables as defaults)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:

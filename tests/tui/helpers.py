@@ -5,7 +5,11 @@ step, the way a person reads the prompt)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
+
+from textual.screen import Screen
+from textual.widget import Widget
 
 from engine.voltage import rules as V
 from server.local import LocalBackend
@@ -18,6 +22,7 @@ from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.piles import Piles
 from tui.games.voltage.results import ResultsScreen
 from tui.pacing import FAST, Pacing
+from tui.ports import Handles, RatingChange
 
 
 def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
@@ -152,6 +157,7 @@ class ContractHandle:
     """
 
     __slots__ = ("_h",)
+    _h: Any
 
     def __init__(self, handle: Any) -> None:
         object.__setattr__(self, "_h", handle)
@@ -182,20 +188,20 @@ class FixedBackend:
     """A backend whose home screen is a match screen for the given handles
     (a :class:`tui.ports.Backend`)."""
 
-    online = False
+    online: bool = False
 
-    def __init__(self, handles: list[Any]) -> None:
+    def __init__(self, handles: Handles) -> None:
         self.handles = handles
         self.rematches = 0
 
-    def home_screen(self) -> Any:
+    def home_screen(self) -> Screen[Any]:
         return MatchScreen(self.handles, self)
 
-    async def rematch(self, handles: list[Any]) -> list[Any] | None:
+    async def rematch(self, handles: Handles) -> Handles | None:
         self.rematches += 1
         return None
 
-    def rating_change(self, handles: Any) -> str | None:
+    def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
         return None
 
 
@@ -212,7 +218,7 @@ def screen_text(app: VoltageApp) -> str:
 def widget_texts(app: VoltageApp) -> str:
     """The plain text of every widget's own rendering, shown or not."""
     out: list[str] = []
-    for w in app.screen.walk_children(with_self=True):
+    for w in app.screen.walk_children(Widget, with_self=True):
         try:
             r = w.render()
         except Exception:

@@ -30,10 +30,12 @@ from server.host.voltage import Match, Seat
 from server.session.driver import OutputLimits, TerminalChannel, run_app
 from tests.support.compat import needs
 from tests.support.wait import until
+from tests.tui.helpers import FixedBackend
 from tui import textual_compat
 from tui.app import VoltageApp
 from tui.frames import Shadow
 from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.scores import TopBar
 
 
 def picture(screen: pyte.Screen) -> list[list[tuple]]:
@@ -109,19 +111,9 @@ def full_render(app: VoltageApp) -> pyte.Screen:
     size = (app.size.width, app.size.height)
     screen = pyte.Screen(*size)
     update = app.screen._compositor.render_update(full=True)
+    assert isinstance(update, CompositorUpdate)
     pyte.Stream(screen).feed(update.render_segments(app.console))
     return screen
-
-
-class Backend:
-    def __init__(self, handles: list[Any]) -> None:
-        self.handles = handles
-
-    def home_screen(self) -> Any:
-        return MatchScreen(self.handles, self)
-
-    async def rematch(self, handles: list[Any]) -> None:
-        return None
 
 
 def settled(app: TwoTerminals) -> bool:
@@ -150,7 +142,7 @@ async def two_screens(match: Match, size: tuple[int, int]) -> AsyncIterator[tupl
     """Both seats' apps of ``match`` on the SSH driver, each on its own terminal, until the block ends."""
     terminals = [Terminal(size), Terminal(size)]
     apps = [
-        TwoTerminals(Backend([match.handle(seat)]), player_name=match.names[seat], terminal=terminals[seat])
+        TwoTerminals(FixedBackend([match.handle(seat)]), player_name=match.names[seat], terminal=terminals[seat])
         for seat in (0, 1)
     ]
     tasks = [asyncio.get_running_loop().create_task(run_app(app, t)) for app, t in zip(apps, terminals, strict=True)]
@@ -209,7 +201,7 @@ async def test_after_dropped_frames_the_terminal_gets_the_whole_picture_again() 
     were never written."""
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
     terminal = Terminal((80, 24))
-    app = TwoTerminals(Backend([match.handle(0)]), player_name="Ann", terminal=terminal)
+    app = TwoTerminals(FixedBackend([match.handle(0)]), player_name="Ann", terminal=terminal)
     limits = OutputLimits(high_water=1, low_water=0, poll=0.01)
     task = asyncio.get_running_loop().create_task(run_app(app, terminal, output_limits=limits))
     try:
@@ -318,7 +310,7 @@ async def test_the_clock_s_tick_writes_only_the_digits_that_changed() -> None:
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0, control=TimeControl(600.0))
     match.start()
     terminal = Terminal((80, 24))
-    app = TwoTerminals(Backend([match.handle(0)]), player_name="Ann", terminal=terminal)
+    app = TwoTerminals(FixedBackend([match.handle(0)]), player_name="Ann", terminal=terminal)
     task = asyncio.get_running_loop().create_task(run_app(app, terminal))
     try:
         await until(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
@@ -383,5 +375,5 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
             assert app.frames == f  # no compositor frame for a tick
             assert not (diff := first_difference(full_render(app), t.screen)), diff
             # the row a tick made in place is the row the whole text makes
-            bar = app.screen.query_one("#topbar")
+            bar = app.screen.query_one("#topbar", TopBar)
             assert bar._strips[0].text == bar.render().plain.ljust(size[0])
