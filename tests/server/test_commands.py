@@ -15,8 +15,8 @@ import pytest
 from engine.voltage import rules as V
 from server.session.commands import help_text
 from server.store.db import Store
-from tests.server.terminal import Terminal, ssh_connect
 from tests.support.store import KA, KB, finished_match
+from tests.support.terminal import Terminal, ssh_connect
 
 
 async def run(port, command):

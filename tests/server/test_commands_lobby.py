@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.server.terminal import Terminal
 from tests.support.store import KB, finished_match
+from tests.support.terminal import Terminal
 
 
 async def test_the_lobby_shows_rating_history_replay_and_leaderboard(kept):

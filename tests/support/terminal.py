@@ -60,12 +60,13 @@ class Terminal:
         self.screen = pyte.Screen(width, height)
         self.stream = pyte.ByteStream(self.screen)
         self.conn: asyncssh.SSHClientConnection | None = None
-        self.chan = None
+        self.chan: asyncssh.SSHClientChannel[bytes] | None = None
         self.frames = 0
         self.raw = bytearray()  # every byte the server sent, as sent (escape codes included)
         self.last_output = 0.0
         self._changed = asyncio.Event()
         self.closed = asyncio.Event()
+        self.closed_at: float | None = None  # time.monotonic() when the connection closed
         self.exit_status: int | None = None
 
     async def connect(
@@ -96,16 +97,18 @@ class Terminal:
                 term.exit_status = status
 
             def connection_lost(self, exc):
+                term.closed_at = time.monotonic()
                 term.closed.set()
                 term._changed.set()
 
+        sent: dict[bytes | str, bytes | str] = dict(env.items()) if env else {}
         self.chan, _ = await self.conn.create_session(
             Session,
             command,
             term_type="xterm-256color",
             term_size=(self.width, self.height),
             encoding=None,
-            env=env or (),
+            env=sent,
         )
         return self
 
@@ -176,8 +179,14 @@ class Terminal:
 
     # -- input -----------------------------------------------------------------
 
+    @property
+    def channel(self) -> asyncssh.SSHClientChannel[bytes]:
+        """The session's channel (connected: ``connect`` first)."""
+        assert self.chan is not None, "not connected"
+        return self.chan
+
     def send(self, text: str) -> None:
-        self.chan.write(text.encode())
+        self.channel.write(text.encode())
 
     def press(self, *keys: str) -> None:
         for key in keys:
@@ -186,7 +195,7 @@ class Terminal:
     def resize(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.screen.resize(height, width)
-        self.chan.change_terminal_size(width, height)
+        self.channel.change_terminal_size(width, height)
 
     async def close(self) -> None:
         if self.conn is not None:

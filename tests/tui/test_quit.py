@@ -189,8 +189,8 @@ async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_gr
     from server.config import ServerConfig
     from server.serve import local_sessions
     from server.ssh.server import VoltageServer
-    from tests.server.terminal import Terminal
     from tests.support.ssh import stop
+    from tests.support.terminal import Terminal
 
     config = ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0)
     srv = VoltageServer(config, local_sessions(config))

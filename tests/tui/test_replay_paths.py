@@ -10,8 +10,8 @@ import re
 
 from server.backend import SSHBackend
 from server.replay import Replay
-from tests.server.terminal import Terminal
 from tests.support.store import KB
+from tests.support.terminal import Terminal
 from tui.games.voltage.replay import ReplayScreen
 from tui.text import card_label
 

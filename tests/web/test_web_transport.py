@@ -14,7 +14,7 @@ import asyncssh
 from multidict import CIMultiDict
 
 from server.session.driver import InputLimits
-from tests.server.terminal import ssh_connect
+from tests.support.terminal import ssh_connect
 from tests.support.wait import until
 from tests.web.conftest import WebTerminal
 
