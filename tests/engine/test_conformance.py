@@ -150,7 +150,7 @@ def _voltage_view(s: V.State, seat: Seat, v: V.VoltageView) -> None:
 
 def _voltage_end(s: V.State, outcome: Outcome) -> None:
     if outcome.termination is Termination.RULES and outcome.detail == "four sets":
-        assert s.scores[outcome.winner] == V.SETS_TO_WIN
+        assert outcome.winner is not None and s.scores[outcome.winner] == V.SETS_TO_WIN
 
 
 def _voltage_steps(seed: int, seats: int, actions: list[V.Action], end: V.State) -> None:

@@ -723,7 +723,7 @@ class TestApply:
         with pytest.raises(IllegalActionError):
             H.replay(3, 2, [Draw(0)])
 
-    def test_not_an_action(self):
+    def test_not_an_action(self) -> None:
         with pytest.raises(IllegalActionError):
             H.check(H.new_match(0, 2), "draw 0")  # type: ignore[arg-type]
 

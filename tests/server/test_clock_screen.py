@@ -15,12 +15,21 @@ from tests.support.wait import until
 from tests.tui.helpers import FixedBackend, match_screen
 from tui.app import make_app
 from tui.dialogs.confirm import ConfirmScreen
+from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.scores import TopBar
 from tui.pacing import FAST
 from tui.widgets.keybar import KeyBar
 
 
+def shown(app) -> MatchScreen:
+    """The match screen, which the test has waited for."""
+    screen = match_screen(app)
+    assert screen is not None
+    return screen
+
+
 def top(app) -> str:
-    return match_screen(app).query_one("#topbar").render().plain
+    return shown(app).query_one("#topbar", TopBar).render().plain
 
 
 def banks(app) -> list[str]:
@@ -29,7 +38,7 @@ def banks(app) -> list[str]:
 
 def reds(app) -> list[str]:
     """The banks drawn in red."""
-    t = match_screen(app).query_one("#topbar").render()
+    t = shown(app).query_one("#topbar", TopBar).render()
     return [t.plain[s.start:s.end].strip() for s in t.spans if "red" in str(s.style)]
 
 
@@ -85,7 +94,7 @@ class OnlineBackend(FixedBackend):
 
 
 def keybar(app) -> str:
-    return match_screen(app).query_one(KeyBar).render().plain
+    return shown(app).query_one(KeyBar).render().plain
 
 
 async def test_the_abort_key_shows_only_while_allowed_and_asks_first():

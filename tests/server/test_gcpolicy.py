@@ -284,13 +284,13 @@ def test_session_started_without_install_is_a_no_op(collector):
     assert gcpolicy.current() is None and gc.get_freeze_count() == 0
 
 
-def _render_lines() -> list:
+def _render_lines() -> list[object]:
     """What the compositor and the log widgets do with every line of a frame."""
     from rich.segment import Segment
     from rich.style import Style
     from textual.strip import Strip
 
-    out = []
+    out: list[object] = []
     for i in range(50):
         s = Strip([Segment("card ", Style(bold=True)), Segment(f"{i:3d}"), Segment(" ▒▒")])
         n = s.cell_length

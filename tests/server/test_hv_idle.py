@@ -44,6 +44,7 @@ async def play_on(m: HVMatch, seat: int) -> None:
         v = m.view(seat)
         action: H.Action | None = None
         if v.can_act and not v.stuck[seat]:
+            assert v.hand is not None  # a seat's view
             card = next((c for c in v.hand if H.fits(c, v.top)), None)
             action = v.aim(card) if card else H.Draw(seat) if v.pile_counts[seat] else H.Stuck(seat)
         if action is not None:

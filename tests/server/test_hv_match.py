@@ -40,6 +40,7 @@ def both_fit_seed(players: int = 2) -> int:
 
 
 def fitting(view: H.HighVoltageView) -> H.Face:
+    assert view.hand is not None  # a seat's view
     return next(c for c in view.hand if H.fits(c, view.top))
 
 

@@ -89,7 +89,9 @@ def make_room(store: Store, match_id: int) -> None:
 
 
 def stored(store: Store, match_id: int) -> tuple[str, ...]:
-    return tuple(a for a in store.match_record(match_id).actions)
+    record = store.match_record(match_id)
+    assert record is not None and record.actions is not None
+    return tuple(record.actions)
 
 
 def real_actions(store: Store, match_id: int) -> list[str]:

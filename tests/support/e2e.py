@@ -78,6 +78,7 @@ def keys_for(view, names, app_mode: bool) -> list[str]:
         keys.append(key)
         if option.action is not None:
             return keys
+        assert option.select is not None  # an option that acts on nothing selects something
         sel = option.select
 
 

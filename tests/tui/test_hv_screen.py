@@ -368,7 +368,9 @@ def race_deal(draws: int = 0, first_slot: int = 0) -> tuple[int, H.Face, int]:
         for _ in range(draws):
             state, _ = H.apply(state, H.Draw(0), 0)
         alice, bob = H.view(state, 0), H.view(state, 1)
-        slots = reconcile([], H.view(H.apply(H.new_match(seed, 2), H.GO, None)[0], 0).hand)
+        dealt = H.view(H.apply(H.new_match(seed, 2), H.GO, None)[0], 0).hand
+        assert dealt is not None and alice.hand is not None and bob.hand is not None  # seats' views
+        slots = reconcile([], dealt)
         slots = reconcile(slots, alice.hand)
         for theirs in bob.hand:
             if not H.fits(theirs, bob.top):
@@ -420,7 +422,7 @@ async def race(path: str, *, practice: bool = False, draws: int = 0, first_slot:
                 raise AssertionError(path)
             assert screen.error.startswith("too slow"), (path, screen.error)
             assert m.state.plays == 1 and m.view(None).top == theirs  # only Bob's play
-            assert mine in m.view(0).hand and screen.slots[slot] == mine  # the card is kept
+            assert mine in (m.view(0).hand or ()) and screen.slots[slot] == mine  # the card is kept
         # The next frame paints Bob's card: from then on a key is aimed at it.
         screen.refresh()
         await until(lambda: f"top card #{m.view(None).top_no} " in text_of(app))

@@ -52,8 +52,10 @@ async def test_painted_widgets_draw_what_textual_s_own_path_draws(colours: str) 
             await match.handle(seat).submit(next(a for a in view.legal if not isinstance(a, V.Resign)))
             if seat == 1 and match.state.to_move == 0:
                 break
-        log = app.screen.query_one(MatchLog)
-        await until(lambda: len(log.lines) >= 2 and app.screen.view.my_turn)
+        screen = app.screen
+        assert isinstance(screen, MatchScreen)
+        log = screen.query_one(MatchLog)
+        await until(lambda: len(log.lines) >= 2 and screen.view.my_turn)
         app.set_colours(colours)
         await pilot.press("1")  # a card chosen: dimmed cards and targets, more styles
         await pilot.pause()

@@ -8,6 +8,7 @@ from dataclasses import replace
 from textual.app import App, ComposeResult
 
 from engine.voltage import rules as V
+from engine.voltage.cards import Card
 from server.host.common import Seat
 from server.host.voltage import Match
 from tests.support.wait import until
@@ -24,7 +25,7 @@ async def _opponent_text_after_the_bypass(swap: bool, size: tuple[int, int]) -> 
     for text in ("play B2 blue 1", "play G2v green 0", "play O3v orange 0"):
         await m.handle(m.state.to_move).submit(V.parse_action(text))
     hand = m.state.hands[0]
-    assert [V.Card.of(c).code for c in hand] == ["BY", "O2v", "O2"]
+    assert [Card.of(c).code for c in hand] == ["BY", "O2v", "O2"]
     if swap:
         hand[0], hand[2] = hand[2], hand[0]
     backend = FixedBackend([ContractHandle(m.handle(1))])

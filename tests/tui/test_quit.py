@@ -8,6 +8,7 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
+from textual import events
 from textual.app import App
 
 from server.backend import SSHBackend
@@ -136,11 +137,13 @@ class Session(VoltageApp):
 
     def __init__(self, backend: SSHBackend, handles: list[Any]) -> None:
         super().__init__(backend, player_name=backend.player.name, pacing=replace(DEFAULT, results_delay=0))
+        self.ssh = backend
         self.handles = handles
 
-    def on_mount(self, event) -> None:
+    # The Mount event taken, to stop VoltageApp's own handler (which opens the lobby).
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]
         event.prevent_default()  # not the lobby: straight into the match
-        self.push_screen(self.backend.match_screen(self.handles))
+        self.push_screen(self.ssh.match_screen(self.handles))
 
 
 async def online(identity: str | None, game: str) -> tuple[Lobby, Any, Session]:

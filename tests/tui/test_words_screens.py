@@ -23,6 +23,7 @@ from textual.app import App
 from engine.highvoltage import rules as H
 from engine.voltage import cards as K
 from engine.voltage import rules as V
+from engine.voltage.cards import Card
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match
@@ -147,7 +148,7 @@ def voltage_match(kind: str, names: tuple[str, str] = ("Ann", "Bob")) -> Match:
     s.draw, s.discard = free + [top], []
     # some long lines in the log, in the engine's own words
     n = m.names
-    card = V.Card.of
+    card = Card.of
     m.log += [
         V.Event("play", seat=1, card=card(_take(free, "BY")), terminal=0, side=0, target=card(s.board[1][0])),
         V.Event("flip", seat=1, terminal=1, plus=False),
@@ -249,6 +250,7 @@ async def hv_cuts(players: int, size: tuple[int, int], practice: bool = False) -
             await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
             await pilot.pause()
             screen = app.screen
+            assert isinstance(screen, HVMatchScreen)
             # the feed draws each card as a chip: " 7 ±3 "
             forms = [_CHIP.sub(r" \1 ±\2 ", line) for line in feed_of(m, 0)]
             forms += [screen._prompt(), "feed, newest first"]
