@@ -109,7 +109,7 @@ def _shuffle_voltage(state: V.State, seat: Seat, rng: random.Random) -> V.State:
 
 
 def _reorder_hands(state: State, seat: Seat, rng: random.Random) -> State:
-    """The other hand(s) in another order (audit item 6: a play takes the last card of its face
+    """The other hand(s) in another order (a play takes the last card of its face
     from the hand, so with the backs in hand order, which back went away told where cards sat)."""
     s = state.copy()
     for other in range(len(s.hands)):

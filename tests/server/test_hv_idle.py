@@ -1,4 +1,4 @@
-"""High Voltage idling (issue 18, item 2): a person who does nothing while they could act
+"""High Voltage idling: a person who does nothing while they could act
 is marked idle; the others vote to continue without them; a bot takes the seat; the
 person may take it back.  The idle limit is shortened (``idle_seconds``); every wait is
 on a condition."""

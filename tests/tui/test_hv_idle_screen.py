@@ -1,4 +1,4 @@
-"""High Voltage idling on screen (issue 18, item 2): the idle mark in the players' list,
+"""High Voltage idling on screen: the idle mark in the players' list,
 the vote key shown only while someone else is idle, the seat handed to a bot, and the
 idle person's screen telling them and taking the seat back with ``t``."""
 

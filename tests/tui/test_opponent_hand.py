@@ -1,5 +1,5 @@
 """The opponent's hand on screen: card backs in one canonical order (transformers
-first), so where same-back cards sit in the hand never shows (audit item 6)."""
+first), so where same-back cards sit in the hand never shows."""
 
 from __future__ import annotations
 

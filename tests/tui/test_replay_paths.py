@@ -1,4 +1,4 @@
-"""Every way into a replay opens on every hand (issue 14): ``ssh -t HOST replay ID``,
+"""Every way into a replay opens on every hand: ``ssh -t HOST replay ID``,
 the lobby's "Your matches" (the backend's ``replay_screen``) and ``voltage replay ID``
 all build the screen through ``Replay.load`` and ``replay_screen``; these check each
 path's own end, the screens' details being in test_replay_screen."""

@@ -1,4 +1,4 @@
-"""The board's words (issue 14): the player's Σ totals stay while a block is chosen to
+"""The board's words: the player's Σ totals stay while a block is chosen to
 flip, a target's key is set apart from the card's value, and every terminal says in
 a word or a sign which way it scores, at every size."""
 

@@ -1,4 +1,4 @@
-"""One minus sign everywhere (issue 14): the log says a block flipped to "−", the sign
+"""One minus sign everywhere: the log says a block flipped to "−", the sign
 the board's blocks show, never an ASCII hyphen."""
 
 from __future__ import annotations

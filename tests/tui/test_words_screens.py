@@ -1,4 +1,4 @@
-"""Every word on the match screens whole (issue 14): both games, in the states that
+"""Every word on the match screens whole: both games, in the states that
 matter, at 80x24 (and wider where a text only grows there), with no text region
 ending in a cut word.
 
