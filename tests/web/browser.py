@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, async_playwright
 
+from tests.support.wait import DEADLINE
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
@@ -80,7 +82,7 @@ class Tab:
     async def state(self) -> dict[str, Any]:
         return dict(await self.page.evaluate("() => window.voltage.state"))
 
-    async def wait_for(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
+    async def wait_for(self, pattern: str, timeout: float = DEADLINE) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while True:
             text = await self.text()
