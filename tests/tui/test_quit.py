@@ -146,7 +146,9 @@ class Session(VoltageApp):
         self.push_screen(self.ssh.match_screen(self.handles))
 
 
-async def online(identity: str | None, game: str) -> tuple[Lobby, Any, Session]:
+async def bot_match_session(identity: str | None, game: str) -> tuple[Lobby, Any, Session]:
+    """Ann in the lobby (``identity``: her key, or a guest), in a match of ``game`` against a bot, and her
+    session's app opened on it."""
     lobby = Lobby(grace=45.0, bot_delay=60.0)
     player = lobby.connect(identity, "ann")
     lobby.claim_name(player, "Ann")
@@ -156,7 +158,7 @@ async def online(identity: str | None, game: str) -> tuple[Lobby, Any, Session]:
 
 async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_does():
     for game, screen_type in (("voltage", MatchScreen), ("high-voltage", HVMatchScreen)):
-        lobby, player, app = await online("SHA256:ann-key", game)
+        lobby, player, app = await bot_match_session("SHA256:ann-key", game)
         async with app.run_test(size=SIZE) as pilot:
             await until(lambda app=app, screen_type=screen_type: isinstance(app.screen, screen_type))
             text = await asks_then_goes_on(pilot, app, screen_type)
@@ -173,7 +175,7 @@ async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_doe
 
 
 async def test_ctrl_q_over_ssh_as_a_guest_says_a_bot_takes_the_seat_now():
-    lobby, player, app = await online(None, "voltage")
+    lobby, player, app = await bot_match_session(None, "voltage")
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: isinstance(app.screen, MatchScreen))
         text = await asks_then_goes_on(pilot, app, MatchScreen)
