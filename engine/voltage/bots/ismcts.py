@@ -32,11 +32,13 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import cast
 
 from engine.voltage.bots.determinize import Determinizer
-from engine.voltage.bots.heuristics import evaluate, win_chance
+from engine.voltage.bots.heuristics import evaluate, evaluate_world, win_chance
 from engine.voltage.bots.policy import Planner
+from engine.voltage.bots.value import win_chance_of_state
 from engine.voltage.rules import (
     OVER,
     SECOND,
@@ -108,6 +110,7 @@ class ISMCTSBot:
         playout_turns: int = 1,
         prior_weight: float = 0.5,
         prior_depth: int = 2,
+        leaf: str = "heuristic",
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -119,6 +122,9 @@ class ISMCTSBot:
         self.playout_turns = playout_turns
         self.prior_weight = prior_weight
         self.prior_depth = prior_depth
+        if leaf not in LEAVES:
+            raise ValueError(f"unknown leaf judgement {leaf!r}: choose from {', '.join(LEAVES)}")
+        self.leaf = leaf
         self.name = name
         self.last_iterations = 0  # iterations run by the last choose()
 
@@ -138,6 +144,22 @@ class ISMCTSBot:
             if n > best_n:
                 best, best_n = a, n
         return best
+
+    def rank(self, view: VoltageView) -> list[tuple[Action, int, float]]:
+        """Search ``view`` and give each legal action with its visits and its mean result for
+        the seat to move (a chance to win, 0..1), the most visited first (the move
+        :meth:`choose` plays leads; ties keep the view's order)."""
+        legal = view.legal
+        if not legal:
+            raise ValueError("the bot has no decision to make in this view")
+        root = self.search(view)
+        out: list[tuple[Action, int, float]] = []
+        for a in legal:
+            child = root.children.get(action_key(a))
+            n = child.n if child is not None else 0
+            out.append((a, n, child.w / n if child is not None and n else 0.0))
+        order = sorted(range(len(out)), key=lambda i: -out[i][1])
+        return [out[i] for i in order]
 
     def search(self, view: VoltageView) -> _Node:
         """Grow a tree from ``view`` within the budget; return its root."""
@@ -163,6 +185,7 @@ class ISMCTSBot:
             bias = {k: w_prior * (pv - top) for k, pv in price.items()}
         c = self.exploration
         turns = self.playout_turns
+        judge = LEAVES[self.leaf]
         log = math.log
         sqrt = math.sqrt
         key = action_key
@@ -222,7 +245,7 @@ class ISMCTSBot:
                 node = tried[best_j]
                 step(s, legal[best_j])
                 path.append(node)
-            v0 = _judge(s, turns)  # the chance that seat 0 wins
+            v0 = judge(s, turns)  # the chance that seat 0 wins
             v1 = 1.0 - v0
             for nd in path:
                 nd.n += 1
@@ -231,8 +254,8 @@ class ISMCTSBot:
         return root
 
 
-def _judge(s: State, turns: int) -> float:
-    """Play ``turns`` more turn ends by the one-turn planner, then judge: seat 0's chance."""
+def _playout(s: State, turns: int) -> None:
+    """Play ``turns`` more turn ends by the one-turn planner."""
     if turns:
         end = s.turns + turns
         while s.phase != OVER and s.turns < end:
@@ -243,11 +266,40 @@ def _judge(s: State, turns: int) -> float:
                     step(s, second)
             else:
                 step(s, Planner(s).best())
+
+
+def _judge(s: State, turns: int) -> float:
+    """Play ``turns`` more turns, then judge by the heuristic: seat 0's chance."""
+    _playout(s, turns)
     if s.phase == OVER:
         if s.winner is None:
             return 0.5
         return 1.0 if s.winner == 0 else 0.0
     return win_chance(evaluate(s, 0), s.scores, 0)
+
+
+def _judge_value(s: State, turns: int) -> float:
+    """Play ``turns`` more turns, then judge by the learned value: seat 0's chance."""
+    _playout(s, turns)
+    return win_chance_of_state(s)
+
+
+def _judge_world(s: State, turns: int) -> float:
+    """Play ``turns`` more turns, then judge the sampled world with both hands known."""
+    _playout(s, turns)
+    if s.phase == OVER:
+        if s.winner is None:
+            return 0.5
+        return 1.0 if s.winner == 0 else 0.0
+    return win_chance(evaluate_world(s, 0), s.scores, 0)
+
+
+#: How a search judges the position its playout reached.
+LEAVES: dict[str, Callable[[State, int], float]] = {
+    "heuristic": _judge,
+    "value": _judge_value,
+    "world": _judge_world,
+}
 
 
 __all__ = ["ISMCTSBot", "action_key"]
