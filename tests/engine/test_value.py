@@ -96,3 +96,18 @@ def test_rank_lists_every_legal_action_with_the_chosen_move_first():
 def test_leaf_judgements_are_checked_by_name():
     with pytest.raises(ValueError):
         make_bot("ismcts", 1, leaf="oracle")
+
+
+def test_rank_and_evaluate_are_the_same_for_any_arrangement_of_the_unseen_cards():
+    from engine.voltage.bots import evaluate as evaluate_view
+    from engine.voltage.bots import rank
+
+    rng = random.Random(5)
+    for s in _midgame_states(4, seed=25):
+        seat = s.to_move
+        t = _hide_differently(s, rng)
+        v, w = V.view(s, seat), V.view(t, seat)
+        assert rank(v, 3, iterations=40) == rank(w, 3, iterations=40)
+        assert evaluate_view(v) == evaluate_view(w)
+    with pytest.raises(ValueError):
+        rank(v, bot="medium")

@@ -11,6 +11,10 @@ the four strengths offered to players, weakest first.
 A server that thinks in a process pool calls :func:`choose_action` with the
 bot's name, a seed, the view and a deadline (:data:`THINK_CAPS`); it builds the
 bot in the worker.
+
+For hints and analysis, :func:`evaluate` gives the chance that a view's seat wins
+(the learned value of :mod:`.value`), and :func:`rank` every legal action with the
+Expert's search result for it, best first.
 """
 
 from __future__ import annotations
@@ -146,6 +150,28 @@ def make_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
     return factory(seed, **options)
 
 
+def evaluate(view: VoltageView) -> float:
+    """The chance that the seat of ``view`` wins the match (0..1), by the learned value
+    (:mod:`engine.voltage.bots.value`); it reads only what that seat may know."""
+    from engine.voltage.bots.value import evaluate as value
+
+    return value(view)
+
+
+def rank(
+    view: VoltageView, seed: int = 0, *, bot: str = "expert", iterations: int | None = None
+) -> list[tuple[Action, float]]:
+    """Every legal action of ``view`` with the search's chance to win after it for the seat
+    to move, the move ``bot`` plays first, then by visits (the search's confidence).  A pure
+    function of (view, seed, bot, iterations): the same for any arrangement of the unseen cards."""
+    from engine.voltage.bots.ismcts import ISMCTSBot
+
+    searcher = make_bot(bot, seed, iterations=iterations)
+    if not isinstance(searcher, ISMCTSBot):
+        raise ValueError(f"bot {bot!r} does not search: rank with one of {', '.join(sorted(SEARCH_BOTS))}")
+    return [(a, value) for a, _, value in searcher.rank(view)]
+
+
 def choose_action(
     bot_name: str, seed: int, view: VoltageView, *, deadline: float | None = None, **options: Any
 ) -> Action:
@@ -163,6 +189,8 @@ def choose_action(
 
 __all__ = [
     "BOT_NAMES",
+    "evaluate",
+    "rank",
     "Bot",
     "EXPERT_PLAYOUT_TURNS",
     "ITERATIONS",
