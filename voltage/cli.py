@@ -207,9 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--players",
         default=None,
-        help="two bots, comma-separated: random, greedy, ismcts, easy, medium, hard, expert; "
-        "a search bot may carry its own iterations, e.g. ismcts:2000 (default random,random). "
-        "High Voltage: two to four of slow, medium, fast (default medium,fast)",
+        help="two bots, comma-separated: random, greedy, ismcts, easy, medium, hard, expert (hard-v1 and "
+        "expert-v1: the first Hard and Expert); a search bot may carry its own iterations, e.g. ismcts:2000 "
+        "(default random,random). High Voltage: two to four of slow, medium, fast (each also as LEVEL-smart: "
+        "a smart choice among fitting cards; default medium,fast)",
     )
     a.add_argument("--games", type=int, default=100, help="matches to play (each deal twice, seats swapped)")
     a.add_argument("--seed", type=int, default=0, help="the first deal's seed")

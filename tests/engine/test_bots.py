@@ -346,3 +346,17 @@ def test_search_without_planner_prior_still_searches():
     view = V.view(s, s.to_move)
     b = ISMCTSBot(3, iterations=60, prior_weight=0.0)
     assert b.choose(view) in view.legal
+
+
+def test_the_first_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
+    from engine.voltage.bots import ARENA_BOTS
+
+    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1"} and not set(ARENA_BOTS) & set(BOT_NAMES)
+    assert not {s.name for s in STRENGTHS} & set(ARENA_BOTS)
+    hard, expert = make_bot("hard-v1", 3), make_bot("expert-v1", 3)
+    assert (hard.iterations, hard.playout_turns, expert.iterations, expert.playout_turns) == (1000, 1, 3000, 3)
+    for b in (hard, expert):
+        assert (b.exploration, b.prior_weight, b.prior_depth, b.leaf) == (0.7, 0.5, 2, "heuristic")
+    assert parse_entrant("hard-v1:20") == ("hard-v1", {"iterations": 20})
+    r = run_match(("hard-v1:10", "expert-v1:10"), 5)
+    assert r.winner in (0, 1, None)

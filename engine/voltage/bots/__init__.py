@@ -132,21 +132,28 @@ _FACTORIES: dict[str, Callable[..., Bot]] = {
     "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=EXPERT_PLAYOUT_TURNS),
 }
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
-SEARCH_BOTS = frozenset({"ismcts", "hard", "expert"})
+#: The search as Hard and Expert first shipped it, every setting pinned: arena entrants
+#: only (never offered to players, never given a seat), to measure a new strength against.
+V1_SEARCH: dict[str, Any] = {"exploration": 0.7, "prior_weight": 0.5, "prior_depth": 2, "leaf": "heuristic"}
+ARENA_BOTS: dict[str, Callable[..., Bot]] = {
+    "hard-v1": _ismcts("hard-v1", 1000, playout_turns=1, **V1_SEARCH),
+    "expert-v1": _ismcts("expert-v1", 3000, playout_turns=3, **V1_SEARCH),
+}
+ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000})
+SEARCH_BOTS = frozenset({"ismcts", "hard", "expert", *ARENA_BOTS})
 
 
 def make_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
-    """Build the bot called ``name`` (see ``BOT_NAMES``).
+    """Build the bot called ``name`` (see ``BOT_NAMES``, and ``ARENA_BOTS`` for the arena).
 
     Search bots take ``iterations=`` and ``time_budget=`` (seconds); a time
     budget alone replaces the default iteration budget, and given both, the
     search stops at whichever comes first.  Options a bot does not take are an
     error, except ``None`` values, which mean "the default".
     """
-    try:
-        factory = _FACTORIES[name]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}: choose from {', '.join(BOT_NAMES)}") from None
+    factory = _FACTORIES.get(name) or ARENA_BOTS.get(name)
+    if factory is None:
+        raise ValueError(f"unknown bot {name!r}: choose from {', '.join(BOT_NAMES)}")
     return factory(seed, **options)
 
 
@@ -188,6 +195,7 @@ def choose_action(
 
 
 __all__ = [
+    "ARENA_BOTS",
     "BOT_NAMES",
     "evaluate",
     "rank",
