@@ -62,19 +62,23 @@ STRENGTHS: tuple[Strength, ...] = (
     Strength("expert", "Expert", "Searches 3,000 imagined deals, 3 turns deep (~1 s)."),
 )
 
-HARD_ITERATIONS = 1000
-EXPERT_ITERATIONS = 3000
 EASY_NOISE = 1 / 3
-#: Expert's playouts run three turns past the tree (Hard's one).  Deeper playouts are
-#: what made the search stronger; more iterations alone did not: at 250 iterations
-#: against the same search with one-turn playouts, 0 turns won 39%, 2 turns 67%,
-#: 3 turns 70%, 6 turns 52% (100 matches each, the same 50 deals from both seats);
-#: 8,000 one-turn iterations against Hard's 1,000 won 46% of 200.  This Expert
-#: (3,000 iterations, three turns) against Hard: 112 of 200 (seed 30000), 115 of 200
-#: (seed 31000); 227 of 400 = 56.8%, 95% Wilson 51.9%-61.5%.
-EXPERT_PLAYOUT_TURNS = 3
+#: Hard and Expert search with playouts three turns past the tree, the depth that made
+#: the first Expert stronger (at 250 iterations against the same search with one-turn
+#: playouts, 0 turns won 39%, 2 turns 67%, 3 turns 70%, 6 turns 52%: 100 matches each),
+#: while more iterations alone did not (8,000 one-turn iterations against 1,000 won 46%
+#: of 200).  Hard: 700 iterations, three turns deep: 51 of 80 against the first Hard
+#: (1,000 one-turn iterations), 77 of 100 against Medium.
+PLAYOUT_TURNS = 3
+HARD_ITERATIONS = 700
+#: Expert spends four times Hard's budget as four independent trees of Hard's size,
+#: whose root visits are summed: one deeper tree of 3,000 iterations (the first Expert)
+#: won only 56.8% of 400 against the first Hard, about what one tree of 700 does.
+EXPERT_ITERATIONS = 2800
+EXPERT_TREES = 4
+EXPERT_PLAYOUT_TURNS = PLAYOUT_TURNS
 #: The search bots' iterations per move.
-ITERATIONS: dict[str, int] = {"ismcts": HARD_ITERATIONS, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
+ITERATIONS: dict[str, int] = {"ismcts": 1000, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
 #: The longest a search bot thinks when a player waits for it, in seconds from the
 #: moment the move was asked for (time queued for a busy worker included).  Well above
 #: the usual time on one core (p95 in arena runs: Hard 0.27-0.4 s, Expert 1.3 s), so a
@@ -125,11 +129,11 @@ def _no_options(name: str, kw: dict[str, Any]) -> None:
 _FACTORIES: dict[str, Callable[..., Bot]] = {
     "random": _random,
     "greedy": _greedy("greedy", 0.0),
-    "ismcts": _ismcts("ismcts", ITERATIONS["ismcts"]),
+    "ismcts": _ismcts("ismcts", ITERATIONS["ismcts"]),  # the class's defaults: one-turn playouts
     "easy": _greedy("easy", EASY_NOISE),
     "medium": _greedy("medium", 0.0),
-    "hard": _ismcts("hard", ITERATIONS["hard"]),
-    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=EXPERT_PLAYOUT_TURNS),
+    "hard": _ismcts("hard", ITERATIONS["hard"], playout_turns=PLAYOUT_TURNS),
+    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=PLAYOUT_TURNS, trees=EXPERT_TREES),
 }
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The search as Hard and Expert first shipped it, every setting pinned: arena entrants
@@ -201,6 +205,8 @@ __all__ = [
     "rank",
     "Bot",
     "EXPERT_PLAYOUT_TURNS",
+    "EXPERT_TREES",
+    "PLAYOUT_TURNS",
     "ITERATIONS",
     "RandomBot",
     "STRENGTHS",

@@ -20,6 +20,12 @@ nodes are action sequences, not states.  Each iteration
    (:mod:`engine.voltage.bots.heuristics`) as a chance of winning;
 4. backs the result up, each node scored for the player who chose it.
 
+The judgement of step 3 is an option (``leaf``): the heuristic, the learned value of
+:mod:`engine.voltage.bots.value`, or ``world``: the heuristic with each terminal at
+four cards judged by who can finish it in their favour in that world (both hands
+are known there).  The budget may be shared by several independent trees
+(``trees``), whose root visits and results are summed.
+
 Two actions that differ only in the back of the card played (or taken) do the
 same thing, so the tree keeps one node for both.  The move played is the most
 visited root action.  The budget is a number of iterations, a wall-clock time,
@@ -111,6 +117,7 @@ class ISMCTSBot:
         prior_weight: float = 0.5,
         prior_depth: int = 2,
         leaf: str = "heuristic",
+        trees: int = 1,
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -125,6 +132,9 @@ class ISMCTSBot:
         if leaf not in LEAVES:
             raise ValueError(f"unknown leaf judgement {leaf!r}: choose from {', '.join(LEAVES)}")
         self.leaf = leaf
+        if trees < 1:
+            raise ValueError("a search grows at least one tree")
+        self.trees = trees
         self.name = name
         self.last_iterations = 0  # iterations run by the last choose()
 
@@ -135,34 +145,36 @@ class ISMCTSBot:
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
-        root = self.search(view)
-        best = legal[0]
-        best_n = -1
-        for a in legal:  # the view's own objects, in the view's order
-            child = root.children.get(action_key(a))
-            n = child.n if child is not None else 0
-            if n > best_n:
-                best, best_n = a, n
-        return best
+        return self.rank(view)[0][0]
 
     def rank(self, view: VoltageView) -> list[tuple[Action, int, float]]:
         """Search ``view`` and give each legal action with its visits and its mean result for
-        the seat to move (a chance to win, 0..1), the most visited first (the move
-        :meth:`choose` plays leads; ties keep the view's order)."""
+        the seat to move (a chance to win, 0..1), the most visited first: the move
+        :meth:`choose` plays (ties keep the view's order).  With ``trees`` > 1 the budget is
+        shared by that many independent trees, and their root visits and results are summed."""
         legal = view.legal
         if not legal:
             raise ValueError("the bot has no decision to make in this view")
-        root = self.search(view)
+        visits: dict[int, int] = {}
+        results: dict[int, float] = {}
+        done = 0
+        for _ in range(self.trees):
+            root = self.search(view, self.trees)
+            done += self.last_iterations
+            for k, child in root.children.items():
+                visits[k] = visits.get(k, 0) + child.n
+                results[k] = results.get(k, 0.0) + child.w
+        self.last_iterations = done
         out: list[tuple[Action, int, float]] = []
-        for a in legal:
-            child = root.children.get(action_key(a))
-            n = child.n if child is not None else 0
-            out.append((a, n, child.w / n if child is not None and n else 0.0))
+        for a in legal:  # the view's own objects, in the view's order
+            k = action_key(a)
+            n = visits.get(k, 0)
+            out.append((a, n, results[k] / n if n else 0.0))
         order = sorted(range(len(out)), key=lambda i: -out[i][1])
         return [out[i] for i in order]
 
-    def search(self, view: VoltageView) -> _Node:
-        """Grow a tree from ``view`` within the budget; return its root."""
+    def search(self, view: VoltageView, share: int = 1) -> _Node:
+        """Grow a tree from ``view`` within the budget (divided by ``share``); return its root."""
         rng = self.rng
         rand = rng.random
         det = Determinizer(view)
@@ -189,8 +201,8 @@ class ISMCTSBot:
         log = math.log
         sqrt = math.sqrt
         key = action_key
-        limit = self.iterations if self.iterations is not None else 1 << 60
-        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        limit = max(1, self.iterations // share) if self.iterations is not None else 1 << 60
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget / share
         i = 0
         while i < limit:
             if deadline is not None and i & 7 == 0 and i and time.perf_counter() >= deadline:
