@@ -9,11 +9,16 @@ canonical order (sorted by their features), since a colour matters only through 
 of that colour.  It reads nothing a seat may not see: not the other hand's faces, not the piles'
 order, so a world sampled by :mod:`engine.voltage.bots.determinize` judges as the real one.
 
-The weights (``value.npz``, a few tens of kilobytes, shipped in the package) are learned by
-self-play: ``python tools/train_value.py`` reproduces them from its seed (it prints its data
-size and training time).
+The weights (``value.npz``, 20 kB, shipped in the package) are learned by self-play:
+``python tools/train_value.py`` reproduces them from its seed (20,000 greedy matches,
+882,216 positions of 100 features, 353 MB in memory; about 6 minutes of self-play on two
+busy cores and 3 of training).  On held-out matches it predicts the winner 67.0% of the
+time with a log-loss of 0.586, against the hand-made heuristic's 65.0% and 0.623.  As the
+search's leaf judgement it did worse than the heuristic (41 of 100 matches at 300
+iterations with one-turn playouts), so the bots search with the heuristic; the model is
+what :func:`evaluate` reports (for hints and analysis): its chance to win.
 
-- :func:`features` / :func:`features_pair`: the inputs for one seat (or both) of a state;
+- :func:`features`: the inputs for one seat of a state;
 - :class:`ValueModel`: the network; :func:`model` loads the shipped one once per process;
 - :func:`win_chance_of_state`: seat 0's chance in a full state, judged from both seats'
   knowledge and averaged (what the search uses at its leaves);
