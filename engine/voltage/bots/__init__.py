@@ -81,7 +81,7 @@ EXPERT_PLAYOUT_TURNS = PLAYOUT_TURNS
 ITERATIONS: dict[str, int] = {"ismcts": 1000, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
 #: The longest a search bot thinks when a player waits for it, in seconds from the
 #: moment the move was asked for (time queued for a busy worker included).  Well above
-#: the usual time on one core (p95 in arena runs: Hard 0.27-0.4 s, Expert 1.3 s), so a
+#: the usual time on one core (p95 of CPU time: Hard 0.19 s, Expert 0.75 s), so a
 #: move is cut short only on a busy or slow machine, where a weaker move beats a wait.
 THINK_CAPS: dict[str, float] = {"ismcts": 1.0, "hard": 1.0, "expert": 3.0}
 #: The least time a capped search gets, even when the deadline has passed in the queue.
