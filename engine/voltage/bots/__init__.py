@@ -74,8 +74,10 @@ EASY_NOISE = 1 / 3
 PLAYOUT_TURNS = 3
 HARD_ITERATIONS = 700
 #: Expert spends four times Hard's budget as four independent trees of Hard's size,
-#: whose root visits are summed: one deeper tree of 3,000 iterations (the first Expert)
-#: won only 56.8% of 400 against the first Hard, about what one tree of 700 does.
+#: whose root visits are summed (one deeper tree of 3,000 iterations, the first Expert,
+#: won only 56.8% of 400 against the first Hard, less than one tree of 700 did).  It is
+#: not yet stronger than Hard: 29 of 57 (``voltage arena --players expert,hard --games 80
+#: --seed 30000``, stopped early on a busy machine), 50.9%, 95% Wilson 38.3%-63.4%.
 EXPERT_ITERATIONS = 2800
 EXPERT_TREES = 4
 EXPERT_PLAYOUT_TURNS = PLAYOUT_TURNS
