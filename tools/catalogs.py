@@ -44,6 +44,8 @@ PLURAL_FORMS = {
     "ca": "nplurals=2; plural=(n != 1);",
     "es": "nplurals=2; plural=(n != 1);",
 }
+#: Words the code replaces in a message after translating it (``tui.words.web_page``): kept as they are.
+LITERALS = ("ssh HOST",)
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 COMMENT_TAGS = ("TRANSLATORS:",)
 WIDTH = 100
@@ -51,12 +53,16 @@ WIDTH = 100
 PLACEHOLDER = re.compile(r"%(?:\((?P<name>[^)]*)\))?[#0 +\-]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?P<kind>[a-zA-Z%])")
 
 
-def po_path(lang: str) -> Path:
-    return LOCALE / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+def po_path(lang: str, locale: Path = LOCALE) -> Path:
+    return locale / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-def mo_path(lang: str) -> Path:
-    return po_path(lang).with_suffix(".mo")
+def mo_path(lang: str, locale: Path = LOCALE) -> Path:
+    return po_path(lang, locale).with_suffix(".mo")
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
 # -- extracting --------------------------------------------------------------------
@@ -159,19 +165,21 @@ def _forms(message: Message) -> tuple[list[str], list[str]]:
     return ids, strings
 
 
-def problems(roots: Sequence[Path] = PACKAGES, langs: Iterable[str] = tuple(PLURAL_FORMS)) -> list[str]:
-    """Everything wrong with the catalogs, one line each (none: all is well)."""
+def problems(roots: Sequence[Path] = PACKAGES, langs: Iterable[str] = tuple(PLURAL_FORMS),
+             locale: Path = LOCALE) -> list[str]:
+    """Everything wrong with the catalogs in ``locale``, one line each (none: all is well), for the
+    messages of the files under ``roots``."""
     found: list[str] = []
     template = extract(roots)
     wanted = {_key(m): m for m in template if m.id}
-    if roots == PACKAGES:
-        on_disk = {_key(m) for m in read(TEMPLATE) if m.id} if TEMPLATE.exists() else set()
-        if on_disk != set(wanted):
-            found.append(f"{TEMPLATE.relative_to(REPO)} is not the code's messages: run `make catalogs`")
+    template_path = locale / TEMPLATE.name
+    on_disk = {_key(m) for m in read(template_path) if m.id} if template_path.exists() else set()
+    if on_disk != set(wanted):
+        found.append(f"{_shown(template_path)} is not the code's messages: run `make catalogs`")
     for lang in langs:
-        path = po_path(lang)
+        path = po_path(lang, locale)
         if not path.exists():
-            found.append(f"{lang}: no catalog {path.relative_to(REPO)}: run `make catalogs`")
+            found.append(f"{lang}: no catalog {_shown(path)}: run `make catalogs`")
             continue
         catalog = read(path, lang)
         if catalog.plural_forms != PLURAL_FORMS[lang]:
@@ -199,27 +207,31 @@ def problems(roots: Sequence[Path] = PACKAGES, langs: Iterable[str] = tuple(PLUR
                 if placeholders(string) != placeholders(source):
                     found.append(f"{lang}: {string!r} has placeholders {placeholders(string)}, its English "
                                  f"{source!r} {placeholders(source)}")
+                for literal in LITERALS:
+                    if source.count(literal) != string.count(literal):
+                        found.append(f"{lang}: {string!r} must keep {literal!r} as its English has it (the code "
+                                     "fills it in)")
         for key in have.keys() - wanted.keys():
             found.append(f"{lang}: obsolete {key[0]!r} (no longer in the code): run `make catalogs`")
         if catalog.obsolete:
             found.append(f"{lang}: {len(catalog.obsolete)} obsolete entries kept: run `make catalogs`")
-        found += _compiled(lang, catalog)
+        found += _compiled(lang, catalog, mo_path(lang, locale))
     return found
 
 
-def _compiled(lang: str, catalog: Catalog) -> list[str]:
+def _compiled(lang: str, catalog: Catalog, path: Path) -> list[str]:
     """Does the ``.mo`` hold what the ``.po`` says?"""
-    path = mo_path(lang)
     if not path.exists():
-        return [f"{lang}: no compiled catalog {path.relative_to(REPO)}: run `make catalogs`"]
+        return [f"{lang}: no compiled catalog {_shown(path)}: run `make catalogs`"]
     with open(path, "rb") as f:
         compiled = read_mo(f)
 
     def table(c: Catalog, skip_fuzzy: bool) -> dict[tuple[str, str | None], object]:
-        return {_key(m): m.string for m in c if m.id and m.string and not (skip_fuzzy and m.fuzzy)}
+        return {_key(m): m.string if isinstance(m.string, str) else tuple(m.string)
+                for m in c if m.id and m.string and not (skip_fuzzy and m.fuzzy)}
 
     if table(compiled, False) != table(catalog, True) or compiled.plural_forms != catalog.plural_forms:
-        return [f"{lang}: {path.relative_to(REPO)} is older than its .po: run `make catalogs`"]
+        return [f"{lang}: {_shown(path)} is older than its .po: run `make catalogs`"]
     return []
 
 
