@@ -21,6 +21,7 @@ One :class:`Sessions` is shared by every transport of the process, with its
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import logging
 from collections.abc import Mapping
@@ -156,10 +157,11 @@ class Sessions:
         idle = False
         watchdog: asyncio.TimerHandle | None = None
         self.running += 1
-        # The session's language, set in this task's context before the app is made: every task and
-        # callback of the app copies the context, so they all word in it (and follow a change of it).
-        speech = use(await session_language(backend, sent))
+        speech: contextvars.Token[Any] | None = None
         try:
+            # The session's language, set in this task's context before the app is made: every task and
+            # callback of the app copies the context, so they all word in it (and follow a change of it).
+            speech = use(await session_language(backend, sent))
             app = self.app_factory(backend, backend.name_prefill)
             gcpolicy.session_started(app)
 
@@ -177,7 +179,8 @@ class Sessions:
                 watchdog.cancel()
             self.running -= 1
             opened.close()
-            reset(speech)
+            if speech is not None:
+                reset(speech)
         if idle:
             mins = name_idle / 60
             console.out(f"voltage: no name chosen in {mins:g} minute{'s' if mins != 1 else ''}; come back any time\r\n")

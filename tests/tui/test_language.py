@@ -173,3 +173,35 @@ def test_voltage_play_takes_lang_and_otherwise_follows_the_local_locale(monkeypa
     assert asyncio.run(speaks("ca")) == "ca"
     monkeypatch.setenv("LC_ALL", "C")
     assert asyncio.run(speaks(None)) == "en"
+
+
+async def test_a_session_gone_while_its_kept_language_is_read_is_counted_out_and_closed():
+    from types import SimpleNamespace
+
+    from server.session.services import Opened
+    from server.session.sessions import Sessions
+    from tests.support.channel import MemoryChannel
+
+    reading = asyncio.Event()
+    closed: list[bool] = []
+
+    class SlowBackend:
+        identity = "SHA256:k"
+        name_prefill = "alice"
+
+        async def settings(self) -> dict[str, str]:
+            reading.set()
+            await asyncio.Event().wait()  # (the store never answers)
+            return {}
+
+    async def open_(identity, initial, env):
+        return Opened(SlowBackend(), lambda: closed.append(True))
+
+    sessions = Sessions(SimpleNamespace(open=open_))  # type: ignore[arg-type]
+    task = asyncio.ensure_future(sessions.play(MemoryChannel(), None, {"LANG": "ca_ES.UTF-8"}))  # type: ignore[arg-type]
+    await asyncio.wait_for(reading.wait(), 10)
+    assert sessions.running == 1
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert sessions.running == 0 and closed == [True] and i18n.current() == "en"
