@@ -58,7 +58,7 @@ async def browser(profile: Path, width: int = 1000, height: int = 700, locale: s
     async with async_playwright() as p:
         context = await p.chromium.launch_persistent_context(
             str(profile), executable_path=executable, headless=True, args=ARGS,
-            viewport={"width": width, "height": height}, **({"locale": locale} if locale else {}))
+            viewport={"width": width, "height": height}, locale=locale)
         try:
             yield context
         finally:
