@@ -167,7 +167,8 @@ async def test_a_socket_that_never_says_hello_is_closed(web_server):
 async def test_two_hundred_idle_sockets_are_refused_or_closed(web_server):
     served = await web_server(store=False, silent_grace=1.0)
     tabs = [WebTerminal(served) for _ in range(200)]
-    refused = 0
+    admission = served.sessions.admission
+    refused = peak = 0
     try:
         for tab in tabs:
             try:
@@ -175,9 +176,11 @@ async def test_two_hundred_idle_sockets_are_refused_or_closed(web_server):
             except aiohttp.WSServerHandshakeError as e:
                 assert e.status == 503
                 refused += 1
-        admitted = 200 - refused
-        assert admitted <= served.sessions.admission.limits.max_per_address
-        assert refused >= 180
+            peak = max(peak, admission.connections)
+        # never more held from one address than its cap, however slowly the 200 arrive (the silent
+        # grace may close the first ones while the last are still coming, and let more in)
+        assert peak <= admission.limits.max_per_address
+        assert refused > 0
         assert served.sessions.running == 0
         for tab in tabs:
             if tab.ws is not None:
