@@ -37,7 +37,7 @@ MU = 25.0
 SIGMA = 25.0 / 3.0
 BOT_SIGMA = 2.0
 
-#: Fixed (mu, sigma) per bot name (engine/voltage/bots.py, engine/highvoltage/bots.py for
+#: Fixed (mu, sigma) per bot name (engine/voltage/bots/, engine/highvoltage/bots.py for
 #: High Voltage).  Provisional numbers, ordered by expected strength, to be
 #: tuned from ``voltage arena`` results against rated players.
 BOT_RATINGS: dict[str, tuple[float, float]] = {

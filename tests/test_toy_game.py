@@ -19,6 +19,7 @@ from server.store.db import Store
 from tests.support.toy import register
 from tests.support.toy import rules as T
 from tests.support.toy.screens import ToyMatchScreen
+from tests.support.wait import until
 from tests.support.words import lines
 from tui import words as W
 from tui.games.registry import words
@@ -30,14 +31,6 @@ def backend(lobby: Lobby, key: str, name: str) -> SSHBackend:
     b = SSHBackend(lobby, lobby.connect(key, name))
     b.claim_name(name)
     return b
-
-
-async def until(predicate, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 async def play_out(handles) -> None:

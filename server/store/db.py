@@ -1,94 +1,16 @@
-"""Storage: players, names, ratings, matches and their action logs, in SQLite.
+"""Storage: players, names, ratings, settings, matches and their action logs, in SQLite.
 
-One file, ``voltage.db`` in the data directory, in WAL mode; nothing else to
-run.  :meth:`Store.open` creates or validates it and applies the schema
-migrations (``PRAGMA user_version`` counts the ones applied).  Every problem
-at start is a :class:`StoreError` with a sentence a person can act on: a file
-that is not a database, a directory that cannot be written, a schema newer
-than this code, a second server on the same directory.  It never quietly
-starts an empty database in place of one it could not read.
+One file, ``voltage.db`` in the data directory, in WAL mode; nothing else to run.
+:meth:`Store.open` creates or validates it (a file it cannot trust is a :class:`StoreError` with a
+sentence a person can act on, never an empty database in its place) and applies the schema
+:data:`MIGRATIONS`.  Each write is its own transaction committed with ``synchronous=FULL``, so a
+committed action survives a crash.  Writes run on one writer thread (:class:`_Writer`), in order:
+the match hosts await theirs, the lobby's are queued; a stalled disk holds the writer and the
+matches waiting on it, never the event loop.  What the lobby reads on every arrival (players,
+names, settings, linked browsers) is answered from memory, kept up to date by this process, the
+only writer, because even a WAL read can wait on a frozen file system.
 
-Durability: each write is its own small transaction, committed with
-``synchronous=FULL``: the WAL is fsynced at every commit, so a committed
-action survives a kill, a power loss, an OS crash or a file system turned
-read-only.  (``NORMAL`` would not fsync at commit, and such a failure could
-lose everything since the last checkpoint.)  Measured with
-``benchmarks/store.py`` on the development VM's disk: a bare commit costs
-about 7 µs with NORMAL and 175 µs with FULL; as a host awaits it, through the
-writer thread, about 100 µs and 240 µs.  A move is far rarer than that.
-
-Writes never run on the event loop: one writer thread (:class:`_Writer`)
-owns the write connection and runs jobs from one queue, in order.  The match
-hosts ``await`` their writes (``append_action_async``, ``finish_match_async``,
-``probe_async``; see :mod:`server.host.voltage` for how a refused or slow commit
-pauses a match); the lobby's writes are queued without waiting
-(``touch_player``, ``upsert_player``); scripts and tests use the synchronous
-forms, which wait for the writer.  A stalled disk therefore holds the writer
-and the matches waiting on it, never the loop.  Reads use a connection of
-their own (WAL readers do not wait for the writer), but a read can still
-wait on a frozen file system (tried with ``fsfreeze`` on a loop-mounted ext4:
-a name lookup during the freeze waited for the thaw, because a WAL reader
-writes its read mark into the mmapped ``-shm`` file).  So what the lobby asks
-on every arrival (``player``, ``name_owner``, ``name_free_for``, and
-``upsert_player``'s check) is answered from players and names kept in memory
-(loaded at open, kept up to date by this process, the only writer: the
-directory lock sees to that; a few MB for tens of thousands of players).
-The other reads (a results screen's rating changes, the leaderboard, a
-history) still go to the disk on the loop.
-
-Start-up checks (each a :class:`StoreError`, so ``voltage serve`` says it and
-exits 1): a 0-byte ``voltage.db`` is refused (SQLite would take it for a new
-empty database); the whole file gets ``PRAGMA integrity_check``, not
-``quick_check``, which passes a table whose index no longer matches it (a
-damaged names index would hand a reserved name to anyone).  Measured on a
-191 MB store (100k matches, 4.4M actions, 20k players): integrity_check
-0.88 s warm / 4.5 s cold cache, quick_check 0.35 s / 3.8 s; once per start.
-
-The API:
-
-- ``Store.open(data_dir, *, readonly=False)`` -> Store; ``close()`` (commits
-  what is queued first).
-- Players (guests are never stored): ``upsert_player(identity, name)`` (raises
-  :class:`NameTaken`), ``name_owner(name)``, ``name_free_for(name, identity)``,
-  ``touch_player(identity)`` (a Future), ``player(identity)``.
-- Matches: ``create_match(game, seed, seats, code)`` -> id (``create_match_future``
-  queued), ``append_action(id, index, text)`` / ``append_action_async``,
-  ``finish_match(id, ranks, reason, scores, actions=N)`` -> rating changes
-  (rates and records in one transaction; refuses a log that does not hold N
-  actions; a result the ratings refuse is recorded unrated) /
-  ``finish_match_async``, ``abandon_match(id, reason)``, ``probe()`` /
-  ``probe_async``, ``unfinished_ids()``, ``unfinished_matches()``,
-  ``match_record(id)``, ``action_count(id)``, ``export_json(id)``,
-  ``player_history(identity)``.
-- Ratings: ``rating(identity, game)``, ``leaderboard(game, n)``,
-  ``rating_history(identity, game)``, ``rating_changes(match_id)``, ``games()``.
-- ``in_writer(fn)``: ``fn(conn)`` on the writer thread, in order (tests and
-  benchmarks: pragmas on the writer's connection, a simulated stall).
-
-Names are reserved case-insensitively (after Unicode NFKC folding): a key holds
-one name, its current one (``players.name``); taking another releases it, once
-:data:`RENAME_COOLDOWN` has passed since the key took it (no bulk reservations).
-
-Settings (``setting(identity, key)``, ``set_setting``, ``settings(identity)``):
-what follows a key from session to session (its colours, for one), kept in
-memory like the players and written through the writer.
-
-Schema versions (see :data:`MIGRATIONS`):
-
-1. players, names, ratings (current mu/sigma per game), matches, seats,
-   actions, meta.
-2. rating_history: one row per rating change (match, before, after), for the
-   results screen's change and the leaderboard's sparklines.  Existing
-   ratings are carried over as a first point with no match.
-3. actions.at: when each action was accepted (NULL for actions stored before),
-   for ``export``'s time per action; settings: (identity, key, value) per key.
-4. actions.used_ms: the time the seat to move used for each action (its clock's
-   charge, NULL before); matches.time_control: the match's control as
-   ``engine.clock`` writes it ("5+5"; NULL: no clock).  A restart folds the clock
-   from these (each game's ``restore``, beside its host: ``server.host.voltage.restore``).
-5. browsers and link_codes: the browsers linked to a key and the one-time codes that link
-   them, each kept as a hash (:mod:`server.store.browsers`); in memory like the players,
-   written through the writer.
+Why each of these, with the measurements, and the schema's versions: ``docs/design/store.md``.
 """
 
 from __future__ import annotations

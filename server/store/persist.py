@@ -1,47 +1,24 @@
 """Glue between live matches and the :class:`~server.store.db.Store` (no SSH here).
 
-- ``attach(store, match, match_id=None) -> Recording``: record a match.  The
-  recording becomes the match's ``recorder``: the host awaits
-  ``recorder.commit`` for each action *before* accepting it (see
-  :mod:`server.host.base`: an action the store cannot take is refused, code
-  ``save_failed``, and the match pauses until a probe write succeeds), and
-  ``recorder.finish`` at the end, before its ``on_end``
-  hooks (the result is stored and the match rated in one transaction), so a
-  results screen built by those finds the rating change in
-  ``recording.changes`` / ``store.rating_changes(match_id)``.  All of it runs
-  on the store's writer thread; nothing here waits on the disk on the event
-  loop.  The match's row is created on the writer too (queued first, so its
-  actions follow it); ``recording.match_id`` waits for it when read early.
-- ``restore(store, executor=None, bot_delay=0.7) -> list[Recording]``: at
-  start, rebuild every unfinished match from its seed and action log, already
-  attached (each game's own restore, beside its host, through the server's registry,
-  :mod:`server.games`).  Human seats come back with ``connected=False``: the server should
-  start their grace period now and seat them again when the same identity
-  connects (``recording.match.seats[i].identity``).  Bots wait until the
-  caller runs ``recording.match.start()`` on the event loop.  One whose log
-  already reached the end (killed between the last action and the result) is
-  finished and rated instead of restored.  A match that cannot be restored,
-  for any reason (a log that does not replay, a record that cannot be read, a
-  result that cannot be stored), is logged with its id and the reason and
-  left in the store exactly as it was: nothing is deleted or marked, so a
-  fixed version (or a person) can still bring it back, and the server serves
-  everyone else.
+- ``attach(store, match, match_id=None) -> Recording``: record a match.  The recording is the
+  match's ``recorder``: the host awaits ``recorder.commit`` for each action *before* accepting it
+  (an action the store cannot take is refused and the match pauses; :mod:`server.host.base`), and
+  ``recorder.finish`` at the end, before its ``on_end`` hooks (the result stored and the match rated
+  in one transaction, so a results screen finds ``recording.changes``).  All of it runs on the
+  store's writer thread, never waiting on the disk on the event loop; ``recording.match_id`` waits
+  for the match's row when read early.
+- ``restore(store, executor=None, bot_delay=0.7) -> list[Recording]``: at start, every unfinished
+  match rebuilt from its seed and action log (each game's own restore, through
+  :mod:`server.games`), human seats disconnected, bots waiting for ``match.start()``; one whose log
+  already reached the end is finished and rated instead; one that cannot be restored is logged and
+  left in the store exactly as it was.
 - ``text_leaderboard(store, n=20) -> str``: ``ssh HOST leaderboard``.
 - ``export_command(store, arg) -> (exit_status, text)``: ``ssh HOST export ID``.
 - ``history_item(record, identity)`` and ``rating_changes(changes, names)``: a player's
   finished match and a results screen's rating changes, as data the tui words.
 
-Who is rated: a seat whose identity is a stored player (the server calls
-``store.upsert_player`` for key-authenticated people only).  Any other
-identity (a guest's per-connection id) counts as a guest: never stored as a
-player, never rated.
-
-The end is recorded only on a complete log: ``finish_match`` is given the
-match's action count and refuses if the store holds another.  A result the
-ratings refuse (one identity in two seats) is still recorded, unrated, and
-logged.  A result that cannot be written (the disk full at that moment) is
-retried in the background until it can; a restart also finishes a match
-whose whole log is stored.
+Only stored players (key-authenticated people) are rated; the end is recorded only on a complete
+log.  Why, and what happens to a result that cannot be written: ``docs/design/store.md``.
 """
 
 from __future__ import annotations

@@ -13,20 +13,7 @@ import time
 import pytest
 
 from server.bus import BusUnavailable, FullRequest, Intent, gap
-
-
-async def until(condition, timeout: float = 30.0, what: str = "condition"):
-    """Poll an async or plain ``condition()`` until true, failing after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+from tests.support.wait import until
 
 
 async def read_unacked(sides, pump, n):

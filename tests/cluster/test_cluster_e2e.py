@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.support.e2e import keys_for, top_line, wait_until
+from tests.support.e2e import keys_for, top_line
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 from tui.games.voltage import choices
 
 
@@ -75,13 +76,13 @@ async def play(hosted, terms: dict[int, Terminal], *, stop=None) -> None:
         seat = match.state.to_move
         view = match.view(seat)
         term = terms[seat]
-        await wait_until(lambda term=term, view=view: shows(term, view, names), timeout=30,
-                         what=lambda term=term, view=view, seat=seat: f"seat {seat} at turn {view.turn} "
-                         f"({choices.step_for(view, choices.NOTHING, names).prompt!r}):\n{term.text()}")
+        await until(lambda term=term, view=view: shows(term, view, names),
+                    what=lambda term=term, view=view, seat=seat: f"seat {seat} at turn {view.turn} "
+                    f"({choices.step_for(view, choices.NOTHING, names).prompt!r}):\n{term.text()}")
         before = len(match.actions)
         term.press(*keys_for(view, names, app_mode=bool(n % 2)))
-        await wait_until(lambda before=before: len(match.actions) > before or match.over, timeout=30,
-                         what=lambda term=term, seat=seat: f"the action of seat {seat}:\n{term.text()}")
+        await until(lambda before=before: len(match.actions) > before or match.over,
+                    what=lambda term=term, seat=seat: f"the action of seat {seat}:\n{term.text()}")
         n += 1
 
 
@@ -173,13 +174,13 @@ async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluste
         await alice.wait_for("Asking for a rematch")
         await bob.wait_for("alice wants a rematch")
         bob.press("r")
-        await wait_until(lambda: match_of(cluster.lobby, "alice") not in (None, hosted), what="the rematch")
+        await until(lambda: match_of(cluster.lobby, "alice") not in (None, hosted), what="the rematch")
         again = match_of(cluster.lobby, "alice")
         assert set(again.match.names) == {"alice", "bob"}
         for t in (alice, bob):
             await t.wait_for("turn 1")
         # The spectator (on the second edge) follows the rematch.
-        await wait_until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
+        await until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
         await carol.wait_for("turn 1")
     except BaseException:
         print(cluster.logs())
@@ -272,8 +273,8 @@ async def test_an_edge_killed_mid_match_its_player_gets_the_seat_back_through_th
         await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 6)
 
         e0.kill()  # kill -9: no goodbye to the host; its presence key just expires
-        await wait_until(lambda: not hosted.match.seats[seat_a].connected, timeout=30,
-                         what="the host to see alice's edge gone")
+        await until(lambda: not hosted.match.seats[seat_a].connected,
+                    what="the host to see alice's edge gone")
         await bob.wait_for("waiting for alice to reconnect")
         assert not hosted.match.seats[seat_a].is_bot  # the grace, not a bot at once
 
@@ -374,8 +375,8 @@ async def test_a_high_voltage_quick_table_counts_down_on_both_edges_then_starts(
         for t in (alice, bob):
             seconds[t] = [int((await t.wait_for(starting)).group(1))]
         for t in (alice, bob):  # it goes down, on each edge's screen
-            await wait_until(lambda t=t: (m := re.search(starting, t.text())) is not None
-                             and int(m.group(1)) < seconds[t][0], timeout=10)
+            await until(lambda t=t: (m := re.search(starting, t.text())) is not None
+                        and int(m.group(1)) < seconds[t][0])
         for t in (alice, bob):
             await t.wait_for("HIGH VOLTAGE", timeout=30)
     except BaseException:
@@ -409,8 +410,8 @@ async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept
         await cluster.start_host()
         again = cluster.lobby.matches[code]
         assert len(again.match.actions) == done  # the store restored it where it was
-        await wait_until(lambda: all(s.connected for s in again.match.seats), timeout=30,
-                         what="both players back in their seats")
+        await until(lambda: all(s.connected for s in again.match.seats),
+                    what="both players back in their seats")
         for t in (alice, bob):
             await t.wait_gone("restarting", timeout=30)
         await play(again, seats)
@@ -481,7 +482,7 @@ async def test_the_kept_commands_through_an_edge_leaderboard_export_replay(kept_
     import asyncio
     import json
 
-    from tests.server.test_commands import KA, KB, finished_match
+    from tests.support.store import KA, KB, finished_match
     from tests.support.terminal import ssh_connect
 
     store = kept_cluster.store

@@ -16,6 +16,7 @@ from server.bus import FullRequest
 from server.bus.redis import RedisBus
 from server.cluster.codec import CodecError, decode, encode
 from server.edge.backend import RemoteSeatHandle
+from tests.support.wait import until
 from tui.ports import Note, Update
 
 
@@ -91,7 +92,7 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         await host.ack(first)
         view = V.view(V.new_match(1), 0)
         await host.publish_update("ABCD", 0, 1, {"u": encode(Update(view, (ONE,), version=1))})
-        await _until(lambda: len(got) == 1)
+        await until(lambda: len(got) == 1)
         assert got[0].version == 1 and got[0].entries == (ONE,) and h.log == [DEALT, ONE]
         await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, (THREE,), version=3))})
         asked = await asyncio.wait_for(feed.__anext__(), 30)
@@ -99,7 +100,7 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         notice = (Note("waiting_reconnect", {"name": "b", "seconds": 5}),)
         await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, notice=notice, version=3)),
                                                  "log": encode([DEALT, ONE, TWO, THREE])}, full=True)
-        await _until(lambda: len(got) == 2)
+        await until(lambda: len(got) == 2)
         assert got[1].version == 3 and got[1].entries == (TWO, THREE) and got[1].notice == notice
         await h.close()
     finally:
@@ -107,9 +108,3 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         await edge.close()
 
 
-async def _until(predicate, timeout=30.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)

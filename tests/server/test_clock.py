@@ -23,19 +23,13 @@ from server.host.voltage import Match
 from server.host.voltage import restore as restore_voltage
 from server.store.db import Store
 from server.store.persist import export_json
-from tests.server.test_lobby_store import KA, KB, lobby_on, online
+from tests.server.test_lobby_store import KA, KB, lobby_on
+from tests.support.lobby import online
+from tests.support.wait import until
 from tests.support.words import history_line, log_of, refused
 from tui import words as W
 
 SHORT = CL.TimeControl(2, 0)
-
-
-async def until(predicate, timeout: float = 30.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 async def room_match(lobby, owner, guest, control):

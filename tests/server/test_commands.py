@@ -6,62 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import asyncssh
 import pytest
 
 from engine.voltage import rules as V
-from server.config import ServerConfig
-from server.serve import local_sessions
 from server.session.commands import help_text
-from server.ssh.server import VoltageServer
 from server.store.db import Store
-from tests.server.terminal import Terminal, ssh_connect
-from tests.support.ssh import lobby_of
-
-KA, KB = "SHA256:alice", "SHA256:bob"
-
-
-def finished_match(store: Store, seed: int, names=("Alice", "Bob"), idents=(KA, KB)) -> int:
-    rng = random.Random(seed)
-    s = V.new_match(seed)
-    mid = store.create_match("voltage", seed, [{"name": n, "identity": i} for n, i in zip(names, idents, strict=True)])
-    n = 0
-    while not s.over:
-        a = rng.choice(V.legal_actions(s))
-        store.append_action(mid, n, a.text())
-        s, _ = V.apply(s, a)
-        n += 1
-    store.finish_match(mid, [1, 2] if s.winner == 0 else [2, 1] if s.winner == 1 else [1, 1], s.reason, s.scores)
-    return mid
-
-
-@pytest.fixture
-async def kept(tmp_path):
-    """A server over a store holding two finished rated matches and one running."""
-    store = Store.open(tmp_path / "data")
-    store.upsert_player(KA, "Alice")
-    store.upsert_player(KB, "Bob")
-    ids = [finished_match(store, 11), finished_match(store, 12)]
-    running = store.create_match("voltage", 13, [{"name": "Alice", "identity": KA}, {"name": "Bob", "identity": KB}])
-    executor = ThreadPoolExecutor(max_workers=1)
-    config = ServerConfig(host="127.0.0.1", port=0, grace=5.0)
-    srv = VoltageServer(config, local_sessions(config, executor=executor, store=store))
-    await srv.start()
-    srv.ids, srv.running, srv.store, srv.lobby = ids, running, store, lobby_of(srv)
-    yield srv
-    for h in srv.lobby.matches.values():
-        h.match.close()
-        for t in h.grace.values():
-            t.cancel()
-    srv.close()
-    await srv.wait_closed()
-    executor.shutdown(wait=False, cancel_futures=True)
-    store.close()
+from tests.support.store import KA, KB, finished_match
+from tests.support.terminal import Terminal, ssh_connect
 
 
 async def run(port, command):

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.server.terminal import Terminal
-from tests.server.test_commands import KB, finished_match, kept  # noqa: F401  (a fixture)
+from tests.support.store import KB, finished_match
+from tests.support.terminal import Terminal
 
 
-async def test_the_lobby_shows_rating_history_replay_and_leaderboard(kept):  # noqa: F811
+async def test_the_lobby_shows_rating_history_replay_and_leaderboard(kept):
     key = asyncssh.generate_private_key("ssh-ed25519")
     fp = key.get_fingerprint("sha256")
     store = kept.store

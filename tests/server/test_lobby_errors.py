@@ -1,4 +1,4 @@
-"""Every error the server turns a request down with is a ``tui.ports.Refused`` (issue 15):
+"""Every error the server turns a request down with is a ``tui.ports.Refused``:
 a screen that catches ``Refused`` shows each one's line, whichever part said no."""
 
 from __future__ import annotations

@@ -12,15 +12,11 @@ from server.lobby.core import Lobby
 from server.lobby.models import LobbyError
 from server.lobby.tables import Tables
 from server.store.db import Store
+from tests.support.lobby import online
+from tests.support.wait import settle, until
 from tests.support.words import log_of, notice_of, refused, status_of
 
 KEY, OTHER = "SHA256:alice-key", "SHA256:bob-key"
-
-
-def online(lobby: Lobby, identity, name, username=None):
-    p = lobby.connect(identity, username or name)
-    lobby.claim_name(p, name)
-    return p
 
 
 def listening(player):
@@ -28,20 +24,6 @@ def listening(player):
     told: list[tuple[str, object]] = []
     player.listener = lambda event, handles: told.append((event, handles))
     return told
-
-
-async def settle():
-    for _ in range(5):
-        await asyncio.sleep(0)
-
-
-async def wait_for(condition, timeout=30.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)
 
 
 # -- one key, two sessions ---------------------------------------------------------
@@ -204,7 +186,7 @@ async def test_spectators_follow_a_high_voltage_rematch():
     (a,), (b,) = await asyncio.gather(owner, friend)
     lobby.watch(carol, a.match.code)
     await a.resign()
-    await wait_for(lambda: a.match.over)
+    await until(lambda: a.match.over, "the match to end")
     first = asyncio.ensure_future(tables.rematch(ann, [a]))
     await settle()
     (b2,) = await asyncio.wait_for(tables.rematch(bob, [b]), 30)

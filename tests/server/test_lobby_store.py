@@ -16,6 +16,7 @@ from server.lobby.core import Lobby
 from server.lobby.models import NameRejected
 from server.store import persist as P
 from server.store.db import Store
+from tests.support.lobby import online
 from tests.support.words import notice_of, refused
 from tui import words as W
 
@@ -24,12 +25,6 @@ KA, KB, KC = "SHA256:alice-key", "SHA256:bob-key", "SHA256:carol-key"
 
 def lobby_on(store, **kw) -> Lobby:
     return Lobby(None, store=store, grace=30.0, bot_delay=0.0, seed=1, **kw)
-
-
-def online(lobby: Lobby, identity, name):
-    p = lobby.connect(identity, name)
-    lobby.claim_name(p, name)
-    return p
 
 
 async def play_out(match, rng, limit=None):

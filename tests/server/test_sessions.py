@@ -21,18 +21,11 @@ from server.session.identity import Identity
 from server.session.services import LocalServices
 from server.session.sessions import Sessions
 from tests.support.channel import MemoryChannel
+from tests.support.wait import until
 from tui.app import make_app
 from tui.pacing import FAST
 
 KEY = Identity.of_key("SHA256:alice-key", "alice")
-
-
-async def until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 class Made:

@@ -11,7 +11,7 @@ from server.lobby.core import Lobby
 from server.store import db as S
 from server.store.db import Store
 from server.store.persist import export_json
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
 from tests.support.words import refused
 from tests.tui.test_lobby_screen import colours_drawn, lines_of, open_settings, point_at
 from tui.app import make_app

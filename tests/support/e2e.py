@@ -10,24 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import time
 from collections.abc import AsyncIterator
 
 import asyncssh
 
 from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 from tui.games.voltage import choices
 
 KEY_NAMES = {"space": " ", "up": "up", "down": "down"}
-
-
-async def wait_until(predicate, timeout=30.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
-        await asyncio.sleep(0.01)
 
 
 async def enter(srv, username, key=None, *, command=None, name_ok=True) -> Terminal:
@@ -86,6 +78,7 @@ def keys_for(view, names, app_mode: bool) -> list[str]:
         keys.append(key)
         if option.action is not None:
             return keys
+        assert option.select is not None  # an option that acts on nothing selects something
         sel = option.select
 
 
@@ -123,15 +116,15 @@ async def play(srv, hosted, terms: dict[int, Terminal], apps: dict[int, object],
             continue
         app = apps[seat]
         # (the lambdas are awaited at once, before the loop moves on: binding their names as defaults says so)
-        await wait_until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
-                         what="the screen's view")
+        await until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
+                    what="the screen's view")
         before = len(match.actions)
         keys = keys_for(match.view(seat), names, app_mode=bool(n % 2))
         terms[seat].press(*keys)
         def late(keys: list[str] = keys, seat: int = seat) -> str:
             return f"the action after {keys} from seat {seat}:\n{terms[seat].text()}"
 
-        await wait_until(lambda before=before: len(match.actions) > before or match.over, what=late)
+        await until(lambda before=before: len(match.actions) > before or match.over, what=late)
         n += 1
         if n % check_every == 0 and not match.over and match.view(None).phase != "flip":
             await screens_agree(match, terms)
@@ -144,12 +137,12 @@ async def screens_agree(match, terms: dict[int, Terminal], spectator: Terminal |
     for seat, term in terms.items():
         # Own side at the bottom: top row is the opponent's total.
         want = [(v.total(t, 1 - seat), v.total(t, seat)) for t in range(4)]
-        await wait_until(lambda t=term, w=want: _safe(totals, t) == w and _safe(scores, t) == want_scores,
-                         what=f"seat {seat}'s screen to agree:\n{term.text()}")
+        await until(lambda t=term, w=want: _safe(totals, t) == w and _safe(scores, t) == want_scores,
+                    what=f"seat {seat}'s screen to agree:\n{term.text()}")
     if spectator is not None:
         want = [(v.total(t, 1), v.total(t, 0)) for t in range(4)]
-        await wait_until(lambda: _safe(totals, spectator) == want and _safe(scores, spectator) == want_scores,
-                         what=f"the spectator's screen to agree:\n{spectator.text()}")
+        await until(lambda: _safe(totals, spectator) == want and _safe(scores, spectator) == want_scores,
+                    what=f"the spectator's screen to agree:\n{spectator.text()}")
 
 
 def _safe(f, term):

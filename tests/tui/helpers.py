@@ -4,13 +4,16 @@ step, the way a person reads the prompt)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
+
+from textual.screen import Screen
+from textual.widget import Widget
 
 from engine.voltage import rules as V
 from server.local import LocalBackend
+from tests.support.wait import until
 from tui.app import VoltageApp, make_app
 from tui.games.voltage import choices as C
 from tui.games.voltage.board import Board
@@ -19,6 +22,7 @@ from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.piles import Piles
 from tui.games.voltage.results import ResultsScreen
 from tui.pacing import FAST, Pacing
+from tui.ports import Handles, RatingChange
 
 
 def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
@@ -26,16 +30,6 @@ def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
     backend = LocalBackend(seed=seed, bot_delay=bot_delay)
     app = make_app(backend, player_name=name, pacing=pacing)
     return app, backend
-
-
-async def wait_until(pilot: Any, cond: Callable[[], bool], timeout: float = 30.0, what: Any = "") -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"timed out waiting for the app: {what() if callable(what) else what}")
-        # A plain sleep: the app runs on this loop; pilot.pause() would force a full relayout.
-        await asyncio.sleep(0.005)
 
 
 def match_screen(app: VoltageApp) -> MatchScreen | None:
@@ -128,7 +122,7 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
     keys_rng = random.Random(seed + 1)  # how to press (direct key or cursor), apart from what to play
     n = 0
     while True:
-        await wait_until(pilot, lambda: ready(app))
+        await until(lambda: ready(app))
         if isinstance(app.screen, ResultsScreen):
             return n
         screen = app.screen
@@ -142,8 +136,7 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
         else:
             await play_by_clicks(pilot, screen, action)
         assert not screen.error, f"{action} refused: {screen.error}"
-        await wait_until(  # (the defaults bind this round's screen, count and action)
-            pilot,
+        await until(  # (the defaults bind this round's screen, count and action)
             lambda screen=screen, before=before: (
                 len(screen.viewer.log) > before or isinstance(app.screen, ResultsScreen)
             ),
@@ -164,6 +157,7 @@ class ContractHandle:
     """
 
     __slots__ = ("_h",)
+    _h: Any
 
     def __init__(self, handle: Any) -> None:
         object.__setattr__(self, "_h", handle)
@@ -194,20 +188,20 @@ class FixedBackend:
     """A backend whose home screen is a match screen for the given handles
     (a :class:`tui.ports.Backend`)."""
 
-    online = False
+    online: bool = False
 
-    def __init__(self, handles: list[Any]) -> None:
+    def __init__(self, handles: Handles) -> None:
         self.handles = handles
         self.rematches = 0
 
-    def home_screen(self) -> Any:
+    def home_screen(self) -> Screen[Any]:
         return MatchScreen(self.handles, self)
 
-    async def rematch(self, handles: list[Any]) -> list[Any] | None:
+    async def rematch(self, handles: Handles) -> Handles | None:
         self.rematches += 1
         return None
 
-    def rating_change(self, handles: Any) -> str | None:
+    def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
         return None
 
 
@@ -224,7 +218,7 @@ def screen_text(app: VoltageApp) -> str:
 def widget_texts(app: VoltageApp) -> str:
     """The plain text of every widget's own rendering, shown or not."""
     out: list[str] = []
-    for w in app.screen.walk_children(with_self=True):
+    for w in app.screen.walk_children(Widget, with_self=True):
         try:
             r = w.render()
         except Exception:

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
-from server.store.db import Store
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
 from tui.app import make_app
 from tui.screens.lobby import LobbyScreen
 from tui.widgets.menu import Menu
@@ -43,15 +40,6 @@ def colours_drawn(app) -> set:
             if style is not None:
                 found |= {c for c in (style.color, style.bgcolor) if c is not None and not c.is_default}
     return found
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path)
-    s.upsert_player(KA, "Alice")
-    s.upsert_player(KB, "Bob")
-    yield s
-    s.close()
 
 
 def lobby_app(store, identity=KA, username="alice"):

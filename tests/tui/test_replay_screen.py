@@ -15,7 +15,7 @@ from tests.support.words import lines
 from tui.app import make_app
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
-from tui.games.voltage.replay import ReplayScreen
+from tui.games.voltage.replay import OpenHand, ReplayScreen
 from tui.pacing import FAST
 from tui.screens.replay import ReplayBackend
 from tui.text import card_label
@@ -82,7 +82,7 @@ def open_hand(screen: ReplayScreen):
 def top_hand_faces(screen: ReplayScreen) -> tuple:
     """The top seat's cards as shown face up (none when its hand shows backs)."""
     found = screen.query("#open-hand")
-    return found.first().cards if found and found.first().display else ()
+    return found.first(OpenHand).cards if found and found.first().display else ()
 
 
 def agrees(screen: ReplayScreen, replay: Replay, step: int, seat: int | None = None) -> None:

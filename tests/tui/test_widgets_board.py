@@ -1,4 +1,4 @@
-"""The board's words (issue 14): the player's Σ totals stay while a block is chosen to
+"""The board's words: the player's Σ totals stay while a block is chosen to
 flip, a target's key is set apart from the card's value, and every terminal says in
 a word or a sign which way it scores, at every size."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from tests.tui.helpers import FixedBackend, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import FixedBackend
 from tests.tui.test_words_screens import rows_of, voltage_match
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
@@ -17,7 +18,7 @@ async def board_rows(kind: str, size: tuple[int, int], keys: tuple[str, ...] = (
     m = voltage_match(kind)
     app = make_app(FixedBackend([m.handle(0)]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=size) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()
         for key in keys:
             await pilot.press(key)

@@ -14,9 +14,10 @@ import re
 import asyncssh
 
 from server import ratings as R
-from tests.server.test_commands import finished_match
-from tests.support.e2e import enter, keys_for, match_of, wait_until
+from tests.support.e2e import enter, keys_for, match_of
+from tests.support.store import finished_match
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 from tests.web.browser import Tab, browser
 
 
@@ -28,8 +29,8 @@ async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], ap
     while not match.over:
         seat = match.state.to_move
         app = apps[seat]
-        await wait_until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
-                         timeout=15, what="the screen's view")
+        await until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
+                    what="the screen's view")
         before = len(match.actions)
         keys = keys_for(match.view(seat), match.names, app_mode=False)
         player = players[seat]
@@ -37,8 +38,8 @@ async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], ap
             await player.press(*keys)
         else:
             player.press(*keys)
-        await wait_until(lambda before=before: len(match.actions) > before or match.over, timeout=15,
-                         what=lambda keys=keys, seat=seat: f"the action after {keys} from seat {seat}")
+        await until(lambda before=before: len(match.actions) > before or match.over,
+                    what=lambda keys=keys, seat=seat: f"the action after {keys} from seat {seat}")
         n += 1
         if n == 10 and midway is not None:
             await midway()

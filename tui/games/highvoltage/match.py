@@ -16,7 +16,7 @@ it paints (:class:`AimedTopCard`), and every input path (number and letter keys,
 arrows and Enter, a click, practice alike) goes through :meth:`HVMatchScreen.play_slot`
 and :meth:`HVMatchScreen.aim`, which aim there.
 
-Idling (issue 18): the seats the host marks idle (``update.idle``) show as
+Idling: the seats the host marks idle (``update.idle``) show as
 "Bob (idle)" in the players' list on every screen.  A seat still in that may vote
 gets a line "Bob is idle: press K to continue without Bob" and the key ``K``
 (capital: every free lower-case letter is a card's key); a seat a bot plays for its

@@ -5,7 +5,7 @@ One widget paints all four (see :mod:`.lines`): the match screen hands it a
 :class:`TerminalState` per terminal, it draws them and posts a message when a
 side, a block or a frame is clicked.  It holds no game logic.
 
-Decisions (issue 14):
+Decisions:
 
 - Which way a terminal scores is written in its frame at every size, never
   left to the block's glyph and colour: "+ high wins" when there is room, then

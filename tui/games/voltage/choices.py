@@ -189,7 +189,7 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
             if isinstance(a, Draw):
                 if view.phase == "start":
                     label = "draw two"
-                else:  # with both piles empty the turn just ends (RULINGS.md)
+                else:  # with both piles empty the turn just ends (the rules)
                     label = "done" if piles_empty else "done: draw one"
                 opts.append(Option(DRAW_KEY, label, action=a, button=True))
             elif isinstance(a, Pass):

@@ -1,9 +1,9 @@
 """Hands: the player's own cards (faces, keyed 1-6) and the opponent's backs.
 
 Backs are drawn in one canonical order, transformers first, whatever order
-they come in: a hand's order is hidden information (RULINGS.md makes only the
+they come in: a hand's order is hidden information (the rules make only the
 count of cards and of transformer backs public), and the engine's view already
-gives them so (audit item 6).  The widgets sort again so that nothing they are
+gives them so.  The widgets sort again so that nothing they are
 handed, e.g. an old stored view, can show more than that.
 """
 
