@@ -79,6 +79,51 @@ async def test_a_terminal_too_small_for_the_lobby_says_how_large_it_must_be(stor
         assert "Quick match: Voltage" in text and "Leaderboard" in text
 
 
+async def test_while_too_small_keys_go_nowhere_but_rules_and_quit(store):
+    from tui.screens.rules import RulesScreen
+
+    app, backend = lobby_app(store, identity="SHA256:newkey", username="zed")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        await pilot.press("Z", "e", "d", "enter")  # into a hidden name box: nothing happens
+        await pilot.pause()
+        assert not backend.named and [p.name for p in backend.snapshot().players] == []
+        await pilot.press("question_mark")  # what the message offers: the rules
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        await pilot.press("escape")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        name = app.screen.query_one("#name")
+        assert name.has_focus and "Zed" not in name.value and "?" not in name.value
+        await pilot.press("enter")
+        await pilot.pause()
+        assert backend.named
+
+
+async def test_the_focus_is_where_it_was_after_the_terminal_was_too_small(store):
+    app, _ = lobby_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await enter_lobby(pilot)
+        play, history = app.screen.query_one("#choices", Menu), app.screen.query_one("#history", Menu)
+        assert play.has_focus
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.press("h")  # ignored meanwhile
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert play.has_focus
+        await pilot.press("down")
+        await pilot.pause()
+        assert play.index == 1  # Down works at once, with no Tab first
+        await pilot.press("h")
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert history.has_focus
+
+
 async def test_the_title_is_shortened_by_meaning_never_cut(store):
     finished_match(store, 11)
     # A second game rated too: two ratings in the title.
