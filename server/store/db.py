@@ -107,6 +107,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.game import Termination
 from server import ratings as R
 from server.errors import ServerError  # the root every server error shares (server/errors.py)
 
@@ -325,13 +326,20 @@ class MatchRecord:
         return self.status == FINISHED
 
     @property
+    def aborted(self) -> bool:
+        """Called off before it began: no result (no winner, no places), whatever an older
+        version stored as its ranks (1 for every seat, as for a draw)."""
+        return self.reason == Termination.ABORTED.value
+
+    @property
     def ranks(self) -> tuple[int | None, ...]:
-        return tuple(s.rank for s in self.seats)
+        """Each seat's place (None: none, before the end or in an aborted match)."""
+        return tuple(None if self.aborted else s.rank for s in self.seats)
 
     @property
     def winners(self) -> tuple[int, ...]:
-        """The seats ranked first (several on a tie; empty before the end)."""
-        return tuple(s.seat for s in self.seats if s.rank == 1)
+        """The seats ranked first (several on a tie; empty before the end and when aborted)."""
+        return tuple(s.seat for s, rank in zip(self.seats, self.ranks, strict=True) if rank == 1)
 
     def seat_of(self, identity: str | None) -> int | None:
         """The seat ``identity`` played in this match, if any."""
@@ -836,7 +844,7 @@ class Store:
     def finish_match(
         self,
         match_id: int,
-        ranks: Sequence[int],
+        ranks: Sequence[int | None],
         reason: str = "",
         scores: Sequence[int] | None = None,
         *,
@@ -846,10 +854,10 @@ class Store:
         """Record the result of a running match and, if ``rated``, update the ratings.
 
         ``ranks[seat]`` is each seat's finishing place (1 = first, equal
-        numbers tie).  The result, the new ratings and their history go in one
-        transaction, so a crash can never rate a match twice.  Returns the
-        rating changes (empty if nothing was rated, or the match was already
-        finished).
+        numbers tie; None: no place, an aborted match's, never rated).  The
+        result, the new ratings and their history go in one transaction, so a
+        crash can never rate a match twice.  Returns the rating changes (empty
+        if nothing was rated, or the match was already finished).
 
         ``actions``: how many actions the match has; if the stored log holds
         another number, nothing is written and :class:`StoreError` says so (a
@@ -862,7 +870,7 @@ class Store:
     def finish_match_async(
         self,
         match_id: int | Callable[[], int],
-        ranks: Sequence[int],
+        ranks: Sequence[int | None],
         reason: str = "",
         scores: Sequence[int] | None = None,
         *,
@@ -964,8 +972,8 @@ class Store:
         if not rec.finished:
             raise StoreError(f"match {match_id} is not finished ({rec.status}); only finished matches are exported")
         players = []
-        for s in rec.seats:
-            p: dict = {"seat": s.seat, "name": s.name, "bot": s.bot, "rank": s.rank}
+        for s, rank in zip(rec.seats, rec.ranks, strict=True):
+            p: dict = {"seat": s.seat, "name": s.name, "bot": s.bot, "rank": rank}
             if identities:
                 p["identity"] = s.identity
             if s.rating_before is not None and s.rating_after is not None:
@@ -1160,7 +1168,7 @@ def _scores(scores: Sequence[int] | None) -> str | None:
 def _finish_match(
     c: sqlite3.Connection,
     match_id: int | Callable[[], int],
-    ranks: list[int],
+    ranks: list[int | None],
     reason: str,
     scores: str | None,
     rated: bool,
@@ -1188,9 +1196,10 @@ def _finish_match(
                 )
         game = m["game"]
         changes: list[R.Change] = []
-        if rated:
+        places = [int(r) for r in ranks if r is not None]
+        if rated and len(places) == len(ranks):  # (a match with no places is never rated)
             entrants = []
-            for s, r in zip(seats, ranks, strict=True):
+            for s, r in zip(seats, places, strict=True):
                 ident = s["identity"]
                 registered = ident is not None and c.execute(
                     "SELECT 1 FROM players WHERE identity = ?", (ident,)
@@ -1204,7 +1213,7 @@ def _finish_match(
                 entrants.append(
                     R.Entrant(
                         seat=s["seat"],
-                        rank=int(r),
+                        rank=r,
                         identity=ident if registered else None,
                         bot=s["bot"],
                         rating=rating,
@@ -1222,7 +1231,7 @@ def _finish_match(
         )
         c.executemany(
             "UPDATE seats SET rank = ? WHERE match_id = ? AND seat = ?",
-            [(int(r), match_id, s["seat"]) for s, r in zip(seats, ranks, strict=True)],
+            [(int(r) if r is not None else None, match_id, s["seat"]) for s, r in zip(seats, ranks, strict=True)],
         )
         for ch in changes:
             c.execute(

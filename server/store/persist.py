@@ -52,6 +52,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future
 from typing import Any, cast
 
+from engine.game import Outcome, Termination
 from server import games
 from server import ratings as R
 from server.errors import RestoreError
@@ -129,7 +130,7 @@ class Recording:
     async def _finish(self, match: Any) -> None:
         outcome = match.outcome
         self.changes = await self.store.finish_match_async(
-            self._current_id, list(outcome.places), outcome.reason, _scores(outcome), actions=len(match.actions),
+            self._current_id, _ranks(outcome), outcome.reason, _scores(outcome), actions=len(match.actions),
             rated=outcome.rated,
         )
         self.finished = True
@@ -151,6 +152,13 @@ class Recording:
             return str(self._current_id()) if not isinstance(self._id, Future) or self._id.done() else "?"
         except Exception:
             return "?"
+
+
+def _ranks(outcome: Outcome) -> list[int | None]:
+    """The places stored for an ending: none for an aborted match (it has no result)."""
+    if outcome.termination is Termination.ABORTED:
+        return [None] * len(outcome.places)
+    return list(outcome.places)
 
 
 def _scores(outcome: Any) -> list[int] | None:
@@ -244,7 +252,7 @@ def _restore_one(
     if match.over:
         log.info("match %s had ended before the restart; recording its result", record.id)
         outcome = match.outcome
-        store.finish_match(record.id, list(outcome.places), outcome.reason, _scores(outcome),
+        store.finish_match(record.id, _ranks(outcome), outcome.reason, _scores(outcome),
                            actions=len(record.actions or ()), rated=outcome.rated)
         return None
     return attach(store, match, record.id)
@@ -364,7 +372,7 @@ def history_item(record: MatchRecord, identity: str | None) -> HistoryItem:
     the game named unless it is the home game, the score from the player's seat."""
     me = record.seat_of(identity)
     others = tuple(s.name for s in record.seats if s.seat != me)
-    rank = record.seats[me].rank if me is not None else None
+    rank = record.ranks[me] if me is not None else None
     score: tuple[int, ...] = ()
     if record.scores and len(record.scores) == 2:
         score = tuple(record.scores) if me != 1 else tuple(reversed(record.scores))

@@ -119,6 +119,45 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         out = json.loads(export_json(store, rec.id))
         assert out["result"]["reason"] == "aborted"
         assert out["result_words"] == "aborted (no result, not rated)" and out["rated"] is False
+        # No winners and no places: nobody won, nobody drew.
+        assert out["result"]["winners"] == [] and out["result"]["ranks"] == [None, None]
+        assert [p["rank"] for p in out["players"]] == [None, None]
+        assert rec.winners == () and rec.ranks == (None, None)
+
+
+def test_an_aborted_match_stored_by_an_older_version_exports_with_no_winners_either(tmp_path):
+    with Store.open(tmp_path) as store:
+        mid = store.create_match("voltage", 5, [{"name": "alice", "identity": KA}, {"name": "bob", "identity": KB}])
+        store.append_action(mid, 0, "abort 0")
+        store.finish_match(mid, [1, 1], "aborted", [0, 0], rated=False)  # (ranks as older versions stored them)
+        out = json.loads(export_json(store, mid))
+        assert out["result"]["winners"] == [] and out["result"]["ranks"] == [None, None]
+        assert out["result_words"] == "aborted (no result, not rated)"
+
+
+async def test_an_aborted_match_says_aborted_to_both_players_and_a_spectator_with_no_turn_played():
+    from tests.tui.helpers import FixedBackend, match_screen, screen_text, wait_until
+    from tui.app import make_app
+    from tui.games.voltage import choices as C
+    from tui.games.voltage.results import ResultsScreen
+    from tui.pacing import FAST
+
+    m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=3, control=CL.DEFAULT)
+    m.start()
+    app = make_app(FixedBackend([m.handle(1)]), player_name="bob", pacing=FAST)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        await m.handle(0).abort()
+        prompt = match_screen(app).query_one("PromptBar")
+        await wait_until(pilot, lambda: "The match is aborted." in prompt.render().plain, what="the status line")
+        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen) and "played" in screen_text(app),
+                         what="the results")
+        text = screen_text(app)
+        assert "The match is aborted" in text and "0 turns played" in text and "drawn" not in text
+    # Each seat's status line and a spectator's say the same.
+    for seat in (0, 1, None):
+        assert C.step_for(m.view(seat), C.NOTHING, m.names).prompt == "The match is aborted."
+    m.close()
 
 
 async def test_once_the_first_player_moved_they_may_abort_only_after_the_other_had_30_s():
