@@ -44,3 +44,31 @@ async def test_a_full_match_by_mouse_clicks_alone():
         await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen) and app.screen is not old)
         assert app.screen.names == old.names
     backend.close()
+
+
+async def test_enter_draws_two_when_drawing_is_the_only_move():
+    """Enter picks the highlighted choice, also when that is the draw pile alone."""
+    import random
+
+    from engine.voltage import rules as V
+    from server.host.common import Seat
+    from server.host.voltage import Match
+    from tests.tui.helpers import FixedBackend
+    from tui.app import make_app
+    from tui.pacing import FAST
+
+    m = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=0, bot_delay=0)
+    rng = random.Random(0)
+    for _ in range(44):  # (a seeded walk to a turn of Ann's with an empty hand)
+        seat = m.state.to_move
+        await m.handle(seat).submit(rng.choice(m.view(seat).legal))
+    assert m.view(0).legal == (V.DRAW,) and m.view(0).hand == ()
+    app = make_app(FixedBackend([m.handle(0)]), player_name="Ann", pacing=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        prompt = match_screen(app).query_one("PromptBar")
+        assert "draw two" in prompt.render().plain
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(m.actions) == 45, what="Enter to draw two")
+        assert m.actions[-1] == V.DRAW
+    m.close()

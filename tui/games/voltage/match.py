@@ -472,8 +472,10 @@ class MatchScreen(PlayScreen):
             return kind == C.FLIP and step.by_key(C.TERMINAL_KEYS[_index(parameters)]) is not None
         if action == "draw":
             return bool(step.buttons)
-        if action in ("cursor", "confirm"):
+        if action == "cursor":
             return bool(step.cursor_options)
+        if action == "confirm":  # the choice under the cursor, or the only one (the draw pile, pass)
+            return self._confirmed() is not None
         if action == "cancel":
             return not self.sel.empty or bool(self.error)
         if action == "results":
@@ -563,8 +565,16 @@ class MatchScreen(PlayScreen):
             self.cursor = (self.cursor + delta) % n
             self._render_all()
 
+    def _confirmed(self) -> C.Option | None:
+        """What Enter picks: the option under the cursor, or a step's one button when it
+        has nothing else (drawing two with an empty hand, done, pass)."""
+        option = self._cursor_option()
+        if option is None and len(self.step.buttons) == 1:
+            option = self.step.buttons[0]
+        return option
+
     async def action_confirm(self) -> None:
-        await self._choose(self._cursor_option())
+        await self._choose(self._confirmed())
 
     def action_cancel(self) -> None:
         self.error = ""
