@@ -154,6 +154,22 @@ class HistoryItem:
     delta: int | None
 
 
+@dataclass(frozen=True)
+class BotRecord:
+    """A player's results against one bot level in one game (matches with a bot are not
+    rated: this is what they count for): the game's name as a history names it
+    (``title``: "" for the home game; ``short``: in a narrow list), the bot's level, and
+    how often the player finished ahead of that bot, behind it, or level with it."""
+
+    game: str
+    title: str
+    short: str
+    bot: str
+    won: int
+    lost: int
+    drawn: int
+
+
 ViewT = TypeVar("ViewT")
 ViewT_co = TypeVar("ViewT_co", covariant=True)
 
@@ -423,7 +439,8 @@ class LobbyBackend(Backend, Protocol):
 
 class LobbyExtras(Protocol):
     """What the lobby screen uses when its backend has it (``getattr``; a fake may not):
-    the key's settings, ratings, history and the leaderboard, and High Voltage's table."""
+    the key's settings, ratings, history (and record against bots) and the leaderboard, and
+    High Voltage's table."""
 
     stored_name: str | None
 
@@ -445,6 +462,8 @@ class LobbyExtras(Protocol):
     def ratings(self) -> list[tuple[str, int, int]]: ...
 
     def history(self, limit: int = ...) -> list[HistoryItem]: ...
+
+    def bot_record(self) -> list[BotRecord]: ...  # the key's results against each bot level
 
     def leaderboard_games(self) -> list[tuple[str, str]]: ...
 

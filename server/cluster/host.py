@@ -203,7 +203,7 @@ class HostSession:
 #: the answer) and awaited ones (a quick match waits for an opponent).
 SYNC_CALLS = frozenset({
     "claim_name", "resumable", "resume", "enter_lobby", "play_bot", "start_room", "close_room",
-    "seated", "room_game", "join_room", "watch", "rating_change", "ratings", "history",
+    "seated", "room_game", "join_room", "watch", "rating_change", "ratings", "history", "bot_record",
     "leaderboard_games", "leaderboard", "hv_starts_in", "refuses_challenges", "set_challenges",
     "challenge", "answer_challenge", "withdraw_challenge", "settings", "save_setting", "start_colours",
     "colours_forced",

@@ -44,7 +44,7 @@ from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.cluster.codec import CodecError, _cls, decode, encode
 from server.games import IDS, TITLES
 from server.lobby.models import bot_strengths
-from tui.ports import Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
+from tui.ports import BotRecord, Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
 
 log = logging.getLogger(__name__)
 
@@ -681,6 +681,12 @@ class RemoteBackend:
     def history(self, limit: int = 20) -> list[HistoryItem]:
         try:
             return [item for item in self._call("history", limit) if isinstance(item, HistoryItem)]
+        except Refused:
+            return []
+
+    def bot_record(self) -> list[BotRecord]:
+        try:
+            return [r for r in self._call("bot_record") if isinstance(r, BotRecord)]
         except Refused:
             return []
 

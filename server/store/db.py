@@ -86,6 +86,10 @@ Schema versions (see :data:`MIGRATIONS`):
    charge, NULL before); matches.time_control: the match's control as
    ``engine.clock`` writes it ("5+5"; NULL: no clock).  A restart folds the clock
    from these (each game's ``restore``, beside its host: ``server.host.voltage.restore``).
+5. No table changes: the ratings recomputed without the matches that had a bot in a
+   seat of its own (:func:`_rate_people_only`; such matches are no longer rated).
+   A step may be Python, as this one: a function of the connection, run in the
+   step's transaction like a script.
 """
 
 from __future__ import annotations
@@ -166,7 +170,63 @@ class NotFound(StoreError):
 # Schema
 
 
-MIGRATIONS: tuple[str, ...] = (
+def _rate_people_only(c: sqlite3.Connection) -> None:
+    """Schema 5: every rating recomputed from the matches without a bot (a match with a
+    bot is no longer rated: :mod:`server.ratings`).
+
+    The matches replayed are those that changed a rating when they finished (they have
+    rows in ``rating_history``), in the order they did, with the people they rated then,
+    less those with a bot in a seat of its own (a bot standing in for a person does not
+    count).  Each person starts from the default, or from the rating carried over from
+    schema 1 (a history point with no match: those matches were rated before the
+    history began, so they are kept as they were).  The history's points and the
+    ratings (value, number of rated matches, when) are written anew; a person whose
+    every rated match had a bot is unrated again (no ratings row)."""
+    bots = {r[0] for r in c.execute("SELECT DISTINCT match_id FROM seats WHERE bot IS NOT NULL AND identity IS NULL")}
+    start: dict[tuple[str, str], tuple[float, float, float]] = {}
+    for r in c.execute("SELECT identity, game, at, mu, sigma FROM rating_history WHERE match_id IS NULL ORDER BY id"):
+        start[(r[0], r[1])] = (r[3], r[4], r[2])
+    counted: dict[tuple[str, str], int] = {}
+    for r in c.execute("SELECT identity, game, count(*) FROM rating_history WHERE match_id IS NOT NULL "
+                       "GROUP BY identity, game"):
+        counted[(r[0], r[1])] = r[2]
+    state: dict[tuple[str, str], list] = {}  # (identity, game) -> [mu, sigma, games, updated]
+    for (ident, game), (mu, sigma, at) in start.items():
+        games = c.execute("SELECT games FROM ratings WHERE identity = ? AND game = ?", (ident, game)).fetchone()
+        carried = max(0, (games[0] if games else 0) - counted.get((ident, game), 0))
+        state[(ident, game)] = [mu, sigma, carried, at]
+    rated = c.execute(
+        "SELECT h.match_id, m.game, min(h.id) AS first, min(h.at) AS at FROM rating_history h "
+        "JOIN matches m ON m.id = h.match_id WHERE h.match_id IS NOT NULL GROUP BY h.match_id ORDER BY first"
+    ).fetchall()
+    points: list[tuple] = []
+    for match_id, game, _first, at in rated:
+        if match_id in bots:
+            continue
+        people = {r[0] for r in c.execute("SELECT identity FROM rating_history WHERE match_id = ?", (match_id,))}
+        entrants = []
+        for seat, ident, rank in c.execute(
+                "SELECT seat, identity, rank FROM seats WHERE match_id = ? ORDER BY seat", (match_id,)):
+            if ident in people and rank is not None:
+                now = state.get((ident, game))
+                entrants.append(R.Entrant(seat, int(rank), ident, rating=(now[0], now[1]) if now else None))
+        try:
+            changes = R.rate(game, entrants)
+        except ValueError:
+            continue
+        for ch in changes:
+            now = state.setdefault((ch.identity, game), [0.0, 0.0, 0, at])
+            now[:] = [ch.after[0], ch.after[1], now[2] + 1, at]
+            points.append((ch.identity, game, match_id, at, *ch.before, *ch.after))
+    c.execute("DELETE FROM rating_history WHERE match_id IS NOT NULL")
+    c.executemany("INSERT INTO rating_history (identity, game, match_id, at, mu_before, sigma_before, mu, sigma) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+    c.execute("DELETE FROM ratings")
+    c.executemany("INSERT INTO ratings (identity, game, mu, sigma, games, updated) VALUES (?, ?, ?, ?, ?, ?)",
+                  [(ident, game, *now) for (ident, game), now in state.items()])
+
+
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     # v1
     """
     CREATE TABLE meta (
@@ -256,6 +316,8 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE actions ADD COLUMN used_ms INTEGER;
     ALTER TABLE matches ADD COLUMN time_control TEXT;
     """,
+    # v5
+    _rate_people_only,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -590,10 +652,17 @@ class Store:
         c = self._conn
         for v in range(version, SCHEMA_VERSION):
             log.info("migrating %s to schema version %d", self.path, v + 1)
+            step = MIGRATIONS[v]
             # executescript commits first; run the whole step in one transaction.
             try:
-                c.executescript(f"BEGIN IMMEDIATE;\n{MIGRATIONS[v]}\nPRAGMA user_version = {v + 1};\nCOMMIT;")
-            except sqlite3.Error as e:
+                if callable(step):
+                    c.execute("BEGIN IMMEDIATE")
+                    step(c)
+                    c.execute(f"PRAGMA user_version = {v + 1}")
+                    c.execute("COMMIT")
+                else:
+                    c.executescript(f"BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {v + 1};\nCOMMIT;")
+            except Exception as e:  # (a Python step may fail otherwise than SQLite does)
                 if c.in_transaction:
                     c.execute("ROLLBACK")
                 raise StoreError(f"{self.path}: migration to schema version {v + 1} failed: {e}") from e
@@ -1025,6 +1094,23 @@ class Store:
         args.append(int(limit))
         with self._mutex:
             return [self._record(r, False) for r in self._q(sql, args)]
+
+    def bot_record(self, identity: str) -> list[tuple[str, str, int, int, int]]:
+        """``(game, bot, won, lost, drawn)`` of ``identity`` against each bot it met in a
+        finished match (aborted ones aside), head to head: its place against the bot's."""
+        rows = self._q(
+            "SELECT m.game, b.bot, me.rank AS mine, b.rank AS theirs FROM seats me "
+            "JOIN matches m ON m.id = me.match_id "
+            "JOIN seats b ON b.match_id = me.match_id AND b.seat != me.seat "
+            "WHERE me.identity = ? AND m.status = ? AND m.reason != ? AND b.bot IS NOT NULL "
+            "AND b.identity IS NULL AND me.rank IS NOT NULL AND b.rank IS NOT NULL",
+            (identity, FINISHED, Termination.ABORTED.value),
+        )
+        counts: dict[tuple[str, str], list[int]] = {}
+        for r in rows:
+            tally = counts.setdefault((r["game"], r["bot"]), [0, 0, 0])
+            tally[0 if r["mine"] < r["theirs"] else 1 if r["mine"] > r["theirs"] else 2] += 1
+        return [(game, bot, won, lost, drawn) for (game, bot), (won, lost, drawn) in counts.items()]
 
     # -- ratings -------------------------------------------------------------
 

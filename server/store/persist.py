@@ -28,8 +28,9 @@
   everyone else.
 - ``text_leaderboard(store, n=20) -> str``: ``ssh HOST leaderboard``.
 - ``export_command(store, arg) -> (exit_status, text)``: ``ssh HOST export ID``.
-- ``history_item(record, identity)`` and ``rating_changes(changes, names)``: a player's
-  finished match and a results screen's rating changes, as data the tui words.
+- ``history_item(record, identity)``, ``bot_records(store, identity)`` and
+  ``rating_changes(changes, names)``: a player's finished match, their record against
+  each bot level, and a results screen's rating changes, as data the tui words.
 
 Who is rated: a seat whose identity is a stored player (the server calls
 ``store.upsert_player`` for key-authenticated people only).  Any other
@@ -57,7 +58,7 @@ from server import games
 from server import ratings as R
 from server.errors import RestoreError
 from server.store.db import MatchRecord, NotFound, Store, StoreError, seat_dict
-from tui.ports import HistoryItem, RatingChange
+from tui.ports import BotRecord, HistoryItem, RatingChange
 from tui.text import plain
 
 log = logging.getLogger(__name__)
@@ -383,3 +384,23 @@ def history_item(record: MatchRecord, identity: str | None) -> HistoryItem:
     return HistoryItem(record.id, float(record.ended or record.started), title, short, others, len(record.seats),
                        rank, len(record.winners), score, record.reason or "",
                        record.seats[me].delta if me is not None else None)
+
+
+def bot_records(store: Store, identity: str) -> list[BotRecord]:
+    """``identity``'s record against each bot level it met (:meth:`Store.bot_record`), the
+    games in the lobby's order and each game's bots weakest first."""
+    order = {gid: n for n, gid in enumerate(games.IDS)}
+
+    def level(game: str, bot: str) -> int:
+        known = games.GAMES.get(game)
+        levels = [b for _label, b in known.bot_strengths()] + list(known.bot_levels()) if known else []
+        return levels.index(bot) if bot in levels else len(levels)
+
+    out = []
+    for game, bot, won, lost, drawn in store.bot_record(identity):
+        known = games.GAMES.get(game)
+        named = known is None or known.named_in_history
+        title = games.title(game) if named else ""
+        short = ((known.short if known is not None else "") or title) if named else ""
+        out.append(BotRecord(game, title, short, bot, won, lost, drawn))
+    return sorted(out, key=lambda r: (order.get(r.game, len(order)), r.game, level(r.game, r.bot), r.bot))

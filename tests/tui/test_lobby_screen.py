@@ -186,6 +186,21 @@ async def test_your_matches_open_on_the_newest_match_after_a_new_one(store):
         assert history.index == 0
 
 
+async def test_your_matches_begin_with_the_record_against_bots(store):
+    mid = store.create_match("voltage", 3, [{"name": "Alice", "identity": KA}, {"name": "Bot (easy)", "bot": "easy"}])
+    store.finish_match(mid, [1, 2], "four sets", [4, 2])
+    finished_match(store, 11)
+    app, _ = lobby_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await enter_lobby(pilot)
+        history = app.screen.query_one("#history", Menu)
+        assert history.items[0][0].startswith("-") and "v bots" in history.items[0][1].plain
+        assert "easy 1-0" in "\n".join(lines_of(app))
+        await pilot.press("h")
+        await pilot.pause()
+        assert history.items[history.index][0].startswith("replay:")  # (the record is never chosen)
+
+
 async def open_settings(pilot):
     """``s`` in the lobby: the settings screen."""
     from tui.screens.settings import SettingsScreen

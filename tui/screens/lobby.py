@@ -427,9 +427,12 @@ class LobbyScreen(SizedScreen):
         history = getattr(self.backend, "history", None)
         width = self.query_one("#history", Menu).content_size.width - 2  # (the cursor)
         items = W.history_lines(history() if history is not None else [], width if width > 0 else None)
+        record = getattr(self.backend, "bot_record", None)  # (matches with a bot are not rated)
+        bots = W.bot_record_lines(record() if record is not None else [], width + 2 if width > 0 else None)
         # Newest first, and the cursor on the newest (a match just played is the one to see).
-        self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
-                                                   keep_place=False)
+        self.query_one("#history", Menu).set_items([(f"-bots:{n}", Text(line, style="dim")) for n, line in
+                                                    enumerate(bots)] + [(f"replay:{mid}", Text(line))
+                                                                         for mid, line in items], keep_place=False)
 
     # -- lists -----------------------------------------------------------------
 
