@@ -501,7 +501,7 @@ async def test_the_kept_commands_through_an_edge_leaderboard_export_replay(kept_
     assert r.exit_status == 0 and "Alice" in r.stdout
     t = await Terminal(100, 32).connect(edge.port, "carol", command=f"replay {mid}")
     try:
-        await t.wait_for(rf"REPLAY.*match #{mid}.*step 0/")
+        await t.wait_for(rf"REPLAY.*#{mid}.*step 0/")
         await t.wait_for("as a spectator")
         t.press("right", "right", "right")
         await t.wait_for(r"step 3/")
