@@ -190,7 +190,8 @@ class Update(Generic[ViewT]):
 
     Voltage's extras (None where a game or a match has none): ``clock`` the turn clocks
     (an ``engine.clock.ClockView``); ``abort_from`` the wall time (``time.time()``) from
-    which this seat may abort the match; ``draw_offer`` the seat offering a draw."""
+    which this seat may abort the match; ``draw_offer`` the seat offering a draw;
+    ``draw_from`` the turn from which this seat may offer one (None: it may not)."""
 
     view: ViewT
     entries: tuple[Entry, ...] = ()
@@ -203,6 +204,7 @@ class Update(Generic[ViewT]):
     clock: Any = None
     abort_from: float | None = None
     draw_offer: int | None = None
+    draw_from: int | None = None
 
 
 UpdateCallback = Callable[[Update[Any]], None]

@@ -93,7 +93,7 @@ def describe(handle: Any) -> dict[str, Any]:
 
 #: What a game's handle has beside the common seat (a clock, an offer, idle marks): read
 #: from the handle for a full update, so an edge's screen starts with all of it.
-PRESENT_EXTRAS = ("clock", "abort_from", "draw_offer", "idle", "bot_playing")
+PRESENT_EXTRAS = ("clock", "abort_from", "draw_offer", "draw_from", "idle", "bot_playing")
 
 #: The handle methods an edge may call by name (beside submit and resign), and so the
 #: only ones: a draw offer and its answer (Voltage), the idle vote and taking a seat back

@@ -128,6 +128,10 @@ class RemoteSeatHandle:
         return self._extra("draw_offer", None)
 
     @property
+    def draw_from(self) -> int | None:
+        return self._extra("draw_from", None)
+
+    @property
     def idle(self) -> tuple[int, ...]:
         return tuple(self._extra("idle", ()))
 

@@ -1121,7 +1121,7 @@ class Store:
 
     def games(self) -> list[str]:
         """Every game with at least one rated player, sorted."""
-        return [r["game"] for r in self._q("SELECT DISTINCT game FROM ratings ORDER BY game")]
+        return [r["game"] for r in self._q("SELECT DISTINCT game FROM ratings WHERE games > 0 ORDER BY game")]
 
     def leaderboard(self, game: str, n: int = 20) -> list[LeaderRow]:
         """The top ``n`` players of ``game`` by displayed rating."""

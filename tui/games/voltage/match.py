@@ -17,7 +17,9 @@ A match with a clock (``Update.clock``, an :class:`engine.clock.ClockView`) show
 banks in the top bar; a 1 Hz timer repaints only that bar while a clock runs, counting
 the mover's bank down from the last update (the host flags; the screen only shows).
 ``a`` aborts (shown only while the host allows it, ``Update.abort_from``), ``=`` offers
-a draw against a human, and ``y``/``n`` answer the other's offer (``Update.draw_offer``).
+a draw against a human (shown from the turn the host allows it, ``Update.draw_from``;
+pressed before, it says from when), and ``y``/``n`` answer the other's offer
+(``Update.draw_offer``).
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ class MatchScreen(PlayScreen):
         Binding("ctrl+r", "resign", "resign"),
         Binding("a", "abort", "abort"),
         Binding("equals_sign", "offer_draw", "offer draw", key_display="="),
+        Binding("equals_sign", "draw_not_yet", show=False),  # (says from which turn it will work)
         Binding("y", "answer_draw(True)", "accept draw"),
         Binding("n", "answer_draw(False)", "decline"),
         Binding("q", "leave", "leave"),
@@ -136,6 +139,7 @@ class MatchScreen(PlayScreen):
         self.clock: CL.ClockView | None = getattr(self.viewer, "clock", None)
         self.abort_from: float | None = getattr(self.viewer, "abort_from", None)
         self.draw_offer: int | None = getattr(self.viewer, "draw_offer", None)
+        self.draw_from: int | None = getattr(self.viewer, "draw_from", None)
         self._vs_human = bool(getattr(self.viewer, "against_human", False))
         self._abort_shown = False
         self._tick_handle: asyncio.TimerHandle | None = None
@@ -241,6 +245,7 @@ class MatchScreen(PlayScreen):
                     self._retick = True
                 self.abort_from = getattr(update, "abort_from", None)
                 self.draw_offer = getattr(update, "draw_offer", None)
+                self.draw_from = getattr(update, "draw_from", None)
         if len(set(self._versions.values())) > 1:
             return False
         self._show()
@@ -487,9 +492,12 @@ class MatchScreen(PlayScreen):
         if action == "abort":
             self._abort_shown = self._may_abort()
             return self._abort_shown and not self.concealed
-        if action == "offer_draw":
-            return (self._vs_human and not self.hotseat and self.view.seat is not None and not self.view.over
-                    and self.draw_offer is None)
+        if action in ("offer_draw", "draw_not_yet"):
+            start = self.draw_from
+            if not (self._vs_human and not self.hotseat and self.view.seat is not None and not self.view.over
+                    and self.draw_offer is None and start is not None):
+                return False
+            return (self.view.turn >= start) == (action == "offer_draw")
         if action == "answer_draw":
             return (self.draw_offer is not None and self.view.seat is not None and not self.view.over
                     and self.draw_offer != self.view.seat)
@@ -606,6 +614,11 @@ class MatchScreen(PlayScreen):
 
     async def action_offer_draw(self) -> None:
         await self._extra("offer_draw")
+
+    def action_draw_not_yet(self) -> None:
+        """``=`` before a draw may be offered: when it may (the key shows from then on)."""
+        if self.draw_from is not None:
+            self._explain(words.refusal(IllegalActionError("draw_offer_from", turn=self.draw_from)))
 
     async def action_answer_draw(self, accept: bool) -> None:
         await self._extra("answer_draw", accept)
