@@ -50,7 +50,7 @@ from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from engine.errors import IllegalActionError, RuleError
 from engine.highvoltage import rules as H
@@ -63,6 +63,7 @@ from tui.pacing import DEFAULT, pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 from tui.text import safe
+from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,7 @@ class HVMatchScreen(PlayScreen):
             yield Static("", id="hv-idle")
             yield Static("", id="hv-hand-note")
             yield HVHand(id="hv-hand")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._composed = True
@@ -278,7 +279,7 @@ class HVMatchScreen(PlayScreen):
                 self.cursor = self._nearest(self.cursor)
         self._render_all()
         # What check_action allows changes only with these; refreshing the bindings
-        # rebuilds the footer, which is too slow to do on every play.
+        # redraws the key bar, which is too slow to do on every play.
         me = self.view.seat
         allowed = (self.view.over, me is not None and self.view.out[me], self.benched, self.can_vote)
         if allowed != self._allowed:
