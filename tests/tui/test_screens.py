@@ -86,7 +86,7 @@ async def test_nothing_the_opponent_may_not_see_reaches_any_widget():
         for turn in range(2):
             await wait_until(pilot, lambda: ready(app))
             play = next(a for a in screen.view.legal if isinstance(a, V.Play))
-            await pilot.press(C.HAND_KEYS[screen.view.hand.index(play.card)], "up")
+            await pilot.press(C.HAND_KEYS[screen.place_of(screen.view.hand.index(play.card))], "up")
             await wait_until(pilot, lambda: screen.view.phase == "second")
             await pilot.press("space")  # done: draw one (a plain card; the bypasses go to seat 1)
             await wait_until(pilot, lambda: not screen.view.my_turn or screen.view.phase == "flip")

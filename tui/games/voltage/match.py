@@ -41,13 +41,13 @@ from textual.widgets import Static
 from engine import clock as CL
 from engine.errors import IllegalActionError, RuleError
 from engine.voltage import rules as V
-from engine.voltage.cards import COLOURS
+from engine.voltage.cards import COLOURS, Card
 from tui import words as W
 from tui.games.voltage import choices as C
 from tui.games.voltage import present as P
 from tui.games.voltage import words
 from tui.games.voltage.board import Board
-from tui.games.voltage.hand import HandView, OpponentHand
+from tui.games.voltage.hand import HandView, OpponentHand, Places, keep_places
 from tui.games.voltage.piles import Piles
 from tui.games.voltage.scores import LOW_MS, TopBar
 from tui.pacing import pacing_of
@@ -122,6 +122,9 @@ class MatchScreen(PlayScreen):
         self.error = ""
         self.notice = W.notice(self.viewer.notice)  # the status line, worded
         self.view: V.VoltageView = self.viewer.view()
+        self.places: Places = keep_places(self.view.hand or ())  # where each hand card stands (its key)
+        self._placed: tuple[tuple[int | None, int], tuple[Card, ...]] = ((self.view.seat, self.view.turn),
+                                                                          self.view.hand or ())
         self.lines: list[str] = []  # the log shown, worded: the first read, then each update's new entries
         self._views: dict[int | None, V.VoltageView] = {}  # each handle's seat -> its latest view
         self._versions: dict[int | None, int] = {}  # ... and that view's version
@@ -289,6 +292,7 @@ class MatchScreen(PlayScreen):
                 self.concealed = True
         prev = self.view
         self.view = self._views[self.viewer.seat]
+        self._place_cards()
         if not first:
             self._detect_moments(prev, self.view)
             if not self.hotseat and prev.my_turn != self.view.my_turn:
@@ -302,6 +306,23 @@ class MatchScreen(PlayScreen):
         if self.view.over and not self._results_done:
             self._results_done = True
             self.results_after(pacing_of(self.app).results_delay)
+
+    def _place_cards(self) -> None:
+        """The hand's places: kept for the rest of a turn (a card's key does not change after
+        the first card of two), closed up when the turn or the seat changes."""
+        view, hand = self.view, self.view.hand or ()
+        (seat_turn, before), now = self._placed, (view.seat, view.turn)
+        shown = [before[i] if i is not None and i < len(before) else None for i in self.places]
+        self.places = keep_places(hand, shown if now == seat_turn else ())
+        self._placed = (now, hand)
+
+    def _hand_index(self, place: int) -> int | None:
+        """The hand card at ``place`` (a key's index), if any."""
+        return self.places[place] if 0 <= place < len(self.places) else None
+
+    def place_of(self, index: int) -> int:
+        """Where the hand card of that index stands."""
+        return self.places.index(index)
 
     def _recompute(self) -> None:
         old_kind, old_sel = self.step.kind, self.sel
@@ -396,9 +417,11 @@ class MatchScreen(PlayScreen):
         else:
             keys: dict[int, str] = {}
             if step.kind == C.CARD:
-                keys = {i: C.HAND_KEYS[i] for i in C.playable_slots(view)}
+                playable = C.playable_slots(view)
+                keys = {i: C.HAND_KEYS[p] for p, i in enumerate(self.places[:len(C.HAND_KEYS)]) if i in playable}
             cursor_slot = cur.slot if cur is not None else None
-            hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn)
+            hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn,
+                            places=self.places)
 
         offer = self.draw_offer
         offered = offer is not None and view.seat is not None and offer != view.seat
@@ -464,8 +487,8 @@ class MatchScreen(PlayScreen):
             if not self._playing():
                 return False
         if action == "pick_card":
-            i = _index(parameters)
-            return kind == C.CARD and i in C.playable_slots(self.view)
+            i = self._hand_index(_index(parameters))
+            return kind == C.CARD and i is not None and i in C.playable_slots(self.view)
         if action == "side":
             key = C.THEIRS_KEY if parameters[0] == "theirs" else C.MINE_KEY
             return kind == C.SIDE and step.by_key(key) is not None
@@ -539,9 +562,10 @@ class MatchScreen(PlayScreen):
         if not self._drain():
             self._redraw()
 
-    async def action_pick_card(self, slot: int) -> None:
+    async def action_pick_card(self, place: int) -> None:
         hand = self.view.hand or ()
-        if slot >= len(hand):
+        slot = self._hand_index(place)
+        if slot is None or slot >= len(hand):
             return
         self.error = ""
         if self.sel.slot == slot:
@@ -722,13 +746,15 @@ class MatchScreen(PlayScreen):
 
     @on(HandView.CardClicked)
     async def hand_card_clicked(self, message: HandView.CardClicked) -> None:
-        slot = message.slot
+        place, slot = message.slot, self._hand_index(message.slot)
+        if slot is None:
+            return
         if not self._playing():
             if self.view.seat is not None and not self.view.my_turn and not self.view.over:
                 self._explain("It is not your turn.")
             return
         if self.step.kind in (C.CARD, C.SIDE, C.TERMINAL, C.TARGET) and slot in C.playable_slots(self.view):
-            await self.action_pick_card(slot)
+            await self.action_pick_card(place)
             return
         self._explain(self._why_not_card(slot))
 
