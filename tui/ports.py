@@ -343,14 +343,14 @@ class HomeBackend(Backend, Protocol):
     """``voltage play``: matches hosted in the app's own process, chosen on the start screen.
 
     ``games()`` gives ``(id, playable)`` (the screen words each game from its facts);
-    ``opponents()`` gives ``(id, label, description)`` (each bot strength, then hot-seat,
-    ``"hotseat"``, whose words the screen's)."""
+    ``opponents(game)`` gives ``(id, label, description)`` of whom that game is played
+    against (each bot strength, then hot-seat, ``"hotseat"``, whose words the screen's)."""
 
     default_opponent: str
 
     def games(self) -> list[tuple[str, bool]]: ...
 
-    def opponents(self) -> list[tuple[str, str, str]]: ...
+    def opponents(self, game: str) -> list[tuple[str, str, str]]: ...
 
     def start_match(self, game: str, opponent: str, player_name: str, *,
                     names: tuple[str, str] | None = None) -> Handles: ...

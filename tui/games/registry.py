@@ -36,7 +36,7 @@ class GameScreens:
     spectator's, or a hot-seat's two).  ``results(handles, backend, view, names)``: the
     results screen after the final ``view``.  ``replay(source, step)``: the replay screen.
     ``start(app, backend, player_name, opponent)``: what the start screen does when this
-    game is chosen against ``opponent`` (an id from ``backend.opponents()``): start a
+    game is chosen against ``opponent`` (an id from ``backend.opponents(game)``): start a
     match and show it, or first ask how (a dialog).  ``lobby(backend)``: this game's part
     of one lobby screen (None: the lobby does not offer it).  ``words()``: its words
     module (:class:`tui.words.GameWords`)."""
