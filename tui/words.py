@@ -56,6 +56,14 @@ STATUSES = {
 }
 
 
+def who_heading(online: int, running: int) -> str:
+    """The first line of ``ssh HOST who``: how many are online and how many matches run."""
+    return _("%(online)d online, %(matches)s") % {
+        "online": online,
+        "matches": ngettext("%(n)d match running", "%(n)d matches running", running) % {"n": running},
+    }
+
+
 def status(status: str, where: str = "") -> str:
     """What a player online is at (the lobby's status id and the match's code)."""
     message = STATUSES.get(status)

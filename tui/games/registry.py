@@ -96,9 +96,9 @@ def _voltage_lobby(backend: LobbyBackend) -> LobbyPart:
     from engine.registry import GAMES as INFO
     from tui.games.lobby_parts import DuelPart
 
-    # A private room's clocks: the lobby's default (5+5) first, then faster and slower ones, or none.
+    # A private room's clocks, shortest first, then none; the lobby's default (5+5) chosen at first.
     return DuelPart(INFO[VOLTAGE], backend, strengths=lambda b: b.strengths(),
-                    controls=("5+5", "3+2", "10+5", "15+10", "none"))
+                    controls=("3+2", "5+5", "10+5", "15+10", "none"), default_control="5+5")
 
 
 def _voltage_words() -> GameWords:

@@ -513,6 +513,7 @@ class LobbyScreen(SizedScreen):
         code = self.query_one("#code-input", Input)
         if mode.startswith("code:"):
             code.value = ""
+            code.placeholder = "match code (4 letters)" if mode == "code:watch" else "room code (4 letters)"
             code.add_class("shown")
             code.focus()
         elif code.has_class("shown"):
