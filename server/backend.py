@@ -177,6 +177,10 @@ class SSHBackend:
         with refusing():
             return self.lobby.claim_name(self.player, name)
 
+    def rename_wait(self) -> float:
+        """Seconds until this key may take another name (0: now)."""
+        return self.lobby.rename_wait(self.player)
+
     def resumable(self) -> bool:
         return self.lobby.resumable(self.player) is not None
 

@@ -449,6 +449,8 @@ class LobbyExtras(Protocol):
     @property
     def identity(self) -> str | None: ...
 
+    def rename_wait(self) -> float: ...  # seconds until the key may take another name (0: now)
+
     def bot_levels(self, game: str) -> tuple[str, ...]: ...  # a table's bot levels, in order
 
     def settings(self) -> dict[str, str]: ...

@@ -64,6 +64,18 @@ def who_heading(online: int, running: int) -> str:
     }
 
 
+def rename_wait(seconds: float, *, short: bool = False) -> str:
+    """When a key may take another name ("" when it may now): said where a name is chosen
+    (``short``: in a box's title)."""
+    if seconds <= 0:
+        return ""
+    minutes = max(1, int(seconds / 60 + 0.999))
+    if short:
+        return _("a new name in %(minutes)d min") % {"minutes": minutes}
+    return ngettext("a new name is possible in %(minutes)d minute", "a new name is possible in %(minutes)d minutes",
+                    minutes) % {"minutes": minutes}
+
+
 def status(status: str, where: str = "") -> str:
     """What a player online is at (the lobby's status id and the match's code)."""
     message = STATUSES.get(status)

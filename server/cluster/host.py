@@ -206,7 +206,7 @@ SYNC_CALLS = frozenset({
     "seated", "room_game", "join_room", "watch", "rating_change", "ratings", "history", "bot_record",
     "leaderboard_games", "leaderboard", "hv_starts_in", "refuses_challenges", "set_challenges",
     "challenge", "answer_challenge", "withdraw_challenge", "settings", "save_setting", "start_colours",
-    "colours_forced",
+    "colours_forced", "rename_wait",
 })
 ASYNC_CALLS = frozenset({"quick_match", "join", "rematch", "challenge_answer"})
 

@@ -535,6 +535,12 @@ class RemoteBackend:
     def claim_name(self, name: str) -> str:
         return self._call("claim_name", name)
 
+    def rename_wait(self) -> float:
+        try:
+            return float(self._call("rename_wait") or 0.0)
+        except Refused:
+            return 0.0
+
     def resumable(self) -> bool:
         return bool(self._call("resumable"))
 

@@ -810,12 +810,23 @@ class Store:
         owner = self.name_owner(name)
         return owner is None or owner == identity
 
+    def rename_wait(self, identity: str, *, cooldown: float = RENAME_COOLDOWN, now: float | None = None) -> float:
+        """Seconds until ``identity`` may take another name (0: now).  A key's first name
+        may be changed at once (a new player's first name is often a guess: the login
+        name); a name taken by a rename holds for ``cooldown`` seconds."""
+        held = self._held_name(identity)
+        known = self.player(identity)
+        if held is None or known is None or held[1] <= known.created:  # none yet, or its first
+            return 0.0
+        return max(0.0, cooldown - ((time.time() if now is None else now) - held[1]))
+
     def upsert_player(self, identity: str, name: str, *, cooldown: float = RENAME_COOLDOWN) -> PlayerRecord:
         """Record that ``identity`` is here as ``name``, reserving the name to it.
 
         A key holds one name: taking a new one releases the old one, and is refused
         with :class:`RenameTooSoon` within ``cooldown`` seconds of taking the current
-        one (a change of case or spacing is no new name).  Raises :class:`NameTaken`
+        one when that was itself a rename (:meth:`rename_wait`: a key's first name may be
+        changed at once; a change of case or spacing is no new name).  Raises :class:`NameTaken`
         if another key holds ``name``.  Never call this for guests: they are not
         stored.  Does not wait for the disk (the lobby calls it on the event loop):
         the name is checked and claimed in memory under one lock, and the write is
@@ -833,8 +844,9 @@ class Store:
                 raise NameTaken(name)
             if owner is None:  # a new name for this key: a rename, once the cool-down is over
                 held = self._held_name(identity)
-                if held is not None and now - held[1] < cooldown:
-                    raise RenameTooSoon(held[0], cooldown - (now - held[1]))
+                wait = self.rename_wait(identity, cooldown=cooldown, now=now)
+                if held is not None and wait > 0:
+                    raise RenameTooSoon(held[0], wait)
                 if self._names is not None:
                     for k in [k for k, v in self._names.items() if v == identity]:
                         del self._names[k]

@@ -191,8 +191,12 @@ def test_a_name_is_reserved_to_the_first_key_that_used_it(store):
 
 
 def test_a_key_holds_one_name_and_renames_wait_for_the_cool_down(store):
-    """One key once reserved 30 names in 18 s, each for good."""
+    """One key once reserved 30 names in 18 s, each for good.  A key's first name (often a
+    guess: its login's) may be changed at once; a name taken by a rename holds an hour."""
+    store.upsert_player("SHA256:a", "root")
+    assert store.rename_wait("SHA256:a") == 0
     store.upsert_player("SHA256:a", "Alice")
+    assert 3500 < store.rename_wait("SHA256:a") <= 3600
     store.upsert_player("SHA256:a", "ALICE ")  # the same name: no rename
     for n in range(30):
         with refused("less than an hour ago", RenameTooSoon):
