@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.support.e2e import keys_for, top_line, wait_until
+from tests.support.e2e import hands_of, keys_for, top_line, wait_until
 from tests.support.terminal import Terminal
 from tui.games.voltage import choices
 
@@ -79,7 +79,7 @@ async def play(hosted, terms: dict[int, Terminal], *, stop=None) -> None:
                          what=lambda term=term, view=view, seat=seat: f"seat {seat} at turn {view.turn} "
                          f"({choices.step_for(view, choices.NOTHING, names).prompt!r}):\n{term.text()}")
         before = len(match.actions)
-        term.press(*keys_for(view, names, app_mode=bool(n % 2)))
+        term.press(*keys_for(view, names, app_mode=bool(n % 2), hands=hands_of(term)))
         await wait_until(lambda before=before: len(match.actions) > before or match.over, timeout=15,
                          what=lambda term=term, seat=seat: f"the action of seat {seat}:\n{term.text()}")
         n += 1
