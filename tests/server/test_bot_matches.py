@@ -55,11 +55,11 @@ def test_a_high_voltage_record_against_bots_is_head_to_head_and_names_the_game(t
 
 
 def _old_store(path) -> None:
-    """A store as version 4 left it: a match between Alice and Bob and matches against
-    bots, all rated (bots then took part at fixed ratings), and a rating carried over
-    from schema 1 (Dave's, with no match behind it)."""
+    """A store as version 5 left it (the last that rated matches with a bot): a match
+    between Alice and Bob and matches against bots, all rated (bots then took part at fixed
+    ratings), and a rating carried over from schema 1 (Dave's, with no match behind it)."""
     c = sqlite3.connect(path / S.DB_NAME, isolation_level=None)
-    c.executescript("".join(s for s in S.MIGRATIONS[:4] if isinstance(s, str)) + "\nPRAGMA user_version = 4;")
+    c.executescript("".join(s for s in S.MIGRATIONS[:5] if isinstance(s, str)) + "\nPRAGMA user_version = 5;")
     for ident, name in ((KA, "Alice"), (KB, "Bob"), (KC, "Carol"), ("SHA256:dave", "Dave")):
         c.execute("INSERT INTO players VALUES (?, ?, 1, 1)", (ident, name))
         c.execute("INSERT INTO names VALUES (?, ?, ?, 1)", (name.lower(), name, ident))
@@ -98,7 +98,7 @@ def _old_store(path) -> None:
 def test_a_store_of_the_older_version_has_its_ratings_recomputed_without_the_bot_matches(tmp_path):
     _old_store(tmp_path)
     with Store.open(tmp_path) as store:
-        assert store.schema_version == S.SCHEMA_VERSION == 5
+        assert store.schema_version == S.SCHEMA_VERSION == 6
         # What the people-only history gives: match 2, then match 4 (Bob's seat played for him).
         a2, b2 = R.rate("voltage", [R.Entrant(0, 1, KA), R.Entrant(1, 2, KB)])
         a4, b4 = R.rate("voltage", [R.Entrant(0, 1, KA, rating=a2.after), R.Entrant(1, 2, KB, "medium",
