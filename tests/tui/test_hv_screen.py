@@ -463,3 +463,6 @@ async def test_the_key_bar_keeps_the_steady_keys_at_the_right_as_in_voltage():
         assert keys.startswith(" 1-9 0 a… play"), keys
         assert keys.endswith("^r resign") and len(keys) == SIZE[0] - 1, keys  # flush right, a margin
         assert " " * 10 in keys[keys.index("stuck"):], keys
+        await pilot.resize_terminal(60, 20)  # too small: the keys that play do nothing, and are not shown
+        await wait_until(pilot, lambda: "play" not in bar.text.plain, what=lambda: bar.text.plain)
+        assert bar.text.plain.strip() == "^r resign"

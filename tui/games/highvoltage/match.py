@@ -396,7 +396,7 @@ class HVMatchScreen(PlayScreen):
         view = self.view
         seated = self.me is not None and not view.out[self.me]
         if action in ("play_slot", "cursor", "play_cursor", "draw", "stuck"):
-            return seated and not view.over
+            return seated and not view.over and not self.too_small  # (too small: only ? and quit work)
         if action == "results":
             return view.over
         if action == "resign":
