@@ -254,7 +254,7 @@ async def test_a_room_clock_chosen_on_an_edge_is_the_hosts_room_clock(cluster):
     alice = await enter(e0.port, "alice", asyncssh.generate_private_key("ssh-ed25519"))
     try:
         await alice.wait_for("you: alice")
-        alice.press("home", "down", "right")  # Private room: Voltage, 5+5 -> 3+2
+        alice.press("home", "down", "left")  # Private room: Voltage, 5+5 -> 3+2 (shortest first)
         await alice.wait_for(r"Private room: Voltage 3\+2")
         alice.press("enter")
         await alice.wait_for(r"Room \w+ \(clock 3\+2\)")

@@ -103,12 +103,14 @@ def hands_of(term: Terminal) -> Hands:
     return hands
 
 
-def keys_for(view, names, app_mode: bool, hands: Hands | None = None) -> list[str]:
+def keys_for(view, names, app_mode: bool, hands: Hands | None = None, places: Places | None = None) -> list[str]:
     """The keystrokes that play the first option of each step, as a player would (a hand
-    card by the key its screen shows: ``hands``, else its place in the hand)."""
+    card by the key its screen shows: ``places``, the screen's own, or as ``hands`` follows
+    them, else its place in the hand)."""
     keys = []
     sel = choices.NOTHING
-    places = hands.places(view) if hands is not None else keep_places(view.hand or ())
+    if places is None:
+        places = hands.places(view) if hands is not None else keep_places(view.hand or ())
     while True:
         step = choices.step_for(view, sel, names)
         option = step.options[0]
@@ -160,7 +162,8 @@ async def play(srv, hosted, terms: dict[int, Terminal], apps: dict[int, object],
         await wait_until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
                          what="the screen's view")
         before = len(match.actions)
-        keys = keys_for(match.view(seat), names, app_mode=bool(n % 2), hands=hands_of(terms[seat]))
+        keys = keys_for(match.view(seat), names, app_mode=bool(n % 2), hands=hands_of(terms[seat]),
+                        places=getattr(app.screen, "places", None))
         terms[seat].press(*keys)
         def late(keys: list[str] = keys, seat: int = seat) -> str:
             return f"the action after {keys} from seat {seat}:\n{terms[seat].text()}"

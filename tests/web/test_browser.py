@@ -31,7 +31,7 @@ async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], ap
         await wait_until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
                          timeout=15, what="the screen's view")
         before = len(match.actions)
-        keys = keys_for(match.view(seat), match.names, app_mode=False)
+        keys = keys_for(match.view(seat), match.names, app_mode=False, places=getattr(app.screen, "places", None))
         player = players[seat]
         if isinstance(player, Tab):
             await player.press(*keys)

@@ -114,6 +114,9 @@ class HVMatchScreen(PlayScreen):
     BINDINGS = [
         # first: while a bot plays this seat, t takes it back (else t plays a card)
         Binding("t", "take_back", "take my seat back"),
+        # first too, as the key bar keeps the first keys that fit: the vote of the moment before
+        # the keys the prompt's buttons also offer
+        Binding("K", "continue_without", "continue without idle", key_display="K"),
         Binding(CARD_KEYS[0], "play_slot(0)", "play", key_display="1-9 0 a…"),
         *[Binding(k, f"play_slot({i})", "play", show=False) for i, k in enumerate(CARD_KEYS) if i],
         Binding("left", "cursor(-1)", "move", key_display="←→", show=False),
@@ -122,7 +125,6 @@ class HVMatchScreen(PlayScreen):
         Binding("d", "draw", "draw"),
         Binding("s", "stuck", "stuck"),
         Binding("enter", "results", "results", key_display="⏎"),
-        Binding("K", "continue_without", "continue without idle", key_display="K"),
         Binding("ctrl+r", "resign", "resign"),
         Binding("q", "leave", "leave"),
     ]
