@@ -25,7 +25,7 @@ from server.games import IDS, TITLES
 from server.lobby.core import Lobby
 from server.lobby.models import Player, Room, Snapshot, bot_strengths
 from server.store import persist
-from tui.ports import Handles, HistoryItem, LinkedBrowser, RatingChange, Refused, refusing
+from tui.ports import BotRecord, Handles, HistoryItem, LinkedBrowser, RatingChange, Refused, refusing
 from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
@@ -177,6 +177,10 @@ class SSHBackend:
         with refusing():
             return self.lobby.claim_name(self.player, name)
 
+    def rename_wait(self) -> float:
+        """Seconds until this key may take another name (0: now)."""
+        return self.lobby.rename_wait(self.player)
+
     def resumable(self) -> bool:
         return self.lobby.resumable(self.player) is not None
 
@@ -326,6 +330,16 @@ class SSHBackend:
             return [persist.history_item(r, self.identity) for r in self.store.player_history(self.identity, limit)]
         except Exception:
             log.exception("could not read the match history")
+            return []
+
+    def bot_record(self) -> list[BotRecord]:
+        """This player's record against each bot level (matches with a bot are not rated)."""
+        if self.store is None or not self.identity:
+            return []
+        try:
+            return persist.bot_records(self.store, self.identity)
+        except Exception:
+            log.exception("could not read the record against bots")
             return []
 
     def open_replay(self, match_id: int) -> Any:

@@ -155,6 +155,22 @@ class HistoryItem:
 
 
 @dataclass(frozen=True)
+class BotRecord:
+    """A player's results against one bot level in one game (matches with a bot are not
+    rated: this is what they count for): the game's name as a history names it
+    (``title``: "" for the home game; ``short``: in a narrow list), the bot's level, and
+    how often the player finished ahead of that bot, behind it, or level with it."""
+
+    game: str
+    title: str
+    short: str
+    bot: str
+    won: int
+    lost: int
+    drawn: int
+
+
+@dataclass(frozen=True)
 class LinkedBrowser:
     """A browser linked to the player's key (``ssh HOST link``), as the settings screen lists
     it: what it said it is ("Chrome on Linux"), when it was linked and last used (epoch seconds)."""
@@ -184,7 +200,8 @@ class Update(Generic[ViewT]):
 
     Voltage's extras (None where a game or a match has none): ``clock`` the turn clocks
     (an ``engine.clock.ClockView``); ``abort_from`` the wall time (``time.time()``) from
-    which this seat may abort the match; ``draw_offer`` the seat offering a draw."""
+    which this seat may abort the match; ``draw_offer`` the seat offering a draw;
+    ``draw_from`` the turn from which this seat may offer one (None: it may not)."""
 
     view: ViewT
     entries: tuple[Entry, ...] = ()
@@ -197,6 +214,7 @@ class Update(Generic[ViewT]):
     clock: Any = None
     abort_from: float | None = None
     draw_offer: int | None = None
+    draw_from: int | None = None
 
 
 UpdateCallback = Callable[[Update[Any]], None]
@@ -335,14 +353,14 @@ class HomeBackend(Backend, Protocol):
     """``voltage play``: matches hosted in the app's own process, chosen on the start screen.
 
     ``games()`` gives ``(id, playable)`` (the screen words each game from its facts);
-    ``opponents()`` gives ``(id, label, description)`` (each bot strength, then hot-seat,
-    ``"hotseat"``, whose words the screen's)."""
+    ``opponents(game)`` gives ``(id, label, description)`` of whom that game is played
+    against (each bot strength, then hot-seat, ``"hotseat"``, whose words the screen's)."""
 
     default_opponent: str
 
     def games(self) -> list[tuple[str, bool]]: ...
 
-    def opponents(self) -> list[tuple[str, str, str]]: ...
+    def opponents(self, game: str) -> list[tuple[str, str, str]]: ...
 
     def start_match(self, game: str, opponent: str, player_name: str, *,
                     names: tuple[str, str] | None = None) -> Handles: ...
@@ -433,12 +451,15 @@ class LobbyBackend(Backend, Protocol):
 
 class LobbyExtras(Protocol):
     """What the lobby screen uses when its backend has it (``getattr``; a fake may not):
-    the key's settings, ratings, history and the leaderboard, and High Voltage's table."""
+    the key's settings, ratings, history (and record against bots) and the leaderboard, and
+    High Voltage's table."""
 
     stored_name: str | None
 
     @property
     def identity(self) -> str | None: ...
+
+    def rename_wait(self) -> float: ...  # seconds until the key may take another name (0: now)
 
     def bot_levels(self, game: str) -> tuple[str, ...]: ...  # a table's bot levels, in order
 
@@ -455,6 +476,8 @@ class LobbyExtras(Protocol):
     def ratings(self) -> list[tuple[str, int, int]]: ...
 
     def history(self, limit: int = ...) -> list[HistoryItem]: ...
+
+    def bot_record(self) -> list[BotRecord]: ...  # the key's results against each bot level
 
     def leaderboard_games(self) -> list[tuple[str, str]]: ...
 

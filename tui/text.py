@@ -239,7 +239,8 @@ def classify_log(line: str) -> str:
         return "score"
     if " flipped " in line:
         return "flip"
-    if "wins the match" in line or "match is drawn" in line or line.endswith(" resigned."):
+    if any(end in line for end in ("wins the match", "match is drawn", "match is aborted")) or line.endswith(
+            " resigned."):
         return "end"
     if "drew a transformer" in line:
         return "transformer"

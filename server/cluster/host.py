@@ -93,7 +93,7 @@ def describe(handle: Any) -> dict[str, Any]:
 
 #: What a game's handle has beside the common seat (a clock, an offer, idle marks): read
 #: from the handle for a full update, so an edge's screen starts with all of it.
-PRESENT_EXTRAS = ("clock", "abort_from", "draw_offer", "idle", "bot_playing")
+PRESENT_EXTRAS = ("clock", "abort_from", "draw_offer", "draw_from", "idle", "bot_playing")
 
 #: The handle methods an edge may call by name (beside submit and resign), and so the
 #: only ones: a draw offer and its answer (Voltage), the idle vote and taking a seat back
@@ -203,10 +203,10 @@ class HostSession:
 #: the answer) and awaited ones (a quick match waits for an opponent).
 SYNC_CALLS = frozenset({
     "claim_name", "resumable", "resume", "enter_lobby", "play_bot", "start_room", "close_room",
-    "seated", "room_game", "join_room", "watch", "rating_change", "ratings", "history",
+    "seated", "room_game", "join_room", "watch", "rating_change", "ratings", "history", "bot_record",
     "leaderboard_games", "leaderboard", "hv_starts_in", "refuses_challenges", "set_challenges",
     "challenge", "answer_challenge", "withdraw_challenge", "settings", "save_setting", "start_colours",
-    "colours_forced",
+    "colours_forced", "rename_wait",
 })
 ASYNC_CALLS = frozenset({"quick_match", "join", "rematch", "challenge_answer"})
 

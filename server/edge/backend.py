@@ -45,7 +45,18 @@ from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.cluster.codec import CodecError, _cls, decode, encode
 from server.games import IDS, TITLES
 from server.lobby.models import bot_strengths
-from tui.ports import Entry, Handles, HistoryItem, LinkedBrowser, Note, Notice, RatingChange, Refused, Update
+from tui.ports import (
+    BotRecord,
+    Entry,
+    Handles,
+    HistoryItem,
+    LinkedBrowser,
+    Note,
+    Notice,
+    RatingChange,
+    Refused,
+    Update,
+)
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +138,10 @@ class RemoteSeatHandle:
     @property
     def draw_offer(self) -> int | None:
         return self._extra("draw_offer", None)
+
+    @property
+    def draw_from(self) -> int | None:
+        return self._extra("draw_from", None)
 
     @property
     def idle(self) -> tuple[int, ...]:
@@ -544,6 +559,12 @@ class RemoteBackend:
     def claim_name(self, name: str) -> str:
         return self._call("claim_name", name)
 
+    def rename_wait(self) -> float:
+        try:
+            return float(self._call("rename_wait") or 0.0)
+        except Refused:
+            return 0.0
+
     def resumable(self) -> bool:
         return bool(self._call("resumable"))
 
@@ -694,6 +715,12 @@ class RemoteBackend:
     def history(self, limit: int = 20) -> list[HistoryItem]:
         try:
             return [item for item in self._call("history", limit) if isinstance(item, HistoryItem)]
+        except Refused:
+            return []
+
+    def bot_record(self) -> list[BotRecord]:
+        try:
+            return [r for r in self._call("bot_record") if isinstance(r, BotRecord)]
         except Refused:
             return []
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.support.e2e import keys_for, top_line
+from tests.support.e2e import hands_of, keys_for, top_line
 from tests.support.terminal import Terminal
 from tests.support.wait import until
 from tui.games.voltage import choices
@@ -80,7 +80,7 @@ async def play(hosted, terms: dict[int, Terminal], *, stop=None) -> None:
                     what=lambda term=term, view=view, seat=seat: f"seat {seat} at turn {view.turn} "
                     f"({choices.step_for(view, choices.NOTHING, names).prompt!r}):\n{term.text()}")
         before = len(match.actions)
-        term.press(*keys_for(view, names, app_mode=bool(n % 2)))
+        term.press(*keys_for(view, names, app_mode=bool(n % 2), hands=hands_of(term)))
         await until(lambda before=before: len(match.actions) > before or match.over,
                     what=lambda term=term, seat=seat: f"the action of seat {seat}:\n{term.text()}")
         n += 1
@@ -231,9 +231,13 @@ async def test_clocks_show_and_a_draw_offered_on_one_edge_is_accepted_on_the_oth
     try:
         for t in (alice, bob):
             await t.wait_for(r"alice ○○○○  0/4 \d:\d\d")  # the clock, before any move
-            await t.wait_for("= offer draw")
         hosted = match_of(cluster.lobby, "alice")
         assert hosted is not None
+        m = hosted.match
+        while m.state.turns < 3:  # a draw may be offered from turn 3 (before, abort is the key)
+            await m.handle(m.state.to_move).submit(m.view(m.state.to_move).legal[0])
+        for t in (alice, bob):
+            await t.wait_for("= offer draw")
         alice.press("=")
         await bob.wait_for("alice offers a draw: \\[y\\] accept")
         bob.press("y")
@@ -251,7 +255,7 @@ async def test_a_room_clock_chosen_on_an_edge_is_the_hosts_room_clock(cluster):
     alice = await enter(e0.port, "alice", asyncssh.generate_private_key("ssh-ed25519"))
     try:
         await alice.wait_for("you: alice")
-        alice.press("home", "down", "right")  # Private room: Voltage, 5+5 -> 3+2
+        alice.press("home", "down", "left")  # Private room: Voltage, 5+5 -> 3+2 (shortest first)
         await alice.wait_for(r"Private room: Voltage 3\+2")
         alice.press("enter")
         await alice.wait_for(r"Room \w+ \(clock 3\+2\)")
@@ -505,7 +509,7 @@ async def test_the_kept_commands_through_an_edge_leaderboard_export_replay(kept_
     assert r.exit_status == 0 and "Alice" in r.stdout
     t = await Terminal(100, 32).connect(edge.port, "carol", command=f"replay {mid}")
     try:
-        await t.wait_for(rf"REPLAY.*match #{mid}.*step 0/")
+        await t.wait_for(rf"REPLAY.*#{mid}.*step 0/")
         await t.wait_for("as a spectator")
         t.press("right", "right", "right")
         await t.wait_for(r"step 3/")

@@ -46,6 +46,12 @@ def first_move(match: Match) -> V.Action:
     return next(a for a in match.view(match.state.to_move).legal)
 
 
+async def to_turn(match: Match, turn: int) -> None:
+    """Play the first legal actions until the match reaches ``turn``."""
+    while match.state.turns < turn:
+        await match.handle(match.state.to_move).submit(first_move(match))
+
+
 async def test_a_player_who_never_moves_loses_on_time_and_it_counts_everywhere(tmp_path):
     with Store.open(tmp_path) as store:
         lobby = lobby_on(store)
@@ -113,6 +119,45 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         out = json.loads(export_json(store, rec.id))
         assert out["result"]["reason"] == "aborted"
         assert out["result_words"] == "aborted (no result, not rated)" and out["rated"] is False
+        # No winners and no places: nobody won, nobody drew.
+        assert out["result"]["winners"] == [] and out["result"]["ranks"] == [None, None]
+        assert [p["rank"] for p in out["players"]] == [None, None]
+        assert rec.winners == () and rec.ranks == (None, None)
+
+
+def test_an_aborted_match_stored_by_an_older_version_exports_with_no_winners_either(tmp_path):
+    with Store.open(tmp_path) as store:
+        mid = store.create_match("voltage", 5, [{"name": "alice", "identity": KA}, {"name": "bob", "identity": KB}])
+        store.append_action(mid, 0, "abort 0")
+        store.finish_match(mid, [1, 1], "aborted", [0, 0], rated=False)  # (ranks as older versions stored them)
+        out = json.loads(export_json(store, mid))
+        assert out["result"]["winners"] == [] and out["result"]["ranks"] == [None, None]
+        assert out["result_words"] == "aborted (no result, not rated)"
+
+
+async def test_an_aborted_match_says_aborted_to_both_players_and_a_spectator_with_no_turn_played():
+    from tests.tui.helpers import FixedBackend, match_screen, screen_text
+    from tui.app import make_app
+    from tui.games.voltage import choices as C
+    from tui.games.voltage.results import ResultsScreen
+    from tui.pacing import FAST
+
+    m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=3, control=CL.DEFAULT)
+    m.start()
+    app = make_app(FixedBackend([m.handle(1)]), player_name="bob", pacing=FAST)
+    async with app.run_test(size=(100, 30)):
+        await until(lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        await m.handle(0).abort()
+        prompt = match_screen(app).query_one("PromptBar")
+        await until(lambda: "The match is aborted." in prompt.render().plain, what="the status line")
+        await until(lambda: isinstance(app.screen, ResultsScreen) and "played" in screen_text(app),
+                         what="the results")
+        text = screen_text(app)
+        assert "The match is aborted" in text and "0 turns played" in text and "drawn" not in text
+    # Each seat's status line and a spectator's say the same.
+    for seat in (0, 1, None):
+        assert C.step_for(m.view(seat), C.NOTHING, m.names).prompt == "The match is aborted."
+    m.close()
 
 
 async def test_once_the_first_player_moved_they_may_abort_only_after_the_other_had_30_s():
@@ -182,6 +227,11 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
         handles = {0: ho[0], 1: hg[0]}
         got: list = []
         handles[1].subscribe(got.append)
+        # Before both have moved abort is the key, not a draw: it may be offered from turn 3.
+        assert not handles[0].may_offer_draw and handles[0].draw_from == 3
+        with refused("you may offer a draw from turn 3", IllegalActionError, "voltage"):
+            await handles[0].offer_draw()
+        await to_turn(m, 3)
         assert handles[0].may_offer_draw
         await handles[0].offer_draw()
         assert got[-1].draw_offer == 0 and "alice offers a draw." in log_of(m)
@@ -205,15 +255,18 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
 async def test_an_offer_lapses_when_the_opponent_moves_and_a_player_offers_once_per_three_turns():
     m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=7)
     m.start()
+    await to_turn(m, 3)
     mover = m.state.to_move
     other = 1 - mover
+    offered = m.state.turns
     await m.handle(other).offer_draw()  # offered while the opponent is to move
     assert m.draw_offer == other
     await m.handle(mover).submit(first_move(m))  # they play on instead of answering
     assert m.draw_offer is None
     with refused("no draw offer", IllegalActionError, "voltage"):
         await m.handle(mover).answer_draw(True)
-    with refused("once every 3 turns", IllegalActionError, "voltage"):
+    assert m.handle(other).draw_from == offered + 6  # three of their turns after the last offer
+    with refused(f"you may offer a draw from turn {offered + 6}", IllegalActionError, "voltage"):
         await m.handle(other).offer_draw()  # too soon after the last one
     await m.handle(mover).offer_draw()
     await m.handle(other).answer_draw(False)
@@ -222,7 +275,9 @@ async def test_an_offer_lapses_when_the_opponent_moves_and_a_player_offers_once_
 
 
 async def test_a_bot_declines_a_draw_at_once():
-    m = Match([Seat("alice", "a"), Seat("Bot", bot="random")], seed=8, bot_delay=0.0)
+    m = Match([Seat("alice", "a"), Seat("Bot", "b")], seed=8, bot_delay=0.0)
+    await to_turn(m, 3)
+    m.seats[1] = Seat("Bot", bot="random")  # (a bot's seat from now on: the match is not started, it never moves)
     h = m.handle(0)
     assert not h.may_offer_draw  # the key is not offered against a bot
     await m.offer_draw(0)

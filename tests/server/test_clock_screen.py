@@ -121,9 +121,38 @@ async def test_the_abort_key_shows_only_while_allowed_and_asks_first():
     m.close()
 
 
-async def test_a_draw_offer_shows_to_the_opponent_who_accepts_with_y():
+async def test_the_draw_key_shows_only_when_an_offer_is_allowed_and_says_from_when_before():
+    from tests.server.test_clock import to_turn
+
     m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=4)
     m.start()
+    app = make_app(FixedBackend([m.handle(1)]), player_name="bob", pacing=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        screen = match_screen(app)
+        prompt = screen.query_one("PromptBar")
+        assert "offer draw" not in keybar(app)  # nobody has moved: abort is the key
+        await pilot.press("equals_sign")
+        await until(lambda: "you may offer a draw from turn 3" in prompt.render().plain,
+                         what="when the key will work")
+        assert m.draw_offer is None
+        await to_turn(m, 3)
+        await until(lambda: "= offer draw" in keybar(app), what="the key, from turn 3")
+        await pilot.press("equals_sign")
+        await until(lambda: m.draw_offer == 1, what="the offer")
+        assert "offer draw" not in keybar(app)  # (one pending at a time)
+        await m.handle(0).answer_draw(False)
+        await until(lambda: "offer draw" not in keybar(app) and m.draw_offer is None)
+        assert screen.draw_from == 3 + 6  # (three of bob's turns later)
+    m.close()
+
+
+async def test_a_draw_offer_shows_to_the_opponent_who_accepts_with_y():
+    from tests.server.test_clock import to_turn
+
+    m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=4)
+    m.start()
+    await to_turn(m, 3)
     app = make_app(FixedBackend([m.handle(1)]), player_name="bob", pacing=FAST)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: match_screen(app) is not None and match_screen(app).is_mounted)

@@ -97,12 +97,12 @@ async def test_replay_needs_a_terminal_and_shows_one_with_it(kept):
 
     t = await Terminal(100, 32).connect(kept.port, "carol", command=f"replay {mid}")
     try:
-        await t.wait_for(rf"REPLAY.*match #{mid}.*step 0/")
+        await t.wait_for(rf"REPLAY.*#{mid}.*step 0/")
         await t.wait_for("as a spectator")
         t.press("right", "right", "right")
         await t.wait_for(r"step 3/")
         t.send("]")
-        await t.wait_for(r"set 2 of")
+        await t.wait_for(r"set 2( of|/)")
         t.send("q")
         await asyncio.wait_for(t.closed.wait(), 30)
         assert t.exit_status == 0
@@ -181,11 +181,11 @@ async def test_a_high_voltage_match_replays_over_ssh(kept, capsys):
     hv, actions, final = store_hv_match(store, seed=3)
     t = await Terminal(100, 32).connect(kept.port, "carol", command=f"replay {hv}")
     try:
-        await t.wait_for(rf"REPLAY.*match #{hv}.*step 0/{len(actions)}")
+        await t.wait_for(rf"REPLAY.*#{hv}.*step 0/{len(actions)}")
         await t.wait_for("HIGH VOLTAGE")
         await t.wait_for("The countdown: hands face down")
         t.send("]")
-        await t.wait_for("round 2 of")
+        await t.wait_for("round 2/")
         await t.wait_for("Everyone is stuck")
         t.press("end")
         await t.wait_for(rf"step {len(actions)}/{len(actions)}")

@@ -33,7 +33,7 @@ async def test_the_lobby_shows_rating_history_replay_and_leaderboard(kept):
         # Focus moves after the key is handled: the focused list shows its cursor row in reverse video.
         await t.wait_until(lambda: f"#{newer} " in t.reversed_text(), what="the history list to take the focus")
         t.press("enter")
-        await t.wait_for(rf"REPLAY.*match #{newer}.*as erin")
+        await t.wait_for(rf"REPLAY.*#{newer}.*as erin")
         t.press("right")
         await t.wait_for("step 1/")
         t.send("q")

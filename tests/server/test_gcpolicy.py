@@ -110,7 +110,7 @@ def test_every_collection_is_timed_and_reported(policy, caplog):
     for _ in range(3):
         gc.collect()
     assert p.stats.count >= before + 3 and p.stats.by_gen[2] >= 3 and p.stats.max_ms > 0
-    with caplog.at_level(logging.INFO, logger="server.gcpolicy"):
+    with caplog.at_level(logging.DEBUG, logger="server.gcpolicy"):
         clock.now += 59
         p.tick()
         assert not [r for r in caplog.records if "gc pauses since start" in r.getMessage()]
@@ -119,6 +119,22 @@ def test_every_collection_is_timed_and_reported(policy, caplog):
     lines = [r.getMessage() for r in caplog.records if "gc pauses since start" in r.getMessage()]
     assert len(lines) == 1
     assert "max " in lines[0] and "p99 " in lines[0] and "freezes" in lines[0]
+
+
+def test_the_minutely_line_is_info_only_when_a_pause_passed_its_budget(policy, caplog):
+    """A quiet server's log is not a collector line every minute: DEBUG, unless a pause of
+    that minute took longer than the budget."""
+    for budget, level in ((1e9, logging.DEBUG), (0.0, logging.INFO)):
+        clock = Clock()
+        p = policy(clock=clock, report_every=60.0, pause_budget_ms=budget)
+        gc.collect()
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger="server.gcpolicy"):
+            clock.now += 61
+            p.tick()
+        lines = [r for r in caplog.records if "gc pauses since start" in r.getMessage()]
+        assert [r.levelno for r in lines] == [level], (budget, lines)
+        p.stop()
 
 
 def test_the_minutely_summary_does_not_walk_the_frozen_objects(policy, monkeypatch):

@@ -224,12 +224,16 @@ async def test_a_key_cannot_squat_names_and_a_guests_name_is_free_when_it_leaves
 
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, bot_delay=0.0, seed=1)
-        squatter = online(lobby, KEY, "alice")
+        squatter = online(lobby, KEY, "root")
+        assert lobby.rename_wait(squatter) == 0  # a key's first name (its login's, often) is free to change
+        lobby.claim_name(squatter, "alice")
+        assert 3500 < lobby.rename_wait(squatter) <= 3600  # a rename holds an hour
         for n in range(5):
             with refused("a new name is possible in", NameRejected):
                 lobby.claim_name(squatter, f"name{n}")
         assert [store.name_owner(f"name{n}") for n in range(5)] == [None] * 5
         assert squatter.name == "alice" and store.player(KEY).name == "alice"
+        assert store.name_owner("root") is None
         # A guest who played and dropped out: its name is free at once (a guest can't come back).
         guest = online(lobby, None, "visitor")
         (h,) = lobby.play_bot(guest, "random")

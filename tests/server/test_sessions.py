@@ -133,10 +133,10 @@ async def test_output_not_taken_pauses_the_drawing_which_repaints_once_taken(mad
     app = m.apps[0]
     name = app.screen.query_one("#name", Input)
     channel.pending = 50_000  # the client stops taking output
-    channel.press("\x15")  # the name is cleared: the next frame is written, then the drawing pauses
-    await until(lambda: name.value == "" and drawing_paused(app), "the drawing to pause")
+    channel.press("Z")  # typed in the (empty) name box: the next frame is written, then the drawing pauses
+    await until(lambda: name.value == "Z" and drawing_paused(app), "the drawing to pause")
     writes = channel.writes
-    channel.press("Z", "e", "d")
+    channel.press("e", "d")
     await until(lambda: name.value == "Zed", "the keys typed")
     await asyncio.sleep(0.3)  # deliberately: nothing is written while the client takes nothing
     assert channel.writes == writes and "Zed" not in channel.text()
@@ -154,7 +154,7 @@ async def test_output_stuck_for_stuck_close_after_ends_the_session(made):
     await channel.wait_for("Your name")
     start = time.monotonic()  # the drawing pauses after this, at the next frame
     channel.pending = 50_000  # the client stops taking output, for good
-    channel.press("\x15")
+    channel.press("Z")  # a change to draw
     assert await ended(task) == 0
     assert time.monotonic() - start >= 1.0  # not before its time
     assert channel.aborted

@@ -57,9 +57,10 @@ def pick_action(view: V.VoltageView, rng: random.Random) -> V.Action:
     return rng.choice(view.legal)
 
 
-def _slot(view: V.VoltageView, card: Any) -> int:
-    assert view.hand is not None
-    return view.hand.index(card)
+def _slot(screen: MatchScreen, card: Any) -> int:
+    """The place (key index) of a hand card, as the screen shows it."""
+    assert screen.view.hand is not None
+    return screen.place_of(screen.view.hand.index(card))
 
 
 def _target_key(screen: MatchScreen, target: Any) -> str:
@@ -83,7 +84,7 @@ async def play_by_keys(pilot: Any, screen: MatchScreen, action: V.Action, rng: r
                 await pilot.press("right")
             await pilot.press("enter")
     elif isinstance(action, V.Play):
-        await pilot.press(C.HAND_KEYS[_slot(view, action.card)])
+        await pilot.press(C.HAND_KEYS[_slot(screen, action.card)])
         assert screen.sel.card == action.card, screen.step
         if not action.card.special:
             await pilot.press("up" if action.side != C.me_of(view) else "down")
@@ -104,7 +105,7 @@ async def play_by_clicks(pilot: Any, screen: MatchScreen, action: V.Action) -> N
         await pilot.click(board, offset=board.point_of(action.terminal, "block"))
     elif isinstance(action, V.Play):
         hand = screen.query_one(HandView)
-        await pilot.click(hand, offset=hand.point_of(_slot(view, action.card)))
+        await pilot.click(hand, offset=hand.point_of(_slot(screen, action.card)))
         await pilot.pause()
         assert screen.sel.card == action.card, screen.step
         position = "top" if action.side != me else "bottom"

@@ -448,3 +448,23 @@ async def test_a_click_is_aimed_at_the_top_card_drawn():
 
 async def test_practice_is_aimed_at_the_top_card_drawn():
     await race("key", practice=True)
+
+
+async def test_the_key_bar_keeps_the_steady_keys_at_the_right_as_in_voltage():
+    """The project's key bar, not Textual's footer: resign stands at the right end while the keys
+    of the moment stay at the left."""
+    from tui.widgets.keybar import KeyBar
+
+    m = people()
+    app = Host([m.handle(0)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await started(pilot, m, lambda: app.screen)
+        bar = screen.query_one(KeyBar)
+        await until(lambda: "resign" in bar.text.plain, what=lambda: bar.text.plain)
+        keys = bar.text.plain.rstrip()
+        assert keys.startswith(" 1-9 0 a… play"), keys
+        assert keys.endswith("^r resign") and len(keys) == SIZE[0] - 1, keys  # flush right, a margin
+        assert " " * 10 in keys[keys.index("stuck"):], keys
+        await pilot.resize_terminal(60, 20)  # too small: the keys that play do nothing, and are not shown
+        await until(lambda: "play" not in bar.text.plain, what=lambda: bar.text.plain)
+        assert bar.text.plain.strip() == "^r resign"

@@ -86,7 +86,7 @@ async def test_nothing_the_opponent_may_not_see_reaches_any_widget():
         for turn in range(2):
             await until(lambda: ready(app))
             play = next(a for a in screen.view.legal if isinstance(a, V.Play))
-            await pilot.press(C.HAND_KEYS[screen.view.hand.index(play.card)], "up")
+            await pilot.press(C.HAND_KEYS[screen.place_of(screen.view.hand.index(play.card))], "up")
             await until(lambda: screen.view.phase == "second")
             await pilot.press("space")  # done: draw one (a plain card; the bypasses go to seat 1)
             await until(lambda: not screen.view.my_turn or screen.view.phase == "flip")
@@ -454,3 +454,26 @@ async def test_the_log_shows_the_newest_first_and_the_wheel_scrolls_to_older_lin
         log.show(lines + ["Move 40 was made."])  # a new line: back to the newest
         await pilot.pause()
         assert shown(log)[0] == "· Move 40 was made."
+
+
+async def test_the_start_screen_is_centred_at_once_and_lists_the_chosen_game_s_opponents():
+    from tui.games.highvoltage.setup import HVSetupScreen
+
+    app, backend = local_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(lambda: isinstance(app.screen, StartScreen))
+        await pilot.pause()
+        box = app.screen.query_one("#start").region
+        assert abs(box.x - (100 - box.right)) <= 1 and abs(box.y - (30 - 1 - box.bottom)) <= 1, box  # the first time
+        assert "Hot-seat" in screen_text(app) and "Easy bot" in screen_text(app)
+        await pilot.press("tab", "down")  # High Voltage: its own bots, and no hot-seat
+        await until(lambda: "Slow bot" in screen_text(app), what=lambda: screen_text(app))
+        text = screen_text(app)
+        assert "Easy bot" not in text and "Hot-seat" not in text and "Fast bot" in text, text
+        await pilot.press("tab", "down", "enter")  # the fast bot: the first bot of the setup
+        await until(lambda: isinstance(app.screen, HVSetupScreen))
+        assert app.screen.levels[0] == "fast"
+        await pilot.press("escape", "tab", "up")  # back to Voltage: its opponents again
+        await until(lambda: "Hot-seat" in screen_text(app), what=lambda: screen_text(app))
+        assert "Medium bot" in screen_text(app) and app.screen.opponents[app.screen.opponent][0] == "medium"
+    backend.close()

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import asyncssh
+from textual.app import App
 
 from server import ratings as R
 from tests.support.e2e import enter, keys_for, match_of
@@ -21,7 +24,7 @@ from tests.support.wait import until
 from tests.web.browser import Tab, browser
 
 
-async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], apps: dict[int, object], *,
+async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], apps: Mapping[int, App[Any]], *,
                           midway=None) -> None:
     """Each seat presses the keys of its first option until the match is over (``midway()`` once, after 10 moves)."""
     match = hosted.match
@@ -32,7 +35,7 @@ async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], ap
         await until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
                     what="the screen's view")
         before = len(match.actions)
-        keys = keys_for(match.view(seat), match.names, app_mode=False)
+        keys = keys_for(match.view(seat), match.names, app_mode=False, places=getattr(app.screen, "places", None))
         player = players[seat]
         if isinstance(player, Tab):
             await player.press(*keys)

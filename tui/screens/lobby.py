@@ -1,5 +1,8 @@
 """The lobby (SSH play): quick match first, private rooms, bots, watching; and the
-name-entry step at its top (prefilled from the SSH username, checked by the lobby).
+name-entry step at its top (a known key's name prefilled; a new key's box empty, the name
+made from its login, ``root`` as often as not, only offered in grey as a suggestion that
+Enter takes; checked by the lobby).  A known key that
+asked for a code on the command line (``join CODE``, ``watch CODE``) goes straight there.
 
 Every name and code on these screens is shown as plain ``Text``, never as
 markup, so what another player typed cannot style or escape anything.
@@ -117,10 +120,14 @@ class LobbyScreen(SizedScreen):
 
     def _compose_lobby(self) -> ComposeResult:
         yield Static(Text("Voltage: lobby"), id="lobby-title")
-        name = Input(value=self.backend.name_prefill, max_length=16, id="name")
         stored = getattr(self.backend, "stored_name", None)
+        suggestion = self.backend.name_prefill
+        name = Input(value=suggestion if stored else "", max_length=16, id="name",
+                     placeholder=f"{suggestion}? (a suggestion: type your name, or Enter to take it)" if suggestion
+                     else "the name others will see")
+        wait = W.rename_wait(getattr(self.backend, "rename_wait", lambda: 0.0)(), short=True) if stored else ""
         name.border_title = ("Your name (Enter to go)" if not stored
-                             else f"Your name: {stored} (Enter to go; another name renames your key)")
+                             else f"Your name: {stored} (Enter to go; {wait or 'another name renames your key'})")
         name.cursor_blink = False  # a blinking cursor redraws twice a second, per session
         yield name
         with Horizontal(id="lobby-body"):
@@ -291,6 +298,9 @@ class LobbyScreen(SizedScreen):
                     self._title()
                     self._open_match(handles)
                     return
+            stored = getattr(self.backend, "stored_name", None)
+            if self.backend.initial is not None and stored and self._take_name(stored):
+                return  # a known key's join or watch: straight there
             self.query_one("#name").add_class("shown")
             self.query_one("#name", Input).focus()
             self._error("")
@@ -356,13 +366,17 @@ class LobbyScreen(SizedScreen):
 
     @on(Input.Submitted, "#name")
     def _name_submitted(self, event: Input.Submitted) -> None:
+        self._take_name(event.value if event.value.strip() else self.backend.name_prefill)  # (empty: the suggestion)
+
+    def _take_name(self, value: str) -> bool:
+        """Go online as ``value`` (False: refused, and the reason shown)."""
         backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
         stored: str | None = getattr(backend, "stored_name", None)
         try:
-            name = self.backend.claim_name(event.value)
+            name = self.backend.claim_name(value)
         except Refused as e:
             self._error(W.refusal(e))
-            return
+            return False
         self._error("")
         renamed = stored is not None and bool(stored) and name.casefold() != stored.casefold()
         if renamed:
@@ -374,10 +388,11 @@ class LobbyScreen(SizedScreen):
             if handles:
                 self._title()
                 self._open_match(handles)
-                return
+                return True
         self._named()
         if renamed and self._mode == "":
             self._status(f"Renamed: your key goes by {name} now (it was {stored}).")
+        return True
 
     def _named(self) -> None:
         self._enter()
@@ -432,9 +447,12 @@ class LobbyScreen(SizedScreen):
         history = getattr(self.backend, "history", None)
         width = self.query_one("#history", Menu).content_size.width - 2  # (the cursor)
         items = W.history_lines(history() if history is not None else [], width if width > 0 else None)
+        record = getattr(self.backend, "bot_record", None)  # (matches with a bot are not rated)
+        bots = W.bot_record_lines(record() if record is not None else [], width + 2 if width > 0 else None)
         # Newest first, and the cursor on the newest (a match just played is the one to see).
-        self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
-                                                   keep_place=False)
+        self.query_one("#history", Menu).set_items([(f"-bots:{n}", Text(line, style="dim")) for n, line in
+                                                    enumerate(bots)] + [(f"replay:{mid}", Text(line))
+                                                                         for mid, line in items], keep_place=False)
 
     # -- lists -----------------------------------------------------------------
 
@@ -515,6 +533,7 @@ class LobbyScreen(SizedScreen):
         code = self.query_one("#code-input", Input)
         if mode.startswith("code:"):
             code.value = ""
+            code.placeholder = "match code (4 letters)" if mode == "code:watch" else "room code (4 letters)"
             code.add_class("shown")
             code.focus()
         elif code.has_class("shown"):

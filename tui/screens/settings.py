@@ -19,7 +19,9 @@ for a guest, for this session only); the title says which.
 - Challenges: welcome or refused (``backend.set_challenges``).
 - Name: Enter asks for the new one; it is claimed through the lobby's own rename
   (``backend.claim_name``), so its checks and the key's rename cooldown apply, and
-  what it refuses ("a new name is possible in 53 minutes") is shown here, one line.
+  what it refuses ("a new name is possible in 53 minutes") is shown here, one line.  The
+  cooldown, when it applies (a rename after a rename: a key's first name is free to
+  change), is said as the box opens (``backend.rename_wait``).
 - Linked browsers (a key's only): the browsers that play as this key on the web page
   (``ssh HOST link`` links one, ``unlink`` forgets them all), asked of the backend when the
   screen opens (``linked_browsers``, awaited: an edge asks its host).
@@ -251,7 +253,10 @@ class SettingsScreen(SizedScreen):
         rename.value = self.backend.name
         rename.add_class("shown")
         rename.focus()
-        self._status("Type the new name, then Enter (Esc: keep yours).")
+        wait = W.rename_wait(getattr(self.backend, "rename_wait", lambda: 0.0)())
+        # the cooldown said before a name is typed, not only as the refusal of one
+        self._status(f"You renamed your key less than an hour ago: {wait} (Esc: keep yours)." if wait
+                     else "Type the new name, then Enter (Esc: keep yours).")
 
     def _close_name(self) -> None:
         rename = self.query_one("#rename", Input)
