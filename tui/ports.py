@@ -168,13 +168,9 @@ class Update(Generic[ViewT]):
     ``countdown`` the number showing (3, 2, 1) in a real-time game, else None;
     ``version`` how many actions the match had accepted (it never goes down); ``names``
     the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown);
-    ``idle`` the seats marked idle (High Voltage: nothing done for a while though they
-    could play) and ``bot_playing`` the seats of people a bot plays now (both () in a
-    game without them).
-
-    Voltage's extras (None where a game or a match has none): ``clock`` the turn clocks
-    (an ``engine.clock.ClockView``); ``abort_from`` the wall time (``time.time()``) from
-    which this seat may abort the match; ``draw_offer`` the seat offering a draw."""
+    ``extras`` what the game gives a seat beside its view, by name (a clock, a draw offer,
+    idle marks): each game declares its own, with their defaults, in its server registry
+    entry, and its screens read them (:meth:`extra`)."""
 
     view: ViewT
     entries: tuple[Entry, ...] = ()
@@ -182,11 +178,11 @@ class Update(Generic[ViewT]):
     countdown: int | None = None
     version: int = 0
     names: tuple[str, ...] = ()
-    idle: tuple[int, ...] = ()
-    bot_playing: tuple[int, ...] = ()
-    clock: Any = None
-    abort_from: float | None = None
-    draw_offer: int | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def extra(self, name: str, default: Any = None) -> Any:
+        """The game's extra ``name`` (``default`` where this update has none)."""
+        return self.extras.get(name, default)
 
 
 UpdateCallback = Callable[[Update[Any]], None]
@@ -197,7 +193,8 @@ Unsubscribe = Callable[[], None]
 class SeatHandle(Protocol[ViewT_co]):
     """A screen's door into one match for one seat (``seat`` None: a spectator).
 
-    ``view()``, ``log``, ``notice``, ``countdown`` and ``version`` read the present;
+    ``view()``, ``log``, ``notice``, ``countdown``, ``version`` and ``extras`` (the game's,
+    as in an :class:`Update`) read the present;
     ``subscribe`` calls back with an :class:`Update` on the event loop after every change
     (in the subscriber's own context); ``submit`` sends an intent and raises a ``RuleError``
     (its code) if it is refused."""
@@ -225,6 +222,9 @@ class SeatHandle(Protocol[ViewT_co]):
 
     @property
     def version(self) -> int: ...
+
+    @property
+    def extras(self) -> Mapping[str, Any]: ...
 
     def view(self) -> ViewT_co: ...
 

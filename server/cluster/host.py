@@ -83,27 +83,17 @@ def describe(handle: Any) -> dict[str, Any]:
         "names": list(handle.names),
         "log": encode(list(handle.log)),
         "notice": encode(handle.notice),
-        "countdown": getattr(handle, "countdown", None),
+        "countdown": handle.countdown,
         "version": handle.version,
         "view": encode(handle.view()),
-        "against_human": bool(getattr(handle, "against_human", False)),
-        "extras": encode(present_extras(handle)),
+        "extras": encode(dict(handle.extras)),
     }
 
 
-#: What a game's handle has beside the common seat (a clock, an offer, idle marks): read
-#: from the handle for a full update, so an edge's screen starts with all of it.
-PRESENT_EXTRAS = ("clock", "abort_from", "draw_offer", "idle", "bot_playing")
-
-#: The handle methods an edge may call by name (beside submit and resign), and so the
-#: only ones: a draw offer and its answer (Voltage), the idle vote and taking a seat back
-#: (High Voltage).
-HANDLE_CALLS = frozenset({"offer_draw", "answer_draw", "continue_without", "take_seat_back"})
-
-
-def present_extras(handle: Any) -> dict[str, Any]:
-    """The game's extras ``handle`` has now, by name (see :data:`PRESENT_EXTRAS`)."""
-    return {name: getattr(handle, name) for name in PRESENT_EXTRAS if hasattr(handle, name)}
+def seat_calls(handle: Any) -> frozenset[str]:
+    """The methods of ``handle`` an edge may call beside submit and resign: its game's
+    declared calls (a draw offer, an idle vote: ``server.games``)."""
+    return frozenset(c.method for c in games.game(handle.game).calls)
 
 
 class Publisher:
@@ -130,9 +120,8 @@ class Publisher:
     def full(self) -> None:
         h = self.handle
         base = self.last if self.last is not None else Update(h.view())
-        extras = present_extras(h)
         present = dataclasses.replace(base, view=h.view(), entries=(), notice=h.notice, version=h.version,
-                                      names=tuple(h.names), countdown=getattr(h, "countdown", None), **extras)
+                                      names=tuple(h.names), countdown=h.countdown, extras=dict(h.extras))
         self.service.send(self.match, self.seat, h.version, {"u": encode(present), "log": encode(list(h.log))}, True)
 
     def close(self) -> None:
@@ -313,7 +302,7 @@ class HostService:
                 await handle.resign()
             elif payload.get("k") == "call":
                 name = str(payload.get("name", ""))
-                if name not in HANDLE_CALLS or not hasattr(handle, name):
+                if name not in seat_calls(handle):
                     raise RuleError("not_in_this_match")
                 await getattr(handle, name)(*decode(payload.get("args") or []))
             else:

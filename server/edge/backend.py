@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import functools
 import itertools
 import logging
 import time
@@ -38,11 +39,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from server import games
 from server.bus import Bus, Intent, Subscription, gap
 from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.cluster.codec import CodecError, _cls, decode, encode
 from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
+from server.wire.codec import Call
 from tui.ports import Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
 
 log = logging.getLogger(__name__)
@@ -77,7 +80,6 @@ class RemoteSeatHandle:
         self._countdown = data.get("countdown")
         self._version = int(data["version"])
         self._view = decode(data["view"])
-        self.against_human = bool(data.get("against_human", False))
         self._extras: dict[str, Any] = decode(data["extras"]) if data.get("extras") is not None else {}
         self._callbacks: list[Callable[[Update[Any]], None]] = []
         self._sub: Subscription[BusUpdate] | None = None
@@ -113,32 +115,12 @@ class RemoteSeatHandle:
     def view(self) -> Any:
         return self._view
 
-    # (a game's extras, as the latest update gave them: the screens read them at start)
     @property
-    def clock(self) -> Any:
-        return self._extra("clock", None)
-
-    @property
-    def abort_from(self) -> float | None:
-        return self._extra("abort_from", None)
-
-    @property
-    def draw_offer(self) -> int | None:
-        return self._extra("draw_offer", None)
-
-    @property
-    def idle(self) -> tuple[int, ...]:
-        return tuple(self._extra("idle", ()))
-
-    @property
-    def bot_playing(self) -> tuple[int, ...]:
-        return tuple(self._extra("bot_playing", ()))
-
-    def _extra(self, name: str, default: Any) -> Any:
-        """A game's extra as the latest update gave it (else as the seat was described)."""
-        if self._last is not None:
-            return getattr(self._last, name, default)
-        return self._extras.get(name, default)
+    def extras(self) -> dict[str, Any]:
+        """The game's extras (its registry entry declares them) as the latest update gave
+        them, else as the seat was described; a declared one missing takes its default."""
+        got = self._last.extras if self._last is not None else self._extras
+        return {e.name: got.get(e.name, e.default) for e in games.game(self.game).extras}
 
     def subscribe(self, callback: Callable[[Update[Any]], None]) -> Callable[[], None]:
         call = _in_context(callback)
@@ -159,19 +141,6 @@ class RemoteSeatHandle:
 
     async def resign(self) -> None:
         await self._send({"k": "resign"})
-
-    # (the host's handle does these: server.cluster.host.HANDLE_CALLS)
-    async def offer_draw(self) -> None:
-        await self._call("offer_draw")
-
-    async def answer_draw(self, accept: bool) -> None:
-        await self._call("answer_draw", accept)
-
-    async def continue_without(self, seat: int | None = None) -> None:
-        await self._call("continue_without", seat)
-
-    async def take_seat_back(self) -> None:
-        await self._call("take_seat_back")
 
     async def _call(self, name: str, *args: Any) -> None:
         await self._send({"k": "call", "name": name, "args": encode(list(args))})
@@ -259,6 +228,25 @@ class RemoteSeatHandle:
         self._task.cancel()
         if self._sub is not None:
             await self._sub.close()
+
+
+def _seat_call(c: Call) -> Callable[..., Any]:
+    names = c.names()
+
+    async def seat_call(self: RemoteSeatHandle, *args: Any, **kwargs: Any) -> None:
+        given = dict(zip(names, args, strict=False)) | kwargs
+        await self._call(c.method, *(given.get(n) for n in names))
+
+    seat_call.__name__ = seat_call.__qualname__ = c.method
+    return seat_call
+
+
+@functools.cache
+def handle_class(game: str) -> type[RemoteSeatHandle]:
+    """The remote handle of ``game``'s seats: the common one with the game's declared calls
+    (a draw offer, an idle vote) as its methods, as the host's handle has them."""
+    calls = {c.method: _seat_call(c) for c in games.game(game).calls}
+    return type(f"Remote{game.title().replace('-', '')}SeatHandle", (RemoteSeatHandle,), calls)
 
 
 def _rule_error(name: str, code: str, params: Any) -> Exception:
@@ -368,7 +356,7 @@ class RemoteBackend:
             if ch is None:
                 ch = self._challenges[str(data["$c"])] = RemoteChallenge(data)
             return ch
-        h = RemoteSeatHandle(self.client, self, data)
+        h = handle_class(str(data["game"]))(self.client, self, data)
         self._handles.append(h)
         return h
 

@@ -154,11 +154,16 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
         """Send every subscriber (or only ``only``'s) its fresh view and ``entries``."""
         notice, version, names, countdown = self.notice, len(self.actions), self.names, self.countdown
         self._subs.send(self.view, lambda view: Update(view, entries, notice, countdown, version, names,
-                                                       **self._update_extras(view)), only)
+                                                       self._update_extras(view)), only)
 
     def _update_extras(self, view: V) -> dict[str, Any]:
-        """A game's extra fields of an :class:`~tui.ports.Update` for the seat of ``view``."""
+        """The game's extras of an :class:`~tui.ports.Update` for the seat of ``view``, by the
+        names its server registry entry declares (``server.games.Extra``)."""
         return {}
+
+    def extras(self, seat: int | None) -> dict[str, Any]:
+        """The game's extras for ``seat`` now (what its handle gives a screen at start)."""
+        return self._update_extras(self.view(seat))
 
     def _tell(self, seat: int, entry: Entry) -> None:
         """An entry in ``seat``'s feed only (kept in its :meth:`feed`)."""

@@ -23,9 +23,9 @@ mid-commit must not leave a committed row unapplied.
 
 :class:`SeatDoor` is the part of a seat handle (:class:`tui.ports.SeatHandle`) that does
 not depend on the game: its match, seat, names, log, notice, version, view and intents.
-Each game's handle derives from it with its own view and action types and adds its
-extras (Voltage's clock and draw offers, High Voltage's idle votes), so neither game's
-handle derives from the other's.
+Each game's handle derives from it with its own view and action types and adds its own
+calls (Voltage's draw offers, High Voltage's idle votes), so neither game's handle derives
+from the other's; what a game shows beside the view travels in ``extras``.
 """
 
 from __future__ import annotations
@@ -327,6 +327,8 @@ class HostedMatch(Protocol[ViewT_co, ActionT_contra]):
 
     def view(self, seat: int | None) -> ViewT_co: ...
 
+    def extras(self, seat: int | None) -> dict[str, Any]: ...
+
     def feed(self, seat: int | None) -> list[Entry]: ...
 
     def resignation(self, seat: int) -> Any: ...
@@ -376,6 +378,11 @@ class SeatDoor(Generic[ViewT, ActionT]):
     @property
     def spectator(self) -> bool:
         return self.seat is None
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        """The game's extras for this seat now (as an :class:`Update` carries them)."""
+        return self.match.extras(self.seat)
 
     def view(self) -> ViewT:
         return self.match.view(self.seat)

@@ -719,8 +719,37 @@ def missing_fields(declared: Iterable[Declared]) -> list[str]:
     return out
 
 
+def error_record(cls: type, tag: str) -> Record:
+    """An error that is data (``engine.errors.RuleError``, ``tui.ports.Refused`` and theirs):
+    its ``code`` and ``params``, rebuilt with ``cls.of(code, params)`` whatever its
+    constructor's spelling."""
+    rebuild: Callable[[str, Mapping[str, Any]], Any] = cls.of  # type: ignore[attr-defined]  # (the errors' own)
+    return Record(cls, tag, (("code", STR), ("params", Dict(VALUE))), build=lambda code, params: rebuild(code, params))
+
+
+class _Error(Spec):
+    """An error that is data, by its nearest declared class (a host's ``SaveFailed`` crosses
+    as the engine's ``IllegalActionError`` it derives from)."""
+
+    def compile(self, table: Table) -> tuple[Enc, Dec]:
+        def enc(error: Any) -> Any:
+            for cls in type(error).__mro__:
+                d = table._by_class.get(cls)
+                if isinstance(d, Record):
+                    return table.compiled(Ref(cls))[0](error)
+            raise CodecError(f"a {type(error).__name__} is not declared on the wire")
+
+        return enc, table.decode
+
+    def __repr__(self) -> str:
+        return "error"
+
+
+ERROR = _Error()
+
 __all__ = [
-    "BOOL", "FLOAT", "INT", "RAW", "STR", "VALUE", "Call", "CodecError", "Custom", "Declared", "Invocation",
-    "Record", "Spec", "Table", "cached", "call", "custom", "dict_of", "enum_type", "fixed", "lst", "missing_fields",
-    "one_of", "opt", "record", "ref", "tup",
+    "BOOL", "ERROR", "FLOAT", "INT", "RAW", "STR", "VALUE", "Call", "CodecError", "Custom", "Declared",
+    "Invocation", "Record", "Spec", "Table", "cached", "call", "custom", "dict_of", "enum_type", "error_record",
+    "fixed", "lst", "missing_fields", "one_of", "opt", "record", "ref", "tup",
 ]
+

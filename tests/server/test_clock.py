@@ -100,7 +100,8 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         handles = {0: ho[0], 1: hg[0]}
         assert handles[0].seat == 0 and handles[1].seat == 1
         # Nobody has moved: either may abort at once (the key shows for both).
-        assert all(handles[s].abort_from is not None and handles[s].abort_from <= time.time() for s in (0, 1))
+        assert all(handles[s].extras["abort_from"] is not None and handles[s].extras["abort_from"] <= time.time()
+                   for s in (0, 1))
         ended = asyncio.Event()
         m.on_end.append(lambda _m: ended.set())
         await handles[1 - first].abort()
@@ -188,9 +189,9 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
         handles = {0: ho[0], 1: hg[0]}
         got: list = []
         handles[1].subscribe(got.append)
-        assert handles[0].may_offer_draw
+        assert handles[0].extras["against_human"] and m.may_offer_draw(handles[0].seat)
         await handles[0].offer_draw()
-        assert got[-1].draw_offer == 0 and "alice offers a draw." in log_of(m)
+        assert got[-1].extras["draw_offer"] == 0 and "alice offers a draw." in log_of(m)
         with refused("already waiting", IllegalActionError, "voltage"):
             await handles[1].offer_draw()
         ended = asyncio.Event()
@@ -230,7 +231,7 @@ async def test_an_offer_lapses_when_the_opponent_moves_and_a_player_offers_once_
 async def test_a_bot_declines_a_draw_at_once():
     m = Match([Seat("alice", "a"), Seat("Bot", bot="random")], seed=8, bot_delay=0.0)
     h = m.handle(0)
-    assert not h.may_offer_draw  # the key is not offered against a bot
+    assert not h.extras["against_human"]  # the key is not offered against a bot
     await m.offer_draw(0)
     assert m.draw_offer is None and log_of(m)[-1] == "alice offers a draw; Bot declines."
     m.close()
@@ -299,7 +300,7 @@ async def test_a_rematch_keeps_the_rooms_control():
     await asyncio.sleep(0)
     nb = await lobby.rematch(b, hb)
     na = await ask_a
-    assert na[0].match is nb[0].match and na[0].match.control is None and na[0].clock is None
+    assert na[0].match is nb[0].match and na[0].match.control is None and na[0].extras["clock"] is None
 
 
 def test_a_version_3_store_moves_to_4_and_its_running_match_comes_back_without_a_clock(tmp_path):

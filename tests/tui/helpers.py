@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 from engine.voltage import rules as V
@@ -176,6 +177,8 @@ class ContractHandle:
     spectator = property(lambda self: self._h.spectator)
     countdown = property(lambda self: self._h.countdown)
     version = property(lambda self: self._h.version)
+    # The bare contract: no game extras (no clock, no draw offer to make), as the snapshots show it.
+    extras: Any = MappingProxyType({})
 
     def view(self) -> V.VoltageView:
         return self._h.view()

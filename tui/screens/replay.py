@@ -33,6 +33,8 @@ replay MATCH_ID`` and ``ssh -t HOST replay MATCH_ID``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -61,6 +63,7 @@ class ReplayHandle:
 
     notice = ()
     countdown: int | None = None  # a replay's countdown is shown face down, not counted
+    extras: Mapping[str, Any] = MappingProxyType({})  # (no clock, no offers, no idle marks in a replay)
 
     def __init__(self, replay: ReplaySource, step: int = 0) -> None:
         self.replay = replay
