@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextvars
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from engine import clock
@@ -23,7 +22,7 @@ from server import games
 from server import ratings as R
 from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
 from server.store import persist
-from tui.ports import Handles, HistoryItem, RatingChange, Refused, refusing
+from tui.ports import Handles, HistoryItem, LeaderEntry, RatingChange, Refused, refusing
 from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
@@ -355,14 +354,3 @@ class SSHBackend:
             out.append(LeaderEntry(row.place, row.name, row.shown, row.games, tuple(points),
                                    row.identity == self.identity))
         return out
-
-
-
-@dataclass(frozen=True)
-class LeaderEntry:
-    place: int
-    name: str
-    rating: int
-    games: int
-    history: tuple[int, ...]  # the rating shown after each rated match, oldest first
-    me: bool = False

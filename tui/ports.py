@@ -154,6 +154,20 @@ class HistoryItem:
     delta: int | None
 
 
+@dataclass(frozen=True)
+class LeaderEntry:
+    """One line of a game's leaderboard: the place, the name, the rating shown, how many
+    rated matches, the rating shown after each of them (oldest first) and whether it is
+    the player asking."""
+
+    place: int
+    name: str
+    rating: int
+    games: int
+    history: tuple[int, ...]
+    me: bool = False
+
+
 ViewT = TypeVar("ViewT")
 ViewT_co = TypeVar("ViewT_co", covariant=True)
 

@@ -427,6 +427,7 @@ def _compile_record(rec: Record, table: Table) -> tuple[Enc, Dec]:
         "    f = None\n"
         "    try:\n"
         + "".join("    " + line + "\n" for c in check for line in c.split("\n"))
+        + ("        pass\n" if not check else "")
         + "    except CodecError as error:\n"
         "        raise error.within(TAG, f) from None\n"
         "    except KeyError:\n"
