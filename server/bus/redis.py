@@ -38,6 +38,7 @@ re-reads the latest key.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import partial
@@ -51,8 +52,11 @@ from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.bus import JSON, Bus, BusUnavailable, FullRequest, Intent, Subscription, Update, wire
+from server.bus.frames import FRAMES, FullFrame, IntentFrame, LobbyFrame, UpdateFrame
+from server.wire.codec import CodecError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 LOST = (RedisConnectionError, RedisTimeoutError, OSError)
 
 # One stream's entries as XREADGROUP returns them to this client: RESP2 (redis-py's default protocol) with
@@ -181,16 +185,15 @@ class RedisBus(Bus):
 
     # -- intents --------------------------------------------------------------------
     async def send_intent(self, intent: Intent) -> bool:
-        data = wire.dumps(
-            {"m": intent.match, "s": intent.seat, "ss": intent.session, "q": intent.seq, "p": intent.payload}
-        )
+        data = wire.dumps(FRAMES.encode(IntentFrame(intent.match, intent.seat, intent.session, intent.seq,
+                                                    intent.payload)))
         key = f"{self.ns}:seen:{intent.session}:{intent.seq}"
         ttl = str(int(self.dedupe_ttl * 1000))
         added = await self._call(lambda: self._accept(keys=[key, self._stream], args=[ttl, self.stream_maxlen, data]))
         return bool(added)
 
     async def request_full(self, match: str, seat: int) -> None:
-        data = wire.dumps({"m": match, "s": seat})
+        data = wire.dumps(FRAMES.encode(FullFrame(match, seat)))
         await self._call(
             lambda: self._client.xadd(self._stream, {"k": "f", "d": data}, maxlen=self.stream_maxlen, approximate=True)
         )
@@ -225,11 +228,16 @@ class RedisBus(Bus):
                 if not fields:  # trimmed away while pending
                     await self._call(partial(self._client.xack, self._stream, self.GROUP, tag))
                     continue
-                d = wire.loads(fields["d"])
-                if fields["k"] == "f":
-                    yield FullRequest(d["m"], d["s"], tag=tag)
-                else:
-                    yield Intent(d["m"], d["s"], d["ss"], d["q"], d["p"], tag=tag)
+                try:
+                    d = FRAMES.decode(wire.loads(fields["d"]))
+                except (CodecError, ValueError, KeyError) as error:  # an older or newer edge's: dropped, said
+                    log.warning("dropped an intent that cannot be read: %s", error)
+                    await self._call(partial(self._client.xack, self._stream, self.GROUP, tag))
+                    continue
+                if isinstance(d, FullFrame):
+                    yield FullRequest(d.match, d.seat, tag=tag)
+                elif isinstance(d, IntentFrame):
+                    yield Intent(d.match, d.seat, d.session, d.seq, d.payload, tag=tag)
 
     async def ack(self, item: Intent | FullRequest) -> None:
         """Acknowledged in one XACK with every other ack of the same moment, in that
@@ -300,14 +308,15 @@ class RedisBus(Bus):
         return f"{self.ns}:u:{match}:{seat}"
 
     async def publish_update(self, match: str, seat: int, version: int, payload: JSON, *, full: bool = False) -> None:
-        data = wire.dumps({"v": version, "f": full, "p": payload})
+        data = wire.dumps(FRAMES.encode(UpdateFrame(version, full, payload)))
         channel = self._channel(match, seat)
         await self._call(lambda: self._client.publish(channel, data))
 
     async def publish_updates(self, updates: Sequence[tuple[str, int, int, JSON, bool]]) -> None:
         """In this moment's pipeline (see :meth:`_soon`): an action's updates to its seats
         and its spectators were a round trip each, a quarter of the host's CPU."""
-        messages = [(self._channel(match, seat), wire.dumps({"v": version, "f": full, "p": payload}))
+        encode = FRAMES.encode
+        messages = [(self._channel(match, seat), wire.dumps(encode(UpdateFrame(version, full, payload))))
                     for match, seat, version, payload, full in updates]
 
         def commands(pipe: Any) -> None:
@@ -323,7 +332,7 @@ class RedisBus(Bus):
 
     # -- lobby ----------------------------------------------------------------------
     async def _publish_lobby_now(self, snapshot: JSON) -> None:
-        data = wire.dumps({"n": time.time_ns(), "p": snapshot})
+        data = wire.dumps(FRAMES.encode(LobbyFrame(time.time_ns(), snapshot)))
 
         async def op() -> None:
             async with self._client.pipeline(transaction=True) as pipe:
@@ -345,10 +354,14 @@ class RedisBus(Bus):
             self._deliver_lobby(sub, data)
 
     def _deliver_lobby(self, sub: Subscription[JSON], data: str | bytes) -> None:
-        envelope = wire.loads(data)
-        if envelope["n"] > self._lobby_seen.get(sub, 0):
-            self._lobby_seen[sub] = envelope["n"]
-            sub.put(envelope["p"])
+        try:
+            frame = FRAMES.decode(wire.loads(data))
+        except (CodecError, ValueError) as error:
+            log.warning("dropped a lobby snapshot that cannot be read: %s", error)
+            return
+        if frame.time_ns > self._lobby_seen.get(sub, 0):
+            self._lobby_seen[sub] = frame.time_ns
+            sub.put(frame.payload)
 
     # -- presence -------------------------------------------------------------------
     async def heartbeat(self, edge_id: str, ttl: float) -> None:
@@ -472,8 +485,12 @@ class RedisBus(Bus):
         seat = self._seats.get(channel)
         if seat is None:
             return
-        d = wire.loads(message["data"])
-        update = Update(seat[0], seat[1], d["v"], d["p"], d["f"])
+        try:
+            d = FRAMES.decode(wire.loads(message["data"]))
+        except (CodecError, ValueError) as error:
+            log.warning("dropped an update that cannot be read: %s", error)
+            return
+        update = Update(seat[0], seat[1], d.version, d.payload, d.full)
         for sub in list(subs):
             sub.put(update)
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -40,11 +41,13 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from server.bus import BusUnavailable, wire
+from server.bus.frames import FRAMES, InboxFrame, RequestFrame
+from server.wire.codec import CodecError
 
 if TYPE_CHECKING:
     from server.bus.redis import RedisBus
 
-JSON = dict[str, Any]
+log = logging.getLogger(__name__)
 INBOX_TTL = 120  # seconds: an inbox nobody reads (its edge died) is dropped by Redis
 
 
@@ -62,12 +65,12 @@ class EdgeCalls:
         self._ids = itertools.count(1)
         self._sync = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
         self._async = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
-        self._waiting: dict[str, asyncio.Future[JSON]] = {}
-        self._push: Callable[[JSON], None] = lambda message: None
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._push: Callable[[Any], None] = lambda payload: None
         self._reader: asyncio.Task[None] | None = None
         self.inbox = f"{namespace}:inbox:{edge}"
 
-    async def start(self, on_push: Callable[[JSON], None]) -> None:
+    async def start(self, on_push: Callable[[Any], None]) -> None:
         try:
             await self._async.ping()
             self._sync.ping()
@@ -76,26 +79,30 @@ class EdgeCalls:
         self._push = on_push
         self._reader = asyncio.get_running_loop().create_task(self._read_inbox(), name="edge-inbox")
 
-    def _request(self, session: str, op: str, args: JSON, reply: str, timeout: float, rid: str) -> str | bytes:
-        return wire.dumps({"id": rid, "edge": self.edge, "session": session, "op": op, "args": args,
-                           "reply": reply, "deadline": time.time() + timeout})
+    def _request(self, session: str, payload: Any, reply: str, timeout: float, rid: str) -> str | bytes:
+        frame = RequestFrame(rid, self.edge, session, time.time() + timeout, reply, payload)
+        return wire.dumps(FRAMES.encode(frame))
 
-    def call_sync(self, session: str, op: str, args: JSON, timeout: float = 3.0) -> JSON:
-        """Send a request and block until its reply (:class:`NoReply` after ``timeout``)."""
+    def call_sync(self, session: str, payload: Any, timeout: float = 3.0) -> Any:
+        """Send a request and block until its answer's payload (:class:`NoReply` after ``timeout``)."""
         rid = f"{self.edge}:{next(self._ids)}"
         key = f"{self.ns}:rep:{rid}"
         try:
-            self._sync.rpush(f"{self.ns}:req", self._request(session, op, args, key, timeout, rid))
+            self._sync.rpush(f"{self.ns}:req", self._request(session, payload, key, timeout, rid))
             got = self._sync.blpop([key], timeout=timeout)
         except (RedisError, OSError) as error:
             raise NoReply(str(error)) from None
         if got is None:
-            raise NoReply(f"no reply to {op} within {timeout:g} s")
-        return wire.loads(got[1])
+            raise NoReply(f"no reply within {timeout:g} s")
+        try:
+            frame = FRAMES.decode(wire.loads(got[1]))
+        except (CodecError, ValueError) as error:
+            raise NoReply(f"an answer that cannot be read ({error})") from None
+        return frame.payload
 
-    def expect(self, rid: str) -> asyncio.Future[JSON]:
-        """A future for the inbox message with id ``rid`` (an intent's result)."""
-        future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+    def expect(self, rid: str) -> asyncio.Future[Any]:
+        """A future for the payload of the inbox frame with id ``rid`` (an intent's result)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
         future.add_done_callback(lambda _f: self._waiting.pop(rid, None))
         return future
@@ -103,20 +110,21 @@ class EdgeCalls:
     def new_id(self) -> str:
         return f"{self.edge}:{next(self._ids)}"
 
-    async def call(self, session: str, op: str, args: JSON, timeout: float | None = None) -> JSON:
-        """Send a request and await its reply in the inbox (``timeout`` None: as long as it takes)."""
+    async def call(self, session: str, payload: Any, timeout: float | None = None) -> Any:
+        """Send a request and await its answer's payload in the inbox (``timeout`` None: as
+        long as it takes)."""
         rid = self.new_id()
         future = self.expect(rid)
         deadline = timeout if timeout is not None else 24 * 3600.0
         try:
-            await self._async.rpush(f"{self.ns}:req", self._request(session, op, args, self.inbox, deadline, rid))
+            await self._async.rpush(f"{self.ns}:req", self._request(session, payload, self.inbox, deadline, rid))
         except (RedisError, OSError) as error:
             future.cancel()
             raise NoReply(str(error)) from None
         try:
             return await asyncio.wait_for(future, timeout)
         except TimeoutError:
-            raise NoReply(f"no reply to {op} within {timeout:g} s") from None
+            raise NoReply(f"no reply within {timeout:g} s") from None
 
     async def _read_inbox(self) -> None:
         delay = 0.05
@@ -132,17 +140,20 @@ class EdgeCalls:
             delay = 0.05
             if got is None:
                 continue
-            message = wire.loads(got[1])
-            future = self._waiting.get(message.get("id", ""))
-            if future is not None and not future.done():
-                future.set_result(message)
-            elif "push" in message:
+            try:
+                frame = FRAMES.decode(wire.loads(got[1]))
+            except (CodecError, ValueError) as error:  # an older or newer host's: said, and dropped
+                log.warning("dropped an inbox message that cannot be read: %s", error)
+                continue
+            future = self._waiting.get(frame.id) if frame.id is not None else None
+            if future is not None:
+                if not future.done():
+                    future.set_result(frame.payload)
+            elif frame.id is None:
                 try:
-                    self._push(message)
+                    self._push(frame.payload)
                 except Exception:  # pragma: no cover - a session's handler failed
-                    import logging
-
-                    logging.getLogger(__name__).exception("push handler failed")
+                    log.exception("push handler failed")
 
     async def close(self) -> None:
         if self._reader is not None:
@@ -176,8 +187,9 @@ class HostCalls:
         except (RedisError, OSError) as error:
             raise BusUnavailable(f"cannot reach Redis at {self.url}: {error}") from None
 
-    async def requests(self) -> AsyncIterator[JSON]:
-        """Every request still wanted (its deadline not passed), in arrival order."""
+    async def requests(self) -> AsyncIterator[RequestFrame]:
+        """Every request still wanted (its deadline not passed), in arrival order; one that
+        cannot be read (an older or newer edge's) is said in the log and dropped."""
         delay = 0.05
         while True:
             try:
@@ -189,21 +201,30 @@ class HostCalls:
             delay = 0.05
             if got is None:
                 continue
-            request = wire.loads(got[1])
-            if request.get("deadline", 0) < time.time():
+            try:
+                request = FRAMES.decode(wire.loads(got[1]))
+            except (CodecError, ValueError) as error:
+                log.warning("dropped a request that cannot be read: %s", error)
+                continue
+            if request.deadline < time.time():
                 continue  # its caller gave up
             yield request
 
-    async def reply(self, request: JSON, message: JSON) -> None:
-        message = {"id": request["id"], **message}
-        await self._send(request["reply"], message)
+    async def reply(self, request: RequestFrame, payload: Any) -> None:
+        """The answer to ``request``, where it asked for it."""
+        await self._send(request.reply, InboxFrame(request.id, payload))
 
-    async def push(self, edge: str, message: JSON) -> None:
-        await self._send(f"{self.ns}:inbox:{edge}", message)
+    async def result(self, edge: str, rid: str, payload: Any) -> None:
+        """The answer to ``edge``'s intent ``rid``, in its inbox."""
+        await self._send(f"{self.ns}:inbox:{edge}", InboxFrame(rid, payload))
 
-    async def _send(self, key: str, message: JSON) -> None:
+    async def push(self, edge: str, payload: Any) -> None:
+        """Something for one of ``edge``'s sessions, in its inbox."""
+        await self._send(f"{self.ns}:inbox:{edge}", InboxFrame(None, payload))
+
+    async def _send(self, key: str, frame: InboxFrame) -> None:
         try:  # (the bus retries a lost connection itself, until it is closed)
-            await self._bus.push_list(key, wire.dumps(message), INBOX_TTL)
+            await self._bus.push_list(key, wire.dumps(FRAMES.encode(frame)), INBOX_TTL)
         except (RedisError, OSError, BusUnavailable):
             pass  # the bus closed, or Redis refused it: the caller's wait times out
 

@@ -43,9 +43,10 @@ from server import games
 from server.bus import Bus, Intent, Subscription, gap
 from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
-from server.cluster.codec import CodecError, _cls, decode, encode
 from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
-from server.wire.codec import Call
+from server.wire import messages as M
+from server.wire.codec import Call, CodecError
+from server.wire.table import WIRE
 from tui.ports import Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
 
 log = logging.getLogger(__name__)
@@ -67,20 +68,20 @@ def _in_context(callback: Callable[..., Any]) -> Callable[..., Any]:
 class RemoteSeatHandle:
     """One seat (or a spectator's view) of a match hosted elsewhere; satisfies ``SeatHandle``."""
 
-    def __init__(self, client: EdgeClient, session: RemoteBackend, data: dict[str, Any]) -> None:
+    def __init__(self, client: EdgeClient, session: RemoteBackend, seat: M.SeatDescriptor) -> None:
         self.client = client
         self.session = session
-        self.match = str(data["m"])
-        self.key = int(data["s"])
-        self.game = str(data["game"])
-        self.seat: int | None = data["seat"]
-        self._names = tuple(data["names"])
-        self._log: list[Entry] = list(decode(data["log"]))
-        self._notice: Notice = tuple(decode(data["notice"]))
-        self._countdown = data.get("countdown")
-        self._version = int(data["version"])
-        self._view = decode(data["view"])
-        self._extras: dict[str, Any] = decode(data["extras"]) if data.get("extras") is not None else {}
+        self.match = seat.match
+        self.key = seat.key
+        self.game = seat.game
+        self.seat: int | None = seat.seat
+        self._names = seat.names
+        self._log: list[Entry] = list(seat.log)
+        self._notice: Notice = seat.notice
+        self._countdown = seat.countdown
+        self._version = seat.version
+        self._view = seat.view
+        self._extras: dict[str, Any] = dict(seat.extras)
         self._callbacks: list[Callable[[Update[Any]], None]] = []
         self._sub: Subscription[BusUpdate] | None = None
         self._last: Update[Any] | None = None  # the latest update (all its fields: a clock, an offer)
@@ -137,15 +138,16 @@ class RemoteSeatHandle:
 
     # -- intents --------------------------------------------------------------------
     async def submit(self, action: Any) -> None:
-        await self._send({"k": "submit", "a": encode(action)})
+        await self._send(lambda rid: M.Submit(rid, self.client.edge, action))
 
     async def resign(self) -> None:
-        await self._send({"k": "resign"})
+        await self._send(lambda rid: M.Resign(rid, self.client.edge))
 
-    async def _call(self, name: str, *args: Any) -> None:
-        await self._send({"k": "call", "name": name, "args": encode(list(args))})
+    async def _seat_call(self, c: Call, args: dict[str, Any]) -> None:
+        invocation = c(**args)
+        await self._send(lambda rid: M.SeatCall(rid, self.client.edge, invocation))
 
-    async def _send(self, payload: dict[str, Any]) -> None:
+    async def _send(self, make: Callable[[str], Any]) -> None:
         from engine.errors import RuleError
 
         if self.seat is None:
@@ -158,14 +160,19 @@ class RemoteSeatHandle:
         seq = self.session.next_seq()
         rid = self.client.calls.new_id()
         future = self.client.calls.expect(rid)
-        intent = Intent(self.match, self.key, self.session.id, seq, {**payload, "id": rid, "e": self.client.edge})
+        intent = Intent(self.match, self.key, self.session.id, seq, WIRE.encode(make(rid)))
         await self.client.bus.send_intent(intent)
         try:
-            result = await asyncio.wait_for(future, 30.0)
+            answer = await asyncio.wait_for(future, 30.0)
         except TimeoutError:
             raise RuleError(NOT_ANSWERING) from None
-        if "rule" in result:
-            raise _rule_error(result.get("cls", ""), str(result["rule"]), decode(result.get("p") or {}))
+        try:
+            result = WIRE.decode(answer)
+        except CodecError as error:
+            log.warning("the result of an intent cannot be read: %s", error)
+            raise RuleError("failed") from None
+        if isinstance(result, M.Rejected):
+            raise result.error
 
     # -- updates --------------------------------------------------------------------
     async def _follow(self) -> None:
@@ -186,10 +193,19 @@ class RemoteSeatHandle:
             await self.client.bus.request_full(self.match, self.key)
 
     def _apply(self, u: BusUpdate) -> None:
-        p = u.payload
-        update: Update[Any] = decode(p["u"])
-        if u.full:
-            full = list(decode(p["log"]))
+        try:
+            message = WIRE.decode(u.payload)
+            if not isinstance(message, M.SeatUpdate | M.FullUpdate):
+                raise CodecError(f"a {type(message).__name__} on a seat's updates")
+            declared = {e.name for e in games.game(self.game).extras}
+            if set(message.update.extras) != declared:
+                raise CodecError(f"extras {sorted(message.update.extras)}, not {sorted(declared)}", ("update",))
+        except CodecError as error:  # an older or newer host's: said, and dropped (a full view is asked)
+            log.warning("dropped an update of %s/%s that cannot be read: %s", self.match, self.key, error)
+            return
+        update: Update[Any] = message.update
+        if isinstance(message, M.FullUpdate):
+            full = list(message.log)
             entries = tuple(full[len(self._log):]) if full[: len(self._log)] == self._log else ()
             self._log = full
         else:
@@ -235,7 +251,7 @@ def _seat_call(c: Call) -> Callable[..., Any]:
 
     async def seat_call(self: RemoteSeatHandle, *args: Any, **kwargs: Any) -> None:
         given = dict(zip(names, args, strict=False)) | kwargs
-        await self._call(c.method, *(given.get(n) for n in names))
+        await self._seat_call(c, {n: given.get(n) for n in names})
 
     seat_call.__name__ = seat_call.__qualname__ = c.method
     return seat_call
@@ -249,28 +265,12 @@ def handle_class(game: str) -> type[RemoteSeatHandle]:
     return type(f"Remote{game.title().replace('-', '')}SeatHandle", (RemoteSeatHandle,), calls)
 
 
-def _rule_error(name: str, code: str, params: Any) -> Exception:
-    """The engine's error the host refused an intent with: its class (when it is one of the
-    engine's), its code and params."""
-    from engine.errors import RuleError
-
-    params = params if isinstance(params, dict) else {}
-    try:
-        cls = _cls(name)
-        if issubclass(cls, RuleError):
-            return cls.of(code, params)
-    except (CodecError, TypeError, ImportError, AttributeError):
-        pass
-    return RuleError.of(code, params)
-
-
-def refusal(reply: dict[str, Any], cls: type[Refused] = Refused) -> Refused:
-    """The refusal a host's reply carries (``refused``: its code, ``p``: its params; ``error``:
-    the host failed), or "not answering" when it carries none."""
-    if "refused" in reply:
-        params = decode(reply.get("p") or {})
-        return cls.of(str(reply["refused"]), params if isinstance(params, dict) else {})
-    if "error" in reply:
+def refusal(answer: Any, cls: type[Refused] = Refused) -> Refused:
+    """The refusal a host's answer carries (a :class:`~server.wire.messages.Refusal`: its
+    code and params; a failure: ``failed``), else "not answering"."""
+    if isinstance(answer, M.Refusal):
+        return cls.of(answer.code, answer.params)
+    if isinstance(answer, M.Failure):
         return cls("failed")
     return cls(NOT_ANSWERING)
 
@@ -285,12 +285,12 @@ class _Named:
 class RemoteChallenge:
     """A challenge the host keeps: who, which game, how long it has left, its answer."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.id = str(data["$c"])
-        self.game = str(data["game"])
-        self.challenger = _Named(data["challenger"])
-        self.target = _Named(data["target"])
-        self._expires = time.monotonic() + float(data["left"])
+    def __init__(self, data: M.ChallengeDescriptor) -> None:
+        self.id = data.id
+        self.game = data.game
+        self.challenger = _Named(data.challenger)
+        self.target = _Named(data.target)
+        self._expires = time.monotonic() + data.left
 
     @property
     def seconds_left(self) -> float:
@@ -320,21 +320,20 @@ class RemoteBackend:
     games = GAMES
     game_titles = GAME_TITLES
 
-    def __init__(self, client: EdgeClient, session: str, opened: dict[str, Any], env: dict[str, str],
+    def __init__(self, client: EdgeClient, session: str, opened: M.Opened, env: dict[str, str],
                  username: str = "") -> None:
         self.client = client
         self.id = session
         self.username = username
-        o = opened["ok"]
-        self.name_prefill = o["prefill"]
-        self.initial = tuple(o["initial"]) if o.get("initial") else None
-        self._guest = bool(o["guest"])
-        self._grace = float(o["grace"])
-        self._bot_offer_after = float(o["bot_offer_after"])
-        self._identity = o.get("identity")
+        self.name_prefill = opened.prefill
+        self.initial = opened.initial
+        self._guest = opened.guest
+        self._grace = opened.grace
+        self._bot_offer_after = opened.bot_offer_after
+        self._identity = opened.identity
         self.env = env
-        self._state: dict[str, Any] = opened.get("st", {})
-        self.stored_name = self._state.get("stored_name")
+        self._state: M.SessionState = opened.state
+        self.stored_name = opened.state.stored_name
         self.room: RemoteRoom | None = None
         self._seq = itertools.count(1)
         self._handles: list[RemoteSeatHandle] = []
@@ -350,45 +349,71 @@ class RemoteBackend:
         return next(self._seq)
 
     # -- calls ----------------------------------------------------------------------
-    def _handle(self, data: dict[str, Any]) -> Any:
-        if "$c" in data:  # a challenge: one object per challenge, so "challenge-over" finds it
-            ch = self._challenges.get(str(data["$c"]))
+    def _import(self, value: Any) -> Any:
+        """A value the host answered with, as the screens hold it: a seat descriptor becomes
+        a remote seat handle, a challenge's one remote challenge (one object per challenge,
+        so its end finds it)."""
+        if isinstance(value, M.ChallengeDescriptor):
+            ch = self._challenges.get(value.id)
             if ch is None:
-                ch = self._challenges[str(data["$c"])] = RemoteChallenge(data)
+                ch = self._challenges[value.id] = RemoteChallenge(value)
             return ch
-        h = handle_class(str(data["game"]))(self.client, self, data)
-        self._handles.append(h)
-        return h
+        if isinstance(value, M.SeatDescriptor):
+            h = handle_class(value.game)(self.client, self, value)
+            self._handles.append(h)
+            return h
+        if isinstance(value, tuple | list):
+            return [self._import(v) for v in value]
+        return value
 
-    def _arg(self, value: Any) -> Any:
+    @staticmethod
+    def _ref(value: Any) -> Any:
+        """An argument as it crosses: a remote seat handle or challenge, named."""
         if isinstance(value, RemoteSeatHandle):
-            return {"$h": 1, "m": value.match, "s": value.key}
+            return M.SeatRef(value.match, value.key)
         if isinstance(value, RemoteChallenge):
-            return {"$c": value.id}
-        return None
+            return M.ChallengeRef(value.id)
+        if isinstance(value, list | tuple):
+            return tuple(RemoteBackend._ref(v) for v in value)
+        return value
 
-    def _result(self, reply: dict[str, Any]) -> Any:
-        if "st" in reply:
-            self._state = reply["st"]
-        if "refused" in reply or "error" in reply:
-            raise refusal(reply)
-        return decode(reply.get("ok"), self._handle)
+    def _invocation(self, op: str, args: tuple[Any, ...]) -> tuple[Call, Any]:
+        c = M.CALLS[op]
+        given = dict(zip(c.names(), args, strict=False))
+        return c, WIRE.encode(c(**{n: self._ref(given.get(n)) for n in c.names()}))
+
+    def _result(self, c: Call, payload: Any) -> Any:
+        """The value of the host's answer to ``c`` (raises its refusal)."""
+        try:
+            answer = WIRE.decode(payload)
+            if isinstance(answer, M.Reply):
+                value = WIRE.decoder(c.result)(answer.value)
+        except CodecError as error:  # an older or newer host's: said; the screen shows a failure
+            log.warning("the answer to %s cannot be read: %s", c.tag, error)
+            raise Refused("failed") from None
+        if getattr(answer, "state", None) is not None:
+            self._state = answer.state
+        if not isinstance(answer, M.Reply):
+            raise refusal(answer)
+        return self._import(value)
 
     def _call(self, op: str, *args: Any) -> Any:
         if self.client.host_away:  # known to be away: say so now, not after a timeout
             raise Refused("host_away")
+        c, payload = self._invocation(op, args)
         try:
-            reply = self.client.calls.call_sync(self.id, op, {"a": encode(list(args), self._arg)})
+            answer = self.client.calls.call_sync(self.id, payload)
         except NoReply:
             raise Refused(NOT_ANSWERING) from None
-        return self._result(reply)
+        return self._result(c, answer)
 
     async def _acall(self, op: str, *args: Any, timeout: float | None = None) -> Any:
+        c, payload = self._invocation(op, args)
         try:
-            reply = await self.client.calls.call(self.id, op, {"a": encode(list(args), self._arg)}, timeout=timeout)
+            answer = await self.client.calls.call(self.id, payload, timeout=timeout)
         except NoReply:
             raise Refused(NOT_ANSWERING) from None
-        return self._result(reply)
+        return self._result(c, answer)
 
     # -- what the app needs -----------------------------------------------------------
     def home_screen(self) -> Any:
@@ -437,37 +462,41 @@ class RemoteBackend:
 
     @property
     def name(self) -> str:
-        return str(self._state.get("name", ""))
+        return self._state.name
 
     @property
     def named(self) -> bool:
-        return bool(self._state.get("named"))
+        return self._state.named
 
     @property
     def superseded(self) -> bool:
-        return bool(self._state.get("superseded"))
+        return self._state.superseded
 
     def listen(self, callback: Callable[[str, Any], None]) -> None:
         self._listener = _in_context(callback)
 
-    def pushed(self, message: dict[str, Any]) -> None:
-        """What the host pushed to this session: a lobby event, a room filled."""
-        kind = message["push"]
-        if kind == "listen":
-            handles = decode(message.get("handles"), self._handle)
-            if message["event"] == "challenge-over" and isinstance(handles, RemoteChallenge):
-                self._challenges.pop(handles.id, None)
-            if message["event"] == "superseded":
-                self._state = {**self._state, "superseded": True}
-            if self._listener is not None:
-                self._listener(message["event"], handles)
-        elif kind == "room" and self.room is not None and self.room.code == message["code"]:
-            future = self.room.future
-            if not future.done():
-                if "refused" in message:
-                    future.set_exception(refusal(message))
+    def pushed(self, event: Any) -> None:
+        """What the host pushed to this session (a :data:`~server.wire.messages.PUSH`): a
+        lobby event, a room filled or closed."""
+        if isinstance(event, M.RoomFilled | M.RoomClosed):
+            if self.room is not None and self.room.code == event.code and not self.room.future.done():
+                if isinstance(event, M.RoomClosed):
+                    self.room.future.set_exception(Refused.of(event.why, event.params))
                 else:
-                    future.set_result(decode(message["handles"], self._handle))
+                    self.room.future.set_result(self._import(event.handles))
+            return
+        if isinstance(event, M.Followed):
+            kind, value = "follow", self._import(event.handles)
+        elif isinstance(event, M.Challenged):
+            kind, value = "challenge", self._import(event.challenge)
+        elif isinstance(event, M.ChallengeOver):
+            kind, value = "challenge-over", self._import(event.challenge)
+            self._challenges.pop(value.id, None)
+        else:
+            kind, value = "superseded", None
+            self._state = dataclasses.replace(self._state, superseded=True)
+        if self._listener is not None:
+            self._listener(kind, value)
 
     # -- challenges -------------------------------------------------------------------
     def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
@@ -620,14 +649,8 @@ class RemoteBackend:
 
     def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> RemoteRoom:
         """A private room (``time_control``: a Voltage room's clock, as the host's backend takes it)."""
-        try:
-            reply = self.client.calls.call_sync(self.id, "create_room",
-                                                {"game": game, "size": size, "more": encode([time_control])})
-        except NoReply:
-            raise Refused(NOT_ANSWERING) from None
-        info = self._result(reply)
-        self.room = RemoteRoom(self, info["code"], info["game"], int(info["size"]),
-                               asyncio.get_running_loop().create_future())
+        info: M.RoomOpened = self._call("create_room", game, size, time_control)
+        self.room = RemoteRoom(self, info.code, info.game, info.size, asyncio.get_running_loop().create_future())
         return self.room
 
     def start_room(self) -> None:
@@ -676,13 +699,15 @@ class RemoteBackend:
         match is over, so every hand in it is public), the positions are worked out here."""
         from server.replay import ReplayError, replay_of
 
+        payload = WIRE.encode(M.REPLAY(id=int(match_id)))
         try:
-            reply = self.client.calls.call_sync(self.id, "replay", {"id": int(match_id)}, timeout=10.0)
+            answer = self.client.calls.call_sync(self.id, payload, timeout=10.0)
         except NoReply:
             raise ReplayError(NOT_ANSWERING) from None
-        if "ok" not in reply:
-            raise refusal(reply, ReplayError)
-        record = decode(reply["ok"])
+        try:
+            record = self._result(M.REPLAY, answer)
+        except Refused as error:
+            raise ReplayError.of(error.code, error.params) from None
         return replay_of(record, record.seat_of(self.identity))
 
     def replay_screen(self, match_id: int) -> Any:
@@ -698,19 +723,16 @@ class RemoteBackend:
 
     async def reopen(self) -> None:
         """The host restarted: open this session there again, with its name and its seats."""
-        seats = [[h.match, h.key] for h in self._handles]
-        args = {"identity": self._identity, "username": self.username, "initial": None, "env": self.env,
-                "name": self.name if self.named else "", "seats": seats}
+        seats = tuple(M.SeatRef(h.match, h.key) for h in self._handles)
         try:
-            reply = await self.client.calls.call(self.id, "reopen", args, timeout=10.0)
-        except NoReply:
+            reopened = await self.client.ask(self.id, M.REOPEN, 10.0, identity=self._identity, username=self.username,
+                                             env=self.env, name=self.name if self.named else "", seats=seats)
+        except Refused:
             return
-        if "st" in reply:
-            self._state = reply["st"]
+        self._state = reopened.opened.state
         mine = {(h.match, h.key): h for h in self._handles}
-        given = (reply.get("ok") or {}).get("handles") or []
-        for data in given:  # the seats it has back: the handles the screens hold carry on
-            h = mine.get((str(data["m"]), int(data["s"])))
+        for seat in reopened.seats:  # the seats it has back: the handles the screens hold carry on
+            h = mine.get((seat.match, seat.key))
             if h is not None:
                 await h.resync()
 
@@ -836,14 +858,17 @@ class EdgeClient:
 
     async def _follow_lobby(self) -> None:
         sub = await self.bus.lobby()
-        async for message in sub:
+        async for data in sub:
             try:
-                self._snapshot = decode(message["snapshot"])
-            except Exception:
-                log.exception("bad lobby snapshot")
+                message = WIRE.decode(data)
+                if not isinstance(message, M.LobbySnapshot):
+                    raise CodecError(f"a {type(message).__name__} where a lobby snapshot was expected")
+            except CodecError as error:  # an older or newer host's: said, and dropped
+                log.warning("dropped a lobby snapshot that cannot be read: %s", error)
                 continue
-            if message.get("epoch") != self.epoch:
-                asyncio.get_running_loop().create_task(self._saw_epoch(message.get("epoch")))
+            self._snapshot = message.snapshot
+            if message.epoch != self.epoch:
+                asyncio.get_running_loop().create_task(self._saw_epoch(message.epoch))
             for call in list(self._lobby_callbacks):
                 try:
                     call()
@@ -867,22 +892,39 @@ class EdgeClient:
 
         return unsubscribe
 
-    def _pushed(self, message: dict[str, Any]) -> None:
-        session = self.sessions.get(message.get("session", ""))
+    def _pushed(self, payload: Any) -> None:
+        try:
+            message = WIRE.decode(payload)
+            if not isinstance(message, M.Pushed):
+                raise CodecError(f"a {type(message).__name__} pushed")
+        except CodecError as error:  # an older or newer host's: said, and dropped
+            log.warning("dropped a push that cannot be read: %s", error)
+            return
+        session = self.sessions.get(message.session)
         if session is not None:
-            session.pushed(message)
+            session.pushed(message.event)
+
+    async def ask(self, session: str, c: Call, timeout: float, **args: Any) -> Any:
+        """Call ``c`` for ``session`` (or for this edge: "") and return its answer's value;
+        raises the host's refusal (:class:`~tui.ports.Refused`), "not answering" after ``timeout``."""
+        try:
+            payload = await self.calls.call(session, WIRE.encode(c(**args)), timeout=timeout)
+        except NoReply:
+            raise Refused(NOT_ANSWERING) from None
+        try:
+            answer = WIRE.decode(payload)
+            if not isinstance(answer, M.Reply):
+                raise refusal(answer)
+            return WIRE.decoder(c.result)(answer.value)
+        except CodecError as error:  # an older or newer host's: said; a failure for the caller
+            log.warning("the answer to %s cannot be read: %s", c.tag, error)
+            raise Refused("failed") from None
 
     async def open_session(self, identity: str | None, username: str, initial: tuple[str, str] | None,
                            env: dict[str, str]) -> RemoteBackend:
         session = uuid.uuid4().hex
-        args = {"identity": identity, "username": username, "initial": list(initial) if initial else None, "env": env}
-        try:
-            reply = await self.calls.call(session, "open", args, timeout=5.0)
-        except NoReply:
-            raise Refused(NOT_ANSWERING) from None
-        if "ok" not in reply:
-            raise refusal(reply)
-        backend = RemoteBackend(self, session, reply, env, username)
+        opened = await self.ask(session, M.OPEN, 5.0, identity=identity, username=username, initial=initial, env=env)
+        backend = RemoteBackend(self, session, opened, env, username)
         self.sessions[session] = backend
         return backend
 
@@ -892,8 +934,8 @@ class EdgeClient:
 
     async def _close_session(self, session: str) -> None:
         try:
-            await self.calls.call(session, "close", {}, timeout=5.0)
-        except NoReply:
+            await self.ask(session, M.CLOSE, 5.0)
+        except Refused:
             pass  # the host sees the session go with this edge's presence, or at its restart
 
     async def replay(self, match_id: int, identity: str | None) -> Any:
@@ -902,22 +944,20 @@ class EdgeClient:
         from server.replay import ReplayError, replay_of
 
         try:
-            reply = await self.calls.call("", "replay_record", {"id": int(match_id), "identity": identity},
-                                          timeout=10.0)
-        except NoReply:
-            raise ReplayError(NOT_ANSWERING) from None
-        if "ok" not in reply:
-            raise refusal(reply, ReplayError)
-        record = decode(reply["ok"])
+            record = await self.ask("", M.REPLAY_RECORD, 10.0, id=int(match_id), identity=identity)
+        except Refused as error:
+            raise ReplayError.of(error.code, error.params) from None
         return replay_of(record, record.seat_of(identity))
 
     async def who_text(self) -> str:
-        reply = await self.calls.call("", "who", {}, timeout=5.0)
-        return str(reply.get("ok", ""))
+        return str(await self.ask("", M.WHO, 5.0))
 
-    async def command(self, words: list[str]) -> dict[str, Any]:
-        reply = await self.calls.call("", "command", {"words": words, "ssh": self.ssh_line}, timeout=10.0)
-        return reply.get("ok") or {"code": 1, "out": "", "err": "voltage: the game server could not do that\n"}
+    async def command(self, words: list[str]) -> M.CommandAnswer:
+        try:
+            answer: M.CommandAnswer = await self.ask("", M.COMMAND, 10.0, words=tuple(words), ssh=self.ssh_line)
+        except Refused:
+            return M.CommandAnswer(1, "", "voltage: the game server could not do that\n")
+        return answer
 
     async def close(self) -> None:
         if self._presence is not None:

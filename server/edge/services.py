@@ -49,4 +49,4 @@ class EdgeServices:
 
     async def _command(self, words: list[str]) -> Answer:
         got = await self.client.command(words)
-        return Answer(int(got["code"]), out=got["out"] or "", err=got["err"] or "")
+        return Answer(got.code, out=got.out, err=got.err)

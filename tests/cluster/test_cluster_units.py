@@ -1,57 +1,19 @@
-"""The split server's parts on a real Redis, without SSH: the codec, the remote seat's
-version checks (a gap asks for the full view), and what crosses the update channels."""
+"""The split server's parts on a real Redis, without SSH: the remote seat's version checks
+(a gap asks for the full view), and what crosses the update channels (the wire's own
+tests are in tests/wire)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import random
 import uuid
 
-import pytest
-
-from engine.highvoltage import rules as H
 from engine.voltage import rules as V
 from server.bus import FullRequest
 from server.bus.redis import RedisBus
-from server.cluster.codec import CodecError, decode, encode
-from server.edge.backend import RemoteSeatHandle
+from server.edge.backend import handle_class
+from server.wire import messages as M
+from server.wire.table import WIRE
 from tui.ports import Note, Update
-
-
-def _round_trip(value):
-    return decode(json.loads(json.dumps(encode(value))))
-
-
-def test_views_and_actions_of_both_games_cross_as_json_and_come_back_equal():
-    rng = random.Random(7)
-    s = V.new_match(3)
-    while not V.view(s, None).over:
-        for seat in (0, 1, None):
-            v = V.view(s, seat)
-            assert _round_trip(v) == v
-        a = rng.choice(V.legal_actions(s))
-        assert _round_trip(a) == a
-        V.step(s, a)
-    h = H.new_match(5, 3)
-    for seat in (0, 1, 2, None):
-        v = H.view(h, seat)
-        assert _round_trip(v) == v
-
-
-def test_a_message_naming_a_class_outside_the_allow_list_is_refused():
-    with pytest.raises(CodecError):
-        decode({"$": "subprocess:Popen", "f": [["true"]]})
-    with pytest.raises(CodecError):
-        decode({"$": "os:system", "f": ["true"]})
-
-
-def test_a_message_with_too_few_or_too_many_fields_is_refused_not_filled_in():
-    data = encode(V.view(V.new_match(3), 0))
-    short, long = dict(data, f=data["f"][:-1]), dict(data, f=[*data["f"], 1])
-    for broken in (short, long):
-        with pytest.raises(CodecError, match="fields"):
-            decode(broken)
 
 
 class _Client:
@@ -66,11 +28,16 @@ class _Session:
         return 1
 
 
-def _descriptor(version: int) -> dict:
+EXTRAS = {"clock": None, "abort_from": None, "draw_offer": None, "against_human": True}
+
+
+def _descriptor(version: int) -> M.SeatDescriptor:
     s = V.new_match(1)
-    return {"$h": 1, "m": "ABCD", "s": 0, "game": "voltage", "seat": 0, "names": ["a", "b"],
-            "log": encode([DEALT]), "notice": encode(()), "countdown": None, "version": version,
-            "view": encode(V.view(s, 0))}
+    return M.SeatDescriptor("ABCD", 0, "voltage", 0, ("a", "b"), (DEALT,), (), None, version, V.view(s, 0), EXTRAS)
+
+
+def _update(update: Update, log: tuple | None = None) -> dict:
+    return WIRE.encode(M.SeatUpdate(update) if log is None else M.FullUpdate(update, log))
 
 
 DEALT, ONE, TWO, THREE = (V.Event("start", seat=0), Note("back", {"name": "one"}), V.Event("pass", seat=0),
@@ -83,22 +50,22 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
     edge = await RedisBus.connect(redis_url, namespace=ns, consumer="edge")
     feed = host.intents().__aiter__()
     try:
-        h = RemoteSeatHandle(_Client(edge), _Session(), _descriptor(0))
+        h = handle_class("voltage")(_Client(edge), _Session(), _descriptor(0))
         got: list = []
         h.subscribe(got.append)
         first = await asyncio.wait_for(feed.__anext__(), 10)
         assert first == FullRequest("ABCD", 0)  # once subscribed: nothing missed stays missed
         await host.ack(first)
         view = V.view(V.new_match(1), 0)
-        await host.publish_update("ABCD", 0, 1, {"u": encode(Update(view, (ONE,), version=1))})
+        await host.publish_update("ABCD", 0, 1, _update(Update(view, (ONE,), version=1, extras=EXTRAS)))
         await _until(lambda: len(got) == 1)
         assert got[0].version == 1 and got[0].entries == (ONE,) and h.log == [DEALT, ONE]
-        await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, (THREE,), version=3))})
+        await host.publish_update("ABCD", 0, 3, _update(Update(view, (THREE,), version=3, extras=EXTRAS)))
         asked = await asyncio.wait_for(feed.__anext__(), 10)
         assert asked == FullRequest("ABCD", 0) and len(got) == 1 and h.version == 1  # a gap: not applied
         notice = (Note("waiting_reconnect", {"name": "b", "seconds": 5}),)
-        await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, notice=notice, version=3)),
-                                                 "log": encode([DEALT, ONE, TWO, THREE])}, full=True)
+        await host.publish_update("ABCD", 0, 3, _update(Update(view, notice=notice, version=3, extras=EXTRAS),
+                                                        (DEALT, ONE, TWO, THREE)), full=True)
         await _until(lambda: len(got) == 2)
         assert got[1].version == 3 and got[1].entries == (TWO, THREE) and got[1].notice == notice
         await h.close()
