@@ -3,27 +3,25 @@
 The seat intents and updates have their own channels (:class:`server.bus.Bus`); what
 is left is the lobby: a name claim, a quick match, a room, a bot, watching, a
 rematch, the leaderboard.  Each is a request naming its session and carrying a
-correlation id; the host answers each once.  Keys, under the bus's namespace:
+correlation id (a :class:`~server.bus.frames.RequestFrame` around the declared call);
+the host answers each once.  Every call is awaited: the edge's event loop never waits
+on Redis, so one session's lobby call never holds up another's screen.  Keys, under
+the bus's namespace:
 
 - ``NS:req``: a list; edges ``RPUSH`` requests, the host ``BLPOP``\\s them (one reader,
-  requests are short: the host answers a slow one, a quick match, from a task).
-- ``NS:rep:EDGE:ID``: the reply to one **blocking** call, ``BLPOP``\\ed by the edge
-  with a timeout.  Most of the lobby screen's calls are synchronous (``claim_name``
-  returns the name or raises :class:`~tui.ports.Refused` at once), and the screens
-  are not ours to change, so the edge makes those calls with a synchronous Redis
-  client and waits for the reply on the event loop thread.  That blocks the
-  edge's other sessions for one round trip to the host (a fraction of a
-  millisecond on one machine), only on a person's lobby action, never on a game
-  move; a host that does not answer within ``timeout`` (it is restarting) is a
-  refusal, code ``not_answering``.
-- ``NS:inbox:EDGE``: a list per edge for the replies to **awaited** calls (a quick
-  match waits for an opponent; a seat intent's result) and for what the host
-  pushes to a session (a room filled, "superseded", "follow").  One reader task
-  per edge ``BLPOP``\\s it, so nothing depends on pub/sub's at-most-once delivery;
-  the host gives each inbox a TTL, so a dead edge's inbox goes away.
+  requests are short: the host runs each in a task, so a slow one, a quick match, waits
+  there).
+- ``NS:inbox:EDGE``: a list per edge for the answers to its calls, the results of its
+  seats' intents, and what the host pushes to a session (a room filled, "superseded",
+  "follow"), each an :class:`~server.bus.frames.InboxFrame`.  One reader task per edge
+  ``BLPOP``\\s it, so nothing depends on pub/sub's at-most-once delivery; the host gives
+  each inbox a TTL, so a dead edge's inbox goes away.  A host that does not answer within
+  a call's timeout (it is restarting) is :class:`NoReply` (the screens say "not answering").
 
 A request carries its ``deadline`` (wall clock): the host drops a request whose
-caller has given up, so a restarted host never acts on a call nobody waits for.
+caller has given up, so a restarted host never acts on a call nobody waits for.  A frame
+an older or newer peer sent that cannot be read is logged and dropped (a request that
+cannot be read is answered with a failure by the host, one layer up).
 """
 
 from __future__ import annotations
@@ -36,7 +34,6 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
-import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
@@ -56,14 +53,13 @@ class NoReply(Exception):
 
 
 class EdgeCalls:
-    """An edge's side: blocking and awaited calls, and the inbox of pushes."""
+    """An edge's side: its calls (awaited), and the inbox of answers and pushes."""
 
     def __init__(self, url: str, edge: str, *, namespace: str = "voltage") -> None:
         self.url = url
         self.edge = edge
         self.ns = namespace
         self._ids = itertools.count(1)
-        self._sync = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
         self._async = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._push: Callable[[Any], None] = lambda payload: None
@@ -73,7 +69,6 @@ class EdgeCalls:
     async def start(self, on_push: Callable[[Any], None]) -> None:
         try:
             await self._async.ping()
-            self._sync.ping()
         except (RedisError, OSError) as error:
             raise BusUnavailable(f"cannot reach Redis at {self.url}: {error}") from None
         self._push = on_push
@@ -82,23 +77,6 @@ class EdgeCalls:
     def _request(self, session: str, payload: Any, reply: str, timeout: float, rid: str) -> str | bytes:
         frame = RequestFrame(rid, self.edge, session, time.time() + timeout, reply, payload)
         return wire.dumps(FRAMES.encode(frame))
-
-    def call_sync(self, session: str, payload: Any, timeout: float = 3.0) -> Any:
-        """Send a request and block until its answer's payload (:class:`NoReply` after ``timeout``)."""
-        rid = f"{self.edge}:{next(self._ids)}"
-        key = f"{self.ns}:rep:{rid}"
-        try:
-            self._sync.rpush(f"{self.ns}:req", self._request(session, payload, key, timeout, rid))
-            got = self._sync.blpop([key], timeout=timeout)
-        except (RedisError, OSError) as error:
-            raise NoReply(str(error)) from None
-        if got is None:
-            raise NoReply(f"no reply within {timeout:g} s")
-        try:
-            frame = FRAMES.decode(wire.loads(got[1]))
-        except (CodecError, ValueError) as error:
-            raise NoReply(f"an answer that cannot be read ({error})") from None
-        return frame.payload
 
     def expect(self, rid: str) -> asyncio.Future[Any]:
         """A future for the payload of the inbox frame with id ``rid`` (an intent's result)."""
@@ -165,7 +143,6 @@ class EdgeCalls:
         for future in list(self._waiting.values()):
             future.cancel()
         await self._async.aclose()
-        self._sync.close()
 
 
 class HostCalls:
@@ -238,39 +215,58 @@ class PresenceBeat:
     The heartbeat says the *process* is alive, so it must not wait on the event loop:
     an edge drawing a burst of arrivals, or a host busy for a few seconds, would miss
     its beats and be declared dead, and its players' seats would enter the grace while
-    they play.  A thread with its own synchronous connection beats every ``every``
-    seconds whatever the loop is doing; it stops with the process (kill -9 included)
-    or with :meth:`stop`.  Redis errors are retried at the next beat."""
+    they play.  A thread with an event loop and a Redis connection of its own beats every
+    ``every`` seconds whatever the main loop is doing (and never blocks it: the main loop
+    makes no Redis call here); it stops with the process (kill -9 included) or with
+    :meth:`stop`.  Redis errors are retried at the next beat."""
 
     def __init__(self, url: str, name: str, ttl: float, *, namespace: str = "voltage", every: float = 1.0) -> None:
+        self.url = url
         self.key = f"{namespace}:edge:{name}"
         self.ttl_ms = max(1, int(ttl * 1000))
         self.every = every
-        self._client = redis.Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=2.0)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"presence-{name}", daemon=True)
 
     def start(self) -> PresenceBeat:
-        self._beat()
+        """Start beating (from the thread: the first beat follows at once)."""
         self._thread.start()
         return self
 
-    def _beat(self) -> None:
-        try:
-            self._client.set(self.key, "1", px=self.ttl_ms)
-        except (RedisError, OSError):
-            pass  # Redis away: the next beat tries again
-
     def _run(self) -> None:
-        while not self._stop.wait(self.every):
-            self._beat()
+        asyncio.run(self._beat_until_stopped())
+
+    async def _beat_until_stopped(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        client = aioredis.Redis.from_url(self.url, socket_connect_timeout=2.0, socket_timeout=2.0)
+        try:
+            while not self._stop.is_set():
+                try:
+                    await client.set(self.key, "1", px=self.ttl_ms)
+                except (RedisError, OSError):
+                    pass  # Redis away: the next beat tries again
+                try:
+                    await asyncio.wait_for(self._stopping.wait(), self.every)
+                except TimeoutError:
+                    continue
+            try:
+                await client.delete(self.key)  # gone at once, not after a ttl
+            except (RedisError, OSError):
+                pass
+        finally:
+            await client.aclose()
 
     def stop(self) -> None:
+        """Stop beating and remove the key (waits for the thread, a few seconds at most)."""
         self._stop.set()
+        loop, stopping = self._loop, self._stopping
+        if loop is not None and stopping is not None:
+            try:
+                loop.call_soon_threadsafe(stopping.set)
+            except RuntimeError:  # its loop has just ended
+                pass
         if self._thread.is_alive():
             self._thread.join(timeout=5)
-        try:
-            self._client.delete(self.key)  # gone at once, not after a ttl
-        except (RedisError, OSError):
-            pass
-        self._client.close()

@@ -56,6 +56,7 @@ from server.lobby.models import Challenge
 from server.wire import messages as M
 from server.wire.codec import Call, CodecError, Invocation
 from server.wire.table import WIRE
+from tui import lobby_events as E
 from tui.ports import Refused, Update
 
 log = logging.getLogger(__name__)
@@ -344,7 +345,7 @@ class HostService:
             await self._answer(request, c, self._opened(opened), opened)
             return
         if c is M.REOPEN:
-            reopened, seats = self._reopen(request, args)
+            reopened, seats = await self._reopen(request, args)
             await self._answer(request, c, M.Reopened(self._opened(reopened), reopened.export(seats)), reopened)
             return
         if c is M.WHO:
@@ -382,7 +383,7 @@ class HostService:
             if c is M.REPLAY:
                 value: Any = self._replay_record(session.backend.identity, args["id"])
             elif c.method == "create_room":
-                value = self._create_room(session, args)
+                value = await self._create_room(session, args)
             else:
                 value = getattr(session.backend, c.method)(**{k: session.resolve(v) for k, v in args.items()})
                 if inspect.isawaitable(value):
@@ -413,13 +414,13 @@ class HostService:
         session = HostSession(request.session, request.edge, backend, self)
         self.sessions[session.id] = session
 
-        def listened(event: str, handles: Any) -> None:
-            if event == "follow":
-                pushed: Any = M.Followed(session.export(handles))
-            elif event == "challenge":
-                pushed = M.Challenged(session.export(handles))
-            elif event == "challenge-over":
-                pushed = M.ChallengeOver(session.export(handles))
+        def listened(event: E.LobbyEvent) -> None:
+            if isinstance(event, E.Followed):
+                pushed: Any = M.Followed(session.export(event.handles))
+            elif isinstance(event, E.Challenged):
+                pushed = M.Challenged(session.export(event.challenge))
+            elif isinstance(event, E.ChallengeOver):
+                pushed = M.ChallengeOver(session.export(event.challenge))
             else:
                 pushed = M.Superseded()
             asyncio.get_running_loop().create_task(
@@ -428,7 +429,7 @@ class HostService:
         backend.listen(listened)
         return session
 
-    def _reopen(self, request: RequestFrame, args: dict[str, Any]) -> tuple[HostSession, list[Any]]:
+    async def _reopen(self, request: RequestFrame, args: dict[str, Any]) -> tuple[HostSession, list[Any]]:
         """A session an edge kept through a restart of the host: the same id, its name
         claimed again, its seats given back (the restored matches wait for their
         identities) and the matches it watched watched again."""
@@ -439,24 +440,24 @@ class HostService:
         b = session.backend
         if args["name"]:
             try:
-                b.claim_name(args["name"])
+                await b.claim_name(args["name"])
             except ValueError:
                 pass
         handles: list[Any] = []
         try:
-            handles = list(b.resume() or [])
+            handles = list(await b.resume() or [])
         except ValueError:
             pass
         for ref in args["seats"]:
             if ref.key == SPECTATOR:
                 try:
-                    handles += b.watch(ref.match)
+                    handles += await b.watch(ref.match)
                 except ValueError:
                     pass
         return session, handles
 
-    def _create_room(self, session: HostSession, args: dict[str, Any]) -> M.RoomOpened:
-        room = session.backend.create_room(args["game"], args["size"], args["time_control"])
+    async def _create_room(self, session: HostSession, args: dict[str, Any]) -> M.RoomOpened:
+        room = await session.backend.create_room(args["game"], args["size"], args["time_control"])
 
         def filled(future: asyncio.Future[Any]) -> None:
             if future.cancelled():

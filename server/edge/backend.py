@@ -47,12 +47,15 @@ from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
 from server.wire import messages as M
 from server.wire.codec import Call, CodecError
 from server.wire.table import WIRE
+from tui import lobby_events as E
 from tui.ports import Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
 
 log = logging.getLogger(__name__)
 
 FIRST_GAME = GAMES[0]
 NOT_ANSWERING = "not_answering"  # a refusal's code: the host did not answer in time
+CALL_TIMEOUT = 5.0  # a lobby call the host answers at once (a quick match waits as long as it takes)
+REPLAY_TIMEOUT = 10.0
 HOST_AWAY = Note("host_away")  # the status notice while the host restarts
 REDIS_LOST = Note("connection_lost")  # ... while the bus reconnects
 HEARTBEAT = 1.0
@@ -301,16 +304,10 @@ class RemoteChallenge:
 class RemoteRoom:
     """A private room this session opened (its ``future``: the handles once it fills)."""
 
-    backend: RemoteBackend
     code: str
     game: str
     size: int
     future: asyncio.Future[Any]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        seated = self.backend.seated(self.code)
-        return seated[0] if seated else ()
 
 
 class RemoteBackend:
@@ -337,12 +334,8 @@ class RemoteBackend:
         self.room: RemoteRoom | None = None
         self._seq = itertools.count(1)
         self._handles: list[RemoteSeatHandle] = []
-        self._listener: Callable[[str, Any], None] | None = None
+        self._listener: Callable[[E.LobbyEvent], None] | None = None
         self._challenges: dict[str, RemoteChallenge] = {}
-        self._answers: dict[tuple[Any, ...], tuple[Any, float]] = {}  # see _polled
-        self._asking: set[tuple[Any, ...]] = set()
-        self._stale: set[tuple[Any, ...]] = set()  # answers to ask again (the lobby changed)
-        self._lobby_listeners: list[Callable[[], None]] = []
         self.closed = False
 
     def next_seq(self) -> int:
@@ -377,43 +370,34 @@ class RemoteBackend:
             return tuple(RemoteBackend._ref(v) for v in value)
         return value
 
-    def _invocation(self, op: str, args: tuple[Any, ...]) -> tuple[Call, Any]:
-        c = M.CALLS[op]
-        given = dict(zip(c.names(), args, strict=False))
-        return c, WIRE.encode(c(**{n: self._ref(given.get(n)) for n in c.names()}))
-
-    def _result(self, c: Call, payload: Any) -> Any:
-        """The value of the host's answer to ``c`` (raises its refusal)."""
-        try:
-            answer = WIRE.decode(payload)
-            if isinstance(answer, M.Reply):
-                value = WIRE.decoder(c.result)(answer.value)
-        except CodecError as error:  # an older or newer host's: said; the screen shows a failure
-            log.warning("the answer to %s cannot be read: %s", c.tag, error)
-            raise Refused("failed") from None
-        if getattr(answer, "state", None) is not None:
-            self._state = answer.state
-        if not isinstance(answer, M.Reply):
-            raise refusal(answer)
-        return self._import(value)
-
-    def _call(self, op: str, *args: Any) -> Any:
-        if self.client.host_away:  # known to be away: say so now, not after a timeout
+    async def _call(self, op: str, timeout: float | None = CALL_TIMEOUT, **args: Any) -> Any:
+        """The host's answer to the lobby call ``op`` (its declared one, in
+        :data:`server.wire.messages.CALLS`) for this session; raises its refusal, "host away"
+        while it is known to be away, "not answering" after ``timeout`` (None: as long as a
+        quick match takes)."""
+        if self.client.host_away and timeout is not None:  # known to be away: say so now, not after a timeout
             raise Refused("host_away")
-        c, payload = self._invocation(op, args)
-        try:
-            answer = self.client.calls.call_sync(self.id, payload)
-        except NoReply:
-            raise Refused(NOT_ANSWERING) from None
-        return self._result(c, answer)
+        c = M.CALLS[op]
+        return await self._ask(c, timeout, **args)
 
-    async def _acall(self, op: str, *args: Any, timeout: float | None = None) -> Any:
-        c, payload = self._invocation(op, args)
+    async def _ask(self, c: Call, timeout: float | None, **args: Any) -> Any:
+        payload = WIRE.encode(c(**{n: self._ref(v) for n, v in args.items()}))
         try:
             answer = await self.client.calls.call(self.id, payload, timeout=timeout)
         except NoReply:
             raise Refused(NOT_ANSWERING) from None
-        return self._result(c, answer)
+        try:
+            reply = WIRE.decode(answer)
+            if isinstance(reply, M.Reply):
+                value = WIRE.decoder(c.result)(reply.value)
+        except CodecError as error:  # an older or newer host's: said; the screen shows a failure
+            log.warning("the answer to %s cannot be read: %s", c.tag, error)
+            raise Refused("failed") from None
+        if getattr(reply, "state", None) is not None:
+            self._state = reply.state
+        if not isinstance(reply, M.Reply):
+            raise refusal(reply)
+        return self._import(value)
 
     # -- what the app needs -----------------------------------------------------------
     def home_screen(self) -> Any:
@@ -430,13 +414,13 @@ class RemoteBackend:
         if not handles:
             return None
         try:
-            return await self._acall("rematch", list(handles))
+            return await self._call("rematch", None, handles=list(handles))
         except Refused:
             return None
 
-    def rating_change(self, handles: Sequence[Any]) -> tuple[RatingChange, ...] | None:
+    async def rating_change(self, handles: Sequence[Any]) -> tuple[RatingChange, ...] | None:
         try:
-            changes = self._call("rating_change", list(handles))
+            changes = await self._call("rating_change", handles=list(handles))
         except Refused:
             return None
         return tuple(changes) if changes else None
@@ -472,12 +456,13 @@ class RemoteBackend:
     def superseded(self) -> bool:
         return self._state.superseded
 
-    def listen(self, callback: Callable[[str, Any], None]) -> None:
+    def listen(self, callback: Callable[[E.LobbyEvent], None]) -> None:
         self._listener = _in_context(callback)
 
     def pushed(self, event: Any) -> None:
         """What the host pushed to this session (a :data:`~server.wire.messages.PUSH`): a
-        lobby event, a room filled or closed."""
+        lobby event (told to the listener as the screens' typed message), a room filled or
+        closed."""
         if isinstance(event, M.RoomFilled | M.RoomClosed):
             if self.room is not None and self.room.code == event.code and not self.room.future.done():
                 if isinstance(event, M.RoomClosed):
@@ -485,73 +470,74 @@ class RemoteBackend:
                 else:
                     self.room.future.set_result(self._import(event.handles))
             return
+        told: E.LobbyEvent
         if isinstance(event, M.Followed):
-            kind, value = "follow", self._import(event.handles)
+            told = E.Followed(self._import(event.handles))
         elif isinstance(event, M.Challenged):
-            kind, value = "challenge", self._import(event.challenge)
+            told = E.Challenged(self._import(event.challenge))
         elif isinstance(event, M.ChallengeOver):
-            kind, value = "challenge-over", self._import(event.challenge)
-            self._challenges.pop(value.id, None)
+            told = E.ChallengeOver(self._import(event.challenge))
+            self._challenges.pop(told.challenge.id, None)
         else:
-            kind, value = "superseded", None
+            told = E.Superseded()
             self._state = dataclasses.replace(self._state, superseded=True)
         if self._listener is not None:
-            self._listener(kind, value)
+            self._listener(told)
 
     # -- challenges -------------------------------------------------------------------
-    def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
-        return self._call("challenge", name, game)
+    async def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
+        return await self._call("challenge", name=name, game=game)
 
     async def challenge_answer(self, challenge: Any) -> Handles:
-        return await self._acall("challenge_answer", challenge)
+        return await self._call("challenge_answer", None, challenge=challenge)
 
-    def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
-        return self._call("answer_challenge", challenge, accept)
+    async def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
+        return await self._call("answer_challenge", challenge=challenge, accept=accept)
 
-    def withdraw_challenge(self, challenge: Any) -> None:
-        self._call("withdraw_challenge", challenge)
+    async def withdraw_challenge(self, challenge: Any) -> None:
+        await self._call("withdraw_challenge", challenge=challenge)
 
-    def refuses_challenges(self) -> bool:
-        return bool(self._call("refuses_challenges"))
+    async def refuses_challenges(self) -> bool:
+        return bool(await self._call("refuses_challenges"))
 
-    def set_challenges(self, welcome: bool) -> None:
-        self._call("set_challenges", welcome)
+    async def set_challenges(self, welcome: bool) -> None:
+        await self._call("set_challenges", welcome=welcome)
 
     # -- settings that follow the key (kept by the host) ----------------------------------
-    def settings(self) -> dict[str, str]:
+    async def settings(self) -> dict[str, str]:
         try:
-            return dict(self._call("settings"))
+            return dict(await self._call("settings"))
         except Refused:
             return {}
 
-    def save_setting(self, key: str, value: str) -> None:
+    async def save_setting(self, key: str, value: str) -> None:
         try:
-            self._call("save_setting", key, value)
+            await self._call("save_setting", key=key, value=value)
         except Refused:
             log.warning("could not keep the setting %s: the host did not answer", key)
 
-    def start_colours(self) -> str | None:
+    async def start_colours(self) -> str | None:
         if "NO_COLOR" in self.env:
             return "none"
         try:
-            return self._call("start_colours")
+            return await self._call("start_colours")
         except Refused:
             return None
 
-    def colours_forced(self) -> str | None:
+    async def colours_forced(self) -> str | None:
         try:
-            return self._call("colours_forced")
+            return await self._call("colours_forced")
         except Refused:
             return None
 
-    def claim_name(self, name: str) -> str:
-        return self._call("claim_name", name)
+    async def claim_name(self, name: str) -> str:
+        return str(await self._call("claim_name", name=name))
 
-    def resumable(self) -> bool:
-        return bool(self._call("resumable"))
+    async def resumable(self) -> bool:
+        return bool(await self._call("resumable"))
 
-    def resume(self) -> Handles | None:
-        return self._call("resume")
+    async def resume(self) -> Handles | None:
+        return await self._call("resume")
 
     # -- the lobby's choices ------------------------------------------------------------
     @property
@@ -563,78 +549,26 @@ class RemoteBackend:
 
     def bot_levels(self, game: str) -> tuple[str, ...]:
         """The bot levels a table of ``game`` offers (the server registry's, known here too)."""
-        from server import games
-
         return games.game(game).bot_levels()
 
-    def hv_starts_in(self) -> float | None:
-        got = self._polled("hv_starts_in")
-        if got is None or got[0] is None:
+    async def hv_starts_in(self) -> float | None:
+        try:
+            return await self._call("hv_starts_in")
+        except Refused:
             return None
-        value, at = got
-        return max(0.0, float(value) - (time.monotonic() - at))  # counted down here meanwhile
 
     def snapshot(self) -> Any:
         return self.client.snapshot()
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
-        call = _in_context(callback)
-        self._lobby_listeners.append(call)
+        return self.client.subscribe_lobby(callback)
 
-        def lobby_changed() -> None:  # the polled answers may have changed with it: asked again
-            self._stale.update(self._answers)
-            call()
-
-        unsubscribe_client = self.client.subscribe_lobby(lobby_changed)
-
-        def unsubscribe() -> None:
-            unsubscribe_client()
-            if call in self._lobby_listeners:
-                self._lobby_listeners.remove(call)
-
-        return unsubscribe
-
-    # -- what the lobby screen polls --------------------------------------------------
-    # A waiting table's start (asked each second) and who sits at a room (at each lobby
-    # change): a blocking round trip each stopped every session of the edge meanwhile,
-    # for as long as the host took (up to the call's timeout).  Each is the host's last
-    # answer, asked again in the background at most every POLL_AGAIN s and at each lobby
-    # change; an answer that changed redraws this session's lobby (its subscribers).
-    POLL_AGAIN = 1.0
-
-    def _polled(self, op: str, *args: Any) -> tuple[Any, float] | None:
-        """(the host's last answer to ``op(*args)``, when it came), None before the first."""
-        key = (op, *args)
-        got = self._answers.get(key)
-        if key not in self._asking and not self.client.host_away and (
-            got is None or key in self._stale or time.monotonic() - got[1] >= self.POLL_AGAIN
-        ):
-            self._asking.add(key)
-            asyncio.get_running_loop().create_task(self._ask(key))
-        return got
-
-    async def _ask(self, key: tuple[Any, ...]) -> None:
-        op, *args = key
-        try:
-            try:
-                value = await self._acall(op, *args, timeout=3.0)
-            except Refused:  # (not answering, or refused: nothing to show)
-                value = None
-            before = self._answers.get(key)
-            self._answers[key] = (value, time.monotonic())
-            self._stale.discard(key)
-        finally:
-            self._asking.discard(key)
-        if before is None or before[0] != value:
-            for call in list(self._lobby_listeners):
-                call()
-
-    def enter_lobby(self) -> None:
+    async def enter_lobby(self) -> None:
         """Back in the lobby: the seats and watched matches of before are let go (the
         host lets go of them for this session too); a rematch or a resume gives new ones."""
         self.room = None
-        self._call("enter_lobby")
         self._let_go()
+        await self._call("enter_lobby")
 
     def _let_go(self) -> None:
         handles, self._handles = self._handles, []
@@ -642,84 +576,78 @@ class RemoteBackend:
             asyncio.get_running_loop().create_task(h.close())
 
     async def quick_match(self, game: str = FIRST_GAME) -> Handles:
-        return await self._acall("quick_match", game)
+        return await self._call("quick_match", None, game=game)
 
-    def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
-        return self._call("play_bot", bot, game)
+    async def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
+        return await self._call("play_bot", bot=bot, game=game)
 
-    def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> RemoteRoom:
+    async def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> RemoteRoom:
         """A private room (``time_control``: a Voltage room's clock, as the host's backend takes it)."""
-        info: M.RoomOpened = self._call("create_room", game, size, time_control)
-        self.room = RemoteRoom(self, info.code, info.game, info.size, asyncio.get_running_loop().create_future())
+        info: M.RoomOpened = await self._call("create_room", game=game, size=size, time_control=time_control)
+        self.room = RemoteRoom(info.code, info.game, info.size, asyncio.get_running_loop().create_future())
         return self.room
 
-    def start_room(self) -> None:
+    async def start_room(self) -> None:
         if self.room is not None:
-            self._call("start_room")
+            await self._call("start_room")
 
-    def close_room(self) -> None:
+    async def close_room(self) -> None:
         if self.room is not None:
             self.room = None
-            self._call("close_room")
+            await self._call("close_room")
 
-    def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
-        got = self._polled("seated", code)  # (see "what the lobby screen polls")
-        if got is None or got[0] is None:
+    async def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
+        try:
+            return await self._call("seated", code=code)
+        except Refused:
             return None
-        names, size = got[0]
-        return tuple(names), int(size)
 
-    def room_game(self, code: str) -> str | None:
-        return self._call("room_game", code)
+    async def room_game(self, code: str) -> str | None:
+        return await self._call("room_game", code=code)
 
-    def join_room(self, code: str) -> Handles:
-        return self._call("join_room", code)
+    async def join_room(self, code: str) -> Handles:
+        return await self._call("join_room", code=code)
 
     async def join(self, code: str) -> Handles:
-        return await self._acall("join", code)
+        return await self._call("join", None, code=code)
 
-    def watch(self, code: str) -> Handles:
-        return self._call("watch", code)
+    async def watch(self, code: str) -> Handles:
+        return await self._call("watch", code=code)
 
     # -- what was kept ----------------------------------------------------------------
-    def ratings(self) -> list[tuple[str, int, int]]:
+    async def ratings(self) -> list[tuple[str, int, int]]:
         try:
-            return [tuple(r) for r in self._call("ratings")]
+            return list(await self._call("ratings"))
         except Refused:
             return []
 
-    def history(self, limit: int = 20) -> list[HistoryItem]:
+    async def history(self, limit: int = 20) -> list[HistoryItem]:
         try:
-            return [item for item in self._call("history", limit) if isinstance(item, HistoryItem)]
+            return list(await self._call("history", limit=limit))
         except Refused:
             return []
 
-    def open_replay(self, match_id: int) -> Any:
+    async def open_replay(self, match_id: int) -> Any:
         """The replay of a finished match: its record comes from the host (it checked the
         match is over, so every hand in it is public), the positions are worked out here."""
         from server.replay import ReplayError, replay_of
 
-        payload = WIRE.encode(M.REPLAY(id=int(match_id)))
         try:
-            answer = self.client.calls.call_sync(self.id, payload, timeout=10.0)
-        except NoReply:
-            raise ReplayError(NOT_ANSWERING) from None
-        try:
-            record = self._result(M.REPLAY, answer)
+            record = await self._ask(M.REPLAY, REPLAY_TIMEOUT, id=int(match_id))
         except Refused as error:
             raise ReplayError.of(error.code, error.params) from None
         return replay_of(record, record.seat_of(self.identity))
 
-    def replay_screen(self, match_id: int) -> Any:
+    async def replay_screen(self, match_id: int) -> Any:
         from tui.screens.replay import replay_screen
 
-        return replay_screen(self.open_replay(match_id))
+        return replay_screen(await self.open_replay(match_id))
 
-    def leaderboard_games(self) -> list[tuple[str, str]]:
-        return [tuple(g) for g in self._call("leaderboard_games")]
+    async def leaderboard_games(self) -> list[tuple[str, str]]:
+        return list(await self._call("leaderboard_games"))
 
-    def leaderboard(self, game: str, n: int = 20) -> list[Any]:
-        return list(self._call("leaderboard", game, n))
+    async def leaderboard(self, game: str, n: int = 20) -> list[Any]:
+        return list(await self._call("leaderboard", game=game, n=n))
 
     async def reopen(self) -> None:
         """The host restarted: open this session there again, with its name and its seats."""
@@ -960,8 +888,8 @@ class EdgeClient:
         return answer
 
     async def close(self) -> None:
-        if self._presence is not None:
-            self._presence.stop()
+        if self._presence is not None:  # (its thread's last word, off this loop)
+            await asyncio.get_running_loop().run_in_executor(None, self._presence.stop)
         for task in self._tasks:
             task.cancel()
         for backend in list(self.sessions.values()):

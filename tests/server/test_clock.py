@@ -115,8 +115,8 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         for ident in (KA, KB):
             assert "aborted" in history_line(rec, ident)
         backend = SSHBackend(lobby, alice)
-        (_, line), = W.history_lines(backend.history())
-        assert "aborted" in line and backend.ratings() == []
+        (_, line), = W.history_lines(await backend.history())
+        assert "aborted" in line and await backend.ratings() == []
         out = json.loads(export_json(store, rec.id))
         assert out["result"]["reason"] == "aborted"
         assert out["result_words"] == "aborted (no result, not rated)" and out["rated"] is False
@@ -268,14 +268,14 @@ async def test_a_private_room_may_choose_its_control_or_none_and_a_quick_match_h
         alice, bob = online(lobby, KA, "alice"), online(lobby, KB, "bob")
         backend = SSHBackend(lobby, alice)
         with refused("MINUTES\\+SECONDS", Refused):
-            backend.create_room("voltage", time_control="soon")
-        room = backend.create_room("voltage", time_control="10+0")
+            await backend.create_room("voltage", time_control="soon")
+        room = await backend.create_room("voltage", time_control="10+0")
         hb = lobby.join_room(bob, room.code)
         m = lobby.hosted_of(hb).match
         assert m.control == CL.TimeControl(600, 0)
         assert store.match_record(lobby.hosted_of(hb).recording.match_id).time_control == "10+0"
         await m.handle(0).resign()
-        backend.enter_lobby()
+        await backend.enter_lobby()
         lobby.enter_lobby(bob)
         waiting = asyncio.ensure_future(lobby.quick_match(alice))
         await asyncio.sleep(0)

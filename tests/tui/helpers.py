@@ -210,7 +210,7 @@ class FixedBackend:
         self.rematches += 1
         return None
 
-    def rating_change(self, handles: Any) -> str | None:
+    async def rating_change(self, handles: Any) -> str | None:
         return None
 
 
