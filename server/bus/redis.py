@@ -18,6 +18,10 @@ share one Redis:
 - ``NS:u:MATCH:SEAT``: a pub/sub channel per seat; an edge subscribes only to the
   seats it renders, so a hand never reaches a process drawing another seat.  All
   of a bus's subscriptions share one pub/sub connection and one reader task.
+- ``NS:m:MATCH:SEAT``: the seat's second stream (messages, not moves), beside its
+  updates' channel; a seat's subscription takes both channels on that one connection,
+  so it reads them in the order they were published.  Nothing is resent after an outage
+  (a message is of the moment; the full view the seat asks for then has the notice).
 - ``NS:lobby`` (pub/sub) and ``NS:lobby:latest`` (a key holding the last snapshot,
   read by a new subscriber); snapshots carry the publisher's ``time_ns`` so a
   subscriber never goes back to an older one.
@@ -51,8 +55,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.bus import JSON, Bus, BusUnavailable, FullRequest, Intent, Subscription, Update, wire
-from server.bus.frames import FRAMES, FullFrame, IntentFrame, LobbyFrame, UpdateFrame
+from server.bus import JSON, Bus, BusUnavailable, FullRequest, Intent, SeatMessage, Subscription, Update, wire
+from server.bus.frames import FRAMES, FullFrame, IntentFrame, LobbyFrame, MessageFrame, UpdateFrame
 from server.wire.codec import CodecError
 
 T = TypeVar("T")
@@ -112,9 +116,10 @@ class RedisBus(Bus):
         self.block_ms = block_ms
         self._stream = f"{namespace}:intents"
         self._accept = client.register_script(_ACCEPT)
-        # pub/sub: channel -> subscriptions; channel -> (match, seat) for update channels
+        # pub/sub: channel -> subscriptions; channel -> (match, seat) for update and message channels
         self._routes: dict[str, set[Subscription[Any]]] = {}
         self._seats: dict[str, tuple[str, int]] = {}
+        self._said: dict[str, tuple[str, int]] = {}
         self._live: set[str] = set()  # channels whose subscribe Redis confirmed
         self._confirmed: dict[str, asyncio.Event] = {}
         self._resync: set[str] = set()  # channels to resync once subscribed again
@@ -315,20 +320,44 @@ class RedisBus(Bus):
     async def publish_updates(self, updates: Sequence[tuple[str, int, int, JSON, bool]]) -> None:
         """In this moment's pipeline (see :meth:`_soon`): an action's updates to its seats
         and its spectators were a round trip each, a quarter of the host's CPU."""
-        encode = FRAMES.encode
-        messages = [(self._channel(match, seat), wire.dumps(encode(UpdateFrame(version, full, payload))))
-                    for match, seat, version, payload, full in updates]
-
-        def commands(pipe: Any) -> None:
-            for channel, data in messages:
-                pipe.publish(channel, data)
-
-        await asyncio.shield(self._soon(commands))
+        await self.publish([Update(match, seat, version, payload, full) for match, seat, version, payload, full
+                            in updates])
 
     async def subscribe_updates(self, match: str, seat: int) -> Subscription[Update]:
         channel = self._channel(match, seat)
         self._seats[channel] = (match, seat)
-        return await self._subscribe(channel)
+        return await self._subscribe([channel])
+
+    async def publish(self, items: Sequence[Update | SeatMessage]) -> None:
+        """Updates and messages in this moment's pipeline, in their order."""
+        encode = FRAMES.encode
+        out = []
+        for item in items:
+            if isinstance(item, SeatMessage):
+                data = wire.dumps(encode(MessageFrame(item.payload)))
+                out.append((self._message_channel(item.match, item.seat), data))
+            else:
+                out.append((self._channel(item.match, item.seat),
+                            wire.dumps(encode(UpdateFrame(item.version, item.full, item.payload)))))
+
+        def commands(pipe: Any) -> None:
+            for channel, data in out:
+                pipe.publish(channel, data)
+
+        await asyncio.shield(self._soon(commands))
+
+    # -- a seat's second stream -----------------------------------------------------
+    def _message_channel(self, match: str, seat: int) -> str:
+        return f"{self.ns}:m:{match}:{seat}"
+
+    async def _publish_messages(self, messages: Sequence[SeatMessage]) -> None:
+        await self.publish(messages)
+
+    async def subscribe_seat(self, match: str, seat: int) -> Subscription[Update | SeatMessage]:
+        updates, said = self._channel(match, seat), self._message_channel(match, seat)
+        self._seats[updates] = (match, seat)
+        self._said[said] = (match, seat)
+        return await self._subscribe([updates, said])
 
     # -- lobby ----------------------------------------------------------------------
     async def _publish_lobby_now(self, snapshot: JSON) -> None:
@@ -343,7 +372,7 @@ class RedisBus(Bus):
         await self._call(op)
 
     async def lobby(self) -> Subscription[JSON]:
-        sub: Subscription[JSON] = await self._subscribe(f"{self.ns}:lobby")
+        sub: Subscription[JSON] = await self._subscribe([f"{self.ns}:lobby"])
         self._lobby_seen.setdefault(sub, 0)  # a message may have come in since the subscribe
         await self._read_latest_lobby(sub)
         return sub
@@ -377,21 +406,28 @@ class RedisBus(Bus):
         return await self._call(op)
 
     # -- pub/sub plumbing -----------------------------------------------------------
-    async def _subscribe(self, channel: str) -> Subscription[Any]:
-        subs = self._routes.get(channel)
-        sub: Subscription[Any] = Subscription(lambda s: self._unsubscribe(channel, s))
-        if subs:
-            subs.add(sub)
-            if channel in self._live:
-                return sub
-        else:
+    async def _subscribe(self, channels: list[str]) -> Subscription[Any]:
+        """One subscription to every channel of ``channels`` (a seat's two: its items in the
+        order Redis delivers them, on the one pub/sub connection)."""
+
+        async def unsubscribe(s: Subscription[Any]) -> None:
+            for channel in channels:
+                await self._unsubscribe(channel, s)
+
+        sub: Subscription[Any] = Subscription(unsubscribe)
+        for channel in channels:
+            subs = self._routes.get(channel)
+            if subs:
+                subs.add(sub)
+                continue
             self._routes[channel] = {sub}
             self._confirmed[channel] = asyncio.Event()
             await self._send_subscribe(channel)
         self._ensure_reader()
-        event = self._confirmed.get(channel)
-        if event is not None:
-            await event.wait()  # from here on, nothing published on the channel is missed
+        for channel in channels:
+            event = self._confirmed.get(channel)
+            if event is not None:
+                await event.wait()  # from here on, nothing published on the channel is missed
         return sub
 
     async def _send_subscribe(self, channel: str) -> None:
@@ -416,6 +452,7 @@ class RedisBus(Bus):
             return
         del self._routes[channel]
         self._seats.pop(channel, None)
+        self._said.pop(channel, None)
         self._live.discard(channel)
         self._resync.discard(channel)
         event = self._confirmed.pop(channel, None)
@@ -482,23 +519,32 @@ class RedisBus(Bus):
             for sub in list(subs):
                 self._deliver_lobby(sub, message["data"])
             return
-        seat = self._seats.get(channel)
+        seat = self._seats.get(channel) or self._said.get(channel)
         if seat is None:
             return
         try:
             d = FRAMES.decode(wire.loads(message["data"]))
         except (CodecError, ValueError) as error:
-            log.warning("dropped an update that cannot be read: %s", error)
+            log.warning("dropped a seat's message that cannot be read: %s", error)
             return
-        update = Update(seat[0], seat[1], d.version, d.payload, d.full)
+        item: Update | SeatMessage
+        if isinstance(d, UpdateFrame) and channel in self._seats:
+            item = Update(seat[0], seat[1], d.version, d.payload, d.full)
+        elif isinstance(d, MessageFrame) and channel in self._said:
+            item = SeatMessage(seat[0], seat[1], d.payload)
+        else:
+            log.warning("dropped a %s on the channel %s", type(d).__name__, channel)
+            return
         for sub in list(subs):
-            sub.put(update)
+            sub.put(item)
 
     async def _resync_channel(self, channel: str) -> None:
         """Subscribed again after a lost connection: get what was missed."""
         try:
             if channel in self._seats:
                 await self.request_full(*self._seats[channel])
+            elif channel in self._said:
+                pass  # (messages are of the moment: the full view asked for on the updates has the notice)
             else:
                 for sub in list(self._routes.get(channel, ())):
                     await self._read_latest_lobby(sub)
