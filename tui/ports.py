@@ -199,7 +199,20 @@ class Update(Generic[ViewT]):
         return self.extras.get(name, default)
 
 
+@dataclass(frozen=True)
+class NoticeChanged:
+    """The status notice is now ``notice`` (a message on a seat's second stream)."""
+
+    notice: Notice
+
+
+#: A message on a seat's second stream: what a host says that is not a move (its status
+#: notice now; chat lines and presence next).  Never in the log, never versioned: a screen
+#: that was not listening when it was said never gets it (the notice is in every update too).
+SeatMessage = NoticeChanged
+
 UpdateCallback = Callable[[Update[Any]], None]
+MessageCallback = Callable[[SeatMessage], None]
 Unsubscribe = Callable[[], None]
 
 
@@ -208,7 +221,8 @@ class SeatHandle(Protocol[ViewT_co]):
     """A screen's door into one match for one seat (``seat`` None: a spectator).
 
     ``view()``, ``log``, ``notice``, ``countdown``, ``version`` and ``extras`` (the game's,
-    as in an :class:`Update`) read the present;
+    as in an :class:`Update`) read the present; ``subscribe_messages`` calls back with each
+    :data:`SeatMessage` said to this seat from then on (the second stream: not moves);
     ``subscribe`` calls back with an :class:`Update` on the event loop after every change
     (in the subscriber's own context); ``submit`` sends an intent and raises a ``RuleError``
     (its code) if it is refused."""
@@ -243,6 +257,8 @@ class SeatHandle(Protocol[ViewT_co]):
     def view(self) -> ViewT_co: ...
 
     def subscribe(self, callback: UpdateCallback) -> Unsubscribe: ...
+
+    def subscribe_messages(self, callback: MessageCallback) -> Unsubscribe: ...
 
     def submit(self, action: Any) -> Awaitable[None]: ...
 

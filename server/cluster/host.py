@@ -48,7 +48,8 @@ from typing import Any
 from engine.errors import RuleError
 from server import games
 from server.backend import SSHBackend
-from server.bus import Bus, FullRequest, Intent
+from server.bus import Bus, FullRequest, Intent, SeatMessage
+from server.bus import Update as BusUpdate
 from server.bus.frames import RequestFrame
 from server.bus.rpc import HostCalls, PresenceBeat
 from server.lobby.core import Lobby
@@ -95,11 +96,15 @@ class Publisher:
         self.seat = seat_key(handle)
         self.users = 0
         self.last: Any = None
-        self._unsubscribe = handle.subscribe(self._updated)
+        # Both streams of the seat: a change of the notice alone comes as a message (no view).
+        self._unsubscribe = handle.match.subscribe(handle.seat, self._updated, on_message=self._said)
 
     def _updated(self, update: Any) -> None:
         self.last = update
         self.service.send(self.match, self.seat, update.version, WIRE.encode(M.SeatUpdate(update)), False)
+
+    def _said(self, message: Any) -> None:
+        self.service.say(self.match, self.seat, WIRE.encode(message))
 
     def full(self) -> None:
         h = self.handle
@@ -190,7 +195,7 @@ class HostService:
         self.edge_ttl = edge_ttl
         self.sessions: dict[str, HostSession] = {}
         self.publishers: dict[tuple[str, int], Publisher] = {}
-        self._outbox: asyncio.Queue[tuple[str, int, int, dict[str, Any], bool]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[BusUpdate | SeatMessage] = asyncio.Queue()
         self._tasks: list[asyncio.Task[Any]] = []
         self._edges_seen: dict[str, float] = {}
         self.applied = 0  # intents applied (accepted or refused)
@@ -224,7 +229,11 @@ class HostService:
 
     # -- updates ------------------------------------------------------------------
     def send(self, match: str, seat: int, version: int, payload: dict[str, Any], full: bool) -> None:
-        self._outbox.put_nowait((match, seat, version, payload, full))
+        self._outbox.put_nowait(BusUpdate(match, seat, version, payload, full))
+
+    def say(self, match: str, seat: int, payload: dict[str, Any]) -> None:
+        """A message on the seat's second stream, in its place among the updates."""
+        self._outbox.put_nowait(SeatMessage(match, seat, payload))
 
     async def _send_updates(self) -> None:
         # what queued meanwhile goes together: an action's views of every seat, at once
@@ -233,9 +242,10 @@ class HostService:
             while len(batch) < 64 and not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
             try:
-                await self.bus.publish_updates(batch)
+                await self.bus.publish(batch)
             except Exception:
-                log.exception("could not publish %d updates (the first of %s/%s)", len(batch), *batch[0][:2])
+                log.exception("could not publish %d updates (the first of %s/%s)", len(batch), batch[0].match,
+                              batch[0].seat)
 
     def use(self, handle: Any) -> None:
         key = (handle.match.code, seat_key(handle))

@@ -41,6 +41,7 @@ from typing import Any
 
 from server import games
 from server.bus import Bus, Intent, Subscription, gap
+from server.bus import SeatMessage as BusMessage
 from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
@@ -48,7 +49,18 @@ from server.wire import messages as M
 from server.wire.codec import Call, CodecError
 from server.wire.table import WIRE
 from tui import lobby_events as E
-from tui.ports import Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
+from tui.ports import (
+    Entry,
+    Handles,
+    HistoryItem,
+    Note,
+    Notice,
+    NoticeChanged,
+    RatingChange,
+    Refused,
+    SeatMessage,
+    Update,
+)
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +98,8 @@ class RemoteSeatHandle:
         self._view = seat.view
         self._extras: dict[str, Any] = dict(seat.extras)
         self._callbacks: list[Callable[[Update[Any]], None]] = []
-        self._sub: Subscription[BusUpdate] | None = None
+        self._listeners: list[Callable[[SeatMessage], None]] = []
+        self._sub: Subscription[BusUpdate | BusMessage] | None = None
         self._last: Update[Any] | None = None  # the latest update (all its fields: a clock, an offer)
         self._asked = False
         self._task = asyncio.get_running_loop().create_task(self._follow(), name=f"seat-{self.match}-{self.key}")
@@ -139,6 +152,17 @@ class RemoteSeatHandle:
 
         return unsubscribe
 
+    def subscribe_messages(self, callback: Callable[[SeatMessage], None]) -> Callable[[], None]:
+        """Each message said to this seat from now on (its second stream)."""
+        call = _in_context(callback)
+        self._listeners.append(call)
+
+        def unsubscribe() -> None:
+            if call in self._listeners:
+                self._listeners.remove(call)
+
+        return unsubscribe
+
     # -- intents --------------------------------------------------------------------
     async def submit(self, action: Any) -> None:
         await self._send(lambda rid: M.Submit(rid, self.client.edge, action))
@@ -180,15 +204,36 @@ class RemoteSeatHandle:
     # -- updates --------------------------------------------------------------------
     async def _follow(self) -> None:
         bus = self.client.bus
-        self._sub = await bus.subscribe_updates(self.match, self.key)
+        self._sub = await bus.subscribe_seat(self.match, self.key)  # (both streams, in their order)
         await self._ask()
         async for u in self._sub:
+            if isinstance(u, BusMessage):
+                self._said(u)
+                continue
             if gap(self._version, u):
                 if u.version > self._version:
                     await self._ask()
                 continue
             self._asked = False
             self._apply(u)
+
+    def _said(self, m: BusMessage) -> None:
+        """A message on the seat's second stream: a notice changed (shown as an update of the
+        notice alone, as the host gives its own screens), and whatever the screens listen to."""
+        try:
+            message = WIRE.decode(m.payload)
+            if not isinstance(message, SeatMessage):
+                raise CodecError(f"a {type(message).__name__} on a seat's second stream")
+        except CodecError as error:  # an older or newer host's: said, and dropped
+            log.warning("dropped a message to %s/%s that cannot be read: %s", self.match, self.key, error)
+            return
+        if isinstance(message, NoticeChanged):
+            self.local_notice(*message.notice)
+        for call in list(self._listeners):
+            try:
+                call(message)
+            except Exception:
+                log.exception("seat message listener failed")
 
     async def _ask(self) -> None:
         if not self._asked:
@@ -231,12 +276,14 @@ class RemoteSeatHandle:
             except Exception:
                 log.exception("seat subscriber failed")
 
-    def local_notice(self, note: Note) -> None:
-        """Show ``note`` as the status notice (the host is away), the rest as it was."""
-        self._notice = (note,)
+    def local_notice(self, *notes: Note) -> None:
+        """Show ``notes`` as the status notice (the host's, or this edge's own: the host is
+        away), the rest as it was."""
+        self._notice = tuple(notes)
         base = self._last if self._last is not None else Update(self._view, (), (), self._countdown, self._version,
-                                                                self._names)
-        self._tell(dataclasses.replace(base, entries=(), notice=self._notice))
+                                                                self._names, self.extras)
+        self._last = dataclasses.replace(base, entries=(), notice=self._notice)
+        self._tell(self._last)
 
     async def resync(self) -> None:
         """Ask for the full view again (the host restarted and has this seat back)."""

@@ -21,8 +21,9 @@ host makes on the session's :class:`~tui.ports.LobbyBackend` (``call.method``).
   match followed into its rematch, a challenge and its end, a newer session taking over, a
   private room filled or closed.
 - **A seat's streams**: :class:`SeatUpdate` and :class:`FullUpdate` (versioned, on the
-  updates stream), and what is not a move, on the second stream: :class:`NoticeNow` (the
-  status notice changed); chat lines and presence come next, beside it.
+  updates stream), and what is not a move, on the second stream: a
+  :data:`tui.ports.SeatMessage` as it is (:class:`~tui.ports.NoticeChanged`, declared
+  with the shared values; chat lines and presence come next, beside it).
 - **The lobby**: :class:`LobbySnapshot`, the lobby's present and the host's run (epoch).
 """
 
@@ -355,13 +356,6 @@ class FullUpdate:
 
 
 @dataclass(frozen=True)
-class NoticeNow:
-    """The status notice changed (the second stream: never a move, never versioned)."""
-
-    notice: Notice
-
-
-@dataclass(frozen=True)
 class LobbySnapshot:
     """The lobby's present (a ``server.lobby.models.Snapshot``), and the host's run."""
 
@@ -399,6 +393,5 @@ DECLARED: tuple[Declared, ...] = (
     record(Pushed, "pushed", session=STR, event=PUSH),
     record(SeatUpdate, "seat-update", update=UPDATE),
     record(FullUpdate, "full-update", update=UPDATE, log=LOG),
-    record(NoticeNow, "notice-now", notice=tup(NOTE)),
     record(LobbySnapshot, "lobby", snapshot=VALUE, epoch=STR),
 )

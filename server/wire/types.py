@@ -28,7 +28,7 @@ from server.wire.codec import (
     ref,
     tup,
 )
-from tui.ports import HistoryItem, LeaderEntry, Note, RatingChange, Refused, Update
+from tui.ports import HistoryItem, LeaderEntry, Note, NoticeChanged, RatingChange, Refused, Update
 
 NOTE = ref(Note)
 UPDATE = ref(Update)
@@ -38,6 +38,8 @@ DECLARED: tuple[Declared, ...] = (
     record(Note, "note", id=STR, params=dict_of(VALUE)),
     record(Update, "update", view=VALUE, entries=LOG, notice=tup(NOTE), countdown=opt(INT), version=INT,
            names=tup(STR), extras=dict_of(VALUE)),
+    # a seat's second stream: what is not a move (chat lines and presence come next, beside it)
+    record(NoticeChanged, "notice-changed", notice=tup(NOTE)),
     record(RatingChange, "rating-change", seat=INT, name=STR, rating=INT, delta=INT),
     record(HistoryItem, "history-item", id=INT, ended=FLOAT, title=STR, short=STR, others=tup(STR), seats=INT,
            rank=opt(INT), winners=INT, score=tup(INT), reason=STR, delta=opt(INT)),

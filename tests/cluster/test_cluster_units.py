@@ -80,3 +80,67 @@ async def _until(predicate, timeout=10.0):
     while not predicate():
         assert loop.time() < deadline, "timed out"
         await asyncio.sleep(0.01)
+
+
+class _Service:
+    """What a host's publisher sends, as the host's service would put it on the bus."""
+
+    def __init__(self):
+        self.sent, self.said = [], []
+
+    def send(self, match, seat, version, payload, full):
+        self.sent.append((seat, version, WIRE.decode(payload)))
+
+    def say(self, match, seat, payload):
+        self.said.append((seat, WIRE.decode(payload)))
+
+
+async def test_a_notice_alone_goes_on_the_seats_second_stream_and_a_screen_here_still_sees_it():
+    from server.cluster.host import Publisher
+    from server.host.common import Seat
+    from server.host.voltage import Match
+    from tui.ports import NoticeChanged
+
+    m = Match([Seat("ann", "a"), Seat("bob", "b")], seed=3, bot_delay=0)
+    service = _Service()
+    publishers = [Publisher(service, m.handle(seat)) for seat in (0, None)]
+    screen: list = []
+    m.handle(0).subscribe(screen.append)  # (a screen in the host's own process)
+    waiting = Note("waiting_reconnect", {"name": "bob", "seconds": 60})
+    m.set_notice(waiting)
+    assert service.sent == []  # no view crossed for it
+    assert service.said == [(0, NoticeChanged((waiting,))), (-1, NoticeChanged((waiting,)))]
+    assert len(screen) == 1 and screen[0].notice == (waiting,) and screen[0].version == 0
+    m.start()
+    view = m.view(m.state.to_move)
+    await m.submit(view.to_move, view.legal[0])  # a move: an update, versioned, with the notice
+    assert [(seat, version) for seat, version, _u in service.sent] == [(0, 1), (-1, 1)]
+    assert all(u.update.notice == (waiting,) for _s, _v, u in service.sent)
+    for p in publishers:
+        p.close()
+    m.close()
+
+
+async def test_a_remote_seat_shows_a_notice_said_on_its_second_stream_without_a_version(redis_url):
+    from tui.ports import NoticeChanged
+
+    ns = f"t{uuid.uuid4().hex[:8]}"
+    host = await RedisBus.connect(redis_url, namespace=ns)
+    edge = await RedisBus.connect(redis_url, namespace=ns, consumer="edge")
+    feed = host.intents().__aiter__()
+    try:
+        h = handle_class("voltage")(_Client(edge), _Session(), _descriptor(1))
+        got: list = []
+        said: list = []
+        h.subscribe(got.append)
+        h.subscribe_messages(said.append)
+        await host.ack(await asyncio.wait_for(feed.__anext__(), 10))  # (its first full request)
+        notice = (Note("paused", {}),)
+        await host.publish_message("ABCD", 0, WIRE.encode(NoticeChanged(notice)))
+        await _until(lambda: len(got) == 1)
+        assert got[0].notice == notice and got[0].version == 1 and h.version == 1 and h.notice == notice
+        assert said == [NoticeChanged(notice)] and h.log == [DEALT]  # not in the log
+        await h.close()
+    finally:
+        await host.close()
+        await edge.close()

@@ -186,6 +186,9 @@ class ContractHandle:
     def subscribe(self, callback: Any) -> Any:
         return self._h.subscribe(callback)
 
+    def subscribe_messages(self, callback: Any) -> Any:
+        return self._h.subscribe_messages(callback)
+
     async def submit(self, action: V.Action) -> None:
         await self._h.submit(action)
 

@@ -83,6 +83,9 @@ class ReplayHandle:
     def match(self) -> Any:  # the screens only compare it; a replay has none
         return None
 
+    def subscribe_messages(self, callback: Any) -> Any:
+        return lambda: None  # (a replay says nothing beside its moves)
+
     @property
     def game(self) -> str:
         return self.replay.record.game
