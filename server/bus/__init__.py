@@ -46,7 +46,7 @@ What crosses it, and the guarantees (decisions, with reasons):
   died (kill -9) within one ttl and starts its players' reconnect grace.
 - **Lobby calls** (an edge session's name claim, quick match, room...) are requests
   with replies, outside this interface: :mod:`server.bus.rpc` (Redis lists: a
-  request feed for the host, a reply key per blocking call, an inbox per edge).
+  request feed for the host, an inbox per edge for the answers and pushes).
 - **Connection state**: ``state`` is ``"connected"``, ``"reconnecting"`` or
   ``"closed"``; ``on_state(callback)`` is called on each change so an edge can tell
   its players.  Operations on a lost connection are retried with backoff until it

@@ -2,23 +2,26 @@
 
 An edge holds no lobby and no match.  Decisions:
 
-- **A lobby call is a request to the host** naming this session (:mod:`server.bus.rpc`);
-  the host makes the same call on its :class:`~server.backend.SSHBackend` for the
-  session, so every rule (names, rooms, rematch, who may watch) is decided in one
-  place.  The lobby screen's synchronous calls block for one round trip (see the
-  rpc module); a refusal comes back as its code and params and is raised as
+- **A lobby call is a request to the host** naming this session (:mod:`server.bus.rpc`),
+  declared (:data:`server.wire.messages.CALLS`) and awaited: the edge's loop never waits
+  on Redis.  The host makes the same call on its :class:`~server.backend.SSHBackend` for
+  the session, so every rule (names, rooms, rematch, who may watch) is decided in one
+  place; a refusal comes back as its code and params and is raised as
   :class:`~tui.ports.Refused`; a host that does not answer is a refusal too (code
   ``not_answering``), never a hang.
-- **A seat is a subscription to its channel** ``(match, seat)`` (a spectator's:
-  ``-1``).  The reply that gives a seat carries its present (view, log entries,
-  notice, names, version), so the screen draws at once; the handle then subscribes and
-  asks for a full view once (an update published between the reply and the
-  subscription would otherwise be missed for good if nothing followed it), and
-  asks again whenever :func:`server.bus.gap` says one was missed.
+- **A seat is a subscription to its two streams** ``(match, seat)`` (a spectator's:
+  ``-1``): its updates and its messages (:meth:`server.bus.Bus.subscribe_seat`).  The
+  reply that gives a seat carries its present (view, log entries, notice, names,
+  version, its game's extras), so the screen draws at once; the handle then subscribes
+  and asks for a full view once (an update published between the reply and the
+  subscription would otherwise be missed for good if nothing followed it), and asks
+  again whenever :func:`server.bus.gap` says one was missed.  A message (a notice
+  changed) shows at once and goes to ``subscribe_messages``.  The handle's methods
+  beside submit and resign are its game's declared calls (:func:`handle_class`).
 - **An intent** is an :class:`~server.bus.Intent` with this session's next sequence
   number; its result (accepted, or the rule's refusal) comes back to the edge's
   inbox, and ``submit`` raises the engine's error class with the host's code and params.
-- Callbacks (a seat's update, a lobby change, "superseded"/"follow") run in the
+- Callbacks (a seat's update, a lobby change, the lobby's events) run in the
   context they were registered in, as the in-process host does: a Textual app
   finds itself through a context variable.
 - The lobby snapshot is the latest one the host published (at most one a second);

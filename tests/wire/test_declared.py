@@ -256,3 +256,23 @@ async def test_each_games_extras_are_what_its_host_gives_and_its_calls_are_its_h
         for c in game.calls:
             assert callable(getattr(handle, c.method, None)), (gid, c.method)
         host.close()
+
+
+async def test_a_third_game_registered_later_crosses_with_its_own_declarations(monkeypatch):
+    """The toy game's types are found in the table at its first value (its registry entry
+    declares them, nothing shared does), and its matches cross like the others'."""
+    from server.bus import frames
+    from server.wire import table, types
+    from tests.support.toy import register
+    from tests.support.toy import rules as T
+
+    fresh = K.Table([*types.DECLARED, *M.DECLARED, *frames.DECLARED], more=table._games)  # (as WIRE is made)
+    with pytest.raises(K.CodecError, match="not declared"):
+        fresh.encode(T.Resign(0))
+    register(monkeypatch)
+    values = list(played("toy", 5, 2))
+    assert {type(v).__name__ for v in values} >= {"ToyView", "Play", "Event"}
+    for value in values:
+        back = fresh.decode(wire.loads(wire.dumps(fresh.encode(value))))
+        assert norm(back) == norm(value)
+    assert K.missing_fields(fresh.declarations()) == []
