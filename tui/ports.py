@@ -51,6 +51,8 @@ from typing import (
 if TYPE_CHECKING:  # (types only: the tui imports no screen here)
     from textual.screen import Screen
 
+    from tui.lobby_events import LobbyEvent
+
 
 class Refused(ValueError):
     """A backend turned a request down: a stable ``code`` and the ``params`` a sentence about
@@ -477,7 +479,7 @@ class LobbyExtras(Protocol):
 
     def colours_forced(self) -> Awaitable[str | None]: ...  # why the colours are not the player's ("no_color")
 
-    def listen(self, callback: Callable[[str, Any], None]) -> None: ...
+    def listen(self, callback: Callable[[LobbyEvent], None]) -> None: ...  # the lobby's typed events
 
     def ratings(self) -> Awaitable[list[tuple[str, int, int]]]: ...
 

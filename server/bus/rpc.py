@@ -8,13 +8,13 @@ the host answers each once.  Every call is awaited: the edge's event loop never 
 on Redis, so one session's lobby call never holds up another's screen.  Keys, under
 the bus's namespace:
 
-- ``NS:req``: a list; edges ``RPUSH`` requests, the host ``BLPOP``\\s them (one reader,
+- ``NS:req``: a list; edges ``RPUSH`` requests, the host ``BLMPOP``\\s them (one reader,
   requests are short: the host runs each in a task, so a slow one, a quick match, waits
   there).
 - ``NS:inbox:EDGE``: a list per edge for the answers to its calls, the results of its
   seats' intents, and what the host pushes to a session (a room filled, "superseded",
   "follow"), each an :class:`~server.bus.frames.InboxFrame`.  One reader task per edge
-  ``BLPOP``\\s it, so nothing depends on pub/sub's at-most-once delivery; the host gives
+  ``BLMPOP``\\s it, so nothing depends on pub/sub's at-most-once delivery; the host gives
   each inbox a TTL, so a dead edge's inbox goes away.  A host that does not answer within
   a call's timeout (it is restarting) is :class:`NoReply` (the screens say "not answering").
 
@@ -52,23 +52,50 @@ class NoReply(Exception):
     """The host did not answer in time (or Redis is unreachable)."""
 
 
+async def pop_batch(client: aioredis.Redis, key: str, timeout: float, count: int) -> list[Any]:
+    """Up to ``count`` items from the head of the list ``key``, waiting at most ``timeout`` s
+    for the first ([] then): one round trip (``BLMPOP``, Redis 7)."""
+    got: Any = await client.blmpop(timeout, 1, key, direction="LEFT", count=count)
+    return list(got[1]) if got else []
+
+
+def _one_connection(url: str) -> aioredis.Redis:
+    """A client of one connection: its commands wait their turn (never a new connection
+    per command opened at once, as a plain client's pool does under a burst)."""
+    return aioredis.Redis.from_pool(aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=1, timeout=None, decode_responses=True, socket_connect_timeout=3.0))
+
+
 class EdgeCalls:
-    """An edge's side: its calls (awaited), and the inbox of answers and pushes."""
+    """An edge's side: its calls (awaited), and the inbox of answers and pushes.
+
+    What an edge asks at one moment goes in one ``RPUSH`` on one connection (a burst of
+    arrivals, 120 people pressing quick match within a second, is a few round trips, not
+    120 connections opened at once on a starved edge, each of which could time out), and
+    the inbox is read a batch a round trip (:func:`pop_batch`).  The requests leave in the
+    order they were made."""
+
+    READ_BATCH = 100  # inbox messages read in one round trip after the first
 
     def __init__(self, url: str, edge: str, *, namespace: str = "voltage") -> None:
         self.url = url
         self.edge = edge
         self.ns = namespace
         self._ids = itertools.count(1)
-        self._async = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=3.0)
+        # one connection for the requests, one for the inbox's blocking read (each waits its turn)
+        self._write = _one_connection(url)
+        self._read = _one_connection(url)
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._push: Callable[[Any], None] = lambda payload: None
         self._reader: asyncio.Task[None] | None = None
+        self._outgoing: list[tuple[str | bytes, asyncio.Future[None]]] = []
+        self._sender: asyncio.Task[None] | None = None
         self.inbox = f"{namespace}:inbox:{edge}"
 
     async def start(self, on_push: Callable[[Any], None]) -> None:
         try:
-            await self._async.ping()
+            await self._write.ping()
+            await self._read.ping()
         except (RedisError, OSError) as error:
             raise BusUnavailable(f"cannot reach Redis at {self.url}: {error}") from None
         self._push = on_push
@@ -90,25 +117,49 @@ class EdgeCalls:
 
     async def call(self, session: str, payload: Any, timeout: float | None = None) -> Any:
         """Send a request and await its answer's payload in the inbox (``timeout`` None: as
-        long as it takes)."""
+        long as it takes); :class:`NoReply` when Redis refuses it or the host does not answer."""
         rid = self.new_id()
         future = self.expect(rid)
         deadline = timeout if timeout is not None else 24 * 3600.0
         try:
-            await self._async.rpush(f"{self.ns}:req", self._request(session, payload, self.inbox, deadline, rid))
-        except (RedisError, OSError) as error:
+            await self._send(self._request(session, payload, self.inbox, deadline, rid))
+        except NoReply:
             future.cancel()
-            raise NoReply(str(error)) from None
+            raise
         try:
             return await asyncio.wait_for(future, timeout)
         except TimeoutError:
             raise NoReply(f"no reply within {timeout:g} s") from None
 
+    def _send(self, data: str | bytes) -> asyncio.Future[None]:
+        """Queue ``data`` for the next ``RPUSH``; done once Redis took it."""
+        loop = asyncio.get_running_loop()
+        sent: asyncio.Future[None] = loop.create_future()
+        self._outgoing.append((data, sent))
+        if self._sender is None or self._sender.done():
+            self._sender = loop.create_task(self._send_all(), name="edge-requests")
+        return sent
+
+    async def _send_all(self) -> None:
+        while self._outgoing:
+            await asyncio.sleep(0)  # the rest of this moment's requests join
+            batch, self._outgoing = self._outgoing, []
+            try:
+                await self._write.rpush(f"{self.ns}:req", *(data for data, _ in batch))
+            except (RedisError, OSError) as error:
+                for _, sent in batch:
+                    if not sent.done():
+                        sent.set_exception(NoReply(str(error)))
+                continue
+            for _, sent in batch:
+                if not sent.done():
+                    sent.set_result(None)
+
     async def _read_inbox(self) -> None:
         delay = 0.05
         while True:
             try:
-                got = await self._async.blpop([self.inbox], timeout=1)
+                got = await pop_batch(self._read, self.inbox, 1, self.READ_BATCH)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError):
@@ -116,33 +167,39 @@ class EdgeCalls:
                 delay = min(2.0, delay * 2)
                 continue
             delay = 0.05
-            if got is None:
-                continue
+            for data in got:
+                self._deliver(data)
+
+    def _deliver(self, data: str | bytes) -> None:
+        try:
+            frame = FRAMES.decode(wire.loads(data))
+        except (CodecError, ValueError) as error:  # an older or newer host's: said, and dropped
+            log.warning("dropped an inbox message that cannot be read: %s", error)
+            return
+        future = self._waiting.get(frame.id) if frame.id is not None else None
+        if future is not None:
+            if not future.done():
+                future.set_result(frame.payload)
+        elif frame.id is None:
             try:
-                frame = FRAMES.decode(wire.loads(got[1]))
-            except (CodecError, ValueError) as error:  # an older or newer host's: said, and dropped
-                log.warning("dropped an inbox message that cannot be read: %s", error)
-                continue
-            future = self._waiting.get(frame.id) if frame.id is not None else None
-            if future is not None:
-                if not future.done():
-                    future.set_result(frame.payload)
-            elif frame.id is None:
-                try:
-                    self._push(frame.payload)
-                except Exception:  # pragma: no cover - a session's handler failed
-                    log.exception("push handler failed")
+                self._push(frame.payload)
+            except Exception:  # pragma: no cover - a session's handler failed
+                log.exception("push handler failed")
 
     async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            try:
-                await self._reader
-            except (asyncio.CancelledError, Exception):
-                pass
+        for task in (self._reader, self._sender):
+            if task is not None:
+                task.cancel()
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):
+                    pass
         for future in list(self._waiting.values()):
             future.cancel()
-        await self._async.aclose()
+        for _, sent in self._outgoing:
+            sent.cancel()
+        await self._write.aclose()
+        await self._read.aclose()
 
 
 class HostCalls:
@@ -165,27 +222,28 @@ class HostCalls:
             raise BusUnavailable(f"cannot reach Redis at {self.url}: {error}") from None
 
     async def requests(self) -> AsyncIterator[RequestFrame]:
-        """Every request still wanted (its deadline not passed), in arrival order; one that
-        cannot be read (an older or newer edge's) is said in the log and dropped."""
+        """Every request still wanted (its deadline not passed), in arrival order (a batch a
+        round trip: :func:`pop_batch`); one that cannot be read (an older or newer edge's) is
+        said in the log and dropped."""
         delay = 0.05
+        key = f"{self.ns}:req"
         while True:
             try:
-                got = await self._read.blpop([f"{self.ns}:req"], timeout=1)
+                got = await pop_batch(self._read, key, 1, EdgeCalls.READ_BATCH)
             except (RedisError, OSError):
                 await asyncio.sleep(delay)
                 delay = min(2.0, delay * 2)
                 continue
             delay = 0.05
-            if got is None:
-                continue
-            try:
-                request = FRAMES.decode(wire.loads(got[1]))
-            except (CodecError, ValueError) as error:
-                log.warning("dropped a request that cannot be read: %s", error)
-                continue
-            if request.deadline < time.time():
-                continue  # its caller gave up
-            yield request
+            for data in got:
+                try:
+                    request = FRAMES.decode(wire.loads(data))
+                except (CodecError, ValueError) as error:
+                    log.warning("dropped a request that cannot be read: %s", error)
+                    continue
+                if request.deadline < time.time():
+                    continue  # its caller gave up
+                yield request
 
     async def reply(self, request: RequestFrame, payload: Any) -> None:
         """The answer to ``request``, where it asked for it."""

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -185,6 +186,9 @@ class Menu(Static, can_focus=True):
             self.action_choose()
 
 
+T = TypeVar("T")
+
+
 class LobbyScreen(SizedScreen):
     """Players online, matches running, and the ways to play."""
 
@@ -256,6 +260,26 @@ class LobbyScreen(SizedScreen):
 
     def part(self, game: str | None) -> LobbyPart | None:
         return self.parts.get(game) if game is not None else None
+
+    async def _asked(self, answer: Awaitable[T], default: T) -> T:
+        """The backend's ``answer``, or ``default`` with its refusal shown (a host that is
+        away or does not answer: the screen carries on)."""
+        try:
+            return await answer
+        except Refused as e:
+            self._error(W.refusal(e))
+            return default
+
+    async def _resume(self) -> bool:
+        """This key's seat, taken back (True: its match is on screen now)."""
+        if not await self._asked(self.backend.resumable(), False):
+            return False
+        handles = await self._asked(self.backend.resume(), None)
+        if not handles:
+            return False
+        await self._title()
+        self._open_match(handles)
+        return True
 
     # -- layout ----------------------------------------------------------------
 
@@ -432,12 +456,8 @@ class LobbyScreen(SizedScreen):
         if listen is not None:
             listen(self.post_message)  # the lobby's events for this session: E.LobbyEvent messages
         if not self.backend.named:
-            if await self.backend.resumable():
-                handles = await self.backend.resume()
-                if handles:
-                    await self._title()
-                    self._open_match(handles)
-                    return
+            if await self._resume():
+                return
             self.query_one("#name").add_class("shown")
             self.query_one("#name", Input).focus()
             self._error("")
@@ -505,12 +525,8 @@ class LobbyScreen(SizedScreen):
             backend.stored_name = name
         self.query_one("#name").remove_class("shown")
         self.query_one("#choices", Menu).focus()
-        if await self.backend.resumable():  # a seat of this key (taken back from another session)
-            handles = await self.backend.resume()
-            if handles:
-                await self._title()
-                self._open_match(handles)
-                return
+        if await self._resume():  # a seat of this key (taken back from another session)
+            return
         await self._named()
         if renamed and isinstance(self._mode, Browsing):
             self._status(f"Renamed: your key goes by {name} now (it was {stored}).")
@@ -524,7 +540,7 @@ class LobbyScreen(SizedScreen):
             await self._use_code(verb, code)
 
     async def _enter(self) -> None:
-        await self.backend.enter_lobby()
+        await self._asked(self.backend.enter_lobby(), None)
         self._set_mode(Browsing())
         await self._title()
         if self._unsubscribe is None:
@@ -870,7 +886,7 @@ class LobbyScreen(SizedScreen):
     async def action_cancel(self) -> None:
         mode = self._mode
         if isinstance(mode, Challenging):
-            await self.backend.withdraw_challenge(mode.challenge)
+            await self._asked(self.backend.withdraw_challenge(mode.challenge), None)
             return  # (the waiting worker ends and says so)
         if isinstance(mode, PickingGame):
             self._set_mode(Browsing())
@@ -878,10 +894,10 @@ class LobbyScreen(SizedScreen):
         self._set_mode(Browsing())
         if isinstance(mode, Queued | Joined):
             self.workers.cancel_group(self, "lobby-wait")
-            await self.backend.enter_lobby()
+            await self._asked(self.backend.enter_lobby(), None)
         elif isinstance(mode, Hosting):
             self.workers.cancel_group(self, "lobby-wait")
-            await self.backend.close_room()
+            await self._asked(self.backend.close_room(), None)
         elif isinstance(mode, AskingCode):
             self.query_one("#choices", Menu).focus()
 

@@ -120,7 +120,10 @@ class SettingsScreen(SizedScreen):
     async def _read(self) -> None:
         """What the backend keeps: whether challenges are refused, why the colours are forced."""
         if hasattr(self.backend, "set_challenges"):
-            self.refuses_challenges = await self.backend.refuses_challenges()
+            try:
+                self.refuses_challenges = await self.backend.refuses_challenges()
+            except Refused as e:
+                self._error(W.refusal(e))
         forced = getattr(self.backend, "colours_forced", None)
         self.forced = await forced() if forced is not None else None
 
@@ -179,8 +182,11 @@ class SettingsScreen(SizedScreen):
         elif item == "alerts":
             await self.toggle_alerts()
         elif item == "challenges":
-            await self.backend.set_challenges(self.refuses_challenges)
-            self.refuses_challenges = await self.backend.refuses_challenges()
+            try:
+                await self.backend.set_challenges(self.refuses_challenges)
+                self.refuses_challenges = await self.backend.refuses_challenges()
+            except Refused as e:  # (a host that does not answer: the line stays as it was)
+                self._error(W.refusal(e))
         else:
             return
         self._redraw()
