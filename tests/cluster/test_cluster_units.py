@@ -144,3 +144,39 @@ async def test_a_remote_seat_shows_a_notice_said_on_its_second_stream_without_a_
     finally:
         await host.close()
         await edge.close()
+
+
+async def test_an_edge_plays_through_the_lobby_without_one_synchronous_redis_call(cluster, monkeypatch):
+    """Every call an edge makes is awaited (its loop never waits on Redis): with the
+    synchronous client refusing to run, two sessions name themselves, are paired by quick
+    match, move, and read their settings, history and ratings."""
+    import redis
+
+    from server.edge.backend import EdgeClient
+
+    used: list = []
+
+    def refuse(self, *args, **kwargs):
+        used.append(args[:1])
+        raise AssertionError("a synchronous Redis call on an edge")
+
+    monkeypatch.setattr(redis.client.Redis, "execute_command", refuse)
+    client = await EdgeClient.connect(cluster.url)
+    try:
+        ann = await client.open_session("SHA256:ann", "ann", None, {})
+        bob = await client.open_session("SHA256:bob", "bob", None, {})
+        assert await ann.claim_name("ann") == "ann" and await bob.claim_name("bob") == "bob"
+        await ann.enter_lobby()
+        await bob.enter_lobby()
+        (ha,), (hb,) = await asyncio.wait_for(asyncio.gather(ann.quick_match("voltage"), bob.quick_match("voltage")),
+                                              20)
+        assert ha.match == hb.match and {ha.seat, hb.seat} == {0, 1}
+        await _until(lambda: ha.view().my_turn or hb.view().my_turn)
+        mover = ha if ha.view().my_turn else hb
+        await mover.submit(mover.view().legal[0])
+        await _until(lambda: ha.version == 1 and hb.version == 1)
+        assert await ann.settings() == {} and await ann.ratings() == [] and await ann.history() == []
+        assert not await ann.refuses_challenges() and await ann.seated("ABCD") is None
+    finally:
+        await client.close()
+    assert used == []

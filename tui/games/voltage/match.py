@@ -132,7 +132,7 @@ class MatchScreen(PlayScreen):
         self._results_done = not self.SHOWS_RESULTS
         self._passing = False
         self.names: tuple[str, ...] = tuple(self.viewer.names)
-        # Voltage's extras (server/games.py declares them), read once here and then from each update.
+        # Voltage's extras (declared with its server registry entry), read once here, then from each update.
         extras = self.viewer.extras
         self.clock: CL.ClockView | None = extras.get("clock")
         self.abort_from: float | None = extras.get("abort_from")
