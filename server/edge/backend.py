@@ -71,6 +71,7 @@ FIRST_GAME = GAMES[0]
 NOT_ANSWERING = "not_answering"  # a refusal's code: the host did not answer in time
 CALL_TIMEOUT = 5.0  # a lobby call the host answers at once (a quick match waits as long as it takes)
 REPLAY_TIMEOUT = 10.0
+INTENT_TIMEOUT = 30.0  # a move's result
 HOST_AWAY = Note("host_away")  # the status notice while the host restarts
 REDIS_LOST = Note("connection_lost")  # ... while the bus reconnects
 HEARTBEAT = 1.0
@@ -193,8 +194,8 @@ class RemoteSeatHandle:
         intent = Intent(self.match, self.key, self.session.id, seq, WIRE.encode(make(rid)))
         await self.client.bus.send_intent(intent)
         try:
-            answer = await asyncio.wait_for(future, 30.0)
-        except TimeoutError:
+            answer = await self.client.calls.answer(future, INTENT_TIMEOUT)
+        except NoReply:
             raise RuleError(NOT_ANSWERING) from None
         try:
             result = WIRE.decode(answer)

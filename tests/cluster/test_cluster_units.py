@@ -180,3 +180,68 @@ async def test_an_edge_plays_through_the_lobby_without_one_synchronous_redis_cal
     finally:
         await client.close()
     assert used == []
+
+
+async def _answering_host(url: str, answer: bool) -> tuple:
+    """A host that takes one request from ``t:req`` and, if ``answer``, puts "yes" in its inbox."""
+    import redis.asyncio as aioredis
+
+    from server.bus import wire
+    from server.bus.frames import FRAMES, InboxFrame
+
+    client = aioredis.Redis.from_url(url, decode_responses=True)
+    answered = asyncio.Event()
+
+    async def serve() -> None:
+        _, data = await client.blpop(["t:req"], 10)
+        request = FRAMES.decode(wire.loads(data))
+        if answer:
+            await client.rpush(request.reply, wire.dumps(FRAMES.encode(InboxFrame(request.id, "yes"))))
+        answered.set()
+
+    return client, answered, asyncio.create_task(serve())
+
+
+async def test_an_answer_given_in_time_counts_though_a_busy_edge_reads_its_inbox_late(redis_url, monkeypatch):
+    """An edge starved of CPU reads its inbox late: the host's answer, given within the call's
+    time, is still its answer (never "not answering")."""
+    from server.bus import rpc
+
+    client, answered, host = await _answering_host(redis_url, answer=True)
+    real = rpc.pop_batch
+
+    async def busy(conn, key, timeout, count):  # the edge's loop busy until well after the call's time
+        if key == "t:inbox:busy":
+            await answered.wait()
+            await asyncio.sleep(0.5)
+        return await real(conn, key, timeout, count)
+
+    monkeypatch.setattr(rpc, "pop_batch", busy)
+    calls = rpc.EdgeCalls(redis_url, "busy", namespace="t")
+    await calls.start(lambda payload: None)
+    try:
+        assert await calls.call("s1", "question", timeout=0.2) == "yes"
+        await host
+    finally:
+        await calls.close()
+        await client.aclose()
+
+
+async def test_a_host_that_does_not_answer_is_not_answering(redis_url):
+    from server.bus import rpc
+
+    client, answered, host = await _answering_host(redis_url, answer=False)
+    calls = rpc.EdgeCalls(redis_url, "quiet", namespace="t")
+    await calls.start(lambda payload: None)
+    try:
+        try:
+            await calls.call("s1", "question", timeout=0.2)
+        except rpc.NoReply:
+            pass
+        else:
+            raise AssertionError("an answer from a host that gave none")
+        await host
+        assert not calls._waiting  # nobody waits for it any more
+    finally:
+        await calls.close()
+        await client.aclose()
