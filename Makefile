@@ -1,7 +1,7 @@
 # Everyday commands; they use the project's venv (`python3 -m venv .venv && .venv/bin/pip install -e '.[test]'`).
 PY := .venv/bin/python
 
-.PHONY: test check check-all snapshots ci
+.PHONY: test check check-all snapshots ci textual-latest
 
 test:  ## the whole suite, as README says (two workers: pytest-xdist)
 	$(PY) -m pytest -q -n 2
@@ -18,3 +18,6 @@ snapshots:  ## rewrite the SVG snapshots in tests/tui/snapshots; look at them (g
 
 ci:  ## what CI runs, in a fresh venv
 	.ci/run
+
+textual-latest:  ## the suite on the newest Textual in a throwaway venv, and what breaks (slow; not CI): TEXTUAL=spec ARGS="--force tests/tui"
+	.ci/textual-latest $(if $(TEXTUAL),--textual '$(TEXTUAL)') $(ARGS)

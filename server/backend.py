@@ -22,17 +22,19 @@ from typing import Any
 from engine import clock
 from server import games
 from server import ratings as R
-from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
+from server.games import IDS, TITLES
+from server.lobby.core import Lobby
+from server.lobby.models import Player, Room, Snapshot, bot_strengths
 from server.store import persist
 from tui import lobby_events as E
-from tui.ports import Handles, HistoryItem, LeaderEntry, RatingChange, Refused, refusing
+from tui.ports import Handles, HistoryItem, LeaderEntry, LinkedBrowser, RatingChange, Refused, refusing
 from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
 
 log = logging.getLogger(__name__)
 
-FIRST_GAME = GAMES[0]  # what a request naming no game means (the lobby's first: Voltage)
+FIRST_GAME = IDS[0]  # what a request naming no game means (the lobby's first: Voltage)
 
 
 def lobby_event(event: str, value: Any) -> E.LobbyEvent:
@@ -201,8 +203,8 @@ class SSHBackend:
 
     # -- the lobby's choices -------------------------------------------------
 
-    games = GAMES
-    game_titles = GAME_TITLES
+    games = IDS
+    game_titles = TITLES
 
     @property
     def bot_offer_after(self) -> float:
@@ -300,6 +302,12 @@ class SSHBackend:
     def identity(self) -> str | None:
         """The key fingerprint (None for a guest: guests are not stored)."""
         return self.player.identity
+
+    async def linked_browsers(self) -> list[LinkedBrowser]:
+        """The browsers linked to this player's key (``ssh HOST link``), the one used last first."""
+        if not self.identity or self.store is None:
+            return []
+        return [LinkedBrowser(b.label, b.created, b.last_seen) for b in self.store.browsers(self.identity)]
 
     async def rating_change(self, handles: Sequence[SeatHandle]) -> tuple[RatingChange, ...] | None:
         """The results screen's line, as data: each rated seat's new rating and its change."""

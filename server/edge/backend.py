@@ -47,7 +47,8 @@ from server.bus import Bus, Intent, Subscription, gap
 from server.bus import SeatMessage as BusMessage
 from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
-from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
+from server.games import IDS, TITLES
+from server.lobby.models import bot_strengths
 from server.wire import messages as M
 from server.wire.codec import Call, CodecError
 from server.wire.table import WIRE
@@ -56,6 +57,7 @@ from tui.ports import (
     Entry,
     Handles,
     HistoryItem,
+    LinkedBrowser,
     Note,
     Notice,
     NoticeChanged,
@@ -67,7 +69,7 @@ from tui.ports import (
 
 log = logging.getLogger(__name__)
 
-FIRST_GAME = GAMES[0]
+FIRST_GAME = IDS[0]
 NOT_ANSWERING = "not_answering"  # a refusal's code: the host did not answer in time
 CALL_TIMEOUT = 5.0  # a lobby call the host answers at once (a quick match waits as long as it takes)
 REPLAY_TIMEOUT = 10.0
@@ -365,8 +367,8 @@ class RemoteBackend:
     """One SSH session on this edge, a player in the host's lobby (``LobbyBackend``)."""
 
     online = True
-    games = GAMES
-    game_titles = GAME_TITLES
+    games = IDS
+    game_titles = TITLES
 
     def __init__(self, client: EdgeClient, session: str, opened: M.Opened, env: dict[str, str],
                  username: str = "") -> None:
@@ -494,6 +496,16 @@ class RemoteBackend:
     @property
     def identity(self) -> str | None:
         return self._identity
+
+    async def linked_browsers(self) -> list[LinkedBrowser]:
+        """The browsers linked to this player's key, as the host's store has them."""
+        if not self._identity:
+            return []
+        try:
+            return list(await self._call("linked_browsers"))
+        except Refused:  # (not answering: nothing to list)
+            log.warning("could not list the browsers linked to %s", self._identity)
+            return []
 
     @property
     def name(self) -> str:

@@ -55,7 +55,7 @@ from server.wire.codec import (
     tup,
 )
 from server.wire.types import LOG, NOTE, UPDATE
-from tui.ports import Entry, HistoryItem, LeaderEntry, Notice, RatingChange, Update
+from tui.ports import Entry, HistoryItem, LeaderEntry, LinkedBrowser, Notice, RatingChange, Update
 
 NONE = Scalar("null", (type(None),))  # a call that answers nothing
 
@@ -174,6 +174,12 @@ CLOSE = call("edge.close", result=NONE)
 WHO = call("edge.who", result=STR)
 COMMAND = call("edge.command", result=ref(CommandAnswer), words=tup(STR), ssh=STR)
 REPLAY_RECORD = call("edge.replay_record", result=ref(MatchRecord), id=INT, identity=opt(STR))
+#: The browsers linked to a key (``ssh HOST link``, ``unlink``; the web transport's logins).
+LINK_CODE = call("edge.link_code", result=STR, key=STR)
+REDEEM_LINK = call("edge.redeem_link", result=opt(fixed(STR, STR)), code=STR, label=STR)
+BROWSER_KEY = call("edge.browser_key", result=opt(STR), token=STR)
+UNLINK = call("edge.unlink", result=INT, key=STR)
+LINKS: tuple[Call, ...] = (LINK_CODE, REDEEM_LINK, BROWSER_KEY, UNLINK)
 #: A finished match's record, for this session's player to replay (the host checks it may).
 REPLAY = call("lobby.replay", "open_replay", result=ref(MatchRecord), id=INT)
 
@@ -207,6 +213,7 @@ LOBBY: tuple[Call, ...] = (
     call("lobby.history", result=lst(ref(HistoryItem)), limit=INT),
     call("lobby.leaderboard_games", result=lst(fixed(STR, STR))),
     call("lobby.leaderboard", result=lst(ref(LeaderEntry)), game=STR, n=INT),
+    call("lobby.linked_browsers", result=lst(ref(LinkedBrowser))),
     call("lobby.hv_starts_in", result=opt(FLOAT)),
     call("lobby.rematch", result=opt(SEATS), handles=SEAT_REFS),
     call("lobby.rating_change", result=opt(tup(ref(RatingChange))), handles=SEAT_REFS),
@@ -375,7 +382,7 @@ DECLARED: tuple[Declared, ...] = (
     record(Reopened, "reopened", opened=ref(Opened), seats=SEATS),
     record(RoomOpened, "room-opened", code=STR, game=STR, size=INT),
     record(CommandAnswer, "command-answer", code=INT, out=STR, err=STR),
-    OPEN, REOPEN, CLOSE, WHO, COMMAND, REPLAY_RECORD, REPLAY, *LOBBY,
+    OPEN, REOPEN, CLOSE, WHO, COMMAND, REPLAY_RECORD, *LINKS, REPLAY, *LOBBY,
     record(Reply, "reply", id=STR, value=RAW, state=STATE),
     record(Refusal, "refusal", id=STR, code=STR, params=dict_of(VALUE), state=STATE),
     record(Failure, "failure", id=STR, state=STATE),

@@ -53,7 +53,7 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         h = handle_class("voltage")(_Client(edge), _Session(), _descriptor(0))
         got: list = []
         h.subscribe(got.append)
-        first = await asyncio.wait_for(feed.__anext__(), 10)
+        first = await asyncio.wait_for(feed.__anext__(), 30)
         assert first == FullRequest("ABCD", 0)  # once subscribed: nothing missed stays missed
         await host.ack(first)
         view = V.view(V.new_match(1), 0)
@@ -61,7 +61,7 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         await _until(lambda: len(got) == 1)
         assert got[0].version == 1 and got[0].entries == (ONE,) and h.log == [DEALT, ONE]
         await host.publish_update("ABCD", 0, 3, _update(Update(view, (THREE,), version=3, extras=EXTRAS)))
-        asked = await asyncio.wait_for(feed.__anext__(), 10)
+        asked = await asyncio.wait_for(feed.__anext__(), 30)
         assert asked == FullRequest("ABCD", 0) and len(got) == 1 and h.version == 1  # a gap: not applied
         notice = (Note("waiting_reconnect", {"name": "b", "seconds": 5}),)
         await host.publish_update("ABCD", 0, 3, _update(Update(view, notice=notice, version=3, extras=EXTRAS),
@@ -74,7 +74,7 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         await edge.close()
 
 
-async def _until(predicate, timeout=10.0):
+async def _until(predicate, timeout=30.0):
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
@@ -226,22 +226,3 @@ async def test_an_answer_given_in_time_counts_though_a_busy_edge_reads_its_inbox
         await calls.close()
         await client.aclose()
 
-
-async def test_a_host_that_does_not_answer_is_not_answering(redis_url):
-    from server.bus import rpc
-
-    client, answered, host = await _answering_host(redis_url, answer=False)
-    calls = rpc.EdgeCalls(redis_url, "quiet", namespace="t")
-    await calls.start(lambda payload: None)
-    try:
-        try:
-            await calls.call("s1", "question", timeout=0.2)
-        except rpc.NoReply:
-            pass
-        else:
-            raise AssertionError("an answer from a host that gave none")
-        await host
-        assert not calls._waiting  # nobody waits for it any more
-    finally:
-        await calls.close()
-        await client.aclose()

@@ -8,11 +8,13 @@ import time
 import pytest
 
 from engine.voltage import rules as V
-from server.lobby.core import Lobby, LobbyError, NameRejected, check_name, name_from_username
+from server.lobby.core import Lobby
+from server.lobby.models import LobbyError, NameRejected
+from server.lobby.names import check_name, name_from_username
 from tests.support.words import notice_of, refused
 
 
-async def until(predicate, what, timeout=10.0):
+async def until(predicate, what, timeout=30.0):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -129,7 +131,7 @@ async def test_spectators_see_the_board_and_scores_never_a_hand():
 async def test_play_a_bot_at_each_strength_that_exists():
     lobby = Lobby(bot_delay=0)
     a = online(lobby, "A")
-    from server.lobby.core import bot_strengths
+    from server.lobby.models import bot_strengths
 
     for _label, bot in bot_strengths():
         (h,) = lobby.play_bot(a, bot)

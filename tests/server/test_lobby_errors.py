@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from server.errors import RestoreError, ServerError
-from server.lobby.core import Lobby, LobbyError, NameRejected
+from server.lobby.core import Lobby
+from server.lobby.models import LobbyError, NameRejected
 from server.replay import ReplayError, replay_of
 from server.store.db import MatchRecord, NameTaken, NotFound, RenameTooSoon, Store, StoreError
 from tests.support.words import said

@@ -8,7 +8,8 @@ import asyncio
 
 from server.backend import SSHBackend
 from server.games import GAMES as SERVER_GAMES
-from server.lobby.core import Lobby, LobbyError
+from server.lobby.core import Lobby
+from server.lobby.models import LobbyError
 from server.lobby.tables import Tables
 from server.store.db import Store
 from tests.support.words import log_of, notice_of, refused, status_of
@@ -34,7 +35,7 @@ async def settle():
         await asyncio.sleep(0)
 
 
-async def wait_for(condition, timeout=5.0):
+async def wait_for(condition, timeout=30.0):
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
@@ -206,7 +207,7 @@ async def test_spectators_follow_a_high_voltage_rematch():
     await wait_for(lambda: a.match.over)
     first = asyncio.ensure_future(tables.rematch(ann, [a]))
     await settle()
-    (b2,) = await asyncio.wait_for(tables.rematch(bob, [b]), 2)
+    (b2,) = await asyncio.wait_for(tables.rematch(bob, [b]), 30)
     (a2,) = await first
     assert [e for e, _ in told] == ["follow"]
     assert told[0][1][0].match is a2.match
@@ -237,7 +238,7 @@ async def test_a_high_voltage_quick_table_never_seats_one_key_twice():
 
 
 async def test_a_key_cannot_squat_names_and_a_guests_name_is_free_when_it_leaves(tmp_path):
-    from server.lobby.core import NameRejected
+    from server.lobby.models import NameRejected
 
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, bot_delay=0.0, seed=1)

@@ -13,6 +13,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from engine.voltage import rules as V
+from tests.support.compat import needs
 from tests.tui.helpers import FixedBackend, wait_until
 from tests.tui.test_words_screens import voltage_match
 from tui.app import make_app
@@ -38,6 +39,7 @@ def textual_lines(widget: LineWidget, crop: Region) -> list[Strip]:
 
 
 @pytest.mark.parametrize("colours", ["dark", "light", "none"])
+@needs("plain-lines")
 async def test_painted_widgets_draw_what_textual_s_own_path_draws(colours: str) -> None:
     match = voltage_match("start")
     app = make_app(FixedBackend([match.handle(0)]), player_name="Ann", pacing=NO_FLASH)

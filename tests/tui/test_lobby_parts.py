@@ -16,7 +16,8 @@ from tui.app import make_app
 from tui.games import registry
 from tui.games.lobby_parts import DEFAULT_TABLE_LEVELS, TablePart
 from tui.ports import Refused
-from tui.screens.lobby import LobbyScreen, Menu
+from tui.screens.lobby import LobbyScreen
+from tui.widgets.menu import Menu
 
 TRIPLE = GameInfo("triple", "Triple Shock", 3, 5, real_time=True)
 

@@ -21,7 +21,8 @@ from server.local import LocalBackend
 from server.replay import Replay
 from tests.support.words import refused
 from tui import ports
-from tui.screens.replay import ReplayBackend, ReplayHandle
+from tui.screens.replay import ReplayBackend
+from tui.screens.stepping import ReplayHandle
 
 
 def _typed(m: Match, hv: HVMatch, a: SeatHandle, b: HVSeatHandle, ssh: SSHBackend, local: LocalBackend,

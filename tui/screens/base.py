@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
+from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
-from tui.compositor import install as install_row_compositor
+from tui.textual_compat import PresetScreen
 
 if TYPE_CHECKING:
     from tui.ports import Backend
@@ -38,39 +38,16 @@ class TooSmall(Widget):
         return t
 
 
-class SizedScreen(Screen):
+class SizedScreen(PresetScreen):
     """A screen that says how large the terminal must be when it is too small.
 
     Breakpoint classes: ``-narrow``/``-short`` (below the minimum: only the message
-    shows), ``-wide`` and ``-tall`` (room for larger cards and words).
+    shows), ``-wide`` and ``-tall`` (room for larger cards and words), set before the
+    screen is first styled (:class:`~tui.textual_compat.PresetScreen`).
     """
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_WIDTH, "-fits-w"), (WIDE, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (MIN_HEIGHT, "-fits-h"), (TALL, "-tall")]
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        install_row_compositor(self)  # a one-row repaint renders one row (tui/compositor.py)
-        self._resumed = False
-        self._preset_breakpoints()
-
-    # A new screen's styles are worked out once, as it mounts (a third of a session's
-    # first frame was styling the same nodes again): its breakpoint classes are set
-    # before, so the first resize changes none, and its first resume does not restyle
-    # what has just been styled (a screen resumed later, after another, still does).
-    def _preset_breakpoints(self) -> None:
-        try:
-            width, height = self.app.size
-        except Exception:  # no app running (a screen made outside one)
-            return
-        for dimension, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
-            self.add_class(*self._get_breakpoint_classes(dimension, breakpoints or []))
-
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False
-        super()._on_screen_resume(event)
 
     @property
     def too_small(self) -> bool:
@@ -100,8 +77,33 @@ def quit_question(backend: Backend | None, *, hotseat: bool = False) -> str:
 
 class PlayScreen(SizedScreen):
     """What both games' match screens share: leaving for home, the question Ctrl+Q asks
-    in a live match, and the results screen at the end, from which a rematch replaces
-    this screen with a new one."""
+    in a live match, and the match's end: :class:`Ended`, on which whoever composes the
+    screens (the app, through the game registry) opens its game's results screen, and
+    what the results' answer does (a rematch replaces this screen with a new one)."""
+
+    class Ended(Message):
+        """The match shown is over and its results are due (after the pause, or at once
+        on a key).  The screen does not know its game's results screen: the app finds it
+        (:mod:`tui.games.registry`) and pushes it over ``screen``, whose
+        :meth:`~PlayScreen.results_closed` takes the answer."""
+
+        def __init__(self, screen: PlayScreen, handles: list[Any], backend: Any, view: Any,
+                     names: tuple[str, ...]) -> None:
+            super().__init__()
+            self.screen = screen
+            self.handles = handles
+            self.backend = backend
+            self.view = view
+            self.names = names
+
+        @property
+        def game(self) -> str:
+            """The game's id (the registries' key)."""
+            return str(self.handles[0].game)
+
+        @property
+        def control(self) -> PlayScreen:
+            return self.screen
 
     #: Whether the match's end opens the results screen (a replay's last step does not).
     SHOWS_RESULTS = True
@@ -124,12 +126,6 @@ class PlayScreen(SizedScreen):
     backend: Any
     view: Any
     names: tuple[str, ...]
-
-    def results_screen(self) -> Screen:
-        """The results after this match's final view: its game's (:mod:`tui.games.registry`)."""
-        from tui.games.registry import screens
-
-        return screens(self.handles[0].game).results(self.handles, self.backend, self.view, self.names)
 
     def rematch_screen(self, handles: Any) -> Screen:
         raise NotImplementedError
@@ -166,16 +162,17 @@ class PlayScreen(SizedScreen):
             self._results_due()
 
     def show_results(self) -> None:
-        if not self.is_current:
+        """Ask for the results (:class:`Ended`), if this screen is the one shown."""
+        if self.is_current:
+            self.post_message(self.Ended(self, self.handles, self.backend, self.view, self.names))
+
+    def results_closed(self, result: tuple[str, Any] | None) -> None:
+        """The results screen's answer: ``("rematch", handles)`` replaces this screen with
+        the new match's, ``("home", None)`` goes home; None stays here."""
+        if result is None:
             return
-
-        def done(result: tuple[str, Any] | None) -> None:
-            if result is None:
-                return
-            what, value = result
-            if what == "rematch" and value:
-                self.app.switch_screen(self.rematch_screen(value))
-            elif what == "home":
-                self.action_leave()
-
-        self.app.push_screen(self.results_screen(), done)
+        what, value = result
+        if what == "rematch" and value:
+            self.app.switch_screen(self.rematch_screen(value))
+        elif what == "home":
+            self.action_leave()

@@ -7,8 +7,7 @@ from textual import events
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from tui import words as W
 from tui.ports import HomeBackend
@@ -61,55 +60,6 @@ class ChoiceRow(Static):
         event.stop()
         if self.enabled:
             self.post_message(self.Picked(self.column, self.index))
-
-
-class NamesScreen(ModalScreen[tuple[str, str]]):
-    """Hot-seat: the two players' names (Enter twice keeps the defaults)."""
-
-    BINDINGS = [Binding("escape", "cancel", "back", key_display="esc")]
-    DEFAULT_CSS = """
-    NamesScreen { align: center middle; }
-    NamesScreen #names-box { width: 48; height: auto; padding: 1 2; border: double $accent; background: $surface; }
-    NamesScreen Input { margin-bottom: 1; }
-    NamesScreen #names-buttons { height: 1; align: center middle; }
-    NamesScreen ActionButton { background: $primary-muted; }
-    """
-
-    def __init__(self, first: str, second: str) -> None:
-        super().__init__()
-        self.defaults = (first, second)
-
-    def compose(self):
-        with Vertical(id="names-box"):
-            yield Static(Text("Hot-seat: two people, one keyboard", style="bold"))
-            yield Static(Text("First player's name (Enter keeps the grey one)", style="dim"))
-            yield Input(placeholder=self.defaults[0], max_length=24, id="name-0")
-            yield Static(Text("Second player's name", style="dim"))
-            yield Input(placeholder=self.defaults[1], max_length=24, id="name-1")
-            with Horizontal(id="names-buttons"):
-                yield ActionButton("start [⏎]", "start")
-        yield KeyBar()
-
-    def on_input_submitted(self, message: Input.Submitted) -> None:
-        if message.input.id == "name-0":
-            self.query_one("#name-1", Input).focus()
-        else:
-            self._done()
-
-    def on_action_button_pressed(self, message: ActionButton.Pressed) -> None:
-        self._done()
-
-    def _done(self) -> None:
-        names = []
-        for i in (0, 1):
-            value = self.query_one(f"#name-{i}", Input).value.strip()
-            names.append(value or self.defaults[i])
-        if names[0] == names[1]:
-            names[1] += " (2)"
-        self.dismiss((names[0], names[1]))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class StartScreen(SizedScreen):
