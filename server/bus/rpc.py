@@ -99,6 +99,7 @@ class EdgeCalls:
         self.inbox = f"{namespace}:inbox:{edge}"
         self._read_from = float("-inf")  # when the latest delivered read of the inbox began (loop time)
         self._read_done: asyncio.Event | None = None  # set at each delivered read, then replaced
+        self._closing = False
 
     async def start(self, on_push: Callable[[Any], None]) -> None:
         try:
@@ -195,7 +196,7 @@ class EdgeCalls:
     async def _read_inbox(self) -> None:
         delay = 0.05
         loop = asyncio.get_running_loop()
-        while True:
+        while not self._closing:
             began = loop.time()
             try:
                 got = await pop_batch(self._read, self.inbox, 1, self.READ_BATCH)
@@ -230,13 +231,15 @@ class EdgeCalls:
                 log.exception("push handler failed")
 
     async def close(self) -> None:
+        self._closing = True
         for task in (self._reader, self._sender):
-            if task is not None:
+            # (a cancel that lands in a blocking read may be swallowed by the client: again
+            # until it ends; the reader also stops after its current read, a second at most)
+            while task is not None and not task.done():
                 task.cancel()
-                try:
-                    await task
-                except (asyncio.CancelledError, Exception):
-                    pass
+                await asyncio.wait({task}, timeout=0.5)
+            if task is not None and not task.cancelled():
+                task.exception()  # (said: it ended; nothing to report now)
         for future in list(self._waiting.values()):
             future.cancel()
         for _, sent in self._outgoing:

@@ -226,3 +226,22 @@ async def test_an_answer_given_in_time_counts_though_a_busy_edge_reads_its_inbox
         await calls.close()
         await client.aclose()
 
+
+async def test_a_host_that_does_not_answer_is_not_answering(redis_url):
+    from server.bus import rpc
+
+    client, answered, host = await _answering_host(redis_url, answer=False)
+    calls = rpc.EdgeCalls(redis_url, "quiet", namespace="t")
+    await calls.start(lambda payload: None)
+    try:
+        try:
+            await calls.call("s1", "question", timeout=0.2)
+        except rpc.NoReply:
+            pass
+        else:
+            raise AssertionError("an answer from a host that gave none")
+        await host
+        await _until(lambda: not calls._waiting)  # nobody waits for it any more
+    finally:
+        await calls.close()
+        await client.aclose()
