@@ -91,7 +91,7 @@ class Backend:
     async def rematch(self, handles: Handles) -> Handles | None:
         return None
 
-    def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
+    async def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
         return None
 
 

@@ -137,7 +137,7 @@ class LocalBackend:
         old.close()
         return self.start_match(game, opponent, names[0], names=names if opponent == HOTSEAT else None)
 
-    def rating_change(self, handles: Sequence[SeatHandle]) -> Sequence[RatingChange] | None:
+    async def rating_change(self, handles: Sequence[SeatHandle]) -> Sequence[RatingChange] | None:
         """Local matches are not rated."""
         return None
 

@@ -246,6 +246,7 @@ REFUSALS: dict[str, Words] = {
     "cancelled": lambda p: _("cancelled"),
     "room_closed": lambda p: _("the room was closed"),
     "failed": lambda p: _("the server could not do that"),
+    "not_understood": lambda p: _("the game server did not understand that (an older or newer version)"),
     "refused": lambda p: str(p.get("detail", "")),  # an older plain ValueError's own text
     # the lobby
     "superseded": lambda p: _("this key was opened in another session: take it back here first"),

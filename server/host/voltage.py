@@ -91,37 +91,7 @@ class SeatHandle(SeatDoor[V.VoltageView, V.Action]):
         super().__init__(match, seat)
         self.match: Match = match
 
-    # -- Voltage's extras: the clock, abort, draws ---------------------------
-
-    @property
-    def clock(self) -> C.ClockView | None:
-        """The turn clocks now (None: this match has no clock)."""
-        return self.match.clock_view()
-
-    @property
-    def abort_from(self) -> float | None:
-        """The wall time from which this seat may abort (None: it may not)."""
-        return self.match.abort_from(self.seat)
-
-    @property
-    def draw_offer(self) -> int | None:
-        """The seat whose draw offer waits for an answer (None: none)."""
-        return self.match.draw_offer
-
-    @property
-    def against_human(self) -> bool:
-        """Does a person sit in the other seat (a draw is offered to people only)?"""
-        return self.seat is not None and not self.match.seats[1 - self.seat].is_bot
-
-    @property
-    def may_offer_draw(self) -> bool:
-        """A live match against a human, no offer pending, not offered too recently."""
-        return self.against_human and self.match.may_offer_draw(self.seat)
-
-    @property
-    def draw_from(self) -> int | None:
-        """The turn from which this seat may offer a draw (None: it may not in this match)."""
-        return self.match.draw_from(self.seat) if self.against_human else None
+    # -- Voltage's calls: abort, draws (its extras: Match._update_extras) -----
 
     async def abort(self) -> None:
         await self.submit(V.Abort(self.own_seat("play")))
@@ -179,10 +149,13 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
         return SeatHandle(self, seat)
 
     def _update_extras(self, view: V.VoltageView) -> dict[str, Any]:
+        """The turn clocks, the wall time from which this seat may abort, the seat whose draw
+        offer waits, whether a person sits opposite (a draw is offered to people only) and the
+        turn from which this seat may offer one (None: it may not in this match)."""
         seat = view.seat
         against_human = seat is not None and not self.seats[1 - seat].is_bot
         return {"clock": self.clock_view(), "abort_from": self.abort_from(seat), "draw_offer": self.draw_offer,
-                "draw_from": self.draw_from(seat) if against_human else None}
+                "draw_from": self.draw_from(seat) if against_human else None, "against_human": against_human}
 
     # -- the clock -----------------------------------------------------------
 

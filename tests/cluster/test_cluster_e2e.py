@@ -118,7 +118,7 @@ class ChannelTap:
 
 
 async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluster):
-    from server.cluster.codec import decode
+    from server.wire.table import WIRE
 
     tap = ChannelTap(cluster.url)
     await tap.start()
@@ -161,8 +161,9 @@ async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluste
         # (its own hand), the spectators' channel the spectator view (no hand), no state.
         assert {seat for _m, seat, _d in tap.seen} == {0, 1, -1}
         for match, seat, data in tap.seen:
-            assert match == hosted.code and set(data) == {"v", "f", "p"}
-            view = decode(data["p"]["u"]).view
+            assert match == hosted.code and data["$"] == "bus.update" and set(data) == {"$", "version", "full",
+                                                                                        "payload"}
+            view = WIRE.decode(data["payload"]).update.view
             assert type(view).__name__ == "VoltageView"
             assert view.seat == (None if seat == -1 else seat)
             assert (view.hand is None) == (seat == -1)

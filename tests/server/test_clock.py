@@ -100,7 +100,8 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         handles = {0: ho[0], 1: hg[0]}
         assert handles[0].seat == 0 and handles[1].seat == 1
         # Nobody has moved: either may abort at once (the key shows for both).
-        assert all(handles[s].abort_from is not None and handles[s].abort_from <= time.time() for s in (0, 1))
+        assert all(handles[s].extras["abort_from"] is not None and handles[s].extras["abort_from"] <= time.time()
+                   for s in (0, 1))
         ended = asyncio.Event()
         m.on_end.append(lambda _m: ended.set())
         await handles[1 - first].abort()
@@ -114,8 +115,8 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         for ident in (KA, KB):
             assert "aborted" in history_line(rec, ident)
         backend = SSHBackend(lobby, alice)
-        (_, line), = W.history_lines(backend.history())
-        assert "aborted" in line and backend.ratings() == []
+        (_, line), = W.history_lines(await backend.history())
+        assert "aborted" in line and await backend.ratings() == []
         out = json.loads(export_json(store, rec.id))
         assert out["result"]["reason"] == "aborted"
         assert out["result_words"] == "aborted (no result, not rated)" and out["rated"] is False
@@ -228,13 +229,14 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
         got: list = []
         handles[1].subscribe(got.append)
         # Before both have moved abort is the key, not a draw: it may be offered from turn 3.
-        assert not handles[0].may_offer_draw and handles[0].draw_from == 3
+        assert handles[0].extras["against_human"] and handles[0].extras["draw_from"] == 3
+        assert not m.may_offer_draw(handles[0].seat)
         with refused("you may offer a draw from turn 3", IllegalActionError, "voltage"):
             await handles[0].offer_draw()
         await to_turn(m, 3)
-        assert handles[0].may_offer_draw
+        assert m.may_offer_draw(handles[0].seat)
         await handles[0].offer_draw()
-        assert got[-1].draw_offer == 0 and "alice offers a draw." in log_of(m)
+        assert got[-1].extras["draw_offer"] == 0 and "alice offers a draw." in log_of(m)
         with refused("already waiting", IllegalActionError, "voltage"):
             await handles[1].offer_draw()
         ended = asyncio.Event()
@@ -265,7 +267,7 @@ async def test_an_offer_lapses_when_the_opponent_moves_and_a_player_offers_once_
     assert m.draw_offer is None
     with refused("no draw offer", IllegalActionError, "voltage"):
         await m.handle(mover).answer_draw(True)
-    assert m.handle(other).draw_from == offered + 6  # three of their turns after the last offer
+    assert m.handle(other).extras["draw_from"] == offered + 6  # three of their turns after the last offer
     with refused(f"you may offer a draw from turn {offered + 6}", IllegalActionError, "voltage"):
         await m.handle(other).offer_draw()  # too soon after the last one
     await m.handle(mover).offer_draw()
@@ -279,7 +281,7 @@ async def test_a_bot_declines_a_draw_at_once():
     await to_turn(m, 3)
     m.seats[1] = Seat("Bot", bot="random")  # (a bot's seat from now on: the match is not started, it never moves)
     h = m.handle(0)
-    assert not h.may_offer_draw  # the key is not offered against a bot
+    assert not h.extras["against_human"]  # the key is not offered against a bot
     await m.offer_draw(0)
     assert m.draw_offer is None and log_of(m)[-1] == "alice offers a draw; Bot declines."
     m.close()
@@ -316,14 +318,14 @@ async def test_a_private_room_may_choose_its_control_or_none_and_a_quick_match_h
         alice, bob = online(lobby, KA, "alice"), online(lobby, KB, "bob")
         backend = SSHBackend(lobby, alice)
         with refused("MINUTES\\+SECONDS", Refused):
-            backend.create_room("voltage", time_control="soon")
-        room = backend.create_room("voltage", time_control="10+0")
+            await backend.create_room("voltage", time_control="soon")
+        room = await backend.create_room("voltage", time_control="10+0")
         hb = lobby.join_room(bob, room.code)
         m = lobby.hosted_of(hb).match
         assert m.control == CL.TimeControl(600, 0)
         assert store.match_record(lobby.hosted_of(hb).recording.match_id).time_control == "10+0"
         await m.handle(0).resign()
-        backend.enter_lobby()
+        await backend.enter_lobby()
         lobby.enter_lobby(bob)
         waiting = asyncio.ensure_future(lobby.quick_match(alice))
         await asyncio.sleep(0)
@@ -348,7 +350,7 @@ async def test_a_rematch_keeps_the_rooms_control():
     await asyncio.sleep(0)
     nb = await lobby.rematch(b, hb)
     na = await ask_a
-    assert na[0].match is nb[0].match and na[0].match.control is None and na[0].clock is None
+    assert na[0].match is nb[0].match and na[0].match.control is None and na[0].extras["clock"] is None
 
 
 def test_a_version_3_store_moves_to_4_and_its_running_match_comes_back_without_a_clock(tmp_path):

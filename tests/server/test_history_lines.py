@@ -3,6 +3,7 @@ say what happened (a resignation says so), shortened by meaning on a narrow list
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -17,7 +18,8 @@ def history(store, width=None, key=KA, name="alice"):
     """The lines of the lobby's "Your matches" list at ``width`` (the backend gives the data,
     the tui words it)."""
     lobby = Lobby(store=store, seed=1)
-    return [line for _id, line in W.history_lines(SSHBackend(lobby, lobby.connect(key, name)).history(), width)]
+    items = asyncio.run(SSHBackend(lobby, lobby.connect(key, name)).history())
+    return [line for _id, line in W.history_lines(items, width)]
 
 
 def test_a_resigned_match_says_so(store):

@@ -69,7 +69,7 @@ class TestMarked:
             assert time.monotonic() - t0 >= 0.3  # not before the limit (counted from "go")
             assert "Alice is idle: nothing done for 0.3 s." in log_of(m)
             # every screen hears of it: the other seats' updates carry the mark
-            assert 0 in got[-1].idle and m.handle(None).idle == m.idle
+            assert 0 in got[-1].extras["idle"] and m.handle(None).extras["idle"] == m.idle
         finally:
             m.close()
 
@@ -147,7 +147,7 @@ class TestVote:
             # Alice's own screen is told, and only hers
             mine = [line for u in got for line in update_lines(u, "high-voltage")]
             assert "You were idle; a bot plays your seat. Press t to take it back." in mine
-            assert "You were idle" not in " ".join(log_of(m)) and got[-1].bot_playing == (0,)
+            assert "You were idle" not in " ".join(log_of(m)) and got[-1].extras["bot_playing"] == (0,)
             with refused("a bot is playing", IllegalActionError, "high-voltage"):
                 await m.handle(0).submit(H.Draw(0))
         finally:

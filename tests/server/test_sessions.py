@@ -160,6 +160,38 @@ async def test_output_stuck_for_stuck_close_after_ends_the_session(made):
     assert channel.aborted
 
 
+async def test_a_burst_of_keys_acts_in_order_while_the_lobby_answers_slowly(made):
+    """The lobby's calls are awaited (an edge asks a host over Redis): a key that asks waits
+    for the answer before the next key of the same burst is read, so Enter (the name) then
+    Enter (quick match) in one packet claim the name and then queue, as typed."""
+    m = made()
+
+    def slow(backend: Any) -> Any:
+        for name in ("claim_name", "enter_lobby", "quick_match"):
+            real = getattr(backend, name)
+
+            async def answer(*args: Any, real: Any = real, **kwargs: Any) -> Any:
+                await asyncio.sleep(0.3)  # (a host a little slow to answer)
+                return await real(*args, **kwargs)
+
+            setattr(backend, name, answer)
+        return backend
+
+    sessions = m.sessions
+    factory = sessions.app_factory
+    sessions.app_factory = lambda backend, player_name: factory(slow(backend), player_name)
+    channel = MemoryChannel(100, 32)
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    channel.send(b"\r\r")  # the name, then Quick match: Voltage, in one packet
+    await channel.wait_for("Waiting for an opponent")
+    (player,) = m.lobby.players.values()
+    await until(lambda: player.status == "waiting", "the quick match to reach the lobby")
+    assert player.name == "alice"
+    channel.hang_up()
+    assert await ended(task) == 0
+
+
 async def test_a_repaint_from_the_channel_writes_the_whole_screen_at_its_new_size(made):
     from server.session.driver import Repaint
 

@@ -117,7 +117,7 @@ async def test_a_key_that_refuses_challenges_is_not_challenged_in_its_next_sessi
         store.upsert_player(KA, "Alice")
         lobby = Lobby(store=store, seed=1)
         backend = SSHBackend(lobby, lobby.connect(KA, "alice"))
-        backend.claim_name("Alice")
+        await backend.claim_name("Alice")
         app = make_app(backend, player_name="alice")
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
 from textual.screen import Screen
@@ -171,12 +172,17 @@ class ContractHandle:
     spectator = property(lambda self: self._h.spectator)
     countdown = property(lambda self: self._h.countdown)
     version = property(lambda self: self._h.version)
+    # The bare contract: no game extras (no clock, no draw offer to make), as the snapshots show it.
+    extras: Any = MappingProxyType({})
 
     def view(self) -> V.VoltageView:
         return self._h.view()
 
     def subscribe(self, callback: Any) -> Any:
         return self._h.subscribe(callback)
+
+    def subscribe_messages(self, callback: Any) -> Any:
+        return self._h.subscribe_messages(callback)
 
     async def submit(self, action: V.Action) -> None:
         await self._h.submit(action)
@@ -202,7 +208,7 @@ class FixedBackend:
         self.rematches += 1
         return None
 
-    def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
+    async def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
         return None
 
 

@@ -22,19 +22,23 @@ from tui.widgets.menu import Menu
 TRIPLE = GameInfo("triple", "Triple Shock", 3, 5, real_time=True)
 
 
+async def not_counting(_backend) -> None:
+    return None  # (no quick table counting down)
+
+
 @pytest.fixture
 def third_game(monkeypatch):
     """A third game in the tui registry (the screens of the first stand in for its own)."""
     entry = replace(registry.GAMES["high-voltage"], id=TRIPLE.id,
                     lobby=lambda b: TablePart(TRIPLE, b, levels=lambda _b: DEFAULT_TABLE_LEVELS,
-                                              starts_in=lambda _b: None))
+                                              starts_in=not_counting))
     monkeypatch.setitem(registry.GAMES, TRIPLE.id, entry)
     lobby = Lobby(seed=1)
     backend = SSHBackend(lobby, lobby.connect(None, "alice"))
     backend.games = (*backend.games, TRIPLE.id)
     asked = []
 
-    def create_room(game, size, time_control="default"):
+    async def create_room(game, size, time_control="default"):
         asked.append((game, size))
         raise Refused("no tables of that game here yet")
 
@@ -74,16 +78,16 @@ async def test_a_challenge_offers_every_game_by_number(third_game):
         await enter_lobby(pilot)
         screen = app.screen
         assert isinstance(screen, LobbyScreen)
-        screen._player_chosen(Menu.Chosen(screen.query_one("#players", Menu), "player:bob"))
+        await screen._player_chosen(Menu.Chosen(screen.query_one("#players", Menu), "player:bob"))
         await pilot.pause()
         assert ("Challenge bob to:  1 Voltage   2 High Voltage   3 Triple Shock   Esc: cancel"
                 in "\n".join(lines_of(app)))
 
 
-def test_the_table_parts_words_are_its_games(third_game):
+async def test_the_table_parts_words_are_its_games(third_game):
     backend, _ = third_game
-    part = TablePart(TRIPLE, backend, levels=lambda _b: ("slow", "fast"), starts_in=lambda _b: None)
-    waiting = part.waiting(75, offer_bot=True)
+    part = TablePart(TRIPLE, backend, levels=lambda _b: ("slow", "fast"), starts_in=not_counting)
+    waiting = await part.waiting(75, offer_bot=True)
     assert waiting.startswith("Triple Shock: 0 at the table, waiting for more... 1:15")
     assert "Five start at once; three or four start a little after the third sits down." in waiting
     assert "press b to play bots (fast) instead" in waiting

@@ -121,7 +121,7 @@ async def test_the_title_is_shortened_by_meaning_never_cut(store):
     app, backend = lobby_app(store)
     async with app.run_test(size=(80, 24)) as pilot:
         await enter_lobby(pilot)
-        ratings = backend.ratings()
+        ratings = await backend.ratings()
         assert len(ratings) == 2
         title = lines_of(app)[0].rstrip()
         assert len(title) <= 80
@@ -169,7 +169,7 @@ async def test_your_matches_open_on_the_newest_match_after_a_new_one(store):
         assert history.index == 1
         newest = finished_match(store, 13)
         assert isinstance(app.screen, LobbyScreen)
-        app.screen._refresh_history()  # (what the lobby does when it shows again)
+        await app.screen._refresh_history()  # (what the lobby does when it shows again)
         await pilot.pause()
         assert history.items[0][0] == f"replay:{newest}"
         assert history.index == 0
@@ -207,7 +207,11 @@ def point_at(menu, item):
 async def test_colours_dark_light_or_none_from_the_settings_screen(store):
     app, backend = lobby_app(store)
     saved = []
-    backend.save_setting = lambda key, value: saved.append((key, value))
+
+    async def save_setting(key, value):
+        saved.append((key, value))
+
+    backend.save_setting = save_setting
     async with app.run_test(size=(100, 30)) as pilot:
         await enter_lobby(pilot)
         menu = await open_settings(pilot)
@@ -326,7 +330,7 @@ async def test_a_guests_choices_last_for_the_session_only(store):
                 point_at(menu, item)
                 await pilot.press("enter")
             await pilot.pause()
-            assert app.turn_alerts is False and backend.refuses_challenges() and app.colours == "light"
+            assert app.turn_alerts is False and await backend.refuses_challenges() and app.colours == "light"
             # The same session: back in the lobby (a new lobby screen, as after a match), and here again.
             app.go_home()
             app.home = None
@@ -354,7 +358,7 @@ async def test_no_color_from_the_client_is_shown_with_its_reason_and_not_offered
         await pilot.pause()
         assert app.colours == "none" and colours_drawn(app) == set()
         assert "Connect without it to choose colours." in "\n".join(lines_of(app))
-        assert "colours" not in backend.settings()  # the key's own choice is left alone
+        assert "colours" not in await backend.settings()  # the key's own choice is left alone
 
 
 async def test_the_settings_screen_fits_80x24_with_every_line_whole_and_says_when_too_small(store):

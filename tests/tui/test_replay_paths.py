@@ -39,7 +39,7 @@ async def test_ssh_replay_shows_every_hand_and_s_switches_to_a_seat(kept):
 async def test_the_lobby_opens_a_players_replay_on_every_hand(kept):
     mid = kept.ids[1]
     bob = kept.lobby.connect(KB, "Bob")
-    screen = SSHBackend(kept.lobby, bob).replay_screen(mid)
+    screen = await SSHBackend(kept.lobby, bob).replay_screen(mid)
     assert isinstance(screen, ReplayScreen) and screen.replay.seat == 1  # his own seat at the bottom
     assert screen.handle.all_hands and screen.handle.hands() == screen.replay.hands(0)
     assert screen.view == screen.replay.seat_view(0, 1)

@@ -145,9 +145,9 @@ def _hv_lobby(backend: LobbyBackend) -> LobbyPart:
         ask = getattr(b, "bot_levels", None)
         return tuple(ask(HIGH_VOLTAGE)) if ask is not None else DEFAULT_TABLE_LEVELS
 
-    def starts_in(b: LobbyBackend) -> float | None:
+    async def starts_in(b: LobbyBackend) -> float | None:
         ask = getattr(b, "hv_starts_in", None)
-        return ask() if ask is not None else None
+        return await ask() if ask is not None else None
 
     return TablePart(INFO[HIGH_VOLTAGE], backend, levels=levels, starts_in=starts_in)
 

@@ -28,6 +28,8 @@ what the step's action did, in the match log's words (the game's words module).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -56,6 +58,7 @@ class ReplayHandle:
 
     notice = ()
     countdown: int | None = None  # a replay's countdown is shown face down, not counted
+    extras: Mapping[str, Any] = MappingProxyType({})  # (no clock, no offers, no idle marks in a replay)
 
     def __init__(self, replay: ReplaySource, step: int = 0) -> None:
         self.replay = replay
@@ -74,6 +77,9 @@ class ReplayHandle:
     @property
     def match(self) -> Any:  # the screens only compare it; a replay has none
         return None
+
+    def subscribe_messages(self, callback: Any) -> Any:
+        return lambda: None  # (a replay says nothing beside its moves)
 
     @property
     def game(self) -> str:

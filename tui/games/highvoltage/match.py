@@ -16,11 +16,11 @@ it paints (:class:`AimedTopCard`), and every input path (number and letter keys,
 arrows and Enter, a click, practice alike) goes through :meth:`HVMatchScreen.play_slot`
 and :meth:`HVMatchScreen.aim`, which aim there.
 
-Idling: the seats the host marks idle (``update.idle``) show as
+Idling: the seats the host marks idle (the ``idle`` extra) show as
 "Bob (idle)" in the players' list on every screen.  A seat still in that may vote
 gets a line "Bob is idle: press K to continue without Bob" and the key ``K``
 (capital: every free lower-case letter is a card's key); a seat a bot plays for its
-idle person (``update.bot_playing``) is told so, its card keys are refused with the
+idle person (the ``bot_playing`` extra) is told so, its card keys are refused with the
 reason, and ``t`` takes the seat back (``t`` is a card's key otherwise: its binding
 comes first and is enabled only then).  Both keys need a handle that can vote and
 take a seat back (:class:`IdleVoting`); a replay's cannot, and shows neither.
@@ -227,7 +227,7 @@ class HVMatchScreen(PlayScreen):
             self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
         last = inbox[-1]
         self.view, self._countdown, self.notice = last.view, last.countdown, W.notice(last.notice)
-        self.idle, self.bot_playing = tuple(last.idle), tuple(last.bot_playing)
+        self.idle, self.bot_playing = tuple(last.extra("idle", ())), tuple(last.extra("bot_playing", ()))
         self._show()
         return True
 
@@ -269,8 +269,9 @@ class HVMatchScreen(PlayScreen):
         self.lines = words.lines(self.handle.log, self.names)
         self.notice = W.notice(self.handle.notice)
         self._countdown = self.handle.countdown
-        self.idle = tuple(getattr(self.handle, "idle", ()))
-        self.bot_playing = tuple(getattr(self.handle, "bot_playing", ()))
+        extras = self.handle.extras
+        self.idle = tuple(extras.get("idle", ()))
+        self.bot_playing = tuple(extras.get("bot_playing", ()))
         self._show()
 
     def _show(self) -> None:

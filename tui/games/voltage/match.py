@@ -13,13 +13,13 @@ screen hides each hand until its owner is at the keyboard.
 Everything offered (keys, clicks, footer, buttons) comes from
 :func:`tui.games.voltage.choices.step_for`, built from ``view.legal``.
 
-A match with a clock (``Update.clock``, an :class:`engine.clock.ClockView`) shows both
+A match with a clock (the ``clock`` extra, an :class:`engine.clock.ClockView`) shows both
 banks in the top bar; a 1 Hz timer repaints only that bar while a clock runs, counting
 the mover's bank down from the last update (the host flags; the screen only shows).
-``a`` aborts (shown only while the host allows it, ``Update.abort_from``), ``=`` offers
-a draw against a human (shown from the turn the host allows it, ``Update.draw_from``;
-pressed before, it says from when), and ``y``/``n`` answer the other's offer
-(``Update.draw_offer``).
+``a`` aborts (shown only while the host allows it, the ``abort_from`` extra), ``=`` offers
+a draw against a human (shown from the turn the host allows it, the ``draw_from`` extra;
+pressed before, it says from when), and ``y``/``n`` answer the other's offer (the
+``draw_offer`` extra).
 """
 
 from __future__ import annotations
@@ -138,12 +138,13 @@ class MatchScreen(PlayScreen):
         self._results_done = not self.SHOWS_RESULTS
         self._passing = False
         self.names: tuple[str, ...] = tuple(self.viewer.names)
-        # Voltage's extras, read once here and then from each update (a handle without them: none).
-        self.clock: CL.ClockView | None = getattr(self.viewer, "clock", None)
-        self.abort_from: float | None = getattr(self.viewer, "abort_from", None)
-        self.draw_offer: int | None = getattr(self.viewer, "draw_offer", None)
-        self.draw_from: int | None = getattr(self.viewer, "draw_from", None)
-        self._vs_human = bool(getattr(self.viewer, "against_human", False))
+        # Voltage's extras (declared with its server registry entry), read once here, then from each update.
+        extras = self.viewer.extras
+        self.clock: CL.ClockView | None = extras.get("clock")
+        self.abort_from: float | None = extras.get("abort_from")
+        self.draw_offer: int | None = extras.get("draw_offer")
+        self.draw_from: int | None = extras.get("draw_from")
+        self._vs_human = bool(extras.get("against_human", False))
         self._abort_shown = False
         self._tick_handle: asyncio.TimerHandle | None = None
         self._retick = False
@@ -242,13 +243,13 @@ class MatchScreen(PlayScreen):
                     self.names = tuple(update.names)
                 self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
                 self.notice = W.notice(update.notice)
-                clock = getattr(update, "clock", None)
+                clock = update.extra("clock")
                 if clock != self.clock:
                     self.clock = clock
                     self._retick = True
-                self.abort_from = getattr(update, "abort_from", None)
-                self.draw_offer = getattr(update, "draw_offer", None)
-                self.draw_from = getattr(update, "draw_from", None)
+                self.abort_from = update.extra("abort_from")
+                self.draw_offer = update.extra("draw_offer")
+                self.draw_from = update.extra("draw_from")
         if len(set(self._versions.values())) > 1:
             return False
         self._show()
