@@ -58,7 +58,8 @@ def _serve(args: argparse.Namespace) -> int:
         from server.cluster.main import cluster_main
 
         return cluster_main(args.redis, args.edges, host=args.host, port=args.port, data_dir=args.data_dir,
-                            public_host=args.public_host, public_port=args.public_port, limits=_limits(args))
+                            public_host=args.public_host, public_port=args.public_port, limits=_limits(args),
+                            new_store=args.new_store)
     return serve_main(
         args.host,
         args.port,
@@ -69,6 +70,7 @@ def _serve(args: argparse.Namespace) -> int:
         public_port=args.public_port,
         max_startups=args.max_startups,
         max_startups_per_address=args.max_startups_per_address,
+        new_store=args.new_store,
     )
 
 
@@ -88,7 +90,7 @@ def _limits(args: argparse.Namespace) -> dict[str, object]:
 def _host(args: argparse.Namespace) -> int:
     from server.cluster.main import host_main
 
-    return host_main(args.redis, args.data_dir, grace=args.grace)
+    return host_main(args.redis, args.data_dir, grace=args.grace, new_store=args.new_store)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -179,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="", help="address to listen on (default: all)")
     s.add_argument("--port", type=int, default=2222)
     s.add_argument("--data-dir", default=None, help="host key and data (default: the user data dir)")
+    s.add_argument("--new-store", action="store_true",
+                   help="start an empty database when voltage.db is missing from a data directory used before "
+                        "(refused without it: every player, rating and match log would be gone); an existing "
+                        "database is never touched")
     s.add_argument("--max-connections", type=int, default=None, help="connections at once (default 1000)")
     s.add_argument("--max-per-address", type=int, default=None, help="connections from one address (default 20)")
     s.add_argument("--max-startups", type=_startups, default=None, metavar="START:RATE:FULL",
@@ -216,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--redis", required=True, metavar="URL", help="the Redis the edges use")
     h.add_argument("--data-dir", default=None, help="the data directory (default: the user data dir)")
     h.add_argument("--grace", type=float, default=60.0, help=argparse.SUPPRESS)
+    h.add_argument("--new-store", action="store_true",
+                   help="start an empty database when voltage.db is missing from a data directory used before")
     h.set_defaults(func=_host)
 
     pl = sub.add_parser("play", help="play Voltage in this terminal, against a bot or hot-seat")

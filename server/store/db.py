@@ -37,8 +37,12 @@ The other reads (a results screen's rating changes, the leaderboard, a
 history) still go to the disk on the loop.
 
 Start-up checks (each a :class:`StoreError`, so ``voltage serve`` says it and
-exits 1): a 0-byte ``voltage.db`` is refused (SQLite would take it for a new
-empty database); the whole file gets ``PRAGMA integrity_check``, not
+exits 1): a ``voltage.db`` missing from a data directory that was used before
+(it holds the lock file, the write-ahead log or the host key: :data:`USED_SIGNS`)
+is refused unless a new store was asked for (``new=True``, ``voltage serve
+--new-store``), since SQLite would quietly start an empty one and every player,
+rating and match log would be gone; a 0-byte ``voltage.db`` is refused (SQLite
+would take it for a new empty database); the whole file gets ``PRAGMA integrity_check``, not
 ``quick_check``, which passes a table whose index no longer matches it (a
 damaged names index would hand a reserved name to anyone).  Measured on a
 191 MB store (100k matches, 4.4M actions, 20k players): integrity_check
@@ -46,7 +50,7 @@ damaged names index would hand a reserved name to anyone).  Measured on a
 
 The API:
 
-- ``Store.open(data_dir, *, readonly=False)`` -> Store; ``close()`` (commits
+- ``Store.open(data_dir, *, readonly=False, new=False)`` -> Store; ``close()`` (commits
   what is queued first).
 - Players (guests are never stored): ``upsert_player(identity, name)`` (raises
   :class:`NameTaken`), ``name_owner(name)``, ``name_free_for(name, identity)``,
@@ -114,6 +118,11 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "voltage.db"
 LOCK_NAME = "voltage.lock"
+# What a data directory holds once a server has used it, beside the database: the store's
+# lock file (never removed) and write-ahead log, and the host key the SSH transport keeps
+# there (named here: the store imports no transport).  Any of them without voltage.db: the
+# database was lost, not never made.
+USED_SIGNS = (LOCK_NAME, DB_NAME + "-wal", "ssh_host_ed25519_key", "ssh_host_ed25519_key.pub")
 
 RUNNING = "running"
 FINISHED = "finished"
@@ -477,12 +486,15 @@ class Store:
     # -- opening -------------------------------------------------------------
 
     @classmethod
-    def open(cls, data_dir: str | os.PathLike, *, readonly: bool = False, lock: bool = True) -> Store:
+    def open(cls, data_dir: str | os.PathLike, *, readonly: bool = False, lock: bool = True,
+             new: bool = False) -> Store:
         """Open (creating if need be) ``data_dir/voltage.db`` and migrate it.
 
         ``readonly`` opens an existing database without writing (``voltage
         replay`` next to a running server).  ``lock`` (read-write only) takes
         an exclusive lock on the directory so two servers never share it.
+        A database is made only in a directory never used before, or when
+        ``new`` asks for one (an existing database is never touched by it).
         Raises :class:`StoreError` saying what is wrong.
         """
         d = Path(data_dir).expanduser()
@@ -494,13 +506,22 @@ class Store:
             _prepare_dir(d)
         if path.exists() and not path.is_file():
             raise StoreError(f"{path} exists but is not a file")
+        if not readonly and not new and not path.exists() and not path.is_symlink():
+            # (checked before the lock file is made: it is one of the signs)
+            signs = used_signs(d)
+            if signs:
+                raise StoreError(
+                    f"{path} is missing, but {d} was used before (it holds {', '.join(signs)}): "
+                    "restore voltage.db from a backup, or start with --new-store to begin an empty "
+                    "database on purpose (every player, rating and match log would be gone)"
+                )
         if path.is_file() and path.stat().st_size == 0:
             # SQLite would take a 0-byte file for a new, empty database: every
             # player and match gone without a word.  A store this code made is
             # never empty (the WAL switch writes the header at once).
             raise StoreError(
                 f"{path} is empty (0 bytes): the database was lost or truncated. "
-                "Restore it from a backup, or delete it to start afresh"
+                "Restore it from a backup, or move it aside and start with --new-store to begin afresh"
             )
         lock_fd = None if readonly or not lock else _lock_dir(d)
         try:
@@ -1266,6 +1287,12 @@ def seat_dict(seat: Named) -> dict[str, str | None]:
 
 # ---------------------------------------------------------------------------
 # The directory
+
+
+def used_signs(data_dir: str | os.PathLike) -> list[str]:
+    """The files of :data:`USED_SIGNS` in ``data_dir``: a server used it before."""
+    d = Path(data_dir).expanduser()
+    return [name for name in USED_SIGNS if (d / name).exists() or (d / name).is_symlink()]
 
 
 def _prepare_dir(d: Path) -> None:
