@@ -53,7 +53,7 @@ The API:
 - ``Store.open(data_dir, *, readonly=False, new=False)`` -> Store; ``close()`` (commits
   what is queued first).
 - Players (guests are never stored): ``upsert_player(identity, name)`` (raises
-  :class:`NameTaken`), ``name_owner(name)``, ``name_free_for(name, identity)``,
+  :class:`NameTaken`), ``name_owner(name)``, ``name_free_for(name, identity)``, ``name_like(name, identity)``,
   ``touch_player(identity)`` (a Future), ``player(identity)``.
 - Matches: ``create_match(game, seed, seats, code)`` -> id (``create_match_future``
   queued), ``append_action(id, index, text)`` / ``append_action_async``,
@@ -69,7 +69,9 @@ The API:
 - ``in_writer(fn)``: ``fn(conn)`` on the writer thread, in order (tests and
   benchmarks: pragmas on the writer's connection, a simulated stall).
 
-Names are reserved case-insensitively (after Unicode NFKC folding): a key holds
+Names are reserved case-insensitively (after Unicode NFKC folding), and a name that
+looks like a reserved one (one confusable skeleton, :mod:`server.confusables`:
+``AIice`` for ``Alice``) is refused with :class:`NameLookalike`: a key holds
 one name, its current one (``players.name``); taking another releases it, once
 :data:`RENAME_COOLDOWN` has passed since the key took it (no bulk reservations).
 
@@ -103,7 +105,6 @@ import queue
 import sqlite3
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -111,6 +112,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from server import confusables
 from server import ratings as R
 from server.errors import ServerError  # the root every server error shares (server/errors.py)
 
@@ -146,6 +148,14 @@ class NameTaken(StoreError):
 
     def __init__(self, name: str) -> None:
         ServerError.__init__(self, "name_taken", name=name)
+
+
+class NameLookalike(NameTaken):
+    """The name looks like one another key holds (:mod:`server.confusables`; code ``name_looks_like``,
+    ``like`` the name it looks like)."""
+
+    def __init__(self, name: str, like: str) -> None:
+        ServerError.__init__(self, "name_looks_like", name=name, like=like)
 
 
 class RenameTooSoon(StoreError):
@@ -269,8 +279,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def fold_name(name: str) -> str:
-    """The form names are compared in: NFKC, case-folded, inner spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    """The form names are kept in: NFKC, case-folded, inner spaces collapsed (a name that merely
+    looks like another is found by its skeleton, :func:`server.confusables.skeleton`)."""
+    return confusables.fold(name)
 
 
 # ---------------------------------------------------------------------------
@@ -481,6 +492,7 @@ class Store:
         self._players: dict[str, PlayerRecord] | None = None
         self._names: dict[str, str] | None = None  # name_key -> identity
         self._held: dict[str, tuple[str, float]] | None = None  # identity -> (its name, when claimed)
+        self._looks: dict[str, dict[str, str]] | None = None  # skeleton -> {identity: its name}
         self._settings: dict[str, dict[str, str]] = {}  # identity -> key -> value
 
     # -- opening -------------------------------------------------------------
@@ -704,11 +716,14 @@ class Store:
         rows = self._q("SELECT name_key, name, identity, claimed FROM names ORDER BY claimed")
         names = {r["name_key"]: r["identity"] for r in rows}
         held = {r["identity"]: (r["name"], r["claimed"]) for r in rows}  # (the latest claim wins)
+        looks: dict[str, dict[str, str]] = {}
+        for r in rows:
+            looks.setdefault(confusables.skeleton(r["name"]), {})[r["identity"]] = r["name"]
         settings: dict[str, dict[str, str]] = {}
         for r in self._q("SELECT identity, key, value FROM settings"):
             settings.setdefault(r["identity"], {})[r["key"]] = r["value"]
         with self._cache_lock:
-            self._players, self._names, self._held = players, names, held
+            self._players, self._names, self._held, self._looks = players, names, held, looks
             self._settings = settings
 
     # -- settings --------------------------------------------------------------
@@ -750,9 +765,23 @@ class Store:
         return rows[0]["identity"] if rows else None
 
     def name_free_for(self, name: str, identity: str | None) -> bool:
-        """May ``identity`` (``None``: a guest) go by ``name``?"""
+        """May ``identity`` (``None``: a guest) go by ``name``?  Not when another key holds it, or a
+        name it looks like (:meth:`name_like`)."""
         owner = self.name_owner(name)
-        return owner is None or owner == identity
+        return (owner is None or owner == identity) and self.name_like(name, identity) is None
+
+    def name_like(self, name: str, identity: str | None) -> str | None:
+        """A name another key than ``identity`` holds that ``name`` looks like (one confusable
+        skeleton, :mod:`server.confusables`), or None."""
+        look = confusables.skeleton(name)
+        with self._cache_lock:
+            if self._looks is not None:
+                holders = self._looks.get(look, {})
+                return next((n for i, n in holders.items() if i != identity), None)
+        for r in self._q("SELECT name, identity FROM names"):
+            if r["identity"] != identity and confusables.skeleton(r["name"]) == look:
+                return str(r["name"])
+        return None
 
     def upsert_player(self, identity: str, name: str, *, cooldown: float = RENAME_COOLDOWN) -> PlayerRecord:
         """Record that ``identity`` is here as ``name``, reserving the name to it.
@@ -775,6 +804,9 @@ class Store:
             owner = self.name_owner(name)
             if owner is not None and owner != identity:
                 raise NameTaken(name)
+            like = self.name_like(name, identity)
+            if like is not None:
+                raise NameLookalike(name, like)
             if owner is None:  # a new name for this key: a rename, once the cool-down is over
                 held = self._held_name(identity)
                 if held is not None and now - held[1] < cooldown:
@@ -782,6 +814,10 @@ class Store:
                 if self._names is not None:
                     for k in [k for k, v in self._names.items() if v == identity]:
                         del self._names[k]
+                if self._looks is not None:
+                    if held is not None:
+                        self._looks.get(confusables.skeleton(held[0]), {}).pop(identity, None)
+                    self._looks.setdefault(confusables.skeleton(name), {})[identity] = name
                 if self._held is not None:
                     self._held[identity] = (name, now)
             known = self.player(identity)
