@@ -10,8 +10,9 @@ environment and what it asked for; :class:`Sessions` runs the rest the same way 
   channel with the session's input budget and output flow control (:class:`SessionLimits`);
 - the collector's hooks (:func:`server.gcpolicy.session_started`; the driver calls
   ``session_ended``);
-- the name watchdog: a session still on the name screen after ``name_idle`` (5 min)
-  ends with a message, so an abandoned terminal does not hold a session for ever;
+- the name watchdog: a session that has chosen no name after ``name_idle`` (5 min)
+  ends with a message, so an abandoned terminal does not hold a session for ever
+  (one that had a name and was taken over by a newer session of its key is not idle);
 - the exit status the transport reports (0, or 1 with the line that says why).
 
 One :class:`Sessions` is shared by every transport of the process, with its
@@ -140,7 +141,8 @@ class Sessions:
 
             def name_check() -> None:
                 nonlocal idle
-                if not backend.named:
+                # (a session a newer one of its key took over had a name: it is not idle on the name screen)
+                if not backend.named and not getattr(backend, "superseded", False):
                     log.info("ending %s's session: still on the name screen after %.0f s", peer, name_idle)
                     idle = True
                     app.exit()

@@ -112,6 +112,28 @@ async def test_a_session_left_on_the_name_screen_ends_with_a_message(made):
     assert not m.lobby.players
 
 
+async def test_a_session_a_newer_one_of_its_key_took_over_is_not_ended_for_choosing_no_name(made):
+    m = made(name_idle=1.5)
+    first = MemoryChannel(100, 32)
+    first_task = m.play(first)
+    await first.wait_for("Your name")
+    first.press("enter")
+    await first.wait_for("you: alice")
+    second = MemoryChannel(100, 32)
+    second_task = m.play(second)
+    await second.wait_for("Your name")
+    second.press("enter")  # the key's own name: this session takes over
+    await second.wait_for("you: alice")
+    await first.wait_for("opened in another session")
+    await asyncio.sleep(2.0)  # deliberately: past the name watchdog of both
+    assert not first_task.done() and "no name chosen" not in first.raw.decode()
+    first.press("enter")  # it had a name, and takes it back
+    await first.wait_for("you: alice")
+    for channel, task in ((first, first_task), (second, second_task)):
+        channel.hang_up()
+        assert await ended(task) == 0
+
+
 async def test_a_sustained_flood_of_input_ends_the_session_with_a_message(made):
     m = made(input_limits=InputLimits(flood_close_after=1.0))
     channel = MemoryChannel()
