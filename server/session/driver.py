@@ -143,6 +143,7 @@ class _Session:
     on_close: Callable[[], None] | None = None
     input_limits: InputLimits = field(default_factory=InputLimits)
     output_limits: OutputLimits = field(default_factory=OutputLimits)
+    reader: asyncio.Task[None] | None = None  # the driver's input task: ended before the app is dismantled
 
 
 _current: contextvars.ContextVar[_Session] = contextvars.ContextVar("voltage_ssh_session")
@@ -298,7 +299,7 @@ class SSHDriver(Driver):
         write("\x1b[?7l")  # no line wrap
         if self._mouse:
             write("\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h")
-        self._reader = asyncio.get_running_loop().create_task(self._read_input())
+        self._reader = self._session.reader = asyncio.get_running_loop().create_task(self._read_input())
 
     def disable_input(self) -> None:
         if self._reader is not None and self._reader is not asyncio.current_task():
@@ -463,8 +464,9 @@ async def run_app(
     output_limits: OutputLimits | None = None,
 ) -> Any:
     """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop."""
-    _current.set(_Session(channel, input_limits=input_limits or InputLimits(),
-                          output_limits=output_limits or OutputLimits()))
+    session = _Session(channel, input_limits=input_limits or InputLimits(),
+                       output_limits=output_limits or OutputLimits())
+    _current.set(session)
     app.driver_class = SSHDriver
     compat.keep_process_streams(app)  # many apps in one process: sys.stdout/sys.stderr stay the server's
     compat.share_css(app)
@@ -474,5 +476,15 @@ async def run_app(
         log.exception("a session's app crashed")
         return None
     finally:
+        await _reader_ended(session)
         compat.forget_session_caches()
         gcpolicy.session_ended(app)  # its cycles broken: freed by reference counts, frozen or not
+
+
+async def _reader_ended(session: _Session) -> None:
+    """Wait for the driver's input task to end (it is cancelled when the app stops, and runs
+    on until the loop gets to it): once the app is dismantled it would find its driver empty."""
+    reader = session.reader
+    if reader is not None and not reader.done():
+        reader.cancel()
+        await asyncio.wait([reader], timeout=5.0)

@@ -62,6 +62,7 @@ async def start_server():
     for srv in servers:
         srv.close()
         await srv.wait_closed()
+        srv.sessions.services.close()  # as voltage serve stops: no match starts a bot's turn while the loop closes
     executor.shutdown(wait=False, cancel_futures=True)
     await asyncio.sleep(0)
 
