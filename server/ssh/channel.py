@@ -4,6 +4,10 @@ words (its stdout and stderr), and the environment the client sent."""
 
 from __future__ import annotations
 
+import fcntl
+import struct
+import sys
+import termios
 import traceback
 from collections.abc import Mapping
 from typing import Any
@@ -34,9 +38,12 @@ class ProcessChannel(TerminalChannel):
             return b""
 
     def pending_output(self) -> int:
-        # The channel's own buffer, and the connection's transport buffer: with a
-        # large client window asyncssh moves output straight on to the transport,
-        # where it piles up when the client stops reading TCP.
+        # The channel's own buffer, the connection's transport buffer (with a large client
+        # window asyncssh moves output straight on to the transport, where it piles up when
+        # the client stops reading TCP) and the kernel's send queue: what it holds has not
+        # reached the client either, and it grows to megabytes (the send buffer is tuned up
+        # to tcp_wmem's maximum), so a client that stopped reading looked as if it read for a
+        # while, and every drain into it redrew the screen.
         total = 0
         try:
             chan = self.process.channel
@@ -45,6 +52,7 @@ class ProcessChannel(TerminalChannel):
             transport = getattr(conn, "_transport", None)
             if transport is not None:
                 total += transport.get_write_buffer_size()
+                total += unsent(transport.get_extra_info("socket"))
         except Exception:
             pass
         return total
@@ -69,6 +77,20 @@ class ProcessChannel(TerminalChannel):
     def size(self) -> tuple[int, int]:
         w, h, _pw, _ph = self.process.term_size
         return (w, h)
+
+
+def unsent(sock: Any) -> int:
+    """Bytes in ``sock``'s kernel send queue not yet acknowledged by the peer (Linux's ``SIOCOUTQ``;
+    0 where it cannot be read)."""
+    if sock is None or _SIOCOUTQ is None:
+        return 0
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQ, b"\0\0\0\0"))[0])
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+_SIOCOUTQ: int | None = getattr(termios, "TIOCOUTQ", None) if sys.platform.startswith("linux") else None
 
 
 def _drop_traceback(exc: BaseException) -> None:

@@ -166,3 +166,50 @@ async def test_output_not_taken_pauses_the_drawing_which_repaints_once_taken_and
     channel.press("!")  # paused again, and this time it stays stuck: the session is closed
     assert await ended(task) == 0
     assert channel.aborted
+
+
+async def test_a_client_that_stops_reading_is_closed_by_its_stuck_time_whatever_it_resizes(made):
+    # Fifty such clients (a 400x200 terminal resized every 0.1 s) had every resize redraw the whole
+    # screen into buffers that never drained below the pause, and none was ever closed.
+    limits = OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, stuck_close_after=1.0,
+                          resize_interval=0.0)
+    m = made(output_limits=limits)
+    channel = MemoryChannel()
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    channel.pending = 5_000  # the client stops taking output
+    whole = written = len(channel.raw)  # (what drawing the screen took)
+    drawn: list[int] = []
+
+    async def resize_forever() -> None:
+        for i in range(1000):
+            channel.resize(100 - i % 2, 32)
+            await asyncio.sleep(0.05)
+            if not task.done():
+                drawn.append(len(channel.raw) - written)
+
+    resizer = asyncio.get_running_loop().create_task(resize_forever())
+    try:
+        assert await ended(task) == 0
+    finally:
+        resizer.cancel()
+    assert channel.aborted
+    # (the name's blinking cursor is still written: a few bytes)
+    assert drawn and max(drawn) < whole // 4, "a resize was drawn while the last frame was unread"
+
+
+async def test_a_resize_while_the_last_frame_is_unread_is_drawn_once_the_client_reads(made):
+    limits = OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, resize_interval=0.0)
+    m = made(output_limits=limits)
+    channel = MemoryChannel()
+    m.play(channel)
+    await channel.wait_for("Your name")
+    app = m.apps[0]
+    channel.pending = 5_000
+    for width in (90, 95, 91):  # coalesced: the last size wins
+        channel.resize(width, 30)
+    await asyncio.sleep(0.3)  # deliberately: nothing is drawn while the client reads nothing
+    assert tuple(app.size) == (100, 32)
+    channel.pending = 0
+    await until(lambda: tuple(app.size) == (91, 30), "the latest size drawn")
+    channel.hang_up()

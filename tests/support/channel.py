@@ -64,6 +64,11 @@ class MemoryChannel(TerminalChannel):
         for key in keys:
             self.send(KEYS.get(key, key))
 
+    def resize(self, width: int, height: int) -> None:
+        """The client's terminal changed its size (the screen the test reads stays as it was)."""
+        self._size = (width, height)
+        self._input.put_nowait((width, height))
+
     def hang_up(self) -> None:
         """The client has gone: the session reads the end of its input."""
         if not self.closed:
