@@ -25,7 +25,7 @@ from server.games import IDS, TITLES
 from server.lobby.core import Lobby
 from server.lobby.models import Player, Room, Snapshot, bot_strengths
 from server.store import persist
-from tui.ports import Handles, HistoryItem, RatingChange, Refused, refusing
+from tui.ports import Handles, HistoryItem, LinkedBrowser, RatingChange, Refused, refusing
 from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
@@ -281,6 +281,12 @@ class SSHBackend:
     def identity(self) -> str | None:
         """The key fingerprint (None for a guest: guests are not stored)."""
         return self.player.identity
+
+    async def linked_browsers(self) -> list[LinkedBrowser]:
+        """The browsers linked to this player's key (``ssh HOST link``), the one used last first."""
+        if not self.identity or self.store is None:
+            return []
+        return [LinkedBrowser(b.label, b.created, b.last_seen) for b in self.store.browsers(self.identity)]
 
     def rating_change(self, handles: Sequence[SeatHandle]) -> tuple[RatingChange, ...] | None:
         """The results screen's line, as data: each rated seat's new rating and its change."""

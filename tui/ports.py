@@ -154,6 +154,16 @@ class HistoryItem:
     delta: int | None
 
 
+@dataclass(frozen=True)
+class LinkedBrowser:
+    """A browser linked to the player's key (``ssh HOST link``), as the settings screen lists
+    it: what it said it is ("Chrome on Linux"), when it was linked and last used (epoch seconds)."""
+
+    label: str
+    linked: float
+    last_seen: float
+
+
 ViewT = TypeVar("ViewT")
 ViewT_co = TypeVar("ViewT_co", covariant=True)
 
@@ -451,6 +461,8 @@ class LobbyExtras(Protocol):
     def leaderboard(self, game: str, n: int = ...) -> list[Any]: ...
 
     def hv_starts_in(self) -> float | None: ...
+
+    def linked_browsers(self) -> Awaitable[list[LinkedBrowser]]: ...  # the key's (a guest: none)
 
 
 class ReplayRecord(Protocol):

@@ -254,6 +254,12 @@ REFUSALS: dict[str, Words] = {
     "unknown_game": lambda p: _("match %(match)s is a game this server cannot replay (%(game)s)") % dict(p),
     "hands_hidden": lambda p: _("match %(match)s is not finished; its hands are hidden") % {"match": p["match"]},
     "settings_for_keys": lambda p: _("settings are kept for known keys only"),
+    # linking a browser to a key
+    "link_needs_key": lambda p: _("linking a browser needs an SSH key: connect with your key (a guest has "
+                                  "nothing to link)"),
+    "link_unknown_key": lambda p: _("this key has no name here yet: enter the lobby once and choose one, "
+                                    "then ask for a link code"),
+    "links_need_store": lambda p: _("this server keeps no players, so it links no browsers"),
 }
 
 def _number(n: int) -> str:
@@ -390,3 +396,79 @@ class GameWords(Protocol):
     def refusal(self, error: BaseException) -> str: ...
 
     def describe(self, title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str: ...
+
+
+# -- browsers linked to a key (``ssh HOST link``, the web page, the settings) -----------------
+
+
+def link_code(code: str, minutes: int, page: str, unlink: str) -> str:
+    """``ssh HOST link``'s answer: the code, where to enter it, and how to undo it (``page``:
+    the web page's address, "" when this process does not know it; ``unlink``: the command)."""
+    where = _("on the web page %(page)s") % {"page": page} if page else _("on this server's web page")
+    return "\n".join((
+        _("Your link code: %(code)s") % {"code": code},
+        ngettext("Enter it %(where)s (\"Link a key\") within %(minutes)d minute; it works once.",
+                 "Enter it %(where)s (\"Link a key\") within %(minutes)d minutes; it works once.",
+                 minutes) % {"where": where, "minutes": minutes},
+        _("That browser then plays as you: your name, ratings, history and settings."),
+        _("To forget every browser linked to your key: %(unlink)s") % {"unlink": unlink},
+    )) + "\n"
+
+
+def unlinked(count: int) -> str:
+    """``ssh HOST unlink``'s answer."""
+    if count == 0:
+        return _("No browser was linked to your key.") + "\n"
+    return ngettext("%(n)d browser is no longer linked to your key.",
+                    "%(n)d browsers are no longer linked to your key.", count) % {"n": count} + "\n"
+
+
+def browser_line(label: str, linked: float, last_seen: float) -> str:
+    """One linked browser in the settings: what it is, when it was linked and last used."""
+    return _("%(label)s: linked %(linked)s, last used %(seen)s") % {
+        "label": label or _("a browser"),
+        "linked": time.strftime("%Y-%m-%d", time.localtime(linked)),
+        "seen": time.strftime("%Y-%m-%d %H:%M", time.localtime(last_seen)),
+    }
+
+
+def more_browsers(count: int) -> str:
+    """The linked browsers the settings do not list."""
+    return ngettext("and %(n)d more", "and %(n)d more", count) % {"n": count}
+
+
+def browsers_title(count: int, link: str, unlink: str) -> str:
+    """The heading of the settings' list of linked browsers (``link``, ``unlink``: the commands)."""
+    if count == 0:
+        return _("No browser is linked to your key (%(link)s gives a code for the web page)") % {"link": link}
+    return ngettext("%(n)d browser linked to your key (%(unlink)s forgets them):",
+                    "%(n)d browsers linked to your key (%(unlink)s forgets them):", count) % {
+        "n": count, "unlink": unlink}
+
+
+#: What the web page says (the page asks for them worded, in the session's language).
+WEB_PAGE = {
+    "title": N_("Voltage"),
+    "connecting": N_("Connecting…"),
+    "lost": N_("The connection was lost. Trying again…"),
+    "ended": N_("The session has ended."),
+    "moved": N_("This game moved to another tab or window."),
+    "refused": N_("The server is busy or refused the connection. Trying again…"),
+    "again": N_("Play again"),
+    "link": N_("Link a key"),
+    "link_help": N_("Type the code that ssh HOST link gave you: this browser then plays as your key."),
+    "link_placeholder": N_("ABCD-EFGH"),
+    "link_submit": N_("Link"),
+    "link_cancel": N_("Cancel"),
+    "linked": N_("This browser is linked to your key."),
+    "link_wrong": N_("That is not a live code: ask for a new one with ssh HOST link."),
+    "link_slow": N_("Too many tries: wait a few minutes before the next."),
+    "link_failed": N_("The server could not link this browser; try again."),
+    "keys": N_("Keys for a touch screen"),
+    "no_script": N_("This page needs JavaScript to show the game's terminal."),
+}
+
+
+def web_page(ssh: str) -> dict[str, str]:
+    """The web page's words, ``ssh HOST`` filled with how players reach this server."""
+    return {key: _(message).replace("ssh HOST", ssh) for key, message in WEB_PAGE.items()}

@@ -59,7 +59,8 @@ def _serve(args: argparse.Namespace) -> int:
 
         return cluster_main(args.redis, args.edges, host=args.host, port=args.port, data_dir=args.data_dir,
                             public_host=args.public_host, public_port=args.public_port, limits=_limits(args),
-                            new_store=args.new_store)
+                            new_store=args.new_store, web_port=args.web, web_host=args.web_host,
+                            web_url=args.web_url)
     return serve_main(
         args.host,
         args.port,
@@ -71,6 +72,9 @@ def _serve(args: argparse.Namespace) -> int:
         max_startups=args.max_startups,
         max_startups_per_address=args.max_startups_per_address,
         new_store=args.new_store,
+        web_port=args.web,
+        web_host=args.web_host,
+        web_url=args.web_url,
     )
 
 
@@ -78,7 +82,8 @@ def _edge(args: argparse.Namespace) -> int:
     from server.cluster.main import edge_main
 
     return edge_main(args.redis, args.host_key, host=args.host, port=args.port, public_host=args.public_host,
-                     public_port=args.public_port, fast=args.fast, limits=_limits(args))
+                     public_port=args.public_port, fast=args.fast, limits=_limits(args), web_port=args.web,
+                     web_host=args.web_host, web_url=args.web_url)
 
 
 def _limits(args: argparse.Namespace) -> dict[str, object]:
@@ -200,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="split the server: one host process and --edges edge processes on this port, "
                         "Redis between them (redis://HOST:PORT/0 or unix:///PATH)")
     s.add_argument("--edges", type=int, default=None, help="edge processes with --redis (default: one per core)")
+    _web_arguments(s)
     s.set_defaults(func=_serve)
 
     e = sub.add_parser("edge", help="an edge of a split server: SSH sessions whose games the host runs")
@@ -216,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--max-startups-per-address", type=_startups, default=None, metavar="START:RATE:FULL",
                    help="the same, from one address (default 3:30:10)")
     e.add_argument("--fast", action="store_true", help=argparse.SUPPRESS)  # tests: tui.pacing.FAST
+    _web_arguments(e)
     e.set_defaults(func=_edge)
 
     h = sub.add_parser("host", help="the host of a split server: the lobby, the matches and the store")
@@ -237,6 +244,24 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--data-dir", default=None, help="the server's data directory (default: the user data dir)")
     r.set_defaults(func=_replay)
     return p
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535)")
+    return port
+
+
+def _web_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--web", type=_port, default=None, metavar="PORT",
+                   help="also serve the game to browsers on this port (a page with a terminal; off by default)")
+    p.add_argument("--web-host", default="", metavar="ADDR", help="address the web page listens on (default: all)")
+    p.add_argument("--web-url", default="", metavar="URL",
+                   help="the page's address as players open it, when not http://HOST:PORT/ (behind a TLS proxy)")
 
 
 def _silence_output() -> None:

@@ -549,9 +549,12 @@ def refusal(error: BaseException) -> dict[str, Any]:
 def kept_command(store: Any, words: list[str], ssh: str) -> dict[str, Any]:
     """``leaderboard`` and ``export MATCH_ID`` for an edge: exit code, stdout, stderr (the
     answers of :mod:`server.session.services`, as one process gives them)."""
-    from server.session.services import export_answer, leaderboard_answer
+    from server.session.services import LINK_CALLS, export_answer, leaderboard_answer, links_answer
 
-    answer = leaderboard_answer(store) if words[0] == "leaderboard" else export_answer(store, words[1])
+    if words[0] in LINK_CALLS:  # the browsers linked to a key (an edge's link, unlink, web logins)
+        answer = links_answer(store, words)
+    else:
+        answer = leaderboard_answer(store) if words[0] == "leaderboard" else export_answer(store, words[1])
     return {"code": answer.code, "out": answer.out, "err": answer.err}
 
 

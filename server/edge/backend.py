@@ -31,6 +31,7 @@ import asyncio
 import contextvars
 import dataclasses
 import itertools
+import json
 import logging
 import time
 import uuid
@@ -44,7 +45,7 @@ from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.cluster.codec import CodecError, _cls, decode, encode
 from server.games import IDS, TITLES
 from server.lobby.models import bot_strengths
-from tui.ports import Entry, Handles, HistoryItem, Note, Notice, RatingChange, Refused, Update
+from tui.ports import Entry, Handles, HistoryItem, LinkedBrowser, Note, Notice, RatingChange, Refused, Update
 
 log = logging.getLogger(__name__)
 
@@ -447,6 +448,18 @@ class RemoteBackend:
     @property
     def identity(self) -> str | None:
         return self._identity
+
+    async def linked_browsers(self) -> list[LinkedBrowser]:
+        """The browsers linked to this player's key, as the host's store has them."""
+        if not self._identity:
+            return []
+        try:
+            answer = await self.client.command(["browsers", self._identity])
+            rows = json.loads(answer["out"]) if answer.get("code") == 0 and answer.get("out") else []
+            return [LinkedBrowser(str(label), float(linked), float(seen)) for label, linked, seen in rows]
+        except Exception:  # (not answering: nothing to list)
+            log.warning("could not list the browsers linked to %s", self._identity, exc_info=True)
+            return []
 
     @property
     def name(self) -> str:

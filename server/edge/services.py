@@ -4,6 +4,7 @@ the lobby and the store; see :mod:`server.cluster.host` for its side)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,6 +47,32 @@ class EdgeServices:
 
     async def export(self, match_id: int) -> Answer:
         return await self._command(["export", str(match_id)])
+
+    async def link_code(self, key: str) -> str:
+        return str(await self._links(["link", key]))
+
+    async def redeem_link(self, code: str, label: str) -> tuple[str, str] | None:
+        got = await self._links(["redeem", code, label])
+        return (str(got[0]), str(got[1])) if got else None
+
+    async def browser_key(self, token: str) -> str | None:
+        got = await self._links(["browser", token])
+        return str(got) if got else None
+
+    async def unlink(self, key: str) -> int:
+        return int(await self._links(["unlink", key]))
+
+    async def _links(self, words: list[str]) -> Any:
+        """One of the host's linked-browser calls (:func:`server.session.services.links_answer`)."""
+        from tui.ports import Refused
+
+        try:
+            answer = await self._command(words)
+        except Exception:  # (the host not answering: the bus's own error)
+            raise Refused("not_answering") from None
+        if answer.code != 0 or not answer.out:
+            raise Refused(answer.err.strip() if answer.err.strip().isidentifier() else "not_answering")
+        return json.loads(answer.out)
 
     async def _command(self, words: list[str]) -> Answer:
         got = await self.client.command(words)

@@ -48,6 +48,9 @@ All sessions share one event loop, so one session must not be able to take it
   :mod:`tui.frames`).  Unread for ``stuck_close_after`` seconds without a drain: the
   session is closed, with a log line, whatever the client sends meanwhile.  Above
   ``hard_limit`` at once it is closed straight away.
+- **A new terminal** (:class:`Repaint` from the channel: a browser came back to its session)
+  gets the app's terminal modes again, then the drain's repaint: the app forgets what the
+  terminal shows and writes it whole.
 - **Resizes** are clamped (at most ``max_width`` x ``max_height``: a
   1000x500 frame is megabytes) and coalesced: at most one per
   ``resize_interval``, the latest size winning, and none while the last frame is
@@ -115,14 +118,24 @@ class OutputLimits:
     max_height: int = 200
 
 
+@dataclass(frozen=True)
+class Repaint:
+    """What a channel's ``read()`` gives when its client's picture is gone and the whole screen
+    is wanted again, at ``width`` x ``height`` (a browser that reconnected to a session that ran
+    on without it: :mod:`server.web`)."""
+
+    width: int
+    height: int
+
+
 class TerminalChannel(Protocol):
     """What the driver needs from a transport's session (an SSH process, an in-memory test channel).  A Protocol
     (the seam), with defaults a channel gets by deriving from it, as :class:`server.ssh.channel.ProcessChannel` does."""
 
     def write(self, data: bytes) -> None: ...
 
-    async def read(self) -> bytes | tuple[int, int]:
-        """Input bytes, a new ``(width, height)`` after a resize, or ``b''`` at the end."""
+    async def read(self) -> bytes | tuple[int, int] | Repaint:
+        """Input bytes, a new ``(width, height)`` after a resize, a :class:`Repaint`, or ``b''`` at the end."""
         ...
 
     def pending_output(self) -> int:
@@ -200,6 +213,7 @@ class SSHDriver(Driver):
         self._last_resize = 0.0
         self._pending_size: tuple[int, int] | None = None
         self._resize_handle: asyncio.TimerHandle | None = None
+        self._new_terminal = False  # a Repaint came: the modes go out again with the next full picture
         self.end_reason: str | None = None
 
     # -- output --------------------------------------------------------------
@@ -254,6 +268,9 @@ class SSHDriver(Driver):
     def _repaint(self) -> None:
         # Frames were dropped: what the terminal shows is unknown to the app's shadow
         # (tui.frames), which then writes the whole screen.
+        if self._new_terminal:  # (a terminal that replaced the old one: its modes first)
+            self._new_terminal = False
+            self._enter_modes()
         forget = getattr(self._app, "forget_terminal", None)
         if forget is not None:
             forget()
@@ -285,6 +302,11 @@ class SSHDriver(Driver):
     def start_application_mode(self) -> None:
         width, height = _clamp_size(*self._channel.size, self._out)
         self._post_resize(width, height)
+        self._enter_modes()
+        self._reader = self._session.reader = asyncio.get_running_loop().create_task(self._read_input())
+
+    def _enter_modes(self) -> None:
+        """The terminal modes the app runs in (again, for a terminal that was replaced: :class:`Repaint`)."""
         write = self.write
         write("\x1b[?1049h")  # alternate screen
         write("\x1b[?25l")  # hide the cursor
@@ -293,7 +315,6 @@ class SSHDriver(Driver):
         write("\x1b[?7l")  # no line wrap
         if self._mouse:
             write("\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h")
-        self._reader = self._session.reader = asyncio.get_running_loop().create_task(self._read_input())
 
     def disable_input(self) -> None:
         if self._reader is not None and self._reader is not asyncio.current_task():
@@ -440,6 +461,12 @@ class SSHDriver(Driver):
                 data = await self._channel.read()
                 if isinstance(data, tuple):
                     self._resize_requested(*data)
+                    continue
+                if isinstance(data, Repaint):
+                    self._pending_size = _clamp_size(data.width, data.height, self._out)
+                    self._new_terminal = True
+                    if self._paused_since is None:  # (paused: the drain repaints)
+                        self._repaint()
                     continue
                 if not data:
                     break

@@ -104,6 +104,7 @@ class Sessions:
         self.app_factory = app_factory or default_app_factory
         self.running = 0  # sessions with an app running now
         self.restored = 0  # unfinished matches brought back at start
+        self.web_address = ""  # the web page's address, when a web transport serves these sessions
         self._started = False
 
     def start(self) -> int:

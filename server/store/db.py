@@ -92,6 +92,9 @@ Schema versions (see :data:`MIGRATIONS`):
    charge, NULL before); matches.time_control: the match's control as
    ``engine.clock`` writes it ("5+5"; NULL: no clock).  A restart folds the clock
    from these (each game's ``restore``, beside its host: ``server.host.voltage.restore``).
+5. browsers and link_codes: the browsers linked to a key and the one-time codes that link
+   them, each kept as a hash (:mod:`server.store.browsers`); in memory like the players,
+   written through the writer.
 """
 
 from __future__ import annotations
@@ -114,7 +117,8 @@ from typing import Any, Protocol
 
 from server import confusables
 from server import ratings as R
-from server.errors import ServerError  # the root every server error shares (server/errors.py)
+from server.errors import ServerError
+from server.store import browsers as B  # the root every server error shares (server/errors.py)
 
 log = logging.getLogger(__name__)
 
@@ -273,6 +277,22 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE actions ADD COLUMN used_ms INTEGER;
     ALTER TABLE matches ADD COLUMN time_control TEXT;
+    """,
+    # v5
+    """
+    CREATE TABLE browsers (
+        token_hash TEXT PRIMARY KEY,         -- sha256 of the browser's token (server.store.browsers)
+        identity   TEXT NOT NULL REFERENCES players(identity),
+        label      TEXT NOT NULL DEFAULT '',
+        created    REAL NOT NULL,
+        last_seen  REAL NOT NULL
+    );
+    CREATE INDEX browsers_identity ON browsers(identity);
+    CREATE TABLE link_codes (
+        code_hash TEXT PRIMARY KEY,          -- sha256 of the folded code
+        identity  TEXT NOT NULL UNIQUE REFERENCES players(identity),
+        expires   REAL NOT NULL
+    );
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -494,6 +514,8 @@ class Store:
         self._held: dict[str, tuple[str, float]] | None = None  # identity -> (its name, when claimed)
         self._looks: dict[str, dict[str, str]] | None = None  # skeleton -> {identity: its name}
         self._settings: dict[str, dict[str, str]] = {}  # identity -> key -> value
+        self._browsers: dict[str, B.BrowserRecord] = {}  # token hash -> the linked browser
+        self._codes: dict[str, tuple[str, float]] = {}  # code hash -> (identity, expires)
 
     # -- opening -------------------------------------------------------------
 
@@ -722,9 +744,98 @@ class Store:
         settings: dict[str, dict[str, str]] = {}
         for r in self._q("SELECT identity, key, value FROM settings"):
             settings.setdefault(r["identity"], {})[r["key"]] = r["value"]
+        browsers = {
+            r["token_hash"]: B.BrowserRecord(r["token_hash"], r["identity"], r["label"], r["created"], r["last_seen"])
+            for r in self._q("SELECT * FROM browsers")
+        }
+        now = time.time()
+        codes = {r["code_hash"]: (r["identity"], r["expires"]) for r in self._q("SELECT * FROM link_codes")
+                 if r["expires"] > now}
         with self._cache_lock:
             self._players, self._names, self._held, self._looks = players, names, held, looks
             self._settings = settings
+            self._browsers, self._codes = browsers, codes
+
+    # -- linked browsers -------------------------------------------------------
+    #
+    # In memory like the players (a web connection asks on arrival), written through the
+    # writer; see server.store.browsers for the codes and tokens.
+
+    def new_link_code(self, identity: str, *, ttl: float = B.LINK_TTL) -> str:
+        """A one-time code that links a browser to ``identity`` (a stored player), as shown
+        (``ABCD-EFGH``); it replaces the key's earlier code.  Queued, not waited for."""
+        if not identity or self.player(identity) is None:
+            raise StoreError("links are made for known keys only")
+        expires = time.time() + ttl
+        with self._cache_lock:
+            while True:
+                code = B.new_code()
+                digest = B.secret_hash(B.fold_code(code) or code)
+                if digest not in self._codes:
+                    break
+            for h in [h for h, (who, _e) in self._codes.items() if who == identity]:
+                del self._codes[h]
+            self._codes[digest] = (identity, expires)
+        fut = self._submit(_new_link_code, identity, digest, expires)
+        fut.add_done_callback(_log_failure(f"keep a link code of {identity}"))
+        return code
+
+    def redeem_link_code(self, code: str, label: str) -> tuple[str, str] | None:
+        """Use ``code`` (as typed) up: ``(token, identity)`` for the browser it links, or None
+        when no live code is that one.  Queued, not waited for."""
+        folded = B.fold_code(code)
+        if folded is None:
+            return None
+        digest = B.secret_hash(folded)
+        now = time.time()
+        with self._cache_lock:
+            found = self._codes.pop(digest, None)
+            if found is None or found[1] <= now:
+                return None
+            identity = found[0]
+            token = B.new_token()
+            record = B.BrowserRecord(B.secret_hash(token), identity, label[: B.MAX_LABEL], now, now)
+            mine = sorted((b for b in self._browsers.values() if b.identity == identity), key=lambda b: b.last_seen)
+            dropped = [b.token_hash for b in mine[: max(0, len(mine) - B.MAX_BROWSERS + 1)]]
+            for h in dropped:
+                del self._browsers[h]
+            self._browsers[record.token_hash] = record
+        fut = self._submit(_redeem_link_code, digest, record, dropped)
+        fut.add_done_callback(_log_failure(f"link a browser to {identity}"))
+        return token, identity
+
+    def browser_identity(self, token: str) -> str | None:
+        """The key a browser's token is linked to (None: none), noting the browser as seen."""
+        if not token or len(token) > 200:
+            return None
+        digest = B.secret_hash(token)
+        now = time.time()
+        with self._cache_lock:
+            record = self._browsers.get(digest)
+            if record is None:
+                return None
+            self._browsers[digest] = B.BrowserRecord(digest, record.identity, record.label, record.created, now)
+        fut = self._submit(_touch_browser, digest, now)
+        fut.add_done_callback(_log_failure("note a browser as seen"))
+        return record.identity
+
+    def browsers(self, identity: str) -> list[B.BrowserRecord]:
+        """The browsers linked to ``identity``, the one used last first."""
+        with self._cache_lock:
+            mine = [b for b in self._browsers.values() if b.identity == identity]
+        return sorted(mine, key=lambda b: b.last_seen, reverse=True)
+
+    def unlink_browsers(self, identity: str) -> int:
+        """Forget every browser linked to ``identity`` (and its live code); how many there were."""
+        with self._cache_lock:
+            gone = [h for h, b in self._browsers.items() if b.identity == identity]
+            for h in gone:
+                del self._browsers[h]
+            for h in [h for h, (who, _e) in self._codes.items() if who == identity]:
+                del self._codes[h]
+        fut = self._submit(_unlink_browsers, identity)
+        fut.add_done_callback(_log_failure(f"unlink the browsers of {identity}"))
+        return len(gone)
 
     # -- settings --------------------------------------------------------------
 
@@ -1164,6 +1275,38 @@ def _set_setting(c: sqlite3.Connection, identity: str, key: str, value: str) -> 
     _in_tx(c, lambda c: c.execute(
         "INSERT INTO settings (identity, key, value) VALUES (?, ?, ?) "
         "ON CONFLICT(identity, key) DO UPDATE SET value = excluded.value", (identity, key, value)))
+
+
+def _new_link_code(c: sqlite3.Connection, identity: str, digest: str, expires: float) -> None:
+    def body(c: sqlite3.Connection) -> None:
+        c.execute("DELETE FROM link_codes WHERE identity = ? OR expires < ?", (identity, time.time()))
+        c.execute("INSERT INTO link_codes (code_hash, identity, expires) VALUES (?, ?, ?)", (digest, identity, expires))
+
+    _in_tx(c, body)
+
+
+def _redeem_link_code(c: sqlite3.Connection, digest: str, record: B.BrowserRecord, dropped: list[str]) -> None:
+    def body(c: sqlite3.Connection) -> None:
+        c.execute("DELETE FROM link_codes WHERE code_hash = ?", (digest,))
+        c.executemany("DELETE FROM browsers WHERE token_hash = ?", [(h,) for h in dropped])
+        c.execute(
+            "INSERT INTO browsers (token_hash, identity, label, created, last_seen) VALUES (?, ?, ?, ?, ?)",
+            (record.token_hash, record.identity, record.label, record.created, record.last_seen),
+        )
+
+    _in_tx(c, body)
+
+
+def _touch_browser(c: sqlite3.Connection, digest: str, now: float) -> None:
+    _in_tx(c, lambda c: c.execute("UPDATE browsers SET last_seen = ? WHERE token_hash = ?", (now, digest)))
+
+
+def _unlink_browsers(c: sqlite3.Connection, identity: str) -> None:
+    def body(c: sqlite3.Connection) -> None:
+        c.execute("DELETE FROM browsers WHERE identity = ?", (identity,))
+        c.execute("DELETE FROM link_codes WHERE identity = ?", (identity,))
+
+    _in_tx(c, body)
 
 
 def _touch_player(c: sqlite3.Connection, identity: str, now: float) -> None:

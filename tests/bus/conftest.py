@@ -86,7 +86,7 @@ class HostPump:
             if self.ack:
                 await self.bus.ack(item)
 
-    async def take(self, n: int, timeout: float = 10.0) -> list[Any]:
+    async def take(self, n: int, timeout: float = 30.0) -> list[Any]:
         return [await asyncio.wait_for(self.items.get(), timeout) for _ in range(n)]
 
     async def stop(self) -> None:

@@ -75,12 +75,12 @@ async def play(hosted, terms: dict[int, Terminal], *, stop=None) -> None:
         seat = match.state.to_move
         view = match.view(seat)
         term = terms[seat]
-        await wait_until(lambda term=term, view=view: shows(term, view, names), timeout=15,
+        await wait_until(lambda term=term, view=view: shows(term, view, names), timeout=30,
                          what=lambda term=term, view=view, seat=seat: f"seat {seat} at turn {view.turn} "
                          f"({choices.step_for(view, choices.NOTHING, names).prompt!r}):\n{term.text()}")
         before = len(match.actions)
         term.press(*keys_for(view, names, app_mode=bool(n % 2)))
-        await wait_until(lambda before=before: len(match.actions) > before or match.over, timeout=15,
+        await wait_until(lambda before=before: len(match.actions) > before or match.over, timeout=30,
                          what=lambda term=term, seat=seat: f"the action of seat {seat}:\n{term.text()}")
         n += 1
 
@@ -272,7 +272,7 @@ async def test_an_edge_killed_mid_match_its_player_gets_the_seat_back_through_th
         await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 6)
 
         e0.kill()  # kill -9: no goodbye to the host; its presence key just expires
-        await wait_until(lambda: not hosted.match.seats[seat_a].connected, timeout=15,
+        await wait_until(lambda: not hosted.match.seats[seat_a].connected, timeout=30,
                          what="the host to see alice's edge gone")
         await bob.wait_for("waiting for alice to reconnect")
         assert not hosted.match.seats[seat_a].is_bot  # the grace, not a bot at once
@@ -338,12 +338,12 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
             who = (await conn.run("who")).stdout
         assert re.search(rf"{code}  High Voltage: alice \d+, bob \d+, Bot \(medium\) \d+ cards left", who), who
 
-        pressed = await asyncio.wait_for(asyncio.gather(hv_play(alice, done), hv_play(bob, done)), 60)
-        await asyncio.wait_for(done.wait(), 10)
+        pressed = await asyncio.wait_for(asyncio.gather(hv_play(alice, done), hv_play(bob, done)), 120)
+        await asyncio.wait_for(done.wait(), 30)
         assert match.over and match.winner is not None and all(p > 0 for p in pressed)
         winner = match.names[match.winner]
         for t in (alice, bob, carol):
-            await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=10)
+            await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=30)
     except BaseException:
         print(cluster.logs())
         raise
@@ -377,7 +377,7 @@ async def test_a_high_voltage_quick_table_counts_down_on_both_edges_then_starts(
             await wait_until(lambda t=t: (m := re.search(starting, t.text())) is not None
                              and int(m.group(1)) < seconds[t][0], timeout=10)
         for t in (alice, bob):
-            await t.wait_for("HIGH VOLTAGE", timeout=15)
+            await t.wait_for("HIGH VOLTAGE", timeout=30)
     except BaseException:
         print(cluster.logs())
         raise
@@ -390,6 +390,9 @@ async def test_a_high_voltage_quick_table_counts_down_on_both_edges_then_starts(
 
 async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept_cluster):
     cluster = kept_cluster
+    # The usual grace, for the restarted host too: the players' seats wait for the edges to
+    # bring them back, however long a loaded machine takes (a bot in a seat is another test's).
+    cluster.grace = cluster.lobby.grace_seconds = 60.0
     e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
         await alice.wait_for("VOLTAGE")
@@ -402,14 +405,14 @@ async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept
 
         await cluster.kill_host()
         for t in (alice, bob):  # the edges keep the sessions and say what is going on
-            await t.wait_for("restarting: the game will resume", timeout=15)
+            await t.wait_for("restarting: the game will resume", timeout=30)
         await cluster.start_host()
         again = cluster.lobby.matches[code]
         assert len(again.match.actions) == done  # the store restored it where it was
-        await wait_until(lambda: all(s.connected for s in again.match.seats), timeout=15,
+        await wait_until(lambda: all(s.connected for s in again.match.seats), timeout=30,
                          what="both players back in their seats")
         for t in (alice, bob):
-            await t.wait_gone("restarting", timeout=15)
+            await t.wait_gone("restarting", timeout=30)
         await play(again, seats)
         assert again.match.over
         for t in (alice, bob):
@@ -508,5 +511,5 @@ async def test_the_kept_commands_through_an_edge_leaderboard_export_replay(kept_
     finally:
         await t.close()
     t = await Terminal(100, 32).connect(edge.port, "carol", command=f"replay {running}")
-    await asyncio.wait_for(t.closed.wait(), 10)
+    await asyncio.wait_for(t.closed.wait(), 30)
     assert t.exit_status == 1

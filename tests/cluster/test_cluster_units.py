@@ -86,7 +86,7 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         h = RemoteSeatHandle(_Client(edge), _Session(), _descriptor(0))
         got: list = []
         h.subscribe(got.append)
-        first = await asyncio.wait_for(feed.__anext__(), 10)
+        first = await asyncio.wait_for(feed.__anext__(), 30)
         assert first == FullRequest("ABCD", 0)  # once subscribed: nothing missed stays missed
         await host.ack(first)
         view = V.view(V.new_match(1), 0)
@@ -94,7 +94,7 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         await _until(lambda: len(got) == 1)
         assert got[0].version == 1 and got[0].entries == (ONE,) and h.log == [DEALT, ONE]
         await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, (THREE,), version=3))})
-        asked = await asyncio.wait_for(feed.__anext__(), 10)
+        asked = await asyncio.wait_for(feed.__anext__(), 30)
         assert asked == FullRequest("ABCD", 0) and len(got) == 1 and h.version == 1  # a gap: not applied
         notice = (Note("waiting_reconnect", {"name": "b", "seconds": 5}),)
         await host.publish_update("ABCD", 0, 3, {"u": encode(Update(view, notice=notice, version=3)),
@@ -107,7 +107,7 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         await edge.close()
 
 
-async def _until(predicate, timeout=10.0):
+async def _until(predicate, timeout=30.0):
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

@@ -53,7 +53,7 @@ async def test_the_clock_survives_a_kill_9_with_the_time_used_so_far(servers, tm
 
         await srv.stop(signal.SIGKILL)
         for t in (alice, bob):
-            await asyncio.wait_for(t.closed.wait(), 10)
+            await asyncio.wait_for(t.closed.wait(), 30)
         await asyncio.sleep(DOWN)
         restarted = time.monotonic()  # (the server restores and starts the match before it listens)
         srv = await servers()

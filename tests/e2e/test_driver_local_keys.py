@@ -65,7 +65,7 @@ class Pty:
         except FileNotFoundError:
             return None
 
-    def wait_value(self, expected: str, timeout: float = 10.0) -> None:
+    def wait_value(self, expected: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while self.value() != expected:
             if time.monotonic() > deadline:

@@ -80,7 +80,7 @@ async def enter(port: int, username: str, key) -> Terminal:
     return t
 
 
-async def quiet(term: Terminal, since: float, for_: float = 0.15, timeout: float = 10.0) -> None:
+async def quiet(term: Terminal, since: float, for_: float = 0.15, timeout: float = 30.0) -> None:
     """Wait until ``term`` has drawn nothing for ``for_`` seconds (counting from ``since``)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() - max(since, term.last_output) < for_:
@@ -193,7 +193,7 @@ async def test_kill_9_mid_match_then_restart_and_both_players_finish_it(servers,
 
         await srv.stop(signal.SIGKILL)
         for t in (alice, bob):
-            await asyncio.wait_for(t.closed.wait(), 10)
+            await asyncio.wait_for(t.closed.wait(), 30)
 
         srv = await servers()
         assert any("Restored 1 unfinished match" in line for line in srv.out), srv.out

@@ -15,7 +15,7 @@ from server.session.app import harden_app
 from server.ssh.server import VoltageServer
 from server.store.db import Store
 from tests.support.e2e import enter, wait_until
-from tests.support.ssh import lobby_of
+from tests.support.ssh import lobby_of, stop
 from tui import app as tui_app
 
 
@@ -40,8 +40,7 @@ async def stored_server(data_dir, apps: dict):
     try:
         yield srv
     finally:
-        srv.close()
-        await srv.wait_closed()
+        await stop(srv)
         store.close()
         executor.shutdown(wait=False, cancel_futures=True)
 

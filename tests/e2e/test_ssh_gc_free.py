@@ -22,7 +22,7 @@ from tui import textual_compat
 tui_app = pytest.importorskip("tui.app")
 
 
-async def freed(ref: weakref.ref, timeout: float = 10.0, young: bool = False) -> bool:
+async def freed(ref: weakref.ref, timeout: float = 30.0, young: bool = False) -> bool:
     """Poll ``ref`` with no full collection (``young``: young collections, as the
     server runs them): a scheduled callback may hold the app's context a moment
     after the end (a lobby notice due in a second)."""

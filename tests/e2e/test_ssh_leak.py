@@ -17,7 +17,7 @@ from tests.support.terminal import Terminal
 tui_app = pytest.importorskip("tui.app")
 
 
-async def collected(ref: weakref.ref, timeout: float = 10.0) -> bool:
+async def collected(ref: weakref.ref, timeout: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout
     while ref() is not None:
         if time.monotonic() > deadline:

@@ -82,7 +82,7 @@ async def test_a_client_that_pauses_then_reads_again_gets_a_whole_fresh_screen(s
             await asyncio.sleep(0)
         t.conn._transport.resume_reading()
         t.press("down")
-        await t.wait_for("key down size 1\\d\\dx40", timeout=10)
+        await t.wait_for("key down size 1\\d\\dx40", timeout=30)
         await t.wait_for("hello bob")  # the whole screen is there, not just the changed line
         assert not t.closed.is_set()
     finally:

@@ -67,7 +67,7 @@ async def kept(tmp_path):
 async def run(port, command):
     conn = await ssh_connect(port)
     async with conn:
-        return await asyncio.wait_for(conn.run(command), 10)
+        return await asyncio.wait_for(conn.run(command), 30)
 
 
 async def test_leaderboard_prints_the_top_players_per_game(kept):
@@ -149,14 +149,14 @@ async def test_replay_needs_a_terminal_and_shows_one_with_it(kept):
         t.send("]")
         await t.wait_for(r"set 2 of")
         t.send("q")
-        await asyncio.wait_for(t.closed.wait(), 10)
+        await asyncio.wait_for(t.closed.wait(), 30)
         assert t.exit_status == 0
     finally:
         await t.close()
 
     # An unknown or unfinished match is refused with the reason, on a terminal too.
     t = await Terminal(100, 32).connect(kept.port, "carol", command=f"replay {kept.running}")
-    await asyncio.wait_for(t.closed.wait(), 10)
+    await asyncio.wait_for(t.closed.wait(), 30)
     assert t.exit_status == 1
 
 
@@ -236,7 +236,7 @@ async def test_a_high_voltage_match_replays_over_ssh(kept, capsys):
         await t.wait_for(rf"step {len(actions)}/{len(actions)}")
         await t.wait_for("laid the last card")
         t.send("q")
-        await asyncio.wait_for(t.closed.wait(), 10)
+        await asyncio.wait_for(t.closed.wait(), 30)
         assert t.exit_status == 0
     finally:
         await t.close()

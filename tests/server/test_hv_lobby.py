@@ -39,7 +39,7 @@ async def test_quick_match_starts_when_four_are_seated():
     lobby, tables = setup(fill_seconds=30)
     people = online(lobby, "ann", "bob", "cy", "di")
     waits = [asyncio.ensure_future(tables.quick_match(p)) for p in people]
-    got = await asyncio.wait_for(asyncio.gather(*waits), 2)
+    got = await asyncio.wait_for(asyncio.gather(*waits), 30)
     match = got[0][0].match
     assert match.game == "high-voltage" and match.names == ("ann", "bob", "cy", "di")
     assert sorted(h[0].seat for h in got) == [0, 1, 2, 3] and all(h[0].match is match for h in got)
@@ -54,7 +54,7 @@ async def test_quick_match_with_two_starts_after_the_fill_time_without_bots():
     a = asyncio.ensure_future(tables.quick_match(ann))
     await settle()
     assert not a.done() and ann.status == "waiting" and len(tables.open_tables()) == 1
-    got = await asyncio.wait_for(asyncio.gather(a, tables.quick_match(bob)), 2)
+    got = await asyncio.wait_for(asyncio.gather(a, tables.quick_match(bob)), 30)
     match = got[0][0].match
     assert match.names == ("ann", "bob") and not any(s.is_bot for s in match.seats)
     match.close()
@@ -101,7 +101,7 @@ async def test_a_room_started_early_fills_the_empty_seats_with_bots():
     await settle()
     assert not owner.done() and room.names == ("ann", "bob")
     tables.start(room, bot="fast")
-    (a,), (b,) = await asyncio.wait_for(asyncio.gather(owner, friend), 2)
+    (a,), (b,) = await asyncio.wait_for(asyncio.gather(owner, friend), 30)
     match = a.match
     assert match.names == ("ann", "bob", "Bot (fast)", "Bot (fast)") and (a.seat, b.seat) == (0, 1)
     with refused("no High Voltage room", LobbyError):
@@ -118,7 +118,7 @@ async def test_a_full_room_starts_by_itself():
     ann, bob = online(lobby, "ann", "bob")
     room = tables.create_room(ann, size=2)
     owner = asyncio.ensure_future(tables.wait(room, ann))
-    (b,) = await asyncio.wait_for(tables.join_room(bob, room.code), 2)
+    (b,) = await asyncio.wait_for(tables.join_room(bob, room.code), 30)
     (a,) = await owner
     assert a.match is b.match and a.match.names == ("ann", "bob")
     a.match.close()
@@ -133,10 +133,10 @@ async def test_bots_at_once_and_a_dropped_seat_goes_to_a_bot():
     with pytest.raises(LobbyError):
         tables.play_bots(ann, "slow,nobody")
     lobby.leave(ann)  # the session ended: a grace period, then a bot plays ann's seat
-    await asyncio.wait_for(_until(lambda: m.seats[0].bot is not None), 2)
+    await asyncio.wait_for(_until(lambda: m.seats[0].bot is not None), 30)
     done = asyncio.Event()
     m.on_end.append(lambda _m: done.set())
-    await asyncio.wait_for(done.wait(), 20)
+    await asyncio.wait_for(done.wait(), 30)
     assert m.over and H.replay(m.seed, 3, m.actions) == m.state
 
 
@@ -160,7 +160,7 @@ async def test_rematch_when_everyone_asks():
     first = asyncio.ensure_future(tables.rematch(ann, [a]))
     await settle()
     assert not first.done() and notice_of(a.match.notice) == "ann wants a rematch"
-    (b2,) = await asyncio.wait_for(tables.rematch(bob, [b]), 2)
+    (b2,) = await asyncio.wait_for(tables.rematch(bob, [b]), 30)
     (a2,) = await first
     assert a2.match is b2.match and a2.match is not a.match
     assert a2.match.names == ("ann", "bob", "Bot (slow)")

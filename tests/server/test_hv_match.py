@@ -225,7 +225,7 @@ class TestBots:
         done = asyncio.Event()
         m.on_end.append(lambda _m: done.set())
         m.start()
-        await asyncio.wait_for(done.wait(), 20)
+        await asyncio.wait_for(done.wait(), 30)
         assert m.over and m.winner is not None and m.state.places[m.winner] == 1
         assert H.replay(m.seed, 3, m.actions) == m.state
         for u in last.values():

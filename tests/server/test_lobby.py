@@ -14,7 +14,7 @@ from server.lobby.names import check_name, name_from_username
 from tests.support.words import notice_of, refused
 
 
-async def until(predicate, what, timeout=10.0):
+async def until(predicate, what, timeout=30.0):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

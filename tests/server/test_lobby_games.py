@@ -52,8 +52,8 @@ async def test_a_games_seat_bounds_size_its_quick_table():
     a = asyncio.ensure_future(tables.quick_match(ann))
     await asyncio.sleep(0)
     assert ann.status == "waiting" and ann.where == "duel"
-    (hb,) = await asyncio.wait_for(tables.quick_match(bob), 2)
-    (ha,) = await asyncio.wait_for(a, 2)
+    (hb,) = await asyncio.wait_for(tables.quick_match(bob), 30)
+    (ha,) = await asyncio.wait_for(a, 30)
     assert ha.match is hb.match and ha.match.names == ("ann", "bob") and tables.starts_in(ann) is None
     try:
         tables.create_room(ann, 3)
@@ -72,8 +72,8 @@ async def test_voltages_quick_match_is_a_two_seat_table_of_the_same_policy():
     await asyncio.sleep(0)
     table = lobby.tables["voltage"].table_of(ann)
     assert table is not None and table.size == 2 and lobby.snapshot().waiting == {"voltage": 1, "high-voltage": 0}
-    (hb,) = await asyncio.wait_for(lobby.quick_match(bob), 2)
-    (ha,) = await asyncio.wait_for(a, 2)
+    (hb,) = await asyncio.wait_for(lobby.quick_match(bob), 30)
+    (ha,) = await asyncio.wait_for(a, 30)
     assert ha.match is hb.match and (ha.seat, hb.seat) == (0, 1) and lobby.snapshot().waiting["voltage"] == 0
     ha.match.close()
 
@@ -103,8 +103,8 @@ async def test_a_rematch_keeps_everyones_seat_whoever_asks_first():
         assert ha.match.over
         asking = asyncio.ensure_future(lobby.rematch(bob, [hb]))  # bob, in seat 1, asks first
         await settle()
-        (na,) = await asyncio.wait_for(lobby.rematch(ann, [ha]), 2)
-        (nb,) = await asyncio.wait_for(asking, 2)
+        (na,) = await asyncio.wait_for(lobby.rematch(ann, [ha]), 30)
+        (nb,) = await asyncio.wait_for(asking, 30)
         assert na.match is nb.match and (na.seat, nb.seat) == (0, 1), game
         assert na.match.names == ("ann", "bob") and ha.match.notice == ()
         na.match.close()

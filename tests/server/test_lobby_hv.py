@@ -42,7 +42,7 @@ async def test_quick_match_of_high_voltage_shows_in_the_snapshot_and_who():
     a = asyncio.ensure_future(lobby.quick_match(ann, HV))
     await settle()
     assert lobby.snapshot().waiting[HV] == 1 and ann.status == "waiting"
-    got = await asyncio.wait_for(asyncio.gather(a, lobby.quick_match(bob, HV)), 2)
+    got = await asyncio.wait_for(asyncio.gather(a, lobby.quick_match(bob, HV)), 30)
     match = got[0][0].match
     assert match.game == HV and match.names == ("ann", "bob")
     snap = lobby.snapshot()
@@ -67,8 +67,8 @@ async def test_a_room_for_three_joined_by_code_and_started_early_gets_a_bot():
     await settle()
     assert not b.done() and room.names == ("ann", "bob")
     lobby.start_room(room)
-    hb = await asyncio.wait_for(b, 2)
-    ha = await asyncio.wait_for(room.future, 2)
+    hb = await asyncio.wait_for(b, 30)
+    ha = await asyncio.wait_for(room.future, 30)
     match = ha[0].match
     assert hb[0].match is match and match.names[:2] == ("ann", "bob") and match.seats[2].is_bot
     (w,) = lobby.watch(cy, room.code)
@@ -103,7 +103,7 @@ async def test_bots_at_once_then_a_rematch_through_the_lobby():
             break
         await asyncio.sleep(0.01)
     assert match.over
-    (n,) = await asyncio.wait_for(lobby.rematch(ann, [h]), 2)
+    (n,) = await asyncio.wait_for(lobby.rematch(ann, [h]), 30)
     assert n.match is not match and n.match.game == HV and len(n.match.seats) == 3
     n.match.close()
     match.close()
@@ -112,7 +112,7 @@ async def test_bots_at_once_then_a_rematch_through_the_lobby():
 async def test_a_rematch_of_two_people_ends_when_the_other_goes_home():
     lobby = setup()
     ann, bob = online(lobby, "ann", "bob")
-    got = await asyncio.wait_for(asyncio.gather(lobby.quick_match(ann, HV), lobby.quick_match(bob, HV)), 2)
+    got = await asyncio.wait_for(asyncio.gather(lobby.quick_match(ann, HV), lobby.quick_match(bob, HV)), 30)
     (ha,), (hb,) = got
     await ha.resign()
     await settle()
@@ -120,5 +120,5 @@ async def test_a_rematch_of_two_people_ends_when_the_other_goes_home():
     asking = asyncio.ensure_future(lobby.rematch(ann, [ha]))
     await settle()
     lobby.enter_lobby(bob)
-    assert await asyncio.wait_for(asking, 2) is None
+    assert await asyncio.wait_for(asking, 30) is None
     ha.match.close()

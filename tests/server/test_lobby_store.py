@@ -47,7 +47,7 @@ async def play_out(match, rng, limit=None):
         await match.handle(seat).submit(rng.choice(legal))
         n += 1
     if match.over:
-        await asyncio.wait_for(ended.wait(), 10)
+        await asyncio.wait_for(ended.wait(), 30)
 
 
 async def test_a_rated_match_between_two_keys_moves_both_ratings_and_shows_the_change(tmp_path):
@@ -189,7 +189,7 @@ async def test_four_players_of_high_voltage_are_all_ranked_and_rated(tmp_path):
         done = asyncio.Event()
         m.on_end.append(lambda _m: done.set())
         m.start()
-        await asyncio.wait_for(done.wait(), 20)
+        await asyncio.wait_for(done.wait(), 30)
         m.close()
         r = store.match_record(rec.match_id)
         assert r.finished and sorted(x for x in r.ranks) == sorted(m.state.places)

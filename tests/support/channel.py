@@ -79,7 +79,7 @@ class MemoryChannel(TerminalChannel):
     def text(self) -> str:
         return "\n".join(self.screen.display)
 
-    async def wait_for(self, pattern: str, timeout: float = 10.0) -> re.Match[str]:
+    async def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match[str]:
         """Wait until the screen matches ``pattern`` (a regex); fail with the screen shown."""
         deadline = time.monotonic() + timeout
         while (m := re.search(pattern, self.text())) is None:

@@ -22,7 +22,7 @@ from tui.games.voltage import choices
 KEY_NAMES = {"space": " ", "up": "up", "down": "down"}
 
 
-async def wait_until(predicate, timeout=10.0, what="condition"):
+async def wait_until(predicate, timeout=30.0, what="condition"):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

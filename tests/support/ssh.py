@@ -45,6 +45,21 @@ def lobby_of(srv: VoltageServer) -> Lobby:
     return services.lobby
 
 
+async def stop(srv: VoltageServer) -> None:
+    """Stop ``srv`` as ``voltage serve`` stops, and let its sessions end while the loop runs:
+    no match is left running (a bot match whose human left plays on, bot against bot) and no
+    session's leaving runs during the loop's final cancellation (where it handed a seat to a
+    bot whose move task was never started: "coroutine ... was never awaited")."""
+    srv.close()
+    srv.hang_up()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while srv.sessions.running and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+    srv.sessions.services.close()
+    await srv.wait_closed()
+
+
 @pytest.fixture
 async def start_server():
     """``await start_server(app_factory=..., **config)`` -> a running VoltageServer."""
@@ -60,9 +75,7 @@ async def start_server():
 
     yield start
     for srv in servers:
-        srv.close()
-        await srv.wait_closed()
-        srv.sessions.services.close()  # as voltage serve stops: no match starts a bot's turn while the loop closes
+        await stop(srv)
     executor.shutdown(wait=False, cancel_futures=True)
     await asyncio.sleep(0)
 

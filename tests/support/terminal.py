@@ -131,7 +131,7 @@ class Terminal:
             rows.append("".join(row[x].data if row[x].reverse else " " for x in range(self.width)))
         return "\n".join(rows)
 
-    async def wait_until(self, predicate, what: str, timeout: float = 10.0) -> None:
+    async def wait_until(self, predicate, what: str, timeout: float = 30.0) -> None:
         """Wait until ``predicate()`` holds, checking as the screen changes; fail with the screen shown."""
         deadline = time.monotonic() + timeout
         while not predicate():
@@ -147,7 +147,7 @@ class Terminal:
     def has(self, pattern: str) -> bool:
         return re.search(pattern, self.text()) is not None
 
-    async def wait_for(self, pattern: str, timeout: float = 10.0) -> re.Match:
+    async def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match:
         """Wait until the screen matches ``pattern`` (a regex); fail with the screen shown."""
         deadline = time.monotonic() + timeout
         while True:
@@ -163,7 +163,7 @@ class Terminal:
             except TimeoutError:
                 pass
 
-    async def wait_gone(self, pattern: str, timeout: float = 10.0) -> None:
+    async def wait_gone(self, pattern: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while re.search(pattern, self.text()):
             if time.monotonic() > deadline:

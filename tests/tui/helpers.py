@@ -28,7 +28,7 @@ def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
     return app, backend
 
 
-async def wait_until(pilot: Any, cond: Callable[[], bool], timeout: float = 10.0, what: Any = "") -> None:
+async def wait_until(pilot: Any, cond: Callable[[], bool], timeout: float = 30.0, what: Any = "") -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not cond():

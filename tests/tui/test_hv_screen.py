@@ -271,7 +271,7 @@ async def test_results_rank_everyone_and_rematch_locally():
         assert app.screen.names == ("You", "Fast bot", "Fast bot 2")
         await handles[0].resign()  # you leave, then a bot: one is left, and wins
         await handles[0].match.submit(2, H.Resign(2))
-        await wait_until(pilot, lambda: isinstance(app.screen, HVResultsScreen), timeout=20)
+        await wait_until(pilot, lambda: isinstance(app.screen, HVResultsScreen), timeout=30)
         text = await wait_text(pilot, app, "3rd")
         assert "◀ you" in text and "(left)" in text and "1st  Fast bot " in text
         old = handles[0].match

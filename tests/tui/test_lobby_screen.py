@@ -324,3 +324,31 @@ async def test_the_settings_screen_fits_80x24_with_every_line_whole_and_says_whe
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
         assert "This terminal is 60 columns by 20 rows" in "\n".join(lines_of(app))
+
+
+async def test_the_settings_list_the_browsers_linked_to_the_key(store):
+    app, _ = lobby_app(store)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await enter_lobby(pilot)
+        await open_settings(pilot)
+        await pilot.pause()
+        text = "\n".join(lines_of(app))
+        assert "No browser is linked to your key (ssh HOST link gives a code for the web page)" in text
+        await pilot.press("escape")
+        for label in ("Chrome on Linux", "Firefox on Android"):
+            store.redeem_link_code(store.new_link_code(KA), label)
+        await open_settings(pilot)
+        await pilot.pause()
+        text = "\n".join(lines_of(app))
+        assert "2 browsers linked to your key (ssh HOST unlink forgets them):" in text
+        assert re.search(r"Firefox on Android: linked \d{4}-\d\d-\d\d, last used \d{4}-\d\d-\d\d \d\d:\d\d", text)
+        assert "Chrome on Linux: linked" in text
+
+
+async def test_a_guest_s_settings_list_no_browsers(store):
+    app, _ = lobby_app(store, identity=None, username="zed")
+    async with app.run_test(size=(110, 32)) as pilot:
+        await enter_lobby(pilot)
+        await open_settings(pilot)
+        await pilot.pause()
+        assert "browser" not in "\n".join(lines_of(app)).lower()

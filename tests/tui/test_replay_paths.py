@@ -31,7 +31,7 @@ async def test_ssh_replay_shows_every_hand_and_s_switches_to_a_seat(kept):  # no
         await t.wait_for(r"s\s+Alice's view")
         await t.wait_for(rf"{len(hands[1])} cards")  # Bob's hand: backs and a count now
         t.send("q")
-        await asyncio.wait_for(t.closed.wait(), 10)
+        await asyncio.wait_for(t.closed.wait(), 30)
     finally:
         await t.close()
 

@@ -16,6 +16,9 @@ for a guest, for this session only); the title says which.
 - Name: Enter asks for the new one; it is claimed through the lobby's own rename
   (``backend.claim_name``), so its checks and the key's rename cooldown apply, and
   what it refuses ("a new name is possible in 53 minutes") is shown here, one line.
+- Linked browsers (a key's only): the browsers that play as this key on the web page
+  (``ssh HOST link`` links one, ``unlink`` forgets them all), asked of the backend when the
+  screen opens (``linked_browsers``, awaited: an edge asks its host).
 
 The lobby screen's start (``apply_start_settings``) lives here too: what a session
 starts with is what this screen chose last time.
@@ -72,7 +75,9 @@ class SettingsScreen(SizedScreen):
     SettingsScreen #rename { display: none; width: 70; border: round $accent; }
     SettingsScreen #rename.shown { display: block; }
     SettingsScreen #settings-status { height: auto; min-height: 2; padding: 0 1; }
+    SettingsScreen #settings-browsers { height: auto; padding: 0 1; color: $text-muted; }
     """
+    SHOWN_BROWSERS = 5  # linked browsers listed (the rest counted)
 
     BINDINGS = [
         Binding("escape", "back", "back to the lobby", key_display="Esc"),
@@ -103,6 +108,7 @@ class SettingsScreen(SizedScreen):
             rename.cursor_blink = False
             yield rename
             yield Static("", id="settings-status")
+            yield Static("", id="settings-browsers")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -110,6 +116,21 @@ class SettingsScreen(SizedScreen):
         menu.border_title = "←→ or Enter: change"
         menu.focus()
         self._show_status()
+        if self.keeps and hasattr(self.backend, "linked_browsers"):
+            self.run_worker(self._list_browsers(), exclusive=True, group="browsers")
+
+    async def _list_browsers(self) -> None:
+        backend: Any = self.backend  # (``linked_browsers``: one of the LobbyExtras)
+        browsers = await backend.linked_browsers()
+        command = getattr(backend, "ssh_command", None)
+        link, unlink = ((command("link", tty=False), command("unlink", tty=False)) if command is not None
+                        else ("ssh HOST link", "ssh HOST unlink"))
+        shown = browsers[: self.SHOWN_BROWSERS]
+        lines = [W.browsers_title(len(browsers), link, unlink)]
+        lines += ["  " + W.browser_line(b.label, b.linked, b.last_seen) for b in shown]
+        if len(browsers) > len(shown):
+            lines.append("  " + W.more_browsers(len(browsers) - len(shown)))
+        self.query_one("#settings-browsers", Static).update(Text("\n".join(lines)))
 
     # -- the lines ---------------------------------------------------------------
 
