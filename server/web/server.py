@@ -29,7 +29,7 @@ What a request may do, and how the server stays up under abuse (each with a test
   and by the driver to its own bounds, and coalesced by the driver as SSH's are.
 - **Link codes**: a budget of tries per address (10, then one per 30 s) and overall (200,
   then one a second); a try over budget is refused (429) before any code is looked at.
-- **New sessions** (each starts an app: ~0.1 s of the loop): a budget per address (3, then
+- **New sessions** (each starts an app: ~0.1 s of the loop): a budget per address (2, then
   one per 5 s) and overall (100, then 20 a second); a hello over it waits for its turn, unread,
   up to ``hello_within``, and is then closed with 1013 (the page tries again a little later).
   Refused at once, an address opening sockets in a loop kept the loop busy with handshakes and
@@ -318,7 +318,7 @@ class WebServer:
         self.link_budget = Budget(10, 1 / 30, 200, 1.0)
         # New sessions (an app each, ~0.1 s of the loop to start): per address and overall; a hello
         # over it waits for its turn (see _start_turn).
-        self.start_budget = Budget(3, 1 / 5, 100, 20.0)
+        self.start_budget = Budget(2, 1 / 5, 100, 20.0)
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self._guard: _Guard | None = None
