@@ -96,6 +96,12 @@ def serve(policy: bool = False) -> None:
             if line.strip() == "rss":
                 print(json.dumps({"rss_kb": rss_kb(os.getpid()), "sessions": srv.sessions.running}), flush=True)
                 return
+            if line.strip() == "trim":  # what the C allocator keeps but could give back
+                import ctypes
+
+                ctypes.CDLL("libc.so.6").malloc_trim(0)
+                print(json.dumps({"rss_kb": rss_kb(os.getpid())}), flush=True)
+                return
             gc.collect()
             apps = sum(1 for o in gc.get_objects() if isinstance(o, App))
             sessions = srv.sessions.running
@@ -141,6 +147,12 @@ class Server:
         self.proc.stdin.write("rss\n")
         self.proc.stdin.flush()
         return json.loads(self.proc.stdout.readline())["sessions"]
+
+    def trimmed_rss_kb(self) -> int:
+        """RSS once the C allocator has given back what it could (``malloc_trim``)."""
+        self.proc.stdin.write("trim\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["rss_kb"]
 
     def __exit__(self, *exc) -> None:
         self.proc.kill()
@@ -363,7 +375,9 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
             await asyncio.sleep(0.1)
 
     task = asyncio.get_running_loop().create_task(resize_forever())
+    started: list[float] = []  # when each login began (s after they stopped reading)
     while not task.done():
+        started.append(time.monotonic() - t0)
         logins.append(await login_time(srv.port))
         await asyncio.sleep(2.0)
     await task
@@ -378,12 +392,15 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
         await asyncio.sleep(0.1)
     await asyncio.sleep(5.0)  # the collector's tick, the apps' last timers
     after = srv.rss_kb()
+    trimmed = srv.trimmed_rss_kb()
     when = (f"{len(closed)} of {n} closed, the first after {closed[0]:.0f} s, the last after {closed[-1]:.0f} s"
             if closed else f"none of {n} closed in {seconds:.0f} s")
     print(f"  readers: {n} sessions at 400x200 stop reading and resize every 0.1 s: RSS {rss0 / 1024:.0f} MB "
           f"before, peak {peak / 1024:.0f} MB, {during / 1024:.0f} MB at {seconds:.0f} s, {after / 1024:.0f} MB once "
-          f"gone ({(after - rss0) / 1024:+.0f} MB); {when}; a normal login meanwhile took max "
-          f"{max(logins):.2f} s, median {statistics.median(logins):.2f} s ({len(logins)} logins)", flush=True)
+          f"gone ({(after - rss0) / 1024:+.0f} MB; {(trimmed - rss0) / 1024:+.0f} MB after malloc_trim); {when}; "
+          f"a normal login meanwhile took max "
+          f"{max(logins):.2f} s (begun at {started[logins.index(max(logins))]:.0f} s), median "
+          f"{statistics.median(logins):.2f} s ({len(logins)} logins)", flush=True)
     figure("readers", {"rss_before_mb": rss0 / 1024, "rss_peak_mb": peak / 1024, "rss_after_mb": after / 1024,
                        "closed": len(closed), "of": n, "first_closed_s": closed[0] if closed else None,
                        "last_closed_s": closed[-1] if closed else None, "login_max_s": max(logins),
@@ -432,10 +449,15 @@ async def packets(srv: Server, count: int, window: float) -> None:
     child.stdin.write(b"go\n")
     await child.stdin.drain()
     lat = await probe_latencies(p, t0 + window)
-    out = json.loads(await asyncio.wait_for(child.stdout.readline(), 90))
+    try:  # (it writes, then waits up to 60 s to be closed)
+        out = json.loads(await asyncio.wait_for(child.stdout.readline(), 240))
+    except TimeoutError:
+        out = {"sent": count, "wrote_s": None, "closed_s": None}
+        child.kill()
     await child.wait()
     closed = f"the flooder was closed after {out['closed_s']:.1f} s" if out["closed_s"] else "never closed"
-    print(f"  packets: {out['sent']:,} one-byte packets (written in {out['wrote_s']:.1f} s): {fmt(lat)}; "
+    wrote = f"{out['wrote_s']:.1f} s" if out["wrote_s"] is not None else "over 4 minutes"
+    print(f"  packets: {out['sent']:,} one-byte packets (written in {wrote}): {fmt(lat)}; "
           f"before the flood {fmt(base)}; {closed}", flush=True)
     figure("packets", {"max_ms": max(lat) * 1000, "p95_ms": statistics.quantiles(lat, n=20)[-1] * 1000,
                        "base_max_ms": max(base) * 1000, "closed_s": out["closed_s"], "sent": out["sent"]})
