@@ -233,19 +233,25 @@ class EdgeCalls:
     async def close(self) -> None:
         self._closing = True
         for task in (self._reader, self._sender):
-            # (a cancel that lands in a blocking read may be swallowed by the client: again
-            # until it ends; the reader also stops after its current read, a second at most)
-            while task is not None and not task.done():
-                task.cancel()
-                await asyncio.wait({task}, timeout=0.5)
-            if task is not None and not task.cancelled():
-                task.exception()  # (said: it ended; nothing to report now)
+            if task is not None:
+                await stop_task(task)  # (the reader also stops after its current read)
         for future in list(self._waiting.values()):
             future.cancel()
         for _, sent in self._outgoing:
             sent.cancel()
         await self._write.aclose()
         await self._read.aclose()
+
+
+async def stop_task(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` and wait until it has ended.  A cancel that lands in a blocking read
+    may be swallowed by the Redis client (the read goes on, its loop with it): so it is
+    cancelled again every half second until it ends, a read's block (a second) at most."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.5)
+    if not task.cancelled():
+        task.exception()  # (said: it ended; nothing to report now)
 
 
 class HostCalls:

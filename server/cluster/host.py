@@ -51,7 +51,7 @@ from server.backend import SSHBackend
 from server.bus import Bus, FullRequest, Intent, SeatMessage
 from server.bus import Update as BusUpdate
 from server.bus.frames import RequestFrame
-from server.bus.rpc import HostCalls, PresenceBeat
+from server.bus.rpc import HostCalls, PresenceBeat, stop_task
 from server.lobby.core import Lobby
 from server.lobby.models import Challenge
 from server.wire import messages as M
@@ -219,11 +219,8 @@ class HostService:
     async def close(self) -> None:
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+        for task in self._tasks:  # (the requests' reader may be in a blocking read: see stop_task)
+            await stop_task(task)
         for p in self.publishers.values():
             p.close()
 
