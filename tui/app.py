@@ -197,6 +197,13 @@ class VoltageApp(App[None]):
         title = self.TITLE_YOUR_TURN if your_turn else self.TITLE
         driver.write(("\a" if your_turn else "") + f"\x1b]2;{title}\a")
 
+    def chat_alert(self) -> None:
+        """A chat line named this player (``@name``): the bell, when the "your turn" alert is on."""
+        driver = self._driver
+        if not self.turn_alerts or driver is None or self.is_headless:
+            return
+        driver.write("\a")
+
     # -- colours ---------------------------------------------------------------
 
     @property

@@ -253,6 +253,18 @@ REFUSALS: dict[str, Words] = {
     "unknown_game": lambda p: _("match %(match)s is a game this server cannot replay (%(game)s)") % dict(p),
     "hands_hidden": lambda p: _("match %(match)s is not finished; its hands are hidden") % {"match": p["match"]},
     "settings_for_keys": lambda p: _("settings are kept for known keys only"),
+    # chat
+    "chat_too_fast": lambda p: ngettext(
+        "you are writing too fast: wait %(wait)d second", "you are writing too fast: wait %(wait)d seconds",
+        int(p["wait"])) % {"wait": p["wait"]},
+    "chat_repeated": lambda p: _("you just said that"),
+    "chat_guest": lambda p: _("guests may use the quick phrases only: log in with an SSH key to write"),
+    "chat_empty": lambda p: _("nothing to send"),
+    "chat_not_here": lambda p: _("you cannot write here"),
+    "chat_no_phrase": lambda p: _("no such quick phrase"),
+    "chat_not_kept": lambda p: _("the server could not keep that line: it was not sent"),
+    "chat_mute_self": lambda p: _("you cannot mute yourself"),
+    "no_such_player": lambda p: _("nobody is called %(name)s") % {"name": p["name"]},
 }
 
 def _number(n: int) -> str:

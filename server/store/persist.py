@@ -88,6 +88,14 @@ class Recording:
             self._id = self._id.result()
         return cast(int, self._id)
 
+    @property
+    def known_id(self) -> int | None:
+        """The match's id if its row is made (None: still queued, or failed): never waits."""
+        f = self._id
+        if not isinstance(f, Future):
+            return f
+        return f.result() if f.done() and f.exception() is None else None
+
     def _current_id(self) -> int:
         """The id, read on the writer thread (the creation ran before, in queue order)."""
         return self._id.result() if isinstance(self._id, Future) else self._id

@@ -318,7 +318,7 @@ def test_a_version_3_store_moves_to_4_and_its_running_match_comes_back_without_a
     c.commit()
     c.close()
     with Store.open(tmp_path) as store:
-        assert store.schema_version == S.SCHEMA_VERSION == 4
+        assert store.schema_version == S.SCHEMA_VERSION >= 4
         rec = store.match_record(1)
         assert rec.time_control is None and rec.used_ms == (None,)
         m = restore_voltage(rec)

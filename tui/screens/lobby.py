@@ -37,10 +37,12 @@ from textual.widgets import Input, Static
 
 from tui import lobby_events as E
 from tui import words as W
+from tui.chat import words as CW
+from tui.chat.panel import ChatPanel, phrase_bindings
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
 from tui.games.registry import words
-from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
+from tui.ports import ChatRoom, Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
 from tui.screens.lobby_modes import (
     WAITING,
@@ -213,6 +215,7 @@ class LobbyScreen(SizedScreen):
         border: round $accent;
     }
     LobbyScreen #status { height: auto; min-height: 2; padding: 0 1; }
+    LobbyScreen #side.-chat Menu { display: none; }
     """
 
     BINDINGS = [
@@ -224,6 +227,9 @@ class LobbyScreen(SizedScreen):
         Binding("l", "leaderboard", "Leaderboard", show=False),
         # s: start your room now where its game can (the status says so), else the settings
         Binding("s", "start_or_settings", "Start now with bots / Settings", show=False),
+        # c: the chat, in place of the lists at the right (o, w, h bring them back)
+        Binding("c", "chat", "Chat", show=False),
+        *phrase_bindings(),
     ]
 
     def __init__(self, backend: LobbyBackend) -> None:
@@ -233,6 +239,8 @@ class LobbyScreen(SizedScreen):
         self._mode: Mode = Browsing()
         self._ticker: Timer | None = None
         self.parts: dict[str, LobbyPart] = self._make_parts()  # each game's part, in the lobby's order
+        make_chat = getattr(backend, "lobby_chat", None)
+        self.chat_room: ChatRoom | None = make_chat() if make_chat is not None else None
 
     @property
     def mode(self) -> Mode:
@@ -302,6 +310,8 @@ class LobbyScreen(SizedScreen):
                 yield Menu(id="players")
                 yield Menu(id="matches")
                 yield Menu(id="history")
+                if self.chat_room is not None:
+                    yield ChatPanel(self.chat_room, on_unread=self._chat_unread)
         # Composed once and shown when a code is asked for: a widget mounted then would
         # miss the letters typed in the same burst as the key that asked (they arrive
         # before its mount is done); a hidden one takes the focus at once.
@@ -441,6 +451,8 @@ class LobbyScreen(SizedScreen):
         await self._start_settings()
         self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
         self.query_one("#players", Menu).border_title = "Online"
+        if self.chat_room is not None:
+            self._chat_unread(0)
         self._refresh_lists()
         self.query_one("#matches", Menu).empty_text = "no match running"
         history = self.query_one("#history", Menu)
@@ -758,6 +770,7 @@ class LobbyScreen(SizedScreen):
     def action_focus_history(self) -> None:
         if isinstance(self.focused, Input):
             return
+        self._lists()
         self.query_one("#history", Menu).focus()
 
     def action_leaderboard(self) -> None:
@@ -912,12 +925,40 @@ class LobbyScreen(SizedScreen):
     def action_focus_players(self) -> None:
         if isinstance(self.focused, Input):
             return
+        self._lists()
         self.query_one("#players", Menu).focus()
 
     def action_focus_matches(self) -> None:
         if isinstance(self.focused, Input):
             return
+        self._lists()
         self.query_one("#matches", Menu).focus()
+
+    # -- chat ------------------------------------------------------------------
+
+    def action_chat(self) -> None:
+        """The chat in place of the lists (the Play menu stays), its input focused."""
+        if self.chat_room is None or isinstance(self.focused, Input):
+            return
+        self.query_one("#side").add_class("-chat")
+        self.query_one(ChatPanel).open()
+
+    async def action_chat_phrase(self, phrase: str) -> None:
+        if self.chat_room is not None and self.backend.named:
+            await self.query_one(ChatPanel).send(phrase=phrase)
+
+    @on(ChatPanel.Left)
+    def _chat_left(self) -> None:
+        self.query_one("#choices", Menu).focus()
+
+    def _lists(self) -> None:
+        """The lists back at the right, in place of the chat."""
+        if self.chat_room is not None:
+            self.query_one(ChatPanel).close()
+            self.query_one("#side").remove_class("-chat")
+
+    def _chat_unread(self, n: int) -> None:
+        self.query_one("#players", Menu).border_subtitle = CW.unread(n) + " (c)" if n else "c: chat"
 
     def _go_home(self) -> None:
         """Back to this lobby, closing every screen above it (the app's ``go_home``)."""
