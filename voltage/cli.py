@@ -228,6 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("match_id", metavar="MATCH_ID", help="the match's number (from the lobby or `ssh HOST export`)")
     r.add_argument("--data-dir", default=None, help="the server's data directory (default: the user data dir)")
     r.set_defaults(func=_replay)
+
+    from server.chat.admin import add_parser as add_admin
+
+    add_admin(sub)
     return p
 
 

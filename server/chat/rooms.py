@@ -162,13 +162,14 @@ class Chat:
         elif room not in ((PLAYERS, SPECTATORS) if seat is not None else (SPECTATORS,)):
             raise Refused("chat_not_here")
         self.limit.check(identity, phrase or text)
+        lines = self._lobby_kept() if host is None else self.room(host).lines  # (read back before a new one is kept)
         shadow = self.silences.until(identity, name) is not None
         step = len(host.actions) if host is not None else 0
         line = ChatLine(room, name, who_of(identity), text, phrase, self.clock(), step)
         line = replace(line, id=await self._store(line, identity, host, shadow))
         kept = Kept(line, identity, shadow)
+        lines.append(kept)
         if host is None:
-            self._lobby_kept().append(kept)
             if not shadow:
                 for listener in list(self._listeners):
                     try:
@@ -176,7 +177,6 @@ class Chat:
                     except Exception:
                         log.exception("a chat listener failed")
         else:
-            self.room(host).lines.append(kept)
             if not shadow:
                 seats: list[int | None] | None = None  # once over: everyone there
                 if not host.over:
