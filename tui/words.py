@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tui.i18n import N_, _, ngettext
-from tui.ports import HistoryItem, Note, RatingChange
+from tui.ports import ChatLine, HistoryItem, Note, RatingChange
 
 Words = Callable[[Mapping[str, Any]], str]
 
@@ -145,9 +145,14 @@ def notice(notes: Sequence[Note]) -> str:
 
 
 def entry(e: Any, names: Sequence[str]) -> str:
-    """A log entry that is not the game's own event: a note (else its kind, as a last resort)."""
+    """A log entry that is not the game's own event: a note, a chat line (a replay shows
+    them at their moment; else its kind, as a last resort)."""
     if isinstance(e, Note):
         return note(e)
+    if isinstance(e, ChatLine):
+        from tui.chat.words import said
+
+        return said(e)
     return str(getattr(e, "kind", e))
 
 

@@ -303,6 +303,11 @@ def export(store: Store, match_id: int, *, identities: bool = False) -> dict[str
     names = tuple(s.name for s in record.seats)
     with language(ENGLISH):
         data["result_words"] = result_words(record.reason or "", names, record.winners)
+        from tui.chat.words import phrase
+
+        for said in data.get("chat", ()):
+            if "phrase" in said:  # a quick phrase: its words too, in English
+                said["words"] = phrase(said["phrase"])
         try:
             replay = Replay(record)
         except ValueError:  # a game this version cannot replay: its actions only

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 
 import asyncssh
 
@@ -23,14 +24,24 @@ async def say(term, text: str) -> None:
     term.press("enter")
 
 
+def bell(output: bytes) -> bool:
+    """A BEL of its own in ``output`` (not the one that ends a window-title sequence)."""
+    return b"\x07" in re.sub(rb"\x1b\][^\x07\x1b]*(\x07|\x1b\\)", b"", bytes(output))
+
+
 async def test_two_clients_in_the_lobby_see_each_others_lines(game_server):
     async with alice_and_bob(game_server) as (alice, bob):
         await chat_open(alice)
         await chat_open(bob)
+        quiet = len(bob.raw)
         await say(alice, "hello bob")
         await bob.wait_for(r"alice: hello bob")
+        rings = len(alice.raw)
         await say(bob, "hi @alice")
         await alice.wait_for(r"bob: hi @alice")
+        # A line naming @alice rings her bell (the "your turn" alert is on by default); no other does.
+        await wait_until(lambda: bell(alice.raw[rings:]), what="alice's bell")
+        assert not bell(bob.raw[quiet:])
         # Esc leaves the input: the Play menu has the keys again, the chat stays.
         bob.press("escape")
         await wait_until(lambda: getattr(game_server.apps["bob"].focused, "id", None) == "choices",
@@ -55,8 +66,9 @@ async def test_a_hostile_line_reaches_the_other_terminal_as_inert_text(game_serv
         assert b"\x1b[2J" not in sent  # the screen is not cleared...
         assert bob.has("Play") and bob.has("Voltage: lobby")  # ...and still shows the lobby
         assert "\u009b".encode() not in sent and "\u202e".encode() not in sent and b"\x07" not in sent
-        column = bob.text().index("─chat") - bob.text().rindex("\n", 0, bob.text().index("─chat")) - 1
-        shown = "".join(line[column:].rstrip() for line in bob.screen.display)  # the chat's column, joined
+        top = next(line for line in bob.screen.display if " chat " in line)
+        column = top.index("╭", 1) + 1  # (the chat's box, right of the Play menu's)
+        shown = "".join(line[column:].rstrip(" │") for line in bob.screen.display)  # the chat's column, joined
         assert "[bold]loud[/bold]" in shown and "[@click=app.quit]quit[/]" in shown  # markup shown as typed
         assert game_server.apps["bob"].is_running
         assert "x" * 100 in shown and "x" * 201 not in shown  # the paste is cut at 200 characters

@@ -77,3 +77,10 @@ def title(free_text: bool) -> str:
 
 def unread(n: int) -> str:
     return _("chat: %(n)d new") % {"n": n}
+
+
+def said(line: ChatLine) -> str:
+    """A chat line as a log line (a replay's): who said what, and in which room."""
+    if line.room == "spectators":
+        return _("%(name)s to the spectators: %(text)s") % {"name": line.author, "text": text(line)}
+    return _("%(name)s says: %(text)s") % {"name": line.author, "text": text(line)}

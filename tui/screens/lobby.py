@@ -216,6 +216,8 @@ class LobbyScreen(SizedScreen):
     }
     LobbyScreen #status { height: auto; min-height: 2; padding: 0 1; }
     LobbyScreen #side.-chat Menu { display: none; }
+    LobbyScreen #chat { border: round $panel-lighten-2; border-title-align: left; }
+    LobbyScreen #chat:focus-within { border: round $accent; }
     """
 
     BINDINGS = [
@@ -674,7 +676,10 @@ class LobbyScreen(SizedScreen):
             out.append(status + "\n")
         if error:
             out.append(error + "\n", style="bold red")
-        fits = [k for k in (self.KEYS_HELP, self.KEYS_HELP_MID) if len(k) <= self.app.size.width - 2]
+        helps = (self.KEYS_HELP, self.KEYS_HELP_MID)
+        if self.chat_room is not None:  # (c: also in Online's bottom line, where a narrow screen has room)
+            helps = tuple(k.replace("  w watch", "  c chat  w watch") for k in helps) + helps
+        fits = [k for k in helps if len(k) <= self.app.size.width - 2]
         keys = fits[0] if fits else self.KEYS_HELP_SHORT
         out.append(keys if self.backend.named else self.NAME_HELP, style="dim")
         self.query_one("#status", Static).update(out)
