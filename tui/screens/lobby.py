@@ -676,7 +676,7 @@ class LobbyScreen(SizedScreen):
             out.append(status + "\n")
         if error:
             out.append(error + "\n", style="bold red")
-        helps = (self.KEYS_HELP, self.KEYS_HELP_MID)
+        helps: tuple[str, ...] = (self.KEYS_HELP, self.KEYS_HELP_MID)
         if self.chat_room is not None:  # (c: also in Online's bottom line, where a narrow screen has room)
             helps = tuple(k.replace("  w watch", "  c chat  w watch") for k in helps) + helps
         fits = [k for k in helps if len(k) <= self.app.size.width - 2]
