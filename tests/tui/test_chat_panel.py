@@ -57,8 +57,14 @@ async def test_typing_in_the_chat_never_plays_and_esc_gives_the_keys_back(game):
         await pilot.press("tab")  # open, the game's keys active: the log comes back
         await pilot.pause()
         assert not panel.is_open and app.screen.chat.log.display
+        # A line while the chat is closed: the log's title counts it.
+        await lobby.chat.say(identity="SHA256:zed", name="zed", guest=False, text="psst", room="players", host=match,
+                             seat=1 - (h.seat or 0))
+        await pilot.pause()
+        assert "chat: 1 new (tab)" in str(app.screen.chat.log.border_title)
         await pilot.press("tab")  # the chat again, typing
         assert panel.is_open and panel.typing and not app.screen.chat.log.display
+        assert "chat" not in str(app.screen.chat.log.border_title or "")
         await pilot.press("tab")  # ... and Tab leaves the input as Esc does
         assert panel.is_open and not panel.typing
     lobby_close = getattr(match, "close", None)

@@ -295,6 +295,7 @@ class MatchChat:
         self.room: ChatRoom | None = make(handles) if make is not None and len(handles) == 1 else None
         self.panel: ChatPanel | None = None
         self.log: Any = None
+        self._title: Any = None
         self._over = False
 
     def compose(self) -> ComposeResult:
@@ -304,10 +305,11 @@ class MatchChat:
 
     def mount(self, log: Any) -> None:
         self.log = log
+        self._title = log.border_title  # (the log's own title comes back once the lines are read)
 
     def _unread(self, n: int) -> None:
         if self.log is not None:
-            self.log.border_title = CW.unread(n) + " (tab)" if n else None
+            self.log.border_title = " · ".join(t for t in (self._title, CW.unread(n, "tab")) if t) if n else self._title
 
     def toggle(self) -> None:
         panel = self.panel

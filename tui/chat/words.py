@@ -3,7 +3,7 @@ reader's own wording of a phrase's id, and what the panel says."""
 
 from __future__ import annotations
 
-from tui.i18n import N_, _
+from tui.i18n import N_, _, ngettext
 from tui.ports import ChatLine
 
 #: A quick phrase's words by its id (:data:`server.chat.text.PHRASES`, in that order).
@@ -75,8 +75,11 @@ def title(free_text: bool) -> str:
     return _("chat") if free_text else _("chat (quick phrases)")
 
 
-def unread(n: int) -> str:
-    return _("chat: %(n)d new") % {"n": n}
+def unread(n: int, key: str) -> str:
+    """The chat's key, and how many lines came while it was closed."""
+    if not n:
+        return _("%(key)s: chat") % {"key": key}
+    return ngettext("chat: %(n)d new (%(key)s)", "chat: %(n)d new (%(key)s)", n) % {"n": n, "key": key}
 
 
 def said(line: ChatLine) -> str:

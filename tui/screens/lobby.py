@@ -963,7 +963,7 @@ class LobbyScreen(SizedScreen):
             self.query_one("#side").remove_class("-chat")
 
     def _chat_unread(self, n: int) -> None:
-        self.query_one("#players", Menu).border_subtitle = CW.unread(n) + " (c)" if n else "c: chat"
+        self.query_one("#players", Menu).border_subtitle = CW.unread(n, "c")
 
     def _go_home(self) -> None:
         """Back to this lobby, closing every screen above it (the app's ``go_home``)."""
