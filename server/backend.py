@@ -65,6 +65,7 @@ class SSHBackend:
         # taking another is a rename of the key.
         self.stored_name = lobby.stored_name(player)
         self.room: Room | None = None
+        self._chat_held: list[Callable[[], None]] = []  # the chat panels' subscriptions, ended with the session
 
     # -- what the app needs ----------------------------------------------------
 
@@ -289,26 +290,29 @@ class SSHBackend:
 
     def close(self) -> None:
         self._close_room()
+        for unlisten in list(self._chat_held):
+            unlisten()
+        self._chat_held.clear()
 
     # -- chat (server.chat; the screens' door: tui.chat.door) -------------------
 
     def lobby_chat(self) -> Any:
         """The lobby's talk, as the lobby screen's panel sees it."""
         from server.host.common import in_context
-        from tui.chat.door import ChatDoor
+        from tui.chat.door import ChatDoor, kept
 
         return ChatDoor(self, None, ("lobby",), free_text=not self.guest,
-                        listen=lambda callback: self.lobby.chat.listen(in_context(callback)))
+                        listen=kept(lambda callback: self.lobby.chat.listen(in_context(callback)), self._chat_held))
 
     def match_chat(self, handles: Sequence[SeatHandle]) -> Any:
         """A match's talk for the seat of ``handles`` (None: no match of this lobby's)."""
-        from tui.chat.door import ChatDoor, match_rooms, seat_lines
+        from tui.chat.door import ChatDoor, kept, match_rooms, seat_lines
 
         if not handles or getattr(handles[0], "match", None) is None:
             return None
         handle = handles[0]
         return ChatDoor(self, handle, match_rooms(handle.seat), free_text=not self.guest,
-                        listen=seat_lines(handle.subscribe_messages))
+                        listen=kept(seat_lines(handle.subscribe_messages), self._chat_held))
 
     def _chat_place(self, where: Any) -> tuple[Any, int | None]:
         """The match host and seat a chat call names (None, None: the lobby)."""

@@ -387,6 +387,7 @@ class RemoteBackend:
         self._handles: list[RemoteSeatHandle] = []
         self._listener: Callable[[E.LobbyEvent], None] | None = None
         self._challenges: dict[str, RemoteChallenge] = {}
+        self._chat_held: list[Callable[[], None]] = []  # the chat panels' subscriptions, ended with the session
         self.closed = False
 
     def next_seq(self) -> int:
@@ -702,18 +703,19 @@ class RemoteBackend:
 
     # -- chat (the host's server.chat; the screens' door: tui.chat.door) -------------
     def lobby_chat(self) -> Any:
-        from tui.chat.door import ChatDoor
+        from tui.chat.door import ChatDoor, kept
 
-        return ChatDoor(self, None, ("lobby",), free_text=not self.guest, listen=self.client.listen_chat)
+        return ChatDoor(self, None, ("lobby",), free_text=not self.guest,
+                        listen=kept(self.client.listen_chat, self._chat_held))
 
     def match_chat(self, handles: Sequence[Any]) -> Any:
-        from tui.chat.door import ChatDoor, match_rooms, seat_lines
+        from tui.chat.door import ChatDoor, kept, match_rooms, seat_lines
 
         if not handles or not isinstance(handles[0], RemoteSeatHandle):
             return None
         handle = handles[0]
         return ChatDoor(self, handle, match_rooms(handle.seat), free_text=not self.guest,
-                        listen=seat_lines(handle.subscribe_messages))
+                        listen=kept(seat_lines(handle.subscribe_messages), self._chat_held))
 
     async def chat_lines(self, where: Any = None) -> list[Any]:
         return list(await self._call("chat_lines", where=where))
@@ -746,6 +748,9 @@ class RemoteBackend:
         if self.closed:
             return
         self.closed = True
+        for unlisten in list(self._chat_held):
+            unlisten()
+        self._chat_held.clear()
         for h in self._handles:
             asyncio.get_running_loop().create_task(h.close())
         self.client.forget(self)

@@ -59,6 +59,26 @@ class ChatDoor:
         return result
 
 
+def kept(listen: Callable[[ChatCallback], Unsubscribe], held: list[Unsubscribe]) -> Callable[[ChatCallback],
+                                                                                         Unsubscribe]:
+    """``listen``, each subscription also kept in ``held`` until it ends: a backend ends
+    what is left when its session ends (a screen's context must not outlive its session
+    in a listener list that outlives it: the lobby's)."""
+
+    def listening(callback: ChatCallback) -> Unsubscribe:
+        stop = listen(callback)
+        held.append(stop)
+
+        def unlisten() -> None:
+            stop()
+            if stop in held:
+                held.remove(stop)
+
+        return unlisten
+
+    return listening
+
+
 def seat_lines(subscribe_messages: Callable[[Callable[[Any], None]], Unsubscribe]) -> Callable[[ChatCallback],
                                                                                                  Unsubscribe]:
     """``listen`` for a match: the chat lines among a seat's messages."""

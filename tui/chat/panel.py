@@ -26,7 +26,6 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -151,9 +150,13 @@ class ChatPanel(Vertical):
 
     # -- the lines --------------------------------------------------------------
 
-    @work(group="chat-load", exclusive=True)
-    async def reload(self) -> None:
-        """Read the room's lines afresh (at start; a finished match shows both rooms)."""
+    def reload(self) -> None:
+        """Read the room's lines afresh (at start; a finished match shows both rooms), in
+        the panel's own queue (no worker: a worker's task and its context hold each other,
+        and a server frees an ended session's app by reference counting alone)."""
+        self.call_later(self._reload)
+
+    async def _reload(self) -> None:
         try:
             self.muted = await self.room.mutes()
         except Refused:
