@@ -16,7 +16,7 @@ from tests.support.ssh import lobby_of
 
 async def chat_open(term) -> None:
     term.press("c")
-    await term.wait_for("to lobby")
+    await term.wait_for("to the lobby")
 
 
 async def say(term, text: str) -> None:
@@ -86,8 +86,8 @@ async def test_match_rooms_during_and_after(game_server):
         await carol.wait_for("Watching")
         for t in (alice, bob, carol):
             t.press("tab")
-        await alice.wait_for("to players")
-        await carol.wait_for("to spectators")
+        await alice.wait_for("to the players")
+        await carol.wait_for("to the spectators")
         # Typing in the input never plays: the digits and letters are text.
         before = len(hosted.match.actions)
         await say(alice, "12ogbpd")
@@ -97,7 +97,7 @@ async def test_match_rooms_during_and_after(game_server):
         await carol.wait_for("carol: play low")
         # A player writes to the spectators (ctrl+t).
         bob.press("\x14")
-        await bob.wait_for("to spectators")
+        await bob.wait_for("to the spectators")
         await say(bob, "thx all")
         await carol.wait_for("bob: thx all")
         await asyncio.sleep(0.3)  # deliberately: the spectators' lines must not reach the players

@@ -19,6 +19,8 @@ PHRASES: tuple[str, ...] = tuple(PHRASE_WORDS)
 PHRASE_KEYS: tuple[str, ...] = ("f2", "f3", "f4", "f5", "f6")
 
 ROOM_WORDS = {"players": N_("players"), "spectators": N_("spectators"), "lobby": N_("lobby")}
+#: Where a line goes, whole (a language may join its words otherwise: "als jugadors").
+TO_ROOM = {"players": N_("to the players"), "spectators": N_("to the spectators"), "lobby": N_("to the lobby")}
 
 
 def phrase(pid: str) -> str:
@@ -43,13 +45,18 @@ def phrases_hint(wide: bool = False) -> str:
     return "  ".join(f"{k.upper()} {phrase(p)}" for k, p in zip(PHRASE_KEYS, PHRASES, strict=True))
 
 
+def to_room(name: str) -> str:
+    words = TO_ROOM.get(name)
+    return _(words) if words is not None else name
+
+
 def placeholder(target: str, free_text: bool, other: str | None) -> str:
     """The input's hint: where a line goes, how to change that, how to leave."""
     if not free_text:
         return _("quick phrases only (guest): F2-F6; Esc: back")
-    where = _("to %(room)s") % {"room": room(target)}
+    where = to_room(target)
     if other is not None:
-        where += "  " + _("^t: to %(room)s") % {"room": room(other)}
+        where += "  " + _("^t: %(where)s") % {"where": to_room(other)}
     return where + "  " + _("Esc: back")
 
 
