@@ -91,7 +91,7 @@ class Child:
     def ready(self, timeout: float = 60) -> str:
         self.first.wait(timeout)
         if not self.lines:
-            raise SystemExit(f"{self.proc.args} did not start")
+            raise SystemExit(f"{self.proc.args!r} did not start")
         return self.lines[0]
 
     def stop(self) -> None:
@@ -169,7 +169,7 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
             try:
                 await p.connect(port)
                 await p.wait_for("Your name", timeout=60)
-                p.chan.write(b"\r")
+                p.channel.write(b"\r")
                 await p.wait_for(f"you: {p.name}", timeout=60)
             except Exception:
                 failed += 1
@@ -182,7 +182,7 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         connect_s = time.monotonic() - t0
         live = [p for p in players if not p.closed and p.chan is not None]
         for p in live:
-            p.chan.write(b"\r")
+            p.channel.write(b"\r")
             await asyncio.sleep(0.01)
         got = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in live), return_exceptions=True)
         left_out = [p for p, g in zip(live, got, strict=True) if isinstance(g, BaseException)]
@@ -192,7 +192,7 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
             print(f"  {len(left_out)} not in a match at first; {left_out[0].name}'s screen:\n{left_out[0].text()}",
                   file=sys.stderr)
             for p in left_out:
-                p.chan.write(b"\r")
+                p.channel.write(b"\r")
             again = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=60) for p in left_out),
                                          return_exceptions=True)
             left_out = [p for p, g in zip(left_out, again, strict=True) if isinstance(g, BaseException)]

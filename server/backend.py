@@ -22,17 +22,19 @@ from typing import Any
 from engine import clock
 from server import games
 from server import ratings as R
-from server.lobby.core import GAME_TITLES, GAMES, Lobby, Player, Room, Snapshot, bot_strengths
+from server.games import IDS, TITLES
+from server.lobby.core import Lobby
+from server.lobby.models import Player, Room, Snapshot, bot_strengths
 from server.store import persist
 from tui import lobby_events as E
-from tui.ports import Handles, HistoryItem, LeaderEntry, RatingChange, Refused, refusing
+from tui.ports import BotRecord, Handles, HistoryItem, LeaderEntry, LinkedBrowser, RatingChange, Refused, refusing
 from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
 
 log = logging.getLogger(__name__)
 
-FIRST_GAME = GAMES[0]  # what a request naming no game means (the lobby's first: Voltage)
+FIRST_GAME = IDS[0]  # what a request naming no game means (the lobby's first: Voltage)
 
 
 def lobby_event(event: str, value: Any) -> E.LobbyEvent:
@@ -194,6 +196,10 @@ class SSHBackend:
         with refusing():
             return self.lobby.claim_name(self.player, name)
 
+    async def rename_wait(self) -> float:
+        """Seconds until this key may take another name (0: now)."""
+        return self.lobby.rename_wait(self.player)
+
     async def resumable(self) -> bool:
         return self.lobby.resumable(self.player) is not None
 
@@ -202,8 +208,8 @@ class SSHBackend:
 
     # -- the lobby's choices -------------------------------------------------
 
-    games = GAMES
-    game_titles = GAME_TITLES
+    games = IDS
+    game_titles = TITLES
 
     @property
     def bot_offer_after(self) -> float:
@@ -387,6 +393,12 @@ class SSHBackend:
         """The key fingerprint (None for a guest: guests are not stored)."""
         return self.player.identity
 
+    async def linked_browsers(self) -> list[LinkedBrowser]:
+        """The browsers linked to this player's key (``ssh HOST link``), the one used last first."""
+        if not self.identity or self.store is None:
+            return []
+        return [LinkedBrowser(b.label, b.created, b.last_seen) for b in self.store.browsers(self.identity)]
+
     async def rating_change(self, handles: Sequence[SeatHandle]) -> tuple[RatingChange, ...] | None:
         """The results screen's line, as data: each rated seat's new rating and its change."""
         h = self.lobby.hosted_of(list(handles))  # type: ignore[arg-type]  # (as in rematch)
@@ -425,6 +437,16 @@ class SSHBackend:
             return [persist.history_item(r, self.identity) for r in self.store.player_history(self.identity, limit)]
         except Exception:
             log.exception("could not read the match history")
+            return []
+
+    async def bot_record(self) -> list[BotRecord]:
+        """This player's record against each bot level (matches with a bot are not rated)."""
+        if self.store is None or not self.identity:
+            return []
+        try:
+            return persist.bot_records(self.store, self.identity)
+        except Exception:
+            log.exception("could not read the record against bots")
             return []
 
     def open_replay(self, match_id: int) -> Any:

@@ -5,12 +5,17 @@ connections and sessions, which it hands to the session layer as its own small s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server.session.admission import AdmissionLimits
 from server.session.driver import InputLimits, OutputLimits
-from server.session.sessions import SessionLimits
+from server.session.sessions import SessionLimits, Sessions
+
+if TYPE_CHECKING:
+    from server.web.server import WebServer
 
 
 @dataclass
@@ -42,6 +47,11 @@ class ServerConfig:
     # MaxStartups-style budgets of unauthenticated connections: (start, rate %, full)
     max_startups: tuple[int, int, int] = (10, 30, 100)
     max_startups_per_address: tuple[int, int, int] = (3, 30, 10)
+    # the web transport (server.web): off unless a port is given
+    web_port: int | None = None
+    web_host: str = ""
+    web_url: str = ""  # how players reach the page, when not http://HOST:PORT/ (behind a TLS proxy)
+    web_max_message: int = 64 * 1024
     # each session (server.session.sessions)
     name_idle: float = 300.0  # still on the name screen by then: the session ends
     input_limits: InputLimits = field(default_factory=InputLimits)
@@ -53,3 +63,19 @@ class ServerConfig:
 
     def session_limits(self) -> SessionLimits:
         return SessionLimits(self.name_idle, self.input_limits, self.output_limits)
+
+    def web_server(self, sessions: Sessions, ssh_line: Callable[[], str]) -> WebServer | None:
+        """The web transport of these settings over ``sessions`` (None: no ``web_port``): a
+        dropped browser's session is held for the lobby's grace, a socket must say hello
+        within the SSH transport's silent grace, and is pinged as often as SSH's keepalives."""
+        if self.web_port is None:
+            return None
+        from server.web.channel import WebLimits
+        from server.web.server import WebServer
+
+        limits = WebLimits(max_message=self.web_max_message, hello_within=self.silent_grace, hold=self.grace,
+                           heartbeat=self.keepalive_interval,
+                           flood_close_after=self.input_limits.flood_close_after)
+        return WebServer(sessions, host=self.web_host, port=self.web_port, limits=limits, ssh_line=ssh_line,
+                         url=self.web_url, public_host=self.public_host, reuse_port=self.reuse_port,
+                         max_connections=2 * self.max_connections)

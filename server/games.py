@@ -232,7 +232,8 @@ GAMES: dict[str, ServerGame] = {
                    named_in_history=False, quick_seats=2, wire=_voltage_wire,
                    # the turn clocks (engine.clock.ClockView), the wall time from which this seat may
                    # abort, the seat offering a draw, whether a person sits opposite
-                   extras=(Extra("clock"), Extra("abort_from"), Extra("draw_offer"), Extra("against_human", False)),
+                   extras=(Extra("clock"), Extra("abort_from"), Extra("draw_offer"), Extra("draw_from"),
+                           Extra("against_human", False)),
                    calls=(call("v.offer_draw", "offer_draw"), call("v.answer_draw", "answer_draw", accept=BOOL))),
         ServerGame(ENGINE_GAMES["high-voltage"], _high_voltage_host, _high_voltage_restore, _high_voltage_bots,
                    default_bot="medium", local=_high_voltage_local, short="HV", quick_seats=4,

@@ -1,127 +1,19 @@
 """The garbage collector's policy for ``voltage serve``: one long-lived process
-running many Textual apps, where every full collection freezes every session.
+running many Textual apps, where every full collection freezes every session
+(65 ms to over a second with 50 sessions, under CPython's default policy).
 
-Why: with CPython's default policy a full (generation 2) collection traverses
-every tracked object of the process: the imported modules, the classes, and
-each session's app, its screens and widgets.  With 50 sessions those pauses
-were measured at 65 ms to over a second, 31 of them a minute; every one stops
-every session's keypresses and frames.
-
-What this module does (wired with three calls, see :func:`install`,
-:func:`session_started` and :func:`session_ended`):
-
-- **The policy runs the old generation, not CPython.**  The thresholds
-  (``DEFAULT_THRESHOLDS = (300, 3, 1_000_000)``) keep CPython's young
-  collections (generation 0 every 300 net allocations, generation 1 every
-  third of those) and take away its full collections: a full collection would
-  traverse everything, and it is exactly the pause to remove.  Generation 0 is
-  collected more often than CPython's 700: the count is *net* allocations, and
-  with frames freed by reference counts (below) old objects die as fast as new
-  ones are made, so the young list grows far past the count; measured with 200
-  sessions, 700 gave young pauses up to 34 ms of CPU (p99 14 ms), 300 up to
-  23 ms (p99 7 ms), for the same total.
-- **Freeze what survives.**  ``gc.freeze()`` moves every tracked object into
-  the permanent generation, which no collection traverses (an object frozen
-  while alive that later dies is still freed by its reference count).  Done
-  after start-up (the imports), and then on the policy's tick (every
-  ``tick_interval`` s, on the event loop) whenever a young collection has moved
-  survivors to the old generation (at most once every ``promote_interval`` s),
-  and after a new session's app is up (its first frame: ``_running`` for
-  ``settle`` s; coalesced, at most once every ``freeze_interval`` s).  So the
-  traversed generations only ever hold what the last second allocated.  (With
-  thresholds that let CPython run full collections, ``VOLTAGE_GC_THRESHOLDS``,
-  a full collection slower than ``pause_budget_ms`` asks for a freeze after a
-  full collection, at most every ``slow_freeze_interval`` s.)
-- **Collect before freezing.**  ``gc.freeze()`` freezes garbage too: a cycle
-  already unreachable would become immortal.  The start-up freeze runs a full
-  collection first; a routine freeze collects the young generations
-  (``freeze_collects = 1``), where nearly all garbage is found; the old
-  generation holds at most the survivors of the last second, so the garbage it
-  can hide is what the majors below reclaim.  (A full collection before each
-  routine freeze was measured: 50-130 ms with 50 sessions, because the old
-  generation holds a second's worth of rendered lines still alive; the young
-  collection: under 10 ms.)
-- **Ended apps free themselves; no majors.**  A *cycle* that dies frozen (a
-  Textual app and its DOM with parent links, a screen replaced by another) is
-  never freed by a collection that skips the frozen generation, and the only
-  collection that does not skip it (``gc.unfreeze()``, a full collection,
-  ``gc.freeze()``: a *major*) walked 7-8 million objects in 10 s with 200
-  sessions, a 10-second freeze of every session.  So the cycles are broken by
-  hand instead, and reference counting frees the objects at once, frozen or not:
-
-  * :func:`session_started` (before the app runs) swaps the app's ``_registry``
-    for a :class:`_RecordingSet` that also remembers, weakly, every node ever
-    registered; ``DOMNode.__init__`` is wrapped to add the nodes made while the
-    app is the active one (widgets never mounted; the stylesheet's virtual
-    nodes are reached through their widget's ``_component_styles`` instead:
-    recording them cost measurable CPU).
-  * :func:`session_ended` (``server/session/driver.py``'s ``run_app`` calls it once
-    ``run_async`` has returned, every task of the app done) runs
-    :func:`dismantle`: every recorded node's ``__dict__`` is emptied (parent and
-    children links, styles, timers, queues, signals), then the app's own helpers
-    (its animator and timers, stylesheet, driver, the driver's parser, whose
-    generator frame refers to the parser, and key sequencer) and the app.
-    Found with ``gc.DEBUG_SAVEALL`` after a session over SSH: 7,845 cyclic
-    objects per session before, 163 after (asyncssh's own connection objects,
-    about 40 KB); verified by ``tests/e2e/test_ssh_gc_free.py`` with the
-    collector off and everything frozen.  (An app may outlive its end by about
-    a second: a lobby notice scheduled from the app's context holds that
-    context until it runs.)
-  * Textual's ``LRUCache`` keeps its entries in a ring of ``[prev, next, key,
-    value]`` lists, a cycle its ``clear()`` left behind (and Textual clears a
-    widget's query cache on every DOM change): ``clear`` is wrapped to unlink the
-    ring first, and :func:`dismantle` unlinks the rings of the caches it drops.
-  * The policy's tick sweeps ``sweep_per_tick`` live apps in turn
-    (:func:`dismantle_removed`): nodes removed from the DOM, closed and with
-    their task done are cleared on the sweep after the one that first saw them
-    (by then no compositor map or pending refresh reaches them).  Clearing a
-    node still running was measured to fail its task with AttributeError.
-  * ``tui/keys.py``'s key sequencer followed each key with a closure that called
-    itself (a cycle per key, holding the app): now a method.
-
-  What remains is a safety net that never runs in a real server: a major only
-  while at most ``major_max_frozen`` objects are frozen (default 0: never; the
-  tests set it), when the frozen apps that have ended number at least
-  ``major_fraction`` of the live ones (and ``major_min_ended``), or at most every
-  ``major_every`` s when the frozen generation grew by ``major_growth``.  An app
-  still alive ``held_after`` s after its end is a leak (a reference holds it, or
-  a cycle outside its DOM): counted as ``held`` in the summary, the first three
-  logged with their referrers' types, and forgotten.  (``gc.get_freeze_count()``
-  walks the whole frozen list: asked on every tick with a million objects frozen
-  it cost 28 % of the server's CPU, so it is asked only when majors may run; the
-  summary logged each minute leaves it out, as it stopped every session for about
-  200 ms with half a million objects frozen; the one at shutdown has it.)
-- **No cycles per rendered line.**  Most of the server's cyclic garbage was not
-  the game's: Textual's ``Strip`` caches its own results, and two of its methods
-  cache *itself* (``divide`` stores ``[self]`` when the cut is the whole strip,
-  which the compositor does for nearly every line of every frame;
-  ``crop_extend`` stores ``self`` when nothing is cropped, as the log widgets
-  do).  Each such strip is a reference cycle (strip, its cache, the cache's
-  dict), so every frame left its lines, their segments and seven caches each
-  for the cyclic collector: measured at 60,000 objects a second with 10
-  sessions, 95 % of everything a full collection found.
-  With the default thresholds that garbage alone made 2,800 young and 13 full
-  collections in 30 s of play with 50 sessions.
-  :func:`server.strips.patch_textual_strips` makes those two methods return the
-  same values without caching ``self`` (a cache hit on ``self`` saved nothing), so
-  a frame's strips are freed by their reference counts as soon as the frame is
-  written, and makes a strip's seven caches only when it stores a result (see
-  that module).
-- **Measure.**  A ``gc.callbacks`` hook times every collection into a bounded
-  log-scale histogram (about 9 % per bucket; the maximum is exact).  A summary
-  line (``gc pauses since start: ...``) is logged every ``report_every`` s and
-  at shutdown; the load benchmark parses it from the server's stderr.
-
-Environment, for measuring (a bad value is one warning line and the default):
-``VOLTAGE_GC=off`` leaves the collector alone (pauses are still measured);
-``VOLTAGE_GC_THRESHOLDS=700,10,10`` overrides the thresholds; ``VOLTAGE_GC_LOG=debug``
-logs every freeze and major with its pause; ``VOLTAGE_GC_STRIPS=cyclic`` leaves
-Textual's strips unpatched; ``VOLTAGE_GC_DISMANTLE=off`` leaves ended apps to the
-collector.
-
-Everything runs on the server's event loop (a timer every ``tick_interval`` s); the
-callback may also run on any thread (a collection can happen anywhere) and
-only touches the histogram.
+The policy keeps CPython's young collections and takes away its full ones
+(:data:`DEFAULT_THRESHOLDS`); it freezes (``gc.freeze()``, after a young
+collection) what survives them, on its tick and after a new session is up, so
+the traversed generations only ever hold what the last second allocated.  Frozen
+cycles are never collected, so an ended app's cycles are broken by hand instead
+(:func:`session_started` records its nodes, :func:`session_ended` dismantles it:
+:mod:`tui.textual_compat.dismantle`) and reference counting frees it; Textual's
+strips are patched not to make cycles per rendered line.  Where that dismantling
+is off (another Textual), the policy leaves the collector to CPython.  Every
+pause is timed; a summary line is logged each minute (at INFO only when a pause passed its
+budget) and at shutdown.  The reasons, the measurements and the environment switches are in
+``docs/design/collector.md``.
 """
 
 from __future__ import annotations
@@ -133,16 +25,13 @@ import logging
 import math
 import os
 import time
-import types
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-# (the strip patches are in server/strips.py; named here too, as the policy applies them)
-from server.strips import patch_textual_strips as patch_textual_strips
-from server.strips import unpatch_textual_strips as unpatch_textual_strips
+from tui import textual_compat as compat
 
 log = logging.getLogger(__name__)
 
@@ -224,12 +113,11 @@ class _Tracked:
 
 
 def _app_running(app: Any) -> bool:
-    return bool(getattr(app, "_running", False))
+    return bool(getattr(app, "is_running", False))
 
 
 def _app_ended(app: Any) -> bool:
-    # Textual's MessagePump sets _closed once the app's messages are closed (its end).
-    return bool(getattr(app, "_closed", False))
+    return compat.is_closed(app)  # its messages closed: its end
 
 
 @dataclass
@@ -375,7 +263,12 @@ class Policy:
         did = self._decide(now) if self.manage else None
         if now - self._last_report >= self.report_every:
             self._last_report = now
-            log.info("%s; last %.0f s: %s", self.summary(count_frozen=False), self.report_every, self.window.text())
+            # At INFO only when a pause of the last minute passed its budget: else a quiet server's
+            # log would be this line, every minute.
+            level = logging.INFO if self.window.max_ms > self.pause_budget_ms else logging.DEBUG
+            if log.isEnabledFor(level):
+                log.log(level, "%s; last %.0f s: %s", self.summary(count_frozen=False), self.report_every,
+                        self.window.text())
             self.window.reset()
         return did
 
@@ -437,7 +330,7 @@ class Policy:
         for t in (live[start:] + live[:start])[: self.sweep_per_tick]:
             app = t.ref()
             if app is not None:
-                dismantle_removed(app)
+                compat.dismantle_removed(app)
         self._sweep_at = start + self.sweep_per_tick
 
     def _note_held(self, now: float) -> None:
@@ -563,8 +456,10 @@ def install(**kwargs: Any) -> Policy:
     elif log.getEffectiveLevel() > logging.INFO:
         log.setLevel(logging.INFO)  # the summary lines are the point; the server logs warnings only
     options = {**_env_policy_kwargs(), **kwargs}
+    if not compat.enabled("dismantle"):
+        options["manage"] = False  # frozen ended apps would never be freed: CPython's collector runs
     if os.environ.get("VOLTAGE_GC_STRIPS", "").strip().lower() != "cyclic":
-        patch_textual_strips()
+        compat.patch_textual_strips()
     _policy = Policy(**options)
     _policy.start()
     atexit.register(_at_exit)
@@ -586,17 +481,17 @@ def session_started(app: Any) -> None:
     """Note a session's app (call it before it runs): its nodes are recorded, so that
     :func:`session_ended` can free them; and the policy (with :func:`install`) tracks it."""
     if _dismantling():
-        track_nodes(app)
+        compat.track_nodes(app)
     if _policy is not None:
         _policy.session_started(app)
 
 
 def session_ended(app: Any) -> None:
     """A session's app has returned from ``run_async``: break its cycles (see
-    :func:`dismantle`), so reference counting frees it, frozen or not."""
+    :func:`tui.textual_compat.dismantle`), so reference counting frees it, frozen or not."""
     if _dismantling():
         try:
-            dismantle(app)
+            compat.dismantle(app)
         except Exception:  # pragma: no cover - freeing must never break a session's end
             log.exception("gc: dismantling an ended app failed")
 
@@ -612,203 +507,3 @@ def uninstall() -> None:
 
 def current() -> Policy | None:
     return _policy
-
-
-# ---------------------------------------------------------------------------
-# Ended apps free themselves
-
-
-class _RecordingSet(weakref.WeakSet):
-    """An app's ``_registry`` that also remembers, weakly, every node ever
-    registered: the nodes removed since (a replaced screen) are found there."""
-
-    def __init__(self, data: Any = ()) -> None:
-        super().__init__(data)
-        self.ever: weakref.WeakSet = weakref.WeakSet(data)
-        self.retired: weakref.WeakSet = weakref.WeakSet()
-
-    def add(self, item: Any) -> None:
-        super().add(item)
-        self.ever.add(item)
-
-
-_NODE_INIT: list[Any] = []
-
-
-_LRU: Any = None
-
-
-def _patch_node_init() -> None:
-    """Every DOM node made while an app runs (in its context) is recorded in that
-    app's set: widgets never mounted and the stylesheet's virtual nodes for
-    component classes are cyclic too (node <-> styles), and no registry has them."""
-    if _NODE_INIT:
-        return
-    from textual._context import active_app
-    from textual.cache import LRUCache
-    from textual.dom import DOMNode
-
-    global _LRU
-    _LRU = LRUCache
-    if not hasattr(LRUCache.clear, "__wrapped__"):
-        original_clear = LRUCache.clear
-
-        def clear(self: Any) -> None:
-            # Unlink the ring first: Textual clears a widget's query and line caches
-            # on every DOM change, and each cleared ring was a cycle of garbage.
-            for link in self._cache.values():
-                link.clear()
-            original_clear(self)
-
-        clear.__wrapped__ = original_clear  # type: ignore[attr-defined]
-        LRUCache.clear = clear  # type: ignore[method-assign]
-
-    original = DOMNode.__init__
-    _NODE_INIT.append(original)
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        if type(self) is DOMNode:
-            return  # a virtual node: its widget's _component_styles reaches it (_clear_node)
-        app = active_app.get(None)
-        if app is not None:
-            registry = app.__dict__.get("_registry")
-            if type(registry) is _RecordingSet:
-                registry.ever.add(self)
-
-    __init__.__wrapped__ = original  # type: ignore[attr-defined]
-    DOMNode.__init__ = __init__  # type: ignore[method-assign]
-    _patch_component_classes(DOMNode)
-
-
-def _patch_component_classes(node_class: Any) -> None:
-    """A widget with component classes gets new virtual nodes at every style update
-    (``Stylesheet._process_component_classes``: one ``DOMNode`` per class, cyclic with
-    its styles), and the old ones are dropped as cyclic garbage.  The collector policy
-    freezes what survives young collections, so those that reached the old generation
-    stayed frozen for good: counted in a server under load, 31 virtual nodes and 1,300
-    objects per session.  Now the replaced virtual nodes are emptied, so their
-    reference counts free them.  Left alone, with a warning, on a Textual whose method
-    is not the one this was written for."""
-    import inspect
-
-    from textual.css.stylesheet import Stylesheet
-
-    original = Stylesheet._process_component_classes
-    if hasattr(original, "__wrapped__"):
-        return
-    try:
-        source = inspect.getsource(original)
-    except (OSError, TypeError):
-        source = ""
-    if "virtual_node = DOMNode(classes=component)" not in source or "_component_styles.clear()" not in source:
-        log.warning("gc: Textual's component classes are not made as expected: their virtual nodes are left alone")
-        return
-
-    def _process_component_classes(self: Any, node: Any) -> None:
-        before = list(node._component_styles.values())
-        original(self, node)
-        if not before:
-            return
-        kept = {id(styles) for styles in node._component_styles.values()}
-        for styles in before:
-            virtual = getattr(styles, "node", None)
-            if id(styles) not in kept and type(virtual) is node_class:
-                _clear(virtual)
-
-    _process_component_classes.__wrapped__ = original  # type: ignore[attr-defined]
-    Stylesheet._process_component_classes = _process_component_classes  # type: ignore[method-assign]
-
-
-def track_nodes(app: Any) -> bool:
-    """Record every node ``app`` registers or makes from now on (call before it runs)."""
-    _patch_node_init()
-    d: dict[str, Any] = getattr(app, "__dict__", {})
-    registry = d.get("_registry")
-    if isinstance(registry, _RecordingSet):
-        return True
-    if not isinstance(registry, weakref.WeakSet):
-        return False
-    d["_registry"] = _RecordingSet(registry)
-    return True
-
-
-def _clear_lru(cache: Any) -> None:
-    # Textual's LRUCache keeps its entries in a ring of [prev, next, key, value] lists:
-    # a cycle of its own, which its clear() leaves behind (the patched one does not).
-    for link in list(cache._cache.values()):
-        link.clear()
-    cache.clear()
-
-
-def _clear(obj: Any, helpers: tuple[str, ...] = (), depth: int = 0) -> None:
-    """Empty ``obj``'s ``__dict__``; first its LRU caches' rings, its generators (a
-    parser's frame refers to the parser), and, ``depth`` levels down, the values
-    whose classes come from a ``helpers`` module (the app's own driver and parser)."""
-    d = getattr(obj, "__dict__", None)
-    if d is None:
-        return
-    for value in list(d.values()):
-        kind = type(value)
-        if kind is _LRU:
-            _clear_lru(value)
-        elif isinstance(value, types.GeneratorType):
-            value.close()
-        elif depth > 0 and kind.__module__.startswith(helpers) and value is not obj:
-            _clear(value, helpers, depth - 1)
-    d.clear()
-
-
-def _clear_node(node: Any) -> None:
-    d = getattr(node, "__dict__", None)
-    if d is None:
-        return
-    for styles in list(d.get("_component_styles", {}).values()):  # the virtual nodes (see above)
-        virtual = getattr(styles, "node", None)
-        if virtual is not None:
-            _clear(virtual)
-    _clear(node)
-
-
-def dismantle_removed(app: Any) -> int:
-    """Clear the nodes ``app`` has removed and closed (a replaced screen, a results
-    panel): they are no longer its, and their cycles would outlive them."""
-    registry = getattr(app, "__dict__", {}).get("_registry")
-    if not isinstance(registry, _RecordingSet):
-        return 0
-    n = 0
-    for node in list(registry.ever):
-        task = getattr(node, "_task", None)
-        if node not in registry and getattr(node, "_closed", False) and (task is None or task.done()):
-            # Cleared on the sweep after the one that first saw it closed: by then no
-            # compositor map or pending refresh of the app can still reach it.
-            if node in registry.retired:
-                registry.ever.discard(node)
-                _clear_node(node)
-                n += 1
-            else:
-                registry.retired.add(node)
-    return n
-
-
-# The modules whose objects an app owns alone (its animator and timers, its
-# stylesheet, its driver, the driver's parser and key sequencer): cleared with it.
-_OWN_HELPERS = ("textual._animator", "textual.css.stylesheet", "textual.timer", "server.session.driver",
-                "textual._xterm_parser", "tui.keys")
-
-
-def dismantle(app: Any) -> int:
-    """Break the reference cycles of an ended app so reference counting frees it (and
-    its screens, widgets, styles, caches) at once, frozen or not.  Returns the count
-    of nodes cleared."""
-    d = getattr(app, "__dict__", None)
-    if d is None:
-        return 0
-    registry = d.get("_registry")
-    nodes = list(registry.ever) if isinstance(registry, _RecordingSet) else list(registry or ())
-    for node in nodes:
-        _clear_node(node)
-    # The app's own helpers with cycles of their own (the animator and its timer, the
-    # stylesheet and its parse cache), then the app.
-    _clear(app, _OWN_HELPERS, 2)
-    return len(nodes) + 1

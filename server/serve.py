@@ -1,9 +1,10 @@
 """``voltage serve`` in one process: the lobby and the store here (the session layer's
-:class:`~server.session.services.LocalServices`), served over SSH.
+:class:`~server.session.services.LocalServices`), served over SSH, and to browsers with
+``--web PORT`` (:mod:`server.web`).
 
 Every transport of the process is built here around one
-:class:`~server.session.sessions.Sessions` (one lobby, one admission): a second transport
-(the WebSocket one) is one more server started beside the SSH one.  The split server's
+:class:`~server.session.sessions.Sessions` (one lobby, one admission): the web transport is
+one more server started beside the SSH one, in the same event loop.  The split server's
 processes are wired in :mod:`server.cluster.main`.
 
 Storage (:mod:`server.store.db`): the data directory's database keeps players, names,
@@ -32,6 +33,7 @@ from server.session.services import LocalServices
 from server.session.sessions import Sessions
 from server.ssh.hostkey import HostKeyError, load_host_key
 from server.ssh.server import VoltageServer
+from server.web.server import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +56,7 @@ def local_sessions(
 async def serve(
     config: ServerConfig,
     *,
-    ready: Callable[[VoltageServer], None] | None = None,
+    ready: Callable[[VoltageServer, WebServer | None], None] | None = None,
     store: Any = None,
     host_key: asyncssh.SSHKey | None = None,
 ) -> None:
@@ -75,6 +77,7 @@ async def serve(
         executor = ThreadPoolExecutor(max_workers=2)
     sessions = local_sessions(config, executor=executor, store=store)
     server = VoltageServer(config, sessions, host_key=host_key)
+    web = config.web_server(sessions, server.ssh_line)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     try:
@@ -83,14 +86,19 @@ async def serve(
         pass
     try:
         await server.start()
+        if web is not None:
+            await web.start()
         gcpolicy.install()  # the collector policy of a long-lived server of many apps
         if ready is not None:
-            ready(server)
+            ready(server, web)
         await stop.wait()
         log.info("SIGTERM: stopping; unfinished matches stay in the store and come back at the next start")
     finally:
         server.close()
         server.hang_up()
+        if web is not None:
+            web.close()
+            await web.wait_closed()
         sessions.services.close()
         executor.shutdown(wait=False, cancel_futures=True)
 
@@ -112,6 +120,9 @@ def serve_main(
     public_port: int = 0,
     max_startups: tuple[int, int, int] | None = None,
     max_startups_per_address: tuple[int, int, int] | None = None,
+    web_port: int | None = None,
+    web_host: str = "",
+    web_url: str = "",
 ) -> int:
     """``voltage serve``: run until interrupted.  Prints the ssh line that connects.
 
@@ -125,7 +136,8 @@ def serve_main(
     from server.store.db import DB_NAME, Store, StoreError
 
     config = ServerConfig(host=host, port=port, data_dir=Path(data_dir) if data_dir else default_data_dir(),
-                          public_host=public_host, public_port=public_port)
+                          public_host=public_host, public_port=public_port, web_port=web_port, web_host=web_host,
+                          web_url=web_url)
     if max_connections is not None:
         config.max_connections = max_connections
     if max_per_address is not None:
@@ -136,12 +148,14 @@ def serve_main(
         config.max_startups_per_address = max_startups_per_address
     out = sys.stdout
 
-    def ready(server: VoltageServer) -> None:
+    def ready(server: VoltageServer, web: WebServer | None) -> None:
         print(f"Voltage is serving on port {server.port} (data: {config.data_dir})", file=out)
         if server.sessions.restored:
             n = server.sessions.restored
             print(f"Restored {n} unfinished match{'es' if n != 1 else ''}; "
                   f"their players have {config.grace:.0f} s to reconnect", file=out)
+        if web is not None:
+            print(f"In a browser:  {web.url}", file=out)
         print(f"Connect with:  {server.ssh_line()}", file=out, flush=True)
 
     if not logging.getLogger().handlers:

@@ -19,6 +19,7 @@ from server.store.db import Store
 from tests.support.toy import register
 from tests.support.toy import rules as T
 from tests.support.toy.screens import ToyMatchScreen
+from tests.support.wait import until
 from tests.support.words import lines
 from tui import words as W
 from tui.games.registry import words
@@ -30,14 +31,6 @@ async def backend(lobby: Lobby, key: str, name: str) -> SSHBackend:
     b = SSHBackend(lobby, lobby.connect(key, name))
     await b.claim_name(name)
     return b
-
-
-async def until(predicate, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 async def play_out(handles) -> None:
@@ -53,7 +46,7 @@ async def test_a_quick_match_of_a_third_game_is_played_kept_rated_and_replayed(t
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, seed=1, bot_delay=0)
         ann, bob = await backend(lobby, KA, "ann"), await backend(lobby, KB, "bob")
-        (ha,), (hb,) = await asyncio.wait_for(asyncio.gather(ann.quick_match("toy"), bob.quick_match("toy")), 5)
+        (ha,), (hb,) = await asyncio.wait_for(asyncio.gather(ann.quick_match("toy"), bob.quick_match("toy")), 30)
         assert ha.match is hb.match and ha.game == "toy" and {ha.seat, hb.seat} == {0, 1}
         match = ha.match
         (listed,) = lobby.snapshot().matches  # the lobby lists it, in the toy's words
@@ -114,7 +107,7 @@ async def test_a_restart_brings_a_half_played_match_of_a_third_game_back(tmp_pat
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, seed=3, bot_delay=0)
         ann, bob = await backend(lobby, KA, "ann"), await backend(lobby, KB, "bob")
-        (ha,), (hb,) = await asyncio.wait_for(asyncio.gather(ann.quick_match("toy"), bob.quick_match("toy")), 5)
+        (ha,), (hb,) = await asyncio.wait_for(asyncio.gather(ann.quick_match("toy"), bob.quick_match("toy")), 30)
         mover = ha if ha.view().to_move == ha.seat else hb
         await mover.submit(T.Play(mover.seat, mover.view().hand[0]))
         state, log = ha.match.state.copy(), list(ha.match.log)

@@ -5,16 +5,19 @@
 one per SSH session on the server (a :class:`tui.ports.LobbyBackend`, whose home screen
 is the lobby).  The backend is handed in (``voltage/cli.py`` composes): the tui never
 imports ``server``.  The app pushes
-``backend.home_screen()`` on mount; ``?`` opens the rules from anywhere.
+``backend.home_screen()`` on mount; ``?`` opens the rules from anywhere.  At a match's
+end (:class:`~tui.screens.base.PlayScreen.Ended`) it opens the game's results screen,
+found in the game registry (:mod:`tui.games.registry`): the shared screens the games
+build on never name the games.
 
 Ctrl+Q quits at once, except in a live match (a seat still playing, on any screen
 above it too: rules, a question, the pass-the-keyboard screen), where it first asks
 what the match screen says quitting costs (:meth:`~tui.screens.base.PlayScreen.quit_question`:
 online the seat is kept for the grace period; offline the match is lost).
 
-Output goes through a :class:`tui.frames.Shadow` (``_display``): each frame the
-compositor renders is written as the cells that changed since the last one, not as
-the dirty regions' lines whole (the reasons and figures are in :mod:`tui.frames`).
+Output goes through a :class:`tui.frames.Shadow` (:class:`tui.textual_compat.ShadowedApp`):
+each frame the compositor renders is written as the cells that changed since the last one,
+not as the dirty regions' lines whole (the reasons and figures are in :mod:`tui.frames`).
 Headless apps (tests, snapshots) never write, so they take Textual's path unchanged.
 """
 
@@ -24,21 +27,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual._compositor import CompositorUpdate
-from textual.app import App
+from textual import events
 from textual.binding import Binding
-from textual.filter import Monochrome, NoColor
-from textual.geometry import Region
 from textual.screen import Screen
-from textual.widget import Widget
 
+from tui import i18n
 from tui.frames import Shadow
 from tui.pacing import DEFAULT, Pacing
+from tui.textual_compat import ShadowedApp, set_no_colour, write_to_terminal
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-
     from tui.ports import Backend
+    from tui.screens.base import PlayScreen
 
 HERE = Path(__file__).resolve().parent
 
@@ -49,7 +49,7 @@ COLOUR_WORDS = {"dark": "dark", "light": "light", "none": "no colour"}
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
 
 
-class VoltageApp(App[None]):
+class VoltageApp(ShadowedApp[None]):
     TITLE = "Voltage"
     CSS_PATH = [HERE / "global.tcss"]
     BINDINGS = [
@@ -66,101 +66,7 @@ class VoltageApp(App[None]):
         self.home: Screen | None = None
         self.pacing = pacing  # how long the visible moments last (tests pass a fast one)
         self.shadow = Shadow()  # what the terminal shows: frames are written as what changed
-
-    # -- output: only the cells that changed ----------------------------------
-
-    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
-        # Textual's App._display, for frames the shadow writes: the same sync markers and
-        # flush; the cursor is left where the frame ends unless the app places it (an input).
-        driver = self._driver
-        if not (isinstance(renderable, CompositorUpdate) and self._writes_frames()) or driver is None:
-            super()._display(screen, renderable)
-            return
-        try:
-            text = self.shadow.diff(renderable, (self.size.width, self.size.height), self.console._color_system)
-        except Exception as error:
-            self.shadow.forget()
-            self._handle_exception(error)
-            self.post_display_hook()
-            return
-        if text is None:  # not an update the shadow knows: Textual writes it
-            self.shadow.forget()
-            super()._display(screen, renderable)
-            return
-        try:
-            self._write_changes(text)
-        finally:
-            self.post_display_hook()
-
-    def _write_changes(self, text: str) -> None:
-        """Write ``text`` (what the shadow found changed) and put the cursor where the app
-        wants it (an input's), as one synchronised update."""
-        cursor = self.cursor_position
-        if cursor.x or cursor.y:
-            cursor = self.screen.outer_size.clamp_offset(cursor)
-            text += self.shadow.park(cursor.x, cursor.y)
-        driver = self._driver
-        if not text or driver is None:
-            return
-        self._begin_update()
-        try:
-            driver.write(text)
-        finally:
-            self._end_update()
-        driver.flush()
-
-    def _writes_frames(self) -> bool:
-        """Frames go through the shadow: a real terminal driver, running, not batching."""
-        driver = self._driver
-        return bool(
-            not self._batch_count and self._running and not self._closed and not self.is_headless
-            and driver is not None and not driver.is_inline
-        )
-
-    def paint_now(self, widget: Widget, region: Region) -> bool:
-        """Write ``region`` (the widget's content coordinates) of ``widget`` to the terminal
-        now, without a compositor frame; False when that cannot be known to be right
-        (the caller refreshes as usual).
-
-        For a change of a few cells that nothing else on the screen depends on, such as
-        a clock's digits: Textual's refresh costs a timer, a message and a compositor
-        pass over the screen's widgets, about ten times what the cells cost.  Right only
-        while the widget is on the screen shown, placed (no layout pending) and in front
-        of everything at ``region``; its lines go through its own styles and the app's
-        line filters (``render_lines``), as in a frame."""
-        if not self._writes_frames():
-            return False
-        screen = self.screen
-        if widget.screen is not screen or screen._layout_required or widget._layout_required:
-            return False
-        visible = screen._compositor.visible_widgets
-        placed = visible.get(widget)
-        if placed is None:
-            return False
-        where, clip = placed
-        own = region.translate(widget.content_offset)  # in the widget's own coordinates
-        target = own.translate(where.offset).intersection(clip).intersection(where)
-        if not target:
-            return True
-        for other, (other_where, other_clip) in visible.items():  # front to back
-            if other is widget:
-                break
-            if other_where.intersection(other_clip).overlaps(target):
-                return False  # something is drawn over it here
-        widget._styles_cache.set_dirty(own)
-        strips = widget.render_lines(target.translate((-where.x, -where.y)))
-        rows = [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
-        text = self.shadow.diff_rows(rows, (self.size.width, self.size.height), self.console._color_system)
-        if text:
-            self._write_changes(text)
-        return True
-
-    def forget_terminal(self) -> None:
-        """What the terminal shows is unknown (the driver dropped frames): the next frame
-        is the whole screen, written whole."""
-        self.shadow.forget()
-        if self._running and not self._closed and self.screen_stack:
-            self.screen.refresh()
+        self.speech = i18n.speech()  # the session's language, set around the app (None: on_load makes one)
 
     # The pacing's fields, as attributes: kept for code written before :class:`Pacing`
     # (the SSH end-to-end tests set them on a server's app); setting one replaces the pacing.
@@ -191,11 +97,10 @@ class VoltageApp(App[None]):
     def turn_alert(self, your_turn: bool) -> None:
         """It became your turn (a bell, and the window's title says so) or it is no longer
         (the title goes back).  The title is xterm's OSC 2, which terminals and tmux show."""
-        driver = self._driver
-        if not self.turn_alerts or driver is None or self.is_headless:
+        if not self.turn_alerts:
             return
         title = self.TITLE_YOUR_TURN if your_turn else self.TITLE
-        driver.write(("\a" if your_turn else "") + f"\x1b]2;{title}\a")
+        write_to_terminal(self, ("\a" if your_turn else "") + f"\x1b]2;{title}\a")
 
     def chat_alert(self) -> None:
         """A chat line named this player (``@name``): the bell, when the "your turn" alert is on."""
@@ -223,11 +128,9 @@ class VoltageApp(App[None]):
             raise ValueError(f"no colour choice {choice!r}: choose from {', '.join(COLOURS)}")
         if choice == self.colours:
             return
-        self._filters = [f for f in self._filters if not isinstance(f, (NoColor, Monochrome))]
         self.no_color = choice == "none"
-        if self.no_color:
-            self._filters.append(NoColor())
-        else:
+        set_no_colour(self, self.no_color)
+        if not self.no_color:
             self.theme = THEMES[choice]
         # Every cached line was drawn through the old filters: draw them all again.
         self.refresh_css(animate=False)
@@ -235,6 +138,48 @@ class VoltageApp(App[None]):
             screen.refresh(layout=True)
             for widget in screen.walk_children():
                 widget.refresh()
+
+    # -- the language -----------------------------------------------------------
+
+    def on_load(self) -> None:
+        """Before anything is made: the app's tasks word in the language of the context the app
+        was made in (a session sets it around the app: :mod:`tui.i18n`); an app made without one
+        (a test's) gets its own, so a change of language reaches all its tasks too."""
+        if self.speech is None:
+            self.speech = i18n.ensure()
+        else:
+            i18n.use(self.speech)
+
+    @property
+    def language(self) -> str:
+        """The language the app words in: ``"en"``, ``"ca"`` or ``"es"``."""
+        return self.speech.code if self.speech is not None else i18n.current()
+
+    def set_language(self, code: str) -> None:
+        """Word everything in ``code`` from now on (the settings screen): the session's language
+        changes in place, each screen that words what it shows re-words it (its ``reword()``),
+        and every widget draws again."""
+        if code not in i18n.LANGUAGES or code == self.language:
+            return
+        if self.speech is not None:
+            self.speech.set(code)
+        else:
+            i18n.switch(code)
+        for screen in self.screen_stack:
+            reword = getattr(screen, "reword", None)
+            if reword is not None:
+                reword()
+            screen.refresh(layout=True)
+            for widget in screen.walk_children():
+                widget.refresh(layout=True)
+    async def on_event(self, event: events.Event) -> None:
+        """A key or a paste goes nowhere while the screen shown is too small for the terminal,
+        but for the keys its message offers (:meth:`tui.screens.base.SizedScreen.takes_key`)."""
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            takes_key = getattr(self.screen, "takes_key", None)
+            if takes_key is not None and not takes_key(event.key if isinstance(event, events.Key) else ""):
+                return
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         self.home = self.backend.home_screen()
@@ -272,6 +217,18 @@ class VoltageApp(App[None]):
             if isinstance(screen, PlayScreen):
                 return screen.quit_question()
         return None
+
+    def on_play_screen_ended(self, message: PlayScreen.Ended) -> None:
+        """A match is over: its game's results screen (the game registry's) over the match
+        screen, which takes the answer (a rematch, home).  Once: a second ask, or one from
+        a screen no longer shown, is let go."""
+        from tui.games.registry import screens
+
+        screen = message.screen
+        if not screen.is_current:
+            return
+        results = screens(message.game).results(message.handles, message.backend, message.view, message.names)
+        self.push_screen(results, screen.results_closed)
 
     def go_home(self) -> None:
         """Back to the home screen (start or lobby), closing everything above it."""

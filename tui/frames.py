@@ -1,57 +1,15 @@
 """Write only the cells that changed: a shadow of what the terminal shows.
 
-Textual writes each dirty region's lines whole: a widget that refreshes (the board
-after a card is selected, the hand after a play) sends every cell of its region again,
-although most of them are what the terminal already shows.  Measured with
-``benchmarks/render.py --regions`` at 80x24: a keypress (select a card) cost ~6.2 KB,
-3.3 KB of it the board's and 2.4 KB the hand's, for a handful of changed cells.
-
-:class:`Shadow` keeps, per app, the picture the terminal shows: one list of cells per
-line, a cell being ``(sgr, char)`` (the style as its SGR parameters, so two equal-looking
-styles compare equal as strings, in C).  :meth:`Shadow.diff` takes the compositor's
-update (``ChopsUpdate`` or ``LayoutUpdate``, Textual 8.2's ``textual/_compositor.py``)
-and returns the terminal sequence that turns the shadow's picture into the new one:
-per line, runs of changed cells (a cursor move, then SGR only where the style changes,
-then the text); the unchanged cells between two runs of a line are written again when
-that costs fewer bytes than jumping over them (counting the style changes either way).  One place for every
-screen: the app's ``_display`` (:mod:`tui.app`) calls it.
-
-Measured (``benchmarks/render.py --size 80x24 --actions 40 --keys 40``, the code before
-beside it): an update 5,606 -> ~1,120 bytes per screen, a keypress 5,708 -> ~1,050; at
-100x32 7,354 -> ~1,445 and 8,608 -> ~1,264; a clock's tick (``--ticks``) ~2,700 -> ~160
-bytes a second.  CPU per frame about the same (the diff, ~0.7 ms a frame at 100x32,
-replaces Textual's own strip rendering).
-
-Decisions:
-
-- **Cheap where nothing changed.** A chop (a widget's part of a line) is turned into
-  cells with ``zip`` over its segments and compared as a list slice (C); only a slice
-  that differs is walked cell by cell.
-- **When the terminal's picture is unknown, write it whole.** The shadow starts empty
-  (the alternate screen is blank, but unknown lines are simply written); a size change
-  (the terminal may have reflowed or cut lines) or :meth:`Shadow.forget` (the driver
-  dropped frames for a client that did not read, :mod:`server.session.driver`) empties it,
-  and a line the shadow does not know is written whole, as Textual would.  A
-  ``LayoutUpdate`` (a screen switch) at the same size is diffed like any other update:
-  the terminal shows what was last written.
-- **Wide characters** take two cells: the character, then a placeholder ``(sgr, "")``
-  that writes nothing; a run starting on a placeholder starts one cell earlier.
-  Zero-width characters join the cell before them.
-- **SGR as a change** (:func:`sgr_change`): SGR was ~45% of the bytes written (64 style
-  changes of ~11 bytes per keypress frame).  From one style to the next only what
-  differs is written (``ESC[22;40m``: bold off, black background), or the reset form
-  ``ESC[0;...m`` when that is shorter.  A frame ends with ``ESC[0m``, so nothing leaks
-  between frames, and the next one starts from that reset (from an unknown state, its
-  first change in the reset form, when the terminal's picture was forgotten).
-  Hyperlink styles (OSC 8) are not used by the app; their link is not written.
-- **Cursor moves**: the shortest of ``ESC[y;xH`` and relative moves (``ESC D`` down
-  one, ``ESC[nC`` forward, backspaces, a carriage return, ...) from where the last run
-  left the cursor; not from past the last column, where terminals differ.
-- **Each kind of cell once**: the shadow's lines hold cells interned for the whole
-  process (:data:`_CELLS`), 8 bytes a cell instead of a tuple each.
-- Tried and left out: storing spaces without their (invisible) foreground, so a
-  space is written in whatever style the terminal is in: 1% fewer bytes per keypress,
-  not worth a picture that differs from Textual's in blank cells' colours.
+Textual writes each dirty region's lines whole, although most of their cells are what the terminal
+already shows.  :class:`Shadow` keeps, per app, the picture the terminal shows (per line, cells of
+``(sgr, char)``, interned for the process) and turns each compositor update into the terminal sequence
+that changes that picture into the new one: per line, runs of changed cells, each a cursor move (the
+shortest one), SGR only where the style changes (only what differs from the last style), then the
+text; unchanged cells between two runs are written again when that costs fewer bytes than jumping
+over them.  When the picture is unknown (the start, a new size, frames the driver dropped) lines are
+written whole, as Textual would.  A frame costs about a fifth of Textual's bytes for the same CPU.
+The app (:class:`tui.textual_compat.ShadowedApp`) writes every frame through it; the measurements and the
+decisions are in ``docs/design/frames.md``.
 """
 
 from __future__ import annotations
@@ -64,8 +22,9 @@ from typing import Any
 from rich.cells import cell_len, get_character_cell_size
 from rich.color import ColorSystem
 from rich.style import Style
-from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.strip import Strip
+
+from tui.textual_compat import update_rows
 
 Cell = tuple[str, str]  # (sgr parameters, character; "" for a wide character's second cell)
 
@@ -230,16 +189,10 @@ class Shadow:
         self.sgr = None
 
     def diff(self, update: Any, size: tuple[int, int], color_system: ColorSystem | None) -> str | None:
-        """The terminal sequence for ``update`` given what the terminal shows, or None
-        when the update is not one this knows (the caller writes it as Textual would)."""
-        height = size[1]
-        rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]]
-        if isinstance(update, ChopsUpdate):
-            rows = self._chop_rows(update, height)
-        elif isinstance(update, LayoutUpdate):
-            x0, y0 = update.region.x, update.region.y
-            rows = self._layout_rows(update, x0, y0, height)
-        else:
+        """The terminal sequence for ``update`` (a compositor update) given what the terminal shows,
+        or None when the update is not one this knows (the caller writes it as Textual would)."""
+        rows = update_rows(update, size[1])
+        if rows is None:
             return None
         return self.diff_rows(rows, size, color_system)
 
@@ -301,40 +254,6 @@ class Shadow:
         move = _move(self.row, self.col, y, x, self.size[0])
         self.row, self.col = y, x
         return move
-
-    @staticmethod
-    def _chop_rows(update: ChopsUpdate, height: int) -> Iterable[tuple[int, Iterable[tuple[int, Strip]]]]:
-        # Exactly the cells Textual's ChopsUpdate.render_segments writes: per span, each
-        # chop that reaches into it, from the chop's start to the span's end.
-        chops = update.chops
-        chop_ends = update.chop_ends
-        for y, x1, x2 in update.spans:
-            if y >= height:
-                continue
-            pieces = []
-            for end, (x, strip) in zip(chop_ends[y], chops[y].items(), strict=False):
-                if strip is None or x > x2 or end <= x1:
-                    continue
-                if end > x2:
-                    if x2 <= x:
-                        continue
-                    strip = strip.crop(0, x2 - x)
-                pieces.append((x, strip))
-            yield y, pieces
-
-    @staticmethod
-    def _layout_rows(
-        update: LayoutUpdate, x0: int, y0: int, height: int
-    ) -> Iterable[tuple[int, Iterable[tuple[int, Strip]]]]:
-        for y, line in enumerate(update.strips, y0):
-            if y >= height:
-                break
-            pieces = []
-            x = x0
-            for strip in line:
-                pieces.append((x, strip))
-                x += strip.cell_length
-            yield y, pieces
 
     @staticmethod
     def _emit_line(

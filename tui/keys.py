@@ -28,17 +28,15 @@ Only keys wait: mouse events, pastes and resizes are posted straight away (a
 paste goes to the same widget queue as the keys around it, so it keeps its
 place).
 
-Local play: :class:`OrderedLinuxDriver` is Textual's Linux driver with the same
-sequencing (its input thread waits for each key to settle before it posts the
-next; it never waits once the app is exiting).  It takes effect where the app
-is run with ``app.driver_class = OrderedLinuxDriver`` (``tui/run.py``, owned
-elsewhere).
+Local play: :class:`tui.textual_compat.drivers.OrderedLinuxDriver` is Textual's Linux
+driver with the same sequencing (its input thread waits for each key to settle
+before it posts the next; it never waits once the app is exiting), as
+``tui/run.py`` runs a local app.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from collections.abc import Callable
 from typing import Any
 
@@ -106,7 +104,7 @@ class KeySequencer:
         # (A method, not a closure calling itself: that closure was a reference cycle
         # per key, holding the app until a collection found it.)
         app = self._app
-        parent = getattr(node, "_parent", None)
+        parent = getattr(node, "parent", None)
         if parent is None:
             finish()
         elif parent is app:
@@ -114,46 +112,3 @@ class KeySequencer:
                 finish()
         elif not parent.call_later(self._hop, parent, finish):
             finish()
-
-
-try:  # POSIX only
-    from textual.drivers.linux_driver import LinuxDriver
-except ImportError:  # pragma: no cover - Windows
-    LinuxDriver = None  # type: ignore[assignment,misc]
-
-
-if LinuxDriver is not None:
-
-    class OrderedLinuxDriver(LinuxDriver):
-        """Textual's Linux driver, posting keys through a :class:`KeySequencer`."""
-
-        def send_message(self, message: Message) -> None:
-            if not isinstance(message, events.Key):
-                super().send_message(message)
-                return
-            sequencer = self.__dict__.get("_sequencer")
-            if sequencer is None:
-                sequencer = self._sequencer = KeySequencer(self._app, self._app.post_message)
-            future = asyncio.run_coroutine_threadsafe(sequencer.send(message), loop=self._loop)
-            try:
-                asyncio.get_running_loop()
-                return  # called on the loop itself: never block it
-            except RuntimeError:
-                pass
-            # The input thread: wait until the key has settled, or the app is ending.
-            while not self.exit_event.is_set():
-                try:
-                    future.result(0.05)
-                    return
-                except concurrent.futures.TimeoutError:
-                    continue
-                except Exception:
-                    return
-
-
-def ordered_driver_class(driver_class: Any) -> Any:
-    """The driver to run a local app with: Textual's Linux driver becomes
-    :class:`OrderedLinuxDriver`; any other is kept (Windows, a headless test driver)."""
-    if LinuxDriver is not None and driver_class is LinuxDriver:
-        return OrderedLinuxDriver
-    return driver_class

@@ -157,6 +157,22 @@ class HistoryItem:
 
 
 @dataclass(frozen=True)
+class BotRecord:
+    """A player's results against one bot level in one game (matches with a bot are not
+    rated: this is what they count for): the game's name as a history names it
+    (``title``: "" for the home game; ``short``: in a narrow list), the bot's level, and
+    how often the player finished ahead of that bot, behind it, or level with it."""
+
+    game: str
+    title: str
+    short: str
+    bot: str
+    won: int
+    lost: int
+    drawn: int
+
+
+@dataclass(frozen=True)
 class LeaderEntry:
     """One line of a game's leaderboard: the place, the name, the rating shown, how many
     rated matches, the rating shown after each of them (oldest first) and whether it is
@@ -168,6 +184,16 @@ class LeaderEntry:
     games: int
     history: tuple[int, ...]
     me: bool = False
+
+
+@dataclass(frozen=True)
+class LinkedBrowser:
+    """A browser linked to the player's key (``ssh HOST link``), as the settings screen lists
+    it: what it said it is ("Chrome on Linux"), when it was linked and last used (epoch seconds)."""
+
+    label: str
+    linked: float
+    last_seen: float
 
 
 ViewT = TypeVar("ViewT")
@@ -380,15 +406,15 @@ class HomeBackend(Backend, Protocol):
     """``voltage play``: matches hosted in the app's own process, chosen on the start screen.
 
     ``games()`` gives ``(id, playable)`` (the screen words each game from its facts);
-    ``opponents()`` gives ``(id, label, description)`` (each bot strength, then hot-seat,
-    ``"hotseat"``, whose words the screen's).  Nothing here crosses a wire (the matches are
-    the app's own), so these answer at once."""
+    ``opponents(game)`` gives ``(id, label, description)`` of whom that game is played
+    against (each bot strength, then hot-seat, ``"hotseat"``, whose words the screen's).
+    Nothing here crosses a wire (the matches are the app's own), so these answer at once."""
 
     default_opponent: str
 
     def games(self) -> list[tuple[str, bool]]: ...
 
-    def opponents(self) -> list[tuple[str, str, str]]: ...
+    def opponents(self, game: str) -> list[tuple[str, str, str]]: ...
 
     def start_match(self, game: str, opponent: str, player_name: str, *,
                     names: tuple[str, str] | None = None) -> Handles: ...
@@ -484,13 +510,15 @@ class LobbyBackend(Backend, Protocol):
 
 class LobbyExtras(Protocol):
     """What the lobby screen uses when its backend has it (``getattr``; a fake may not):
-    the key's settings, ratings, history and the leaderboard, and High Voltage's table.
-    What may cross a wire returns an awaitable, as in :class:`LobbyBackend`."""
+    the key's settings, ratings, history (and record against bots) and the leaderboard, and
+    High Voltage's table.  What may cross a wire returns an awaitable, as in :class:`LobbyBackend`."""
 
     stored_name: str | None
 
     @property
     def identity(self) -> str | None: ...
+
+    def rename_wait(self) -> Awaitable[float]: ...  # seconds until the key may take another name (0: now)
 
     def bot_levels(self, game: str) -> tuple[str, ...]: ...  # a table's bot levels, in order
 
@@ -508,11 +536,15 @@ class LobbyExtras(Protocol):
 
     def history(self, limit: int = ...) -> Awaitable[list[HistoryItem]]: ...
 
+    def bot_record(self) -> Awaitable[list[BotRecord]]: ...  # the key's results against each bot level
+
     def leaderboard_games(self) -> Awaitable[list[tuple[str, str]]]: ...
 
     def leaderboard(self, game: str, n: int = ...) -> Awaitable[list[LeaderEntry]]: ...
 
     def hv_starts_in(self) -> Awaitable[float | None]: ...
+
+    def linked_browsers(self) -> Awaitable[list[LinkedBrowser]]: ...  # the key's (a guest: none)
 
     def lobby_chat(self) -> ChatRoom | None: ...  # the lobby's talk (None: none here)
 

@@ -38,7 +38,7 @@ def run_local(app: Any) -> int:
 
     Keys typed in one burst keep their order (Textual's own driver lets a key that
     bubbles to a binding land after the letters that followed it: see :mod:`tui.keys`)."""
-    from tui.keys import ordered_driver_class
+    from tui.textual_compat import ordered_driver_class
 
     app.driver_class = ordered_driver_class(app.driver_class)
     interrupted = False

@@ -15,18 +15,57 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from tui.i18n import N_, _, ngettext
-from tui.ports import ChatLine, HistoryItem, Note, RatingChange
+from tui.i18n import N_, _, current, ngettext
+from tui.ports import BotRecord, ChatLine, HistoryItem, Note, RatingChange
 
 Words = Callable[[Mapping[str, Any]], str]
 
 
+# -- numbers and dates per language ------------------------------------------------------
+# Small tables of our own, one entry per language of tui.i18n.LANGUAGES (no CLDR data, at run
+# time or at build time): an ordinal's ending depends on the number in ways a catalog's plural
+# forms do not say, and a date's order is the language's, not a sentence to translate.
+
+
+def _ordinal_en(n: int) -> str:
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}" + {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def _ordinal_ca(n: int) -> str:
+    return f"{n}" + {1: "r", 2: "n", 3: "r", 4: "t"}.get(n, "è")
+
+
+def _ordinal_es(n: int) -> str:
+    return f"{n}.º"
+
+
+ORDINALS: dict[str, Callable[[int], str]] = {"en": _ordinal_en, "ca": _ordinal_ca, "es": _ordinal_es}
+
+
 def ordinal(n: int) -> str:
-    """``1st``, ``2nd``, ``3rd``, ``4th``."""
-    special = {1: N_("1st"), 2: N_("2nd"), 3: N_("3rd")}.get(n)
-    return _(special) if special is not None else _("%(n)dth") % {"n": n}
+    """A place in the session's language: ``1st`` ``2nd`` ``3rd`` ``4th`` / ``1r`` ``2n`` ``3r`` ``4t``
+    ``5è`` / ``1.º`` ``2.º`` (a place is "lloc" and "puesto": the masculine forms)."""
+    return ORDINALS.get(current(), _ordinal_en)(n)
+
+
+#: A date's short forms per language, as ``time.strftime`` patterns of numbers only (so no C locale
+#: is involved): a day and its time, a day, a date, a date and its time.
+DATES: dict[str, dict[str, str]] = {
+    "en": {"day_time": "%m-%d %H:%M", "day": "%m-%d", "date": "%Y-%m-%d", "date_time": "%Y-%m-%d %H:%M"},
+    "ca": {"day_time": "%d/%m %H:%M", "day": "%d/%m", "date": "%d/%m/%Y", "date_time": "%d/%m/%Y %H:%M"},
+    "es": {"day_time": "%d/%m %H:%M", "day": "%d/%m", "date": "%d/%m/%Y", "date_time": "%d/%m/%Y %H:%M"},
+}
+
+
+def date(when: float, form: str = "date") -> str:
+    """``when`` (seconds since the epoch, shown in local time) in the session's language's short
+    ``form``: ``day_time`` (``03-14 18:02`` / ``14/03 18:02``), ``day``, ``date`` (``2025-03-14`` /
+    ``14/03/2025``) or ``date_time``."""
+    return time.strftime(DATES.get(current(), DATES["en"])[form], time.localtime(when))
 
 
 def listing(parts: Sequence[str]) -> str:
@@ -54,6 +93,26 @@ STATUSES = {
     "played": N_("just played %(where)s"),
     "watched": N_("just watched %(where)s"),
 }
+
+
+def who_heading(online: int, running: int) -> str:
+    """The first line of ``ssh HOST who``: how many are online and how many matches run."""
+    return _("%(online)d online, %(matches)s") % {
+        "online": online,
+        "matches": ngettext("%(n)d match running", "%(n)d matches running", running) % {"n": running},
+    }
+
+
+def rename_wait(seconds: float, *, short: bool = False) -> str:
+    """When a key may take another name ("" when it may now): said where a name is chosen
+    (``short``: in a box's title)."""
+    if seconds <= 0:
+        return ""
+    minutes = max(1, int(seconds / 60 + 0.999))
+    if short:
+        return _("a new name in %(minutes)d min") % {"minutes": minutes}
+    return ngettext("a new name is possible in %(minutes)d minute", "a new name is possible in %(minutes)d minutes",
+                    minutes) % {"minutes": minutes}
 
 
 def status(status: str, where: str = "") -> str:
@@ -258,6 +317,12 @@ REFUSALS: dict[str, Words] = {
     "unknown_game": lambda p: _("match %(match)s is a game this server cannot replay (%(game)s)") % dict(p),
     "hands_hidden": lambda p: _("match %(match)s is not finished; its hands are hidden") % {"match": p["match"]},
     "settings_for_keys": lambda p: _("settings are kept for known keys only"),
+    # linking a browser to a key
+    "link_needs_key": lambda p: _("linking a browser needs an SSH key: connect with your key (a guest has "
+                                  "nothing to link)"),
+    "link_unknown_key": lambda p: _("this key has no name here yet: enter the lobby once and choose one, "
+                                    "then ask for a link code"),
+    "links_need_store": lambda p: _("this server keeps no players, so it links no browsers"),
     # chat
     "chat_too_fast": lambda p: ngettext(
         "you are writing too fast: wait %(wait)d second", "you are writing too fast: wait %(wait)d seconds",
@@ -335,8 +400,7 @@ def history_forms(item: HistoryItem) -> list[str]:
     from tui.text import plain
 
     others = [plain(n, 16) for n in item.others]
-    ended = time.localtime(item.ended)
-    when, day = time.strftime("%m-%d %H:%M", ended), time.strftime("%m-%d", ended)
+    when, day = date(item.ended, "day_time"), date(item.ended, "day")
     rank = item.rank
     if rank is None:
         outcome = ""
@@ -393,3 +457,129 @@ def history_lines(items: Sequence[HistoryItem], width: int | None = None) -> lis
                   if width is None or all(len(forms[k]) <= width for _id, forms in rows)),
                  len(rows[0][1]) - 1)
     return [(mid, forms[level]) for mid, forms in rows]
+
+
+def bot_record_forms(records: Sequence[BotRecord]) -> list[str]:
+    """One game's record against its bot levels, longest form first: ``v bots (won-lost):
+    easy 3-1, medium 0-2``, then shorter, down to the totals (``v bots: 3-3``); a third
+    number, drawn, when any was; the game named, unless it is the home game."""
+    draws = any(r.drawn for r in records)
+
+    def score(won: int, lost: int, drawn: int) -> str:
+        return f"{won}-{lost}-{drawn}" if draws else f"{won}-{lost}"
+
+    key = _("won-lost-drawn") if draws else _("won-lost")
+    each = [f"{r.bot} {score(r.won, r.lost, r.drawn)}" for r in records]
+    total = score(sum(r.won for r in records), sum(r.lost for r in records), sum(r.drawn for r in records))
+    title, short = records[0].title, records[0].short
+    if title:
+        return [_("%(game)s v bots (%(key)s): %(each)s") % {"game": title, "key": key, "each": listing(each)},
+                _("%(game)s v bots: %(each)s") % {"game": title, "each": listing(each)},
+                _("%(game)s v bots: %(each)s") % {"game": short, "each": " ".join(each)},
+                _("%(game)s v bots: %(total)s") % {"game": short, "total": total}]
+    return [_("v bots (%(key)s): %(each)s") % {"key": key, "each": listing(each)},
+            _("v bots: %(each)s") % {"each": listing(each)},
+            _("v bots: %(each)s") % {"each": " ".join(each)},
+            _("v bots: %(total)s") % {"total": total}]
+
+
+def bot_record_lines(records: Sequence[BotRecord], width: int | None = None) -> list[str]:
+    """A player's record against bots (matches with a bot are not rated: this is what they
+    count for), a line a game, each in the longest form that fits ``width``."""
+    games: dict[str, list[BotRecord]] = {}
+    for r in records:
+        games.setdefault(r.game, []).append(r)
+    out = []
+    for recs in games.values():
+        forms = bot_record_forms(recs)
+        out.append(next((f for f in forms if width is None or len(f) <= width), forms[-1]))
+    return out
+
+
+class GameWords(Protocol):
+    """A game's words module (``tui/games/<game>/words.py``): its log entries and refusals
+    in the session's language (see :mod:`tui.words`, which it falls back on)."""
+
+    def line(self, event: Any, names: Sequence[str]) -> str: ...
+
+    def lines(self, entries: Sequence[Any], names: Sequence[str]) -> list[str]: ...
+
+    def refusal(self, error: BaseException) -> str: ...
+
+    def describe(self, title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str: ...
+
+
+# -- browsers linked to a key (``ssh HOST link``, the web page, the settings) -----------------
+
+
+def link_code(code: str, minutes: int, page: str, unlink: str) -> str:
+    """``ssh HOST link``'s answer: the code, where to enter it, and how to undo it (``page``:
+    the web page's address, "" when this process does not know it; ``unlink``: the command)."""
+    where = _("on the web page %(page)s") % {"page": page} if page else _("on this server's web page")
+    return "\n".join((
+        _("Your link code: %(code)s") % {"code": code},
+        ngettext("Enter it %(where)s (\"Link a key\") within %(minutes)d minute; it works once.",
+                 "Enter it %(where)s (\"Link a key\") within %(minutes)d minutes; it works once.",
+                 minutes) % {"where": where, "minutes": minutes},
+        _("That browser then plays as you: your name, ratings, history and settings."),
+        _("To forget every browser linked to your key: %(unlink)s") % {"unlink": unlink},
+    )) + "\n"
+
+
+def unlinked(count: int) -> str:
+    """``ssh HOST unlink``'s answer."""
+    if count == 0:
+        return _("No browser was linked to your key.") + "\n"
+    return ngettext("%(n)d browser is no longer linked to your key.",
+                    "%(n)d browsers are no longer linked to your key.", count) % {"n": count} + "\n"
+
+
+def browser_line(label: str, linked: float, last_seen: float) -> str:
+    """One linked browser in the settings: what it is, when it was linked and last used."""
+    return _("%(label)s: linked %(linked)s, last used %(seen)s") % {
+        "label": label or _("a browser"),
+        "linked": date(linked, "date"),
+        "seen": date(last_seen, "date_time"),
+    }
+
+
+def more_browsers(count: int) -> str:
+    """The linked browsers the settings do not list."""
+    return ngettext("and %(n)d more", "and %(n)d more", count) % {"n": count}
+
+
+def browsers_title(count: int, link: str, unlink: str) -> str:
+    """The heading of the settings' list of linked browsers (``link``, ``unlink``: the commands)."""
+    if count == 0:
+        return _("No browser is linked to your key (%(link)s gives a code for the web page)") % {"link": link}
+    return ngettext("%(n)d browser linked to your key (%(unlink)s forgets them):",
+                    "%(n)d browsers linked to your key (%(unlink)s forgets them):", count) % {
+        "n": count, "unlink": unlink}
+
+
+#: What the web page says (the page asks for them worded, in the session's language).
+WEB_PAGE = {
+    "title": N_("Voltage"),
+    "connecting": N_("Connecting…"),
+    "lost": N_("The connection was lost. Trying again…"),
+    "ended": N_("The session has ended."),
+    "moved": N_("This game moved to another tab or window."),
+    "refused": N_("The server is busy or refused the connection. Trying again…"),
+    "again": N_("Play again"),
+    "link": N_("Link a key"),
+    "link_help": N_("Type the code that ssh HOST link gave you: this browser then plays as your key."),
+    "link_placeholder": N_("ABCD-EFGH"),
+    "link_submit": N_("Link"),
+    "link_cancel": N_("Cancel"),
+    "linked": N_("This browser is linked to your key."),
+    "link_wrong": N_("That is not a live code: ask for a new one with ssh HOST link."),
+    "link_slow": N_("Too many tries: wait a few minutes before the next."),
+    "link_failed": N_("The server could not link this browser; try again."),
+    "keys": N_("Keys for a touch screen"),
+    "no_script": N_("This page needs JavaScript to show the game's terminal."),
+}
+
+
+def web_page(ssh: str) -> dict[str, str]:
+    """The web page's words, ``ssh HOST`` filled with how players reach this server."""
+    return {key: _(message).replace("ssh HOST", ssh) for key, message in WEB_PAGE.items()}

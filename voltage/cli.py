@@ -58,7 +58,8 @@ def _serve(args: argparse.Namespace) -> int:
         from server.cluster.main import cluster_main
 
         return cluster_main(args.redis, args.edges, host=args.host, port=args.port, data_dir=args.data_dir,
-                            public_host=args.public_host, public_port=args.public_port, limits=_limits(args))
+                            public_host=args.public_host, public_port=args.public_port, limits=_limits(args),
+                            web_port=args.web, web_host=args.web_host, web_url=args.web_url)
     return serve_main(
         args.host,
         args.port,
@@ -69,6 +70,9 @@ def _serve(args: argparse.Namespace) -> int:
         public_port=args.public_port,
         max_startups=args.max_startups,
         max_startups_per_address=args.max_startups_per_address,
+        web_port=args.web,
+        web_host=args.web_host,
+        web_url=args.web_url,
     )
 
 
@@ -76,7 +80,8 @@ def _edge(args: argparse.Namespace) -> int:
     from server.cluster.main import edge_main
 
     return edge_main(args.redis, args.host_key, host=args.host, port=args.port, public_host=args.public_host,
-                     public_port=args.public_port, fast=args.fast, limits=_limits(args))
+                     public_port=args.public_port, fast=args.fast, limits=_limits(args), web_port=args.web,
+                     web_host=args.web_host, web_url=args.web_url)
 
 
 def _limits(args: argparse.Namespace) -> dict[str, object]:
@@ -91,11 +96,22 @@ def _host(args: argparse.Namespace) -> int:
     return host_main(args.redis, args.data_dir, grace=args.grace)
 
 
+def _speak(lang: str | None) -> None:
+    """This process words in ``lang`` (``--lang``), else in its locale's language (``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG``): set before the app runs, whose tasks all copy it."""
+    import os
+
+    from tui.i18n import client_language, use
+
+    use(lang or client_language(os.environ))
+
+
 def _replay(args: argparse.Namespace) -> int:
     from server.replay import Replay, ReplayError
     from server.serve import default_data_dir
     from server.store.db import Store, StoreError
 
+    _speak(args.lang)
     text = str(args.match_id).strip().lstrip("#")
     if not text.isdigit():
         print(f"voltage replay: MATCH_ID is a number, not {args.match_id!r}", file=sys.stderr)
@@ -135,13 +151,16 @@ def _bot_pool() -> Executor | None:
         return None
 
 
-def play_main(name: str | None = None, seed: int | None = None, bot_delay: float = 0.7) -> int:
+def play_main(name: str | None = None, seed: int | None = None, bot_delay: float = 0.7,
+              lang: str | None = None) -> int:
     """``voltage play``: the composition of a local backend (``server.local``) and the app
-    (``tui``); the tui itself never imports ``server``."""
+    (``tui``); the tui itself never imports ``server``.  ``lang``: ``en``, ``ca`` or ``es``
+    (None: the locale's)."""
     from server.local import LocalBackend
     from tui.app import make_app
     from tui.run import default_name, run_local
 
+    _speak(lang)
     pool = _bot_pool()
     backend = LocalBackend(seed=seed, bot_delay=bot_delay, executor=pool)
     app = make_app(backend, player_name=name or default_name())
@@ -154,7 +173,7 @@ def play_main(name: str | None = None, seed: int | None = None, bot_delay: float
 
 
 def _play(args: argparse.Namespace) -> int:
-    return play_main(args.name, args.seed, args.bot_delay)
+    return play_main(args.name, args.seed, args.bot_delay, args.lang)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="split the server: one host process and --edges edge processes on this port, "
                         "Redis between them (redis://HOST:PORT/0 or unix:///PATH)")
     s.add_argument("--edges", type=int, default=None, help="edge processes with --redis (default: one per core)")
+    _web_arguments(s)
     s.set_defaults(func=_serve)
 
     e = sub.add_parser("edge", help="an edge of a split server: SSH sessions whose games the host runs")
@@ -210,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--max-startups-per-address", type=_startups, default=None, metavar="START:RATE:FULL",
                    help="the same, from one address (default 3:30:10)")
     e.add_argument("--fast", action="store_true", help=argparse.SUPPRESS)  # tests: tui.pacing.FAST
+    _web_arguments(e)
     e.set_defaults(func=_edge)
 
     h = sub.add_parser("host", help="the host of a split server: the lobby, the matches and the store")
@@ -218,21 +239,49 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--grace", type=float, default=60.0, help=argparse.SUPPRESS)
     h.set_defaults(func=_host)
 
-    pl = sub.add_parser("play", help="play Voltage in this terminal, against a bot or hot-seat")
+    titles = " or ".join(info.title for info in GAMES.values())
+    pl = sub.add_parser("play", help=f"play {titles} in this terminal, against bots (or hot-seat)")
     pl.add_argument("--name", default=None, help="your name in the match (default: your login name)")
     pl.add_argument("--seed", type=int, default=None, help="deal the matches from this seed")
     pl.add_argument("--bot-delay", type=float, default=0.7, help="seconds between a bot's moves")
+    _lang_argument(pl)
     pl.set_defaults(func=_play)
 
     r = sub.add_parser("replay", help="replay a finished match from the server's data, step by step")
     r.add_argument("match_id", metavar="MATCH_ID", help="the match's number (from the lobby or `ssh HOST export`)")
     r.add_argument("--data-dir", default=None, help="the server's data directory (default: the user data dir)")
+    _lang_argument(r)
     r.set_defaults(func=_replay)
 
     from server.chat.admin import add_parser as add_admin
 
     add_admin(sub)
     return p
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535)")
+    return port
+
+
+def _lang_argument(p: argparse.ArgumentParser) -> None:
+    from tui.i18n import LANGUAGES
+
+    p.add_argument("--lang", choices=LANGUAGES, default=None,
+                   help="the language of the screens (default: your locale's: LC_ALL, LC_MESSAGES or LANG)")
+
+
+def _web_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--web", type=_port, default=None, metavar="PORT",
+                   help="also serve the game to browsers on this port (a page with a terminal; off by default)")
+    p.add_argument("--web-host", default="", metavar="ADDR", help="address the web page listens on (default: all)")
+    p.add_argument("--web-url", default="", metavar="URL",
+                   help="the page's address as players open it, when not http://HOST:PORT/ (behind a TLS proxy)")
 
 
 def _silence_output() -> None:

@@ -7,8 +7,9 @@ them; matches ``2k`` and ``2k + 1`` share the deal ``seed + k``.  With
 ``workers > 1`` the matches run in a process pool; results come back in match
 order, so the output does not depend on the number of workers.
 
-An entrant is a bot name (see :data:`engine.voltage.bots.BOT_NAMES`), optionally with a
-search budget in iterations after a colon: ``ismcts:2000``.
+An entrant is a bot name (see :data:`engine.voltage.bots.BOT_NAMES`, and
+:data:`~engine.voltage.bots.ARENA_BOTS` for earlier generations such as ``hard-v1``),
+optionally with a search budget in iterations after a colon: ``ismcts:2000``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.voltage import rules as V
-from engine.voltage.bots import BOT_NAMES, SEARCH_BOTS, make_bot
+from engine.voltage.bots import ARENA_BOTS, BOT_NAMES, SEARCH_BOTS, make_bot
 
 
 @dataclass
@@ -57,8 +58,8 @@ def parse_entrant(spec: str, defaults: dict[str, Any] | None = None) -> tuple[st
     ``defaults`` (iterations, time_budget) apply to search bots without a budget of their own.
     """
     name, _, budget = spec.strip().partition(":")
-    if name not in BOT_NAMES:
-        raise ValueError(f"unknown bot {name!r}: choose from {', '.join(BOT_NAMES)}")
+    if name not in BOT_NAMES and name not in ARENA_BOTS:
+        raise ValueError(f"unknown bot {name!r}: choose from {', '.join((*BOT_NAMES, *ARENA_BOTS))}")
     options: dict[str, Any] = {}
     if name in SEARCH_BOTS:
         options.update({k: v for k, v in (defaults or {}).items() if v is not None})

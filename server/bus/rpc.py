@@ -18,6 +18,11 @@ the bus's namespace:
   each inbox a TTL, so a dead edge's inbox goes away.  A host that does not answer within
   a call's timeout (it is restarting) is :class:`NoReply` (the screens say "not answering").
 
+A timeout measures the host's silence, not the edge's own lateness: an edge starved of CPU
+(a burst of arrivals drawing their screens) may read its inbox seconds after the host
+answered, so when a call's time is up the edge first reads its inbox once more (a read that
+began after that moment) and says "not answering" only if the answer is not there.
+
 A request carries its ``deadline`` (wall clock): the host drops a request whose
 caller has given up, so a restarted host never acts on a call nobody waits for.  A frame
 an older or newer peer sent that cannot be read is logged and dropped (a request that
@@ -46,6 +51,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 INBOX_TTL = 120  # seconds: an inbox nobody reads (its edge died) is dropped by Redis
+LATE_READ = 5.0  # seconds at most, past a call's time, for one more read of the inbox (Redis away: no answer)
 
 
 class NoReply(Exception):
@@ -91,6 +97,9 @@ class EdgeCalls:
         self._outgoing: list[tuple[str | bytes, asyncio.Future[None]]] = []
         self._sender: asyncio.Task[None] | None = None
         self.inbox = f"{namespace}:inbox:{edge}"
+        self._read_from = float("-inf")  # when the latest delivered read of the inbox began (loop time)
+        self._read_done: asyncio.Event | None = None  # set at each delivered read, then replaced
+        self._closing = False
 
     async def start(self, on_push: Callable[[Any], None]) -> None:
         try:
@@ -120,16 +129,45 @@ class EdgeCalls:
         long as it takes); :class:`NoReply` when Redis refuses it or the host does not answer."""
         rid = self.new_id()
         future = self.expect(rid)
-        deadline = timeout if timeout is not None else 24 * 3600.0
+        # the host drops it after the longest this call may wait (its time, then one more read)
+        deadline = timeout + max(timeout, LATE_READ) if timeout is not None else 24 * 3600.0
         try:
             await self._send(self._request(session, payload, self.inbox, deadline, rid))
         except NoReply:
             future.cancel()
             raise
+        return await self.answer(future, timeout)
+
+    async def answer(self, future: asyncio.Future[Any], timeout: float | None) -> Any:
+        """The payload ``future`` (from :meth:`expect`) receives; :class:`NoReply` if the host
+        had not answered ``timeout`` seconds from now (None: wait as long as it takes).  When the
+        time is up, the inbox is read once more before saying so: an answer the host gave in
+        time but that this edge, busy, has not read yet still counts."""
+        if timeout is None:
+            return await future
         try:
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            raise NoReply(f"no reply within {timeout:g} s") from None
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), timeout)
+            except TimeoutError:
+                pass
+            try:
+                late = asyncio.get_running_loop().time()
+                await asyncio.wait_for(self._read_after(late, future), max(timeout, LATE_READ))
+            except TimeoutError:
+                pass  # the inbox cannot be read (Redis away): no answer either way
+            if future.done() and not future.cancelled():
+                return future.result()
+        finally:
+            future.cancel()  # (done: a no-op; else nobody waits for it any more)
+        raise NoReply(f"no reply within {timeout:g} s")
+
+    async def _read_after(self, moment: float, future: asyncio.Future[Any]) -> None:
+        """Return once a read of the inbox that began after ``moment`` has been delivered
+        (or ``future`` has its answer)."""
+        while self._read_from < moment and not future.done():
+            if self._read_done is None:
+                self._read_done = asyncio.Event()
+            await self._read_done.wait()
 
     def _send(self, data: str | bytes) -> asyncio.Future[None]:
         """Queue ``data`` for the next ``RPUSH``; done once Redis took it."""
@@ -157,7 +195,9 @@ class EdgeCalls:
 
     async def _read_inbox(self) -> None:
         delay = 0.05
-        while True:
+        loop = asyncio.get_running_loop()
+        while not self._closing:
+            began = loop.time()
             try:
                 got = await pop_batch(self._read, self.inbox, 1, self.READ_BATCH)
             except asyncio.CancelledError:
@@ -169,6 +209,10 @@ class EdgeCalls:
             delay = 0.05
             for data in got:
                 self._deliver(data)
+            self._read_from = began
+            if self._read_done is not None:
+                self._read_done.set()
+                self._read_done = None
 
     def _deliver(self, data: str | bytes) -> None:
         try:
@@ -187,13 +231,15 @@ class EdgeCalls:
                 log.exception("push handler failed")
 
     async def close(self) -> None:
+        self._closing = True
         for task in (self._reader, self._sender):
-            if task is not None:
+            # (a cancel that lands in a blocking read may be swallowed by the client: again
+            # until it ends; the reader also stops after its current read, a second at most)
+            while task is not None and not task.done():
                 task.cancel()
-                try:
-                    await task
-                except (asyncio.CancelledError, Exception):
-                    pass
+                await asyncio.wait({task}, timeout=0.5)
+            if task is not None and not task.cancelled():
+                task.exception()  # (said: it ended; nothing to report now)
         for future in list(self._waiting.values()):
             future.cancel()
         for _, sent in self._outgoing:

@@ -379,6 +379,14 @@ class HostService:
         if c is M.COMMAND:
             await self._answer(request, c, kept_command(self.lobby.store, list(args["words"]), args["ssh"]))
             return
+        if c in M.LINKS:  # the browsers linked to a key (an edge's link, unlink, web logins)
+            try:
+                value = linked_browsers_call(self.lobby.store, c, args)
+            except ValueError as error:
+                await self._refuse(request, error)
+                return
+            await self._answer(request, c, value)
+            return
         session = self.sessions.get(request.session)
         if session is None:
             await self._refuse(request, Refused("session_ended"))
@@ -544,6 +552,21 @@ def refusal(error: BaseException) -> tuple[str, dict[str, Any]]:
     if not isinstance(code, str):
         return "refused", {"detail": str(error)}
     return code, dict(getattr(error, "params", None) or {})
+
+
+def linked_browsers_call(store: Any, c: Call, args: dict[str, Any]) -> Any:
+    """One of the declared link calls (:data:`server.wire.messages.LINKS`) run on ``store``,
+    as one process runs them (:class:`server.session.services.StoreLinks`); its refusal raised."""
+    from server.session.services import StoreLinks
+
+    links = StoreLinks(store)
+    if c is M.LINK_CODE:
+        return links.link_code(args["key"])
+    if c is M.REDEEM_LINK:
+        return links.redeem(args["code"], args["label"])
+    if c is M.BROWSER_KEY:
+        return links.browser_key(args["token"])
+    return links.unlink(args["key"])
 
 
 def kept_command(store: Any, words: list[str], ssh: str) -> M.CommandAnswer:

@@ -9,7 +9,7 @@ and waits; SIGTERM or Ctrl-C stops them all.  An edge that dies is started again
 host that dies (the edges keep their sessions; the new host restores every match
 from the store and the edges open their sessions there again).
 
-Edges share the port with **SO_REUSEPORT**: each edge is a plain listening SSH
+Edges share the port (and the web port, with ``--web``) with **SO_REUSEPORT**: each edge is a plain listening SSH
 server, the kernel spreads new connections over them, no process sits in the
 connection's path and an edge that dies (kill -9) simply stops getting any.  An
 acceptor passing sockets to the least busy edge would balance load better but is
@@ -101,8 +101,10 @@ def host_main(redis_url: str, data_dir: str | Path | None, *, namespace: str = "
 
 def edge_main(redis_url: str, host_key: str | Path, *, host: str = "", port: int = 2222, public_host: str = "",
               public_port: int = 0, namespace: str = "voltage", reuse_port: bool = True, fast: bool = False,
-              limits: dict[str, Any] | None = None) -> int:
-    """``voltage edge``: an SSH server whose sessions play in the host's lobby over Redis."""
+              limits: dict[str, Any] | None = None, web_port: int | None = None, web_host: str = "",
+              web_url: str = "") -> int:
+    """``voltage edge``: an SSH server (and with ``web_port`` a web one, on the same sessions)
+    whose sessions play in the host's lobby over Redis."""
     import asyncssh
 
     from server.bus import BusUnavailable
@@ -133,7 +135,8 @@ def edge_main(redis_url: str, host_key: str | Path, *, host: str = "", port: int
         loop.add_signal_handler(signal.SIGTERM, stop.set)
         client = await EdgeClient.connect(redis_url, namespace=namespace)
         config = ServerConfig(host=host, port=port, public_host=public_host, public_port=public_port,
-                              reuse_port=reuse_port, **(limits or {}))
+                              reuse_port=reuse_port, web_port=web_port, web_host=web_host, web_url=web_url,
+                              **(limits or {}))
         factory = None
         if fast:  # (tests: no highlight or results delay, as tui.pacing.FAST says)
             from server.session.app import harden_app
@@ -146,14 +149,21 @@ def edge_main(redis_url: str, host_key: str | Path, *, host: str = "", port: int
         sessions = Sessions(EdgeServices(client), admission=Admission(config.admission_limits()),
                             limits=config.session_limits(), app_factory=factory)
         server = VoltageServer(config, sessions, host_key=key)
+        web = config.web_server(sessions, server.ssh_line)
         try:
             await server.start()
+            if web is not None:
+                await web.start()
             gcpolicy.install()
-            print(f"edge {client.edge} serving on port {server.port} (pid {os.getpid()})", flush=True)
+            served = f" and web port {web.port}" if web is not None else ""
+            print(f"edge {client.edge} serving on port {server.port}{served} (pid {os.getpid()})", flush=True)
             await stop.wait()
         finally:
             server.close()
             server.hang_up()
+            if web is not None:
+                web.close()
+                await web.wait_closed()
             await client.close()
 
     try:
@@ -184,8 +194,10 @@ def _first_line(process: subprocess.Popen[str], what: str, timeout: float = 30.0
 
 def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int = 2222,
                  data_dir: str | Path | None = None, public_host: str = "", public_port: int = 0,
-                 limits: dict[str, Any] | None = None) -> int:
-    """``voltage serve --redis URL [--edges N]``: a host and N edges on this machine, one port."""
+                 limits: dict[str, Any] | None = None, web_port: int | None = None, web_host: str = "",
+                 web_url: str = "") -> int:
+    """``voltage serve --redis URL [--edges N]``: a host and N edges on this machine, one port
+    (and with ``web_port`` one web port, which the edges share as they share the SSH one)."""
     from server.serve import default_data_dir
     from server.ssh.hostkey import HOST_KEY_FILE, HostKeyError, load_host_key
 
@@ -221,18 +233,30 @@ def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int
         for name, value in (limits or {}).items():  # the connection limits hold per edge
             flag = "--" + name.replace("_", "-")
             edge_args += [flag, ":".join(map(str, value)) if isinstance(value, tuple) else str(value)]
+        if web_url:
+            edge_args += ["--web-url", web_url]
         chosen = port
+        web_chosen = web_port
+
+        def with_ports() -> list[str]:
+            web = ["--web", str(web_chosen), "--web-host", web_host] if web_chosen is not None else []
+            return [*edge_args, *web, "--port", str(chosen)]
+
         for _i in range(n):
-            edge = _spawn([*edge_args, "--port", str(chosen)])
+            edge = _spawn(with_ports())
             children.append(edge)
             line = _first_line(edge, "edge")
             print(line, flush=True)
             if chosen == 0:
                 chosen = int(line.split("port ")[1].split()[0])
+            if web_chosen == 0:
+                web_chosen = int(line.split("web port ")[1].split()[0])
         shown = public_host or (host if host not in ("", "0.0.0.0", "::") else "localhost")
         shown_port = public_port or chosen
         print(f"Voltage is serving on port {chosen}: one host and {n} edge{'s' if n != 1 else ''} "
               f"over {redis_url}", flush=True)
+        if web_chosen is not None:
+            print(f"In a browser:  {web_url or f'http://{shown}:{web_chosen}/'}", flush=True)
         print(f"Connect with:  ssh -p {shown_port} {shown}" if shown_port != 22 else f"Connect with:  ssh {shown}",
               flush=True)
         while True:
@@ -246,7 +270,7 @@ def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int
                 if child.poll() is not None:  # an edge died: start another on the port
                     print(f"voltage serve: an edge stopped (exit {child.returncode}); starting another",
                           file=sys.stderr, flush=True)
-                    children[i] = _spawn([*edge_args, "--port", str(chosen)])
+                    children[i] = _spawn(with_ports())
                     print(_first_line(children[i], "edge"), flush=True)
     except KeyboardInterrupt:
         return 130

@@ -47,16 +47,19 @@ from server.bus import Bus, Intent, Subscription, gap
 from server.bus import SeatMessage as BusMessage
 from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
-from server.lobby.core import GAME_TITLES, GAMES, bot_strengths
+from server.games import IDS, TITLES
+from server.lobby.models import bot_strengths
 from server.wire import messages as M
 from server.wire.codec import Call, CodecError
 from server.wire.table import WIRE
 from tui import lobby_events as E
 from tui.ports import (
+    BotRecord,
     ChatLine,
     Entry,
     Handles,
     HistoryItem,
+    LinkedBrowser,
     Note,
     Notice,
     NoticeChanged,
@@ -68,10 +71,11 @@ from tui.ports import (
 
 log = logging.getLogger(__name__)
 
-FIRST_GAME = GAMES[0]
+FIRST_GAME = IDS[0]
 NOT_ANSWERING = "not_answering"  # a refusal's code: the host did not answer in time
 CALL_TIMEOUT = 5.0  # a lobby call the host answers at once (a quick match waits as long as it takes)
 REPLAY_TIMEOUT = 10.0
+INTENT_TIMEOUT = 30.0  # a move's result
 HOST_AWAY = Note("host_away")  # the status notice while the host restarts
 REDIS_LOST = Note("connection_lost")  # ... while the bus reconnects
 HEARTBEAT = 1.0
@@ -194,8 +198,8 @@ class RemoteSeatHandle:
         intent = Intent(self.match, self.key, self.session.id, seq, WIRE.encode(make(rid)))
         await self.client.bus.send_intent(intent)
         try:
-            answer = await asyncio.wait_for(future, 30.0)
-        except TimeoutError:
+            answer = await self.client.calls.answer(future, INTENT_TIMEOUT)
+        except NoReply:
             raise RuleError(NOT_ANSWERING) from None
         try:
             result = WIRE.decode(answer)
@@ -365,8 +369,8 @@ class RemoteBackend:
     """One SSH session on this edge, a player in the host's lobby (``LobbyBackend``)."""
 
     online = True
-    games = GAMES
-    game_titles = GAME_TITLES
+    games = IDS
+    game_titles = TITLES
 
     def __init__(self, client: EdgeClient, session: str, opened: M.Opened, env: dict[str, str],
                  username: str = "") -> None:
@@ -496,6 +500,16 @@ class RemoteBackend:
     def identity(self) -> str | None:
         return self._identity
 
+    async def linked_browsers(self) -> list[LinkedBrowser]:
+        """The browsers linked to this player's key, as the host's store has them."""
+        if not self._identity:
+            return []
+        try:
+            return list(await self._call("linked_browsers"))
+        except Refused:  # (not answering: nothing to list)
+            log.warning("could not list the browsers linked to %s", self._identity)
+            return []
+
     @property
     def name(self) -> str:
         return self._state.name
@@ -584,6 +598,12 @@ class RemoteBackend:
 
     async def claim_name(self, name: str) -> str:
         return str(await self._call("claim_name", name=name))
+
+    async def rename_wait(self) -> float:
+        try:
+            return float(await self._call("rename_wait") or 0.0)
+        except Refused:
+            return 0.0
 
     async def resumable(self) -> bool:
         return bool(await self._call("resumable"))
@@ -676,6 +696,12 @@ class RemoteBackend:
     async def history(self, limit: int = 20) -> list[HistoryItem]:
         try:
             return list(await self._call("history", limit=limit))
+        except Refused:
+            return []
+
+    async def bot_record(self) -> list[BotRecord]:
+        try:
+            return [r for r in await self._call("bot_record") if isinstance(r, BotRecord)]
         except Refused:
             return []
 

@@ -10,6 +10,9 @@ from typing import Any
 from server.edge.backend import EdgeClient
 from server.session.identity import Identity
 from server.session.services import Answer, Opened
+from server.wire import messages as M
+
+LINK_TIMEOUT = 5.0  # a linked-browser call (the host answers from its store at once)
 
 
 class EdgeServices:
@@ -46,6 +49,20 @@ class EdgeServices:
 
     async def export(self, match_id: int) -> Answer:
         return await self._command(["export", str(match_id)])
+
+    async def link_code(self, key: str) -> str:
+        return str(await self.client.ask("", M.LINK_CODE, LINK_TIMEOUT, key=key))
+
+    async def redeem_link(self, code: str, label: str) -> tuple[str, str] | None:
+        got = await self.client.ask("", M.REDEEM_LINK, LINK_TIMEOUT, code=code, label=label)
+        return (str(got[0]), str(got[1])) if got else None
+
+    async def browser_key(self, token: str) -> str | None:
+        got = await self.client.ask("", M.BROWSER_KEY, LINK_TIMEOUT, token=token)
+        return str(got) if got else None
+
+    async def unlink(self, key: str) -> int:
+        return int(await self.client.ask("", M.UNLINK, LINK_TIMEOUT, key=key))
 
     async def _command(self, words: list[str]) -> Answer:
         got = await self.client.command(words)

@@ -38,7 +38,7 @@ Real time, decided here:
   slow is never stored.  While the store cannot write, the match is paused:
   every intent is refused (code ``save_failed``), bots and the countdown's "go" wait
   for the resume.
-- **Idling** (issue 18).  A person who does nothing for :data:`IDLE_SECONDS` (60 s)
+- **Idling**.  A person who does nothing for :data:`IDLE_SECONDS` (60 s)
   while they could act is marked idle (``idle``; every screen gets it in
   ``update.idle`` and the feed says "Bob is idle ...").  "Could act", decided
   here: in play (phase ``play``), not out, not played by a bot, connected (a

@@ -9,16 +9,17 @@ identity comes back.
 Everything here runs on the server's event loop; nothing blocks.  Screens see
 matches only through seat handles (:class:`~server.host.common.SeatDoor`).
 
-The lobby is composed of parts, imported one way (see :mod:`server.lobby.models`):
+The lobby holds its parts (see :mod:`server.lobby.models` for why parts, and the
+one way the modules import each other):
 
 - :mod:`server.lobby.models`: players, hosted matches, rooms, challenges, errors;
 - :mod:`server.lobby.names`: name claims, one name per key, the rename cooldown;
 - :mod:`server.lobby.presence`: who is online, doing what; telling screens;
 - :mod:`server.lobby.away`: grace, takeover by a newer session, resume;
-- :mod:`server.lobby.tables`: the table policy of any game, given this façade as
-  its narrow :class:`~server.lobby.tables.TableHost` (public methods, below);
-- this module: the :class:`Lobby` façade (matches, rooms, challenges, restore),
-  and every name the older ``server.lobby.core`` imports use, re-exported.
+- :mod:`server.lobby.tables`: the table policy of any game;
+- this module: the :class:`Lobby` façade (matches, rooms, challenges, restore), which
+  gives each part the narrow interface it asks for (``NamesHost``, ``PresenceHost``,
+  ``AwayHost``, ``TableHost``: public methods, below) and keeps the methods callers use.
 
 No game is named here: a game's own part is looked up in :mod:`server.games`.
 """
@@ -37,32 +38,26 @@ from server import games
 from server.chat.rooms import Chat
 from server.games import HostConfig
 from server.host.common import SeatDoor
-from server.lobby.away import AwayMixin
-from server.lobby.models import (  # noqa: F401  (re-exported: the older import path)
+from server.lobby.away import Away
+from server.lobby.models import (
     BOT_OFFER_SECONDS,
     CHALLENGE_SECONDS,
     CODE_LEN,
     CODE_LETTERS,
-    GAME_TITLES,
-    GAMES,
     GRACE_SECONDS,
     REMATCH_WAIT_SECONDS,
     Challenge,
     Hosted,
     LobbyError,
     MatchInfo,
-    NameRejected,
     Player,
     PlayerInfo,
     Room,
     Snapshot,
-    bot_strengths,
-    known_bots,
     match_scores,
-    takeover_bot,
 )
-from server.lobby.names import NAME_MAX, NamesMixin, check_name, name_from_username  # noqa: F401
-from server.lobby.presence import PresenceMixin
+from server.lobby.names import Names, same_key
+from server.lobby.presence import Presence
 from server.lobby.tables import Tables
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,7 +66,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 
-class Lobby(NamesMixin, PresenceMixin, AwayMixin):
+class Lobby:
     """Players online, tables, rooms, matches; see the module's notes."""
 
     def __init__(
@@ -92,7 +87,6 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         self.bot_offer_after = bot_offer_after
         self.rematch_wait = rematch_wait
         self.bot_delay = bot_delay
-        self.players: dict[int, Player] = {}  # online: named and connected
         self.matches: dict[str, Hosted] = {}
         self.challenge_seconds = CHALLENGE_SECONDS
         self.challenges: list[Challenge] = []
@@ -100,20 +94,72 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         # The code of a rematched match -> the code of its latest rematch (``watch OLD``).
         self.rematch_codes: dict[str, str] = {}
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
-        self._listeners: list[Callable[[], None]] = []
-        # Lobby screens redraw at most this often: each redraw costs every screen
-        # on the lobby a render, and arrivals come in bursts.
-        self.notify_delay = 1.0
-        self._notify_handle: asyncio.Handle | None = None
+        self.presence = Presence(self)  # who is online, doing what; telling screens
+        self.names = Names(self)  # who goes by which name
+        self.away = Away(self)  # dropped seats, takeovers, coming back
         # One table policy (server.lobby.tables) per game, keyed by its id: quick table,
         # rooms, bots, challenges and rematch fill seats the same way for every game.
         self.tables: dict[str, Tables] = {gid: Tables(self, g) for gid, g in games.GAMES.items()}
+
+    # -- who is online, and by which name (the parts' own) -----------------------
+
+    @property
+    def players(self) -> dict[int, Player]:
+        """The players online (named and connected), by session id."""
+        return self.presence.players
+
+    @property
+    def notify_delay(self) -> float:
+        """The lobby screens are told of changes at most this often (seconds)."""
+        return self.presence.notify_delay
+
+    @notify_delay.setter
+    def notify_delay(self, seconds: float) -> None:
+        self.presence.notify_delay = seconds
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` (in the subscriber's context) soon after the lobby changes."""
+        return self.presence.subscribe(callback)
+
+    def who_text(self) -> str:
+        """Plain text for ``ssh HOST who``."""
+        return self.presence.who_text()
+
+    def connect(self, identity: str | None, username: str = "") -> Player:
+        """A new session: a player not yet online (no name yet)."""
+        return self.names.connect(identity, username)
+
+    def name_taken(self, name: str, by: Player | None = None) -> bool:
+        return self.names.name_taken(name, by)
+
+    def stored_name(self, player: Player) -> str | None:
+        """The name ``player``'s key goes by in the store (None: a guest, or a new key)."""
+        return self.names.stored_name(player)
+
+    def suggest_name(self, username: str | None, player: Player | None = None) -> str:
+        return self.names.suggest_name(username, player)
+
+    def rename_wait(self, player: Player) -> float:
+        """Seconds until ``player``'s key may take another name (0: now)."""
+        return self.names.rename_wait(player)
+
+    def claim_name(self, player: Player, name: str) -> str:
+        """Put ``player`` online as ``name`` (checked); raises :class:`NameRejected`."""
+        return self.names.claim_name(player, name)
+
+    def resumable(self, player: Player) -> Hosted | None:
+        """A running match where ``player``'s identity has a seat it lost."""
+        return self.away.resumable(player)
+
+    def resume(self, player: Player) -> list[SeatDoor] | None:
+        """Give ``player`` back the seat their identity left; None if there is none."""
+        return self.away.resume(player)
 
     # -- facts ---------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
         players = tuple(
-            PlayerInfo(p.name, *self._status(p))
+            PlayerInfo(p.name, *self.presence.status_of(p))
             for p in sorted(self.players.values(), key=lambda p: p.name.lower())
         )
         matches = tuple(
@@ -132,7 +178,21 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
     def enter_lobby(self, player: Player) -> None:
         """``player`` is looking at the lobby: no longer waiting, watching or playing."""
         self._abandon(player)
-        self._set_status(player, "lobby")
+        self.set_status(player, "lobby")
+
+    def leave(self, player: Player) -> None:
+        """The session ended: up from every table and room (declining rematches); seats of
+        running matches get a grace period."""
+        for ch in [c for c in self.challenges if player in (c.challenger, c.target)]:
+            self._challenge_over(ch, LobbyError("gone", name=player.name))
+        self._abandon(player)
+        self.players.pop(player.id, None)
+        for h in list(self.matches.values()):
+            h.spectators.discard(player)
+            for i, human in enumerate(h.humans):
+                if human is player and h.running:
+                    self.away.start_grace(h, i)
+        self.changed()
 
     def _abandon(self, player: Player) -> None:
         for tables in self.tables.values():
@@ -177,8 +237,8 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         recording = self._record(match)
         h = Hosted(match.code, match, humans, recording=recording)
         self.matches[match.code] = h
-        match.on_end.append(lambda _m: self._changed())
-        match.on_action.append(lambda _m, _a: self._changed())
+        match.on_end.append(lambda _m: self.changed())
+        match.on_action.append(lambda _m, _a: self.changed())
         return h
 
     def _record(self, match: Any) -> Any:
@@ -224,11 +284,11 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
                                      name=seat.name, status="playing", where=code, restored=True))
             h = Hosted(code, match, humans, recording=rec)
             self.matches[code] = h
-            match.on_end.append(lambda _m: self._changed())
-            match.on_action.append(lambda _m, _a: self._changed())
+            match.on_end.append(lambda _m: self.changed())
+            match.on_action.append(lambda _m, _a: self.changed())
             for i, human in enumerate(humans):
                 if human is not None and match.seats[i].bot is None:
-                    self._start_grace(h, i)
+                    self.away.start_grace(h, i)
             self._start(h)
             log.info("match %s (%s) restored at action %d", rec.match_id, code, len(match.actions))
             return h
@@ -253,7 +313,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
                 continue
             out.append(h)
         if out:
-            self._changed()
+            self.changed()
         return out
 
     def _start(self, h: Hosted) -> None:
@@ -327,7 +387,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             self.tables[room.game].leave(room.owner)
             if not room.future.done():
                 room.future.cancel()
-            self._set_status(room.owner, "lobby")
+            self.set_status(room.owner, "lobby")
 
     async def join(self, player: Player, code: str) -> list[SeatDoor]:
         """Join the private room ``code`` of any game: a room with one seat left starts at
@@ -350,7 +410,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         if table.size - len(table.players) - len(table.bots) > 1:
             raise LobbyError("room_of_other_game", code=code, title=games.title(game))
         self._check_active(player)
-        if table.owner is player or (table.owner is not None and self._same_key(table.owner, player)):
+        if table.owner is player or (table.owner is not None and same_key(table.owner, player)):
             raise LobbyError("own_room")
         return self.tables[game].join_now(player, code)
 
@@ -370,7 +430,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             raise LobbyError("no_match", code=code)
         self._abandon(player)
         h.spectators.add(player)
-        self._set_status(player, "watching", h.code)
+        self.set_status(player, "watching", h.code)
         return [h.match.handle(None)]
 
     def rematched(self, old: Hosted, new: Hosted) -> None:
@@ -386,8 +446,8 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             if p.id not in self.players:
                 continue
             new.spectators.add(p)
-            self._set_status(p, "watching", new.code)
-            self._tell(p, "follow", [new.match.handle(None)])
+            self.set_status(p, "watching", new.code)
+            self.tell(p, "follow", [new.match.handle(None)])
         self._prune()
 
     def hosted_of(self, handles: list[SeatDoor]) -> Hosted | None:
@@ -414,13 +474,13 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         and have :attr:`challenge_seconds` to answer.  Raises :class:`LobbyError` saying
         why not (nobody by that name, yourself, busy, refusing challenges)."""
         self._check_active(player)
-        if game not in GAMES:
+        if game not in games.GAMES:
             raise LobbyError("no_such_game", game=game)
         key = name.strip().casefold()
         target = next((p for p in self.players.values() if p.name.casefold() == key), None)
         if target is None:
             raise LobbyError("nobody_called", name=name.strip())
-        if target is player or self._same_key(target, player):
+        if target is player or same_key(target, player):
             raise LobbyError("challenge_self")
         if target.status == "playing" and (self.matches.get(target.where) is not None
                                            and self.matches[target.where].running):
@@ -436,7 +496,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         ch.timer = loop.call_later(self.challenge_seconds, self._challenge_over, ch,
                                    LobbyError("challenge_expired", name=target.name, seconds=self.challenge_seconds))
         self.challenges.append(ch)
-        self._tell(target, "challenge", ch)
+        self.tell(target, "challenge", ch)
         return ch
 
     def _challenge_over(self, ch: Challenge, why: LobbyError) -> None:
@@ -449,7 +509,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         if not ch.future.done():
             ch.future.set_exception(why)
             ch.future.exception()  # (nobody may be waiting any more: mark it seen)
-        self._tell(ch.target, "challenge-over", ch)
+        self.tell(ch.target, "challenge-over", ch)
 
     def withdraw_challenge(self, ch: Challenge) -> None:
         self._challenge_over(ch, LobbyError("challenge_withdrawn"))
@@ -487,7 +547,7 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
             return None
         return await tables.rematch(player, handles)
 
-    # -- the narrow interface the tables get (server.lobby.tables.TableHost) ------
+    # -- the narrow interfaces the parts get (TableHost, NamesHost, PresenceHost, AwayHost) --
 
     def starts_in(self, player: Player) -> float | None:
         """Seconds until ``player``'s quick table starts without more players (None: not set)."""
@@ -512,26 +572,31 @@ class Lobby(NamesMixin, PresenceMixin, AwayMixin):
         self._check_active(player)
 
     def same_key(self, a: Player, b: Player | None) -> bool:
-        return self._same_key(a, b)
+        return same_key(a, b)
+
+    def other_session(self, player: Player) -> Player | None:
+        return self.names.other_session(player)
+
+    def supersede(self, old: Player, new: Player) -> None:
+        self.away.supersede(old, new)
 
     def online(self, player: Player) -> bool:
-        return player.id in self.players
+        return self.presence.online(player)
 
     def abandon(self, player: Player) -> None:
         self._abandon(player)
 
     def set_status(self, player: Player, status: str, where: str = "") -> None:
-        self._set_status(player, status, where)
+        self.presence.set_status(player, status, where)
+
+    def tell(self, player: Player, event: str, handles: Any = None) -> None:
+        self.presence.tell(player, event, handles)
 
     def changed(self) -> None:
-        self._changed()
+        self.presence.changed()
 
     def hosted(self, code: str) -> Hosted | None:
         return self.matches.get(code)
 
     def prune(self) -> None:
         self._prune()
-
-    def _takeover_bot(self, h: Hosted) -> str:
-        """The bot that plays a dropped player's seat of ``h``: its game's middling one."""
-        return games.game(h.game).default_bot

@@ -5,17 +5,16 @@ Every part of the lobby (:mod:`~server.lobby.names`, :mod:`~server.lobby.presenc
 :class:`~server.lobby.core.Lobby` façade) imports this module and none of the
 others above it: the imports go one way (models < names, presence, away, tables < core).
 
-Decision: the façade's parts are mixins over one shared state
-(:class:`LobbyState`: the players online, the hosted matches, the store) rather
-than separate objects holding references to each other.  Names, presence and away
-seats all read and change the same ``players`` and ``matches``; as mixins each
-part's methods keep the names and signatures callers already use
-(``lobby.claim_name``, ``lobby.resume``...), and one part calls another only
-through the methods :class:`LobbyState` declares.  The table policy is different:
-it is an object of its own (:class:`server.lobby.tables.Tables`) given a narrow
-:class:`~server.lobby.tables.TableHost` by the lobby, because it has state of its
-own (tables filling) and there is one per game, each parametrised by that game's
-registry entry (:mod:`server.games`).
+Decision: the façade holds its parts as objects (:class:`~server.lobby.names.Names`,
+:class:`~server.lobby.presence.Presence`, :class:`~server.lobby.away.Away`, one
+:class:`~server.lobby.tables.Tables` per game), each given the lobby as the narrow
+interface it needs of the others, declared as a Protocol beside it
+(:class:`~server.lobby.names.NamesHost`, ...); the façade implements them by
+delegating to the part that owns each thing.  So each part says what it reads and
+changes, and a part's insides can change without the others noticing; the façade
+keeps the methods callers use (``lobby.claim_name``, ``lobby.resume``...).  The
+players online are :class:`~server.lobby.presence.Presence`'s; the hosted matches,
+rooms and challenges the façade's.
 """
 
 from __future__ import annotations
@@ -25,19 +24,12 @@ import contextvars
 import itertools
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server import games
 from server.errors import ServerError
 from server.host.base import MatchHost
-
-if TYPE_CHECKING:  # pragma: no cover
-    from server.store.db import Store
-
-GAMES: tuple[str, ...] = games.IDS  # (the server registry's ids; kept here for older imports)
-GAME_TITLES = games.TITLES
 
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0
 CODE_LEN = 4
@@ -214,37 +206,3 @@ class Snapshot:
     players: tuple[PlayerInfo, ...]
     matches: tuple[MatchInfo, ...]
     waiting: dict[str, int]
-
-
-class LobbyState:
-    """The state the lobby's parts share, and the methods one part calls on another
-    (each defined by the part named above it; the façade inherits them all)."""
-
-    store: Store | None
-    executor: Executor | None
-    grace_seconds: float
-    rematch_wait: float
-    players: dict[int, Player]
-    matches: dict[str, Hosted]
-    challenges: list[Challenge]
-    notify_delay: float
-    _listeners: list[Callable[[], None]]
-    _notify_handle: asyncio.Handle | None
-
-    # presence
-    def _changed(self) -> None: raise NotImplementedError
-    def _set_status(self, player: Player, status: str, where: str = "") -> None: raise NotImplementedError
-    def _tell(self, player: Player, event: str, handles: Any = None) -> None: raise NotImplementedError
-    def snapshot(self) -> Snapshot: raise NotImplementedError
-    # names
-    def _same_key(self, a: Player, b: Player | None) -> bool: raise NotImplementedError
-    def _other_session(self, player: Player) -> Player | None: raise NotImplementedError
-    def name_taken(self, name: str, by: Player | None = None) -> bool: raise NotImplementedError
-    # away
-    def _supersede(self, old: Player, new: Player) -> None: raise NotImplementedError
-    def _update_notice(self, h: Hosted) -> None: raise NotImplementedError
-    def _start_grace(self, h: Hosted, seat: int) -> None: raise NotImplementedError
-    # the façade
-    def _abandon(self, player: Player) -> None: raise NotImplementedError
-    def _challenge_over(self, ch: Challenge, why: LobbyError) -> None: raise NotImplementedError
-    def _takeover_bot(self, h: Hosted) -> str: raise NotImplementedError

@@ -9,8 +9,8 @@
   it), and a key may change its name once per cooldown (the store's
   ``RenameTooSoon``, turned into :class:`~server.lobby.models.NameRejected`).
 
-:class:`NamesMixin` is one part of the :class:`~server.lobby.core.Lobby` façade (see
-:mod:`server.lobby.models` for why the parts are mixins over one shared state).
+:class:`Names` is one part the :class:`~server.lobby.core.Lobby` holds; what it needs
+of the lobby is :class:`NamesHost`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,12 @@ from __future__ import annotations
 import itertools
 import logging
 import re
+from typing import TYPE_CHECKING, Protocol
 
-from server.lobby.models import LobbyState, NameRejected, Player
+from server.lobby.models import Hosted, NameRejected, Player
+
+if TYPE_CHECKING:  # pragma: no cover
+    from server.store.db import Store
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +54,42 @@ def name_from_username(username: str | None) -> str:
     return name if name and name.casefold() not in _MISLEADING else "guest"
 
 
-class NamesMixin(LobbyState):
+def same_key(a: Player, b: Player | None) -> bool:
+    """``a`` and ``b`` are sessions of one key (a guest is nobody's)."""
+    return b is not None and bool(a.identity) and a.identity == b.identity
+
+
+class NamesHost(Protocol):
+    """What :class:`Names` needs of its lobby (the façade implements it)."""
+
+    store: Store | None  # the names keys own (None: nothing kept)
+    matches: dict[str, Hosted]  # a dropped key player's name is kept while its match runs
+
+    @property
+    def players(self) -> dict[int, Player]:
+        """The players online, by session id (a claimed name puts one there)."""
+        ...
+
+    def supersede(self, old: Player, new: Player) -> None:
+        """``new``, a newer session of ``old``'s key, takes over from it."""
+        ...
+
+    def changed(self) -> None:
+        """Tell the lobby screens (soon) that something changed."""
+        ...
+
+
+class Names:
     """Who goes by which name (see the module docstring)."""
+
+    def __init__(self, lobby: NamesHost) -> None:
+        self.lobby = lobby
 
     def connect(self, identity: str | None, username: str = "") -> Player:
         """A new session: a player not yet online (no name yet)."""
-        if identity and self.store is not None:
+        if identity and self.lobby.store is not None:
             try:
-                self.store.touch_player(identity)
+                self.lobby.store.touch_player(identity)
             except Exception:
                 log.exception("could not note player %s as seen", identity)
         return Player(identity=identity, username=username)
@@ -69,15 +101,15 @@ class NamesMixin(LobbyState):
         the newest session take over (see :meth:`claim_name`).  A guest's name is
         free again as soon as the guest is gone."""
         key = name.lower()
-        for p in self.players.values():
-            if p is not by and p.name.lower() == key and not self._same_key(p, by):
+        for p in self.lobby.players.values():
+            if p is not by and p.name.lower() == key and not same_key(p, by):
                 return True
         # Names of dropped key players still seated in a running match are kept for them.
-        for h in self.matches.values():
+        for h in self.lobby.matches.values():
             if not h.running:
                 continue
             for i, human in enumerate(h.humans):
-                if human is not None and human is not by and human.id not in self.players:
+                if human is not None and human is not by and human.id not in self.lobby.players:
                     if not human.identity:
                         continue  # a guest cannot come back: its name is free
                     if by is not None and by.identity and h.match.seats[i].identity == by.identity:
@@ -86,29 +118,35 @@ class NamesMixin(LobbyState):
                         return True
         return False
 
-    @staticmethod
-    def _same_key(a: Player, b: Player | None) -> bool:
-        return b is not None and bool(a.identity) and a.identity == b.identity
-
-    def _other_session(self, player: Player) -> Player | None:
+    def other_session(self, player: Player) -> Player | None:
         """Another online session of ``player``'s key, if there is one."""
         if not player.identity:
             return None
-        for p in self.players.values():
+        for p in self.lobby.players.values():
             if p is not player and p.identity == player.identity:
                 return p
         return None
 
     def stored_name(self, player: Player) -> str | None:
         """The name ``player``'s key goes by in the store (None: a guest, or a new key)."""
-        if not player.identity or self.store is None:
+        if not player.identity or self.lobby.store is None:
             return None
         try:
-            known = self.store.player(player.identity)
+            known = self.lobby.store.player(player.identity)
         except Exception:
             log.exception("could not read player %s", player.identity)
             return None
         return known.name if known is not None else None
+
+    def rename_wait(self, player: Player) -> float:
+        """Seconds until ``player``'s key may take another name (0: now, or a guest)."""
+        if not player.identity or self.lobby.store is None:
+            return 0.0
+        try:
+            return float(self.lobby.store.rename_wait(player.identity))
+        except Exception:
+            log.exception("could not read player %s", player.identity)
+            return 0.0
 
     def suggest_name(self, username: str | None, player: Player | None = None) -> str:
         # A returning key: the name it goes by (another session of this key holding it
@@ -131,10 +169,10 @@ class NamesMixin(LobbyState):
 
     def _reserved(self, name: str, player: Player | None) -> bool:
         """Is ``name`` kept for another key (stored players own the names they used)?"""
-        if self.store is None:
+        if self.lobby.store is None:
             return False
         try:
-            return not self.store.name_free_for(name, player.identity if player is not None else None)
+            return not self.lobby.store.name_free_for(name, player.identity if player is not None else None)
         except Exception:
             log.exception("could not check the name %r", name)
             return False
@@ -148,17 +186,17 @@ class NamesMixin(LobbyState):
         if self.name_taken(name, player):
             raise NameRejected("name_playing", name=name)
         self._keep_name(player, name)
-        old = self._other_session(player)
+        old = self.other_session(player)
         if old is not None:
-            self._supersede(old, player)
+            self.lobby.supersede(old, player)
         player.name = name
         player.superseded = False
-        self.players[player.id] = player
-        self._changed()
+        self.lobby.players[player.id] = player
+        self.lobby.changed()
         return name
 
     def _keep_name(self, player: Player, name: str) -> None:
-        store = self.store
+        store = self.lobby.store
         if store is None:
             return
         from server.store.db import NameTaken, RenameTooSoon

@@ -1,13 +1,15 @@
 """Presence: who is online and what each one is doing, and telling screens of changes.
 
-A player's ``status`` (lobby, waiting, room, playing, watching) and ``where`` (a
-code) say what they are at; the lobby screen's line for them follows the match
-(once it is over they "just played" it).  Lobby screens subscribe and are called
-at most once per :attr:`notify_delay` (arrivals come in bursts, and each redraw
-costs every screen on the lobby a render); one session is told of events meant for
-it alone through its ``listener`` (:meth:`PresenceMixin._tell`).
+:class:`Presence` holds the players online (named and connected).  A player's
+``status`` (lobby, waiting, room, playing, watching) and ``where`` (a code) say what
+they are at; the lobby screen's line for them follows the match (once it is over
+they "just played" it).  Lobby screens subscribe and are called at most once per
+:attr:`Presence.notify_delay` (arrivals come in bursts, and each redraw costs every
+screen on the lobby a render); one session is told of events meant for it alone
+through its ``listener`` (:meth:`Presence.tell`).
 
-:class:`PresenceMixin` is one part of the :class:`~server.lobby.core.Lobby` façade.
+It is one part the :class:`~server.lobby.core.Lobby` holds; what it needs of the
+lobby is :class:`PresenceHost`.
 """
 
 from __future__ import annotations
@@ -15,15 +17,39 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from server.lobby.models import LobbyState, Player, in_context
+from server.lobby.models import Hosted, Player, Snapshot, in_context
 
 log = logging.getLogger(__name__)
 
 
-class PresenceMixin(LobbyState):
+class PresenceHost(Protocol):
+    """What :class:`Presence` needs of its lobby (the façade implements it)."""
+
+    def hosted(self, code: str) -> Hosted | None:
+        """The match hosted under ``code`` (None: none)."""
+        ...
+
+    def snapshot(self) -> Snapshot:
+        """What the lobby screen shows (``who`` prints it)."""
+        ...
+
+
+class Presence:
     """Who is online, doing what (see the module docstring)."""
+
+    def __init__(self, lobby: PresenceHost, *, notify_delay: float = 1.0) -> None:
+        self.lobby = lobby
+        self.players: dict[int, Player] = {}  # online: named and connected, by session id
+        # Lobby screens redraw at most this often: each redraw costs every screen
+        # on the lobby a render, and arrivals come in bursts.
+        self.notify_delay = notify_delay
+        self._listeners: list[Callable[[], None]] = []
+        self._notify_handle: asyncio.Handle | None = None
+
+    def online(self, player: Player) -> bool:
+        return player.id in self.players
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` (in the subscriber's context) soon after the lobby changes."""
@@ -36,8 +62,8 @@ class PresenceMixin(LobbyState):
 
         return unsubscribe
 
-    def _changed(self) -> None:
-        # Coalesce: many changes in a moment make one refresh per screen.
+    def changed(self) -> None:
+        """Tell the subscribers soon: many changes in a moment make one refresh per screen."""
         if self._notify_handle is not None:
             return
         try:
@@ -54,12 +80,18 @@ class PresenceMixin(LobbyState):
             except Exception:
                 log.exception("lobby listener failed")
 
-    def _status(self, p: Player) -> tuple[str, str]:
+    def close(self) -> None:
+        """Tell nobody any more: a refresh due is dropped."""
+        if self._notify_handle is not None:
+            self._notify_handle.cancel()
+            self._notify_handle = None
+
+    def status_of(self, p: Player) -> tuple[str, str]:
         """What ``p`` is at, as the lobby lists it: (status id, where)."""
         if p.status in ("playing", "watching"):
             # What the player is at follows the match: once it is over they are at
             # its results (or gone back), not "playing" it.
-            h = self.matches.get(p.where)
+            h = self.lobby.hosted(p.where)
             if h is None or not h.running:
                 return ("played" if p.status == "playing" else "watched"), p.where
             return p.status, p.where
@@ -69,24 +101,25 @@ class PresenceMixin(LobbyState):
 
     def who_text(self) -> str:
         """Plain text for ``ssh HOST who``."""
-        snap = self.snapshot()
-        lines = [f"{len(snap.players)} online, {len(snap.matches)} matches running"]
+        snap = self.lobby.snapshot()
         from tui import words as W
         from tui.i18n import ENGLISH, language
 
         with language(ENGLISH):
+            lines = [W.who_heading(len(snap.players), len(snap.matches))]
             for p in snap.players:
                 lines.append(f"  {p.name}  ({W.status(p.status, p.where)})")
         for m in snap.matches:
             lines.append(f"  {m.code}  {m.describe()}")
         return "\n".join(lines) + "\n"
 
-    def _set_status(self, player: Player, status: str, where: str = "") -> None:
+    def set_status(self, player: Player, status: str, where: str = "") -> None:
         player.status = status
         player.where = where
-        self._changed()
+        self.changed()
 
-    def _tell(self, player: Player, event: str, handles: Any = None) -> None:
+    def tell(self, player: Player, event: str, handles: Any = None) -> None:
+        """Tell ``player``'s screens of ``event`` (see :attr:`Player.listener`)."""
         if player.listener is None:
             return
         try:

@@ -25,7 +25,7 @@ from typing import Any
 from server.session.driver import TerminalChannel
 from server.session.identity import Identity
 from server.session.services import NO_RECORDS, Answer
-from server.session.sessions import Console, Sessions, printable
+from server.session.sessions import Console, Sessions, printable, refusal_words
 
 
 def tty(address: str) -> str:
@@ -140,6 +140,50 @@ async def _export(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     return inv.answer(await sessions.services.export(mid))
 
 
+def _words(inv: Invocation, make: Callable[[], str]) -> str:
+    """A sentence of the tui's words, in the language of the client's locale."""
+    from server.session.environment import client_env
+    from tui.i18n import client_language, language
+
+    with language(client_language(client_env(inv.env))):
+        return make()
+
+
+async def _link(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    from server.store.browsers import LINK_TTL
+    from tui import words as W
+    from tui.ports import Refused
+
+    key = inv.identity.key
+    try:
+        if key is None:
+            raise Refused("link_needs_key")
+        code = await sessions.services.link_code(key)
+    except Refused as e:
+        inv.console.err(f"voltage: {refusal_words(e, inv.env)}\n")
+        return 1
+    unlink = f"{inv.address} unlink"
+    inv.say(_words(inv, lambda: W.link_code(code, round(LINK_TTL / 60), sessions.web_address, unlink)))
+    return 0
+
+
+async def _unlink(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
+    from tui import words as W
+    from tui.ports import Refused
+
+    key = inv.identity.key
+    if key is None:
+        inv.console.err(f"voltage: {refusal_words(Refused('link_needs_key'), inv.env)}\n")
+        return 1
+    try:
+        count = await sessions.services.unlink(key)
+    except Refused as e:
+        inv.console.err(f"voltage: {refusal_words(e, inv.env)}\n")
+        return 1
+    inv.say(_words(inv, lambda: W.unlinked(count)))
+    return 0
+
+
 async def _replay(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     mid = match_id(args)
     if mid is None:
@@ -164,6 +208,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("leaderboard", "", "the top 20 players of each game", _leaderboard, arity=None),
     Command("export", "MATCH_ID", "a finished match as JSON (seed, actions, players, result)", _export, arity=None),
     Command("replay", "MATCH_ID", "replay a finished match, step by step", _replay, terminal=True, arity=None),
+    Command("link", "", "a one-time code that lets a browser play as your key (the web page)", _link),
+    Command("unlink", "", "forget every browser linked to your key", _unlink),
 )
 _BY_NAME = {c.name: c for c in COMMANDS}
 

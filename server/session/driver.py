@@ -45,19 +45,15 @@ All sessions share one event loop, so one session must not be able to take it
   picture is unknown: ``app.forget_terminal()``, see :mod:`tui.frames`).  Still stuck after
   ``stuck_close_after`` seconds: the session is closed, with a log line.
   Above ``hard_limit`` at once it is closed straight away.
+- **A new terminal** (:class:`Repaint` from the channel: a browser came back to its session)
+  gets the app's terminal modes again, then the drain's repaint: the app forgets what the
+  terminal shows and writes it whole.
 - **Resizes** are clamped (at most ``max_width`` x ``max_height``: a
   1000x500 frame is megabytes) and coalesced: at most one per
   ``resize_interval``, the latest size winning.
-- **No leak after the end.** Textual's ``XTermParser._parse_extended_key`` is
-  an ``lru_cache`` on the method, a process-wide cache keyed by the parser
-  instance: it kept up to 1,024 ended sessions' parsers, and through them
-  their drivers and apps, alive (~0.5-0.8 MB each).  :class:`_SessionParser`
-  keeps that cache on the instance, so it dies with the session.  Two more
-  method caches key on per-widget or per-app objects
-  (``StylesCache.get_inner_outer``, every widget's styles cache with its
-  rendered lines; ``ANSIToTruecolor.truecolor_style``): bounded, but they kept
-  the last ~100 ended sessions' widget caches (~0.4 MB each), so they are
-  cleared when a session ends; they refill in a frame.
+- **No leak after the end.** The session's parser keeps its key cache on the
+  instance, and Textual's method caches keyed by widgets are cleared when a
+  session ends (:mod:`tui.textual_compat.session`, with the figures).
 """
 
 from __future__ import annotations
@@ -72,13 +68,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from textual import events
-from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.messages import Message
 
 from server import gcpolicy
+from tui import textual_compat as compat
 from tui.keys import KeySequencer
 
 log = logging.getLogger(__name__)
@@ -114,14 +110,24 @@ class OutputLimits:
     max_height: int = 200
 
 
+@dataclass(frozen=True)
+class Repaint:
+    """What a channel's ``read()`` gives when its client's picture is gone and the whole screen
+    is wanted again, at ``width`` x ``height`` (a browser that reconnected to a session that ran
+    on without it: :mod:`server.web`)."""
+
+    width: int
+    height: int
+
+
 class TerminalChannel(Protocol):
     """What the driver needs from a transport's session (an SSH process, an in-memory test channel).  A Protocol
     (the seam), with defaults a channel gets by deriving from it, as :class:`server.ssh.channel.ProcessChannel` does."""
 
     def write(self, data: bytes) -> None: ...
 
-    async def read(self) -> bytes | tuple[int, int]:
-        """Input bytes, a new ``(width, height)`` after a resize, or ``b''`` at the end."""
+    async def read(self) -> bytes | tuple[int, int] | Repaint:
+        """Input bytes, a new ``(width, height)`` after a resize, a :class:`Repaint`, or ``b''`` at the end."""
         ...
 
     def pending_output(self) -> int:
@@ -191,28 +197,6 @@ class _Bucket:
         return self.tokens >= self.burst / 2
 
 
-class _SessionParser(XTermParser):
-    """Textual's parser with its extended-key cache on the instance, not the class."""
-
-    _uncached = XTermParser._parse_extended_key.__wrapped__
-    CACHE_LIMIT = 256
-
-    def __init__(self) -> None:
-        self._extended: dict[str, Any] = {}
-        super().__init__(debug=False)
-
-    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:  # type: ignore[override]
-        try:
-            return self._extended[sequence]
-        except KeyError:
-            pass
-        keys = self._uncached(sequence)
-        if len(self._extended) >= self.CACHE_LIMIT:
-            self._extended.clear()
-        self._extended[sequence] = keys
-        return keys
-
-
 class SSHDriver(Driver):
     """Drives one Textual app through one SSH channel (see the module's notes)."""
 
@@ -231,7 +215,7 @@ class SSHDriver(Driver):
         self._out = self._session.output_limits
         self._reader: asyncio.Task | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
-        self._parser = _SessionParser()
+        self._parser = compat.input_parser()
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
         self._closed = False
         self._outbox: list[Message] | None = None
@@ -247,6 +231,7 @@ class SSHDriver(Driver):
         self._last_resize = 0.0
         self._pending_size: tuple[int, int] | None = None
         self._resize_handle: asyncio.TimerHandle | None = None
+        self._new_terminal = False  # a Repaint came: the modes go out again with the next full picture
         self.end_reason: str | None = None
 
     # -- output --------------------------------------------------------------
@@ -288,6 +273,9 @@ class SSHDriver(Driver):
     def _repaint(self) -> None:
         # Frames were dropped: what the terminal shows is unknown to the app's shadow
         # (tui.frames), which then writes the whole screen.
+        if self._new_terminal:  # (a terminal that replaced the old one: its modes first)
+            self._new_terminal = False
+            self._enter_modes()
         forget = getattr(self._app, "forget_terminal", None)
         if forget is not None:
             forget()
@@ -319,6 +307,11 @@ class SSHDriver(Driver):
     def start_application_mode(self) -> None:
         width, height = _clamp_size(*self._channel.size, self._out)
         self._post_resize(width, height)
+        self._enter_modes()
+        self._reader = asyncio.get_running_loop().create_task(self._read_input())
+
+    def _enter_modes(self) -> None:
+        """The terminal modes the app runs in (again, for a terminal that was replaced: :class:`Repaint`)."""
         write = self.write
         write("\x1b[?1049h")  # alternate screen
         write("\x1b[?25l")  # hide the cursor
@@ -327,7 +320,6 @@ class SSHDriver(Driver):
         write("\x1b[?7l")  # no line wrap
         if self._mouse:
             write("\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h")
-        self._reader = asyncio.get_running_loop().create_task(self._read_input())
 
     def disable_input(self) -> None:
         if self._reader is not None and self._reader is not asyncio.current_task():
@@ -389,7 +381,7 @@ class SSHDriver(Driver):
 
     def _schedule_tick(self) -> None:
         # A lone ESC waits for the parser's escape delay before it is a key.
-        timeout_at = getattr(self._parser, "_timeout_time", None)
+        timeout_at = compat.escape_deadline(self._parser)
         if timeout_at is None or self._tick_handle is not None:
             return
         loop = asyncio.get_running_loop()
@@ -469,6 +461,12 @@ class SSHDriver(Driver):
                 if isinstance(data, tuple):
                     self._resize_requested(*data)
                     continue
+                if isinstance(data, Repaint):
+                    self._pending_size = _clamp_size(data.width, data.height, self._out)
+                    self._new_terminal = True
+                    if self._paused_since is None:  # (paused: the drain repaints)
+                        self._repaint()
+                    continue
                 if not data:
                     break
                 await self._spend(self._bytes, len(data))
@@ -484,45 +482,6 @@ class SSHDriver(Driver):
         self._app.exit()
 
 
-class _SharedParseCache:
-    """Parsed CSS rules shared by every app of the process (each app parses the same
-    CSS).  Keyed by the stylesheet's variables too, so a theme change cannot leak
-    one app's rules into another's; ``clear()`` (a theme change) keeps the others."""
-
-    _rules: dict[tuple, Any] = {}
-    _themes: dict[tuple, int] = {}  # a stylesheet's variables -> a small number, for the keys
-    LIMIT = 512
-
-    def __init__(self, stylesheet: Any) -> None:
-        self._stylesheet = stylesheet
-        self._variables: Any = None
-        self._theme = -1
-
-    def _key(self, key: tuple) -> tuple:
-        variables = getattr(self._stylesheet, "_variables", {})
-        if variables is not self._variables:  # (Textual replaces the dict, never changes it)
-            frozen = tuple(sorted(variables.items()))
-            self._variables, self._theme = variables, self._themes.setdefault(frozen, len(self._themes))
-        return (self._theme, key)
-
-    def __getitem__(self, key: tuple) -> Any:
-        return self._rules[self._key(key)]
-
-    def __setitem__(self, key: tuple, value: Any) -> None:
-        if len(self._rules) >= self.LIMIT:
-            self._rules.clear()
-        self._rules[self._key(key)] = value
-
-    def clear(self) -> None:
-        pass
-
-
-def _share_css(app: App[Any]) -> None:
-    stylesheet = getattr(app, "stylesheet", None)
-    if stylesheet is not None and hasattr(stylesheet, "_parse_cache"):
-        stylesheet._parse_cache = _SharedParseCache(stylesheet)
-
-
 async def run_app(
     app: App[Any],
     channel: TerminalChannel,
@@ -531,34 +490,16 @@ async def run_app(
     output_limits: OutputLimits | None = None,
 ) -> Any:
     """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop."""
-    import sys
-
     _current.set(_Session(channel, input_limits=input_limits or InputLimits(),
                           output_limits=output_limits or OutputLimits()))
     app.driver_class = SSHDriver
-    # Textual points sys.stdout/sys.stderr at the app while it runs (process-wide).
-    # With many apps in one process that would swallow the server's own output
-    # and restore the wrong stream when apps end out of order: keep them as they are.
-    # (Textual types these private attributes as its _PrintCapture; redirect_stdout takes any stream.)
-    app._capture_stdout = sys.stdout  # type: ignore[assignment]
-    app._capture_stderr = sys.stderr  # type: ignore[assignment]
-    _share_css(app)
+    compat.keep_process_streams(app)  # many apps in one process: sys.stdout/sys.stderr stay the server's
+    compat.share_css(app)
     try:
         return await app.run_async()
     except Exception:
         log.exception("a session's app crashed")
         return None
     finally:
-        _forget_instances()
+        compat.forget_session_caches()
         gcpolicy.session_ended(app)  # its cycles broken: freed by reference counts, frozen or not
-
-
-def _forget_instances() -> None:
-    """Clear Textual's method caches that are keyed by widget or app objects (see the notes)."""
-    from textual._styles_cache import StylesCache
-    from textual.filter import ANSIToTruecolor
-
-    for method in (StylesCache.get_inner_outer, ANSIToTruecolor.truecolor_style):
-        clear = getattr(method, "cache_clear", None)
-        if clear is not None:
-            clear()

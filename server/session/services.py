@@ -7,7 +7,10 @@ which kind of server it runs in.
   store are the host's, reached over Redis.
 
 A player's session gets its backend (the tui's door to the lobby) from :meth:`Services.open`;
-the commands get ``who``, the leaderboard, a match's export and a replay.  The answers
+the commands get ``who``, the leaderboard, a match's export and a replay, and the browsers
+linked to a key (``link``, ``unlink``; the web transport redeems a code and recognises a
+linked browser's token): :class:`StoreLinks` over the store, which an edge's host runs too
+(:func:`links_answer`).  The answers
 keep the words the players read today; the leaderboard's and the export's come as an
 :class:`Answer` (exit status, output, error), which is also what an edge's host sends.
 """
@@ -79,6 +82,60 @@ class Services(Protocol):
 
     async def export(self, match_id: int) -> Answer: ...
 
+    async def link_code(self, key: str) -> str:
+        """A one-time code that links a browser to the key ``key`` (as shown: ``ABCD-EFGH``);
+        raises :class:`tui.ports.Refused` (``links_need_store``, ``link_unknown_key``)."""
+        ...
+
+    async def redeem_link(self, code: str, label: str) -> tuple[str, str] | None:
+        """Use a link code up: ``(token, key)`` for the browser it links (``label``: what the
+        browser says it is), or None when it is no live code."""
+        ...
+
+    async def browser_key(self, token: str) -> str | None:
+        """The key a browser's token is linked to (None: none: a guest)."""
+        ...
+
+    async def unlink(self, key: str) -> int:
+        """Forget every browser linked to ``key``; how many there were."""
+        ...
+
+
+class StoreLinks:
+    """The linked browsers' operations on a store (None: a server that keeps nothing, which
+    links nothing), each refusal a :class:`tui.ports.Refused` with its code."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def link_code(self, key: str) -> str:
+        from server.store.db import StoreError
+        from tui.ports import Refused
+
+        if self.store is None:
+            raise Refused("links_need_store")
+        try:
+            return str(self.store.new_link_code(key))
+        except StoreError:
+            raise Refused("link_unknown_key") from None
+
+    def redeem(self, code: str, label: str) -> tuple[str, str] | None:
+        return None if self.store is None else self.store.redeem_link_code(code, label)
+
+    def browser_key(self, token: str) -> str | None:
+        return None if self.store is None else self.store.browser_identity(token)
+
+    def unlink(self, key: str) -> int:
+        return 0 if self.store is None else int(self.store.unlink_browsers(key))
+
+    def browsers(self, key: str | None) -> list[Any]:
+        """The key's browsers as the settings screen lists them (:class:`tui.ports.LinkedBrowser`)."""
+        from tui.ports import LinkedBrowser
+
+        if self.store is None or not key:
+            return []
+        return [LinkedBrowser(b.label, b.created, b.last_seen) for b in self.store.browsers(key)]
+
 
 def leaderboard_answer(store: Any) -> Answer:
     """``leaderboard`` read from ``store`` (None: a server that keeps nothing)."""
@@ -104,6 +161,7 @@ class LocalServices:
 
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
+        self.links = StoreLinks(lobby.store)
 
     @property
     def store(self) -> Any:
@@ -151,3 +209,15 @@ class LocalServices:
 
     async def export(self, match_id: int) -> Answer:
         return export_answer(self.store, str(match_id))
+
+    async def link_code(self, key: str) -> str:
+        return self.links.link_code(key)
+
+    async def redeem_link(self, code: str, label: str) -> tuple[str, str] | None:
+        return self.links.redeem(code, label)
+
+    async def browser_key(self, token: str) -> str | None:
+        return self.links.browser_key(token)
+
+    async def unlink(self, key: str) -> int:
+        return self.links.unlink(key)

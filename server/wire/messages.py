@@ -55,7 +55,17 @@ from server.wire.codec import (
     tup,
 )
 from server.wire.types import LOG, NOTE, UPDATE
-from tui.ports import ChatLine, Entry, HistoryItem, LeaderEntry, Notice, RatingChange, Update
+from tui.ports import (
+    BotRecord,
+    ChatLine,
+    Entry,
+    HistoryItem,
+    LeaderEntry,
+    LinkedBrowser,
+    Notice,
+    RatingChange,
+    Update,
+)
 
 NONE = Scalar("null", (type(None),))  # a call that answers nothing
 
@@ -174,12 +184,19 @@ CLOSE = call("edge.close", result=NONE)
 WHO = call("edge.who", result=STR)
 COMMAND = call("edge.command", result=ref(CommandAnswer), words=tup(STR), ssh=STR)
 REPLAY_RECORD = call("edge.replay_record", result=ref(MatchRecord), id=INT, identity=opt(STR))
+#: The browsers linked to a key (``ssh HOST link``, ``unlink``; the web transport's logins).
+LINK_CODE = call("edge.link_code", result=STR, key=STR)
+REDEEM_LINK = call("edge.redeem_link", result=opt(fixed(STR, STR)), code=STR, label=STR)
+BROWSER_KEY = call("edge.browser_key", result=opt(STR), token=STR)
+UNLINK = call("edge.unlink", result=INT, key=STR)
+LINKS: tuple[Call, ...] = (LINK_CODE, REDEEM_LINK, BROWSER_KEY, UNLINK)
 #: A finished match's record, for this session's player to replay (the host checks it may).
 REPLAY = call("lobby.replay", "open_replay", result=ref(MatchRecord), id=INT)
 
 #: A session's lobby calls: the methods of its :class:`~tui.ports.LobbyBackend` on the host.
 LOBBY: tuple[Call, ...] = (
     call("lobby.claim_name", result=STR, name=STR),
+    call("lobby.rename_wait", result=FLOAT),
     call("lobby.resumable", result=BOOL),
     call("lobby.resume", result=opt(SEATS)),
     call("lobby.enter_lobby", result=NONE),
@@ -205,8 +222,10 @@ LOBBY: tuple[Call, ...] = (
     call("lobby.colours_forced", result=opt(STR)),
     call("lobby.ratings", result=lst(fixed(STR, INT, INT))),
     call("lobby.history", result=lst(ref(HistoryItem)), limit=INT),
+    call("lobby.bot_record", result=lst(ref(BotRecord))),
     call("lobby.leaderboard_games", result=lst(fixed(STR, STR))),
     call("lobby.leaderboard", result=lst(ref(LeaderEntry)), game=STR, n=INT),
+    call("lobby.linked_browsers", result=lst(ref(LinkedBrowser))),
     call("lobby.hv_starts_in", result=opt(FLOAT)),
     call("lobby.rematch", result=opt(SEATS), handles=SEAT_REFS),
     call("lobby.rating_change", result=opt(tup(ref(RatingChange))), handles=SEAT_REFS),
@@ -380,7 +399,7 @@ DECLARED: tuple[Declared, ...] = (
     record(Reopened, "reopened", opened=ref(Opened), seats=SEATS),
     record(RoomOpened, "room-opened", code=STR, game=STR, size=INT),
     record(CommandAnswer, "command-answer", code=INT, out=STR, err=STR),
-    OPEN, REOPEN, CLOSE, WHO, COMMAND, REPLAY_RECORD, REPLAY, *LOBBY,
+    OPEN, REOPEN, CLOSE, WHO, COMMAND, REPLAY_RECORD, *LINKS, REPLAY, *LOBBY,
     record(Reply, "reply", id=STR, value=RAW, state=STATE),
     record(Refusal, "refusal", id=STR, code=STR, params=dict_of(VALUE), state=STATE),
     record(Failure, "failure", id=STR, state=STATE),

@@ -28,7 +28,18 @@ from server.wire.codec import (
     ref,
     tup,
 )
-from tui.ports import ChatLine, HistoryItem, LeaderEntry, Note, NoticeChanged, RatingChange, Refused, Update
+from tui.ports import (
+    BotRecord,
+    ChatLine,
+    HistoryItem,
+    LeaderEntry,
+    LinkedBrowser,
+    Note,
+    NoticeChanged,
+    RatingChange,
+    Refused,
+    Update,
+)
 
 NOTE = ref(Note)
 UPDATE = ref(Update)
@@ -45,6 +56,8 @@ DECLARED: tuple[Declared, ...] = (
     record(HistoryItem, "history-item", id=INT, ended=FLOAT, title=STR, short=STR, others=tup(STR), seats=INT,
            rank=opt(INT), winners=INT, score=tup(INT), reason=STR, delta=opt(INT)),
     record(LeaderEntry, "leader-entry", place=INT, name=STR, rating=INT, games=INT, history=tup(INT), me=BOOL),
+    record(BotRecord, "bot-record", game=STR, title=STR, short=STR, bot=STR, won=INT, lost=INT, drawn=INT),
+    record(LinkedBrowser, "linked-browser", label=STR, linked=FLOAT, last_seen=FLOAT),
     # the lobby's lines, each encoded once while it stays the same (most do, snapshot after snapshot)
     record(PlayerInfo, "player", name=STR, status=STR, where=STR),
     record(MatchInfo, "match", code=STR, game=STR, names=tup(STR), scores=tup(INT), spectators=INT),

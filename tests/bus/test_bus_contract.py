@@ -13,20 +13,7 @@ import time
 import pytest
 
 from server.bus import BusUnavailable, FullRequest, Intent, SeatMessage, Update, gap
-
-
-async def until(condition, timeout: float = 10.0, what: str = "condition"):
-    """Poll an async or plain ``condition()`` until true, failing after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+from tests.support.wait import until
 
 
 async def read_unacked(sides, pump, n):
@@ -196,7 +183,8 @@ async def test_lobby_publishes_are_coalesced_latest_wins(sides):
     for n in range(10):
         await sides.host.publish_lobby({"rooms": n})
         await asyncio.sleep(0.01)
-    assert time.monotonic() - t0 < 1.0, "the publisher is never held back"
+    # (held back, it would wait for a subscriber that reads only afterwards: for ever)
+    assert time.monotonic() - t0 < 10.0, "the publisher is never held back"
     got = [(await sub.get(5))["rooms"]]
     while got[-1] != 9:
         got.append((await sub.get(5))["rooms"])
@@ -252,7 +240,7 @@ async def test_close_ends_the_feeds(sides, pump):
     assert sides.edge.state == "closed"
     async for _ in sub:
         pytest.fail("nothing after close")
-    await asyncio.wait_for(host.task, 5)
+    await asyncio.wait_for(host.task, 30)
     with pytest.raises(BusUnavailable, match="closed"):
         await sides.edge.send_intent(Intent("m1", 0, "s", 0, {}))
     with pytest.raises(BusUnavailable, match="closed"):
@@ -308,7 +296,7 @@ async def test_redis_restart_mid_stream_reconnects_and_loses_nothing_accepted(re
     assert await asyncio.wait_for(sending, 15) is True
     for seq in range(6, 10):
         await sides.edge.send_intent(Intent("m1", 0, "s", seq, {"n": seq}))
-    got = await host.take(6, timeout=15)
+    got = await host.take(6, timeout=30)
     intents = [i for i in got if isinstance(i, Intent)]
     assert [i.seq for i in intents] == list(range(5, 10))  # nothing acknowledged before came again
     assert states[0] == "reconnecting" and states[-1] == "connected"

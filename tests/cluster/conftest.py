@@ -121,8 +121,7 @@ class Cluster:
                 grace.cancel()
             h.match.recorder = None  # nothing more reaches the store from this host
             h.match.close()
-        if self.lobby._notify_handle is not None:
-            self.lobby._notify_handle.cancel()
+        self.lobby.presence.close()
         await self.calls.close()
         await self.bus.close()
         if self.store is not None:

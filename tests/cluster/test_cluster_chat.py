@@ -5,16 +5,9 @@ and the spectators' room reaches the spectators only."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 from server.edge.backend import EdgeClient
-
-
-async def _until(predicate, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.02)
+from tests.support.wait import until
 
 
 async def test_a_line_from_one_edge_reaches_a_player_on_another(cluster):
@@ -31,7 +24,7 @@ async def test_a_line_from_one_edge_reaches_a_player_on_another(cluster):
         heard: list = []
         lobby_bob.listen(heard.append)
         said = await lobby_ann.say("hello from edge one")
-        await _until(lambda: [line.text for line in heard] == ["hello from edge one"])
+        await until(lambda: [line.text for line in heard] == ["hello from edge one"])
         assert heard[0].id == said.id and heard[0].author == "ann"
         assert [line.text for line in await lobby_bob.lines()] == ["hello from edge one"]
 
@@ -46,14 +39,14 @@ async def test_a_line_from_one_edge_reaches_a_player_on_another(cluster):
         await rooms["ann"].say("good luck")
         await rooms["cid"].say("ann looks strong")
         await rooms["bob"].say("", phrase="glhf")
-        await _until(lambda: len(got["ann"]) == 2 and len(got["cid"]) == 1)
+        await until(lambda: len(got["ann"]) == 2 and len(got["cid"]) == 1)
         await asyncio.sleep(0.3)  # deliberately: nothing more may arrive
         assert [(x.author, x.text or x.phrase) for x in got["ann"]] == [("ann", "good luck"), ("bob", "glhf")]
         assert [(x.author, x.text) for x in got["cid"]] == [("cid", "ann looks strong")]
         assert [x.text for x in await rooms["cid"].lines()] == ["ann looks strong"]
         # Over: everyone who was there reads both rooms.
         await ha.resign()
-        await _until(lambda: ha.view().over)
+        await until(lambda: ha.view().over)
         assert [x.text or x.phrase for x in await rooms["cid"].lines()] == ["good luck", "ann looks strong", "glhf"]
         assert [x.text or x.phrase for x in await rooms["bob"].lines()] == ["good luck", "ann looks strong", "glhf"]
     finally:

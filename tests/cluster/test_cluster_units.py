@@ -13,6 +13,7 @@ from server.bus.redis import RedisBus
 from server.edge.backend import handle_class
 from server.wire import messages as M
 from server.wire.table import WIRE
+from tests.support.wait import until
 from tui.ports import Note, Update
 
 
@@ -53,33 +54,25 @@ async def test_a_remote_seat_asks_for_the_full_view_on_subscribing_and_on_a_gap(
         h = handle_class("voltage")(_Client(edge), _Session(), _descriptor(0))
         got: list = []
         h.subscribe(got.append)
-        first = await asyncio.wait_for(feed.__anext__(), 10)
+        first = await asyncio.wait_for(feed.__anext__(), 30)
         assert first == FullRequest("ABCD", 0)  # once subscribed: nothing missed stays missed
         await host.ack(first)
         view = V.view(V.new_match(1), 0)
         await host.publish_update("ABCD", 0, 1, _update(Update(view, (ONE,), version=1, extras=EXTRAS)))
-        await _until(lambda: len(got) == 1)
+        await until(lambda: len(got) == 1)
         assert got[0].version == 1 and got[0].entries == (ONE,) and h.log == [DEALT, ONE]
         await host.publish_update("ABCD", 0, 3, _update(Update(view, (THREE,), version=3, extras=EXTRAS)))
-        asked = await asyncio.wait_for(feed.__anext__(), 10)
+        asked = await asyncio.wait_for(feed.__anext__(), 30)
         assert asked == FullRequest("ABCD", 0) and len(got) == 1 and h.version == 1  # a gap: not applied
         notice = (Note("waiting_reconnect", {"name": "b", "seconds": 5}),)
         await host.publish_update("ABCD", 0, 3, _update(Update(view, notice=notice, version=3, extras=EXTRAS),
                                                         (DEALT, ONE, TWO, THREE)), full=True)
-        await _until(lambda: len(got) == 2)
+        await until(lambda: len(got) == 2)
         assert got[1].version == 3 and got[1].entries == (TWO, THREE) and got[1].notice == notice
         await h.close()
     finally:
         await host.close()
         await edge.close()
-
-
-async def _until(predicate, timeout=10.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 class _Service:
@@ -137,7 +130,7 @@ async def test_a_remote_seat_shows_a_notice_said_on_its_second_stream_without_a_
         await host.ack(await asyncio.wait_for(feed.__anext__(), 10))  # (its first full request)
         notice = (Note("paused", {}),)
         await host.publish_message("ABCD", 0, WIRE.encode(NoticeChanged(notice)))
-        await _until(lambda: len(got) == 1)
+        await until(lambda: len(got) == 1)
         assert got[0].notice == notice and got[0].version == 1 and h.version == 1 and h.notice == notice
         assert said == [NoticeChanged(notice)] and h.log == [DEALT]  # not in the log
         await h.close()
@@ -171,12 +164,79 @@ async def test_an_edge_plays_through_the_lobby_without_one_synchronous_redis_cal
         (ha,), (hb,) = await asyncio.wait_for(asyncio.gather(ann.quick_match("voltage"), bob.quick_match("voltage")),
                                               20)
         assert ha.match == hb.match and {ha.seat, hb.seat} == {0, 1}
-        await _until(lambda: ha.view().my_turn or hb.view().my_turn)
+        await until(lambda: ha.view().my_turn or hb.view().my_turn)
         mover = ha if ha.view().my_turn else hb
         await mover.submit(mover.view().legal[0])
-        await _until(lambda: ha.version == 1 and hb.version == 1)
+        await until(lambda: ha.version == 1 and hb.version == 1)
         assert await ann.settings() == {} and await ann.ratings() == [] and await ann.history() == []
         assert not await ann.refuses_challenges() and await ann.seated("ABCD") is None
     finally:
         await client.close()
     assert used == []
+
+
+async def _answering_host(url: str, answer: bool) -> tuple:
+    """A host that takes one request from ``t:req`` and, if ``answer``, puts "yes" in its inbox."""
+    import redis.asyncio as aioredis
+
+    from server.bus import wire
+    from server.bus.frames import FRAMES, InboxFrame
+
+    client = aioredis.Redis.from_url(url, decode_responses=True)
+    answered = asyncio.Event()
+
+    async def serve() -> None:
+        got = await client.blpop(["t:req"], 10)
+        assert got is not None, "no request within 10 s"
+        _, data = got
+        request = FRAMES.decode(wire.loads(data))
+        if answer:
+            await client.rpush(request.reply, wire.dumps(FRAMES.encode(InboxFrame(request.id, "yes"))))
+        answered.set()
+
+    return client, answered, asyncio.create_task(serve())
+
+
+async def test_an_answer_given_in_time_counts_though_a_busy_edge_reads_its_inbox_late(redis_url, monkeypatch):
+    """An edge starved of CPU reads its inbox late: the host's answer, given within the call's
+    time, is still its answer (never "not answering")."""
+    from server.bus import rpc
+
+    client, answered, host = await _answering_host(redis_url, answer=True)
+    real = rpc.pop_batch
+
+    async def busy(conn, key, timeout, count):  # the edge's loop busy until well after the call's time
+        if key == "t:inbox:busy":
+            await answered.wait()
+            await asyncio.sleep(0.5)
+        return await real(conn, key, timeout, count)
+
+    monkeypatch.setattr(rpc, "pop_batch", busy)
+    calls = rpc.EdgeCalls(redis_url, "busy", namespace="t")
+    await calls.start(lambda payload: None)
+    try:
+        assert await calls.call("s1", "question", timeout=0.2) == "yes"
+        await host
+    finally:
+        await calls.close()
+        await client.aclose()
+
+
+async def test_a_host_that_does_not_answer_is_not_answering(redis_url):
+    from server.bus import rpc
+
+    client, answered, host = await _answering_host(redis_url, answer=False)
+    calls = rpc.EdgeCalls(redis_url, "quiet", namespace="t")
+    await calls.start(lambda payload: None)
+    try:
+        try:
+            await calls.call("s1", "question", timeout=0.2)
+        except rpc.NoReply:
+            pass
+        else:
+            raise AssertionError("an answer from a host that gave none")
+        await host
+        await until(lambda: not calls._waiting)  # nobody waits for it any more
+    finally:
+        await calls.close()
+        await client.aclose()

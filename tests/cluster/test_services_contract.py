@@ -20,7 +20,7 @@ from server.session.identity import Identity
 from server.session.services import LocalServices, Services
 from server.store.db import Store
 from tests.cluster.conftest import Cluster
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
 
 ALICE = Identity.of_key(KA, "alice")
 
@@ -100,3 +100,25 @@ async def test_a_session_opens_with_its_identity_request_and_environment(served)
         assert guest.backend.guest and guest.backend.name_prefill == "zed"
     finally:
         guest.close()
+
+
+async def test_a_link_code_links_a_browser_once_and_unlink_forgets_it(served):
+    from tui.ports import Refused
+
+    services = served.services
+    code = await services.link_code(KA)
+    assert await services.redeem_link("WRONG-CODE", "x") is None
+    token, key = await services.redeem_link(code, "Chrome on Linux")
+    assert key == KA and await services.browser_key(token) == KA
+    assert await services.redeem_link(code, "again") is None
+    assert await services.browser_key("no such token") is None
+    opened = await services.open(ALICE, None, {})
+    try:
+        [browser] = await opened.backend.linked_browsers()
+        assert browser.label == "Chrome on Linux" and browser.last_seen >= browser.linked
+    finally:
+        opened.close()
+    assert await services.unlink(KA) == 1 and await services.browser_key(token) is None
+    with pytest.raises(Refused) as refused:
+        await services.link_code("SHA256:nobody")
+    assert refused.value.code == "link_unknown_key"

@@ -10,8 +10,9 @@ import re
 
 import asyncssh
 
-from tests.support.e2e import alice_and_bob, enter, quick_pair, wait_until
+from tests.support.e2e import alice_and_bob, enter, quick_pair
 from tests.support.ssh import lobby_of
+from tests.support.wait import until
 
 
 async def chat_open(term) -> None:
@@ -40,11 +41,11 @@ async def test_two_clients_in_the_lobby_see_each_others_lines(game_server):
         await say(bob, "hi @alice")
         await alice.wait_for(r"bob: hi @alice")
         # A line naming @alice rings her bell (the "your turn" alert is on by default); no other does.
-        await wait_until(lambda: bell(alice.raw[rings:]), what="alice's bell")
+        await until(lambda: bell(alice.raw[rings:]), what="alice's bell")
         assert not bell(bob.raw[quiet:])
         # Esc leaves the input: the Play menu has the keys again, the chat stays.
         bob.press("escape")
-        await wait_until(lambda: getattr(game_server.apps["bob"].focused, "id", None) == "choices",
+        await until(lambda: getattr(game_server.apps["bob"].focused, "id", None) == "choices",
                          what="the menu's focus")
         assert bob.has("alice: hello bob")
 
@@ -81,7 +82,7 @@ async def test_match_rooms_during_and_after(game_server):
         carol = await enter(srv, "carol", asyncssh.generate_private_key("ssh-ed25519"))
         await carol.wait_for(hosted.code)
         carol.send("w")
-        await wait_until(lambda: getattr(srv.apps["carol"].focused, "id", None) == "matches", what="the matches")
+        await until(lambda: getattr(srv.apps["carol"].focused, "id", None) == "matches", what="the matches")
         carol.press("enter")
         await carol.wait_for("Watching")
         for t in (alice, bob, carol):

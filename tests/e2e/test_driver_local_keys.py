@@ -1,5 +1,5 @@
 """Local play: Textual's own Linux driver reorders a burst the same way (Textual 8.2
-itself, see :mod:`tui.keys`); :class:`tui.keys.OrderedLinuxDriver` does not.  A real
+itself, see :mod:`tui.keys`); :class:`tui.textual_compat.drivers.OrderedLinuxDriver` does not.  A real
 pseudo-terminal, a real input thread, one ``write`` per burst."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class Pty:
         except FileNotFoundError:
             return None
 
-    def wait_value(self, expected: str, timeout: float = 10.0) -> None:
+    def wait_value(self, expected: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while self.value() != expected:
             if time.monotonic() > deadline:

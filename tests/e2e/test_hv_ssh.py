@@ -58,27 +58,27 @@ async def test_three_people_and_a_bot_play_to_the_end_over_ssh(start_server):
     terms = [await Terminal(80, 24).connect(srv.port, name) for name in PEOPLE]
     try:
         for t in terms:
-            await t.wait_for("HIGH VOLTAGE", timeout=10)
-            await t.wait_for(r"hand pile", timeout=10)
+            await t.wait_for("HIGH VOLTAGE", timeout=30)
+            await t.wait_for(r"hand pile", timeout=30)
         match.start()
         for t in terms:
-            await t.wait_for("Play any time", timeout=10)
+            await t.wait_for("Play any time", timeout=30)
         done = asyncio.Event()
         match.on_end.append(lambda _m: done.set())
         t0 = time.monotonic()
-        pressed = await asyncio.wait_for(asyncio.gather(*(play(t, done) for t in terms)), 60)
-        await asyncio.wait_for(done.wait(), 10)
+        pressed = await asyncio.wait_for(asyncio.gather(*(play(t, done) for t in terms)), 120)
+        await asyncio.wait_for(done.wait(), 30)
         assert match.over and match.winner is not None
         winner = match.names[match.winner]
         for t in terms:
-            await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=10)
+            await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=30)
         # close the results on every screen and compare the final table
         for t in terms:
             t.press("v")
         final = match.view(None)
         for t in terms:
-            await t.wait_gone("wins High Voltage", timeout=10)
-            await t.wait_for(f"top card #{final.top_no}", timeout=10)
+            await t.wait_gone("wins High Voltage", timeout=30)
+            await t.wait_for(f"top card #{final.top_no}", timeout=30)
             top, _hand, _me = read_screen(t.text())
             assert top == (final.top.value, final.top.mod), t.text()
         people_moves = [a for a in match.actions if getattr(a, "seat", None) in (0, 1, 2)]

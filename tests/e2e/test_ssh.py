@@ -13,20 +13,13 @@ from server.session.commands import help_text, usage
 from server.ssh.hostkey import load_host_key
 from tests.support.ssh import EchoApp
 from tests.support.terminal import Terminal, ssh_connect
+from tests.support.wait import until
 
 
 async def run(port, command, **kw):
     conn = await ssh_connect(port, **kw)
     async with conn:
-        return await asyncio.wait_for(conn.run(command), 10)
-
-
-async def wait_until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.02)
+        return await asyncio.wait_for(conn.run(command), 30)
 
 
 # -- commands --------------------------------------------------------------
@@ -105,7 +98,7 @@ async def test_a_crash_in_one_sessions_app_ends_that_session_only(start_server, 
         await a.wait_for("hello alice")
         await b.wait_for("hello bob")
         a.press("\x18")  # ctrl+x: the stand-in app raises
-        await asyncio.wait_for(a.closed.wait(), 10)
+        await asyncio.wait_for(a.closed.wait(), 30)
         b.press("down")
         await b.wait_for("key down")
         c = await Terminal().connect(srv.port, "carol")
@@ -130,7 +123,7 @@ async def test_a_client_that_stops_reading_stalls_no_one_else(start_server, echo
             t0 = time.monotonic()
             fast.press(key)
             await fast.wait_for(f"key {key}")
-            assert time.monotonic() - t0 < 1.0
+            assert time.monotonic() - t0 < 3.0  # (a loaded machine takes a while; a frozen one, for ever)
     finally:
         slow.conn._transport.resume_reading()
         await slow.close()
@@ -225,11 +218,11 @@ async def test_no_sftp_and_no_scp(start_server, echo_app, tmp_path):
     conn = await ssh_connect(srv.port)
     async with conn:
         with pytest.raises(asyncssh.Error):
-            await asyncio.wait_for(conn.start_sftp_client(), 10)
+            await asyncio.wait_for(conn.start_sftp_client(), 30)
     conn = await ssh_connect(srv.port)
     async with conn:
         with pytest.raises(asyncssh.Error):
-            await asyncio.wait_for(asyncssh.scp((conn, "/etc/passwd"), str(tmp_path / "x")), 10)
+            await asyncio.wait_for(asyncssh.scp((conn, "/etc/passwd"), str(tmp_path / "x")), 30)
     assert not (tmp_path / "x").exists()
     r = await run(srv.port, "scp -f /etc/passwd")
     assert r.exit_status == 1 and "root:" not in r.stdout
@@ -252,11 +245,11 @@ async def test_login_timeout_drops_a_client_that_never_logs_in(start_server, ech
     reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
     await reader.readline()  # the server's version line; then say nothing
     t0 = time.monotonic()
-    data = await asyncio.wait_for(reader.read(), 10)
-    assert time.monotonic() - t0 < 5
+    data = await asyncio.wait_for(reader.read(), 30)
+    assert time.monotonic() - t0 < 15  # dropped after the login timeout (0.5 s), not kept
     assert data == b"" or reader.at_eof()
     writer.close()
-    await wait_until(lambda: not srv.live)
+    await until(lambda: not srv.live)
 
 
 async def test_keepalives_drop_a_dead_client(start_server, echo_app):
@@ -265,7 +258,7 @@ async def test_keepalives_drop_a_dead_client(start_server, echo_app):
     await t.wait_for("hello ghost")
     assert srv.sessions.running == 1
     t.conn._transport.pause_reading()  # the client answers nothing from now on
-    await wait_until(lambda: srv.sessions.running == 0 and not srv.live, timeout=10)
+    await until(lambda: srv.sessions.running == 0 and not srv.live)
     t.conn._transport.resume_reading()
     await t.close()
 
@@ -275,14 +268,14 @@ async def test_connections_are_capped_per_address_and_overall(start_server, echo
     a = await ssh_connect(srv.port)
     b = await ssh_connect(srv.port)
     with pytest.raises((asyncssh.Error, OSError)):
-        await asyncio.wait_for(ssh_connect(srv.port), 10)
+        await asyncio.wait_for(ssh_connect(srv.port), 30)
     c = await ssh_connect(srv.port, local_addr=("127.0.0.2", 0))
     with pytest.raises((asyncssh.Error, OSError)):
-        await asyncio.wait_for(ssh_connect(srv.port, local_addr=("127.0.0.3", 0)), 10)
+        await asyncio.wait_for(ssh_connect(srv.port, local_addr=("127.0.0.3", 0)), 30)
     for conn in (a, b, c):
         conn.close()
         await conn.wait_closed()
-    await wait_until(lambda: not srv.live)
+    await until(lambda: not srv.live)
     d = await ssh_connect(srv.port)  # room again once they are gone
     d.close()
 
@@ -303,7 +296,7 @@ async def test_a_channel_with_a_tiny_maximum_packet_size_cannot_freeze_the_serve
         chan, _ = await asyncio.wait_for(
             conn.create_session(Session, term_type="xterm", encoding=None, max_pktsize=pktsize), 10
         )
-        await asyncio.wait_for(chan.wait_closed(), 10)  # refused: the server hangs up
+        await asyncio.wait_for(chan.wait_closed(), 30)  # refused: the server hangs up
     except (asyncssh.Error, OSError):
         pass
     finally:
@@ -311,10 +304,10 @@ async def test_a_channel_with_a_tiny_maximum_packet_size_cannot_freeze_the_serve
     assert got == [] and echo_app.made == []
     t0 = time.monotonic()
     t = await Terminal().connect(srv.port, "next")
-    await t.wait_for("hello next", timeout=5)
-    assert time.monotonic() - t0 < 5
+    await t.wait_for("hello next", timeout=30)
+    assert time.monotonic() - t0 < 15  # served as usual (a server busy looping never would)
     await t.close()
-    await wait_until(lambda: not srv.live)
+    await until(lambda: not srv.live)
 
 
 async def test_behind_nat_the_public_host_and_port_are_what_people_are_told(start_server, echo_app):

@@ -34,7 +34,7 @@ async def lobby_server(start_server):
     return srv
 
 
-async def wait_value(app, selector: str, expected: str, timeout: float = 10.0) -> None:
+async def wait_value(app, selector: str, expected: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:

@@ -11,12 +11,13 @@ import weakref
 import pytest
 
 from server.session.app import harden_app
+from tests.support.compat import needs
 from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
 
 
-async def collected(ref: weakref.ref, timeout: float = 10.0) -> bool:
+async def collected(ref: weakref.ref, timeout: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout
     while ref() is not None:
         if time.monotonic() > deadline:
@@ -26,6 +27,7 @@ async def collected(ref: weakref.ref, timeout: float = 10.0) -> bool:
     return True
 
 
+@needs("input-parser", "method-caches")
 async def test_an_ended_sessions_app_is_collected(start_server):
     refs: list[weakref.ref] = []
 

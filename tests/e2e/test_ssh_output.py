@@ -82,7 +82,7 @@ async def test_a_client_that_pauses_then_reads_again_gets_a_whole_fresh_screen(s
             await asyncio.sleep(0)
         t.conn._transport.resume_reading()
         t.press("down")
-        await t.wait_for("key down size 1\\d\\dx40", timeout=10)
+        await t.wait_for("key down size 1\\d\\dx40", timeout=30)
         await t.wait_for("hello bob")  # the whole screen is there, not just the changed line
         assert not t.closed.is_set()
     finally:
@@ -126,12 +126,12 @@ def test_sizes_are_clamped_not_reset():
 def test_parsed_css_is_shared_between_sessions_of_one_theme_and_never_across_themes():
     from types import SimpleNamespace
 
-    from server.session.driver import _SharedParseCache
+    from tui.textual_compat import SharedParseCache
 
     dark, light = {"primary": "#0178d4", "text": "white"}, {"primary": "#0178d4", "text": "black"}
-    one = _SharedParseCache(SimpleNamespace(_variables=dict(dark)))
-    other = _SharedParseCache(SimpleNamespace(_variables=dict(dark)))  # another session, the same theme
-    lit = _SharedParseCache(SimpleNamespace(_variables=dict(light)))
+    one = SharedParseCache(SimpleNamespace(_variables=dict(dark)))
+    other = SharedParseCache(SimpleNamespace(_variables=dict(dark)))  # another session, the same theme
+    lit = SharedParseCache(SimpleNamespace(_variables=dict(light)))
     key = ("Screen { color: $text; }", "app.tcss")
     one[key] = ["rules for dark"]
     assert other[key] == ["rules for dark"], "a second session of the theme parses nothing again"

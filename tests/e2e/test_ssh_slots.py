@@ -43,7 +43,7 @@ async def login_within(port: int, timeout: float) -> float:
         try:
             conn = await asyncio.wait_for(ssh_connect(port), max(0.1, t0 + timeout - time.monotonic()))
             async with conn:
-                r = await asyncio.wait_for(conn.run("who"), 5)
+                r = await asyncio.wait_for(conn.run("who"), 30)
             assert r.exit_status == 0
             return time.monotonic() - t0
         except (TimeoutError, OSError, asyncssh.Error) as e:
@@ -59,13 +59,15 @@ def close_all(socks) -> None:
 
 async def test_twenty_silent_sockets_do_not_lock_their_address_out(start_server, echo_app):
     # Before: 20 silent sockets filled the per-address cap for the whole 30 s login timeout.
-    srv = await start_server(echo_app, silent_grace=1.0, login_timeout=30.0)
+    # (the bound on the login is a fifth of the login timeout: generous for a loaded machine,
+    # and still no lockout until the timeout)
+    srv = await start_server(echo_app, silent_grace=1.0, login_timeout=300.0)
     socks = await silent_sockets(srv.port, 20)
     try:
-        took = await login_within(srv.port, 6.0)
-        assert took < 6.0
+        took = await login_within(srv.port, 60.0)
+        assert took < 60.0
         # The silent ones are dropped after the grace, long before the login timeout.
-        assert all(await asyncio.gather(*(closed_by_server(r, 5.0) for r, _w in socks)))
+        assert all(await asyncio.gather(*(closed_by_server(r, 60.0) for r, _w in socks)))
     finally:
         close_all(socks)
 
@@ -73,14 +75,14 @@ async def test_twenty_silent_sockets_do_not_lock_their_address_out(start_server,
 async def test_many_silent_sockets_from_many_addresses_do_not_lock_everyone_out(start_server, echo_app):
     # Before: filling max_connections with silent sockets locked out every address.
     srv = await start_server(
-        echo_app, silent_grace=1.0, login_timeout=30.0, max_connections=60, max_startups=(5, 30, 20)
+        echo_app, silent_grace=1.0, login_timeout=300.0, max_connections=60, max_startups=(5, 30, 20)
     )
     socks = []
     try:
         for i in range(2, 14):  # 12 addresses x 5 sockets
             socks += await silent_sockets(srv.port, 5, source=f"127.0.0.{i}")
-        took = await login_within(srv.port, 6.0)
-        assert took < 6.0
+        took = await login_within(srv.port, 60.0)
+        assert took < 60.0
         assert srv.sessions.admission.startups <= 20  # the budget held
     finally:
         close_all(socks)
@@ -100,12 +102,18 @@ def test_random_early_drop_rises_from_rate_at_start_to_all_at_full():
 
 async def test_a_logged_in_connection_without_a_session_is_dropped(start_server, echo_app):
     srv = await start_server(echo_app, session_idle=0.5)
+    start = time.monotonic()  # before the server starts the connection's idle timer
     conn = await ssh_connect(srv.port)
     try:
-        await asyncio.wait_for(conn.wait_closed(), 10)
+        await asyncio.wait_for(conn.wait_closed(), 30)
     finally:
         conn.close()
-    # A connection that opens its session in time is not.
+    assert time.monotonic() - start >= 0.5  # not before its time
+
+
+async def test_a_connection_that_opens_its_session_in_time_keeps_it(start_server, echo_app):
+    # (a limit no loaded machine misses: what matters is that opening the session stops the timer)
+    srv = await start_server(echo_app, session_idle=30.0)
     t = await Terminal().connect(srv.port, "bob")
     try:
         await t.wait_for("hello bob")
@@ -119,19 +127,26 @@ async def test_a_session_left_on_the_name_screen_ends_with_a_message(start_serve
     def factory(backend, player_name):
         return tui_app.make_app(backend, player_name=player_name)
 
-    srv = await start_server(factory, name_idle=1.0)
-    idle = await Terminal(100, 32).connect(srv.port, "idle")
+    # Each session has name_idle on the name screen, from its start.  The one that chooses a
+    # name starts first, so its watchdog has run out before the idle one's: it must choose
+    # within name_idle (8 s: beside a CPU hog choosing took up to 2.5 s).
+    name_idle = 8.0
+    srv = await start_server(factory, name_idle=name_idle)
     named = await Terminal(100, 32).connect(srv.port, "named")
+    idle = None
     try:
-        await idle.wait_for("Your name")
         await named.wait_for("Your name")
         named.press("enter")
         await named.wait_for("you: named")
-        await asyncio.wait_for(idle.closed.wait(), 10)
+        start = time.monotonic()  # before the idle session starts its watchdog
+        idle = await Terminal(100, 32).connect(srv.port, "idle")
+        await asyncio.wait_for(idle.closed.wait(), name_idle + 30)
+        assert time.monotonic() - start >= name_idle  # not before its time
         assert "no name chosen" in idle.text()
         assert not named.closed.is_set()  # who chose a name stays
         named.press("down")
         await named.wait_for("you: named")
     finally:
-        await idle.close()
+        if idle is not None:
+            await idle.close()
         await named.close()

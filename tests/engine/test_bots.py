@@ -15,6 +15,7 @@ from engine.voltage.arena import parse_entrant, run_arena, run_match, wilson
 from engine.voltage.bots import (
     BOT_NAMES,
     EXPERT_PLAYOUT_TURNS,
+    EXPERT_TREES,
     ITERATIONS,
     MIN_THINK,
     STRENGTHS,
@@ -181,7 +182,7 @@ def test_a_deadline_bounds_the_search_and_keeps_its_iterations(monkeypatch):
     monkeypatch.setattr(ISMCTSBot, "choose", spy)
     # No deadline: the bot as the arena measures it.
     assert choose_action("hard", 2, v) == make_bot("hard", 2).choose(v)
-    assert budgets[0] == (1000, None, 1000)
+    assert budgets[0] == (ITERATIONS["hard"], None, ITERATIONS["hard"])
     # A deadline long gone (the move waited in a busy queue): a short search still answers.
     a = choose_action("expert", 2, v, deadline=time.time() - 30)
     assert a in v.legal
@@ -189,23 +190,36 @@ def test_a_deadline_bounds_the_search_and_keeps_its_iterations(monkeypatch):
     assert iterations == ITERATIONS["expert"] and budget == MIN_THINK and 0 < ran < ITERATIONS["expert"]
     # A deadline far off: the iterations end the search, as without one.
     assert choose_action("hard", 2, v, deadline=time.time() + 3600) == make_bot("hard", 2).choose(v)
-    assert budgets[-1][0] == 1000 and budgets[-1][2] == 1000
+    assert budgets[-1][0] == ITERATIONS["hard"] and budgets[-1][2] == ITERATIONS["hard"]
     # Greedy bots take no budget, and a deadline does not give them one.
     assert choose_action("medium", 2, v, deadline=time.time()) in v.legal
 
 
-def test_expert_searches_deeper_than_hard_at_any_budget():
+def test_expert_grows_more_trees_than_hard_at_any_budget():
     s = _midgame_states(1, seed=8)[0]
     v = V.view(s, s.to_move)
     hard, expert = make_bot("hard", 3), make_bot("expert", 3)
-    assert (hard.playout_turns, expert.playout_turns) == (1, EXPERT_PLAYOUT_TURNS) and EXPERT_PLAYOUT_TURNS > 1
-    # "expert:200" in the arena is Expert with fewer iterations, not Hard renamed.
+    assert (hard.playout_turns, expert.playout_turns) == (EXPERT_PLAYOUT_TURNS,) * 2 and EXPERT_PLAYOUT_TURNS > 1
+    assert (hard.trees, expert.trees) == (1, EXPERT_TREES) and EXPERT_TREES > 1
+    assert expert.iterations == EXPERT_TREES * hard.iterations
+    # "expert:200" in the arena is Expert with fewer iterations (shared by its trees), not Hard renamed.
     name, options = parse_entrant("expert:200")
     small = make_bot(name, 3, **options)
-    assert (small.iterations, small.playout_turns) == (200, EXPERT_PLAYOUT_TURNS)
-    assert small.choose(v) == ISMCTSBot(3, iterations=200, playout_turns=EXPERT_PLAYOUT_TURNS, name="expert").choose(v)
+    assert (small.iterations, small.playout_turns, small.trees) == (200, EXPERT_PLAYOUT_TURNS, EXPERT_TREES)
+    twin = ISMCTSBot(3, iterations=200, playout_turns=EXPERT_PLAYOUT_TURNS, trees=EXPERT_TREES, name="expert")
+    assert small.choose(v) == twin.choose(v)
+    assert twin.last_iterations == 200
     # An explicit depth still wins over the strength's.
     assert make_bot("expert", 3, playout_turns=2).playout_turns == 2
+
+
+def test_trees_share_the_budget_and_sum_their_visits():
+    s = _midgame_states(1, seed=10)[0]
+    v = V.view(s, s.to_move)
+    ranked = ISMCTSBot(5, iterations=90, trees=3).rank(v)
+    assert sum(n for _, n, _ in ranked) == 90
+    with pytest.raises(ValueError):
+        ISMCTSBot(5, iterations=90, trees=0)
 
 
 def test_random_bot_stays_importable_where_it_was():
@@ -346,3 +360,17 @@ def test_search_without_planner_prior_still_searches():
     view = V.view(s, s.to_move)
     b = ISMCTSBot(3, iterations=60, prior_weight=0.0)
     assert b.choose(view) in view.legal
+
+
+def test_the_first_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
+    from engine.voltage.bots import ARENA_BOTS
+
+    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1"} and not set(ARENA_BOTS) & set(BOT_NAMES)
+    assert not {s.name for s in STRENGTHS} & set(ARENA_BOTS)
+    hard, expert = make_bot("hard-v1", 3), make_bot("expert-v1", 3)
+    assert (hard.iterations, hard.playout_turns, expert.iterations, expert.playout_turns) == (1000, 1, 3000, 3)
+    for b in (hard, expert):
+        assert (b.exploration, b.prior_weight, b.prior_depth, b.leaf) == (0.7, 0.5, 2, "heuristic")
+    assert parse_entrant("hard-v1:20") == ("hard-v1", {"iterations": 20})
+    r = run_match(("hard-v1:10", "expert-v1:10"), 5)
+    assert r.winner in (0, 1, None)

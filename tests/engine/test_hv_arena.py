@@ -70,10 +70,10 @@ class TestBots:
         assert bot.decide(view(hand=("1/1", "2/1"), pile=0))[1] == Stuck(0)
         assert bot.decide(view(hand=("1/1", "2/1"), pile=0, stuck=True)) == (0.0, None)
 
-    def test_nothing_to_do_in_a_countdown_or_as_a_spectator(self):
+    def test_nothing_to_do_in_a_countdown_or_as_a_spectator(self) -> None:
         bot = make_hv_bot("fast", 1)
         assert bot.decide(view(phase="countdown")) == (0.0, None)
-        assert bot.decide(view(seat=None)) == (0.0, None)  # type: ignore[arg-type]
+        assert bot.decide(view(seat=None)) == (0.0, None)  # a spectator's view
 
     def test_prefers_a_card_that_keeps_a_chain_going(self):
         # on 5 (±2): 3 (±1) is followed by the 2 in hand, 7 (±3) by nothing
@@ -209,3 +209,31 @@ class TestMainArena:
     def test_bad_players_exit_2(self, players, capsys):
         assert A.main_arena(players, 1, 0, False) == 2
         assert capsys.readouterr().err.startswith("voltage arena:")
+
+
+class TestSmartChoice:
+    def test_levels_keep_their_rule_and_the_arena_has_smart_entrants(self):
+        assert not make_hv_bot("medium").smart
+        smart = make_hv_bot("medium-smart", 1)
+        assert smart.smart and smart.name == "medium-smart" and smart.reaction == REACTION_SECONDS["medium"]
+        with pytest.raises(ValueError):
+            make_hv_bot("random-smart")
+        s = A.run_arena(("fast-smart", "fast"), 4, seed=3)
+        assert s.matches == 4 and s.wins_by_level().keys() == {"fast-smart", "fast"}
+
+    def test_smart_prefers_a_card_it_can_follow(self):
+        for seed in range(10):
+            bot = ReactionBot("fast", 0.8, seed, spot=1.0, smart=True)
+            assert bot.decide(view(hand=("7/3", "3/1", "2/1")))[1].card == F("3/1")
+
+    def test_smart_counts_the_cards_it_saw_played(self):
+        from engine.highvoltage.bots import card_worth
+
+        bot = ReactionBot("fast", 0.8, 1, spot=1.0, smart=True)
+        for n, top in enumerate(("5/2", "7/1", "8/3")):
+            bot.decide(view(hand=("1/1", "1/1"), top=top, top_no=n))
+        assert sorted(bot._tops.values()) == sorted(F(c) for c in ("5/2", "7/1", "8/3"))
+        # Followers of 6 (+-1) are 5s and 7s: with none of them left unseen, nobody else can follow.
+        none_left = {F("1/1"): 10}
+        some_left = {F("5/1"): 5, F("1/1"): 5}
+        assert card_worth(F("6/1"), [], none_left, (4,)) > card_worth(F("6/1"), [], some_left, (4,))

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
-from server.lobby.core import Lobby, LobbyError
-from tests.server.test_lobby_identity import KEY, OTHER, listening, online, settle
+from server.lobby.core import Lobby
+from server.lobby.models import LobbyError
+from tests.server.test_lobby_identity import KEY, OTHER, listening
+from tests.support.lobby import online
+from tests.support.wait import settle
 from tests.support.words import refused, status_of
 
 
@@ -18,7 +21,7 @@ async def test_an_accepted_challenge_starts_a_match_for_both_at_once():
     assert [e for e, _ in told] == ["challenge"] and told[0][1] is ch
     assert ch.game == "voltage" and 29 < ch.seconds_left <= 30
     (theirs,) = lobby.answer_challenge(bob, ch, True)
-    (mine,) = await asyncio.wait_for(ch.future, 1)
+    (mine,) = await asyncio.wait_for(ch.future, 30)
     assert mine.match is theirs.match and set(mine.match.names) == {"alice", "bob"}
     assert {p.name: status_of(p) for p in lobby.snapshot().players} == {
         "alice": f"playing {mine.match.code}", "bob": f"playing {mine.match.code}"}
@@ -40,7 +43,7 @@ async def test_a_declined_or_unanswered_challenge_says_so():
     lobby.challenge_seconds = 0.05
     ch = lobby.challenge(alice, "bob")
     with refused("bob did not answer within 0 s", LobbyError):
-        await asyncio.wait_for(ch.future, 2)
+        await asyncio.wait_for(ch.future, 30)
     assert [e for e, _ in told] == ["challenge", "challenge-over", "challenge", "challenge-over"]
     with refused("no longer open", LobbyError):
         lobby.answer_challenge(bob, ch, True)
@@ -78,7 +81,7 @@ async def test_a_high_voltage_challenge_seats_both_at_a_table_of_two():
     await settle()
     ch = lobby.challenge(alice, "bob", "high-voltage")
     (theirs,) = lobby.answer_challenge(bob, ch, True)
-    (mine,) = await asyncio.wait_for(ch.future, 1)
+    (mine,) = await asyncio.wait_for(ch.future, 30)
     assert mine.match is theirs.match and mine.match.names == ("alice", "bob")
     await settle()
     assert waiting.cancelled()  # out of the quick table first

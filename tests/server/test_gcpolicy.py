@@ -3,16 +3,17 @@ that frozen garbage is still reclaimed, and how it reports its pauses."""
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
-import time
 import weakref
 
 import pytest
 
 from server import gcpolicy
 from server.gcpolicy import PauseStats, Policy
+from tests.support.compat import needs
+from tests.support.wait import until
+from tui import textual_compat as compat
 
 
 class FakeApp:
@@ -24,6 +25,10 @@ class FakeApp:
         self._closed = False
         self.me = self  # the cycle
         self.payload = [object() for _ in range(50)]
+
+    @property
+    def is_running(self) -> bool:
+        return self._running
 
 
 class Clock:
@@ -40,7 +45,7 @@ def collector():
     thresholds = gc.get_threshold()
     yield
     gcpolicy.uninstall()
-    gcpolicy.unpatch_textual_strips()
+    compat.unpatch_textual_strips()
     gc.unfreeze()
     gc.set_threshold(*thresholds)
 
@@ -77,6 +82,7 @@ def test_pause_stats_keep_an_exact_max_and_a_close_p99_in_bounded_memory():
     assert "max 123.4 ms" in text and "p99 4" in text and "102001 collections" in text
 
 
+@needs("dismantle")
 def test_install_freezes_what_start_up_left_sets_thresholds_and_uninstall_undoes_it(collector):
     p = gcpolicy.install()
     assert gcpolicy.install() is p  # once per process
@@ -104,7 +110,7 @@ def test_every_collection_is_timed_and_reported(policy, caplog):
     for _ in range(3):
         gc.collect()
     assert p.stats.count >= before + 3 and p.stats.by_gen[2] >= 3 and p.stats.max_ms > 0
-    with caplog.at_level(logging.INFO, logger="server.gcpolicy"):
+    with caplog.at_level(logging.DEBUG, logger="server.gcpolicy"):
         clock.now += 59
         p.tick()
         assert not [r for r in caplog.records if "gc pauses since start" in r.getMessage()]
@@ -113,6 +119,22 @@ def test_every_collection_is_timed_and_reported(policy, caplog):
     lines = [r.getMessage() for r in caplog.records if "gc pauses since start" in r.getMessage()]
     assert len(lines) == 1
     assert "max " in lines[0] and "p99 " in lines[0] and "freezes" in lines[0]
+
+
+def test_the_minutely_line_is_info_only_when_a_pause_passed_its_budget(policy, caplog):
+    """A quiet server's log is not a collector line every minute: DEBUG, unless a pause of
+    that minute took longer than the budget."""
+    for budget, level in ((1e9, logging.DEBUG), (0.0, logging.INFO)):
+        clock = Clock()
+        p = policy(clock=clock, report_every=60.0, pause_budget_ms=budget)
+        gc.collect()
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger="server.gcpolicy"):
+            clock.now += 61
+            p.tick()
+        lines = [r for r in caplog.records if "gc pauses since start" in r.getMessage()]
+        assert [r.levelno for r in lines] == [level], (budget, lines)
+        p.stop()
 
 
 def test_the_minutely_summary_does_not_walk_the_frozen_objects(policy, monkeypatch):
@@ -243,6 +265,7 @@ def test_frozen_garbage_other_than_sessions_is_reclaimed_eventually(policy):
     assert ref() is None
 
 
+@needs("dismantle")
 def test_bad_environment_values_are_one_warning_and_the_defaults(collector, monkeypatch, caplog):
     monkeypatch.setenv("VOLTAGE_GC_THRESHOLDS", "lots")
     with caplog.at_level(logging.WARNING, logger="server.gcpolicy"):
@@ -261,16 +284,14 @@ def test_off_measures_but_leaves_the_collector_alone(collector, monkeypatch):
     assert p.stats.count >= 1
 
 
+@needs("dismantle")
 async def test_the_policy_ticks_on_the_running_loop(collector):
     p = gcpolicy.install(tick_interval=0.02, freeze_interval=0.0, settle=0.0)
     app = FakeApp()
     app._running = True
     freezes = p.freezes
     gcpolicy.session_started(app)
-    deadline = time.monotonic() + 10
-    while p.freezes == freezes:
-        assert time.monotonic() < deadline, "the loop never ran the policy"
-        await asyncio.sleep(0.01)
+    await until(lambda: p.freezes != freezes, "the loop to run the policy")
     assert p.summary().count("1 sessions") == 1
 
 
@@ -279,13 +300,13 @@ def test_session_started_without_install_is_a_no_op(collector):
     assert gcpolicy.current() is None and gc.get_freeze_count() == 0
 
 
-def _render_lines() -> list:
+def _render_lines() -> list[object]:
     """What the compositor and the log widgets do with every line of a frame."""
     from rich.segment import Segment
     from rich.style import Style
     from textual.strip import Strip
 
-    out = []
+    out: list[object] = []
     for i in range(50):
         s = Strip([Segment("card ", Style(bold=True)), Segment(f"{i:3d}"), Segment(" ▒▒")])
         n = s.cell_length
@@ -297,6 +318,7 @@ def _render_lines() -> list:
     return out
 
 
+@needs("strips")
 def test_a_frames_strips_are_freed_without_the_cyclic_collector(collector):
     gc.disable()
     try:
@@ -308,9 +330,10 @@ def test_a_frames_strips_are_freed_without_the_cyclic_collector(collector):
         assert gc.collect() == 0  # and nothing left for the collector
     finally:
         gc.enable()
-        gcpolicy.unpatch_textual_strips()
+        compat.unpatch_textual_strips()
 
 
+@needs("strips")
 def test_the_strip_patch_leaves_an_unexpected_textual_alone(collector, monkeypatch, caplog):
     from textual.strip import Strip
 
@@ -318,12 +341,13 @@ def test_the_strip_patch_leaves_an_unexpected_textual_alone(collector, monkeypat
         return [self]
 
     monkeypatch.setattr(Strip, "divide", divide)
-    with caplog.at_level(logging.WARNING, logger="server.strips"):
-        assert gcpolicy.patch_textual_strips() is False
+    with caplog.at_level(logging.WARNING, logger="tui.textual_compat.strips"):
+        assert compat.patch_textual_strips() is False
     assert Strip.divide is divide
     assert "Strip.divide is not the one expected" in caplog.text
 
 
+@needs("strips")
 def test_a_strip_makes_its_caches_only_when_it_stores_a_result(collector):
     """Seven caches per strip were 29 % of a session's tracked objects: now a strip
     has none until it stores a result, and each strip's results stay its own."""
@@ -340,7 +364,7 @@ def test_a_strip_makes_its_caches_only_when_it_stores_a_result(collector):
     assert all(len(made(s)) == 4 for s in before)  # Textual's own: every cache made up front
     expected = [(s.crop(2, 8).text, [x.text for x in s.divide([4, 9])], s.apply_style(Style(bold=True)).text)
                 for s in before]
-    assert gcpolicy.patch_textual_strips()
+    assert compat.patch_textual_strips()
     strips = [Strip([Segment(f"line {i} of cards")]) for i in range(3)]
     assert all(made(s) == [] for s in strips)
     got = [(s.crop(2, 8).text, [x.text for x in s.divide([4, 9])], s.apply_style(Style(bold=True)).text)
@@ -349,7 +373,7 @@ def test_a_strip_makes_its_caches_only_when_it_stores_a_result(collector):
     assert all(made(s) == ["_crop_cache", "_divide_cache", "_style_cache"] for s in strips)
     assert strips[1].crop(2, 8) is strips[1].crop(2, 8)  # a stored result is reused
     assert [s.crop(0, 6).text for s in strips] == ["line 0", "line 1", "line 2"]
-    gcpolicy.unpatch_textual_strips()
+    compat.unpatch_textual_strips()
     again = Strip([Segment("after")])
     assert len(made(again)) == 4 and again.crop(0, 2).text == "af"
     assert strips[2].crop(1, 4).text == "ine"  # a strip made while patched still works
@@ -422,12 +446,13 @@ def test_sessions_that_end_before_their_first_frame_are_reclaimed_too(policy):
     assert all(r() is None for r in refs)
 
 
+@needs("dismantle")
 def test_a_cleared_textual_lru_cache_leaves_no_cycle(collector):
     # Textual clears a widget's query cache on every DOM change; its ring of entries
     # was a cycle left for the collector (and frozen, a leak).
     from textual.cache import LRUCache
 
-    gcpolicy.track_nodes(object())  # installs the patches (the app itself is not tracked)
+    compat.track_nodes(object())  # installs the patches (the app itself is not tracked)
     cache: LRUCache = LRUCache(8)
     for i in range(5):
         cache[i] = [i]
@@ -450,6 +475,7 @@ def test_a_cleared_textual_lru_cache_leaves_no_cycle(collector):
         gc.enable()
 
 
+@needs("dismantle")
 async def test_a_widgets_replaced_virtual_nodes_are_freed_without_the_cyclic_collector(collector):
     # Every style update gives a widget with component classes new virtual nodes; the
     # old ones were cyclic garbage, frozen for good once they reached the old generation.
@@ -469,7 +495,7 @@ async def test_a_widgets_replaced_virtual_nodes_are_freed_without_the_cyclic_col
         return sum(1 for o in gc.get_objects() if type(o) is DOMNode)
 
     app = Demo()
-    assert gcpolicy.track_nodes(app)
+    assert compat.track_nodes(app)
     async with app.run_test() as pilot:
         marked = app.query_one(Marked)
         await pilot.pause()

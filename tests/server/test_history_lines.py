@@ -10,20 +10,8 @@ import pytest
 
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
-from server.store.db import Store
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
 from tui import words as W
-
-
-@pytest.fixture
-def store(tmp_path):
-    """Alice and Bob stored (the same as tests/tui/test_lobby_screen.py's; defined here, not imported, so that
-    the fixture is not an unused import shadowed by every test's parameter)."""
-    s = Store.open(tmp_path)
-    s.upsert_player(KA, "Alice")
-    s.upsert_player(KB, "Bob")
-    yield s
-    s.close()
 
 
 def history(store, width=None, key=KA, name="alice"):

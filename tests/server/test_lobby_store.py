@@ -12,9 +12,11 @@ from engine.voltage import rules as V
 from server.backend import SSHBackend
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
-from server.lobby.core import Lobby, NameRejected
+from server.lobby.core import Lobby
+from server.lobby.models import NameRejected
 from server.store import persist as P
 from server.store.db import Store
+from tests.support.lobby import online
 from tests.support.words import notice_of, refused
 from tui import words as W
 
@@ -23,12 +25,6 @@ KA, KB, KC = "SHA256:alice-key", "SHA256:bob-key", "SHA256:carol-key"
 
 def lobby_on(store, **kw) -> Lobby:
     return Lobby(None, store=store, grace=30.0, bot_delay=0.0, seed=1, **kw)
-
-
-def online(lobby: Lobby, identity, name):
-    p = lobby.connect(identity, name)
-    lobby.claim_name(p, name)
-    return p
 
 
 async def play_out(match, rng, limit=None):
@@ -46,7 +42,7 @@ async def play_out(match, rng, limit=None):
         await match.handle(seat).submit(rng.choice(legal))
         n += 1
     if match.over:
-        await asyncio.wait_for(ended.wait(), 10)
+        await asyncio.wait_for(ended.wait(), 30)
 
 
 async def test_a_rated_match_between_two_keys_moves_both_ratings_and_shows_the_change(tmp_path):
@@ -188,7 +184,7 @@ async def test_four_players_of_high_voltage_are_all_ranked_and_rated(tmp_path):
         done = asyncio.Event()
         m.on_end.append(lambda _m: done.set())
         m.start()
-        await asyncio.wait_for(done.wait(), 20)
+        await asyncio.wait_for(done.wait(), 30)
         m.close()
         r = store.match_record(rec.match_id)
         assert r.finished and sorted(x for x in r.ranks) == sorted(m.state.places)

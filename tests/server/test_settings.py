@@ -11,7 +11,7 @@ from server.lobby.core import Lobby
 from server.store import db as S
 from server.store.db import Store
 from server.store.persist import export_json
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
 from tests.support.words import refused
 from tests.tui.test_lobby_screen import colours_drawn, lines_of, open_settings, point_at
 from tui.app import make_app
@@ -111,7 +111,7 @@ async def test_the_your_turn_alert_is_on_until_switched_off_and_stays_off_for_th
 
 
 async def test_a_key_that_refuses_challenges_is_not_challenged_in_its_next_session(tmp_path):
-    from server.lobby.core import LobbyError
+    from server.lobby.models import LobbyError
 
     with Store.open(tmp_path) as store:
         store.upsert_player(KA, "Alice")

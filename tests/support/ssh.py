@@ -1,4 +1,5 @@
-"""Fixtures: a Voltage SSH server on a free port, with the real app or a stand-in."""
+"""Fixtures: a Voltage SSH server on a free port, with the real app or a stand-in, or over a store
+(``kept``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from server.lobby.core import Lobby
 from server.serve import local_sessions
 from server.session.services import LocalServices
 from server.ssh.server import VoltageServer
+from server.store.db import Store
+from tests.support.store import KA, KB, finished_match
 
 
 class EchoApp(App):
@@ -45,6 +48,21 @@ def lobby_of(srv: VoltageServer) -> Lobby:
     return services.lobby
 
 
+async def stop(srv: VoltageServer) -> None:
+    """Stop ``srv`` as ``voltage serve`` stops, and let its sessions end while the loop runs:
+    no match is left running (a bot match whose human left plays on, bot against bot) and no
+    session's leaving runs during the loop's final cancellation (where it handed a seat to a
+    bot whose move task was never started: "coroutine ... was never awaited")."""
+    srv.close()
+    srv.hang_up()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while srv.sessions.running and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+    srv.sessions.services.close()
+    await srv.wait_closed()
+
+
 @pytest.fixture
 async def start_server():
     """``await start_server(app_factory=..., **config)`` -> a running VoltageServer."""
@@ -60,8 +78,7 @@ async def start_server():
 
     yield start
     for srv in servers:
-        srv.close()
-        await srv.wait_closed()
+        await stop(srv)
     executor.shutdown(wait=False, cancel_futures=True)
     await asyncio.sleep(0)
 
@@ -77,3 +94,27 @@ def echo_app():
 
     factory.made = made
     return factory
+
+
+@pytest.fixture
+async def kept(tmp_path):
+    """A server over a store holding two finished rated matches and one running."""
+    store = Store.open(tmp_path / "data")
+    store.upsert_player(KA, "Alice")
+    store.upsert_player(KB, "Bob")
+    ids = [finished_match(store, 11), finished_match(store, 12)]
+    running = store.create_match("voltage", 13, [{"name": "Alice", "identity": KA}, {"name": "Bob", "identity": KB}])
+    executor = ThreadPoolExecutor(max_workers=1)
+    config = ServerConfig(host="127.0.0.1", port=0, grace=5.0)
+    srv = VoltageServer(config, local_sessions(config, executor=executor, store=store))
+    await srv.start()
+    srv.ids, srv.running, srv.store, srv.lobby = ids, running, store, lobby_of(srv)
+    yield srv
+    for h in srv.lobby.matches.values():
+        h.match.close()
+        for t in h.grace.values():
+            t.cancel()
+    srv.close()
+    await srv.wait_closed()
+    executor.shutdown(wait=False, cancel_futures=True)
+    store.close()

@@ -4,13 +4,12 @@ quick phrases need no typing."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from server import games
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
+from tests.support.wait import until
 from tui.app import make_app
 from tui.chat.panel import ChatPanel
 from tui.pacing import NO_FLASH
@@ -34,10 +33,8 @@ async def test_typing_in_the_chat_never_plays_and_esc_gives_the_keys_back(game):
         app.push_screen(backend.match_screen(handles))
         await pilot.pause()
         match = h.match
-        deadline = asyncio.get_running_loop().time() + 10
-        while h.countdown is not None or (game == "high-voltage" and not match.actions):  # (High Voltage's 3, 2, 1)
-            assert asyncio.get_running_loop().time() < deadline
-            await pilot.pause(0.05)
+        await until(lambda: h.countdown is None and (game != "high-voltage" or match.actions),
+                    "the match under way (High Voltage's 3, 2, 1 over)")
         await pilot.press("tab")
         panel = app.screen.query_one(ChatPanel)
         assert panel.is_open and panel.typing

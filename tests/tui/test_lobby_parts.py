@@ -16,7 +16,8 @@ from tui.app import make_app
 from tui.games import registry
 from tui.games.lobby_parts import DEFAULT_TABLE_LEVELS, TablePart
 from tui.ports import Refused
-from tui.screens.lobby import LobbyScreen, Menu
+from tui.screens.lobby import LobbyScreen
+from tui.widgets.menu import Menu
 
 TRIPLE = GameInfo("triple", "Triple Shock", 3, 5, real_time=True)
 
@@ -55,7 +56,13 @@ async def test_a_third_game_in_the_registry_is_offered_by_the_lobby(third_game):
         assert "Quick match: Triple Shock" in text and "Private room for 5" in text
         menu = app.screen.query_one("#choices", Menu)
         point_at(menu, "triple:room")
-        await pilot.press("left", "left", "left")  # never below its fewest seats
+        await pilot.press("left", "left")
+        await pilot.pause()
+        assert "Private room for 3" in "\n".join(lines_of(app))
+        await pilot.press("left")  # round from the fewest seats to the most, as other ←→ choices
+        await pilot.pause()
+        assert "Private room for 5" in "\n".join(lines_of(app))
+        await pilot.press("right")
         await pilot.pause()
         assert "Private room for 3" in "\n".join(lines_of(app))
         await pilot.press("enter")
@@ -90,7 +97,7 @@ async def test_the_table_parts_words_are_its_games(third_game):
 
 async def test_a_voltage_room_takes_the_clock_chosen_on_its_line():
     """←→ on Voltage's private-room line choose its clock; the room is made with it, and
-    its status says so (5+5, the lobby's default, comes first)."""
+    its status says so (5+5, the lobby's default, is chosen at first; they go by length)."""
     lobby = Lobby(seed=1)
     backend = SSHBackend(lobby, lobby.connect(None, "alice"))
     app = make_app(backend, player_name="alice")
@@ -99,7 +106,13 @@ async def test_a_voltage_room_takes_the_clock_chosen_on_its_line():
         assert "Private room: Voltage 5+5 ←→" in "\n".join(lines_of(app))
         menu = app.screen.query_one("#choices", Menu)
         point_at(menu, "voltage:room")
-        await pilot.press("right")  # 3+2
+        seen = []
+        for _ in range(5):  # round them all, shortest first
+            await pilot.press("right")
+            await pilot.pause()
+            seen.append(next(line for line in lines_of(app) if "Private room: Voltage" in line))
+        assert [s.split("Voltage ")[1].split(" ")[0] for s in seen] == ["10+5", "15+10", "untimed", "3+2", "5+5"]
+        await pilot.press("left")  # 3+2
         await pilot.pause()
         assert "Private room: Voltage 3+2 ←→" in "\n".join(lines_of(app))
         await pilot.press("enter")

@@ -21,7 +21,8 @@ from server.local import LocalBackend
 from server.replay import Replay
 from tests.support.words import refused
 from tui import ports
-from tui.screens.replay import ReplayBackend, ReplayHandle
+from tui.screens.replay import ReplayBackend
+from tui.screens.stepping import ReplayHandle
 
 
 def _typed(m: Match, hv: HVMatch, a: SeatHandle, b: HVSeatHandle, ssh: SSHBackend, local: LocalBackend,
@@ -63,7 +64,7 @@ def test_refusing_turns_an_old_value_error_into_a_refusal_and_keeps_its_words():
             raise KeyError("x")
 
 
-def test_the_pacing_is_one_frozen_value_given_to_the_app_factory():
+def test_the_pacing_is_one_frozen_value_given_to_the_app_factory() -> None:
     import dataclasses
 
     from tui.app import make_app

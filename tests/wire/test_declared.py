@@ -79,7 +79,7 @@ def declared_strategy(d: K.Declared, depth: int = 0) -> st.SearchStrategy[Any]:
     assert isinstance(d, K.Record), d
     if d.build is not d.cls:  # (an error record)
         return ERRORS.filter(lambda e: WIRE.declared(type(e)) is d) if d.cls in (
-            RuleError, IllegalActionError, InvalidActionError, Refused) else st.just(d.cls.of("x", {}))
+            RuleError, IllegalActionError, InvalidActionError, Refused) else st.just(d.cls.of("x", {}))  # type: ignore[attr-defined]  # (an error record's class has .of)
     return st.fixed_dictionaries({n: strategy(s, depth) for n, s in d.fields}).map(lambda f: d.cls(**f))
 
 

@@ -133,13 +133,13 @@ class DuelPart(_Part):
 
     def __init__(self, info: GameInfo, backend: LobbyBackend,
                  strengths: Callable[[LobbyBackend], list[tuple[str, str]]],
-                 controls: Sequence[str] = ()) -> None:
+                 controls: Sequence[str] = (), default_control: str = "") -> None:
         super().__init__(info, backend)
         self._strengths = strengths
-        #: The clocks a private room may have (left/right on its line), the default first;
-        #: () for a game without clocks.
+        #: The clocks a private room may have (left/right on its line, in their order: shortest
+        #: first), the one chosen at first ``default_control``; () for a game without clocks.
         self.controls = tuple(controls)
-        self.control = 0
+        self.control = self.controls.index(default_control) if default_control in self.controls else 0
 
     def strengths(self) -> list[tuple[str, str]]:
         return list(self._strengths(self.backend))
@@ -246,8 +246,9 @@ class TablePart(_Part):
         return [("bots", bots)]
 
     def adjust(self, item: str, delta: int) -> bool:
-        if item == "room":
-            self.size = max(self.info.min_seats, min(self.info.max_seats, self.size + delta))
+        if item == "room":  # round, as every other left/right choice
+            low, count = self.info.min_seats, self.info.max_seats - self.info.min_seats + 1
+            self.size = low + (self.size - low + delta) % count
             return True
         if item == "bots":
             self.lineup = (self.lineup + delta) % len(self.lineups())

@@ -4,19 +4,20 @@ its part of the SSH lobby screen (:mod:`tui.games.lobby_parts`: menu lines, bot
 line-ups, room seats, the words while waiting).
 
 Shared code (the SSH backend's ``match_screen``, :func:`tui.screens.replay.replay_screen`,
-the start screen) asks ``screens(game)`` and never branches on the game; a third game
-adds its ``tui/games/<game>/`` package and one entry here.
+the start screen, the app at a match's end) asks ``screens(game)`` and never branches on
+the game; a third game adds its ``tui/games/<game>/`` package and one entry here.  This
+module composes: the shared screens the games build on (``tui/screens/base.py``,
+``stepping.py``) never import it, so nothing here is imported back.
 
-The entries import their screens when first asked (each game's modules import the shared
-screens, which look the games up here: importing them all at once would be a cycle, and
-a session that plays one game need not load the other's screens).
+The entries import their screens when first asked: a session that plays one game need
+not load the other's screens.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -24,19 +25,7 @@ if TYPE_CHECKING:
     from tui.games.lobby_parts import LobbyPart
     from tui.ports import Backend, Handles, HomeBackend, LobbyBackend, ReplaySource
     from tui.screens.base import PlayScreen
-
-
-class GameWords(Protocol):
-    """A game's words module (``tui/games/<game>/words.py``): its log entries and refusals
-    in the session's language (see :mod:`tui.words`, which it falls back on)."""
-
-    def line(self, event: Any, names: Sequence[str]) -> str: ...
-
-    def lines(self, entries: Sequence[Any], names: Sequence[str]) -> list[str]: ...
-
-    def refusal(self, error: BaseException) -> str: ...
-
-    def describe(self, title: str, names: Sequence[str], scores: Sequence[int], short: bool = False) -> str: ...
+    from tui.words import GameWords
 
 
 @dataclass(frozen=True)
@@ -47,10 +36,10 @@ class GameScreens:
     spectator's, or a hot-seat's two).  ``results(handles, backend, view, names)``: the
     results screen after the final ``view``.  ``replay(source, step)``: the replay screen.
     ``start(app, backend, player_name, opponent)``: what the start screen does when this
-    game is chosen against ``opponent`` (an id from ``backend.opponents()``): start a
+    game is chosen against ``opponent`` (an id from ``backend.opponents(game)``): start a
     match and show it, or first ask how (a dialog).  ``lobby(backend)``: this game's part
     of one lobby screen (None: the lobby does not offer it).  ``words()``: its words
-    module (:class:`GameWords`)."""
+    module (:class:`tui.words.GameWords`)."""
 
     id: str
     match: Callable[[Handles, Backend | None], PlayScreen]
@@ -87,7 +76,7 @@ def _voltage_start(app: App[Any], backend: HomeBackend, player: str, opponent: s
 
     game = VOLTAGE
     if opponent == "hotseat":
-        from tui.screens.start import NamesScreen
+        from tui.dialogs.names import NamesScreen
 
         first = player if player and player != "You" else "Player 1"
 
@@ -107,9 +96,9 @@ def _voltage_lobby(backend: LobbyBackend) -> LobbyPart:
     from engine.registry import GAMES as INFO
     from tui.games.lobby_parts import DuelPart
 
-    # A private room's clocks: the lobby's default (5+5) first, then faster and slower ones, or none.
+    # A private room's clocks, shortest first, then none; the lobby's default (5+5) chosen at first.
     return DuelPart(INFO[VOLTAGE], backend, strengths=lambda b: b.strengths(),
-                    controls=("5+5", "3+2", "10+5", "15+10", "none"))
+                    controls=("3+2", "5+5", "10+5", "15+10", "none"), default_control="5+5")
 
 
 def _voltage_words() -> GameWords:
@@ -143,7 +132,7 @@ def _hv_start(app: App[Any], backend: HomeBackend, player: str, opponent: str) -
     """You and 1-3 bots: its own setup dialog first (the start screen's bot is the first)."""
     from tui.games.highvoltage.setup import start_high_voltage
 
-    start_high_voltage(app, backend, player, first_bot=opponent)
+    start_high_voltage(app, backend, player, game=HIGH_VOLTAGE, first_bot=opponent)
 
 
 def _hv_lobby(backend: LobbyBackend) -> LobbyPart:

@@ -1,4 +1,12 @@
-"""What every full screen of the game shares: the minimum terminal size and its message."""
+"""What every full screen of the game shares: the minimum terminal size and its message.
+
+While the terminal is below the minimum only the message shows, and only the keys it
+offers work (``?`` and quit: :meth:`SizedScreen.takes_key`, asked by the app before a key
+goes anywhere): a key typed then never reaches a hidden widget (a name box, a menu).
+The widget with the focus keeps it, in effect: the focus is taken away while the screen
+is too small (so a hidden input never swallows ``?``) and given back, to the widget that
+had it or the one the screen asked for meanwhile, once the terminal is large enough.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
+from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
-from tui.compositor import install as install_row_compositor
+from tui.textual_compat import PresetScreen
 
 if TYPE_CHECKING:
     from tui.ports import Backend
@@ -22,6 +31,9 @@ TALL = 34
 
 class TooSmall(Widget):
     """Shown instead of a broken board when the terminal is below the minimum."""
+
+    #: The keys it offers (the only ones that work meanwhile): the rules and quit.
+    KEYS = frozenset({"question_mark", "ctrl+q"})
 
     DEFAULT_CSS = """
     TooSmall { display: none; width: 1fr; height: 1fr; content-align: center middle; }
@@ -38,44 +50,55 @@ class TooSmall(Widget):
         return t
 
 
-class SizedScreen(Screen):
+class SizedScreen(PresetScreen):
     """A screen that says how large the terminal must be when it is too small.
 
     Breakpoint classes: ``-narrow``/``-short`` (below the minimum: only the message
-    shows), ``-wide`` and ``-tall`` (room for larger cards and words).
+    shows), ``-wide`` and ``-tall`` (room for larger cards and words), set before the
+    screen is first styled (:class:`~tui.textual_compat.PresetScreen`).
     """
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_WIDTH, "-fits-w"), (WIDE, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (MIN_HEIGHT, "-fits-h"), (TALL, "-tall")]
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        install_row_compositor(self)  # a one-row repaint renders one row (tui/compositor.py)
-        self._resumed = False
-        self._preset_breakpoints()
-
-    # A new screen's styles are worked out once, as it mounts (a third of a session's
-    # first frame was styling the same nodes again): its breakpoint classes are set
-    # before, so the first resize changes none, and its first resume does not restyle
-    # what has just been styled (a screen resumed later, after another, still does).
-    def _preset_breakpoints(self) -> None:
-        try:
-            width, height = self.app.size
-        except Exception:  # no app running (a screen made outside one)
-            return
-        for dimension, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
-            self.add_class(*self._get_breakpoint_classes(dimension, breakpoints or []))
-
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False
-        super()._on_screen_resume(event)
+    _kept_focus: Widget | None = None  # the focus to give back once the terminal is large enough
 
     @property
     def too_small(self) -> bool:
         w, h = self.app.size
         return w < MIN_WIDTH or h < MIN_HEIGHT
+
+    def takes_key(self, key: str) -> bool:
+        """Does ``key`` go anywhere now?  While too small, only the keys the message offers."""
+        return not self.too_small or key in TooSmall.KEYS
+
+    def set_focus(self, widget: Widget | None, *args: Any, **kwargs: Any) -> None:
+        """Textual's, except that while too small nothing takes the focus: the widget asked
+        for gets it once the terminal is large enough."""
+        if widget is not None and self.too_small:
+            if self.is_current:  # (on a screen below, it is a hidden widget's focus moving on)
+                self._kept_focus = widget
+            widget = None
+        super().set_focus(widget, *args, **kwargs)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if not self.too_small:
+            self._kept_focus = event.widget
+
+    def on_resize(self) -> None:
+        if self.too_small:
+            super().set_focus(None)  # before the hidden widget's own blur moves it to a sibling
+        else:
+            self._give_focus_back()
+
+    def on_screen_resume(self) -> None:
+        if not self.too_small:
+            self._give_focus_back()
+
+    def _give_focus_back(self) -> None:
+        kept = self._kept_focus
+        if self.focused is None and kept is not None and kept.is_attached and kept.screen is self:
+            self.set_focus(kept)
 
 
 def quit_question(backend: Backend | None, *, hotseat: bool = False) -> str:
@@ -100,8 +123,33 @@ def quit_question(backend: Backend | None, *, hotseat: bool = False) -> str:
 
 class PlayScreen(SizedScreen):
     """What both games' match screens share: leaving for home, the question Ctrl+Q asks
-    in a live match, and the results screen at the end, from which a rematch replaces
-    this screen with a new one."""
+    in a live match, and the match's end: :class:`Ended`, on which whoever composes the
+    screens (the app, through the game registry) opens its game's results screen, and
+    what the results' answer does (a rematch replaces this screen with a new one)."""
+
+    class Ended(Message):
+        """The match shown is over and its results are due (after the pause, or at once
+        on a key).  The screen does not know its game's results screen: the app finds it
+        (:mod:`tui.games.registry`) and pushes it over ``screen``, whose
+        :meth:`~PlayScreen.results_closed` takes the answer."""
+
+        def __init__(self, screen: PlayScreen, handles: list[Any], backend: Any, view: Any,
+                     names: tuple[str, ...]) -> None:
+            super().__init__()
+            self.screen = screen
+            self.handles = handles
+            self.backend = backend
+            self.view = view
+            self.names = names
+
+        @property
+        def game(self) -> str:
+            """The game's id (the registries' key)."""
+            return str(self.handles[0].game)
+
+        @property
+        def control(self) -> PlayScreen:
+            return self.screen
 
     #: Whether the match's end opens the results screen (a replay's last step does not).
     SHOWS_RESULTS = True
@@ -124,12 +172,6 @@ class PlayScreen(SizedScreen):
     backend: Any
     view: Any
     names: tuple[str, ...]
-
-    def results_screen(self) -> Screen:
-        """The results after this match's final view: its game's (:mod:`tui.games.registry`)."""
-        from tui.games.registry import screens
-
-        return screens(self.handles[0].game).results(self.handles, self.backend, self.view, self.names)
 
     def rematch_screen(self, handles: Any) -> Screen:
         raise NotImplementedError
@@ -166,16 +208,17 @@ class PlayScreen(SizedScreen):
             self._results_due()
 
     def show_results(self) -> None:
-        if not self.is_current:
+        """Ask for the results (:class:`Ended`), if this screen is the one shown."""
+        if self.is_current:
+            self.post_message(self.Ended(self, self.handles, self.backend, self.view, self.names))
+
+    def results_closed(self, result: tuple[str, Any] | None) -> None:
+        """The results screen's answer: ``("rematch", handles)`` replaces this screen with
+        the new match's, ``("home", None)`` goes home; None stays here."""
+        if result is None:
             return
-
-        def done(result: tuple[str, Any] | None) -> None:
-            if result is None:
-                return
-            what, value = result
-            if what == "rematch" and value:
-                self.app.switch_screen(self.rematch_screen(value))
-            elif what == "home":
-                self.action_leave()
-
-        self.app.push_screen(self.results_screen(), done)
+        what, value = result
+        if what == "rematch" and value:
+            self.app.switch_screen(self.rematch_screen(value))
+        elif what == "home":
+            self.action_leave()

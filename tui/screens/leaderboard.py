@@ -1,5 +1,6 @@
 """The leaderboard: the top players of a game, each with their rating history as a
-sparkline.  ``←``/``→`` (or Tab) switch games, ``q``/Esc go back.
+sparkline.  ``←``/``→`` (or Tab) switch games (when another game has rated players: the
+key shows only then), ``q``/Esc go back.
 
 It awaits the backend's ``leaderboard_games()`` (``(game, title)`` pairs) and
 ``leaderboard(game)`` (:class:`tui.ports.LeaderEntry`: ``place``, ``name``, ``rating``,
@@ -103,6 +104,11 @@ class LeaderboardScreen(Screen):
             row = Horizontal(Static(t, classes="lb-text"), spark, classes="lb-row" + (" -me" if e.me else ""))
             widgets.append(row)
         await rows.mount_all(widgets)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "game":  # (shown, and working, only when there is another game to see)
+            return len(self.games) > 1
+        return True
 
     async def action_game(self, delta: int) -> None:
         if len(self.games) > 1:

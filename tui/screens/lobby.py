@@ -1,5 +1,8 @@
 """The lobby (SSH play): quick match first, private rooms, bots, watching; and the
-name-entry step at its top (prefilled from the SSH username, checked by the lobby).
+name-entry step at its top (a known key's name prefilled; a new key's box empty, the name
+made from its login, ``root`` as often as not, only offered in grey as a suggestion that
+Enter takes; checked by the lobby).  A known key that
+asked for a code on the command line (``join CODE``, ``watch CODE``) goes straight there.
 
 Every name and code on these screens is shown as plain ``Text``, never as
 markup, so what another player typed cannot style or escape anything.
@@ -31,7 +34,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
@@ -55,138 +57,7 @@ from tui.screens.lobby_modes import (
     PickingGame,
     Queued,
 )
-
-
-class Menu(Static, can_focus=True):
-    """A light list of choices: up/down move, Enter or a click chooses, left/right
-    adjust (a choice with a setting, e.g. seats).  An item whose id starts with
-    ``-`` is a heading: shown, never chosen.
-
-    (Textual's OptionList does this too, at several times the cost of a first
-    frame; on a server every session pays for its lobby.)
-    """
-
-    DEFAULT_CSS = """
-    Menu { height: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    Menu:focus { border: round $accent-lighten-2; }
-    """
-
-    BINDINGS = [
-        Binding("up", "move(-1)", show=False),
-        Binding("down", "move(1)", show=False),
-        Binding("home", "move(-1000)", show=False),
-        Binding("end", "move(1000)", show=False),
-        Binding("enter", "choose", show=False),
-        Binding("left", "adjust(-1)", show=False),
-        Binding("right", "adjust(1)", show=False),
-    ]
-
-    class Adjusted(Message):
-        """Left/right on an item: change its setting by ``delta``."""
-
-        def __init__(self, menu: Menu, item: str, delta: int) -> None:
-            super().__init__()
-            self.menu = menu
-            self.item = item
-            self.delta = delta
-
-        @property
-        def control(self) -> Menu:
-            return self.menu
-
-    class Chosen(Message):
-        def __init__(self, menu: Menu, item: str) -> None:
-            super().__init__()
-            self.menu = menu
-            self.item = item
-
-        @property
-        def control(self) -> Menu:
-            return self.menu
-
-    def __init__(self, items: list[tuple[str, Text]] | None = None, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.items: list[tuple[str, Text]] = list(items or ())
-        self.index = 0
-        self.empty_text = ""
-
-    def on_mount(self) -> None:
-        self._draw()
-
-    @staticmethod
-    def heading(item: str) -> bool:
-        return item.startswith("-")
-
-    def _selectable(self) -> list[int]:
-        return [n for n, (item, _l) in enumerate(self.items) if not self.heading(item)]
-
-    def set_items(self, items: list[tuple[str, Text]], *, keep_place: bool = True) -> None:
-        """New items; the cursor stays on the same item (``keep_place``), else goes to the first."""
-        current = self.items[self.index][0] if self.items and keep_place else None
-        self.items = list(items)
-        ids = [i for i, _ in self.items]
-        if current in ids:
-            self.index = ids.index(current)
-        else:
-            self.index = min(self.index, max(0, len(ids) - 1)) if keep_place else 0
-        self._settle(1)
-        self._draw()
-
-    def _settle(self, direction: int) -> None:
-        """Off a heading: to the nearest choice in ``direction`` (else the other way)."""
-        ok = self._selectable()
-        if not ok or self.index in ok:
-            return
-        ahead = [n for n in ok if (n - self.index) * direction > 0]
-        self.index = min(ahead, key=lambda n: abs(n - self.index)) if ahead else min(
-            ok, key=lambda n: abs(n - self.index))
-
-    def _draw(self) -> None:
-        if not self.items:
-            self.update(Text(self.empty_text, style="dim"))
-            return
-        out = Text(no_wrap=True, overflow="ellipsis")
-        for n, (item, label) in enumerate(self.items):
-            if n:
-                out.append("\n")
-            if self.heading(item):
-                out.append_text(label)
-            elif n == self.index:
-                out.append("> ", style="bold")
-                chosen = label.copy()
-                chosen.stylize("bold reverse" if self.has_focus else "bold")
-                out.append_text(chosen)
-            else:
-                out.append("  ")
-                out.append_text(label)
-        self.update(out)
-
-    def watch_has_focus(self, focus: bool) -> None:
-        super().watch_has_focus(focus)  # (Textual's own restyles for :focus)
-        self._draw()
-
-    def action_move(self, delta: int) -> None:
-        ok = self._selectable()
-        if ok:
-            pos = ok.index(self.index) if self.index in ok else 0
-            self.index = ok[max(0, min(len(ok) - 1, pos + delta))]
-            self._draw()
-
-    def action_adjust(self, delta: int) -> None:
-        if self.items and not self.heading(self.items[self.index][0]):
-            self.post_message(self.Adjusted(self, self.items[self.index][0], delta))
-
-    def action_choose(self) -> None:
-        if self.items and not self.heading(self.items[self.index][0]):
-            self.post_message(self.Chosen(self, self.items[self.index][0]))
-
-    def on_click(self, event: events.Click) -> None:
-        line = event.y - self.gutter.top + self.scroll_offset.y
-        if 0 <= line < len(self.items) and not self.heading(self.items[line][0]):
-            self.index = line
-            self._draw()
-            self.action_choose()
-
+from tui.widgets.menu import Menu
 
 T = TypeVar("T")
 
@@ -300,9 +171,12 @@ class LobbyScreen(SizedScreen):
 
     def _compose_lobby(self) -> ComposeResult:
         yield Static(Text("Voltage: lobby"), id="lobby-title")
-        name = Input(value=self.backend.name_prefill, max_length=16, id="name")
         stored = getattr(self.backend, "stored_name", None)
-        name.border_title = ("Your name (Enter to go)" if not stored
+        suggestion = self.backend.name_prefill
+        name = Input(value=suggestion if stored else "", max_length=16, id="name",
+                     placeholder=f"{suggestion}? (a suggestion: type your name, or Enter to take it)" if suggestion
+                     else "the name others will see")
+        name.border_title = ("Your name (Enter to go)" if not stored  # (a wait for another name: said once mounted)
                              else f"Your name: {stored} (Enter to go; another name renames your key)")
         name.cursor_blink = False  # a blinking cursor redraws twice a second, per session
         yield name
@@ -472,6 +346,13 @@ class LobbyScreen(SizedScreen):
         if not self.backend.named:
             if await self._resume():
                 return
+            stored = getattr(self.backend, "stored_name", None)
+            if self.backend.initial is not None and stored and await self._take_name(stored):
+                return  # a known key's join or watch: straight there
+            if stored:  # how long the key waits for another name, said in the box's title
+                wait = W.rename_wait(await self._rename_wait(), short=True)
+                if wait:
+                    self.query_one("#name", Input).border_title = f"Your name: {stored} (Enter to go; {wait})"
             self.query_one("#name").add_class("shown")
             self.query_one("#name", Input).focus()
             self._error("")
@@ -501,7 +382,9 @@ class LobbyScreen(SizedScreen):
         name.focus()
         self._error(self.TAKEN_OVER)
 
-    async def on_screen_resume(self) -> None:
+    @on(events.ScreenResume)
+    async def _back_in_the_lobby(self, event: events.ScreenResume) -> None:
+        # (beside SizedScreen.on_screen_resume, which gives the focus back)
         # The resume event may arrive after this screen already pushed a match
         # (coming back to a seat): only a lobby really on screen is "in the lobby".
         if self.app.screen is not self or not self.backend.named:
@@ -512,6 +395,11 @@ class LobbyScreen(SizedScreen):
             await self._title()
             self._unsubscribe = self.backend.subscribe(self._refresh_lists)
             self._refresh_lists()
+
+    def reword(self) -> None:
+        """The language changed (on the settings screen, above this one): the lists are worded
+        again when this screen shows again, even if the lobby has not changed."""
+        self._shown = None
 
     def on_screen_suspend(self) -> None:
         self._unlisten()
@@ -526,13 +414,23 @@ class LobbyScreen(SizedScreen):
 
     @on(Input.Submitted, "#name")
     async def _name_submitted(self, event: Input.Submitted) -> None:
+        # (empty: the suggestion)
+        await self._take_name(event.value if event.value.strip() else self.backend.name_prefill)
+
+    async def _rename_wait(self) -> float:
+        """Seconds until this key may take another name (0: now, or a backend without names)."""
+        ask = getattr(self.backend, "rename_wait", None)  # (one of the LobbyExtras)
+        return float(await ask()) if ask is not None else 0.0
+
+    async def _take_name(self, value: str) -> bool:
+        """Go online as ``value`` (False: refused, and the reason shown)."""
         backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
         stored: str | None = getattr(backend, "stored_name", None)
         try:
-            name = await self.backend.claim_name(event.value)
+            name = await self.backend.claim_name(value)
         except Refused as e:
             self._error(W.refusal(e))
-            return
+            return False
         self._error("")
         renamed = stored is not None and bool(stored) and name.casefold() != stored.casefold()
         if renamed:
@@ -540,10 +438,11 @@ class LobbyScreen(SizedScreen):
         self.query_one("#name").remove_class("shown")
         self.query_one("#choices", Menu).focus()
         if await self._resume():  # a seat of this key (taken back from another session)
-            return
+            return True
         await self._named()
         if renamed and isinstance(self._mode, Browsing):
             self._status(f"Renamed: your key goes by {name} now (it was {stored}).")
+        return True
 
     async def _named(self) -> None:
         await self._enter()
@@ -603,9 +502,12 @@ class LobbyScreen(SizedScreen):
         found = list(await history()) if history is not None else []
         width = self.query_one("#history", Menu).content_size.width - 2  # (the cursor)
         items = W.history_lines(found, width if width > 0 else None)
+        record = getattr(self.backend, "bot_record", None)  # (matches with a bot are not rated)
+        bots = W.bot_record_lines(list(await record()) if record is not None else [], width + 2 if width > 0 else None)
         # Newest first, and the cursor on the newest (a match just played is the one to see).
-        self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
-                                                   keep_place=False)
+        self.query_one("#history", Menu).set_items([(f"-bots:{n}", Text(line, style="dim")) for n, line in
+                                                    enumerate(bots)] + [(f"replay:{mid}", Text(line))
+                                                                         for mid, line in items], keep_place=False)
 
     # -- lists -----------------------------------------------------------------
 
@@ -689,6 +591,7 @@ class LobbyScreen(SizedScreen):
         code = self.query_one("#code-input", Input)
         if isinstance(mode, AskingCode):
             code.value = ""
+            code.placeholder = "match code (4 letters)" if mode.verb == "watch" else "room code (4 letters)"
             code.add_class("shown")
             code.focus()
         elif code.has_class("shown"):

@@ -6,6 +6,10 @@ wait their turn) and is kept where the backend keeps settings
 (``save_setting``: for a key, in the store, so it follows the key to its next session;
 for a guest, for this session only); the title says which.
 
+- Language: English, Català, Español (left/right or Enter), each named in its own words; it
+  applies at once (``app.set_language``: the screens re-word what they show) and wins, for a
+  key, over the client's locale from its next session on (``save_setting("language")``).  Its
+  line comes after the older ones, so theirs keep their places.
 - Colours: dark, light or no colour (left/right or Enter).  When the client's
   environment decides (it sent ``NO_COLOR``: :meth:`colours_forced` of the backend
   says why), the line says so and offers no choice: no-color.org asks that a program
@@ -16,7 +20,12 @@ for a guest, for this session only); the title says which.
 - Challenges: welcome or refused (``backend.set_challenges``).
 - Name: Enter asks for the new one; it is claimed through the lobby's own rename
   (``backend.claim_name``), so its checks and the key's rename cooldown apply, and
-  what it refuses ("a new name is possible in 53 minutes") is shown here, one line.
+  what it refuses ("a new name is possible in 53 minutes") is shown here, one line.  The
+  cooldown, when it applies (a rename after a rename: a key's first name is free to
+  change), is said as the box opens (``backend.rename_wait``).
+- Linked browsers (a key's only): the browsers that play as this key on the web page
+  (``ssh HOST link`` links one, ``unlink`` forgets them all), asked of the backend when the
+  screen opens (``linked_browsers``, awaited: an edge asks its host).
 
 The lobby screen's start (``apply_start_settings``) lives here too: what a session
 starts with is what this screen chose last time.
@@ -35,10 +44,11 @@ from textual.widgets import Input, Static
 
 from tui import words as W
 from tui.app import COLOUR_WORDS, COLOURS
+from tui.i18n import LANGUAGE_NAMES, LANGUAGES, _, current, switch
 from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
-from tui.screens.lobby import Menu
 from tui.widgets.keybar import KeyBar
+from tui.widgets.menu import Menu
 
 COLOURS_DEFAULT = "dark"  # (an app without colour choices: a test's plain App)
 
@@ -73,7 +83,9 @@ class SettingsScreen(SizedScreen):
     SettingsScreen #rename { display: none; width: 70; border: round $accent; }
     SettingsScreen #rename.shown { display: block; }
     SettingsScreen #settings-status { height: auto; min-height: 2; padding: 0 1; }
+    SettingsScreen #settings-browsers { height: auto; padding: 0 1; color: $text-muted; }
     """
+    SHOWN_BROWSERS = 5  # linked browsers listed (the rest counted)
 
     BINDINGS = [
         Binding("escape", "back", "back to the lobby", key_display="Esc"),
@@ -107,6 +119,7 @@ class SettingsScreen(SizedScreen):
             rename.cursor_blink = False
             yield rename
             yield Static("", id="settings-status")
+            yield Static("", id="settings-browsers")
         yield KeyBar()
 
     async def on_mount(self) -> None:
@@ -114,6 +127,8 @@ class SettingsScreen(SizedScreen):
         menu.border_title = "←→ or Enter: change"
         menu.focus()
         self._show_status()
+        if self.keeps and hasattr(self.backend, "linked_browsers"):
+            self.run_worker(self._list_browsers(), exclusive=True, group="browsers")
         await self._read()
         self._redraw()
 
@@ -126,6 +141,19 @@ class SettingsScreen(SizedScreen):
                 self._error(W.refusal(e))
         forced = getattr(self.backend, "colours_forced", None)
         self.forced = await forced() if forced is not None else None
+
+    async def _list_browsers(self) -> None:
+        backend: Any = self.backend  # (``linked_browsers``: one of the LobbyExtras)
+        browsers = await backend.linked_browsers()
+        command = getattr(backend, "ssh_command", None)
+        link, unlink = ((command("link", tty=False), command("unlink", tty=False)) if command is not None
+                        else ("ssh HOST link", "ssh HOST unlink"))
+        shown = browsers[: self.SHOWN_BROWSERS]
+        lines = [W.browsers_title(len(browsers), link, unlink)]
+        lines += ["  " + W.browser_line(b.label, b.linked, b.last_seen) for b in shown]
+        if len(browsers) > len(shown):
+            lines.append("  " + W.more_browsers(len(browsers) - len(shown)))
+        self.query_one("#settings-browsers", Static).update(Text("\n".join(lines)))
 
     # -- the lines ---------------------------------------------------------------
 
@@ -153,6 +181,9 @@ class SettingsScreen(SizedScreen):
             challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
             challenges.append("  ←→", style="dim")
             items.append(("challenges", challenges))
+        language = Text(_("Language: %(language)s") % {"language": LANGUAGE_NAMES[current()]})
+        language.append("  ←→", style="dim")
+        items.append(("language", language))
         name = Text("Name: ")
         name.append(self.backend.name, "bold")  # (plain text: never markup)
         name.append("  Enter: rename", style="dim")
@@ -171,7 +202,7 @@ class SettingsScreen(SizedScreen):
     @on(Menu.Chosen, "#settings-menu")
     async def _chosen(self, event: Menu.Chosen) -> None:
         if event.item == "name":
-            self._ask_name()
+            await self._ask_name()
             return
         await self._change(event.item, 1)
 
@@ -179,6 +210,8 @@ class SettingsScreen(SizedScreen):
         self._error("")
         if item == "colours":
             await self.change_colours(delta)
+        elif item == "language":
+            await self.change_language(delta)
         elif item == "alerts":
             await self.toggle_alerts()
         elif item == "challenges":
@@ -204,6 +237,20 @@ class SettingsScreen(SizedScreen):
         app.set_colours(choice)
         await self.backend_save("colours", choice)
 
+    async def change_language(self, delta: int) -> None:
+        """The next language (kept for the key, where the backend keeps settings)."""
+        code = LANGUAGES[(LANGUAGES.index(current()) + delta) % len(LANGUAGES)]
+        set_language = getattr(self.app, "set_language", None)
+        if set_language is not None:
+            set_language(code)
+        else:  # (a test's plain App)
+            switch(code)
+        await self.backend_save("language", code)
+
+    def reword(self) -> None:
+        """The language changed: the lines again, in its words."""
+        self._redraw()
+
     async def toggle_alerts(self) -> None:
         """The "your turn" bell and window title, on or off."""
         app: Any = self.app
@@ -217,12 +264,16 @@ class SettingsScreen(SizedScreen):
 
     # -- the name ----------------------------------------------------------------
 
-    def _ask_name(self) -> None:
+    async def _ask_name(self) -> None:
         rename = self.query_one("#rename", Input)
         rename.value = self.backend.name
         rename.add_class("shown")
         rename.focus()
-        self._status("Type the new name, then Enter (Esc: keep yours).")
+        ask = getattr(self.backend, "rename_wait", None)  # (one of the LobbyExtras)
+        wait = W.rename_wait(float(await ask()) if ask is not None else 0.0)
+        # the cooldown said before a name is typed, not only as the refusal of one
+        self._status(f"You renamed your key less than an hour ago: {wait} (Esc: keep yours)." if wait
+                     else "Type the new name, then Enter (Esc: keep yours).")
 
     def _close_name(self) -> None:
         rename = self.query_one("#rename", Input)

@@ -28,6 +28,8 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui.textual_compat import filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
+
 Row = list[Segment]
 
 # Box characters: (top-left, horizontal, top-right, vertical, bottom-left, bottom-right).
@@ -296,10 +298,11 @@ class LineWidget(Widget):
         themselves, with the app's line filters; else through Textual's styles cache.
 
         What the styles cache does to a plain widget's line is nothing but copy it into a
-        new strip (``textual/_styles_cache.py``, ``render_line``, case C) and filter it; the
-        copy defeats the strip's own filter cache, so every frame filtered every dirty line
-        again.  A top border alone (the log's rule and title) is still Textual's to draw:
-        its row comes from the styles cache, the rows under it are the painted strips."""
+        new strip and filter it (:mod:`tui.textual_compat.lines`, where Textual's version
+        decides whether this path is taken); the copy defeats the strip's own filter cache,
+        so every frame filtered every dirty line again.  A top border alone (the log's rule
+        and title) is still Textual's to draw: its row comes from the styles cache, the rows
+        under it are the painted strips."""
         if not self._is_plain():
             return super().render_lines(crop)
         top = self._top
@@ -314,11 +317,7 @@ class LineWidget(Widget):
         strips = self._strips[crop.y : crop.bottom]
         if len(strips) < crop.height:
             strips = strips + [Strip.blank(width, self.rich_style)] * (crop.height - len(strips))
-        filters = self.app.get_line_filters()
-        if filters and (self._filtered is None or tuple(filters) != self._filtered[0]):
-            background = self.background_colors[1]
-            for f in filters:
-                strips = [strip.apply_filter(f, background) for strip in strips]
+        strips = filter_lines(self, strips, self._filtered)
         x1, x2 = crop.column_span
         if (x1, x2) != (0, width):
             strips = [strip.crop(x1, x2) for strip in strips]
@@ -338,11 +337,7 @@ class LineWidget(Widget):
         go through the styles cache and the filters as Textual draws them); else None."""
         if not self._is_plain():
             return None
-        filters = tuple(self.app.get_line_filters())
-        if not all(type(f).__name__ in self._SEGMENT_FILTERS and type(f).__module__ == "textual.filter"
-                   for f in filters):
-            return None
-        return filters, self.background_colors[1]
+        return filters_for_rows(self, self._SEGMENT_FILTERS)
 
     def _is_plain(self) -> bool:
         plain = self._plain
@@ -358,8 +353,9 @@ class LineWidget(Widget):
                 and not styles.tint.a
                 and styles.text_opacity == 1.0
                 and not (styles.has_rule("hatch") and styles.hatch != "none")
+                and plain_lines()
             )  # (and no links: what styles cache does for auto_links needs a link's @click)
-            self._styles_cache.clear()  # lines it kept may be from the other path
+            forget_drawn_lines(self)  # lines the styles cache kept may be from the other path
             # (opacity: nothing here sets it, so it is read with the styles, not each frame)
             plain = self._plain = plain and self.opacity == 1.0
         return plain and not (self.show_vertical_scrollbar or self.show_horizontal_scrollbar)

@@ -11,6 +11,10 @@ the four strengths offered to players, weakest first.
 A server that thinks in a process pool calls :func:`choose_action` with the
 bot's name, a seed, the view and a deadline (:data:`THINK_CAPS`); it builds the
 bot in the worker.
+
+For hints and analysis, :func:`evaluate` gives the chance that a view's seat wins
+(the learned value of :mod:`.value`), and :func:`rank` every legal action with the
+Expert's search result for it, best first.
 """
 
 from __future__ import annotations
@@ -58,22 +62,30 @@ STRENGTHS: tuple[Strength, ...] = (
     Strength("expert", "Expert", "Searches 3,000 imagined deals, 3 turns deep (~1 s)."),
 )
 
-HARD_ITERATIONS = 1000
-EXPERT_ITERATIONS = 3000
 EASY_NOISE = 1 / 3
-#: Expert's playouts run three turns past the tree (Hard's one).  Deeper playouts are
-#: what made the search stronger; more iterations alone did not: at 250 iterations
-#: against the same search with one-turn playouts, 0 turns won 39%, 2 turns 67%,
-#: 3 turns 70%, 6 turns 52% (100 matches each, the same 50 deals from both seats);
-#: 8,000 one-turn iterations against Hard's 1,000 won 46% of 200.  This Expert
-#: (3,000 iterations, three turns) against Hard: 112 of 200 (seed 30000), 115 of 200
-#: (seed 31000); 227 of 400 = 56.8%, 95% Wilson 51.9%-61.5%.
-EXPERT_PLAYOUT_TURNS = 3
+#: Hard and Expert search with playouts three turns past the tree, the depth that made
+#: the first Expert stronger (at 250 iterations against the same search with one-turn
+#: playouts, 0 turns won 39%, 2 turns 67%, 3 turns 70%, 6 turns 52%: 100 matches each),
+#: while more iterations alone did not (8,000 one-turn iterations against 1,000 won 46%
+#: of 200).  Hard: 700 iterations, three turns deep: 51 of 80 against the first Hard
+#: (1,000 one-turn iterations; deals 9100-9139, both seats), against Medium 77 of 100
+#: (deals 9200-9249) and 133 of 200 (``voltage arena --players hard,medium --games 200
+#: --seed 20000``): 210 of 300, 70.0%, 95% Wilson 64.6%-74.9%.
+PLAYOUT_TURNS = 3
+HARD_ITERATIONS = 700
+#: Expert spends four times Hard's budget as four independent trees of Hard's size,
+#: whose root visits are summed (one deeper tree of 3,000 iterations, the first Expert,
+#: won only 56.8% of 400 against the first Hard, less than one tree of 700 did).  It is
+#: not yet stronger than Hard: 29 of 57 (``voltage arena --players expert,hard --games 80
+#: --seed 30000``, stopped early on a busy machine), 50.9%, 95% Wilson 38.3%-63.4%.
+EXPERT_ITERATIONS = 2800
+EXPERT_TREES = 4
+EXPERT_PLAYOUT_TURNS = PLAYOUT_TURNS
 #: The search bots' iterations per move.
-ITERATIONS: dict[str, int] = {"ismcts": HARD_ITERATIONS, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
+ITERATIONS: dict[str, int] = {"ismcts": 1000, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
 #: The longest a search bot thinks when a player waits for it, in seconds from the
 #: moment the move was asked for (time queued for a busy worker included).  Well above
-#: the usual time on one core (p95 in arena runs: Hard 0.27-0.4 s, Expert 1.3 s), so a
+#: the usual time on one core (p95 of CPU time: Hard 0.19 s, Expert 0.75 s), so a
 #: move is cut short only on a busy or slow machine, where a weaker move beats a wait.
 THINK_CAPS: dict[str, float] = {"ismcts": 1.0, "hard": 1.0, "expert": 3.0}
 #: The least time a capped search gets, even when the deadline has passed in the queue.
@@ -121,29 +133,58 @@ def _no_options(name: str, kw: dict[str, Any]) -> None:
 _FACTORIES: dict[str, Callable[..., Bot]] = {
     "random": _random,
     "greedy": _greedy("greedy", 0.0),
-    "ismcts": _ismcts("ismcts", ITERATIONS["ismcts"]),
+    "ismcts": _ismcts("ismcts", ITERATIONS["ismcts"]),  # the class's defaults: one-turn playouts
     "easy": _greedy("easy", EASY_NOISE),
     "medium": _greedy("medium", 0.0),
-    "hard": _ismcts("hard", ITERATIONS["hard"]),
-    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=EXPERT_PLAYOUT_TURNS),
+    "hard": _ismcts("hard", ITERATIONS["hard"], playout_turns=PLAYOUT_TURNS),
+    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=PLAYOUT_TURNS, trees=EXPERT_TREES),
 }
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
-SEARCH_BOTS = frozenset({"ismcts", "hard", "expert"})
+#: The search as Hard and Expert first shipped it, every setting pinned: arena entrants
+#: only (never offered to players, never given a seat), to measure a new strength against.
+V1_SEARCH: dict[str, Any] = {"exploration": 0.7, "prior_weight": 0.5, "prior_depth": 2, "leaf": "heuristic"}
+ARENA_BOTS: dict[str, Callable[..., Bot]] = {
+    "hard-v1": _ismcts("hard-v1", 1000, playout_turns=1, **V1_SEARCH),
+    "expert-v1": _ismcts("expert-v1", 3000, playout_turns=3, **V1_SEARCH),
+}
+ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000})
+SEARCH_BOTS = frozenset({"ismcts", "hard", "expert", *ARENA_BOTS})
 
 
 def make_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
-    """Build the bot called ``name`` (see ``BOT_NAMES``).
+    """Build the bot called ``name`` (see ``BOT_NAMES``, and ``ARENA_BOTS`` for the arena).
 
     Search bots take ``iterations=`` and ``time_budget=`` (seconds); a time
     budget alone replaces the default iteration budget, and given both, the
     search stops at whichever comes first.  Options a bot does not take are an
     error, except ``None`` values, which mean "the default".
     """
-    try:
-        factory = _FACTORIES[name]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}: choose from {', '.join(BOT_NAMES)}") from None
+    factory = _FACTORIES.get(name) or ARENA_BOTS.get(name)
+    if factory is None:
+        raise ValueError(f"unknown bot {name!r}: choose from {', '.join(BOT_NAMES)}")
     return factory(seed, **options)
+
+
+def evaluate(view: VoltageView) -> float:
+    """The chance that the seat of ``view`` wins the match (0..1), by the learned value
+    (:mod:`engine.voltage.bots.value`); it reads only what that seat may know."""
+    from engine.voltage.bots.value import evaluate as value
+
+    return value(view)
+
+
+def rank(
+    view: VoltageView, seed: int = 0, *, bot: str = "expert", iterations: int | None = None
+) -> list[tuple[Action, float]]:
+    """Every legal action of ``view`` with the search's chance to win after it for the seat
+    to move, the move ``bot`` plays first, then by visits (the search's confidence).  A pure
+    function of (view, seed, bot, iterations): the same for any arrangement of the unseen cards."""
+    from engine.voltage.bots.ismcts import ISMCTSBot
+
+    searcher = make_bot(bot, seed, iterations=iterations)
+    if not isinstance(searcher, ISMCTSBot):
+        raise ValueError(f"bot {bot!r} does not search: rank with one of {', '.join(sorted(SEARCH_BOTS))}")
+    return [(a, value) for a, _, value in searcher.rank(view)]
 
 
 def choose_action(
@@ -162,9 +203,14 @@ def choose_action(
 
 
 __all__ = [
+    "ARENA_BOTS",
     "BOT_NAMES",
+    "evaluate",
+    "rank",
     "Bot",
     "EXPERT_PLAYOUT_TURNS",
+    "EXPERT_TREES",
+    "PLAYOUT_TURNS",
     "ITERATIONS",
     "RandomBot",
     "STRENGTHS",

@@ -20,6 +20,12 @@ nodes are action sequences, not states.  Each iteration
    (:mod:`engine.voltage.bots.heuristics`) as a chance of winning;
 4. backs the result up, each node scored for the player who chose it.
 
+The judgement of step 3 is an option (``leaf``): the heuristic, the learned value of
+:mod:`engine.voltage.bots.value`, or ``world``: the heuristic with each terminal at
+four cards judged by who can finish it in their favour in that world (both hands
+are known there).  The budget may be shared by several independent trees
+(``trees``), whose root visits and results are summed.
+
 Two actions that differ only in the back of the card played (or taken) do the
 same thing, so the tree keeps one node for both.  The move played is the most
 visited root action.  The budget is a number of iterations, a wall-clock time,
@@ -32,11 +38,13 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import cast
 
 from engine.voltage.bots.determinize import Determinizer
-from engine.voltage.bots.heuristics import evaluate, win_chance
+from engine.voltage.bots.heuristics import evaluate, evaluate_world, win_chance
 from engine.voltage.bots.policy import Planner
+from engine.voltage.bots.value import win_chance_of_state
 from engine.voltage.rules import (
     OVER,
     SECOND,
@@ -108,6 +116,8 @@ class ISMCTSBot:
         playout_turns: int = 1,
         prior_weight: float = 0.5,
         prior_depth: int = 2,
+        leaf: str = "heuristic",
+        trees: int = 1,
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -119,6 +129,12 @@ class ISMCTSBot:
         self.playout_turns = playout_turns
         self.prior_weight = prior_weight
         self.prior_depth = prior_depth
+        if leaf not in LEAVES:
+            raise ValueError(f"unknown leaf judgement {leaf!r}: choose from {', '.join(LEAVES)}")
+        self.leaf = leaf
+        if trees < 1:
+            raise ValueError("a search grows at least one tree")
+        self.trees = trees
         self.name = name
         self.last_iterations = 0  # iterations run by the last choose()
 
@@ -129,18 +145,36 @@ class ISMCTSBot:
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
-        root = self.search(view)
-        best = legal[0]
-        best_n = -1
-        for a in legal:  # the view's own objects, in the view's order
-            child = root.children.get(action_key(a))
-            n = child.n if child is not None else 0
-            if n > best_n:
-                best, best_n = a, n
-        return best
+        return self.rank(view)[0][0]
 
-    def search(self, view: VoltageView) -> _Node:
-        """Grow a tree from ``view`` within the budget; return its root."""
+    def rank(self, view: VoltageView) -> list[tuple[Action, int, float]]:
+        """Search ``view`` and give each legal action with its visits and its mean result for
+        the seat to move (a chance to win, 0..1), the most visited first: the move
+        :meth:`choose` plays (ties keep the view's order).  With ``trees`` > 1 the budget is
+        shared by that many independent trees, and their root visits and results are summed."""
+        legal = view.legal
+        if not legal:
+            raise ValueError("the bot has no decision to make in this view")
+        visits: dict[int, int] = {}
+        results: dict[int, float] = {}
+        done = 0
+        for _ in range(self.trees):
+            root = self.search(view, self.trees)
+            done += self.last_iterations
+            for k, child in root.children.items():
+                visits[k] = visits.get(k, 0) + child.n
+                results[k] = results.get(k, 0.0) + child.w
+        self.last_iterations = done
+        out: list[tuple[Action, int, float]] = []
+        for a in legal:  # the view's own objects, in the view's order
+            k = action_key(a)
+            n = visits.get(k, 0)
+            out.append((a, n, results[k] / n if n else 0.0))
+        order = sorted(range(len(out)), key=lambda i: -out[i][1])
+        return [out[i] for i in order]
+
+    def search(self, view: VoltageView, share: int = 1) -> _Node:
+        """Grow a tree from ``view`` within the budget (divided by ``share``); return its root."""
         rng = self.rng
         rand = rng.random
         det = Determinizer(view)
@@ -163,11 +197,12 @@ class ISMCTSBot:
             bias = {k: w_prior * (pv - top) for k, pv in price.items()}
         c = self.exploration
         turns = self.playout_turns
+        judge = LEAVES[self.leaf]
         log = math.log
         sqrt = math.sqrt
         key = action_key
-        limit = self.iterations if self.iterations is not None else 1 << 60
-        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        limit = max(1, self.iterations // share) if self.iterations is not None else 1 << 60
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget / share
         i = 0
         while i < limit:
             if deadline is not None and i & 7 == 0 and i and time.perf_counter() >= deadline:
@@ -222,7 +257,7 @@ class ISMCTSBot:
                 node = tried[best_j]
                 step(s, legal[best_j])
                 path.append(node)
-            v0 = _judge(s, turns)  # the chance that seat 0 wins
+            v0 = judge(s, turns)  # the chance that seat 0 wins
             v1 = 1.0 - v0
             for nd in path:
                 nd.n += 1
@@ -231,8 +266,8 @@ class ISMCTSBot:
         return root
 
 
-def _judge(s: State, turns: int) -> float:
-    """Play ``turns`` more turn ends by the one-turn planner, then judge: seat 0's chance."""
+def _playout(s: State, turns: int) -> None:
+    """Play ``turns`` more turn ends by the one-turn planner."""
     if turns:
         end = s.turns + turns
         while s.phase != OVER and s.turns < end:
@@ -243,11 +278,40 @@ def _judge(s: State, turns: int) -> float:
                     step(s, second)
             else:
                 step(s, Planner(s).best())
+
+
+def _judge(s: State, turns: int) -> float:
+    """Play ``turns`` more turns, then judge by the heuristic: seat 0's chance."""
+    _playout(s, turns)
     if s.phase == OVER:
         if s.winner is None:
             return 0.5
         return 1.0 if s.winner == 0 else 0.0
     return win_chance(evaluate(s, 0), s.scores, 0)
+
+
+def _judge_value(s: State, turns: int) -> float:
+    """Play ``turns`` more turns, then judge by the learned value: seat 0's chance."""
+    _playout(s, turns)
+    return win_chance_of_state(s)
+
+
+def _judge_world(s: State, turns: int) -> float:
+    """Play ``turns`` more turns, then judge the sampled world with both hands known."""
+    _playout(s, turns)
+    if s.phase == OVER:
+        if s.winner is None:
+            return 0.5
+        return 1.0 if s.winner == 0 else 0.0
+    return win_chance(evaluate_world(s, 0), s.scores, 0)
+
+
+#: How a search judges the position its playout reached.
+LEAVES: dict[str, Callable[[State, int], float]] = {
+    "heuristic": _judge,
+    "value": _judge_value,
+    "world": _judge_world,
+}
 
 
 __all__ = ["ISMCTSBot", "action_key"]

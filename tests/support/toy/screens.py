@@ -16,8 +16,8 @@ from tui import words as W
 from tui.games.registry import GameScreens
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen
-from tui.screens.replay import Stepping
 from tui.screens.results import ResultsBase
+from tui.screens.stepping import Stepping
 
 
 class ToyMatchScreen(PlayScreen):
@@ -99,6 +99,7 @@ class ToyResultsScreen(ResultsBase):
 
 class ToyReplayScreen(Stepping, ToyMatchScreen, inherit_bindings=False):
     BINDINGS = Stepping.keys("round")
+    WORDS = words
 
 
 def _start(app: Any, backend: Any, player: str, opponent: str) -> None:

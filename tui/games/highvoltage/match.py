@@ -50,7 +50,7 @@ from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from engine.errors import IllegalActionError, RuleError
 from engine.highvoltage import rules as H
@@ -64,6 +64,7 @@ from tui.pacing import DEFAULT, pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 from tui.text import safe
+from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
 
 log = logging.getLogger(__name__)
@@ -114,6 +115,9 @@ class HVMatchScreen(PlayScreen):
     BINDINGS = [
         # first: while a bot plays this seat, t takes it back (else t plays a card)
         Binding("t", "take_back", "take my seat back"),
+        # first too, as the key bar keeps the first keys that fit: the vote of the moment before
+        # the keys the prompt's buttons also offer
+        Binding("K", "continue_without", "continue without idle", key_display="K"),
         Binding(CARD_KEYS[0], "play_slot(0)", "play", key_display="1-9 0 a…"),
         *[Binding(k, f"play_slot({i})", "play", show=False) for i, k in enumerate(CARD_KEYS) if i],
         Binding("left", "cursor(-1)", "move", key_display="←→", show=False),
@@ -122,7 +126,6 @@ class HVMatchScreen(PlayScreen):
         Binding("d", "draw", "draw"),
         Binding("s", "stuck", "stuck"),
         Binding("enter", "results", "results", key_display="⏎"),
-        Binding("K", "continue_without", "continue without idle", key_display="K"),
         Binding("ctrl+r", "resign", "resign"),
         Binding("q", "leave", "leave"),
         Binding("tab", "chat", "chat", key_display="tab"),
@@ -188,7 +191,7 @@ class HVMatchScreen(PlayScreen):
             yield Static("", id="hv-idle")
             yield Static("", id="hv-hand-note")
             yield HVHand(id="hv-hand")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._composed = True
@@ -285,7 +288,7 @@ class HVMatchScreen(PlayScreen):
                 self.cursor = self._nearest(self.cursor)
         self._render_all()
         # What check_action allows changes only with these; refreshing the bindings
-        # rebuilds the footer, which is too slow to do on every play.
+        # redraws the key bar, which is too slow to do on every play.
         me = self.view.seat
         allowed = (self.view.over, me is not None and self.view.out[me], self.benched, self.can_vote)
         if allowed != self._allowed:
@@ -415,7 +418,7 @@ class HVMatchScreen(PlayScreen):
         view = self.view
         seated = self.me is not None and not view.out[self.me]
         if action in ("play_slot", "cursor", "play_cursor", "draw", "stuck"):
-            return seated and not view.over
+            return seated and not view.over and not self.too_small  # (too small: only ? and quit work)
         if action == "results":
             return view.over
         if action == "resign":

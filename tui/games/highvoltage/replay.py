@@ -1,5 +1,5 @@
 """The High Voltage replay: :class:`HVReplayScreen`, the High Voltage match screen stepping
-through a finished match (see :mod:`tui.screens.replay` for what both games' replays share).
+through a finished match (see :mod:`tui.screens.stepping` for what both games' replays share).
 
 Every hand is an :class:`OpenHands` panel at the bottom, a line per seat with each card
 as the feed's chip, instead of the one seat's hand; the feed stays on screen at every
@@ -20,10 +20,11 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tui.games.highvoltage import words
 from tui.games.highvoltage.card import chip as hv_chip
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.highvoltage.table import HVHand
-from tui.screens.replay import Stepping
+from tui.screens.stepping import Stepping
 from tui.text import safe
 from tui.widgets.prompt import ActionButton
 
@@ -114,6 +115,7 @@ class HVReplayScreen(Stepping, HVMatchScreen, inherit_bindings=False):
     the feed as they were at each step, and every hand (or one seat's view: ``s``)."""
 
     BINDINGS = Stepping.keys("round")
+    WORDS = words
 
     # Screen CSS, to win over the match screen's defaults: no big number counts down in a
     # replay, so the countdown's caption takes its lines only and the feed stays.

@@ -2,7 +2,7 @@
 
 :func:`start_high_voltage` is what the start screen calls when High Voltage is
 chosen: it asks with :class:`HVSetupScreen`, starts the match through the
-backend (``backend.start_match(GAME, "medium,fast", name)``: the
+backend (``backend.start_match(game, "medium,fast", name)``: the
 opponent is the bots' levels, comma-separated) and shows it.
 """
 
@@ -20,10 +20,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from engine.highvoltage.bots import HV_BOT_NAMES, REACTION_SECONDS
-from tui.games.registry import HIGH_VOLTAGE
 from tui.widgets.prompt import ActionButton
 
-GAME = HIGH_VOLTAGE  # (the id, from the registry)
 LEVEL_WORDS = {"slow": "slow (about 2.5 s)", "medium": "medium (1.5 s)", "fast": "fast (0.8 s)"}
 DEFAULT_LEVELS = ("medium", "slow", "fast")
 
@@ -198,14 +196,15 @@ class HVSetupScreen(ModalScreen[HVSetup]):
             self.action_back()
 
 
-def start_high_voltage(app: Any, backend: Any, player_name: str, *, first_bot: str | None = None) -> None:
-    """Ask how to play (:class:`HVSetupScreen`), then start the match and show it."""
+def start_high_voltage(app: Any, backend: Any, player_name: str, *, game: str, first_bot: str | None = None) -> None:
+    """Ask how to play (:class:`HVSetupScreen`), then start the match of ``game`` (the id
+    the registry knows High Voltage by) and show it."""
     from tui.games.highvoltage.match import HVMatchScreen
 
     def go(setup: HVSetup | None) -> None:
         if setup is None:
             return
-        handles = backend.start_match(GAME, setup.opponent, player_name)
+        handles = backend.start_match(game, setup.opponent, player_name)
         app.push_screen(HVMatchScreen(handles, backend, practice=setup.practice))
 
     app.push_screen(HVSetupScreen(first_bot), go)

@@ -1,5 +1,5 @@
 """The Voltage replay: :class:`ReplayScreen`, the Voltage match screen stepping through a
-finished match (see :mod:`tui.screens.replay` for what both games' replays share).
+finished match (see :mod:`tui.screens.stepping` for what both games' replays share).
 
 The board's two positions stay (the viewer's own seat at the bottom if they played,
 else seat 0); the bottom hand is the match screen's own
@@ -24,10 +24,12 @@ from rich.segment import Segment
 from rich.text import Text
 
 from engine.voltage.cards import Card
+from tui.games.voltage import words
 from tui.games.voltage.hand import SLOTS, OpponentHand, Slot, _paint_card
 from tui.games.voltage.match import MatchScreen
-from tui.screens.replay import Stepping
-from tui.text import name_text, safe
+from tui.games.voltage.present import side_label
+from tui.screens.stepping import Stepping
+from tui.text import name_text
 from tui.widgets.lines import LineWidget, Row, fit, text_rows
 
 # -- the hands, face up --------------------------------------------------------------
@@ -103,6 +105,7 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
     hand face up (or one seat's view: ``s``)."""
 
     BINDINGS = Stepping.keys("set")
+    WORDS = words
 
     # Screen CSS (not DEFAULT_CSS): it must win over match.tcss.  Only the right column's
     # top cell grows; the board spans it and the log, so the board keeps every row.
@@ -155,7 +158,7 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
         elif view.seat is not None and view.seat != self.replay.seat:
             # Another seat's view: its side is named, "your side" is the viewer's own.
             board = self._w["board"]
-            label = f"{safe(names[me])}'s side"
+            label = side_label(names[me])
             board.show(tuple(replace(t, bottom=replace(t.bottom, label=label)) for t in board.states))
 
     def _sync_buttons(self) -> None:

@@ -1,9 +1,8 @@
-"""Two fixes to Textual's ``Strip`` (a rendered line) for a server of many apps.
+"""Two fixes to Textual's ``Strip`` (a rendered line) for a server of many apps: piece ``strips``.
 
 Applied by :func:`server.gcpolicy.install` (``VOLTAGE_GC_STRIPS=cyclic`` leaves
-strips as Textual made them, for measuring).  Each checks the source of what it
-replaces against the Textual it was written for (pyproject pins ``textual<9``) and
-leaves a different one alone, with one warning line.
+strips as Textual made them, for measuring).  Besides the version's gate, each checks
+the source of what it replaces and leaves a different one alone, with one warning line.
 
 1. **No strip caches itself.**  ``divide`` stored ``[self]`` when the cut is the
    whole strip (the compositor does that for nearly every line of every frame) and
@@ -34,6 +33,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tui.textual_compat.gate import enabled
+
 log = logging.getLogger(__name__)
 
 
@@ -61,7 +62,7 @@ def _strip_crop_extend(self: Any, start: int, end: int, style: Any) -> Any:
 
 # -- 2. caches made when first written ----------------------------------------------
 
-# Each cache slot and its size, as Textual 8.2's Strip.__init__ makes them.
+# Each cache slot and its size, as Textual's Strip.__init__ makes them.
 _CACHES = {
     "_divide_cache": 4,
     "_crop_cache": 16,
@@ -153,7 +154,7 @@ def _strip_init(self: Any, segments: Any, cell_length: int | None = None) -> Non
 
 _ORIGINAL: dict[str, Any] = {}
 _PATCHES: dict[str, Callable[..., Any]] = {"divide": _strip_divide, "crop_extend": _strip_crop_extend}
-# What the patched methods must look like for the patch to apply (Textual 8.2).
+# What the patched methods must look like for the patch to apply.
 _EXPECTED = {
     "divide": ("strips = [self]", "self._divide_cache[cache_key] = strips"),
     "crop_extend": (
@@ -170,8 +171,8 @@ def _source(obj: Any) -> str:
         return ""
 
 
-def _init_is_expected(strip_class: Any) -> bool:
-    source = _source(strip_class.__init__)
+def _init_is_expected(init: Any) -> bool:
+    source = _source(init)
     sets = set(re.findall(r"self\.(\w+)\s*(?::[^=]*)?=", source))
     if sets != _INIT_SETS:
         return False
@@ -187,11 +188,13 @@ def patch_textual_strips() -> bool:
 
     if _ORIGINAL:
         return True
+    if not enabled("strips"):
+        return False
     for name, needles in _EXPECTED.items():
         if not all(needle in _source(getattr(Strip, name)) for needle in needles):
             log.warning("textual's Strip.%s is not the one expected; its strips stay cyclic", name)
             return False
-    lazy = _init_is_expected(Strip)
+    lazy = _init_is_expected(Strip.__init__)
     if not lazy:
         log.warning("textual's Strip.__init__ is not the one expected; every strip keeps making seven caches")
     # setattr: replacing a class's methods is what this does (mypy refuses ``Strip.divide = ...``).
@@ -209,6 +212,20 @@ def patch_textual_strips() -> bool:
         _ORIGINAL["__init__"] = Strip.__init__
         setattr(Strip, "__init__", _strip_init)  # noqa: B010 - a class's constructor, replaced
     return True
+
+
+def unexpected() -> list[str]:
+    """The methods of Textual's Strip that are not the ones these fixes were written for."""
+    from textual.strip import Strip
+
+    def original(name: str) -> Any:
+        return _ORIGINAL.get(name, getattr(Strip, name))
+
+    out = [f"Strip.{name} (its source)" for name, needles in _EXPECTED.items()
+           if not all(needle in _source(original(name)) for needle in needles)]
+    if not _init_is_expected(original("__init__")):
+        out.append("Strip.__init__ (its source)")
+    return out
 
 
 def unpatch_textual_strips() -> None:

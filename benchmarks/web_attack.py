@@ -1,0 +1,282 @@
+"""The web transport under abuse, measured: an SSH player's keypress latency without and with it.
+
+    python benchmarks/web_attack.py [--quick] [--only baseline,oversized,...]
+
+The server (the real app, a store for the link codes) runs in a child process with SSH and
+``--web`` on one lobby, and each attack in a process of its own, so the clients' work does not
+count as the server's nor delay the probe.  A probe SSH session on the name screen types a key
+every 100 ms; for each window the probe's keypress-to-screen latency (max, p95) is printed:
+first with nobody attacking (the figure to compare with), then under each attack, one after
+the other in the same run, a fresh server each:
+
+- **oversized**: WebSockets that say hello and send a 64 KiB + 1 frame, again and again (each closed, 1009);
+- **resizes**: one tab sending resize messages as fast as it can (held back, then closed);
+- **origin**: upgrades from another site's Origin, again and again (each refused, 403);
+- **paths**: ``/../../etc/passwd``, ``%2e%2e`` and the like, again and again (each a 404);
+- **idle**: 200 WebSockets that never say hello, kept open (refused past the caps, the rest
+  closed after the silent grace);
+- **guesses**: 10,000 link codes guessed (refused past the budget of tries, 429);
+- **all**: every one of them at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+ATTACKS = ("oversized", "resizes", "origin", "paths", "idle", "guesses")
+
+
+def serve(data_dir: str) -> None:
+    """Run SSH and the web on one lobby; print both ports."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.config import ServerConfig
+    from server.serve import local_sessions
+    from server.session.app import harden_app
+    from server.ssh.server import VoltageServer
+    from server.store.db import Store
+    from tui.app import make_app
+
+    def factory(backend: Any, player_name: str) -> Any:
+        return harden_app(make_app(backend, player_name=player_name))
+
+    async def run() -> None:
+        config = ServerConfig(host="127.0.0.1", port=0, web_port=0, web_host="127.0.0.1")
+        store = Store.open(data_dir)
+        sessions = local_sessions(config, executor=ThreadPoolExecutor(1), store=store, app_factory=factory)
+        ssh = VoltageServer(config, sessions)
+        web = config.web_server(sessions, ssh.ssh_line)
+        assert web is not None
+        await ssh.start()
+        await web.start()
+        print(json.dumps({"ssh": ssh.port, "web": web.port}), flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(run())
+
+
+class Server:
+    def __enter__(self) -> Server:
+        import tempfile
+
+        self.tmp = tempfile.TemporaryDirectory()
+        self.proc = subprocess.Popen([sys.executable, __file__, "--serve", self.tmp.name], stdout=subprocess.PIPE,
+                                     text=True, stderr=subprocess.DEVNULL)
+        assert self.proc.stdout is not None
+        ports = json.loads(self.proc.stdout.readline())
+        self.ssh, self.web = ports["ssh"], ports["web"]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.kill()
+        self.proc.wait()
+        self.tmp.cleanup()
+
+
+async def probe_latencies(t: Any, stop_at: float, every: float = 0.1, cap: float = 60.0) -> list[float]:
+    out = []
+    i = 0
+    while time.monotonic() < stop_at:
+        before = t.frames
+        t0 = time.monotonic()
+        t.send("x" if i % 2 == 0 else "\x7f")
+        i += 1
+        while t.frames == before and time.monotonic() - t0 < cap and not t.closed.is_set():
+            await asyncio.sleep(0.002)
+        out.append(time.monotonic() - t0)
+        await asyncio.sleep(max(0.0, every - (time.monotonic() - t0)))
+    return out
+
+
+def fmt(lat: list[float]) -> str:
+    if not lat:
+        return "no samples"
+    q = statistics.quantiles(lat, n=20)[-1] if len(lat) >= 2 else lat[0]
+    return f"max {max(lat) * 1000:4.0f} ms, p95 {q * 1000:4.0f} ms ({len(lat)} keys)"
+
+
+# -- the attacks (each in its own process, until ``stop_at``; returns what it saw) -------------
+
+
+class Target:
+    def __init__(self, web: int) -> None:
+        self.url = f"http://127.0.0.1:{web}/"
+        self.origin = f"http://127.0.0.1:{web}"
+
+
+async def oversized(srv: Target, http: Any, stop_at: float) -> str:
+    closed = refused = 0
+    while time.monotonic() < stop_at:
+        try:
+            ws = await http.ws_connect(srv.url + "ws", headers={"Origin": srv.origin})
+        except Exception:
+            refused += 1
+            await asyncio.sleep(0.05)
+            continue
+        await ws.send_str(json.dumps({"type": "hello", "cols": 80, "rows": 24}))
+        try:
+            await ws.send_bytes(b"a" * (64 * 1024 + 1))
+        except Exception:
+            pass
+        async for _msg in ws:
+            pass
+        closed += ws.close_code == 1009
+    return f"{closed} sockets closed for an oversized frame ({refused} refused at the door)"
+
+
+async def resizes(srv: Target, http: Any, stop_at: float) -> str:
+    sent = 0
+    ws = await http.ws_connect(srv.url + "ws", headers={"Origin": srv.origin})
+    await ws.send_str(json.dumps({"type": "hello", "cols": 80, "rows": 24}))
+
+    async def drain() -> None:
+        async for _msg in ws:
+            pass
+
+    reader = asyncio.get_running_loop().create_task(drain())
+    while time.monotonic() < stop_at and not ws.closed:
+        try:
+            await ws.send_str(json.dumps({"type": "resize", "cols": 80 + sent % 300, "rows": 24 + sent % 100}))
+        except Exception:
+            break
+        sent += 1
+        if sent % 100 == 0:
+            await asyncio.sleep(0)
+    state = "closed" if ws.closed else "still open"
+    reader.cancel()
+    await ws.close()
+    return f"{sent} resize messages sent, the tab {state}"
+
+
+async def origin(srv: Target, http: Any, stop_at: float) -> str:
+    import aiohttp
+
+    refused = 0
+    while time.monotonic() < stop_at:
+        try:
+            ws = await http.ws_connect(srv.url + "ws", headers={"Origin": "http://evil.example"})
+            await ws.close()
+        except aiohttp.WSServerHandshakeError as e:
+            refused += e.status == 403
+    return f"{refused} upgrades refused (403)"
+
+
+async def paths(srv: Target, http: Any, stop_at: float) -> str:
+    from yarl import URL
+
+    tries = ("/../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd", "/static/..%2f..%2fetc%2fpasswd",
+             "/static/vendor/", "/%2e%2e/server.py")
+    refused = 0
+    while time.monotonic() < stop_at:
+        for path in tries:
+            async with http.get(URL(srv.url[:-1] + path, encoded=True)) as r:
+                await r.read()
+                refused += r.status == 404
+    return f"{refused} requests answered 404"
+
+
+async def idle(srv: Target, http: Any, stop_at: float) -> str:
+    import aiohttp
+
+    sockets, refused = [], 0
+    for _ in range(200):
+        try:
+            sockets.append(await http.ws_connect(srv.url + "ws", headers={"Origin": srv.origin}))
+        except aiohttp.WSServerHandshakeError:
+            refused += 1
+    await asyncio.sleep(max(0.0, stop_at - time.monotonic()))
+    for ws in sockets:
+        try:
+            await asyncio.wait_for(ws.receive(), 0.01)  # (reads the close frame if the server sent one)
+        except (TimeoutError, Exception):
+            pass
+    closed = sum(ws.closed for ws in sockets)
+    for ws in sockets:
+        await ws.close()
+    return f"{refused} of 200 refused, {closed} of the {len(sockets)} admitted closed by the server"
+
+
+async def guesses(srv: Target, http: Any, stop_at: float) -> str:
+    counts: dict[int, int] = {}
+    i = 0
+    while time.monotonic() < stop_at and i < 10_000:
+        async with http.post(srv.url + "link", json={"code": f"{i:08d}"}, headers={"Origin": srv.origin}) as r:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        i += 1
+    return f"{i} guesses: " + ", ".join(f"{n} x {status}" for status, n in sorted(counts.items()))
+
+
+def attack(name: str, web: int, seconds: float) -> None:
+    """One attack, in a process of its own: prints what it saw."""
+    import aiohttp
+
+    async def run() -> None:
+        async with aiohttp.ClientSession() as http:
+            seen = await globals()[name](Target(web), http, time.monotonic() + seconds)
+        print(seen, flush=True)
+
+    asyncio.run(run())
+
+
+async def window(srv: Server, attacks: tuple[str, ...], seconds: float) -> None:
+    from tests.support.terminal import Terminal
+
+    t = await Terminal(100, 32).connect(srv.ssh, "probe")
+    await t.wait_for("Your name")
+    t.send("\x15")
+    await asyncio.sleep(0.5)
+    stop_at = time.monotonic() + seconds
+    attackers = [await asyncio.create_subprocess_exec(sys.executable, __file__, "--attack", name, "--web",
+                                                      str(srv.web), "--seconds", str(seconds),
+                                                      stdout=asyncio.subprocess.PIPE) for name in attacks]
+    lat = await probe_latencies(t, stop_at)
+    seen = [(await a.communicate())[0].decode().strip() for a in attackers]
+    await t.close()
+    label = "all at once" if len(attacks) == len(ATTACKS) else "+".join(attacks) or "nobody attacking"
+    print(f"{label:>16}: an SSH player's keypress {fmt(lat)}", flush=True)
+    for name, what in zip(attacks, seen, strict=True):
+        print(f"{'':>18}{name}: {what}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--attack", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--web", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--seconds", type=float, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help="5 s windows instead of 10 s")
+    ap.add_argument("--only", default="baseline," + ",".join(ATTACKS) + ",all")
+    args = ap.parse_args()
+    if args.serve:
+        serve(args.serve)
+        return
+    if args.attack:
+        attack(args.attack, args.web, args.seconds)
+        return
+    seconds = 5.0 if args.quick else 10.0
+
+    async def run() -> None:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        print(f"tree: {ROOT}  ({head}); windows of {seconds:.0f} s, a fresh server each")
+        for name in args.only.split(","):
+            attacks = () if name == "baseline" else ATTACKS if name == "all" else (name,)
+            with Server() as srv:
+                await window(srv, attacks, seconds)
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,326 @@
+"""A session's terminal over WebSockets: the :class:`~server.session.driver.TerminalChannel`
+the web transport gives the session layer.
+
+The browser side (``static/page.js``) speaks a small protocol on one WebSocket:
+
+- **binary frames** are the terminal's bytes: keys typed (and mouse reports) from the page,
+  the app's output to it;
+- **text frames** are JSON control messages: from the page ``hello`` (first, once: its size,
+  its environment, the session it comes back to), ``resize`` and ``bye`` (leaving on
+  purpose: no hold); from the server ``session`` (the token that brings a reconnecting tab
+  back to this session) and ``end`` (the session is over, with its exit status).
+
+A channel outlives a socket: when the socket drops (a phone's network changing, a laptop
+waking, a reloaded tab) the session runs on, **held** for ``hold`` seconds (the lobby's grace
+period) with its output dropped; a socket that presents the session's token within that time
+is attached to it, and the driver gets a :class:`~server.session.driver.Repaint`: the modes
+and the whole screen again, seat, clock and all.  Past the hold the session ends as an SSH
+session whose client went away ends (a linked key's seats then wait the lobby's grace).
+
+Reading is the driver's pace: :meth:`WebChannel.read` receives one message when the driver
+asks for input, so a session over its input budget stops reading its socket, aiohttp's queue
+fills (128 KiB) and pauses the transport, and TCP holds the browser back, as the SSH window
+does.  Every message also spends a token of a budget of messages (``messages_per_second``):
+an empty or control message is cheap but not free, and a page sends one per ~10 ms at most;
+a resize spends one of a budget of its own (``resizes_per_second``, 1: each may redraw the
+whole screen, ~85 ms at 380x124, so a flood of them cost everyone ~0.7 s of keypress latency at
+2 a second; the page sends one when a drag ends).  A socket over either budget for ``flood_close_after``
+seconds ends its session.
+
+Output is queued here and sent by one task per socket (as frames of at most
+:data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue and the socket's
+transport buffer, which is what the driver's output flow control watches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from server.session.driver import Repaint, TerminalChannel
+
+log = logging.getLogger(__name__)
+
+MAX_FRAME = 64 * 1024  # bytes of output in one WebSocket frame
+MAX_SIZE = 1000  # a size beyond this in a message is not a terminal's (the driver clamps further)
+CLOSE_MOVED = 4000  # the session went to another tab: do not come back on your own
+CLOSE_FLOOD = 4001  # too many messages: the session is closed
+
+
+@dataclass(frozen=True)
+class WebLimits:
+    """What one browser may do (beside the session's own input budget and output flow control)."""
+
+    max_message: int = 64 * 1024  # bytes in one message (a paste); larger: the socket is closed
+    messages_per_second: float = 200.0
+    messages_burst: float = 600.0
+    resizes_per_second: float = 1.0  # (each may redraw the whole screen; the page sends one per drag)
+    resizes_burst: float = 3.0
+    flood_close_after: float = 10.0  # seconds over the message budget without a break
+    hello_within: float = 10.0  # a socket that has not said hello by then is closed
+    hold: float = 60.0  # a session whose socket dropped waits this long for it to come back
+    heartbeat: float = 15.0  # a ping this often; no pong within half of it: the socket is dead
+
+
+def size_of(message: dict[str, Any], default: tuple[int, int] = (80, 24)) -> tuple[int, int]:
+    """``cols`` and ``rows`` of a message as a size (bad values: ``default``'s)."""
+    def one(name: str, fallback: int) -> int:
+        value = message.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_SIZE:
+            return value
+        return fallback
+
+    return one("cols", default[0]), one("rows", default[1])
+
+
+class _Budget:
+    """A token bucket: ``take()`` spends one and says how long until it was due (0: at once)."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = max(rate, 1e-6), burst
+        self.tokens = burst
+        self._t = time.monotonic()
+
+    def take(self) -> float:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self._t) * self.rate) - 1
+        self._t = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    @property
+    def rested(self) -> bool:
+        return self.tokens >= self.burst / 2
+
+
+class WebChannel(TerminalChannel):
+    """A session's terminal, over whichever socket is attached to it now (see the module's notes)."""
+
+    def __init__(self, size: tuple[int, int], limits: WebLimits) -> None:
+        self.limits = limits
+        self._size = size
+        self._ws: web.WebSocketResponse | None = None
+        self._request: web.Request | None = None
+        self._changed = asyncio.Event()  # a socket attached, or the session ended
+        self._stop = asyncio.Event()  # the session ended (a read waiting on its socket stops waiting)
+        self._repaint: tuple[int, int] | None = None
+        self._ended = False
+        self._out = bytearray()
+        self._wake = asyncio.Event()
+        self._pump: asyncio.Task[None] | None = None
+        self._messages = _Budget(limits.messages_per_second, limits.messages_burst)
+        self._resizes = _Budget(limits.resizes_per_second, limits.resizes_burst)
+        self._flooding_since: float | None = None
+        self.detached_at: float | None = None  # when its socket went (None: attached, or never was)
+        # called with the channel, a socket that no longer carries it, and the close code and reason for it
+        self.on_detach: Any = None
+
+    # -- sockets ----------------------------------------------------------------
+
+    @property
+    def attached(self) -> bool:
+        return self._ws is not None
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    def attach(self, ws: web.WebSocketResponse, request: web.Request, size: tuple[int, int], *,
+               fresh: bool) -> None:
+        """``ws`` carries this session from now on (``fresh``: its first socket; else a
+        reconnection, whose terminal gets the whole picture again); a socket attached before
+        it is closed (the session moved to another tab)."""
+        old = self._ws
+        self._ws, self._request, self._size = ws, request, size
+        self._out.clear()
+        self.detached_at = None
+        if not fresh:
+            self._repaint = size
+        self._pump = asyncio.get_running_loop().create_task(self._send(ws))
+        self._changed.set()
+        if old is not None:
+            self._notify(old, CLOSE_MOVED, "moved to another tab")
+
+    def detach(self, ws: web.WebSocketResponse) -> None:
+        """``ws`` has gone (if it is still this session's): the session is held for its return."""
+        if self._ws is not ws:
+            return
+        self._ws = self._request = None
+        self._out.clear()
+        self._wake.set()
+        self.detached_at = time.monotonic()
+        self._notify(ws, 1000, "")
+
+    def _notify(self, ws: web.WebSocketResponse, code: int, why: str) -> None:
+        """``ws`` no longer carries this session: its owner closes it with ``code`` (if still open)."""
+        if self.on_detach is not None:
+            self.on_detach(self, ws, code, why)
+
+    def end(self) -> None:
+        """The session must end: its input ends (the app exits), its socket is closed once its
+        output has gone."""
+        if not self._ended:
+            self._ended = True
+            self._changed.set()
+            self._stop.set()
+            self._wake.set()
+
+    async def finish(self, status: int) -> None:
+        """The session is over: the last output, then ``end`` with ``status``, then the socket closes."""
+        self.end()
+        ws = self._ws
+        if ws is None:
+            return
+        pump = self._pump
+        if pump is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(pump), 5.0)
+            except (TimeoutError, Exception):
+                pass
+        try:
+            await asyncio.wait_for(ws.send_str(json.dumps({"type": "end", "status": status})), 2.0)
+            await asyncio.wait_for(ws.close(code=1000, message=b"session over"), 2.0)
+        except Exception:
+            pass
+        self.detach(ws)
+
+    # -- output -------------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        if self._ws is None:
+            return  # no socket: dropped (a returning socket gets the whole picture)
+        self._out += data
+        self._wake.set()
+
+    async def _send(self, ws: web.WebSocketResponse) -> None:
+        try:
+            while True:
+                if self._out and self._ws is ws:
+                    chunk = bytes(self._out[:MAX_FRAME])
+                    del self._out[: len(chunk)]
+                    await ws.send_bytes(chunk)  # (waits while the transport's buffer is full)
+                    continue
+                if self._ended or self._ws is not ws:
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+        except Exception:  # the socket went while sending
+            log.debug("a web socket failed while sending", exc_info=True)
+            self.detach(ws)
+
+    def pending_output(self) -> int:
+        total = len(self._out)
+        transport = self._request.transport if self._request is not None else None
+        if transport is not None:
+            try:
+                total += transport.get_write_buffer_size()
+            except Exception:
+                pass
+        return total
+
+    # -- input --------------------------------------------------------------------
+
+    async def read(self) -> bytes | tuple[int, int] | Repaint:
+        while True:
+            if self._ended:
+                return b""
+            if self._repaint is not None:
+                width, height = self._repaint
+                self._repaint = None
+                return Repaint(width, height)
+            ws = self._ws
+            if ws is None:
+                self._changed.clear()
+                await self._changed.wait()
+                continue
+            msg = await self._receive(ws)
+            if msg is None or self._ws is not ws:
+                continue  # (another socket took over meanwhile)
+            if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                self.detach(ws)
+                continue
+            if not await self._spend(self._messages):
+                continue
+            if msg.type == WSMsgType.BINARY:
+                if msg.data:
+                    return bytes(msg.data)
+                continue
+            if msg.type == WSMsgType.TEXT:
+                got = self._control(msg.data)
+                if isinstance(got, tuple) and not await self._spend(self._resizes):
+                    continue
+                if got is not None:
+                    return got
+
+    async def _receive(self, ws: web.WebSocketResponse) -> Any:
+        """The socket's next message, or None when the session ends meanwhile (the server stopping)."""
+        receiving = asyncio.ensure_future(ws.receive())
+        ending = asyncio.ensure_future(self._stop.wait())
+        try:
+            await asyncio.wait((receiving, ending), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ending.cancel()
+        if receiving.done():
+            return receiving.result()
+        receiving.cancel()
+        return None
+
+    def _control(self, text: str) -> bytes | tuple[int, int] | None:
+        try:
+            message = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(message, dict):
+            return None
+        kind = message.get("type")
+        if kind == "resize":
+            self._size = size_of(message, self._size)
+            return self._size
+        if kind == "bye":  # the player left on purpose: no hold
+            self.end()
+            return b""
+        return None
+
+    async def _spend(self, budget: _Budget) -> bool:
+        """A token of ``budget``; waits while there is none (the socket is not read meanwhile).
+        False: the session was closed for flooding."""
+        limits = self.limits
+        wait = budget.take()
+        now = time.monotonic()
+        if wait <= 0:
+            if self._flooding_since is not None and self._messages.rested and self._resizes.rested:
+                self._flooding_since = None
+            return True
+        if self._flooding_since is None:
+            self._flooding_since = now
+        elif now - self._flooding_since >= limits.flood_close_after:
+            log.warning("closing a web session that sent messages over its budget for %.0f s",
+                        now - self._flooding_since)
+            self.write(b"\x1b[?1049l\x1b[?25h\r\nvoltage: too many messages; the session is closed\r\n")
+            self.end()
+            return False
+        await asyncio.sleep(min(wait, limits.flood_close_after))
+        return True
+
+    # -- the rest of the channel -------------------------------------------------------
+
+    def close(self) -> None:
+        self.end()
+
+    def abort(self) -> None:
+        self.end()
+        request = self._request
+        if request is not None and request.transport is not None:
+            request.transport.abort()
+
+    def closing(self) -> bool:
+        return self._ended
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size

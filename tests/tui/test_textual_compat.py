@@ -1,0 +1,143 @@
+"""The Textual pieces of ``tui/textual_compat``: written for one Textual, pinned with the snapshots,
+and on any other version backed off to Textual's own code with one warning line per process, the app
+still served and drawn (a faked version, in a process of its own)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tui.textual_compat import gate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def fresh_gate(monkeypatch):
+    """The gate decides again under the test's version and environment, and again after it."""
+    monkeypatch.delenv("VOLTAGE_TEXTUAL_COMPAT", raising=False)
+    gate.reset()
+    yield monkeypatch
+    gate.reset()
+
+
+def test_the_pin_the_snapshots_and_the_pieces_name_one_textual():
+    pins = [d for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+            if re.match(r"textual\b", d)]
+    assert pins == [f"textual=={gate.WRITTEN_FOR}"]
+    assert (ROOT / "tests/tui/snapshots/TEXTUAL_VERSION").read_text().strip() == gate.WRITTEN_FOR
+
+
+def test_another_version_backs_every_piece_off_with_one_warning(fresh_gate, caplog):
+    fresh_gate.setattr(gate, "installed_version", lambda: "9.0.0")
+    with caplog.at_level(logging.WARNING, logger="tui.textual_compat"):
+        assert not any(gate.enabled(piece) for piece in gate.PIECES)
+        assert gate.backed_off() == list(gate.PIECES)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1, lines  # one line, however often asked
+    assert "Textual 9.0.0 is installed" in lines[0] and f"written for {gate.WRITTEN_FOR}" in lines[0]
+    assert all(piece in lines[0] for piece in gate.PIECES)
+
+
+@pytest.mark.parametrize(("setting", "version", "off"), [
+    ("", gate.WRITTEN_FOR, []),
+    ("off", gate.WRITTEN_FOR, list(gate.PIECES)),
+    ("frames, strips", gate.WRITTEN_FOR, ["frames", "strips"]),
+    ("force", "9.0.0", []),
+])
+def test_the_environment_switches_pieces_off_or_forces_them(fresh_gate, caplog, setting, version, off):
+    fresh_gate.setattr(gate, "installed_version", lambda: version)
+    fresh_gate.setenv("VOLTAGE_TEXTUAL_COMPAT", setting)
+    with caplog.at_level(logging.WARNING, logger="tui.textual_compat"):
+        assert gate.backed_off() == off
+    assert len(caplog.records) == (0 if setting == "" else 1)
+
+
+# -- a server on a faked Textual version, in a process of its own ------------------------------------
+
+SESSIONS = ("alice", "bob")
+
+
+async def scenario() -> None:
+    """Serve two sessions on a Textual that is "9.0.0": each reaches the lobby, opens the rules and
+    leaves them with a lone Escape.  Prints what the parent test checks, as JSON."""
+    import asyncio
+
+    from textual.strip import Strip
+
+    gate.installed_version = lambda: "9.0.0"  # before anything asks the gate
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+    from server import gcpolicy
+    from server.config import ServerConfig
+    from server.serve import local_sessions
+    from server.ssh.server import VoltageServer
+    from tests.support.terminal import Terminal
+    from tui import textual_compat
+
+    textual_divide = Strip.divide
+    config = ServerConfig(host="127.0.0.1", port=0)
+    server = VoltageServer(config, local_sessions(config))
+    await server.start()
+    gcpolicy.install()
+    screens = []
+    try:
+        for name in SESSIONS:
+            t = await Terminal(100, 32).connect(server.port, name)
+            try:
+                await t.wait_for("Your name")
+                t.press("enter")
+                await t.wait_for(f"you: {name}")
+                t.send("?")
+                await t.wait_until(lambda t=t: "you: " not in t.text(), "the rules screen")
+                t.press("escape")  # alone: a key once the parser's delay is over
+                await t.wait_for(f"you: {name}")
+                screens.append(t.text())
+            finally:
+                await t.close()
+        deadline = asyncio.get_running_loop().time() + 10
+        while server.sessions.running and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+        policy = gcpolicy.current()
+        print(json.dumps({
+            "screens": screens,
+            "backed_off": textual_compat.backed_off(),
+            "strips_as_textual_made_them": Strip.divide is textual_divide,
+            "policy_manages": policy is not None and policy.manage,
+        }))
+    finally:
+        gcpolicy.uninstall()
+        server.close()
+        await server.wait_closed()
+
+
+def test_on_another_textual_the_pieces_back_off_and_the_app_still_serves_a_lobby():
+    code = "import asyncio; from tests.tui import test_textual_compat as t; asyncio.run(t.scenario())"
+    env = {k: v for k, v in os.environ.items() if k != "VOLTAGE_TEXTUAL_COMPAT"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    warnings = [line for line in out.stderr.splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 1, out.stderr  # one line for the process, not one per session
+    assert "Textual 9.0.0 is installed" in warnings[0]
+    assert seen["backed_off"] == list(gate.PIECES)
+    assert seen["strips_as_textual_made_them"] and not seen["policy_manages"]
+    for name, screen in zip(SESSIONS, seen["screens"], strict=True):
+        assert f"you: {name}" in screen and "Voltage: lobby" in screen and "Quick match" in screen  # drawn by Textual
+
+
+@pytest.mark.skipif(gate.installed_version() != gate.WRITTEN_FOR, reason="not the pinned Textual (see the probe)")
+def test_on_the_pinned_textual_every_piece_finds_what_it_needs():
+    """(On another Textual ``make textual-latest`` prints what each piece misses there.)"""
+    from tui.textual_compat import probe
+
+    assert {piece: lacks for piece, lacks in probe.missing().items() if lacks} == {}

@@ -1,0 +1,338 @@
+"""The web transport without a browser: the page and its files, the WebSocket protocol, linking a
+browser to a key, a dropped tab coming back to its session, and the hardening (each refusal as a
+browser or an attacker would meet it)."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import re
+
+import aiohttp
+import asyncssh
+from multidict import CIMultiDict
+
+from server.session.driver import InputLimits
+from tests.support.terminal import ssh_connect
+from tests.support.wait import until
+from tests.web.conftest import WebTerminal
+
+
+async def get(url: str, **kw) -> tuple[int, CIMultiDict[str], bytes]:
+    """A GET as it came (a gzipped body stays gzipped)."""
+    async with aiohttp.ClientSession(auto_decompress=False) as http, http.get(url, allow_redirects=False, **kw) as r:
+        return r.status, CIMultiDict(r.headers), await r.read()
+
+
+def text(headers: CIMultiDict[str], body: bytes) -> str:
+    return (gzip.decompress(body) if headers.get("Content-Encoding") == "gzip" else body).decode()
+
+
+async def test_the_page_and_its_files_with_the_security_headers(web_server):
+    served = await web_server(store=False)
+    status, headers, body = await get(served.url)
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    csp = headers["Content-Security-Policy"]
+    assert "script-src 'self';" in csp and "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+    assert headers["X-Content-Type-Options"] == "nosniff" and headers["X-Frame-Options"] == "DENY"
+    page = text(headers, body)
+    assert "Link a key" in page and "{{" not in page and "<script>" not in page  # no inline script
+    words = json.loads(re.search(r'<script id="words" type="application/json">(.*?)</script>', page).group(1))
+    assert words["lost"].startswith("The connection was lost") and "ssh -p" in words["link_help"]
+    for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', page):
+        status, headers, body = await get(served.url[:-1] + src, headers={"Accept-Encoding": "gzip"})
+        assert status == 200, src
+        assert "immutable" in headers["Cache-Control"] and headers["Content-Security-Policy"] == csp
+    status, headers, body = await get(served.url + "static/vendor/xterm.js", headers={"Accept-Encoding": "gzip"})
+    assert headers["Content-Encoding"] == "gzip" and b"Terminal" in gzip.decompress(body)
+    etag = headers["ETag"]
+    status, _headers, _body = await get(served.url + "static/vendor/xterm.js", headers={"If-None-Match": etag})
+    assert status == 304
+
+
+async def test_nothing_outside_the_static_files_is_served(web_server):
+    served = await web_server(store=False)
+    base = served.url[:-1]
+    for path in ("/../../etc/passwd", "/static/../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd",
+                 "/static/..%2f..%2fetc%2fpasswd", "/%2e%2e/%2e%2e/etc/passwd", "/static/", "/static/vendor/",
+                 "/static/vendor", "/static/index.html", "/static/VERSIONS", "/static/../server.py",
+                 "/static/%2e%2e/server.py", "/etc/passwd", "/static/.hidden", "/index.html"):
+        async with aiohttp.ClientSession() as http, http.get(aiohttp.client.URL(base + path, encoded=True)) as r:
+            body = await r.read()
+            assert r.status in (404, 405), (path, r.status)
+            assert b"root:" not in body and b"import" not in body, path
+            assert r.headers["X-Content-Type-Options"] == "nosniff"
+
+
+async def test_a_tab_plays_as_a_guest_beside_an_ssh_player(web_server):
+    served = await web_server(store=False)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        assert tab.resume and not tab.linked
+        tab.press("\x15", *"webby", "enter")
+        await tab.wait_for("you: webby")
+        conn = await ssh_connect(served.port)
+        async with conn:
+            who = await asyncio.wait_for(conn.run("who"), 10)
+        assert "webby" in who.stdout
+    finally:
+        await tab.close()
+
+
+async def test_resizes_are_clamped_and_coalesced(web_server):
+    served = await web_server(store=False)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        app = served.apps["guest"]
+        assert tuple(app.size) == (100, 32)
+        sizes: list[tuple[int, int]] = []
+        app.screen.watch(app, "size", lambda size: sizes.append(tuple(size)), init=False)
+        await tab.control({"type": "resize", "cols": 100_000, "rows": -5})  # not a size: the last good one stays
+        await tab.control({"type": "resize", "cols": "wide", "rows": 1.5})
+        for i in range(3):
+            await tab.control({"type": "resize", "cols": 80 + i, "rows": 24 + i})
+        await tab.control({"type": "resize", "cols": 999, "rows": 999})  # clamped by the driver
+        await until(lambda: tuple(app.size) == (400, 200), "the last size, clamped")
+        assert len(sizes) <= 4, sizes  # coalesced: not one redraw per message
+        assert not tab.closed.is_set()
+    finally:
+        await tab.close()
+
+
+async def test_a_sustained_flood_of_resizes_closes_the_session(web_server):
+    served = await web_server(store=False, input_limits=InputLimits(flood_close_after=1.0))
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+
+        async def flood() -> None:
+            i = 0
+            while not tab.closed.is_set() and i < 100_000:
+                await tab.control({"type": "resize", "cols": 80 + i % 2, "rows": 24})
+                i += 1
+
+        sender = asyncio.get_running_loop().create_task(flood())
+        await tab.wait_for("too many messages; the session is closed", timeout=20)
+        assert await tab.wait_closed() == 1000
+        sender.cancel()
+        await until(lambda: served.sessions.running == 0, "the session's end")
+    finally:
+        await tab.close()
+
+
+async def test_an_oversized_message_closes_the_socket(web_server):
+    served = await web_server(store=False, web_max_message=64 * 1024)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        tab.send(b"a" * (64 * 1024 + 1))
+        assert await tab.wait_closed() == 1009  # message too big
+    finally:
+        await tab.close()
+
+
+async def test_the_upgrade_and_the_link_form_refuse_another_origin(web_server):
+    served = await web_server(store=False)
+    for origin in ("http://evil.example", "null", "", f"http://127.0.0.1:{served.web.port + 1}",
+                   f"ws://127.0.0.1:{served.web.port}"):
+        tab = WebTerminal(served)
+        try:
+            try:
+                await tab.connect(origin=origin)
+                raise AssertionError(f"the upgrade from {origin!r} was accepted")
+            except aiohttp.WSServerHandshakeError as e:
+                assert e.status == 403, origin
+        finally:
+            await tab.close()
+    async with aiohttp.ClientSession() as http:
+        async with http.post(served.url + "link", json={"code": "ABCD-EFGH"},
+                             headers={"Origin": "http://evil.example"}) as r:
+            assert r.status == 403
+    assert served.sessions.admission.connections == 0
+
+
+async def test_a_socket_that_never_says_hello_is_closed(web_server):
+    served = await web_server(store=False, silent_grace=0.5)
+    tab = await WebTerminal(served).connect(hello=False)
+    try:
+        assert await tab.wait_closed() == 1008
+        assert served.sessions.running == 0 and served.sessions.admission.connections == 0
+    finally:
+        await tab.close()
+
+
+async def test_two_hundred_idle_sockets_are_refused_or_closed(web_server):
+    served = await web_server(store=False, silent_grace=1.0)
+    tabs = [WebTerminal(served) for _ in range(200)]
+    admission = served.sessions.admission
+    refused = peak = 0
+    try:
+        for tab in tabs:
+            try:
+                await tab.connect(hello=False)
+            except aiohttp.WSServerHandshakeError as e:
+                assert e.status == 503
+                refused += 1
+            peak = max(peak, admission.connections)
+        # never more held from one address than its cap, however slowly the 200 arrive (the silent
+        # grace may close the first ones while the last are still coming, and let more in)
+        assert peak <= admission.limits.max_per_address
+        assert refused > 0
+        assert served.sessions.running == 0
+        for tab in tabs:
+            if tab.ws is not None:
+                assert await tab.wait_closed() == 1008
+        assert served.sessions.admission.connections == 0 and served.sessions.admission.startups == 0
+        # and a real tab gets in afterwards
+        late = await WebTerminal(served).connect()
+        try:
+            await late.wait_for("Your name")
+        finally:
+            await late.close()
+    finally:
+        await asyncio.gather(*(tab.close() for tab in tabs))
+
+
+async def test_a_linked_browser_plays_as_the_key_until_unlinked(web_server):
+    served = await web_server()
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    fp = key.get_fingerprint("sha256")
+    served.store.upsert_player(fp, "Dana")
+    conn = await ssh_connect(served.port, client_keys=[key])
+    async with conn:
+        linked = await asyncio.wait_for(conn.run("link"), 10)
+    code = re.search(r"Your link code: (\S+)", linked.stdout).group(1)
+    assert served.web.url in linked.stdout
+    async with aiohttp.ClientSession() as http:
+        async with http.post(served.url + "link", json={"code": code}, headers={"Origin": served.origin}) as r:
+            assert r.status == 200
+            cookie = r.cookies["voltage_browser"]
+            assert cookie["httponly"] and cookie["samesite"] == "Strict" and not cookie["secure"]
+            token = cookie.value
+        async with http.post(served.url + "link", json={"code": code}, headers={"Origin": served.origin}) as r:
+            assert r.status == 403  # once only
+        # Behind a TLS proxy (a loopback peer saying so), the cookie is Secure.
+        conn = await ssh_connect(served.port, client_keys=[key])
+        async with conn:
+            again = re.search(r"Your link code: (\S+)", (await conn.run("link")).stdout).group(1)
+        async with http.post(served.url + "link", json={"code": again},
+                             headers={"Origin": "https://play.example", "X-Forwarded-Proto": "https",
+                                      "X-Forwarded-Host": "play.example", "X-Forwarded-For": "203.0.113.9"}) as r:
+            assert r.status == 200 and r.cookies["voltage_browser"]["secure"]
+    tab = await WebTerminal(served).connect(cookies={"voltage_browser": token})
+    try:
+        await tab.wait_for("Your name")
+        assert tab.linked
+        await tab.wait_for("Dana")  # the key's name, prefilled
+        backend = served.apps["Dana"].backend
+        assert backend.identity == fp and not backend.guest
+    finally:
+        await tab.close()
+    conn = await ssh_connect(served.port, client_keys=[key])
+    async with conn:
+        assert "2 browsers are no longer linked" in (await conn.run("unlink")).stdout
+    tab = await WebTerminal(served).connect(cookies={"voltage_browser": token})
+    try:
+        await tab.wait_for("Your name")
+        assert not tab.linked and served.apps["guest"].backend.guest
+    finally:
+        await tab.close()
+
+
+async def test_a_link_code_guessed_ten_thousand_times_links_nothing(web_server):
+    served = await web_server()
+    served.store.upsert_player("SHA256:dana", "Dana")
+    code = served.store.new_link_code("SHA256:dana")
+    statuses: dict[int, int] = {}
+    async with aiohttp.ClientSession() as http:
+        for i in range(10_000):
+            guess = f"{i:08d}"
+            async with http.post(served.url + "link", json={"code": guess}, headers={"Origin": served.origin}) as r:
+                statuses[r.status] = statuses.get(r.status, 0) + 1
+                assert "voltage_browser" not in r.cookies
+        assert statuses.get(200, 0) == 0 and statuses[429] >= 9_990, statuses
+        # The real code still links, from another address (a proxy's client).
+        async with http.post(served.url + "link", json={"code": code},
+                             headers={"Origin": served.origin, "X-Forwarded-For": "198.51.100.7"}) as r:
+            assert r.status == 200
+
+
+async def test_a_dropped_tab_comes_back_to_its_session_and_its_screen(web_server):
+    served = await web_server(store=False, grace=30.0)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        tab.press("\x15", *"webby", "enter")
+        await tab.wait_for("you: webby")
+        app = served.apps["guest"]
+        token = tab.resume
+        await tab.drop()
+        await asyncio.sleep(0.3)  # deliberately: the session runs on while the tab is away
+        assert served.sessions.running == 1 and not app._exit_renderables
+        await tab.connect(resume=token)
+        await tab.wait_for("you: webby")  # the whole screen again, on a fresh terminal
+        assert tab.resume == token and served.apps["guest"] is app
+        assert [p.name for p in served.lobby.players.values()] == ["webby"]
+    finally:
+        await tab.close()
+
+
+async def test_a_session_whose_tab_does_not_come_back_ends_after_the_hold(web_server):
+    served = await web_server(store=False, grace=0.5)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        token = tab.resume
+        await tab.drop()
+        await until(lambda: not served.sessions.running, "the dropped session's end")
+        assert served.sessions.admission.connections == 0
+        await tab.connect(resume=token)  # too late: a new session
+        await tab.wait_for("Your name")
+        assert tab.resume != token
+    finally:
+        await tab.close()
+
+
+async def test_a_second_tab_with_the_token_takes_the_session_over(web_server):
+    served = await web_server(store=False)
+    first = await WebTerminal(served).connect()
+    second = WebTerminal(served)
+    try:
+        await first.wait_for("Your name")
+        await second.connect(resume=first.resume)
+        await second.wait_for("Your name")
+        assert await first.wait_closed() == 4000  # moved to another tab
+        assert served.sessions.running == 1
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_bye_ends_the_session_at_once(web_server):
+    served = await web_server(store=False, grace=60.0)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        await tab.control({"type": "bye"})
+        assert await tab.wait_closed() == 1000
+        assert tab.controls[-1] == {"type": "end", "status": 0}
+        await until(lambda: served.sessions.running == 0 and not served.web.web_sessions, "the session's end")
+        assert served.sessions.admission.connections == 0
+    finally:
+        await tab.close()
+
+
+async def test_a_stopping_server_ends_its_web_sessions_at_once(web_server):
+    served = await web_server(store=False)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        served.web.close()
+        await asyncio.wait_for(served.web.wait_closed(), 5)
+        assert served.sessions.running == 0 and not served.web.web_sessions
+        assert await tab.wait_closed() == 1000 and tab.controls[-1]["type"] == "end"
+    finally:
+        await tab.close()

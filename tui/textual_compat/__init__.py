@@ -1,0 +1,114 @@
+"""Everything that reaches into Textual's private modules and attributes, or patches Textual, in one place.
+
+The rest of the code calls the names below, never a private name of Textual's.  Each piece was
+written for one Textual (:data:`WRITTEN_FOR`, the version pyproject pins and the SVG snapshots
+record) and applies only there; on another version it backs off to Textual's own code, with one
+warning line per process naming them all (:mod:`tui.textual_compat.gate`; ``VOLTAGE_TEXTUAL_COMPAT``
+switches pieces off for measuring, or forces them on).  Backing off draws the same screens: what it
+costs is speed and memory, as below.  ``make textual-latest`` runs the suite on the newest Textual
+and says which pieces back off and what breaks.
+
+All of them off (``VOLTAGE_TEXTUAL_COMPAT=off``, ``benchmarks/render.py`` at 80x24, on a busy
+machine): an update 1,065 -> 5,649 bytes per screen, a keypress 932 -> 5,708, a clock's second 25 ->
+313 bytes and 0.66 -> 2.80 ms of CPU; the CPU per update and keypress about the same (within the
+machine's noise, up to a third more).  What each piece buys, and what backing it off costs:
+
+- ``frames`` (:class:`ShadowedApp`, ``App._display``): a frame is written as the cells that changed,
+  not the dirty regions' lines whole (:mod:`tui.frames`): at 80x24 an update 5,606 -> ~1,120 bytes
+  per screen, a keypress 5,708 -> ~1,050, a clock's second ~2,700 -> ~160 bytes; CPU about the same.
+  Off: Textual writes every dirty line whole, about five times the bytes.
+- ``paint-now`` (:meth:`ShadowedApp.paint_now`): a clock's digits are written at once, without a
+  timer, a message and a compositor pass over the screen (about ten times what the cells cost).
+  Off (and with ``frames`` off): the widget refreshes as any other.
+- ``row-renders`` (:class:`RowCompositor`, ``Compositor._get_renders``): a partial update renders
+  only its rows of the widgets it crosses, not every line of every visible widget (a clock's tick:
+  the top bar's line and one row beside it, not eleven widgets whole).  Off: Textual's renders.
+- ``plain-lines`` (:mod:`tui.textual_compat.lines`): painted widgets hand over their strips, filtered
+  once when a row is made, instead of a copy through the styles cache filtered every frame (the
+  filters' 1,024-style cache thrashed with a hundred apps: load.py's CPU per action 26.9 -> 23.2 ms;
+  the log's renders 53 -> 8 ms in render.py's run).  Off: every line through the styles cache.
+- ``first-style`` (:class:`PresetScreen`): a new screen is styled once, as it mounts (a lone
+  player's name prompt 51 -> 47 ms).  Off: its first resize and resume restyle it again.
+- ``strips`` (:mod:`tui.textual_compat.strips`): strips do not cache themselves (each such strip was
+  a reference cycle: 60,000 objects a second for the collector with 10 sessions, 95 % of what a full
+  collection found) and make their seven caches only when they store a result (29 % of a session's
+  tracked objects).  Off: all that garbage goes to the cyclic collector again.
+- ``dismantle`` (:mod:`tui.textual_compat.dismantle`): an ended app's cycles are broken by hand, so
+  it is freed by reference counts though frozen (7,845 cyclic objects per session before, 163
+  after), which lets ``server/gcpolicy.py`` freeze survivors and never run a full collection.  Off:
+  the collector policy stands down too and CPython's own collector runs, with its full-collection
+  pauses (65 ms to over a second with 50 sessions, stopping every session).
+- ``input-parser`` (:class:`SessionParser`): the parser's key cache dies with its session.  Off:
+  Textual's class-wide cache keeps up to 1,024 ended sessions' apps alive (~0.5-0.8 MB each).
+- ``escape-deadline`` (:func:`escape_deadline`): a lone ESC becomes a key when the parser's delay
+  is over.  Off: every session's parser is ticked every 0.1 s, as Textual's own driver does.
+- ``method-caches`` (:func:`forget_session_caches`): two method caches keyed by widgets are
+  cleared at a session's end.  Off: they keep the last ~100 ended sessions' caches (~0.4 MB each).
+- ``shared-css`` (:func:`share_css`): parsed CSS shared by every app of the process.  Off: each
+  session parses the app's CSS again as it starts.
+
+Reads and settings with no public way, made as found on any version (switching them off would
+change what a player sees, which backing off must not): an app's terminal, to ring the bell and set
+the window's title (:func:`write_to_terminal`); its line filters, for the colour-less choice
+(:func:`set_no_colour`); whether a message pump has closed (:func:`is_closed`); that a session's app
+leaves the process's ``sys.stdout``/``sys.stderr`` alone (:func:`keep_process_streams`: else each app
+points them at itself while it runs, and apps ending out of order leave them at an ended app, where
+the server's own prints vanish); the app and loop a
+driver is given, for local play's keys in order (:func:`ordered_driver_class`); and Textual's xterm
+parser itself, without which no session reads a key.  (A driver's own use of the attributes
+``Driver.__init__`` sets for it, as ``server``'s SSH driver makes, is the interface Textual gives
+drivers, and stays with the driver.)  :mod:`tui.textual_compat.probe` says what each piece would miss
+on the Textual installed.
+"""
+
+from __future__ import annotations
+
+from tui.textual_compat.dismantle import dismantle, dismantle_removed, track_nodes
+from tui.textual_compat.drivers import ordered_driver_class
+from tui.textual_compat.frames import ShadowedApp, is_closed, set_no_colour, update_rows, write_to_terminal
+from tui.textual_compat.gate import PIECES, WRITTEN_FOR, backed_off, enabled, installed_version
+from tui.textual_compat.lines import filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
+from tui.textual_compat.screens import PresetScreen, RowCompositor, install_row_renders
+from tui.textual_compat.session import (
+    SessionParser,
+    SharedParseCache,
+    escape_deadline,
+    forget_session_caches,
+    input_parser,
+    keep_process_streams,
+    share_css,
+)
+from tui.textual_compat.strips import patch_textual_strips, unpatch_textual_strips
+
+__all__ = [
+    "PIECES",
+    "WRITTEN_FOR",
+    "PresetScreen",
+    "RowCompositor",
+    "SessionParser",
+    "ShadowedApp",
+    "SharedParseCache",
+    "backed_off",
+    "dismantle",
+    "dismantle_removed",
+    "enabled",
+    "escape_deadline",
+    "filter_lines",
+    "forget_drawn_lines",
+    "forget_session_caches",
+    "input_parser",
+    "install_row_renders",
+    "installed_version",
+    "is_closed",
+    "keep_process_streams",
+    "ordered_driver_class",
+    "patch_textual_strips",
+    "plain_lines",
+    "filters_for_rows",
+    "set_no_colour",
+    "share_css",
+    "track_nodes",
+    "unpatch_textual_strips",
+    "update_rows",
+    "write_to_terminal",
+]

@@ -1,0 +1,209 @@
+"""The app's output: frames written as the cells that changed, and a widget's rows painted at once.
+
+:class:`ShadowedApp` overrides ``App._display`` (Textual's one place that writes a frame) so that a
+compositor update goes through the app's :class:`tui.frames.Shadow`, which writes only what changed
+since the last frame; :meth:`ShadowedApp.paint_now` writes a widget's changed rows without a frame.
+:func:`update_rows` reads the compositor's private update classes for the shadow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from textual.app import App
+from textual.filter import Monochrome, NoColor
+
+from tui.textual_compat.gate import enabled, private
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from textual.geometry import Region
+    from textual.screen import Screen
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+    from tui.frames import Shadow
+
+ReturnType = TypeVar("ReturnType")
+
+# Per line of the terminal: its pieces, each a column and a strip.
+Rows = Iterable[tuple[int, Iterable[tuple[int, "Strip"]]]]
+
+_CompositorUpdate: Any = private("textual._compositor", "CompositorUpdate")
+_ChopsUpdate: Any = private("textual._compositor", "ChopsUpdate")
+_LayoutUpdate: Any = private("textual._compositor", "LayoutUpdate")
+
+
+def update_rows(update: object, height: int) -> Rows | None:
+    """The rows a compositor update writes (``ChopsUpdate``: the dirty spans; ``LayoutUpdate``: a
+    region whole), or None for an update of another kind."""
+    if _ChopsUpdate is not None and isinstance(update, _ChopsUpdate):
+        return _chop_rows(update, height)
+    if _LayoutUpdate is not None and isinstance(update, _LayoutUpdate):
+        return _layout_rows(update, update.region.x, update.region.y, height)
+    return None
+
+
+def _chop_rows(update: Any, height: int) -> Iterator[tuple[int, list[tuple[int, Strip]]]]:
+    # Exactly the cells Textual's ChopsUpdate.render_segments writes: per span, each
+    # chop that reaches into it, from the chop's start to the span's end.
+    chops = update.chops
+    chop_ends = update.chop_ends
+    for y, x1, x2 in update.spans:
+        if y >= height:
+            continue
+        pieces = []
+        for end, (x, strip) in zip(chop_ends[y], chops[y].items(), strict=False):
+            if strip is None or x > x2 or end <= x1:
+                continue
+            if end > x2:
+                if x2 <= x:
+                    continue
+                strip = strip.crop(0, x2 - x)
+            pieces.append((x, strip))
+        yield y, pieces
+
+
+def _layout_rows(update: Any, x0: int, y0: int, height: int) -> Iterator[tuple[int, list[tuple[int, Strip]]]]:
+    for y, line in enumerate(update.strips, y0):
+        if y >= height:
+            break
+        pieces = []
+        x = x0
+        for strip in line:
+            pieces.append((x, strip))
+            x += strip.cell_length
+        yield y, pieces
+
+
+class ShadowedApp(App[ReturnType]):
+    """Textual's App writing its frames through ``self.shadow`` (a :class:`tui.frames.Shadow`,
+    which the subclass makes): pieces ``frames`` and ``paint-now``."""
+
+    shadow: Shadow
+
+    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
+        # Textual's App._display, for frames the shadow writes: the same sync markers and
+        # flush; the cursor is left where the frame ends unless the app places it (an input).
+        if not (_CompositorUpdate is not None and isinstance(renderable, _CompositorUpdate) and self._writes_frames()):
+            super()._display(screen, renderable)
+            return
+        try:
+            rows = update_rows(renderable, self.size.height)
+            text = None if rows is None else self.shadow.diff_rows(
+                rows, (self.size.width, self.size.height), self.console._color_system)
+        except Exception as error:
+            self.shadow.forget()
+            self._handle_exception(error)
+            self.post_display_hook()
+            return
+        if text is None:  # not an update the shadow knows: Textual writes it
+            self.shadow.forget()
+            super()._display(screen, renderable)
+            return
+        try:
+            self._write_changes(text)
+        finally:
+            self.post_display_hook()
+
+    def _write_changes(self, text: str) -> None:
+        """Write ``text`` (what the shadow found changed) and put the cursor where the app
+        wants it (an input's), as one synchronised update."""
+        cursor = self.cursor_position
+        if cursor.x or cursor.y:
+            cursor = self.screen.outer_size.clamp_offset(cursor)
+            text += self.shadow.park(cursor.x, cursor.y)
+        driver = self._driver
+        if not text or driver is None:
+            return
+        self._begin_update()
+        try:
+            driver.write(text)
+        finally:
+            self._end_update()
+        driver.flush()
+
+    def _writes_frames(self) -> bool:
+        """Frames go through the shadow: the piece applies, a real terminal driver, running, not batching."""
+        driver = self._driver
+        return bool(
+            not self._batch_count and self._running and not self._closed and not self.is_headless
+            and driver is not None and not driver.is_inline and enabled("frames")
+        )
+
+    def paint_now(self, widget: Widget, region: Region) -> bool:
+        """Write ``region`` (the widget's content coordinates) of ``widget`` to the terminal
+        now, without a compositor frame; False when that cannot be known to be right
+        (the caller refreshes as usual).
+
+        For a change of a few cells that nothing else on the screen depends on, such as
+        a clock's digits: Textual's refresh costs a timer, a message and a compositor
+        pass over the screen's widgets, about ten times what the cells cost.  Right only
+        while the widget is on the screen shown, placed (no layout pending) and in front
+        of everything at ``region``; its lines go through its own styles and the app's
+        line filters (``render_lines``), as in a frame."""
+        if not self._writes_frames() or not enabled("paint-now"):
+            return False
+        screen = self.screen
+        if widget.screen is not screen or screen._layout_required or widget._layout_required:
+            return False
+        visible = screen._compositor.visible_widgets
+        placed = visible.get(widget)
+        if placed is None:
+            return False
+        where, clip = placed
+        own = region.translate(widget.content_offset)  # in the widget's own coordinates
+        target = own.translate(where.offset).intersection(clip).intersection(where)
+        if not target:
+            return True
+        for other, (other_where, other_clip) in visible.items():  # front to back
+            if other is widget:
+                break
+            if other_where.intersection(other_clip).overlaps(target):
+                return False  # something is drawn over it here
+        widget._styles_cache.set_dirty(own)
+        strips = widget.render_lines(target.translate((-where.x, -where.y)))
+        rows = [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
+        text = self.shadow.diff_rows(rows, (self.size.width, self.size.height), self.console._color_system)
+        if text:
+            self._write_changes(text)
+        return True
+
+    def forget_terminal(self) -> None:
+        """What the terminal shows is unknown (the driver dropped frames): the next frame
+        is the whole screen, written whole."""
+        self.shadow.forget()
+        if self.is_running and not is_closed(self) and self.screen_stack:
+            self.screen.refresh()
+
+
+# -- reads and settings with no public way (on every version, as found) -----------------------------
+
+
+def is_closed(node: object) -> bool:
+    """Whether a message pump (an app, a widget) has closed: its end, for an app."""
+    return bool(getattr(node, "_closed", False))
+
+
+def write_to_terminal(app: App[Any], text: str) -> bool:
+    """Write ``text`` (an escape sequence: a bell, a window title) to ``app``'s terminal;
+    False where there is none (headless, not running)."""
+    driver = getattr(app, "_driver", None)
+    if driver is None or app.is_headless:
+        return False
+    driver.write(text)
+    return True
+
+
+def set_no_colour(app: App[Any], on: bool) -> bool:
+    """Textual's NO_COLOR filter switched on or off for ``app`` alone (Textual reads ``NO_COLOR``
+    once, from the process's environment).  False where this Textual keeps no list of filters."""
+    filters = getattr(app, "_filters", None)
+    if not isinstance(filters, list):
+        return False
+    filters = [f for f in filters if not isinstance(f, (NoColor, Monochrome))]
+    if on:
+        filters.append(NoColor())
+    app._filters = filters
+    return True

@@ -1,0 +1,105 @@
+"""Whether the pieces of :mod:`tui.textual_compat` apply in this process: one decision, one log line.
+
+Every piece was written against one Textual (:data:`WRITTEN_FOR`, the version pyproject pins and the
+SVG snapshots record).  On that version they apply; on any other they back off to Textual's own code,
+which draws the same screens, only slower, and the first piece that asks logs one warning naming them
+all (once per process, however many sessions follow).
+
+``VOLTAGE_TEXTUAL_COMPAT`` changes the decision, for measuring: ``off`` backs every piece off on
+the pinned version too (what they buy is then what a benchmark loses), a comma-separated list of
+pieces backs off only those, and ``force`` applies every piece on another version (what
+``make textual-latest`` runs second, to find which pieces still hold on the newest Textual).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+log = logging.getLogger("tui.textual_compat")
+
+WRITTEN_FOR = "8.2.8"
+
+# The pieces, as the warning and ``make textual-latest`` name them (the package's docstring says what
+# each buys and what backing it off costs).
+PIECES = (
+    "frames",  # frames written as the cells that changed (App._display)
+    "paint-now",  # a widget's changed rows written without a compositor frame
+    "row-renders",  # a partial update renders only its rows (Compositor._get_renders)
+    "plain-lines",  # painted widgets' lines past the styles cache
+    "first-style",  # a new screen styled once (breakpoints preset, first resume)
+    "strips",  # strips that neither cache themselves nor make caches before a write
+    "dismantle",  # ended apps' cycles broken by hand, which the collector policy needs
+    "input-parser",  # the xterm parser's key cache per session (XTermParser._parse_extended_key)
+    "escape-deadline",  # a lone Escape is a key once the parser's own delay is over
+    "method-caches",  # Textual's method caches keyed by widgets cleared at a session's end
+    "shared-css",  # parsed CSS shared by every app of the process
+)
+
+_state: dict[str, Any] = {}
+
+
+def installed_version() -> str:
+    """The Textual this process imports ("" when its metadata is missing)."""
+    try:
+        return version("textual")
+    except PackageNotFoundError:  # pragma: no cover - a Textual without metadata
+        return ""
+
+
+def _decide() -> frozenset[str]:
+    """The pieces that apply (logs the process's one line when some do not)."""
+    installed = installed_version() or "(unknown)"
+    setting = os.environ.get("VOLTAGE_TEXTUAL_COMPAT", "").strip().lower()
+    every = frozenset(PIECES)
+    if setting in ("", "on", "force"):
+        off: frozenset[str] = frozenset()
+    elif setting == "off":
+        off = every
+    else:
+        off = frozenset(p.strip() for p in setting.split(",") if p.strip())
+    if installed != WRITTEN_FOR and setting != "force":
+        log.warning(
+            "Textual %s is installed, tui.textual_compat was written for %s: its pieces are off and Textual's own "
+            "code runs instead (the same screens, slower): %s", installed, WRITTEN_FOR, ", ".join(PIECES),
+        )
+        return frozenset()
+    if installed != WRITTEN_FOR:
+        log.warning("Textual %s is installed, tui.textual_compat was written for %s: "
+                    "VOLTAGE_TEXTUAL_COMPAT=force applies its pieces all the same", installed, WRITTEN_FOR)
+    elif off:
+        unknown = sorted(off - every)
+        log.warning("VOLTAGE_TEXTUAL_COMPAT=%s: Textual's own code runs instead of: %s%s", setting,
+                    ", ".join(p for p in PIECES if p in off) or "nothing",
+                    f" (no such piece: {', '.join(unknown)})" if unknown else "")
+    return every - off
+
+
+def enabled(piece: str) -> bool:
+    """Whether ``piece`` (a name of :data:`PIECES`) applies in this process."""
+    on = _state.get("on")
+    if on is None:
+        on = _state["on"] = _decide()
+    return piece in on
+
+
+def backed_off() -> list[str]:
+    """The pieces that do not apply in this process, in :data:`PIECES` order."""
+    return [piece for piece in PIECES if not enabled(piece)]
+
+
+def reset() -> None:
+    """Forget the decision (tests; the next question decides, and logs, again)."""
+    _state.clear()
+
+
+def private(module: str, name: str) -> Any:
+    """Textual's private ``module.name``, or None where this Textual has none (so that importing
+    this package never fails on another version: the pieces that need it are off there)."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None

@@ -1,0 +1,156 @@
+"""What one process of many apps (a server's sessions) changes of Textual, for each app it runs.
+
+- **The input parser** (:func:`input_parser`): Textual's ``XTermParser._parse_extended_key`` is an
+  ``lru_cache`` on the method, a process-wide cache keyed by the parser instance: it kept up to 1,024
+  ended sessions' parsers, and through them their drivers and apps, alive (~0.5-0.8 MB each).
+  :class:`SessionParser` keeps that cache on the instance, so it dies with the session.
+- **The escape deadline** (:func:`escape_deadline`): when a lone ESC becomes a key (the parser's own
+  delay), so that the driver ticks the parser then and not on a timer.
+- **Method caches keyed by widgets** (:func:`forget_session_caches`): ``StylesCache.get_inner_outer``
+  (every widget's styles cache with its rendered lines) and ``ANSIToTruecolor.truecolor_style`` are
+  bounded, but kept the last ~100 ended sessions' widget caches (~0.4 MB each); cleared when a
+  session ends, they refill in a frame.
+- **Parsed CSS shared** (:func:`share_css`): every app parses the same CSS; the parsed rules are
+  kept once for the process, keyed by the stylesheet's variables too, so a theme change cannot leak
+  one app's rules into another's.
+- **The process's streams** (:func:`keep_process_streams`, on any version): Textual points
+  ``sys.stdout`` and ``sys.stderr`` at the app while it runs (process-wide); with many apps in one
+  process that would swallow the server's own output and restore the wrong stream when apps end
+  out of order.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+
+from tui.textual_compat.gate import enabled, private
+
+if TYPE_CHECKING:
+    from textual import events
+
+_XTermParser: Any = private("textual._xterm_parser", "XTermParser")
+
+
+def _session_parser_class() -> Any:
+    """The parser class of the ``input-parser`` piece (None where Textual's parser is not the one expected)."""
+    uncached: Any = getattr(getattr(_XTermParser, "_parse_extended_key", None), "__wrapped__", None)
+    if uncached is None:
+        return None
+
+    class SessionParser(_XTermParser):
+        """Textual's parser with its extended-key cache on the instance, not the class."""
+
+        _uncached = uncached
+        CACHE_LIMIT = 256
+
+        def __init__(self) -> None:
+            self._extended: dict[str, Any] = {}
+            super().__init__(debug=False)
+
+        def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
+            try:
+                return self._extended[sequence]
+            except KeyError:
+                pass
+            keys: list[events.Key] | None = self._uncached(sequence)
+            if len(self._extended) >= self.CACHE_LIMIT:
+                self._extended.clear()
+            self._extended[sequence] = keys
+            return keys
+
+    return SessionParser
+
+
+SessionParser: Any = _session_parser_class()
+
+
+def input_parser() -> Any:
+    """A parser of a terminal's input for one session: piece ``input-parser``, else Textual's own
+    (Textual has no public one: a driver of one's own cannot read keys without it)."""
+    if SessionParser is not None and enabled("input-parser"):
+        return SessionParser()
+    if _XTermParser is None:  # pragma: no cover - a Textual that moved its parser
+        raise RuntimeError("this Textual has no textual._xterm_parser.XTermParser: a session cannot read keys")
+    return _XTermParser(debug=False)
+
+
+# Textual's own Linux driver ticks its parser every 0.1 s (its input thread's select timeout).
+_TICK = 0.1
+
+
+def escape_deadline(parser: Any) -> float | None:
+    """When (in ``time.monotonic``'s, Textual's clock) ``parser.tick()`` should run next: a lone ESC
+    becomes a key then; None when nothing waits.  Piece ``escape-deadline``; else every 0.1 s,
+    as Textual's own driver ticks."""
+    if enabled("escape-deadline"):
+        deadline: float | None = parser._timeout_time
+        return deadline
+    return time.monotonic() + _TICK
+
+
+def forget_session_caches() -> None:
+    """Clear Textual's method caches keyed by widget or app objects: piece ``method-caches``."""
+    if not enabled("method-caches"):
+        return
+    from textual.filter import ANSIToTruecolor
+
+    styles_cache = private("textual._styles_cache", "StylesCache")
+    for method in (getattr(styles_cache, "get_inner_outer", None), ANSIToTruecolor.truecolor_style):
+        clear = getattr(method, "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
+class SharedParseCache:
+    """Parsed CSS rules shared by every app of the process (each app parses the same
+    CSS).  Keyed by the stylesheet's variables too, so a theme change cannot leak
+    one app's rules into another's; ``clear()`` (a theme change) keeps the others."""
+
+    _rules: dict[tuple[Any, ...], Any] = {}
+    _themes: dict[tuple[Any, ...], int] = {}  # a stylesheet's variables -> a small number, for the keys
+    LIMIT = 512
+
+    def __init__(self, stylesheet: Any) -> None:
+        self._stylesheet = stylesheet
+        self._variables: Any = None
+        self._theme = -1
+
+    def _key(self, key: tuple[Any, ...]) -> tuple[Any, ...]:
+        variables = getattr(self._stylesheet, "_variables", {})
+        if variables is not self._variables:  # (Textual replaces the dict, never changes it)
+            frozen = tuple(sorted(variables.items()))
+            self._variables, self._theme = variables, self._themes.setdefault(frozen, len(self._themes))
+        return (self._theme, key)
+
+    def __getitem__(self, key: tuple[Any, ...]) -> Any:
+        return self._rules[self._key(key)]
+
+    def __setitem__(self, key: tuple[Any, ...], value: Any) -> None:
+        if len(self._rules) >= self.LIMIT:
+            self._rules.clear()
+        self._rules[self._key(key)] = value
+
+    def clear(self) -> None:
+        pass
+
+
+def share_css(app: App[Any]) -> None:
+    """``app``'s stylesheet keeps its parsed CSS in the process's :class:`SharedParseCache`: piece ``shared-css``."""
+    stylesheet = getattr(app, "stylesheet", None)
+    if enabled("shared-css") and stylesheet is not None and hasattr(stylesheet, "_parse_cache"):
+        stylesheet._parse_cache = SharedParseCache(stylesheet)
+
+
+def keep_process_streams(app: App[Any]) -> None:
+    """``app`` leaves ``sys.stdout`` and ``sys.stderr`` as they are while it runs.  Not a piece of the
+    gate: made on any Textual whose app has these attributes (backing it off would leave a server's
+    streams at whichever app ended last)."""
+    if not hasattr(app, "_capture_stdout"):
+        return
+    # (Textual types these as its _PrintCapture; redirect_stdout takes any stream.)
+    app._capture_stdout = sys.stdout  # type: ignore[assignment]
+    app._capture_stderr = sys.stderr  # type: ignore[assignment]
