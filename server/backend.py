@@ -67,6 +67,7 @@ class SSHBackend:
         # taking another is a rename of the key.
         self.stored_name = lobby.stored_name(player)
         self.room: Room | None = None
+        self._chat_held: list[Callable[[], None]] = []  # the chat panels' subscriptions, ended with the session
 
     # -- what the app needs ----------------------------------------------------
 
@@ -295,6 +296,91 @@ class SSHBackend:
 
     def close(self) -> None:
         self._close_room()
+        for unlisten in list(self._chat_held):
+            unlisten()
+        self._chat_held.clear()
+
+    # -- chat (server.chat; the screens' door: tui.chat.door) -------------------
+
+    def lobby_chat(self) -> Any:
+        """The lobby's talk, as the lobby screen's panel sees it."""
+        from server.host.common import in_context
+        from tui.chat.door import ChatDoor, kept
+
+        return ChatDoor(self, None, ("lobby",), free_text=not self.guest,
+                        listen=kept(lambda callback: self.lobby.chat.listen(in_context(callback)), self._chat_held))
+
+    def match_chat(self, handles: Sequence[SeatHandle]) -> Any:
+        """A match's talk for the seat of ``handles`` (None: no match of this lobby's)."""
+        from tui.chat.door import ChatDoor, kept, match_rooms, seat_lines
+
+        if not handles or getattr(handles[0], "match", None) is None:
+            return None
+        handle = handles[0]
+        return ChatDoor(self, handle, match_rooms(handle.seat), free_text=not self.guest,
+                        listen=kept(seat_lines(handle.subscribe_messages), self._chat_held))
+
+    def _chat_place(self, where: Any) -> tuple[Any, int | None]:
+        """The match host and seat a chat call names (None, None: the lobby)."""
+        if where is None:
+            return None, None
+        host = getattr(where, "match", None)
+        if host is None:
+            raise Refused("chat_not_here")
+        return host, where.seat
+
+    async def chat_lines(self, where: Any = None) -> list[Any]:
+        host, seat = self._chat_place(where)
+        identity = self.player.seat_identity
+        if host is None:
+            return self.lobby.chat.lobby_lines(identity)
+        return self.lobby.chat.match_lines(host, seat, identity)
+
+    async def chat_say(self, where: Any, room: str, text: str, phrase: str = "") -> Any:
+        if not self.named:
+            raise Refused("chat_not_here")
+        host, seat = self._chat_place(where)
+        return await self.lobby.chat.say(identity=self.player.seat_identity, name=self.name, guest=self.guest,
+                                         text=text, phrase=phrase, room=room, host=host, seat=seat)
+
+    async def chat_mutes(self) -> dict[str, str]:
+        import json
+
+        raw = (await self.settings()).get("chat.muted", "")
+        try:
+            muted = json.loads(raw) if raw else {}
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in muted.items()} if isinstance(muted, dict) else {}
+
+    async def chat_mute(self, name: str, on: bool = True) -> str:
+        """Mute (``on``) or unmute the author going by ``name`` for this key; their ``who``."""
+        import json
+
+        from server.chat.rooms import who_of
+        from server.store.db import fold_name
+
+        name = name.strip().lstrip("@")
+        key = fold_name(name)
+        identity = next((p.seat_identity for p in self.lobby.players.values() if fold_name(p.name) == key), None)
+        if identity is None and self.store is not None:
+            identity = self.store.name_owner(name)
+        muted = await self.chat_mutes()
+        if identity is None:  # not online nor a key's name: unmute by the name shown
+            gone = [w for w, n in muted.items() if fold_name(n) == key]
+            if on or not gone:
+                raise Refused("no_such_player", name=name)
+            who = gone[0]
+        else:
+            who = who_of(identity)
+            if identity == self.player.seat_identity:
+                raise Refused("chat_mute_self")
+        if on:
+            muted[who] = name
+        else:
+            muted.pop(who, None)
+        await self.save_setting("chat.muted", json.dumps(muted, sort_keys=True))
+        return who
 
     # -- what was kept: ratings, history, replays, the leaderboard -------------
 

@@ -83,6 +83,10 @@ class Replay:
             self._step_entries.append(tuple(events))
             if any(rules.ends_stretch(e) for e in events):
                 self.set_steps.append(n + 1)
+        #: the match's chat lines by the step they were said at (a replay's log shows them there)
+        self._chat: dict[int, list[Entry]] = {}
+        for line in getattr(record, "chat", ()) or ():
+            self._chat.setdefault(self.clamp(line.step), []).append(line)
 
     @property
     def game(self) -> str:
@@ -150,10 +154,12 @@ class Replay:
         return self._step_entries[self.clamp(step)]
 
     def entries(self, step: int) -> list[Entry]:
-        """The whole match log up to and including ``step``."""
+        """The whole match log up to and including ``step``, each step's chat lines after its
+        events (:class:`tui.ports.ChatLine`: both rooms, the match being over)."""
         out: list[Entry] = []
-        for chunk in self._step_entries[: self.clamp(step) + 1]:
+        for n, chunk in enumerate(self._step_entries[: self.clamp(step) + 1]):
             out.extend(chunk)
+            out.extend(self._chat.get(n, ()))
         return out
 
     # -- sets ----------------------------------------------------------------

@@ -102,6 +102,13 @@ class VoltageApp(ShadowedApp[None]):
         title = self.TITLE_YOUR_TURN if your_turn else self.TITLE
         write_to_terminal(self, ("\a" if your_turn else "") + f"\x1b]2;{title}\a")
 
+    def chat_alert(self) -> None:
+        """A chat line named this player (``@name``): the bell, when the "your turn" alert is on."""
+        driver = self._driver
+        if not self.turn_alerts or driver is None or self.is_headless:
+            return
+        driver.write("\a")
+
     # -- colours ---------------------------------------------------------------
 
     @property

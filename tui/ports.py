@@ -234,12 +234,35 @@ class NoticeChanged:
     notice: Notice
 
 
+@dataclass(frozen=True)
+class ChatLine:
+    """One line of chat, as every reader gets it (a message on a seat's second stream, or
+    the lobby's own).  ``room`` is "lobby", "players" or "spectators"; ``author`` the name
+    shown; ``who`` an opaque mark of the author's key, stable across sessions (what a mute
+    keeps; never the key itself); ``text`` plain text the server has cleaned (never markup,
+    never a control character: see :mod:`server.chat.text`), "" for a quick phrase, whose
+    id is ``phrase`` (each reader words it); ``at`` the wall time it was accepted; ``step``
+    the match's action count then (a replay shows it there); ``id`` its number in the
+    store (0: not kept)."""
+
+    room: str
+    author: str
+    who: str
+    text: str
+    phrase: str = ""
+    at: float = 0.0
+    step: int = 0
+    id: int = 0
+
+
 #: A message on a seat's second stream: what a host says that is not a move (its status
-#: notice now; chat lines and presence next).  Never in the log, never versioned: a screen
-#: that was not listening when it was said never gets it (the notice is in every update too).
-SeatMessage = NoticeChanged
+#: notice, a chat line).  Never in the log, never versioned: a screen that was not
+#: listening when it was said never gets it (the notice is in every update too; a chat
+#: panel reads the room's lines when it opens).
+SeatMessage = NoticeChanged | ChatLine
 
 UpdateCallback = Callable[[Update[Any]], None]
+ChatCallback = Callable[[ChatLine], None]
 MessageCallback = Callable[[SeatMessage], None]
 Unsubscribe = Callable[[], None]
 
@@ -522,6 +545,44 @@ class LobbyExtras(Protocol):
     def hv_starts_in(self) -> Awaitable[float | None]: ...
 
     def linked_browsers(self) -> Awaitable[list[LinkedBrowser]]: ...  # the key's (a guest: none)
+
+    def lobby_chat(self) -> ChatRoom | None: ...  # the lobby's talk (None: none here)
+
+    def match_chat(self, handles: Handles) -> ChatRoom | None: ...  # a match's talk (None: none)
+
+
+class ChatRoom(Protocol):
+    """One place to talk, as a chat panel sees it: the lobby, or a match (its players' room
+    and its spectators').
+
+    ``rooms`` are where this session may write (a player: "players", then "spectators";
+    a spectator: "spectators"; the lobby: "lobby"); ``free_text`` whether it may write
+    its own words (else quick phrases only: a guest); ``me`` its name (a line naming
+    ``@me`` alerts it).  ``lines()`` gives the lines this session may read now, oldest
+    first; ``listen`` calls back with each new one; ``say`` returns the line as accepted
+    (stored) or raises :class:`Refused` (``chat_too_fast`` with ``wait``,
+    ``chat_repeated``, ``chat_guest``, ``chat_empty``...).  ``mutes()`` gives the authors
+    this key muted (``who`` -> name), ``mute(name, on)`` mutes or unmutes a name for this
+    key (kept across sessions for a key) and returns the author's ``who``."""
+
+    @property
+    def rooms(self) -> tuple[str, ...]: ...
+
+    @property
+    def free_text(self) -> bool: ...
+
+    @property
+    def me(self) -> str: ...
+
+    def lines(self) -> Awaitable[list[ChatLine]]: ...
+
+    def listen(self, callback: ChatCallback) -> Unsubscribe: ...
+
+    def say(self, text: str, *, phrase: str = "", room: str = "") -> Awaitable[ChatLine]: ...
+
+    def mutes(self) -> Awaitable[dict[str, str]]: ...
+
+    def mute(self, name: str, on: bool = True) -> Awaitable[str]: ...
 
 
 class ReplayRecord(Protocol):

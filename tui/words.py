@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from tui.i18n import N_, _, current, ngettext
-from tui.ports import BotRecord, HistoryItem, Note, RatingChange
+from tui.ports import BotRecord, ChatLine, HistoryItem, Note, RatingChange
 
 Words = Callable[[Mapping[str, Any]], str]
 
@@ -204,9 +204,14 @@ def notice(notes: Sequence[Note]) -> str:
 
 
 def entry(e: Any, names: Sequence[str]) -> str:
-    """A log entry that is not the game's own event: a note (else its kind, as a last resort)."""
+    """A log entry that is not the game's own event: a note, a chat line (a replay shows
+    them at their moment; else its kind, as a last resort)."""
     if isinstance(e, Note):
         return note(e)
+    if isinstance(e, ChatLine):
+        from tui.chat.words import said
+
+        return said(e)
     return str(getattr(e, "kind", e))
 
 
@@ -320,6 +325,18 @@ REFUSALS: dict[str, Words] = {
     "link_unknown_key": lambda p: _("this key has no name here yet: enter the lobby once and choose one, "
                                     "then ask for a link code"),
     "links_need_store": lambda p: _("this server keeps no players, so it links no browsers"),
+    # chat
+    "chat_too_fast": lambda p: ngettext(
+        "you are writing too fast: wait %(wait)d second", "you are writing too fast: wait %(wait)d seconds",
+        int(p["wait"])) % {"wait": p["wait"]},
+    "chat_repeated": lambda p: _("you just said that"),
+    "chat_guest": lambda p: _("guests may use the quick phrases only: log in with an SSH key to write"),
+    "chat_empty": lambda p: _("nothing to send"),
+    "chat_not_here": lambda p: _("you cannot write here"),
+    "chat_no_phrase": lambda p: _("no such quick phrase"),
+    "chat_not_kept": lambda p: _("the server could not keep that line: it was not sent"),
+    "chat_mute_self": lambda p: _("you cannot mute yourself"),
+    "no_such_player": lambda p: _("nobody is called %(name)s") % {"name": p["name"]},
 }
 
 def _number(n: int) -> str:

@@ -260,6 +260,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--data-dir", default=None, help="the server's data directory (default: the user data dir)")
     _lang_argument(r)
     r.set_defaults(func=_replay)
+
+    from server.chat.admin import add_parser as add_admin
+
+    add_admin(sub)
     return p
 
 

@@ -3,7 +3,8 @@
 The match screen in the snapshot tests' position (tests/tui/test_snapshots.py), at
 80x24 and 120x40 on the dark theme, plus 80x24 on the light theme and without colour;
 the lobby (a key with rated matches) at 80x24 and 100x30; a finished match's replay
-(every hand shows) at 100x30; High Voltage against two bots at 80x24.
+(every hand shows) at 100x30; High Voltage against two bots at 80x24; the lobby and a match
+with the chat open at 80x24.
 Textual exports SVG; rsvg-convert makes the PNGs (the SVG's per-span text widths
 are dropped first, since librsvg misplaces text that starts with no-break spaces).
 """
@@ -115,6 +116,50 @@ async def high_voltage_shot() -> None:
     m.close()
 
 
+async def chat_shots() -> None:
+    """The lobby and a match with the chat open at 80x24 (a lobby in this process)."""
+    from server.backend import SSHBackend
+    from server.lobby.core import Lobby
+
+    lobby = Lobby(bot_delay=0.2)
+    ann, bob = lobby.connect("SHA256:ann", "ann"), lobby.connect("SHA256:bob", "bob")
+    lobby.claim_name(ann, "ann")
+    lobby.claim_name(bob, "bob")
+    lines = [("SHA256:bob", "bob", "anyone up for high voltage?", ""), ("SHA256:ann", "ann", "", "hi"),
+             ("SHA256:ann", "ann", "@bob sure, after this one", ""),
+             ("SHA256:bob", "bob", "[bold]not bold[/] \x1b[2J", "")]
+    for identity, name, text, phrase in lines:
+        await lobby.chat.say(identity=identity, name=name, guest=False, text=text, phrase=phrase)
+    ab, bb = SSHBackend(lobby, ann), SSHBackend(lobby, bob)
+    app = make_app(ab, player_name="ann", pacing=NO_FLASH)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.press("c")
+        await pilot.pause(0.3)
+        for ch in "see you at the table":
+            await pilot.press(ch if ch != " " else "space")
+        await pilot.pause(0.3)
+        to_png(app.export_screenshot(title="Voltage"), HERE / "lobby-chat-80x24.png")
+        print(HERE / "lobby-chat-80x24.png")
+        await pilot.press("escape")
+        (ha,), (hb,) = await asyncio.gather(ab.quick_match("voltage"), bb.quick_match("voltage"))
+        app.push_screen(ab.match_screen([ha]))
+        await pilot.pause(0.5)
+        await pilot.press("tab")
+        await pilot.pause(0.3)
+        await bb.match_chat([hb]).say("good luck!")
+        await pilot.press("f3")
+        await pilot.pause(0.3)
+        for ch in "you too":
+            await pilot.press(ch if ch != " " else "space")
+        await pilot.press("enter")
+        await pilot.pause(0.5)
+        to_png(app.export_screenshot(title="Voltage"), HERE / "match-chat-80x24.png")
+        print(HERE / "match-chat-80x24.png")
+    ha.match.close()
+
+
 async def main() -> None:
     import tempfile
 
@@ -125,6 +170,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         await lobby_shots(Path(tmp))
     await high_voltage_shot()
+    await chat_shots()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ What crosses it, and the guarantees (decisions, with reasons):
   seat's channel.
 - **A seat's second stream** (host -> edge): :class:`SeatMessage` on the channel
   ``(match, seat)`` beside its updates, for everything that is not a move (a status
-  notice now; chat lines and presence next).  A message carries no version, never enters
+  notice, chat lines; presence next).  A message carries no version, never enters
   the game's log and is never refetched: ``publish_message`` sends it to whoever listens
   now.  ``subscribe_seat(match, seat)`` gives both streams of a seat in one subscription,
   in the order they were published (a notice said after an update is read after it);

@@ -207,6 +207,7 @@ class HostService:
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         self.lobby.subscribe(self._lobby_changed)
+        self.lobby.chat.listen(self._lobby_said)
         self._tasks = [
             loop.create_task(self._send_updates(), name="host-updates"),
             loop.create_task(self._serve_intents(), name="host-intents"),
@@ -259,6 +260,12 @@ class HostService:
         if p.users <= 0:
             p.close()
             del self.publishers[key]
+
+    def _lobby_said(self, line: Any) -> None:
+        """A lobby chat line everyone may read: on the lobby's own stream, to every edge."""
+        from server.chat.rooms import LOBBY_STREAM
+
+        self.say(*LOBBY_STREAM, WIRE.encode(line))
 
     def _lobby_changed(self) -> None:
         def snapshot() -> dict[str, Any]:  # made when it goes out: at most once a second

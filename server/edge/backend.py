@@ -55,6 +55,7 @@ from server.wire.table import WIRE
 from tui import lobby_events as E
 from tui.ports import (
     BotRecord,
+    ChatLine,
     Entry,
     Handles,
     HistoryItem,
@@ -390,6 +391,7 @@ class RemoteBackend:
         self._handles: list[RemoteSeatHandle] = []
         self._listener: Callable[[E.LobbyEvent], None] | None = None
         self._challenges: dict[str, RemoteChallenge] = {}
+        self._chat_held: list[Callable[[], None]] = []  # the chat panels' subscriptions, ended with the session
         self.closed = False
 
     def next_seq(self) -> int:
@@ -725,6 +727,34 @@ class RemoteBackend:
     async def leaderboard(self, game: str, n: int = 20) -> list[Any]:
         return list(await self._call("leaderboard", game=game, n=n))
 
+    # -- chat (the host's server.chat; the screens' door: tui.chat.door) -------------
+    def lobby_chat(self) -> Any:
+        from tui.chat.door import ChatDoor, kept
+
+        return ChatDoor(self, None, ("lobby",), free_text=not self.guest,
+                        listen=kept(self.client.listen_chat, self._chat_held))
+
+    def match_chat(self, handles: Sequence[Any]) -> Any:
+        from tui.chat.door import ChatDoor, kept, match_rooms, seat_lines
+
+        if not handles or not isinstance(handles[0], RemoteSeatHandle):
+            return None
+        handle = handles[0]
+        return ChatDoor(self, handle, match_rooms(handle.seat), free_text=not self.guest,
+                        listen=kept(seat_lines(handle.subscribe_messages), self._chat_held))
+
+    async def chat_lines(self, where: Any = None) -> list[Any]:
+        return list(await self._call("chat_lines", where=where))
+
+    async def chat_say(self, where: Any, room: str, text: str, phrase: str = "") -> Any:
+        return await self._call("chat_say", where=where, room=room, text=text, phrase=phrase)
+
+    async def chat_mutes(self) -> dict[str, str]:
+        return dict(await self._call("chat_mutes"))
+
+    async def chat_mute(self, name: str, on: bool = True) -> str:
+        return str(await self._call("chat_mute", name=name, on=on))
+
     async def reopen(self) -> None:
         """The host restarted: open this session there again, with its name and its seats."""
         seats = tuple(M.SeatRef(h.match, h.key) for h in self._handles)
@@ -744,6 +774,9 @@ class RemoteBackend:
         if self.closed:
             return
         self.closed = True
+        for unlisten in list(self._chat_held):
+            unlisten()
+        self._chat_held.clear()
         for h in self._handles:
             asyncio.get_running_loop().create_task(h.close())
         self.client.forget(self)
@@ -760,6 +793,7 @@ class EdgeClient:
         self.sessions: dict[str, RemoteBackend] = {}
         self._snapshot: Any = None
         self._lobby_callbacks: list[Callable[[], None]] = []
+        self._chat_callbacks: list[Callable[[Any], None]] = []
         self._tasks: list[asyncio.Task[Any]] = []
         self.epoch: str | None = None  # the host's run (a new one: it restarted)
         self.host_away = False
@@ -794,7 +828,8 @@ class EdgeClient:
             await self.bus.heartbeat(self.edge, EDGE_TTL)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._beat(), name="edge-heartbeat"),
-                       loop.create_task(self._follow_lobby(), name="edge-lobby")]
+                       loop.create_task(self._follow_lobby(), name="edge-lobby"),
+                       loop.create_task(self._follow_chat(), name="edge-lobby-chat")]
 
     async def _beat(self) -> None:
         while True:
@@ -878,6 +913,38 @@ class EdgeClient:
                     call()
                 except Exception:
                     log.exception("lobby subscriber failed")
+
+    async def _follow_chat(self) -> None:
+        """The lobby's chat: its own stream (a channel beside the snapshot), to every
+        session of this edge that listens."""
+        from server.chat.rooms import LOBBY_STREAM
+
+        sub = await self.bus.subscribe_seat(*LOBBY_STREAM)
+        async for item in sub:
+            if not isinstance(item, BusMessage):
+                continue
+            try:
+                line = WIRE.decode(item.payload)
+                if not isinstance(line, ChatLine):
+                    raise CodecError(f"a {type(line).__name__} on the lobby's chat")
+            except CodecError as error:  # an older or newer host's: said, and dropped
+                log.warning("dropped a lobby chat line that cannot be read: %s", error)
+                continue
+            for call in list(self._chat_callbacks):
+                try:
+                    call(line)
+                except Exception:
+                    log.exception("lobby chat listener failed")
+
+    def listen_chat(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+        call = _in_context(callback)
+        self._chat_callbacks.append(call)
+
+        def unlisten() -> None:
+            if call in self._chat_callbacks:
+                self._chat_callbacks.remove(call)
+
+        return unlisten
 
     def snapshot(self) -> Any:
         if self._snapshot is None:

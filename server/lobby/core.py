@@ -35,6 +35,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from server import games
+from server.chat.rooms import Chat
 from server.games import HostConfig
 from server.host.common import SeatDoor
 from server.lobby.away import Away
@@ -81,6 +82,7 @@ class Lobby:
     ) -> None:
         self.executor = executor
         self.store = store  # players, names, match logs and ratings (None: nothing kept)
+        self.chat = Chat(store)  # the lobby's room and every match's (server.chat)
         self.grace_seconds = grace
         self.bot_offer_after = bot_offer_after
         self.rematch_wait = rematch_wait

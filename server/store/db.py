@@ -274,6 +274,30 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """,
     # v6
     _rate_people_only,
+    # v7
+    """
+    CREATE TABLE chat (
+        id       INTEGER PRIMARY KEY AUTOINCREMENT,
+        match_id INTEGER REFERENCES matches(id),  -- NULL: the lobby
+        room     TEXT NOT NULL,                   -- lobby | players | spectators
+        at       REAL NOT NULL,
+        step     INTEGER NOT NULL DEFAULT 0,      -- the match's action count when said
+        name     TEXT NOT NULL,
+        identity TEXT NOT NULL,                   -- a key fingerprint or a guest's token
+        who      TEXT NOT NULL,                   -- what readers see of the identity
+        text     TEXT NOT NULL,
+        phrase   TEXT NOT NULL DEFAULT '',
+        shadow   INTEGER NOT NULL DEFAULT 0       -- 1: its author was silenced: only they saw it
+    );
+    CREATE INDEX chat_match ON chat(match_id, id);
+    CREATE TABLE chat_silences (
+        name_key TEXT PRIMARY KEY,                -- folded (see fold_name)
+        name     TEXT NOT NULL,
+        identity TEXT,                            -- the key holding the name then (NULL: none)
+        until    REAL NOT NULL,
+        at       REAL NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -339,6 +363,7 @@ class MatchRecord:
     times: tuple[float | None, ...] | None = None  # when each action was accepted (None: not kept)
     used_ms: tuple[int | None, ...] | None = None  # the time each action's seat used (None: not kept)
     time_control: str | None = None  # "5+5" (engine.clock); None: no clock
+    chat: tuple[Any, ...] = ()  # its chat lines, both rooms (tui.ports.ChatLine; silenced ones left out)
 
     @property
     def finished(self) -> bool:
@@ -722,6 +747,15 @@ class Store:
         with self._mutex:
             return self._rconn.execute(sql, args).fetchall()
 
+    def read(self, sql: str, args: Sequence | Mapping = ()) -> list[sqlite3.Row]:
+        """Rows of a query on the readers' connection (a part of the server that keeps its
+        own tables here: :mod:`server.chat.storage`)."""
+        return self._q(sql, args)
+
+    def write(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(conn, *args)`` on the writer and wait for it (scripts, ``voltage admin``)."""
+        return self._write(fn, *args)
+
     # -- players -------------------------------------------------------------
 
     def _load_cache(self) -> None:
@@ -1095,6 +1129,7 @@ class Store:
             for r in seat_rows
         )
         acts = times = used = None
+        chat: tuple[Any, ...] = ()
         if with_actions:
             rows = self._q("SELECT idx, action, at, used_ms FROM actions WHERE match_id = ? ORDER BY idx",
                            (m["id"],))
@@ -1104,6 +1139,9 @@ class Store:
             acts = tuple(r["action"] for r in rows)
             times = tuple(r["at"] for r in rows)
             used = tuple(r["used_ms"] for r in rows)
+            from server.chat.storage import match_lines  # (the chat keeps its own table's SQL)
+
+            chat = tuple(line for line, _identity, _shadow in match_lines(self, m["id"]))
         try:
             seed = int(m["seed"])
         except (TypeError, ValueError):
@@ -1123,6 +1161,7 @@ class Store:
             times=times,
             used_ms=used,
             time_control=m["time_control"],
+            chat=chat,
         )
 
     def export(self, match_id: int, *, identities: bool = False) -> dict:
@@ -1175,6 +1214,12 @@ class Store:
             # Whether it changed anybody's rating (the words for people reading the file,
             # "result_words" and the log's, are added by server.store.persist.export).
             "rated": any(s.rating_before is not None for s in rec.seats),
+            # Its chat, both rooms, in the order said (an addition, as above): "step" is the
+            # number of actions played when the line was said, "at" seconds from the start;
+            # a quick phrase has its id in "phrase" and no "text"; a silenced author's
+            # lines, which only they saw, are left out.
+            "chat": [{"room": c.room, "name": c.author, "step": c.step, "at": round(c.at - rec.started, 3),
+                      **({"phrase": c.phrase} if c.phrase else {"text": c.text})} for c in rec.chat],
         }
 
     def player_history(self, identity: str, limit: int = 20, *, game: str | None = None) -> list[MatchRecord]:

@@ -67,6 +67,14 @@ class Recording:
             self._id = self._id.result()
         return cast(int, self._id)
 
+    @property
+    def known_id(self) -> int | None:
+        """The match's id if its row is made (None: still queued, or failed): never waits."""
+        f = self._id
+        if not isinstance(f, Future):
+            return f
+        return f.result() if f.done() and f.exception() is None else None
+
     def _current_id(self) -> int:
         """The id, read on the writer thread (the creation ran before, in queue order)."""
         return self._id.result() if isinstance(self._id, Future) else self._id
@@ -281,6 +289,11 @@ def export(store: Store, match_id: int, *, identities: bool = False) -> dict[str
     names = tuple(s.name for s in record.seats)
     with language(ENGLISH):
         data["result_words"] = result_words(record.reason or "", names, record.winners)
+        from tui.chat.words import phrase
+
+        for said in data.get("chat", ()):
+            if "phrase" in said:  # a quick phrase: its words too, in English
+                said["words"] = phrase(said["phrase"])
         try:
             replay = Replay(record)
         except ValueError:  # a game this version cannot replay: its actions only

@@ -55,7 +55,17 @@ from server.wire.codec import (
     tup,
 )
 from server.wire.types import LOG, NOTE, UPDATE
-from tui.ports import BotRecord, Entry, HistoryItem, LeaderEntry, LinkedBrowser, Notice, RatingChange, Update
+from tui.ports import (
+    BotRecord,
+    ChatLine,
+    Entry,
+    HistoryItem,
+    LeaderEntry,
+    LinkedBrowser,
+    Notice,
+    RatingChange,
+    Update,
+)
 
 NONE = Scalar("null", (type(None),))  # a call that answers nothing
 
@@ -219,6 +229,11 @@ LOBBY: tuple[Call, ...] = (
     call("lobby.hv_starts_in", result=opt(FLOAT)),
     call("lobby.rematch", result=opt(SEATS), handles=SEAT_REFS),
     call("lobby.rating_change", result=opt(tup(ref(RatingChange))), handles=SEAT_REFS),
+    # chat (server.chat): ``where`` names a seat the session holds, None the lobby
+    call("lobby.chat_lines", result=lst(ref(ChatLine)), where=opt(ref(SeatRef))),
+    call("lobby.chat_say", result=ref(ChatLine), where=opt(ref(SeatRef)), room=STR, text=STR, phrase=STR),
+    call("lobby.chat_mutes", result=dict_of(STR)),
+    call("lobby.chat_mute", result=STR, name=STR, on=BOOL),
 )
 CALLS: dict[str, Call] = {c.method: c for c in LOBBY}
 

@@ -30,6 +30,7 @@ from server.wire.codec import (
 )
 from tui.ports import (
     BotRecord,
+    ChatLine,
     HistoryItem,
     LeaderEntry,
     LinkedBrowser,
@@ -48,8 +49,9 @@ DECLARED: tuple[Declared, ...] = (
     record(Note, "note", id=STR, params=dict_of(VALUE)),
     record(Update, "update", view=VALUE, entries=LOG, notice=tup(NOTE), countdown=opt(INT), version=INT,
            names=tup(STR), extras=dict_of(VALUE)),
-    # a seat's second stream: what is not a move (chat lines and presence come next, beside it)
+    # a seat's second stream: what is not a move (a notice, a chat line; the lobby's chat too)
     record(NoticeChanged, "notice-changed", notice=tup(NOTE)),
+    record(ChatLine, "chat-line", room=STR, author=STR, who=STR, text=STR, phrase=STR, at=FLOAT, step=INT, id=INT),
     record(RatingChange, "rating-change", seat=INT, name=STR, rating=INT, delta=INT),
     record(HistoryItem, "history-item", id=INT, ended=FLOAT, title=STR, short=STR, others=tup(STR), seats=INT,
            rank=opt(INT), winners=INT, score=tup(INT), reason=STR, delta=opt(INT)),
@@ -65,7 +67,8 @@ DECLARED: tuple[Declared, ...] = (
            rating_before=opt(fixed(FLOAT, FLOAT)), rating_after=opt(fixed(FLOAT, FLOAT))),
     record(MatchRecord, "match-record", id=INT, game=STR, seed=INT, code=STR, status=STR, started=FLOAT,
            ended=opt(FLOAT), reason=STR, scores=opt(tup(INT)), seats=tup(ref(SeatRecord)), actions=opt(tup(STR)),
-           times=opt(tup(opt(FLOAT))), used_ms=opt(tup(opt(INT))), time_control=opt(STR)),
+           times=opt(tup(opt(FLOAT))), used_ms=opt(tup(opt(INT))), time_control=opt(STR),
+           chat=tup(ref(ChatLine))),
     # errors that are data: a rule's refusal of an intent (by its class, its code, its params)
     error_record(RuleError, "rule-error"),
     error_record(InvalidActionError, "invalid-action"),

@@ -125,3 +125,29 @@ async def test_a_screen_a_live_session_leaves_is_freed_without_a_collection(star
         textual_compat.unpatch_textual_strips()
     # Nothing still running was cleared (a cleared live widget fails with AttributeError).
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+async def test_a_session_that_chatted_is_freed_without_a_collection(start_server, frozen_collector):
+    """The chat panel's subscription to the lobby's room (which outlives every session) ends
+    with the session, and so nothing of the session's app stays reachable."""
+    refs: list[weakref.ref] = []
+
+    def factory(backend, player_name):
+        app = harden_app(tui_app.make_app(backend, player_name=player_name))
+        refs.append(weakref.ref(app))
+        return app
+
+    srv = await start_server(factory)
+    t = await Terminal(100, 32).connect(srv.port, "alice")
+    try:
+        await t.wait_for("Your name")
+        t.press("enter")
+        await t.wait_for("you: alice")
+        t.send("c")
+        await t.wait_for("quick phrases only")  # (a guest)
+        t.send("\x1bOQ")  # F2: "Hi!"
+        await t.wait_for("alice: Hi!")
+    finally:
+        await t.close()
+    await _ended(srv)
+    assert await freed(refs[0]), sorted({type(r).__name__ for r in gc.get_referrers(refs[0]())})

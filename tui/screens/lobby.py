@@ -39,10 +39,12 @@ from textual.widgets import Input, Static
 
 from tui import lobby_events as E
 from tui import words as W
+from tui.chat import words as CW
+from tui.chat.panel import ChatPanel, phrase_bindings
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
 from tui.games.registry import words
-from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
+from tui.ports import ChatRoom, Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
 from tui.screens.lobby_modes import (
     WAITING,
@@ -84,6 +86,9 @@ class LobbyScreen(SizedScreen):
         border: round $accent;
     }
     LobbyScreen #status { height: auto; min-height: 2; padding: 0 1; }
+    LobbyScreen #side.-chat Menu { display: none; }
+    LobbyScreen #chat { border: round $panel-lighten-2; border-title-align: left; }
+    LobbyScreen #chat:focus-within { border: round $accent; }
     """
 
     BINDINGS = [
@@ -95,6 +100,9 @@ class LobbyScreen(SizedScreen):
         Binding("l", "leaderboard", "Leaderboard", show=False),
         # s: start your room now where its game can (the status says so), else the settings
         Binding("s", "start_or_settings", "Start now with bots / Settings", show=False),
+        # c: the chat, in place of the lists at the right (o, w, h bring them back)
+        Binding("c", "chat", "Chat", show=False),
+        *phrase_bindings(),
     ]
 
     def __init__(self, backend: LobbyBackend) -> None:
@@ -104,6 +112,8 @@ class LobbyScreen(SizedScreen):
         self._mode: Mode = Browsing()
         self._ticker: Timer | None = None
         self.parts: dict[str, LobbyPart] = self._make_parts()  # each game's part, in the lobby's order
+        make_chat = getattr(backend, "lobby_chat", None)
+        self.chat_room: ChatRoom | None = make_chat() if make_chat is not None else None
 
     @property
     def mode(self) -> Mode:
@@ -176,6 +186,8 @@ class LobbyScreen(SizedScreen):
                 yield Menu(id="players")
                 yield Menu(id="matches")
                 yield Menu(id="history")
+                if self.chat_room is not None:
+                    yield ChatPanel(self.chat_room, on_unread=self._chat_unread)
         # Composed once and shown when a code is asked for: a widget mounted then would
         # miss the letters typed in the same burst as the key that asked (they arrive
         # before its mount is done); a hidden one takes the focus at once.
@@ -315,6 +327,8 @@ class LobbyScreen(SizedScreen):
         await self._start_settings()
         self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
         self.query_one("#players", Menu).border_title = "Online"
+        if self.chat_room is not None:
+            self._chat_unread(0)
         self._refresh_lists()
         self.query_one("#matches", Menu).empty_text = "no match running"
         history = self.query_one("#history", Menu)
@@ -564,7 +578,10 @@ class LobbyScreen(SizedScreen):
             out.append(status + "\n")
         if error:
             out.append(error + "\n", style="bold red")
-        fits = [k for k in (self.KEYS_HELP, self.KEYS_HELP_MID) if len(k) <= self.app.size.width - 2]
+        helps: tuple[str, ...] = (self.KEYS_HELP, self.KEYS_HELP_MID)
+        if self.chat_room is not None:  # (c: also in Online's bottom line, where a narrow screen has room)
+            helps = tuple(k.replace("  w watch", "  c chat  w watch") for k in helps) + helps
+        fits = [k for k in helps if len(k) <= self.app.size.width - 2]
         keys = fits[0] if fits else self.KEYS_HELP_SHORT
         out.append(keys if self.backend.named else self.NAME_HELP, style="dim")
         self.query_one("#status", Static).update(out)
@@ -661,6 +678,7 @@ class LobbyScreen(SizedScreen):
     def action_focus_history(self) -> None:
         if isinstance(self.focused, Input):
             return
+        self._lists()
         self.query_one("#history", Menu).focus()
 
     def action_leaderboard(self) -> None:
@@ -815,12 +833,40 @@ class LobbyScreen(SizedScreen):
     def action_focus_players(self) -> None:
         if isinstance(self.focused, Input):
             return
+        self._lists()
         self.query_one("#players", Menu).focus()
 
     def action_focus_matches(self) -> None:
         if isinstance(self.focused, Input):
             return
+        self._lists()
         self.query_one("#matches", Menu).focus()
+
+    # -- chat ------------------------------------------------------------------
+
+    def action_chat(self) -> None:
+        """The chat in place of the lists (the Play menu stays), its input focused."""
+        if self.chat_room is None or isinstance(self.focused, Input):
+            return
+        self.query_one("#side").add_class("-chat")
+        self.query_one(ChatPanel).open()
+
+    async def action_chat_phrase(self, phrase: str) -> None:
+        if self.chat_room is not None and self.backend.named:
+            await self.query_one(ChatPanel).send(phrase=phrase)
+
+    @on(ChatPanel.Left)
+    def _chat_left(self) -> None:
+        self.query_one("#choices", Menu).focus()
+
+    def _lists(self) -> None:
+        """The lists back at the right, in place of the chat."""
+        if self.chat_room is not None:
+            self.query_one(ChatPanel).close()
+            self.query_one("#side").remove_class("-chat")
+
+    def _chat_unread(self, n: int) -> None:
+        self.query_one("#players", Menu).border_subtitle = CW.unread(n, "c")
 
     def _go_home(self) -> None:
         """Back to this lobby, closing every screen above it (the app's ``go_home``)."""

@@ -55,6 +55,7 @@ from textual.widgets import Static
 from engine.errors import IllegalActionError, RuleError
 from engine.highvoltage import rules as H
 from tui import words as W
+from tui.chat.panel import ChatPanel, MatchChat, phrase_bindings
 from tui.games.highvoltage import present as P
 from tui.games.highvoltage import words
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
@@ -127,6 +128,8 @@ class HVMatchScreen(PlayScreen):
         Binding("enter", "results", "results", key_display="⏎"),
         Binding("ctrl+r", "resign", "resign"),
         Binding("q", "leave", "leave"),
+        Binding("tab", "chat", "chat", key_display="tab"),
+        *phrase_bindings(),
     ]
 
     CSS_PATH = [HERE / "match.tcss"]
@@ -164,6 +167,7 @@ class HVMatchScreen(PlayScreen):
         self._previous_top: tuple[H.Face, int, float] | None = None  # (face, number, covered at)
         if self.view.hand is not None:
             self.slots = reconcile([], self.view.hand)
+        self.chat = MatchChat(backend, self.handles)  # (none in a local match or a replay)
 
     # -- layout --------------------------------------------------------------
 
@@ -179,6 +183,7 @@ class HVMatchScreen(PlayScreen):
                     yield HVPlayers(id="hv-players")
                     yield HVCountdown(id="hv-countdown")
                     yield HVFeed(id="hv-feed")
+                    yield from self.chat.compose()
             with Horizontal(id="hv-prompt-row"):
                 yield Static("", id="hv-prompt")
                 yield ActionButton("draw [d]", "draw")
@@ -191,6 +196,7 @@ class HVMatchScreen(PlayScreen):
     def on_mount(self) -> None:
         self._composed = True
         self.query_one("#hv-feed", HVFeed).border_title = "feed, newest first"
+        self.chat.mount(self.query_one("#hv-feed", HVFeed))
         self._unsubscribe = self.handle.subscribe(self._match_changed)
         self.refresh_match()
         # The players' column is sized to the side panel, which has no width before the
@@ -288,6 +294,7 @@ class HVMatchScreen(PlayScreen):
         if allowed != self._allowed:
             self._allowed = allowed
             self.refresh_bindings()
+        self.chat.seen(self.view.over)
         if self.view.over and not self._results_done:
             self._results_done = True
             self.results_after(pacing_of(self.app).results_delay)
@@ -395,7 +402,19 @@ class HVMatchScreen(PlayScreen):
 
     # -- acting --------------------------------------------------------------
 
+    def action_chat(self) -> None:
+        self.chat.toggle()
+
+    async def action_chat_phrase(self, phrase: str) -> None:
+        await self.chat.phrase(phrase)
+
+    @on(ChatPanel.Left)
+    def _chat_left(self) -> None:
+        self.chat.left()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("chat", "chat_phrase"):
+            return self.chat.room is not None
         view = self.view
         seated = self.me is not None and not view.out[self.me]
         if action in ("play_slot", "cursor", "play_cursor", "draw", "stuck"):

@@ -43,6 +43,7 @@ from engine.errors import IllegalActionError, RuleError
 from engine.voltage import rules as V
 from engine.voltage.cards import COLOURS, Card
 from tui import words as W
+from tui.chat.panel import ChatPanel, MatchChat, phrase_bindings
 from tui.games.voltage import choices as C
 from tui.games.voltage import present as P
 from tui.games.voltage import words
@@ -106,6 +107,8 @@ class MatchScreen(PlayScreen):
         Binding("y", "answer_draw(True)", "accept draw"),
         Binding("n", "answer_draw(False)", "decline"),
         Binding("q", "leave", "leave"),
+        Binding("tab", "chat", "chat", key_display="tab"),
+        *phrase_bindings(),
     ]
 
     class Changed(Message):
@@ -153,6 +156,7 @@ class MatchScreen(PlayScreen):
         self._abort_shown = False
         self._tick_handle: asyncio.TimerHandle | None = None
         self._retick = False
+        self.chat = MatchChat(backend, self.handles)  # (none in a local match or a replay)
 
     # -- layout --------------------------------------------------------------
 
@@ -166,6 +170,7 @@ class MatchScreen(PlayScreen):
             yield Board()
             yield OpponentHand(id="opponent")
             yield MatchLog()
+            yield from self.chat.compose()
             yield PromptBar()
             yield HandView()
             yield Piles()
@@ -182,6 +187,7 @@ class MatchScreen(PlayScreen):
             "hand": self.query_one(HandView),
             "prompt": self.query_one(PromptBar),
         }
+        self.chat.mount(self._w["log"])
         for h in self.handles:  # (hot-seat: both seats' views come, each in its own update)
             self._unsubscribe.append(h.subscribe(lambda update, seat=h.seat: self._match_updated(seat, update)))
         # What changed between __init__ and subscribing (a reconnect) is read once, here.
@@ -310,6 +316,7 @@ class MatchScreen(PlayScreen):
         self._render_all()
         if self.hotseat and self.concealed and not self._passing and not self.view.over:
             self._ask_to_pass()
+        self.chat.seen(self.view.over)
         if self.view.over and not self._results_done:
             self._results_done = True
             self.results_after(pacing_of(self.app).results_delay)
@@ -488,6 +495,8 @@ class MatchScreen(PlayScreen):
         return not self.concealed and not self._busy and not self.too_small
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("chat", "chat_phrase"):
+            return self.chat.room is not None
         step = self.step
         kind = step.kind
         if action in ("pick_card", "side", "pick_terminal", "pick_target", "flip", "draw", "cursor", "confirm"):
@@ -588,6 +597,16 @@ class MatchScreen(PlayScreen):
         # read of the match); a refusal changed nothing but the prompt's line.
         if not self._drain():
             self._redraw()
+
+    def action_chat(self) -> None:
+        self.chat.toggle()
+
+    async def action_chat_phrase(self, phrase: str) -> None:
+        await self.chat.phrase(phrase)
+
+    @on(ChatPanel.Left)
+    def _chat_left(self) -> None:
+        self.chat.left()
 
     async def action_pick_card(self, place: int) -> None:
         hand = self.view.hand or ()
