@@ -14,6 +14,7 @@ import pytest
 
 from engine.errors import IllegalActionError
 from server.backend import SSHBackend
+from server.edge.backend import RemoteBackend
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, HVSeatHandle
 from server.host.voltage import Match, SeatHandle
@@ -25,16 +26,16 @@ from tui.screens.replay import ReplayBackend
 from tui.screens.stepping import ReplayHandle
 
 
-def _typed(m: Match, hv: HVMatch, a: SeatHandle, b: HVSeatHandle, ssh: SSHBackend, local: LocalBackend,
-           replay: Replay, rh: ReplayHandle, rb: ReplayBackend) -> None:  # pragma: no cover - for mypy
+def _typed(m: Match, hv: HVMatch, a: SeatHandle, b: HVSeatHandle, ssh: SSHBackend, edge: RemoteBackend,
+           local: LocalBackend, replay: Replay, rh: ReplayHandle,
+           rb: ReplayBackend) -> None:  # pragma: no cover - for mypy
     hosts: list[ports.Host] = [m, hv]
     handles: list[ports.SeatHandle[Any]] = [a, b, rh]
-    lobby: ports.LobbyBackend = ssh
-    extras: ports.LobbyExtras = ssh
+    lobbies: list[ports.LobbyBackend] = [ssh, edge]
     home: ports.HomeBackend = local
     source: ports.ReplaySource = replay
     backends: list[ports.Backend] = [ssh, local, rb]
-    del hosts, handles, lobby, extras, home, source, backends
+    del hosts, handles, lobbies, home, source, backends
 
 
 async def test_both_hosts_and_their_handles_satisfy_the_seams():
