@@ -2,6 +2,9 @@
 than the server's: each implements the whole port (mypy checks it against the protocol
 at the end of this module), so the screens never ask whether a fake has a method.
 
+:class:`SeatBackend` seats every session at one shared match (no lobby): a
+:class:`tui.ports.Backend` whose home screen is that game's match screen.
+
 :class:`FakeLobby` is a lobby of one named player with nothing in it: no other players,
 no matches, no ratings; whatever would start a match is refused.  A test subclasses it
 and overrides what its screen reads (``leaderboard``, ``history``, ...).
@@ -13,9 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui.ports import (
+    Backend,
     BotRecord,
     Handles,
     HistoryItem,
+    Host,
     LeaderEntry,
     LinkedBrowser,
     LobbyBackend,
@@ -224,6 +229,27 @@ class FakeLobby:
         pass
 
 
-def _typed(fake: FakeLobby) -> None:  # pragma: no cover - for mypy: the fake is the whole port
-    port: LobbyBackend = fake
-    del port
+class SeatBackend:
+    """A session's backend that seats it at ``match``'s seat ``seat`` (no lobby, no rematch,
+    no rating): online, so a dropped seat waits as on a server."""
+
+    online = True
+
+    def __init__(self, match: Host, seat: int) -> None:
+        self.match, self.seat = match, seat
+
+    def home_screen(self) -> Screen[Any]:
+        from tui.games.registry import GAMES
+
+        return GAMES[self.match.game].match([self.match.handle(self.seat)], self)
+
+    async def rematch(self, handles: Handles) -> Handles | None:
+        return None
+
+    async def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
+        return None
+
+
+def _typed(lobby: FakeLobby, seated: SeatBackend) -> None:  # pragma: no cover - for mypy: each fake is its whole port
+    ports: tuple[LobbyBackend, Backend] = (lobby, seated)
+    del ports
