@@ -316,7 +316,7 @@ class SSHBackend:
     async def rating_change(self, handles: Sequence[SeatHandle]) -> tuple[RatingChange, ...] | None:
         """The results screen's line, as data: each rated seat's new rating and its change."""
         h = self.lobby.hosted_of(list(handles))  # type: ignore[arg-type]  # (as in rematch)
-        rec = getattr(h, "recording", None) if h is not None else None
+        rec = h.recording if h is not None else None
         if h is None or rec is None or self.store is None:
             return None
         try:
