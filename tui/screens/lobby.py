@@ -755,7 +755,7 @@ class LobbyScreen(SizedScreen):
         if not isinstance(mode, Hosting):
             return
         room = mode.room
-        part = self.part(getattr(room, "game", None))
+        part = self.part(room.game)
         if part is None:
             return
         seated = await self.backend.seated(room.code)
@@ -769,7 +769,7 @@ class LobbyScreen(SizedScreen):
     def _can_start_room(self) -> bool:
         """Is this player's room waiting, of a game whose rooms may start before they fill?"""
         mode = self._mode
-        part = self.part(getattr(mode.room, "game", None)) if isinstance(mode, Hosting) else None
+        part = self.part(mode.room.game) if isinstance(mode, Hosting) else None
         return part is not None and part.starts_early
 
     async def action_start_room(self) -> None:
