@@ -2,7 +2,7 @@
 
 The app calls ``home_screen()`` on mount (the lobby screen) and, from the
 results screen, ``await rematch(handles)``.  The lobby screen calls the rest.
-It satisfies :class:`tui.ports.LobbyBackend` (and :class:`tui.ports.LobbyExtras`):
+It satisfies :class:`tui.ports.LobbyBackend`:
 what may cross a wire on an edge is a coroutine here too, answered in this process
 (it suspends only where the lobby itself waits: a quick match, a room, a challenge).
 
