@@ -2,7 +2,7 @@
 
 The app calls ``home_screen()`` on mount (the lobby screen) and, from the
 results screen, ``await rematch(handles)``.  The lobby screen calls the rest.
-It satisfies :class:`tui.ports.LobbyBackend` (and :class:`tui.ports.LobbyExtras`):
+It satisfies :class:`tui.ports.LobbyBackend`:
 what may cross a wire on an edge is a coroutine here too, answered in this process
 (it suspends only where the lobby itself waits: a quick match, a room, a challenge).
 
@@ -402,7 +402,7 @@ class SSHBackend:
     async def rating_change(self, handles: Sequence[SeatHandle]) -> tuple[RatingChange, ...] | None:
         """The results screen's line, as data: each rated seat's new rating and its change."""
         h = self.lobby.hosted_of(list(handles))  # type: ignore[arg-type]  # (as in rematch)
-        rec = getattr(h, "recording", None) if h is not None else None
+        rec = h.recording if h is not None else None
         if h is None or rec is None or self.store is None:
             return None
         try:

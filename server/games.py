@@ -166,7 +166,7 @@ def _voltage_wire() -> Sequence[Declared]:
 def _voltage_bots() -> tuple[str, ...]:
     from engine.voltage import bots
 
-    return tuple(getattr(bots, "BOT_NAMES", ("random",)))
+    return tuple(bots.BOT_NAMES)
 
 
 def _voltage_strengths() -> list[tuple[str, str]]:
@@ -174,16 +174,7 @@ def _voltage_strengths() -> list[tuple[str, str]]:
     from engine.voltage import bots
 
     names = _voltage_bots()
-    strengths = getattr(bots, "STRENGTHS", None)
-    out: list[tuple[str, str]] = []
-    if isinstance(strengths, dict):
-        for key, value in strengths.items():
-            out.append((str(getattr(value, "label", key)), str(getattr(value, "name", key))))
-    elif strengths:
-        for s in strengths:
-            name = str(getattr(s, "name", s))
-            out.append((str(getattr(s, "label", name)), name))
-    out = [(label, bot) for label, bot in out if bot in names]
+    out = [(s.label, s.name) for s in bots.STRENGTHS if s.name in names]
     return out or [(n, n) for n in names]
 
 

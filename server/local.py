@@ -26,24 +26,11 @@ HOTSEAT = "hotseat"
 
 
 def bot_choices() -> list[tuple[str, str, str]]:
-    """(name, label, description) of each bot strength of the home game that exists now.
-
-    Reads ``engine.voltage.bots.STRENGTHS`` when the bots module has it, else ``BOT_NAMES``.
-    """
+    """(name, label, description) of each bot strength of the home game
+    (``engine.voltage.bots.STRENGTHS``)."""
     from engine.voltage import bots
 
-    strengths = getattr(bots, "STRENGTHS", None)
-    out: list[tuple[str, str, str]] = []
-    if strengths:
-        for s in strengths:
-            if isinstance(s, str):
-                out.append((s, s.capitalize(), ""))
-            else:
-                name = getattr(s, "name", str(s))
-                out.append((name, getattr(s, "label", name.capitalize()), getattr(s, "description", "")))
-    else:
-        out = [(n, n.capitalize(), "") for n in bots.BOT_NAMES]
-    return out
+    return [(s.name, s.label, s.description) for s in bots.STRENGTHS]
 
 
 class LocalBackend:

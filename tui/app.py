@@ -23,7 +23,6 @@ Headless apps (tests, snapshots) never write, so they take Textual's path unchan
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,25 +66,6 @@ class VoltageApp(ShadowedApp[None]):
         self.pacing = pacing  # how long the visible moments last (tests pass a fast one)
         self.shadow = Shadow()  # what the terminal shows: frames are written as what changed
         self.speech = i18n.speech()  # the session's language, set around the app (None: on_load makes one)
-
-    # The pacing's fields, as attributes: kept for code written before :class:`Pacing`
-    # (the SSH end-to-end tests set them on a server's app); setting one replaces the pacing.
-
-    @property
-    def flash_seconds(self) -> float:
-        return self.pacing.flash_seconds
-
-    @flash_seconds.setter
-    def flash_seconds(self, value: float) -> None:
-        self.pacing = replace(self.pacing, flash_seconds=value)
-
-    @property
-    def results_delay(self) -> float:
-        return self.pacing.results_delay
-
-    @results_delay.setter
-    def results_delay(self, value: float) -> None:
-        self.pacing = replace(self.pacing, results_delay=value)
 
     # -- the "your turn" alert ------------------------------------------------
 

@@ -1,7 +1,7 @@
 """What the lobby tells a session that it did not ask for, as typed Textual messages.
 
-A backend's ``listen(callback)`` (:class:`tui.ports.LobbyExtras`) calls ``callback`` with
-one of these; the lobby screen listens with its own ``post_message`` and handles each
+A backend's ``listen(callback)`` (:class:`tui.ports.LobbyBackend`) calls ``callback`` with
+one of these; the lobby screen posts each to itself as a message and handles each
 with ``@on(...)``.  They carry what a screen needs (seat handles, a challenge), never
 words.  Both backends make them: :class:`server.backend.SSHBackend` from its lobby's
 events, the edge's from what the host pushes.

@@ -20,10 +20,8 @@ The seams, smallest first:
   the lobby and persistence ask of any match, and where handles come from.
 - :class:`Backend` (what the app and every match and results screen need),
   :class:`HomeBackend` (``voltage play``'s start screen) and :class:`LobbyBackend` (one
-  SSH session's lobby).  The lobby screen still asks for a few optional extras with
-  ``getattr`` (settings, history, the leaderboard): a test's small fake backend may lack
-  them, and the screen then leaves that part out; those are listed in
-  :class:`LobbyExtras`.
+  SSH session's lobby: the key's settings, ratings, history and the leaderboard too; a
+  test's fake implements the whole port, ``tests.support.lobby``).
 - :class:`ReplaySource`: a finished match, stepped through (``server.replay.Replay``).
 
 :class:`Refused` is the one error a screen catches from a backend: the request was
@@ -429,10 +427,12 @@ class LobbyBackend(Backend, Protocol):
     What answers from the session's own copy (the lobby's snapshot, its facts, the bot
     strengths) answers at once.  Every method that starts or joins a match returns the
     handles to play through, and raises :class:`Refused` (its code, worded by the screen)
-    when it cannot."""
+    when it cannot.  The key's settings, ratings, history (and record against bots), the
+    leaderboard and High Voltage's table are here too: every lobby backend has them."""
 
     initial: tuple[str, str] | None  # ("join" | "watch", CODE) from the ssh command line
     name_prefill: str
+    stored_name: str | None  # the name the player's key goes by (None: a guest, or a new key)
 
     @property
     def games(self) -> Sequence[str]: ...  # the game ids the lobby offers, in its order
@@ -505,15 +505,7 @@ class LobbyBackend(Backend, Protocol):
 
     def replay_screen(self, match_id: int) -> Awaitable[Screen[Any]]: ...
 
-    def close(self) -> None: ...
-
-
-class LobbyExtras(Protocol):
-    """What the lobby screen uses when its backend has it (``getattr``; a fake may not):
-    the key's settings, ratings, history (and record against bots) and the leaderboard, and
-    High Voltage's table.  What may cross a wire returns an awaitable, as in :class:`LobbyBackend`."""
-
-    stored_name: str | None
+    def ssh_command(self, args: str = ..., *, tty: bool = ...) -> str: ...  # the line that reaches this server
 
     @property
     def identity(self) -> str | None: ...
@@ -549,6 +541,8 @@ class LobbyExtras(Protocol):
     def lobby_chat(self) -> ChatRoom | None: ...  # the lobby's talk (None: none here)
 
     def match_chat(self, handles: Handles) -> ChatRoom | None: ...  # a match's talk (None: none)
+
+    def close(self) -> None: ...
 
 
 class ChatRoom(Protocol):

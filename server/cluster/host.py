@@ -511,7 +511,7 @@ class HostService:
         sees it gone, back, or replaced by a restarted host (a new epoch).  On Redis it
         beats from a thread (:class:`~server.bus.rpc.PresenceBeat`: a busy loop is not a
         dead host)."""
-        url = getattr(self.bus, "url", None)
+        url = getattr(self.bus, "url", None)  # (a Redis bus has one; the in-process bus has none)
         if url is not None:
             beat = PresenceBeat(url, HOST_PRESENCE + self.epoch, self.edge_ttl,
                                 namespace=getattr(self.bus, "ns", "voltage")).start()

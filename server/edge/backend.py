@@ -449,8 +449,8 @@ class RemoteBackend:
         except CodecError as error:  # an older or newer host's: said; the screen shows a failure
             log.warning("the answer to %s cannot be read: %s", c.tag, error)
             raise Refused("failed") from None
-        if getattr(reply, "state", None) is not None:
-            self._state = reply.state
+        if isinstance(reply, M.Reply | M.Refusal | M.Failure) and reply.state is not None:
+            self._state = reply.state  # (every answer may carry the session's state now)
         if not isinstance(reply, M.Reply):
             raise refusal(reply)
         return self._import(value)
@@ -820,7 +820,7 @@ class EdgeClient:
 
     async def start(self) -> None:
         self.bus.on_state(self._bus_state)
-        url = getattr(self.bus, "url", None)
+        url = getattr(self.bus, "url", None)  # (a Redis bus has one; the in-process bus has none)
         if url is not None:  # (the presence beats from a thread: see PresenceBeat)
             self._presence = PresenceBeat(url, self.edge, EDGE_TTL, namespace=getattr(self.bus, "ns", "voltage"))
             self._presence.start()

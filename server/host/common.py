@@ -155,8 +155,8 @@ class SaveGate:
     def _label(self) -> str:
         """How the log names the match: its store id (and code) when it has them."""
         code = getattr(self.host, "code", "") or ""
-        safe_id = getattr(self.host.recorder, "_safe_id", None)
-        ident = safe_id() if safe_id is not None else "?"
+        recorder = self.host.recorder  # (None: a match not stored)
+        ident = recorder.safe_id() if recorder is not None else "?"
         return f"{ident} ({code})" if code else ident
 
     def _set_notice(self, notes: Notice) -> None:

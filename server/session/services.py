@@ -25,6 +25,7 @@ from server.session.identity import Identity
 
 if TYPE_CHECKING:
     from server.lobby.core import Lobby
+    from tui.ports import LobbyBackend
 
 NO_RECORDS = "voltage: this server keeps no matches or ratings\n"
 
@@ -43,7 +44,7 @@ class Opened:
     """A player's backend for one session (a :class:`tui.ports.LobbyBackend`), and what to
     call once the session has ended."""
 
-    backend: Any
+    backend: LobbyBackend
     close: Callable[[], None]
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from server.session.environment import client_env
 from server.session.identity import Identity
 from server.session.services import Services
 from tui.i18n import reset, use
+from tui.ports import LobbyBackend
 
 log = logging.getLogger(__name__)
 
@@ -85,18 +85,15 @@ def refusal_words(error: BaseException, env: Mapping[str, Any] | None = None) ->
         return W.refusal(error)
 
 
-async def session_language(backend: Any, env: Mapping[str, str]) -> str:
+async def session_language(backend: LobbyBackend, env: Mapping[str, str]) -> str:
     """The language a session starts in: the one its key chose in the settings (kept with its
     other settings), else its client's locale's (:func:`tui.i18n.chosen`)."""
     from tui.i18n import chosen
 
-    settings = getattr(backend, "settings", None)
     kept: Any = {}
-    if settings is not None and getattr(backend, "identity", None):  # (a guest has kept nothing yet)
+    if backend.identity:  # (a guest has kept nothing yet)
         try:
-            kept = settings()
-            if inspect.isawaitable(kept):
-                kept = await kept
+            kept = await backend.settings()
         except Exception:  # (the settings are unreadable now: the client's locale decides)
             log.exception("could not read the settings of a session")
             kept = {}

@@ -1518,19 +1518,21 @@ def _abandon_match(c: sqlite3.Connection, match_id: int, reason: str) -> None:
 
 
 class Named(Protocol):
-    """What :func:`seat_dict` needs of a seat: a name (``identity`` and ``bot`` are read if it has them)."""
+    """What :func:`seat_dict` needs of a seat (a host's :class:`server.host.common.Seat`)."""
 
     @property
     def name(self) -> str: ...
 
+    @property
+    def identity(self) -> str | None: ...
+
+    @property
+    def bot(self) -> str | None: ...
+
 
 def seat_dict(seat: Named) -> dict[str, str | None]:
-    """A ``{name, identity, bot}`` mapping from anything with those attributes."""
-    return {
-        "name": seat.name,
-        "identity": getattr(seat, "identity", None),
-        "bot": getattr(seat, "bot", None),
-    }
+    """A seat's ``{name, identity, bot}`` mapping, as stored."""
+    return {"name": seat.name, "identity": seat.identity, "bot": seat.bot}
 
 
 # ---------------------------------------------------------------------------

@@ -104,10 +104,10 @@ class Recording:
         try:
             await self._finish(match)
         except StoreError as e:  # an incomplete log: never finish on it
-            log.error("match %s: result not stored: %s", self._safe_id(), e)
+            log.error("match %s: result not stored: %s", self.safe_id(), e)
         except Exception as e:
             log.error("match %s: could not store the result (%s); retrying in the background",
-                      self._safe_id(), e)
+                      self.safe_id(), e)
             try:
                 self._finish_retry = asyncio.get_running_loop().create_task(self._retry_finish(match))
             except RuntimeError:  # pragma: no cover - no loop
@@ -127,13 +127,14 @@ class Recording:
             try:
                 await self._finish(match)
             except StoreError as e:
-                log.error("match %s: result not stored: %s", self._safe_id(), e)
+                log.error("match %s: result not stored: %s", self.safe_id(), e)
                 return
             except Exception:
                 continue
-            log.warning("match %s: its result is stored now", self._safe_id())
+            log.warning("match %s: its result is stored now", self.safe_id())
 
-    def _safe_id(self) -> str:
+    def safe_id(self) -> str:
+        """The match's store id for a log line ("?": not known yet, or unreadable)."""
         try:
             return str(self._current_id()) if not isinstance(self._id, Future) or self._id.done() else "?"
         except Exception:

@@ -6,6 +6,7 @@ import pytest
 
 from server.session.app import harden_app
 from tui import app as tui_app
+from tui.pacing import Pacing
 
 
 @pytest.fixture
@@ -14,9 +15,8 @@ async def game_server(start_server):
     apps: dict[str, object] = {}
 
     def factory(backend, player_name):
-        app = harden_app(tui_app.make_app(backend, player_name=player_name))
-        app.results_delay = 0.2
-        app.flash_seconds = 0
+        pacing = Pacing(flash_seconds=0.0, results_delay=0.2)
+        app = harden_app(tui_app.make_app(backend, player_name=player_name, pacing=pacing))
         apps[backend.player.username] = app
         return app
 

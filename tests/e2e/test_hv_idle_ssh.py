@@ -14,26 +14,10 @@ import pytest
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
 from server.session.app import harden_app
+from tests.support.fakes import SeatBackend
 from tests.support.terminal import Terminal
 
 tui_app = pytest.importorskip("tui.app")
-
-
-class SeatBackend:
-    """A session's backend that seats it at the shared match (no lobby)."""
-
-    online = True
-
-    def __init__(self, match: HVMatch, seat: int) -> None:
-        self.match, self.seat = match, seat
-
-    def home_screen(self):
-        from tui.games.highvoltage.match import HVMatchScreen
-
-        return HVMatchScreen([self.match.handle(self.seat)], self)
-
-    async def rematch(self, handles):
-        return None
 
 
 async def test_the_other_screen_shows_the_idle_mark_and_the_vote_key(start_server):

@@ -21,6 +21,7 @@ from tests.support.hv_player import play
 from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal, ssh_connect
 from tests.support.wait import until
+from tui.pacing import Pacing
 
 tui_app = pytest.importorskip("tui.app")
 
@@ -35,8 +36,7 @@ async def hv_server(start_server):
     apps = {}
 
     def factory(backend, player_name):
-        app = harden_app(tui_app.make_app(backend, player_name=player_name))
-        app.results_delay = 0.1
+        app = harden_app(tui_app.make_app(backend, player_name=player_name, pacing=Pacing(results_delay=0.1)))
         apps[backend.player.username] = app
         return app
 

@@ -20,28 +20,14 @@ import pytest
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
 from server.session.app import harden_app
+from tests.support.fakes import SeatBackend
 from tests.support.hv_player import play, read_screen
 from tests.support.terminal import Terminal
+from tui.pacing import Pacing
 
 tui_app = pytest.importorskip("tui.app")
 
 PEOPLE = ("alice", "bob", "cleo")
-
-class SeatBackend:
-    """A session's backend that seats it at the shared match (no lobby)."""
-
-    online = True
-
-    def __init__(self, match: HVMatch, seat: int) -> None:
-        self.match, self.seat = match, seat
-
-    def home_screen(self):
-        from tui.games.highvoltage.match import HVMatchScreen
-
-        return HVMatchScreen([self.match.handle(self.seat)], self)
-
-    async def rematch(self, handles):
-        return None
 
 
 async def test_three_people_and_a_bot_play_to_the_end_over_ssh(start_server):
@@ -50,8 +36,8 @@ async def test_three_people_and_a_bot_play_to_the_end_over_ssh(start_server):
     seat_of = {name: i for i, name in enumerate(PEOPLE)}
 
     def factory(backend, player_name):
-        app = harden_app(tui_app.make_app(SeatBackend(match, seat_of[backend.player.username])))
-        app.results_delay = 0.1
+        app = harden_app(tui_app.make_app(SeatBackend(match, seat_of[backend.player.username]),
+                                          pacing=Pacing(results_delay=0.1)))
         return app
 
     srv = await start_server(factory)

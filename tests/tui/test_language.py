@@ -11,6 +11,7 @@ import time
 import pytest
 
 from server.session.sessions import refusal_words, session_language
+from tests.support.fakes import FakeLobby
 from tests.support.wait import until
 from tests.tui.helpers import local_app, screen_text
 from tests.tui.test_lobby_screen import enter_lobby, lines_of, lobby_app, open_settings, point_at
@@ -92,31 +93,29 @@ def test_a_line_written_before_any_app_runs_is_in_the_clients_language():
     assert refusal_words(error, {"LANG": "C"}) == "you cannot challenge yourself"
 
 
-class _Kept:
-    def __init__(self, identity: str | None, kept: dict[str, str]) -> None:
-        self.identity = identity
-        self.kept = kept
-
-    async def settings(self) -> dict[str, str]:
-        return self.kept
+def _kept(identity: str | None, kept: dict[str, str]) -> FakeLobby:
+    """A lobby whose key (``identity``; None: a guest) has kept ``kept``."""
+    backend = FakeLobby(identity=identity)
+    backend.kept = kept
+    return backend
 
 
 async def test_a_session_starts_in_its_keys_kept_language_else_in_its_clients():
     ca = {"LANG": "ca_ES.UTF-8"}
-    assert await session_language(_Kept("SHA256:k", {"language": "es"}), ca) == "es"
-    assert await session_language(_Kept("SHA256:k", {"colours": "light"}), ca) == "ca"
-    assert await session_language(_Kept(None, {"language": "es"}), ca) == "ca"  # (a guest has kept nothing)
-    assert await session_language(object(), {"LANG": "C"}) == "en"
+    assert await session_language(_kept("SHA256:k", {"language": "es"}), ca) == "es"
+    assert await session_language(_kept("SHA256:k", {"colours": "light"}), ca) == "ca"
+    assert await session_language(_kept(None, {"language": "es"}), ca) == "ca"  # (a guest has kept nothing)
+    assert await session_language(_kept("SHA256:k", {}), {"LANG": "C"}) == "en"
 
 
 async def test_the_settings_language_line_changes_the_language_at_once_and_keeps_it(store):  # noqa: F811
     app, backend = lobby_app(store)
-    saved = []
+    saved: list[tuple[str, str]] = []
 
     async def save_setting(key: str, value: str) -> None:
         saved.append((key, value))
 
-    backend.save_setting = save_setting
+    backend.save_setting = save_setting  # (what is kept, seen)
     async with app.run_test(size=(100, 30)) as pilot:
         await enter_lobby(pilot)
         assert "alice  in the lobby" in "\n".join(lines_of(app)).replace("Alice", "alice")
@@ -189,10 +188,7 @@ async def test_a_session_gone_while_its_kept_language_is_read_is_counted_out_and
     reading = asyncio.Event()
     closed: list[bool] = []
 
-    class SlowBackend:
-        identity = "SHA256:k"
-        name_prefill = "alice"
-
+    class SlowBackend(FakeLobby):
         async def settings(self) -> dict[str, str]:
             reading.set()
             await asyncio.Event().wait()  # (the store never answers)

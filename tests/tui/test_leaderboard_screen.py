@@ -3,28 +3,29 @@ rated players: a key is shown only when it works."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
+from tests.support.fakes import FakeLobby
 from tests.support.wait import until
 from tui.app import make_app
+from tui.ports import LeaderEntry
 from tui.screens.leaderboard import LeaderboardScreen
 from tui.widgets.keybar import KeyBar
 
 
-class Board:
-    online = True
+class Board(FakeLobby):
+    """A lobby whose leaderboard has one rated player in each of ``games``."""
 
     def __init__(self, games: list[tuple[str, str]]) -> None:
-        self.games = games
+        super().__init__()
+        self.rated = games
 
     def home_screen(self) -> LeaderboardScreen:
         return LeaderboardScreen(self)
 
     async def leaderboard_games(self) -> list[tuple[str, str]]:
-        return self.games
+        return self.rated
 
-    async def leaderboard(self, game: str, n: int = 20) -> list[SimpleNamespace]:
-        return [SimpleNamespace(place=1, name=f"best at {game}", rating=1100, games=3, history=[1000, 1100], me=False)]
+    async def leaderboard(self, game: str, n: int = 20) -> list[LeaderEntry]:
+        return [LeaderEntry(place=1, name=f"best at {game}", rating=1100, games=3, history=(1000, 1100))]
 
 
 async def test_other_game_is_offered_only_when_another_game_has_rated_players():

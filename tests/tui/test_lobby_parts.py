@@ -14,7 +14,7 @@ from server.lobby.core import Lobby
 from tests.tui.test_lobby_screen import enter_lobby, lines_of, point_at
 from tui.app import make_app
 from tui.games import registry
-from tui.games.lobby_parts import DEFAULT_TABLE_LEVELS, TablePart
+from tui.games.lobby_parts import TablePart
 from tui.ports import Refused
 from tui.screens.lobby import LobbyScreen
 from tui.widgets.menu import Menu
@@ -30,7 +30,7 @@ async def not_counting(_backend) -> None:
 def third_game(monkeypatch):
     """A third game in the tui registry (the screens of the first stand in for its own)."""
     entry = replace(registry.GAMES["high-voltage"], id=TRIPLE.id,
-                    lobby=lambda b: TablePart(TRIPLE, b, levels=lambda _b: DEFAULT_TABLE_LEVELS,
+                    lobby=lambda b: TablePart(TRIPLE, b, levels=lambda _b: ("slow", "medium", "fast"),
                                               starts_in=not_counting))
     monkeypatch.setitem(registry.GAMES, TRIPLE.id, entry)
     lobby = Lobby(seed=1)

@@ -14,6 +14,7 @@ import pytest
 
 from engine.errors import IllegalActionError
 from server.backend import SSHBackend
+from server.edge.backend import RemoteBackend
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, HVSeatHandle
 from server.host.voltage import Match, SeatHandle
@@ -25,16 +26,16 @@ from tui.screens.replay import ReplayBackend
 from tui.screens.stepping import ReplayHandle
 
 
-def _typed(m: Match, hv: HVMatch, a: SeatHandle, b: HVSeatHandle, ssh: SSHBackend, local: LocalBackend,
-           replay: Replay, rh: ReplayHandle, rb: ReplayBackend) -> None:  # pragma: no cover - for mypy
+def _typed(m: Match, hv: HVMatch, a: SeatHandle, b: HVSeatHandle, ssh: SSHBackend, edge: RemoteBackend,
+           local: LocalBackend, replay: Replay, rh: ReplayHandle,
+           rb: ReplayBackend) -> None:  # pragma: no cover - for mypy
     hosts: list[ports.Host] = [m, hv]
     handles: list[ports.SeatHandle[Any]] = [a, b, rh]
-    lobby: ports.LobbyBackend = ssh
-    extras: ports.LobbyExtras = ssh
+    lobbies: list[ports.LobbyBackend] = [ssh, edge]
     home: ports.HomeBackend = local
     source: ports.ReplaySource = replay
     backends: list[ports.Backend] = [ssh, local, rb]
-    del hosts, handles, lobby, extras, home, source, backends
+    del hosts, handles, lobbies, home, source, backends
 
 
 async def test_both_hosts_and_their_handles_satisfy_the_seams():
@@ -71,9 +72,7 @@ def test_the_pacing_is_one_frozen_value_given_to_the_app_factory() -> None:
     from tui.pacing import DEFAULT, FAST, Pacing, pacing_of
 
     app = make_app(LocalBackend(seed=1, bot_delay=0), pacing=FAST)
-    assert pacing_of(app) is FAST and app.results_delay == 0.0
+    assert pacing_of(app) is FAST
     with pytest.raises(dataclasses.FrozenInstanceError):
         FAST.results_delay = 1.0  # type: ignore[misc]  # (the point: it cannot be changed)
-    app.results_delay = 0.2  # (older code's attribute: it replaces the pacing, FAST stays as it is)
-    assert pacing_of(app) == dataclasses.replace(FAST, results_delay=0.2) and FAST.results_delay == 0.0
     assert pacing_of(object()) is DEFAULT == Pacing()

@@ -10,7 +10,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import aiohttp
@@ -75,9 +75,8 @@ async def web_server(tmp_path) -> AsyncIterator[Callable[..., Awaitable[Served]]
         apps: dict[str, Any] = {}
 
         def factory(backend: Any, player_name: str) -> Any:
-            app = harden_app(tui_app.make_app(backend, player_name=player_name, pacing=FAST))
-            app.results_delay = 0.2
-            app.flash_seconds = 0
+            pacing = replace(FAST, results_delay=0.2)
+            app = harden_app(tui_app.make_app(backend, player_name=player_name, pacing=pacing))
             apps[player_name] = app
             return app
 

@@ -34,9 +34,6 @@ if TYPE_CHECKING:
     from engine.game import GameInfo
     from tui.ports import LobbyBackend
 
-#: The bot levels of a table a backend without ``bot_levels`` is taken to have.
-DEFAULT_TABLE_LEVELS = ("slow", "medium", "fast")
-
 _WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 _ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 

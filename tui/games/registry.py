@@ -136,18 +136,16 @@ def _hv_start(app: App[Any], backend: HomeBackend, player: str, opponent: str) -
 
 
 def _hv_lobby(backend: LobbyBackend) -> LobbyPart:
-    """A table of 2 to 4: its bot levels and its quick table's start from the backend's
-    High Voltage extras (:class:`tui.ports.LobbyExtras`; a fake may lack them)."""
+    """A table of 2 to 4: its bot levels and its quick table's start from the backend
+    (``bot_levels``, ``hv_starts_in``)."""
     from engine.registry import GAMES as INFO
-    from tui.games.lobby_parts import DEFAULT_TABLE_LEVELS, TablePart
+    from tui.games.lobby_parts import TablePart
 
     def levels(b: LobbyBackend) -> tuple[str, ...]:
-        ask = getattr(b, "bot_levels", None)
-        return tuple(ask(HIGH_VOLTAGE)) if ask is not None else DEFAULT_TABLE_LEVELS
+        return tuple(b.bot_levels(HIGH_VOLTAGE))
 
     async def starts_in(b: LobbyBackend) -> float | None:
-        ask = getattr(b, "hv_starts_in", None)
-        return await ask() if ask is not None else None
+        return await b.hv_starts_in()
 
     return TablePart(INFO[HIGH_VOLTAGE], backend, levels=levels, starts_in=starts_in)
 

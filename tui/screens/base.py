@@ -166,7 +166,7 @@ class PlayScreen(SizedScreen):
         """The question before quitting the app from here, or None: nothing would be lost."""
         if not self.SHOWS_RESULTS or not self.playing:
             return None
-        return quit_question(getattr(self, "backend", None), hotseat=len(getattr(self, "handles", ())) > 1)
+        return quit_question(self.backend, hotseat=len(self.handles) > 1)  # (a playing screen has both)
 
     handles: list[Any]  # the seat handles (a game's match screen sets them)
     backend: Any

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Sparkline, Static
 
 from engine.registry import GAMES as REGISTERED
+from tui.ports import LobbyBackend
 from tui.text import safe
 from tui.widgets.keybar import KeyBar
 
@@ -43,7 +44,7 @@ class LeaderboardScreen(Screen):
     LeaderboardScreen #lb-empty { padding: 1 2; color: $text-muted; }
     """
 
-    def __init__(self, backend: Any, game: str | None = None) -> None:
+    def __init__(self, backend: LobbyBackend, game: str | None = None) -> None:
         super().__init__()
         self.backend = backend
         self.wanted = game

@@ -122,15 +122,12 @@ class LobbyScreen(SizedScreen):
 
     def _make_parts(self) -> dict[str, LobbyPart]:
         """The games offered, each with its part: those the backend offers and the tui
-        registry has a lobby part for.  A backend that cannot tell a room's game
-        (no ``room_game``: a small fake) offers only its first."""
+        registry has a lobby part for."""
         parts: dict[str, LobbyPart] = {}
         for game in self.backend.games:
             entry = SCREENS.get(game)
             if entry is None or entry.lobby is None:
                 continue
-            if parts and not hasattr(self.backend, "room_game"):
-                break
             parts[game] = entry.lobby(self.backend)
         return parts
 
@@ -171,7 +168,7 @@ class LobbyScreen(SizedScreen):
 
     def _compose_lobby(self) -> ComposeResult:
         yield Static(Text("Voltage: lobby"), id="lobby-title")
-        stored = getattr(self.backend, "stored_name", None)
+        stored = self.backend.stored_name
         suggestion = self.backend.name_prefill
         name = Input(value=suggestion if stored else "", max_length=16, id="name",
                      placeholder=f"{suggestion}? (a suggestion: type your name, or Enter to take it)" if suggestion
@@ -209,8 +206,7 @@ class LobbyScreen(SizedScreen):
             if n:
                 opts.append((f"-{game}:end", Text("")))
         opts.append(("watch", Text("Watch a match (code)")))
-        if hasattr(self.backend, "leaderboard"):
-            opts.append(("leaderboard", Text("Leaderboard")))
+        opts.append(("leaderboard", Text("Leaderboard")))
         opts.append(("settings", Text("Settings")))
         return opts
 
@@ -218,7 +214,7 @@ class LobbyScreen(SizedScreen):
 
     @on(Menu.Chosen, "#players")
     async def _player_chosen(self, event: Menu.Chosen) -> None:
-        if not self.backend.named or not event.item.startswith("player:") or not hasattr(self.backend, "challenge"):
+        if not self.backend.named or not event.item.startswith("player:"):
             return
         if isinstance(self._mode, WAITING):
             await self.action_cancel()
@@ -334,19 +330,17 @@ class LobbyScreen(SizedScreen):
         history = self.query_one("#history", Menu)
         history.border_title = "Your matches (h; Enter: replay)"
         history.empty_text = (
-            "none finished yet" if getattr(self.backend, "identity", None)
+            "none finished yet" if self.backend.identity
             else "log in with an SSH key to keep\nyour matches and a rating"
         )
         self.query_one("#choices", Menu).border_title = "Play"
         self.query_one("#choices", Menu).focus()
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
-        listen = getattr(self.backend, "listen", None)
-        if listen is not None:
-            listen(self.post_message)  # the lobby's events for this session: E.LobbyEvent messages
+        self.backend.listen(self._told)
         if not self.backend.named:
             if await self._resume():
                 return
-            stored = getattr(self.backend, "stored_name", None)
+            stored = self.backend.stored_name
             if self.backend.initial is not None and stored and await self._take_name(stored):
                 return  # a known key's join or watch: straight there
             if stored:  # how long the key waits for another name, said in the box's title
@@ -417,17 +411,20 @@ class LobbyScreen(SizedScreen):
         # (empty: the suggestion)
         await self._take_name(event.value if event.value.strip() else self.backend.name_prefill)
 
+    def _told(self, event: E.LobbyEvent) -> None:
+        """The lobby's events for this session: handled as this screen's messages."""
+        self.post_message(event)
+
     async def _rename_wait(self) -> float:
-        """Seconds until this key may take another name (0: now, or a backend without names)."""
-        ask = getattr(self.backend, "rename_wait", None)  # (one of the LobbyExtras)
-        return float(await ask()) if ask is not None else 0.0
+        """Seconds until this key may take another name (0: now)."""
+        return float(await self.backend.rename_wait())
 
     async def _take_name(self, value: str) -> bool:
         """Go online as ``value`` (False: refused, and the reason shown)."""
-        backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
-        stored: str | None = getattr(backend, "stored_name", None)
+        backend = self.backend
+        stored = backend.stored_name
         try:
-            name = await self.backend.claim_name(value)
+            name = await backend.claim_name(value)
         except Refused as e:
             self._error(W.refusal(e))
             return False
@@ -470,8 +467,7 @@ class LobbyScreen(SizedScreen):
     async def _title(self) -> None:
         """Who you are and your ratings, in the longest form that fits the width: the
         words are shortened by meaning (no "(N rated)", then short game names), never cut."""
-        ratings_of = getattr(self.backend, "ratings", None)
-        self._ratings = list(await ratings_of()) if ratings_of is not None and self.backend.named else []
+        self._ratings = list(await self.backend.ratings()) if self.backend.named else []
         self._show_title()
 
     def _show_title(self) -> None:
@@ -498,12 +494,11 @@ class LobbyScreen(SizedScreen):
 
     async def _refresh_history(self) -> None:
         """The player's own finished matches, newest first (read when the lobby shows)."""
-        history = getattr(self.backend, "history", None)
-        found = list(await history()) if history is not None else []
+        found = list(await self.backend.history())
         width = self.query_one("#history", Menu).content_size.width - 2  # (the cursor)
         items = W.history_lines(found, width if width > 0 else None)
-        record = getattr(self.backend, "bot_record", None)  # (matches with a bot are not rated)
-        bots = W.bot_record_lines(list(await record()) if record is not None else [], width + 2 if width > 0 else None)
+        records = list(await self.backend.bot_record())  # (matches with a bot are not rated)
+        bots = W.bot_record_lines(records, width + 2 if width > 0 else None)
         # Newest first, and the cursor on the newest (a match just played is the one to see).
         self.query_one("#history", Menu).set_items([(f"-bots:{n}", Text(line, style="dim")) for n, line in
                                                     enumerate(bots)] + [(f"replay:{mid}", Text(line))
@@ -682,7 +677,7 @@ class LobbyScreen(SizedScreen):
         self.query_one("#history", Menu).focus()
 
     def action_leaderboard(self) -> None:
-        if isinstance(self.focused, Input) or not hasattr(self.backend, "leaderboard"):
+        if isinstance(self.focused, Input):
             return
         from tui.screens.leaderboard import LeaderboardScreen
 
@@ -696,7 +691,7 @@ class LobbyScreen(SizedScreen):
         await self._use_code(verb, event.value)
 
     async def _use_code(self, verb: str, code: str) -> None:
-        waits = verb == "join" and hasattr(self.backend, "room_game")
+        waits = verb == "join"
         try:
             part = self.part(await self.backend.room_game(code)) if waits else None
             if part is not None and part.room_waits:
@@ -778,7 +773,7 @@ class LobbyScreen(SizedScreen):
         if not isinstance(mode, Hosting):
             return
         room = mode.room
-        part = self.part(getattr(room, "game", None))
+        part = self.part(room.game)
         if part is None:
             return
         seated = await self.backend.seated(room.code)
@@ -787,13 +782,12 @@ class LobbyScreen(SizedScreen):
 
     def _ssh(self, args: str) -> str:
         """The line a friend pastes to reach this server and do ``args``."""
-        command = getattr(self.backend, "ssh_command", None)
-        return command(args) if command is not None else f"ssh -t HOST {args}"
+        return self.backend.ssh_command(args)
 
     def _can_start_room(self) -> bool:
         """Is this player's room waiting, of a game whose rooms may start before they fill?"""
         mode = self._mode
-        part = self.part(getattr(mode.room, "game", None)) if isinstance(mode, Hosting) else None
+        part = self.part(mode.room.game) if isinstance(mode, Hosting) else None
         return part is not None and part.starts_early
 
     async def action_start_room(self) -> None:

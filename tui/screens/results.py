@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui import words as W
+from tui.ports import Backend
 from tui.text import name_text
 from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
@@ -57,7 +58,7 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
     LOBBY_LABEL = "back to the lobby [b]"
     BOARD_LABEL = "board [v]"
 
-    def __init__(self, handles: Sequence[Any], backend: Any, view: Any, names: Sequence[str]) -> None:
+    def __init__(self, handles: Sequence[Any], backend: Backend | None, view: Any, names: Sequence[str]) -> None:
         super().__init__()
         self.handles = list(handles)
         self.backend = backend
@@ -67,11 +68,11 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
 
     @property
     def home_is_lobby(self) -> bool:
-        return bool(getattr(self.backend, "online", False))
+        return self.backend is not None and self.backend.online
 
     @property
     def can_rematch(self) -> bool:
-        return self.backend is not None and hasattr(self.backend, "rematch") and self.final.seat is not None
+        return self.backend is not None and self.final.seat is not None
 
     # -- what each game says --------------------------------------------------
 
@@ -122,9 +123,8 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
 
     async def on_mount(self) -> None:
         """A rated match's rating changes, asked of the backend (a host, over a wire)."""
-        rating_change = getattr(self.backend, "rating_change", None)
         try:
-            changes = await rating_change(self.handles) if rating_change is not None else None
+            changes = await self.backend.rating_change(self.handles) if self.backend is not None else None
         except Exception:  # never crash on a backend problem: the line is left out
             log.exception("the rating changes could not be read")
             changes = None
@@ -141,7 +141,7 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
         return True
 
     async def action_rematch(self) -> None:
-        if not self.can_rematch or self._asking:
+        if not self.can_rematch or self._asking or self.backend is None:
             return
         self._asking = True
         self.refresh_bindings()

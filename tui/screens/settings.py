@@ -53,15 +53,12 @@ from tui.widgets.menu import Menu
 COLOURS_DEFAULT = "dark"  # (an app without colour choices: a test's plain App)
 
 
-async def apply_start_settings(app: App[Any], backend: Any) -> None:
+async def apply_start_settings(app: App[Any], backend: LobbyBackend) -> None:
     """A session's start: the "your turn" alert (on unless switched off), and the colours:
     none when the client sent NO_COLOR, else the ones this player chose last time."""
     a: Any = app
-    settings = getattr(backend, "settings", None)
-    if settings is not None:
-        a.turn_alerts = (await settings()).get("alerts", "on") == "on"
-    start = getattr(backend, "start_colours", None)
-    choice = await start() if start is not None else None
+    a.turn_alerts = (await backend.settings()).get("alerts", "on") == "on"
+    choice = await backend.start_colours()
     if choice and hasattr(a, "set_colours"):
         try:
             a.set_colours(choice)
@@ -105,7 +102,7 @@ class SettingsScreen(SizedScreen):
     @property
     def keeps(self) -> bool:
         """Are the choices kept for the key (else for this session only)?"""
-        return bool(getattr(self.backend, "identity", None))
+        return bool(self.backend.identity)
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -127,27 +124,22 @@ class SettingsScreen(SizedScreen):
         menu.border_title = "←→ or Enter: change"
         menu.focus()
         self._show_status()
-        if self.keeps and hasattr(self.backend, "linked_browsers"):
+        if self.keeps:
             self.run_worker(self._list_browsers(), exclusive=True, group="browsers")
         await self._read()
         self._redraw()
 
     async def _read(self) -> None:
         """What the backend keeps: whether challenges are refused, why the colours are forced."""
-        if hasattr(self.backend, "set_challenges"):
-            try:
-                self.refuses_challenges = await self.backend.refuses_challenges()
-            except Refused as e:
-                self._error(W.refusal(e))
-        forced = getattr(self.backend, "colours_forced", None)
-        self.forced = await forced() if forced is not None else None
+        try:
+            self.refuses_challenges = await self.backend.refuses_challenges()
+        except Refused as e:
+            self._error(W.refusal(e))
+        self.forced = await self.backend.colours_forced()
 
     async def _list_browsers(self) -> None:
-        backend: Any = self.backend  # (``linked_browsers``: one of the LobbyExtras)
-        browsers = await backend.linked_browsers()
-        command = getattr(backend, "ssh_command", None)
-        link, unlink = ((command("link", tty=False), command("unlink", tty=False)) if command is not None
-                        else ("ssh HOST link", "ssh HOST unlink"))
+        browsers = await self.backend.linked_browsers()
+        link, unlink = self.backend.ssh_command("link", tty=False), self.backend.ssh_command("unlink", tty=False)
         shown = browsers[: self.SHOWN_BROWSERS]
         lines = [W.browsers_title(len(browsers), link, unlink)]
         lines += ["  " + W.browser_line(b.label, b.linked, b.last_seen) for b in shown]
@@ -172,15 +164,13 @@ class SettingsScreen(SizedScreen):
         else:
             colours.append("  ←→", style="dim")
         items.append(("colours", colours))
-        if hasattr(self.backend, "save_setting"):
-            alerts = Text(f"Your turn: {'bell and title' if self.alerts_on() else 'no alert'}")
-            alerts.append("  ←→", style="dim")
-            items.append(("alerts", alerts))
-        if hasattr(self.backend, "set_challenges"):
-            open_ = not self.refuses_challenges
-            challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
-            challenges.append("  ←→", style="dim")
-            items.append(("challenges", challenges))
+        alerts = Text(f"Your turn: {'bell and title' if self.alerts_on() else 'no alert'}")
+        alerts.append("  ←→", style="dim")
+        items.append(("alerts", alerts))
+        open_ = not self.refuses_challenges
+        challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
+        challenges.append("  ←→", style="dim")
+        items.append(("challenges", challenges))
         language = Text(_("Language: %(language)s") % {"language": LANGUAGE_NAMES[current()]})
         language.append("  ←→", style="dim")
         items.append(("language", language))
@@ -258,9 +248,7 @@ class SettingsScreen(SizedScreen):
         await self.backend_save("alerts", "on" if app.turn_alerts else "off")
 
     async def backend_save(self, key: str, value: str) -> None:
-        save = getattr(self.backend, "save_setting", None)
-        if save is not None:
-            await save(key, value)
+        await self.backend.save_setting(key, value)
 
     # -- the name ----------------------------------------------------------------
 
@@ -269,8 +257,7 @@ class SettingsScreen(SizedScreen):
         rename.value = self.backend.name
         rename.add_class("shown")
         rename.focus()
-        ask = getattr(self.backend, "rename_wait", None)  # (one of the LobbyExtras)
-        wait = W.rename_wait(float(await ask()) if ask is not None else 0.0)
+        wait = W.rename_wait(float(await self.backend.rename_wait()))
         # the cooldown said before a name is typed, not only as the refusal of one
         self._status(f"You renamed your key less than an hour ago: {wait} (Esc: keep yours)." if wait
                      else "Type the new name, then Enter (Esc: keep yours).")
@@ -293,9 +280,8 @@ class SettingsScreen(SizedScreen):
             self._status("")
             self._error(W.refusal(e))
             return
-        backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
-        if getattr(backend, "stored_name", None):
-            backend.stored_name = name  # the name the key goes by now (the lobby's name step shows it)
+        if self.backend.stored_name:
+            self.backend.stored_name = name  # the name the key goes by now (the lobby's name step shows it)
         self._close_name()
         self._error("")
         self._status(f"Renamed: your key goes by {name} now (it was {old})." if self.keeps
