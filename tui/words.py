@@ -114,6 +114,8 @@ NOTES: dict[str, Words] = {
     "rematch_wanted": lambda p: _("%(name)s wants a rematch") % {"name": p["name"]},
     "back": lambda p: _("%(name)s is back.") % {"name": p["name"]},
     # draw offers (Voltage's host)
+    # the coach (Voltage's host)
+    "hint_used": lambda p: _("%(name)s asked for a hint: this match is not rated.") % {"name": p["name"]},
     "draw_offered": lambda p: _("%(name)s offers a draw.") % {"name": p["name"]},
     "draw_offered_declined": lambda p: _("%(name)s offers a draw; %(other)s declines.") % {
         "name": p["name"], "other": p["other"]},
@@ -354,6 +356,9 @@ def history_forms(item: HistoryItem) -> list[str]:
     if item.delta is not None:
         tail.append(f"{item.delta:+d}")
         short_tail.append(f"{item.delta:+d}")
+    if item.hinted:  # (never rated: no change beside it)
+        tail.append(_("with hints"))
+        short_tail.append(_("hints"))
     title, abbrev = item.title, item.short or item.title
     vs = _("v %(names)s") % {"names": listing(others)}
     game_vs = _("%(title)s %(vs)s") % {"title": title, "vs": vs} if title else vs

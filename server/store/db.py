@@ -89,6 +89,9 @@ Schema versions (see :data:`MIGRATIONS`):
 5. browsers and link_codes: the browsers linked to a key and the one-time codes that link
    them, each kept as a hash (:mod:`server.store.browsers`); in memory like the players,
    written through the writer.
+6. matches.hinted: 1 when a player of the match asked the coach for a hint (the match is
+   never rated); analyses: a finished match's analysis by the coach (:mod:`server.coach`),
+   made once and kept, with the version of the analysis that made it.
 """
 
 from __future__ import annotations
@@ -275,6 +278,16 @@ MIGRATIONS: tuple[str, ...] = (
         expires   REAL NOT NULL
     );
     """,
+    # v6
+    """
+    ALTER TABLE matches ADD COLUMN hinted INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE analyses (
+        match_id INTEGER PRIMARY KEY REFERENCES matches(id),
+        version  INTEGER NOT NULL,           -- engine.voltage.coach.ANALYSIS_VERSION
+        data     TEXT NOT NULL,              -- JSON: [step, seat, chance, best, better move]
+        created  REAL NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -339,6 +352,7 @@ class MatchRecord:
     times: tuple[float | None, ...] | None = None  # when each action was accepted (None: not kept)
     used_ms: tuple[int | None, ...] | None = None  # the time each action's seat used (None: not kept)
     time_control: str | None = None  # "5+5" (engine.clock); None: no clock
+    hinted: bool = False  # a player asked the coach for a hint (never rated)
 
     @property
     def finished(self) -> bool:
@@ -982,6 +996,20 @@ class Store:
     ) -> asyncio.Future:
         return self.write_async(_finish_match, match_id, list(ranks), reason, _scores(scores), rated, actions)
 
+    def mark_hinted(self, match_id: int | Callable[[], int]) -> Future:
+        """Mark a match as one where a player asked the coach for a hint (queued; the match is
+        then never rated, :meth:`finish_match` is told so by its host)."""
+        return self._submit(_mark_hinted, match_id)
+
+    def analysis(self, match_id: int, version: int) -> str | None:
+        """The stored analysis of ``match_id`` (its JSON) if one of ``version`` was made."""
+        rows = self._q("SELECT data FROM analyses WHERE match_id = ? AND version = ?", (match_id, version))
+        return rows[0]["data"] if rows else None
+
+    def save_analysis(self, match_id: int, version: int, data: str) -> Future:
+        """Keep the analysis of a finished match (queued; a later one replaces it)."""
+        return self._submit(_save_analysis, match_id, version, data, time.time())
+
     def abandon_match(self, match_id: int, reason: str) -> None:
         """Mark a running match as given up (not rated, not restored, not replayable)."""
         self._write(_abandon_match, match_id, reason)
@@ -1060,6 +1088,7 @@ class Store:
             times=times,
             used_ms=used,
             time_control=m["time_control"],
+            hinted=bool(m["hinted"]),
         )
 
     def export(self, match_id: int, *, identities: bool = False) -> dict:
@@ -1112,6 +1141,8 @@ class Store:
             # Whether it changed anybody's rating (the words for people reading the file,
             # "result_words" and the log's, are added by server.store.persist.export).
             "rated": any(s.rating_before is not None for s in rec.seats),
+            # A player asked the coach for a hint in it (so it was never rated).
+            "hinted": rec.hinted,
         }
 
     def player_history(self, identity: str, limit: int = 20, *, game: str | None = None) -> list[MatchRecord]:
@@ -1382,6 +1413,18 @@ def _finish_match(
         return changes
 
     return _in_tx(c, body)
+
+
+def _mark_hinted(c: sqlite3.Connection, match_id: int | Callable[[], int]) -> None:
+    match_id = _resolve(match_id)
+    _in_tx(c, lambda c: c.execute("UPDATE matches SET hinted = 1 WHERE id = ?", (match_id,)))
+
+
+def _save_analysis(c: sqlite3.Connection, match_id: int, version: int, data: str, now: float) -> None:
+    _in_tx(c, lambda c: c.execute(
+        "INSERT INTO analyses (match_id, version, data, created) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(match_id) DO UPDATE SET version = excluded.version, data = excluded.data, "
+        "created = excluded.created", (match_id, version, data, now)))
 
 
 def _abandon_match(c: sqlite3.Connection, match_id: int, reason: str) -> None:

@@ -18,6 +18,9 @@ banks in the top bar; a 1 Hz timer repaints only that bar while a clock runs, co
 the mover's bank down from the last update (the host flags; the screen only shows).
 ``a`` aborts (shown only while the host allows it, ``Update.abort_from``), ``=`` offers
 a draw against a human, and ``y``/``n`` answer the other's offer (``Update.draw_offer``).
+``h`` asks the coach for the Expert's move and why (a seat against a bot, on its turn: the
+handle's ``may_hint`` and ``hint()``); it thinks off the loop, and the prompt line says so, then
+shows the hint until the position changes.
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ class MatchScreen(PlayScreen):
         Binding("y", "answer_draw(True)", "accept draw"),
         Binding("n", "answer_draw(False)", "decline"),
         Binding("q", "leave", "leave"),
+        Binding("h", "hint", "hint"),
     ]
 
     class Changed(Message):
@@ -140,6 +144,9 @@ class MatchScreen(PlayScreen):
         self._abort_shown = False
         self._tick_handle: asyncio.TimerHandle | None = None
         self._retick = False
+        # The coach's hint (a seat against a bot): its line, and the position it is for.
+        self.hint_line = ""
+        self._hint_at: tuple[int, str] | None = None
 
     # -- layout --------------------------------------------------------------
 
@@ -397,9 +404,10 @@ class MatchScreen(PlayScreen):
 
         offer = self.draw_offer
         offered = offer is not None and view.seat is not None and offer != view.seat
+        hinted = self._hint_at == (view.turn, view.phase) and view.my_turn and bool(self.hint_line)
         w["prompt"].show(
             f"{safe(names[offer])} offers a draw: [y] accept, [n] decline" if offer is not None and offered
-            else step.prompt,
+            else self.hint_line if hinted else step.prompt,
             error=self.error,
             mine=offered or P.prompt_is_mine(step),
             buttons=P.prompt_buttons(step, view, selecting=not self.sel.empty),
@@ -488,10 +496,42 @@ class MatchScreen(PlayScreen):
         if action == "offer_draw":
             return (self._vs_human and not self.hotseat and self.view.seat is not None and not self.view.over
                     and self.draw_offer is None)
+        if action == "hint":
+            return self._may_hint()
         if action == "answer_draw":
             return (self.draw_offer is not None and self.view.seat is not None and not self.view.over
                     and self.draw_offer != self.view.seat)
         return True
+
+    def _may_hint(self) -> bool:
+        """The coach offers hints to a seat against a bot, on its turn (never between people)."""
+        return (not self.hotseat and not self.concealed and self.view.my_turn
+                and bool(getattr(self.viewer, "may_hint", False)))
+
+    def action_hint(self) -> None:
+        """Ask the coach for the Expert's move (it thinks off the loop; the prompt says so)."""
+        at = (self.view.turn, self.view.phase)
+        if self._hint_at == at:
+            return  # asked already: thinking, or shown
+        self._hint_at = at
+        self.hint_line = words.hint_thinking()
+        self._render_all()
+        self.run_worker(self._ask_hint(at), group="hint")
+
+    async def _ask_hint(self, at: tuple[int, str]) -> None:
+        view = self.view
+        try:
+            hint = await self.viewer.hint()  # (offered only by handles that have it: _may_hint)
+        except (IllegalActionError, RuleError) as e:
+            line = words.refusal(e)
+        except Exception as e:
+            log.exception("hint failed")
+            line = f"could not ask for a hint: {e}"
+        else:
+            line = words.hint_line(view, hint)
+        if self._hint_at == at:
+            self.hint_line = line
+            self._render_all()
 
     def _redraw(self) -> None:
         self._recompute()

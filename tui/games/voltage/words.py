@@ -195,3 +195,93 @@ REFUSALS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 def refusal(error: BaseException) -> str:
     """Why an action (or a draw offer, an abort) was refused, for the player."""
     return W.refusal(error, REFUSALS)
+
+
+# -- the coach: hints, the analysis, the lessons ------------------------------------
+
+
+def move_words(view: V.VoltageView, action: V.Action) -> str:
+    """A move of the seat of ``view`` as an instruction: ``play your purple 3 on their side``."""
+    me = view.seat
+    if isinstance(action, V.Draw):
+        return _("draw two") if view.phase == "start" else _("draw one and end your turn")
+    if isinstance(action, V.Flip):
+        return _("flip %(colour)s to %(sign)s") % {
+            "colour": colour(action.terminal), "sign": sign(not view.plus[action.terminal])}
+    if isinstance(action, V.Pass):
+        return _("pass")
+    if not isinstance(action, V.Play):
+        return action.text()
+    p = {"card": card_name(action.card), "colour": colour(action.terminal)}
+    if action.card.special:
+        if action.target is None:
+            return _("play your %(card)s on their side of %(colour)s") % p
+        p["target"] = card_name(action.target)
+        return _("play your %(card)s on their %(colour)s, taking their %(target)s") % p
+    if action.side == me:
+        return _("play your %(card)s on your side") % p
+    return _("play your %(card)s on their side") % p
+
+
+def _standing(r: Any) -> str:
+    p = {"colour": colour(r.terminal), "mine": r.mine, "theirs": r.theirs, "sign": sign(r.plus)}
+    if r.lead > 0:
+        return _("you lead %(mine)d-%(theirs)d on %(colour)s with the block %(sign)s") % p
+    if r.lead < 0:
+        return _("you trail %(mine)d-%(theirs)d on %(colour)s with the block %(sign)s") % p
+    return _("%(colour)s is level at %(mine)d-%(theirs)d (a tie goes against the fifth card)") % p
+
+
+def reason_words(r: Any) -> str:
+    """Why a move (an :class:`engine.voltage.coach.Reason`), in one clause."""
+    p = {"colour": colour(r.terminal) if r.terminal >= 0 else "", "mine": r.mine, "theirs": r.theirs,
+         "sign": sign(r.plus), "target": card_name(r.target) if r.target is not None else ""}
+    k = r.kind
+    if k == "wins_set":
+        if r.match:
+            return _("it fills %(colour)s and wins the set %(mine)d-%(theirs)d, and the match") % p
+        return _("it fills %(colour)s and wins the set %(mine)d-%(theirs)d with the block %(sign)s") % p
+    if k == "loses_set":
+        return _("it fills %(colour)s and gives that set away %(mine)d-%(theirs)d: the least harm now") % p
+    if k == "takes":
+        return _("takes their %(target)s: ") % p + _standing(r)
+    if k == "burns":
+        return _("blows their %(target)s away: ") % p + _standing(r)
+    if k == "loads":
+        return _("loads their side: ") + _standing(r)
+    if k == "fills":
+        return _("fills a place on their side: ") + _standing(r)
+    if k == "flips":
+        return _("the block turns: ") + _standing(r)
+    if k == "draw_two":
+        return _("no play helps you now: two more cards give you choices")
+    if k == "draw_one":
+        return _("keep your other cards for a better moment")
+    if k == "pass":
+        return _("you have nothing else to do")
+    return _standing(r)
+
+
+def hint_line(view: V.VoltageView, hint: Any) -> str:
+    """The coach's hint in one line: the move, why, and the Expert's chance after it."""
+    return _("Hint: %(move)s. %(why)s (%(chance)d%% to win).") % {
+        "move": move_words(view, hint.action).capitalize(), "why": reason_words(hint.reason).capitalize(),
+        "chance": round(100 * hint.chance)}
+
+
+def hint_thinking() -> str:
+    return _("Thinking of a hint…")
+
+
+def better_move(text: str, view: V.VoltageView | None) -> str:
+    """The analysis's better move (an action's stored text) as an instruction."""
+    try:
+        action = V.parse_action(text)
+    except Exception:
+        return text
+    if view is None or view.seat is None:
+        return text
+    return move_words(view, action)
+
+
+REFUSALS["no_hints_vs_people"] = lambda p: _("hints are for matches against a bot")
