@@ -332,11 +332,12 @@ class SSHBackend:
         """The :class:`~server.replay.Replay` of a finished match: every hand shows (it
         is over), the player's own seat at the bottom if they played in it; raises
         :class:`~server.replay.ReplayError` saying why not."""
+        from server.coach import attach_analysis
         from server.replay import Replay, ReplayError
 
         if self.store is None:
             raise ReplayError("no_store")
-        return Replay.load(self.store, match_id, self.identity)
+        return attach_analysis(Replay.load(self.store, match_id, self.identity), self.store, self.identity)
 
     def replay_screen(self, match_id: int) -> Any:
         from tui.screens.replay import replay_screen

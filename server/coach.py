@@ -106,9 +106,22 @@ class Coach:
         self.hint_iterations = hint_iterations
         self.analysis_iterations = analysis_iterations
         self._busy: set[str] = set()  # the players with an analysis running
+        self._parent: Coach | None = None  # the coach whose worker this one shares (with_store)
+
+    def with_store(self, store: Any) -> Coach:
+        """This coach (its worker and its players' analyses) keeping analyses in ``store``."""
+        if store is None or store is self.store:
+            return self
+        twin = Coach(store, hint_iterations=self.hint_iterations, analysis_iterations=self.analysis_iterations)
+        twin._busy = self._busy  # one analysis per player, whichever store
+        twin._parent = self
+        twin._own = False
+        return twin
 
     @property
     def executor(self) -> Executor:
+        if self._parent is not None:
+            return self._parent.executor
         if self._executor is None:
             self._executor = _new_worker()
         return self._executor
@@ -201,6 +214,37 @@ def _drain(queue: Any, progress: Callable[[int, int], None] | None) -> None:
             break
     if last is not None and progress is not None:
         progress(*last)
+
+
+class ReplayAnalysis:
+    """A replay's analysis through a coach (a :class:`tui.games.voltage.chart.AnalysisSource`):
+    the one stored with the match, or one made now for the player ``who``."""
+
+    def __init__(self, coach: Coach, record: Any, who: str | None, known: Analysis | None = None) -> None:
+        self.coach = coach
+        self.record = record
+        self.who = who
+        self.known = known
+
+    def stored(self) -> tuple[K.Move, ...] | None:
+        found = self.known or self.coach.stored(self.record.id)
+        return found.moves if found is not None else None
+
+    async def run(self, progress: Callable[[int, int], None]) -> tuple[K.Move, ...]:
+        return (await self.coach.analysis(self.record, self.who, progress)).moves
+
+
+def attach_analysis(replay: Any, store: Any, who: str | None, *, read_now: bool = False) -> Any:
+    """Give a Voltage ``replay`` its analysis (``replay.analysis``) through the process's coach,
+    kept in ``store``; a replay of another game is returned as it is.  ``read_now``: the
+    analysis kept there is read at once, and one made later is not kept (a store about
+    to close: ``voltage replay``'s read-only one)."""
+    if replay.record.game == GAME:
+        if read_now:
+            replay.analysis = ReplayAnalysis(shared(), replay.record, who, Coach(store).stored(replay.record.id))
+        else:
+            replay.analysis = ReplayAnalysis(shared().with_store(store), replay.record, who)
+    return replay
 
 
 _SHARED: Coach | None = None

@@ -284,4 +284,8 @@ def better_move(text: str, view: V.VoltageView | None) -> str:
     return move_words(view, action)
 
 
-REFUSALS["no_hints_vs_people"] = lambda p: _("hints are for matches against a bot")
+REFUSALS.update({
+    "no_hints_vs_people": lambda p: _("hints are for matches against a bot"),
+    "analysis_busy": lambda p: _("your other analysis is still running: open this replay again when it is done"),
+    "not_analysable": lambda p: _("the coach cannot analyse this match"),
+})
