@@ -316,6 +316,11 @@ def rating_changes(changes: Sequence[RatingChange]) -> str:
         "name": plain(c.name, 24), "rating": c.rating, "delta": f"{c.delta:+d}"} for c in changes)
 
 
+def learn_line(title: str) -> str:
+    """A menu's line for a game's first lesson: ``Learn Voltage``."""
+    return _("Learn %(title)s") % {"title": title}
+
+
 def history_forms(item: HistoryItem) -> list[str]:
     """The forms of one line of a player's finished match, longest first, for narrower lists
     (``#12  03-14 18:02  v bob  won 4-2  +12``; a list uses one form for all its lines, so

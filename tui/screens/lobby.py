@@ -149,6 +149,8 @@ class LobbyScreen(SizedScreen):
             opts += [(f"{game}:{item}", text) for item, text in part.bot_lines()]
             if n:
                 opts.append((f"-{game}:end", Text("")))
+        opts += [(f"learn:{game}", Text(W.learn_line(part.title)))
+                 for game, part in self.parts.items() if SCREENS[game].learn is not None]
         opts.append(("watch", Text("Watch a match (code)")))
         if hasattr(self.backend, "leaderboard"):
             opts.append(("leaderboard", Text("Leaderboard")))
@@ -571,6 +573,10 @@ class LobbyScreen(SizedScreen):
             self._status("Type the match code, then Enter (Esc: cancel).")
         elif choice == "leaderboard":
             self.action_leaderboard()
+        elif choice.startswith("learn:"):
+            learn = SCREENS[choice.split(":", 1)[1]].learn
+            if learn is not None:
+                learn(self.app, self.backend)
 
     @on(Menu.Chosen, "#matches")
     def _watch_selected(self, event: Menu.Chosen) -> None:

@@ -109,7 +109,8 @@ class MatchScreen(PlayScreen):
     class Changed(Message):
         """Updates arrived (posted from the handles' update callback; see :meth:`_drain`)."""
 
-    def __init__(self, handles: Sequence[SeatHandle[V.VoltageView]], backend: Backend | None = None) -> None:
+    def __init__(self, handles: Sequence[SeatHandle[V.VoltageView]], backend: Backend | None = None, *,
+                 coach: bool = False) -> None:
         super().__init__()
         if not handles:
             raise ValueError("a match screen needs at least one seat handle")
@@ -146,7 +147,9 @@ class MatchScreen(PlayScreen):
         self._retick = False
         # The coach's hint (a seat against a bot): its line, and the position it is for.
         self.hint_line = ""
+        self.hint_why = ""
         self._hint_at: tuple[int, str] | None = None
+        self.coach_on = coach  # a hint shows by itself at each of the seat's turns (the lesson's match)
 
     # -- layout --------------------------------------------------------------
 
@@ -304,6 +307,8 @@ class MatchScreen(PlayScreen):
         if self.view.over and not self._results_done:
             self._results_done = True
             self.results_after(pacing_of(self.app).results_delay)
+        if self.coach_on and self._may_hint() and self._hint_at != (self.view.turn, self.view.phase):
+            self.action_hint()
 
     def _recompute(self) -> None:
         old_kind, old_sel = self.step.kind, self.sel
@@ -376,9 +381,11 @@ class MatchScreen(PlayScreen):
 
         w = self._w
         notice = w["notice"]
-        if notice.display != bool(self.notice) or self.notice:
-            notice.update(Text(safe(self.notice)))
-            notice.display = bool(self.notice)
+        hinted = self._hint_at == (view.turn, view.phase) and view.my_turn and bool(self.hint_line)
+        shown = self.notice or (self.hint_why if hinted else "")  # (the hint's why, under any status)
+        if notice.display != bool(shown) or shown:
+            notice.update(Text(safe(shown)))
+            notice.display = bool(shown)
 
         self._show_topbar()
 
@@ -404,7 +411,6 @@ class MatchScreen(PlayScreen):
 
         offer = self.draw_offer
         offered = offer is not None and view.seat is not None and offer != view.seat
-        hinted = self._hint_at == (view.turn, view.phase) and view.my_turn and bool(self.hint_line)
         w["prompt"].show(
             f"{safe(names[offer])} offers a draw: [y] accept, [n] decline" if offer is not None and offered
             else self.hint_line if hinted else step.prompt,
@@ -515,11 +521,13 @@ class MatchScreen(PlayScreen):
             return  # asked already: thinking, or shown
         self._hint_at = at
         self.hint_line = words.hint_thinking()
+        self.hint_why = ""
         self._render_all()
         self.run_worker(self._ask_hint(at), group="hint")
 
     async def _ask_hint(self, at: tuple[int, str]) -> None:
         view = self.view
+        why = ""
         try:
             hint = await self.viewer.hint()  # (offered only by handles that have it: _may_hint)
         except (IllegalActionError, RuleError) as e:
@@ -528,9 +536,9 @@ class MatchScreen(PlayScreen):
             log.exception("hint failed")
             line = f"could not ask for a hint: {e}"
         else:
-            line = words.hint_line(view, hint)
+            line, why = words.hint_line(view, hint), words.hint_why(hint)
         if self._hint_at == at:
-            self.hint_line = line
+            self.hint_line, self.hint_why = line, why
             self._render_all()
 
     def _redraw(self) -> None:

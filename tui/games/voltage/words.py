@@ -263,10 +263,16 @@ def reason_words(r: Any) -> str:
 
 
 def hint_line(view: V.VoltageView, hint: Any) -> str:
-    """The coach's hint in one line: the move, why, and the Expert's chance after it."""
-    return _("Hint: %(move)s. %(why)s (%(chance)d%% to win).") % {
-        "move": move_words(view, hint.action).capitalize(), "why": reason_words(hint.reason).capitalize(),
-        "chance": round(100 * hint.chance)}
+    """The coach's hint for the prompt line: the move (and the Expert's chance after it)."""
+    from tui.text import Forms
+
+    p = {"move": move_words(view, hint.action), "chance": round(100 * hint.chance)}
+    return Forms(_("Hint: %(move)s (%(chance)d%% to win)") % p, _("Hint: %(move)s") % p)
+
+
+def hint_why(hint: Any) -> str:
+    """Why the coach's move, in one line above the board."""
+    return _("Why: %(why)s.") % {"why": reason_words(hint.reason)}
 
 
 def hint_thinking() -> str:
@@ -288,4 +294,78 @@ REFUSALS.update({
     "no_hints_vs_people": lambda p: _("hints are for matches against a bot"),
     "analysis_busy": lambda p: _("your other analysis is still running: open this replay again when it is done"),
     "not_analysable": lambda p: _("the coach cannot analyse this match"),
+})
+
+
+def learner() -> str:
+    return _("You")
+
+
+def coach_name() -> str:
+    return _("Coach")
+
+
+#: Each lesson's rule (the top line) and its task (the prompt line), by the lesson's id.
+LESSON_RULES = {
+    "terminal": N_("A number card goes to its colour's terminal, on your side or on the opponent's."),
+    "set": N_("Five cards on a terminal score a set: with + the higher total wins, with − the lower."),
+    "bypass": N_("A bypass goes on the opponent's side and brings one of their cards over to yours."),
+    "fuse": N_("A blown fuse takes the place of one of the opponent's cards, which is discarded: "
+               "the terminal keeps its count."),
+    "transformer": N_("You drew a transformer (V on its back): flip one terminal's block now, + to − or − to +."),
+    "tie": N_("A tie goes against the player of the fifth card."),
+    "two": N_("A turn: play one then draw one, play two to two terminals, or draw two; "
+              "a hand never holds more than six."),
+}
+LESSON_TASKS = {
+    "terminal": N_("Green is −, the lower total wins: win the green set."),
+    "set": N_("Win a set with one card."),
+    "bypass": N_("Win the blue set with your bypass."),
+    "fuse": N_("Take the lead on purple."),
+    "transformer": N_("Flip the block that puts you ahead."),
+    "tie": N_("Win the orange set."),
+    "two": N_("You hold six cards: win two sets this turn."),
+}
+
+
+def lesson_rule(lesson: str, number: int, total: int) -> str:
+    return _("Lesson %(n)d of %(total)d. %(rule)s") % {"n": number, "total": total, "rule": _(LESSON_RULES[lesson])}
+
+
+def lesson_task(lesson: str) -> str:
+    return _(LESSON_TASKS[lesson])
+
+
+def lesson_solved(last: bool) -> str:
+    from tui.text import Forms
+
+    if last:
+        return Forms(_("✓ Well played: the lessons are done. n: a match against Easy, with hints"),
+                     _("✓ Done. n: a match against Easy, with hints"))
+    return Forms(_("✓ Well played. n: the next lesson"), _("✓ n: next lesson"))
+
+
+def _lesson_wrong(p: Mapping[str, Any]) -> str:
+    """Why a lesson's move missed the point, short enough for the prompt line."""
+    from tui.text import Forms
+
+    r = p["reason"]
+    q = {"colour": colour(r.terminal).capitalize() if r.terminal >= 0 else "", "mine": r.mine,
+         "theirs": r.theirs, "sign": sign(r.plus)}
+    if r.kind == "loses_set" and r.mine == r.theirs:
+        return Forms(_("%(colour)s ends %(mine)d-%(theirs)d: a tie goes against the fifth card. Try again.") % q,
+                     _("%(colour)s %(mine)d-%(theirs)d: the tie is theirs. Try again.") % q)
+    if r.kind == "loses_set":
+        return Forms(_("%(colour)s ends %(mine)d-%(theirs)d: with %(sign)s that set is theirs. Try again.") % q,
+                     _("%(colour)s %(mine)d-%(theirs)d: their set. Try again.") % q)
+    if r.kind == "flips":
+        return Forms(_("%(colour)s turns %(sign)s, and you still trail where it counts. Try again.") % q,
+                     _("Not that block. Try again."))
+    return Forms(_("That ends your turn without the point. Try again."), _("Not yet the point. Try again."))
+
+
+REFUSALS.update({
+    "lesson_wrong": _lesson_wrong,
+    "lesson_solved": lambda p: _("solved: n for the next lesson"),
+    "lesson_only": lambda p: _("a lesson cannot be resigned: q leaves it"),
 })

@@ -1,0 +1,56 @@
+"""Learn Voltage from ``voltage play``'s start screen: a wrong move explained and the position
+back, the right one praised, every lesson in turn, then a match against Easy with the coach
+showing a hint by itself."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from engine.voltage.lessons import LESSONS, solution
+from server import coach as C
+from tests.tui.helpers import local_app, screen_text, wait_until
+from tui.games.voltage.lesson import LessonScreen
+from tui.games.voltage.match import MatchScreen
+
+
+@pytest.fixture
+def coach():
+    pool = ThreadPoolExecutor(max_workers=1)
+    C.use(C.Coach(executor=pool, hint_iterations=30))
+    yield
+    C.use(None)
+    pool.shutdown(wait=True)
+
+
+async def test_learn_voltage_from_the_start_screen_to_a_match_with_hints(coach):
+    app, backend = local_app(seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("l")
+        await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen))
+        screen = app.screen
+        assert "Lesson 1 of 7" in screen_text(app) and "win the green set" in screen_text(app)
+        # Green is -: the 3 on your own side gives the set away; explained, and the position comes back.
+        start = screen.view
+        await pilot.press("1")  # the green 3 is the first card of the hand
+        await pilot.pause()
+        await pilot.press("d")  # on my side
+        await wait_until(pilot, lambda: "Try again" in screen.error, what=lambda: screen.error)
+        assert "Green ends 6-2" in screen.error and screen.view == start
+        for n in range(len(LESSONS)):
+            assert screen.lesson_handle.index == n
+            for action in solution(LESSONS[n]):
+                await screen.submit(action)
+            await wait_until(pilot, lambda: screen.lesson_handle.solved)
+            await pilot.pause()
+            assert "✓" in screen_text(app)
+            await pilot.press("n")
+        await wait_until(pilot, lambda: type(app.screen) is MatchScreen)
+        match = app.screen
+        assert match.coach_on and backend.matches and backend.matches[-1].seats[1].bot == "easy"
+        await wait_until(pilot, lambda: match.view.my_turn)
+        await wait_until(pilot, lambda: match.hint_line.startswith("Hint:"), what=lambda: match.hint_line)
+        assert backend.matches[-1].hinted
+    backend.close()
