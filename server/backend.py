@@ -317,6 +317,23 @@ class SSHBackend:
             log.exception("could not read ratings")
         return out
 
+    def rating_trends(self, n: int = 50) -> list[tuple[str, tuple[int, ...]]]:
+        """``(game's short title, the rating shown after each of the last n rated matches)`` of each
+        game this player has a rated match in (the "Your matches" panel's sparklines)."""
+        if self.store is None or not self.identity:
+            return []
+        out = []
+        try:
+            for game in self.store.games():
+                points = [p.shown for p in self.store.rating_history(self.identity, game) if p.match_id is not None]
+                if points:
+                    known = games.GAMES.get(game)
+                    out.append(((known.short if known is not None else "") or persist.game_title(game),
+                                tuple(points[-n:])))
+        except Exception:
+            log.exception("could not read the rating history")
+        return out
+
     def history(self, limit: int = 20) -> list[HistoryItem]:
         """This player's finished matches, newest first, as data (the lobby screen words them
         in the forms that fit its width: :func:`tui.words.history_lines`)."""

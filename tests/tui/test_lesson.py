@@ -54,3 +54,35 @@ async def test_learn_voltage_from_the_start_screen_to_a_match_with_hints(coach):
         await wait_until(pilot, lambda: match.hint_line.startswith("Hint:"), what=lambda: match.hint_line)
         assert backend.matches[-1].hinted
     backend.close()
+
+
+async def test_the_lobby_offers_learn_voltage_and_its_match_against_easy(tmp_path, coach):
+    from server.backend import SSHBackend
+    from server.lobby.core import Lobby
+    from server.store.db import Store
+    from tests.server.test_commands import KA
+    from tui.app import make_app
+    from tui.widgets.menu import Menu
+
+    with Store.open(tmp_path) as store:
+        store.upsert_player(KA, "Alice")
+        lobby = Lobby(store=store, seed=1)
+        backend = SSHBackend(lobby, lobby.connect(KA, "alice"))
+        app = make_app(backend, player_name="alice")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await pilot.pause()
+            menu = app.screen.query_one("#choices", Menu)
+            assert "learn:voltage" in [item for item, _text in menu.items]
+            menu.post_message(Menu.Chosen(menu, "learn:voltage"))
+            await wait_until(pilot, lambda: isinstance(app.screen, LessonScreen))
+            screen = app.screen
+            screen.lesson_handle.load(len(LESSONS) - 1)
+            screen.refresh_match()
+            for action in solution(LESSONS[-1]):
+                await screen.submit(action)
+            await pilot.press("n")
+            await wait_until(pilot, lambda: type(app.screen) is MatchScreen)
+            assert app.screen.coach_on and app.screen.viewer.match.seats[1].bot == "easy"
+            for m in list(lobby.matches.values()):
+                m.match.close()

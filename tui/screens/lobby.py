@@ -32,6 +32,7 @@ from tui.games.registry import GAMES as SCREENS
 from tui.games.registry import words
 from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
+from tui.text import sparkline
 from tui.widgets.menu import Menu
 
 
@@ -432,6 +433,11 @@ class LobbyScreen(SizedScreen):
         # Newest first, and the cursor on the newest (a match just played is the one to see).
         self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
                                                    keep_place=False)
+        trends = getattr(self.backend, "rating_trends", None)  # (a rating sparkline per game, under it)
+        shown = trends() if trends is not None else []
+        room = (width - 2) // max(1, len(shown))
+        self.query_one("#history", Menu).border_subtitle = "  ".join(
+            f"{title} {sparkline(points, room - len(title) - 2)}" for title, points in shown)
 
     # -- lists -----------------------------------------------------------------
 
