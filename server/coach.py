@@ -75,6 +75,18 @@ def _analyse(seed: int, actions: tuple[str, ...], iterations: int | None, progre
     return K.analyse(seed, actions, iterations=iterations, progress=report)
 
 
+class _Job:
+    """An analysis running: its task, and the screens following its progress."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Future[Analysis]
+        self.listeners: list[Callable[[int, int], None]] = []
+
+    def tell(self, done: int, total: int) -> None:
+        for listener in list(self.listeners):
+            listener(done, total)
+
+
 @dataclass(frozen=True)
 class Analysis:
     """A finished match's analysis: each decision (:class:`engine.voltage.coach.Move`), in order."""
@@ -107,13 +119,14 @@ class Coach:
         self.analysis_iterations = analysis_iterations
         self._busy: set[str] = set()  # the players with an analysis running
         self._parent: Coach | None = None  # the coach whose worker this one shares (with_store)
+        self._jobs: dict[int, _Job] = {}  # the analyses running, by match
 
     def with_store(self, store: Any) -> Coach:
         """This coach (its worker and its players' analyses) keeping analyses in ``store``."""
         if store is None or store is self.store:
             return self
         twin = Coach(store, hint_iterations=self.hint_iterations, analysis_iterations=self.analysis_iterations)
-        twin._busy = self._busy  # one analysis per player, whichever store
+        twin._busy, twin._jobs = self._busy, self._jobs  # one analysis per player (and per match), whichever store
         twin._parent = self
         twin._own = False
         return twin
@@ -151,21 +164,38 @@ class Coach:
         found = self.stored(record.id)
         if found is not None:
             return found
-        key = who or f"match:{record.id}"
-        if key in self._busy:
-            raise CoachError("analysis_busy")
-        self._busy.add(key)
+        job = self._jobs.get(record.id)
+        if job is None:  # (one already running for this match: joined, whoever asked)
+            key = who or f"match:{record.id}"
+            if key in self._busy:
+                raise CoachError("analysis_busy")
+            self._busy.add(key)
+            job = self._jobs[record.id] = _Job()
+            job.task = asyncio.ensure_future(self._make(record, job, key))
+        if progress is not None:
+            job.listeners.append(progress)
         try:
-            moves = await self._run(record, progress)
+            # Shielded: a screen closed meanwhile stops listening, and the analysis still
+            # ends and is kept (the player's next look finds it).
+            return await asyncio.shield(job.task)
+        finally:
+            if progress in job.listeners:
+                job.listeners.remove(progress)
+
+    async def _make(self, record: Any, job: _Job, key: str) -> Analysis:
+        try:
+            moves = await self._run(record, job.tell)
+            result = Analysis(record.id, tuple(moves))
+            if self.store is not None and not getattr(self.store, "readonly", False):
+                try:
+                    await asyncio.wrap_future(self.store.save_analysis(record.id, K.ANALYSIS_VERSION,
+                                                                       result.to_json()))
+                except Exception:
+                    log.exception("could not store the analysis of match %s", record.id)
+            return result
         finally:
             self._busy.discard(key)
-        result = Analysis(record.id, tuple(moves))
-        if self.store is not None and not getattr(self.store, "readonly", False):
-            try:
-                await asyncio.wrap_future(self.store.save_analysis(record.id, K.ANALYSIS_VERSION, result.to_json()))
-            except Exception:
-                log.exception("could not store the analysis of match %s", record.id)
-        return result
+            self._jobs.pop(record.id, None)
 
     async def _run(self, record: Any, progress: Callable[[int, int], None] | None) -> list[K.Move]:
         """The analysis on the worker; its progress comes back through a queue the worker
@@ -252,10 +282,13 @@ _SHARED: Coach | None = None
 
 def shared() -> Coach:
     """The process's coach for hints (made on first use: a process that never hints never
-    starts its worker)."""
+    starts its worker; it stops with the process)."""
     global _SHARED
     if _SHARED is None:
+        import atexit
+
         _SHARED = Coach()
+        atexit.register(_SHARED.close)
     return _SHARED
 
 

@@ -155,6 +155,7 @@ async def coach_shots(tmp: Path) -> None:
         await pilot.pause(0.3)
         app.push_screen(app.backend.replay_screen(ids[0]))
         await pilot.pause(0.3)
+        await pilot.press("c")
         while app.screen.moves is None:
             await pilot.pause(0.2)
         for _ in range(2):

@@ -54,6 +54,9 @@ async def test_the_chart_is_made_with_a_progress_bar_then_marks_mistakes_and_m_s
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
         screen = app.screen
+        assert not screen.has_class("-chart") and screen.moves is None  # every hand, and no search yet
+        await pilot.press("c")
+        await pilot.pause()
         assert screen.has_class("-chart") and screen.query_one(WinChart).display
         assert screen.moves is not None or screen._progress is not None  # made now: a progress bar first
         await wait_until(pilot, lambda: screen.moves is not None, timeout=120, what="the analysis")
@@ -81,6 +84,7 @@ async def test_a_kept_analysis_shows_at_once_and_a_replay_without_one_has_no_cha
     app = make_app(ReplayBackend(replay), pacing=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("c")
         assert app.screen.moves is not None and app.screen._progress is None
     plain = make_app(ReplayBackend(Replay.load(store, mid, KA)), pacing=FAST)
     async with plain.run_test(size=(80, 24)) as pilot:

@@ -21,7 +21,7 @@ from typing import Protocol
 from rich.segment import Segment
 
 from engine.voltage.coach import Move
-from tui.i18n import _
+from tui.games.voltage import words as W
 from tui.text import plain
 from tui.widgets.lines import LineWidget, Row, fit, text_cells
 
@@ -124,24 +124,9 @@ class WinChart(LineWidget):
             done, total = self.progress
             room = max(10, width - 40)
             filled = room * done // max(1, total)
-            words = _("Analysing the match… %(done)d of %(total)d moves") % {"done": done, "total": total}
+            words = W.analysing(done, total)
             rows.append(fit([Segment(" " + "█" * filled, pal.style(bold=True)),
                              Segment("░" * (room - filled), dim), Segment("  " + words)], width))
         else:
             rows.append(fit([Segment(" " + text_cells(self.line, width - 1))], width))
         return rows
-
-
-def step_line(moves: Sequence[Move], step: int, names: Sequence[str], better: Callable[[Move], str]) -> str:
-    """What the move of ``step`` was worth to its player, and the better move if it was a mistake."""
-    m = next((m for m in moves if m.step == step), None)
-    if m is None:
-        count = sum(1 for x in moves if x.mistake)
-        if count == 0:
-            return _("No mistakes of 15 points or more in this match.  c: the hands")
-        return _("%(n)d mistakes (✗): m steps to the next.  c: the hands") % {"n": count}
-    p = {"name": names[m.seat], "chance": round(100 * m.chance)}
-    if not m.mistake:
-        return _("%(name)s: %(chance)d%% to win after this move.") % p
-    p.update({"lost": round(100 * m.loss), "better": better(m)})
-    return _("✗ %(name)s: %(chance)d%% after this move, %(lost)d points lost; better: %(better)s.") % p

@@ -534,7 +534,7 @@ class MatchScreen(PlayScreen):
             line = words.refusal(e)
         except Exception as e:
             log.exception("hint failed")
-            line = f"could not ask for a hint: {e}"
+            line = words.hint_failed(e)
         else:
             line, why = words.hint_line(view, hint), words.hint_why(hint)
         if self._hint_at == at:

@@ -14,11 +14,12 @@ view the board's bottom side is labelled with that seat's name, not "your side",
 it is the viewer's own seat.
 
 A replay that brings its analysis (``replay.analysis``, a
-:class:`~tui.games.voltage.chart.AnalysisSource`: the server's coach) shows the win-chance
-chart (:class:`~tui.games.voltage.chart.WinChart`) in the bottom band, in place of the
-bottom hand and the piles (``c`` swaps them), the analysis made in the background the
-first time with a progress bar; ``m`` steps to the next mistake, whose better move the
-chart's line names.
+:class:`~tui.games.voltage.chart.AnalysisSource`: the server's coach) offers ``c``: the
+win-chance chart (:class:`~tui.games.voltage.chart.WinChart`) in the bottom band, in place
+of the bottom hand and the piles (``c`` again: the hands).  The analysis kept with the
+match shows at once; else it is made in the background from the first ``c`` on, with a
+progress bar (only then: a replay only looked through costs no search).  ``m`` steps to
+the next mistake, whose better move the chart's line names.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from engine.voltage.cards import Card
 from engine.voltage.coach import Move
 from tui import words as W
 from tui.games.voltage import words
-from tui.games.voltage.chart import AnalysisSource, WinChart, step_line
+from tui.games.voltage.chart import AnalysisSource, WinChart
 from tui.games.voltage.hand import SLOTS, OpponentHand, Slot, _paint_card
 from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.piles import Piles
@@ -157,9 +158,13 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
     def on_mount(self) -> None:
         super().on_mount()
         self.analysis = getattr(self.replay, "analysis", None)
-        if self.analysis is None:
+        self._asked = False
+
+    def _ask(self) -> None:
+        """The analysis: the one kept, else made now (once) in the background."""
+        if self.analysis is None or self._asked:
             return
-        self.add_class("-chart")
+        self._asked = True
         stored = self.analysis.stored()
         if stored is not None:
             self.moves = tuple(stored)
@@ -167,7 +172,6 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
             self._progress = (0, self.replay.last)
             self.run_worker(self._analyse(self.analysis), group="analysis")
         self.refresh_bindings()
-        self._show_chart()
 
     async def _analyse(self, source: AnalysisSource) -> None:
         def progress(done: int, total: int) -> None:
@@ -189,7 +193,7 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
             return
         moves = self.moves
         step = self.handle.step
-        line = self._chart_line if moves is None else step_line(moves, step, self.names, self._better)
+        line = self._chart_line if moves is None else words.step_line(moves, step, self.names, self._better)
         self.query_one(WinChart).show(self.names, moves, self.replay.last, step, line, self._progress)
 
     def _better(self, move: Move) -> str:
@@ -206,11 +210,14 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
 
     def action_chart(self) -> None:
         """The chart, or the bottom hand and the piles, in the bottom band."""
+        self._ask()
         self.toggle_class("-chart")
+        self._show_chart()
 
     def action_next_mistake(self) -> None:
         steps = [m.step for m in self.moves or () if m.mistake]
         if steps:
+            self.add_class("-chart")
             self.go(next((s for s in steps if s > self.handle.step), steps[0]))
 
     def _detect_moments(self, prev: Any, now: Any) -> None:

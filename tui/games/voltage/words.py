@@ -279,6 +279,31 @@ def hint_thinking() -> str:
     return _("Thinking of a hint…")
 
 
+def hint_failed(error: BaseException) -> str:
+    return _("could not ask for a hint: %(error)s") % {"error": error}
+
+
+def analysing(done: int, total: int) -> str:
+    """The chart's progress bar's words."""
+    return _("Analysing the match… %(done)d of %(total)d moves") % {"done": done, "total": total}
+
+
+def step_line(moves: Sequence[Any], step: int, names: Sequence[str], better: Callable[[Any], str]) -> str:
+    """What the move of ``step`` was worth to its player, and the better move if it was a mistake."""
+    m = next((m for m in moves if m.step == step), None)
+    if m is None:
+        count = sum(1 for x in moves if x.mistake)
+        if count == 0:
+            return _("No mistakes of 15 points or more in this match.  c: the hands")
+        return ngettext("%(n)d mistake (✗): m steps to it.  c: the hands",
+                        "%(n)d mistakes (✗): m steps to the next.  c: the hands", count) % {"n": count}
+    p = {"name": names[m.seat], "chance": round(100 * m.chance)}
+    if not m.mistake:
+        return _("%(name)s: %(chance)d%% to win after this move.") % p
+    p.update({"lost": round(100 * m.loss), "better": better(m)})
+    return _("✗ %(name)s: %(chance)d%% after this move, %(lost)d points lost; better: %(better)s.") % p
+
+
 def better_move(text: str, view: V.VoltageView | None) -> str:
     """The analysis's better move (an action's stored text) as an instruction."""
     try:
