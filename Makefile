@@ -1,7 +1,7 @@
 # Everyday commands; they use the project's venv (`python3 -m venv .venv && .venv/bin/pip install -e '.[test]'`).
 PY := .venv/bin/python
 
-.PHONY: test check check-all snapshots ci textual-latest
+.PHONY: test check check-all snapshots ci textual-latest catalogs
 
 test:  ## the whole suite, as README says (two workers: pytest-xdist)
 	$(PY) -m pytest -q -n 2
@@ -15,6 +15,9 @@ check-all: check  ## (the old name: the gates now cover everything)
 
 snapshots:  ## rewrite the SVG snapshots in tests/tui/snapshots; look at them (git diff) before committing
 	VOLTAGE_UPDATE_SNAPSHOTS=1 $(PY) -m pytest -q tests/tui/test_snapshots.py
+
+catalogs:  ## extract the messages, update tui/locale's catalogs (ca, es), compile them; then translate what is new
+	$(PY) tools/catalogs.py
 
 ci:  ## what CI runs, in a fresh venv
 	.ci/run

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.screen import Screen
 
+from tui import i18n
 from tui.frames import Shadow
 from tui.pacing import DEFAULT, Pacing
 from tui.textual_compat import ShadowedApp, set_no_colour, write_to_terminal
@@ -64,6 +65,7 @@ class VoltageApp(ShadowedApp[None]):
         self.home: Screen | None = None
         self.pacing = pacing  # how long the visible moments last (tests pass a fast one)
         self.shadow = Shadow()  # what the terminal shows: frames are written as what changed
+        self.speech = i18n.speech()  # the session's language, set around the app (None: on_load makes one)
 
     # The pacing's fields, as attributes: kept for code written before :class:`Pacing`
     # (the SSH end-to-end tests set them on a server's app); setting one replaces the pacing.
@@ -128,6 +130,40 @@ class VoltageApp(ShadowedApp[None]):
             screen.refresh(layout=True)
             for widget in screen.walk_children():
                 widget.refresh()
+
+    # -- the language -----------------------------------------------------------
+
+    def on_load(self) -> None:
+        """Before anything is made: the app's tasks word in the language of the context the app
+        was made in (a session sets it around the app: :mod:`tui.i18n`); an app made without one
+        (a test's) gets its own, so a change of language reaches all its tasks too."""
+        if self.speech is None:
+            self.speech = i18n.ensure()
+        else:
+            i18n.use(self.speech)
+
+    @property
+    def language(self) -> str:
+        """The language the app words in: ``"en"``, ``"ca"`` or ``"es"``."""
+        return self.speech.code if self.speech is not None else i18n.current()
+
+    def set_language(self, code: str) -> None:
+        """Word everything in ``code`` from now on (the settings screen): the session's language
+        changes in place, each screen that words what it shows re-words it (its ``reword()``),
+        and every widget draws again."""
+        if code not in i18n.LANGUAGES or code == self.language:
+            return
+        if self.speech is not None:
+            self.speech.set(code)
+        else:
+            i18n.switch(code)
+        for screen in self.screen_stack:
+            reword = getattr(screen, "reword", None)
+            if reword is not None:
+                reword()
+            screen.refresh(layout=True)
+            for widget in screen.walk_children():
+                widget.refresh(layout=True)
 
     def on_mount(self) -> None:
         self.home = self.backend.home_screen()

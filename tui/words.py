@@ -17,16 +17,55 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from tui.i18n import N_, _, ngettext
+from tui.i18n import N_, _, current, ngettext
 from tui.ports import HistoryItem, Note, RatingChange
 
 Words = Callable[[Mapping[str, Any]], str]
 
 
+# -- numbers and dates per language ------------------------------------------------------
+# Small tables of our own, one entry per language of tui.i18n.LANGUAGES (no CLDR data, at run
+# time or at build time): an ordinal's ending depends on the number in ways a catalog's plural
+# forms do not say, and a date's order is the language's, not a sentence to translate.
+
+
+def _ordinal_en(n: int) -> str:
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}" + {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def _ordinal_ca(n: int) -> str:
+    return f"{n}" + {1: "r", 2: "n", 3: "r", 4: "t"}.get(n, "è")
+
+
+def _ordinal_es(n: int) -> str:
+    return f"{n}.º"
+
+
+ORDINALS: dict[str, Callable[[int], str]] = {"en": _ordinal_en, "ca": _ordinal_ca, "es": _ordinal_es}
+
+
 def ordinal(n: int) -> str:
-    """``1st``, ``2nd``, ``3rd``, ``4th``."""
-    special = {1: N_("1st"), 2: N_("2nd"), 3: N_("3rd")}.get(n)
-    return _(special) if special is not None else _("%(n)dth") % {"n": n}
+    """A place in the session's language: ``1st`` ``2nd`` ``3rd`` ``4th`` / ``1r`` ``2n`` ``3r`` ``4t``
+    ``5è`` / ``1.º`` ``2.º`` (a place is "lloc" and "puesto": the masculine forms)."""
+    return ORDINALS.get(current(), _ordinal_en)(n)
+
+
+#: A date's short forms per language, as ``time.strftime`` patterns of numbers only (so no C locale
+#: is involved): a day and its time, a day, a date, a date and its time.
+DATES: dict[str, dict[str, str]] = {
+    "en": {"day_time": "%m-%d %H:%M", "day": "%m-%d", "date": "%Y-%m-%d", "date_time": "%Y-%m-%d %H:%M"},
+    "ca": {"day_time": "%d/%m %H:%M", "day": "%d/%m", "date": "%d/%m/%Y", "date_time": "%d/%m/%Y %H:%M"},
+    "es": {"day_time": "%d/%m %H:%M", "day": "%d/%m", "date": "%d/%m/%Y", "date_time": "%d/%m/%Y %H:%M"},
+}
+
+
+def date(when: float, form: str = "date") -> str:
+    """``when`` (seconds since the epoch, shown in local time) in the session's language's short
+    ``form``: ``day_time`` (``03-14 18:02`` / ``14/03 18:02``), ``day``, ``date`` (``2025-03-14`` /
+    ``14/03/2025``) or ``date_time``."""
+    return time.strftime(DATES.get(current(), DATES["en"])[form], time.localtime(when))
 
 
 def listing(parts: Sequence[str]) -> str:
@@ -330,8 +369,7 @@ def history_forms(item: HistoryItem) -> list[str]:
     from tui.text import plain
 
     others = [plain(n, 16) for n in item.others]
-    ended = time.localtime(item.ended)
-    when, day = time.strftime("%m-%d %H:%M", ended), time.strftime("%m-%d", ended)
+    when, day = date(item.ended, "day_time"), date(item.ended, "day")
     rank = item.rank
     if rank is None:
         outcome = ""
@@ -435,8 +473,8 @@ def browser_line(label: str, linked: float, last_seen: float) -> str:
     """One linked browser in the settings: what it is, when it was linked and last used."""
     return _("%(label)s: linked %(linked)s, last used %(seen)s") % {
         "label": label or _("a browser"),
-        "linked": time.strftime("%Y-%m-%d", time.localtime(linked)),
-        "seen": time.strftime("%Y-%m-%d %H:%M", time.localtime(last_seen)),
+        "linked": date(linked, "date"),
+        "seen": date(last_seen, "date_time"),
     }
 
 

@@ -96,11 +96,22 @@ def _host(args: argparse.Namespace) -> int:
     return host_main(args.redis, args.data_dir, grace=args.grace)
 
 
+def _speak(lang: str | None) -> None:
+    """This process words in ``lang`` (``--lang``), else in its locale's language (``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG``): set before the app runs, whose tasks all copy it."""
+    import os
+
+    from tui.i18n import client_language, use
+
+    use(lang or client_language(os.environ))
+
+
 def _replay(args: argparse.Namespace) -> int:
     from server.replay import Replay, ReplayError
     from server.serve import default_data_dir
     from server.store.db import Store, StoreError
 
+    _speak(args.lang)
     text = str(args.match_id).strip().lstrip("#")
     if not text.isdigit():
         print(f"voltage replay: MATCH_ID is a number, not {args.match_id!r}", file=sys.stderr)
@@ -144,13 +155,16 @@ def _bot_pool() -> Executor | None:
         return None
 
 
-def play_main(name: str | None = None, seed: int | None = None, bot_delay: float = 0.7) -> int:
+def play_main(name: str | None = None, seed: int | None = None, bot_delay: float = 0.7,
+              lang: str | None = None) -> int:
     """``voltage play``: the composition of a local backend (``server.local``) and the app
-    (``tui``); the tui itself never imports ``server``."""
+    (``tui``); the tui itself never imports ``server``.  ``lang``: ``en``, ``ca`` or ``es``
+    (None: the locale's)."""
     from server.local import LocalBackend
     from tui.app import make_app
     from tui.run import default_name, run_local
 
+    _speak(lang)
     pool = _bot_pool()
     backend = LocalBackend(seed=seed, bot_delay=bot_delay, executor=pool)
     app = make_app(backend, player_name=name or default_name())
@@ -163,7 +177,7 @@ def play_main(name: str | None = None, seed: int | None = None, bot_delay: float
 
 
 def _play(args: argparse.Namespace) -> int:
-    return play_main(args.name, args.seed, args.bot_delay)
+    return play_main(args.name, args.seed, args.bot_delay, args.lang)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -233,11 +247,13 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--name", default=None, help="your name in the match (default: your login name)")
     pl.add_argument("--seed", type=int, default=None, help="deal the matches from this seed")
     pl.add_argument("--bot-delay", type=float, default=0.7, help="seconds between a bot's moves")
+    _lang_argument(pl)
     pl.set_defaults(func=_play)
 
     r = sub.add_parser("replay", help="replay a finished match from the server's data, step by step")
     r.add_argument("match_id", metavar="MATCH_ID", help="the match's number (from the lobby or `ssh HOST export`)")
     r.add_argument("--data-dir", default=None, help="the server's data directory (default: the user data dir)")
+    _lang_argument(r)
     r.set_defaults(func=_replay)
     return p
 
@@ -250,6 +266,13 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535)")
     return port
+
+
+def _lang_argument(p: argparse.ArgumentParser) -> None:
+    from tui.i18n import LANGUAGES
+
+    p.add_argument("--lang", choices=LANGUAGES, default=None,
+                   help="the language of the screens (default: your locale's: LC_ALL, LC_MESSAGES or LANG)")
 
 
 def _web_arguments(p: argparse.ArgumentParser) -> None:

@@ -140,11 +140,12 @@ async def _export(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     return inv.answer(await sessions.services.export(mid))
 
 
-def _words(make: Callable[[], str]) -> str:
-    """A sentence of the tui's words, in English (the languages issue words it in the client's language)."""
-    from tui.i18n import ENGLISH, language
+def _words(inv: Invocation, make: Callable[[], str]) -> str:
+    """A sentence of the tui's words, in the language of the client's locale."""
+    from server.session.environment import client_env
+    from tui.i18n import client_language, language
 
-    with language(ENGLISH):
+    with language(client_language(client_env(inv.env))):
         return make()
 
 
@@ -159,10 +160,10 @@ async def _link(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
             raise Refused("link_needs_key")
         code = await sessions.services.link_code(key)
     except Refused as e:
-        inv.console.err(f"voltage: {refusal_words(e)}\n")
+        inv.console.err(f"voltage: {refusal_words(e, inv.env)}\n")
         return 1
     unlink = f"{inv.address} unlink"
-    inv.say(_words(lambda: W.link_code(code, round(LINK_TTL / 60), sessions.web_address, unlink)))
+    inv.say(_words(inv, lambda: W.link_code(code, round(LINK_TTL / 60), sessions.web_address, unlink)))
     return 0
 
 
@@ -172,14 +173,14 @@ async def _unlink(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
 
     key = inv.identity.key
     if key is None:
-        inv.console.err(f"voltage: {refusal_words(Refused('link_needs_key'))}\n")
+        inv.console.err(f"voltage: {refusal_words(Refused('link_needs_key'), inv.env)}\n")
         return 1
     try:
         count = await sessions.services.unlink(key)
     except Refused as e:
-        inv.console.err(f"voltage: {refusal_words(e)}\n")
+        inv.console.err(f"voltage: {refusal_words(e, inv.env)}\n")
         return 1
-    inv.say(_words(lambda: W.unlinked(count)))
+    inv.say(_words(inv, lambda: W.unlinked(count)))
     return 0
 
 

@@ -1,14 +1,14 @@
 """What a session reads of the environment its client sent (SSH's ``SetEnv``/``SendEnv``; a
-browser's page will send the same names): these names only, and short values, since a client
-may send any number of any size.  ``NO_COLOR`` starts the app without colour; the locale
-names will choose a session's language."""
+browser's page sends ``LANG`` from ``navigator.language``): these names only, and short values,
+since a client may send any number of any size.  ``NO_COLOR`` starts the app without colour;
+``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` choose a session's language (:func:`tui.i18n.client_language`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-CLIENT_ENV: tuple[str, ...] = ("NO_COLOR", "LANG", "LC_ALL")
+CLIENT_ENV: tuple[str, ...] = ("NO_COLOR", "LANG", "LC_ALL", "LC_MESSAGES")
 MAX_VALUE = 64  # characters kept of a value
 
 

@@ -21,6 +21,8 @@ One :class:`Sessions` is shared by every transport of the process, with its
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import inspect
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from server.session.driver import InputLimits, OutputLimits, TerminalChannel, ru
 from server.session.environment import client_env
 from server.session.identity import Identity
 from server.session.services import Services
+from tui.i18n import reset, use
 
 log = logging.getLogger(__name__)
 
@@ -66,14 +69,32 @@ class TerminalConsole:
         self.terminal.write(text.encode())
 
 
-def refusal_words(error: BaseException) -> str:
-    """A refusal (its code and params) in the tui's English words, for a line a command or a
-    session writes before any app runs (the languages issue words it in the client's language)."""
+def refusal_words(error: BaseException, env: Mapping[str, Any] | None = None) -> str:
+    """A refusal (its code and params) in the tui's words, for a line a command or a session
+    writes before any app runs: in the language of the client's locale (``env``: what it sent)."""
     from tui import words as W
-    from tui.i18n import ENGLISH, language
+    from tui.i18n import client_language, language
 
-    with language(ENGLISH):
+    with language(client_language(client_env(env or {}))):
         return W.refusal(error)
+
+
+async def session_language(backend: Any, env: Mapping[str, str]) -> str:
+    """The language a session starts in: the one its key chose in the settings (kept with its
+    other settings), else its client's locale's (:func:`tui.i18n.chosen`)."""
+    from tui.i18n import chosen
+
+    settings = getattr(backend, "settings", None)
+    kept: Any = {}
+    if settings is not None and getattr(backend, "identity", None):  # (a guest has kept nothing yet)
+        try:
+            kept = settings()
+            if inspect.isawaitable(kept):
+                kept = await kept
+        except Exception:  # (the settings are unreadable now: the client's locale decides)
+            log.exception("could not read the settings of a session")
+            kept = {}
+    return chosen(kept.get("language") if isinstance(kept, Mapping) else None, env)
 
 
 def printable(text: str, limit: int = 60) -> str:
@@ -125,17 +146,22 @@ class Sessions:
         from tui.ports import Refused
 
         console = console or TerminalConsole(terminal)
+        sent = client_env(env)
         try:
-            opened = await self.services.open(identity, initial, client_env(env))
+            opened = await self.services.open(identity, initial, sent)
         except Refused as e:
-            console.err(f"voltage: {refusal_words(e)}\r\n")
+            console.err(f"voltage: {refusal_words(e, sent)}\r\n")
             return 1
         backend = opened.backend
         name_idle = self.limits.name_idle
         idle = False
         watchdog: asyncio.TimerHandle | None = None
         self.running += 1
+        speech: contextvars.Token[Any] | None = None
         try:
+            # The session's language, set in this task's context before the app is made: every task and
+            # callback of the app copies the context, so they all word in it (and follow a change of it).
+            speech = use(await session_language(backend, sent))
             app = self.app_factory(backend, backend.name_prefill)
             gcpolicy.session_started(app)
 
@@ -153,6 +179,8 @@ class Sessions:
                 watchdog.cancel()
             self.running -= 1
             opened.close()
+            if speech is not None:
+                reset(speech)
         if idle:
             mins = name_idle / 60
             console.out(f"voltage: no name chosen in {mins:g} minute{'s' if mins != 1 else ''}; come back any time\r\n")

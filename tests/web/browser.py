@@ -48,13 +48,15 @@ def chromium() -> str:
 
 
 @asynccontextmanager
-async def browser(profile: Path, width: int = 1000, height: int = 700) -> AsyncIterator[Any]:
-    """A headless chromium with a fresh profile (its user data directory: ``profile``)."""
+async def browser(profile: Path, width: int = 1000, height: int = 700, locale: str | None = None
+                  ) -> AsyncIterator[Any]:
+    """A headless chromium with a fresh profile (its user data directory: ``profile``); ``locale``:
+    its language (``navigator.language``), "ca-ES" say (None: chromium's own)."""
     executable = chromium()
     async with async_playwright() as p:
         context = await p.chromium.launch_persistent_context(
             str(profile), executable_path=executable, headless=True, args=ARGS,
-            viewport={"width": width, "height": height})
+            viewport={"width": width, "height": height}, **({"locale": locale} if locale else {}))
         try:
             yield context
         finally:

@@ -122,7 +122,7 @@ class WebTerminal:
         self._reader: asyncio.Task[None] | None = None
 
     async def connect(self, *, hello: bool = True, origin: str | None = None, cookies: dict[str, str] | None = None,
-                      resume: str | None = None) -> WebTerminal:
+                      resume: str | None = None, lang: str = "en_GB.UTF-8") -> WebTerminal:
         headers = {"Origin": origin if origin is not None else self.served.origin}
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
@@ -134,7 +134,7 @@ class WebTerminal:
         self._reader = asyncio.get_running_loop().create_task(self._read(self.ws))
         if hello:
             await self.ws.send_str(json.dumps({"type": "hello", "cols": self.width, "rows": self.height,
-                                               "resume": resume, "env": {"LANG": "en_GB.UTF-8"}}))
+                                               "resume": resume, "env": {"LANG": lang}}))
             deadline = time.monotonic() + 10
             while self.resume is None and not self.closed.is_set():  # the session's token comes first
                 assert time.monotonic() < deadline, "no session message"

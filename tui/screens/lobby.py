@@ -341,6 +341,11 @@ class LobbyScreen(SizedScreen):
             self._unsubscribe = self.backend.subscribe(self._refresh_lists)
             self._refresh_lists()
 
+    def reword(self) -> None:
+        """The language changed (on the settings screen, above this one): the lists are worded
+        again when this screen shows again, even if the lobby has not changed."""
+        self._shown = None
+
     def on_screen_suspend(self) -> None:
         self._unlisten()
 

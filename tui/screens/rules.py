@@ -2,9 +2,10 @@
 
 The page is ``tui/rules.md``: the project's own rules document, in its own words,
 and the one the README links, so a reader of a clone and a player in the app read
-the same text.  It stays inside the ``tui`` package (not ``docs/``) so that
-``pip install .`` installs it as package data (``[tool.setuptools.package-data]``)
-and this screen finds it beside the code.
+the same text.  Each language has its page, written in it (``rules.ca.md``,
+``rules.es.md``); the screen shows the session's.  They stay inside the ``tui``
+package (not ``docs/``) so that ``pip install .`` installs them as package data
+(``[tool.setuptools.package-data]``) and this screen finds them beside the code.
 """
 
 from __future__ import annotations
@@ -17,13 +18,21 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.i18n import current
 from tui.widgets.keybar import KeyBar
 
 RULES = Path(__file__).resolve().parent.parent / "rules.md"
 
 
-def rules_text() -> str:
-    return RULES.read_text(encoding="utf-8")
+def rules_path(language: str | None = None) -> Path:
+    """The rules page in ``language`` (None: the session's), or the English one."""
+    code = language or current()
+    page = RULES.with_name(f"rules.{code}.md")
+    return page if code != "en" and page.exists() else RULES
+
+
+def rules_text(language: str | None = None) -> str:
+    return rules_path(language).read_text(encoding="utf-8")
 
 
 class RulesScreen(Screen):
@@ -48,6 +57,10 @@ class RulesScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#rules").focus()
+
+    def reword(self) -> None:
+        """The language changed: its page."""
+        self.query_one("#rules-text", Static).update(Markdown(rules_text(), hyperlinks=False))
 
     def action_close(self) -> None:
         self.dismiss(None)

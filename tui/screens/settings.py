@@ -5,6 +5,10 @@ Every choice takes effect at once and is kept where the backend keeps settings
 (``save_setting``: for a key, in the store, so it follows the key to its next session;
 for a guest, for this session only); the title says which.
 
+- Language: English, Català, Español (left/right or Enter), each named in its own words; it
+  applies at once (``app.set_language``: the screens re-word what they show) and wins, for a
+  key, over the client's locale from its next session on (``save_setting("language")``).  Its
+  line comes after the older ones, so theirs keep their places.
 - Colours: dark, light or no colour (left/right or Enter).  When the client's
   environment decides (it sent ``NO_COLOR``: :meth:`colours_forced` of the backend
   says why), the line says so and offers no choice: no-color.org asks that a program
@@ -37,6 +41,7 @@ from textual.widgets import Input, Static
 
 from tui import words as W
 from tui.app import COLOUR_WORDS, COLOURS
+from tui.i18n import LANGUAGE_NAMES, LANGUAGES, _, current, switch
 from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
 from tui.widgets.keybar import KeyBar
@@ -162,6 +167,9 @@ class SettingsScreen(SizedScreen):
             challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
             challenges.append("  ←→", style="dim")
             items.append(("challenges", challenges))
+        language = Text(_("Language: %(language)s") % {"language": LANGUAGE_NAMES[current()]})
+        language.append("  ←→", style="dim")
+        items.append(("language", language))
         name = Text("Name: ")
         name.append(self.backend.name, "bold")  # (plain text: never markup)
         name.append("  Enter: rename", style="dim")
@@ -188,6 +196,8 @@ class SettingsScreen(SizedScreen):
         self._error("")
         if item == "colours":
             self.change_colours(delta)
+        elif item == "language":
+            self.change_language(delta)
         elif item == "alerts":
             self.toggle_alerts()
         elif item == "challenges":
@@ -208,6 +218,20 @@ class SettingsScreen(SizedScreen):
         choice = COLOURS[(COLOURS.index(app.colours) + delta) % len(COLOURS)]
         app.set_colours(choice)
         self.backend_save("colours", choice)
+
+    def change_language(self, delta: int) -> None:
+        """The next language (kept for the key, where the backend keeps settings)."""
+        code = LANGUAGES[(LANGUAGES.index(current()) + delta) % len(LANGUAGES)]
+        set_language = getattr(self.app, "set_language", None)
+        if set_language is not None:
+            set_language(code)
+        else:  # (a test's plain App)
+            switch(code)
+        self.backend_save("language", code)
+
+    def reword(self) -> None:
+        """The language changed: the lines again, in its words."""
+        self._redraw()
 
     def toggle_alerts(self) -> None:
         """The "your turn" bell and window title, on or off."""
