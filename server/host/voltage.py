@@ -317,8 +317,12 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
     # -- the coach --------------------------------------------------------------------
 
     def may_hint(self, seat: int) -> bool:
-        """Hints are for a seat against a bot (between people, never)."""
-        return seat in (0, 1) and not self.seats[seat].is_bot and self.seats[1 - seat].is_bot
+        """Hints are for a seat against a bot (between people, never: nor while a bot plays a
+        dropped person's seat, which keeps its identity)."""
+        if seat not in (0, 1):
+            return False
+        other = self.seats[1 - seat]
+        return not self.seats[seat].is_bot and other.is_bot and other.identity is None
 
     async def hint(self, seat: int) -> Any:
         """The coach's hint for ``seat`` to move (see :mod:`server.coach`): the first one marks

@@ -109,7 +109,10 @@ class Recording:
         """The match's players asked the coach for a hint: stored with it (queued, in order
         with its actions), so a restart keeps it unrated."""
         self._ensure_created()
-        self.store.mark_hinted(self._current_id).add_done_callback(_log_failure("mark the match hinted"))
+        try:
+            self.store.mark_hinted(self._current_id).add_done_callback(_log_failure("mark the match hinted"))
+        except StoreError as e:  # (a closed store: the match is still unrated while it runs here)
+            log.error("match %s: could not mark it hinted: %s", self._safe_id(), e)
 
     async def probe(self) -> None:
         """A write that fails exactly when this match's next action would (see Store.probe)."""

@@ -80,12 +80,15 @@ async def test_a_restored_hinted_match_stays_unrated(tmp_path, coach):
         assert restored[0].changes == [] and store.match_record(rec.match_id).hinted
 
 
-async def test_no_hints_between_people_nor_out_of_turn(coach):
+async def test_no_hints_between_people_nor_out_of_turn(coach):  # (set_bot needs a running loop)
     people = Match([Seat("Alice", A), Seat("Bob", B)], seed=_first_seed(0), bot_delay=0)
     assert not people.handle(0).may_hint and not people.handle(1).may_hint
     with pytest.raises(IllegalActionError) as e:
         await people.handle(0).hint()
     assert e.value.code == "no_hints_vs_people" and not people.hinted
+    people.set_bot(1, "medium")  # Bob dropped and a bot keeps his seat: still a match between people
+    assert not people.handle(0).may_hint
+    people.close()
     m = Match([Seat("Easy bot", bot="easy"), Seat("Alice", A)], seed=_first_seed(0), bot_delay=0)
     with pytest.raises(IllegalActionError) as e:
         await m.handle(1).hint()  # the bot is to move
