@@ -9,6 +9,7 @@ test:  ## the whole suite, as README says (two workers: pytest-xdist)
 check:  ## the gates .ci/run runs before the tests, over the whole repository (config in pyproject.toml)
 	.venv/bin/ruff check .
 	.venv/bin/mypy
+	.venv/bin/mypy tests benchmarks
 	.venv/bin/lint-imports --no-cache
 
 check-all: check  ## (the old name: the gates now cover everything)

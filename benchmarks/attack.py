@@ -100,13 +100,15 @@ class Server:
             [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             stderr=subprocess.DEVNULL,
         )
-        self.port = json.loads(self.proc.stdout.readline())["port"]
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both piped
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+        self.port = json.loads(self.stdout.readline())["port"]
         return self
 
     def stats(self) -> dict:
-        self.proc.stdin.write("gc\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())
+        self.stdin.write("gc\n")
+        self.stdin.flush()
+        return json.loads(self.stdout.readline())
 
     def rss_kb(self) -> int:
         return rss_kb(self.proc.pid)
@@ -145,7 +147,7 @@ def fmt(lat: list[float]) -> str:
 
 
 async def probe(port: int):
-    from tests.server.terminal import Terminal
+    from tests.support.terminal import Terminal
 
     t = await Terminal(100, 32).connect(port, "probe")
     await t.wait_for("Your name")
@@ -155,23 +157,23 @@ async def probe(port: int):
 
 
 async def flood(srv: Server, label: str, payload: bytes, window: float) -> None:
-    from tests.server.terminal import Terminal
+    from tests.support.terminal import Terminal
 
     p = await probe(srv.port)
     a = await Terminal(100, 32).connect(srv.port, "flood")
     await a.wait_for("Your name")
     await asyncio.sleep(0.3)
     t0 = time.monotonic()
-    a.chan.write(payload)
+    a.channel.write(payload)
     lat = await probe_latencies(p, t0 + window)
-    closed = f"flooder closed after {a.closed_at - t0:.1f} s" if a.closed.is_set() else "flooder still connected"
+    closed = f"flooder closed after {a.closed_at - t0:.1f} s" if a.closed_at is not None else "flooder still connected"
     print(f"  flood {label:<22} {fmt(lat)}; {closed}", flush=True)
     await a.close()
     await p.close()
 
 
 async def not_reading(srv: Server, sizes: list[tuple[int, int]], seconds: float) -> None:
-    from tests.server.terminal import Terminal
+    from tests.support.terminal import Terminal
 
     p = await probe(srv.port)
     rss0 = srv.rss_kb()
@@ -184,7 +186,8 @@ async def not_reading(srv: Server, sizes: list[tuple[int, int]], seconds: float)
         sock.connect(("127.0.0.1", srv.port))
         t = await Terminal(200, 60).connect(srv.port, name, window=1 << 30, sock=sock)
         await t.wait_for("Your name")
-        t.conn._transport.pause_reading()
+        assert t.conn is not None and t.conn._transport is not None
+        t.conn._transport.pause_reading()  # asyncssh's own transport: a client that stops reading
         bad.append(t)
     t0 = time.monotonic()
     peak = rss0
@@ -195,7 +198,7 @@ async def not_reading(srv: Server, sizes: list[tuple[int, int]], seconds: float)
         while time.monotonic() - t0 < seconds:
             for t in bad:
                 if not t.closed.is_set():
-                    t.chan.change_terminal_size(*sizes[i % 2])
+                    t.channel.change_terminal_size(*sizes[i % 2])
             i += 1
             peak = max(peak, srv.rss_kb())
             await asyncio.sleep(0.05)
@@ -203,7 +206,7 @@ async def not_reading(srv: Server, sizes: list[tuple[int, int]], seconds: float)
     task = asyncio.get_running_loop().create_task(resize_forever())
     lat = await probe_latencies(p, t0 + seconds)
     await task
-    closed = [f"{t.closed_at - t0:.0f} s" if t.closed.is_set() else "never" for t in bad]
+    closed = [f"{t.closed_at - t0:.0f} s" if t.closed_at is not None else "never" for t in bad]
     print(f"  not reading {sizes[0][0]}x{sizes[0][1]}: RSS +{(peak - rss0) / 1024:.0f} MB in {seconds:.0f} s "
           f"(peak {peak / 1024:.0f} MB); {fmt(lat)}; closed: {', '.join(closed)}", flush=True)
     for t in bad:
@@ -213,7 +216,7 @@ async def not_reading(srv: Server, sizes: list[tuple[int, int]], seconds: float)
 
 
 async def ended(srv: Server, n: int) -> None:
-    from tests.server.terminal import Terminal
+    from tests.support.terminal import Terminal
 
     async def one(i: int) -> None:
         t = await Terminal(100, 32).connect(srv.port, f"u{i}")
@@ -244,7 +247,7 @@ async def ended(srv: Server, n: int) -> None:
 
 
 async def slots(srv: Server) -> None:
-    from tests.server.terminal import ssh_connect
+    from tests.support.terminal import ssh_connect
 
     socks = [await asyncio.open_connection("127.0.0.1", srv.port) for _ in range(20)]
     t0 = time.monotonic()
@@ -278,30 +281,6 @@ def main() -> None:
     if args.serve:
         serve()
         return
-    import tests.server.terminal as terminal
-
-    # Record when each test terminal saw its connection close.
-    orig_init = terminal.Terminal.__init__
-
-    def init(self, *a, **kw):
-        orig_init(self, *a, **kw)
-        self.closed_at = None
-
-    terminal.Terminal.__init__ = init
-    orig_connect = terminal.Terminal.connect
-
-    async def connect(self, *a, **kw):
-        r = await orig_connect(self, *a, **kw)
-        closed = self.closed
-
-        async def mark():
-            await closed.wait()
-            self.closed_at = time.monotonic()
-
-        self._mark = asyncio.get_running_loop().create_task(mark())
-        return r
-
-    terminal.Terminal.connect = connect
     only = set(args.only.split(","))
     window = 10.0 if args.quick else 20.0
 

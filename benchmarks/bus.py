@@ -1,4 +1,12 @@
-"""What the bus costs: round trip intent -> update, in-process vs Redis, median and p95 in ms.
+"""What the bus costs: a seat's update through the declared wire, and the round trip
+intent -> update, in-process vs Redis (median and p95 in ms).
+
+The wire first (``--codec`` alone): a Voltage update of the seat to move in the middle of
+a match (its hand, the board, its legal actions) and a High Voltage one of three seats,
+each made into the bytes that cross (``WIRE.encode`` of the
+:class:`~server.wire.messages.SeatUpdate`, then JSON) and read back, best of five runs,
+in microseconds per update.  The host encodes one of these per seat per move; each edge
+reads the ones of the seats it draws.
 
 One "round trip" is what a keypress pays on the bus: the edge sends an intent, the
 host reads it (and acks it), publishes the per-seat update with the next version,
@@ -8,7 +16,8 @@ so the Redis figures include both sides' client CPU, which separate processes
 would run in parallel.  A private redis-server is started (temp dir, no
 persistence) unless ``--redis URL`` names one.
 
-    python benchmarks/bus.py                    # N=2000 each: local, Redis over a unix socket, over TCP loopback
+    python benchmarks/bus.py --codec            # the wire alone
+    python benchmarks/bus.py                    # and N=2000 each: local, Redis over a unix socket, over TCP loopback
     python benchmarks/bus.py -n 5000
     python benchmarks/bus.py --redis redis://10.0.0.5:6379/0
 """
@@ -22,7 +31,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -83,6 +94,56 @@ async def run_redis(url: str, n: int) -> list[float]:
         await host.close()
 
 
+def sample_updates() -> list[tuple[str, object]]:
+    """A Voltage update of the seat to move after 25 random actions, and a High Voltage one."""
+    import random
+
+    from engine.highvoltage import rules as H
+    from engine.voltage import rules as V
+    from server.wire.messages import SeatUpdate
+    from tui.ports import Note, Update
+
+    rng = random.Random(3)
+    s = V.new_match(3)
+    for _ in range(25):
+        V.step(s, rng.choice(V.legal_actions(s)))
+    seat = V.view(s, None).to_move
+    voltage = Update(V.view(s, seat), (V.Event("pass", seat=0),), (Note("back", {"name": "x"}),), None, 25,
+                     ("Ann", "Bob"), {"clock": None, "abort_from": None, "draw_offer": None, "against_human": True})
+    hv = Update(H.view(H.new_match(5, 3), 0), (), (), None, 3, ("a", "b", "c"), {"idle": (), "bot_playing": ()})
+    return [("voltage", SeatUpdate(voltage)), ("high-voltage", SeatUpdate(hv))]
+
+
+def per_call_us(call: Callable[[], object], n: int = 5000) -> float:
+    """The best of five runs of ``n`` calls, in microseconds a call."""
+    for _ in range(200):
+        call()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            call()
+        best = min(best, (time.perf_counter() - t0) / n * 1e6)
+    return best
+
+
+def codec() -> None:
+    from server.bus import wire
+    from server.wire.table import WIRE
+
+    for name, message in sample_updates():
+        data = wire.dumps(WIRE.encode(message))
+        def enc_one(message: Any = message) -> Any:
+            return wire.dumps(WIRE.encode(message))
+
+        def dec_one(data: Any = data) -> Any:
+            return WIRE.decode(wire.loads(data))
+
+        enc = per_call_us(enc_one)
+        dec = per_call_us(dec_one)
+        print(f"wire: {name:<13} update {len(data):5d} bytes   encode {enc:6.1f} us   decode {dec:6.1f} us")
+
+
 def line(name: str, ms: list[float]) -> str:
     q = statistics.quantiles(ms, n=100)
     median = statistics.median(ms)
@@ -99,8 +160,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=2000, help="round trips per bus (after 100 warm-up ones)")
     parser.add_argument("--redis", metavar="URL", help="an existing Redis instead of a private redis-server")
+    parser.add_argument("--codec", action="store_true", help="the wire's figures only")
     args = parser.parse_args()
 
+    codec()
+    if args.codec:
+        return
     print(line("local (in-process)", asyncio.run(run_local(args.n))))
     if args.redis:
         print(line(f"redis {args.redis}", asyncio.run(run_redis(args.redis, args.n))))

@@ -91,7 +91,7 @@ class Child:
     def ready(self, timeout: float = 60) -> str:
         self.first.wait(timeout)
         if not self.lines:
-            raise SystemExit(f"{self.proc.args} did not start")
+            raise SystemExit(f"{self.proc.args!r} did not start")
         return self.lines[0]
 
     def stop(self) -> None:
@@ -162,17 +162,18 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         port = int(line.split("port ")[1].split()[0])
         kids.append(e)
     players = [Player(f"p{i}") for i in range(n)]
-    failed = 0
+    failed = refused_name = 0
     try:
         async def arrive(p: Player) -> None:
-            nonlocal failed
+            nonlocal failed, refused_name
             try:
                 await p.connect(port)
                 await p.wait_for("Your name", timeout=60)
-                p.chan.write(b"\r")
+                p.channel.write(b"\r")
                 await p.wait_for(f"you: {p.name}", timeout=60)
             except Exception:
                 failed += 1
+                refused_name += "not answering" in p.text()
 
         idle = [server_only_rss_kb(k.proc.pid) for k in kids]
         t0 = time.monotonic()
@@ -181,15 +182,17 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         connect_s = time.monotonic() - t0
         live = [p for p in players if not p.closed and p.chan is not None]
         for p in live:
-            p.chan.write(b"\r")
+            p.channel.write(b"\r")
             await asyncio.sleep(0.01)
         got = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in live), return_exceptions=True)
         left_out = [p for p, g in zip(live, got, strict=True) if isinstance(g, BaseException)]
+        first_left_out = len(left_out)
+        not_answering = sum("not answering" in p.text() for p in left_out)
         if left_out:  # what they see says why; a player told to try again does (once)
             print(f"  {len(left_out)} not in a match at first; {left_out[0].name}'s screen:\n{left_out[0].text()}",
                   file=sys.stderr)
             for p in left_out:
-                p.chan.write(b"\r")
+                p.channel.write(b"\r")
             again = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=60) for p in left_out),
                                          return_exceptions=True)
             left_out = [p for p, g in zip(left_out, again, strict=True) if isinstance(g, BaseException)]
@@ -221,6 +224,7 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
 
         return {
             "edges": edges, "sessions": n, "connected": n - failed, "in_match": in_match, "connect_s": connect_s,
+            "left_out": first_left_out, "not_answering": not_answering, "refused_name": refused_name,
             "windows": windows, "mb_per_session": per_session(paired), "mb_after_play": per_session(played_rss),
         }
     finally:
@@ -247,6 +251,9 @@ def show(r: dict, args: argparse.Namespace) -> None:
     print(f"{r['edges']} edge{'s' if r['edges'] != 1 else ''}: {r['connected']}/{r['sessions']} sessions connected "
           f"in {r['connect_s']:.1f} s, {r['in_match']} in a match"
           + (f"; each edge capped at {args.edge_cpu:g} of a core" if args.edge_cpu else ""))
+    print(f"  {r['refused_name']} told the server is not answering while naming themselves; quick match pressed "
+          f"by every session within {r['in_match'] * 0.01:.1f} s: {r['left_out']} not in a match at first, "
+          f"{r['not_answering']} of them told the server is not answering")
     for w in r["windows"]:
         pace = w["pace"]
         print(f"  pace {pace[0]:g}-{pace[1]:g} s: accepted actions: {w['actions']} ({w['rate']:.1f}/s)")

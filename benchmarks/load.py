@@ -197,8 +197,8 @@ class Player:
         self.name = name
         self.screen = Rows(width, height)
         self.width, self.height = width, height
-        self.conn = None
-        self.chan = None
+        self.conn: asyncssh.SSHClientConnection | None = None
+        self.chan: asyncssh.SSHClientChannel[bytes] | None = None
         self.output = asyncio.Event()
         self.closed = False
         self.received = 0  # bytes from the server
@@ -225,6 +225,12 @@ class Player:
             Session, term_type="xterm-256color", term_size=(self.width, self.height), encoding=None
         )
 
+    @property
+    def channel(self) -> asyncssh.SSHClientChannel[bytes]:
+        """The session's channel (``connect`` first)."""
+        assert self.chan is not None, "not connected"
+        return self.chan
+
     def text(self) -> str:
         return self.screen.text()
 
@@ -244,7 +250,7 @@ class Player:
         """Send one key; with ``latencies``, time it until the server's next output."""
         self.output.clear()
         t0 = time.perf_counter()
-        self.chan.write(key.encode())
+        self.channel.write(key.encode())
         try:
             await asyncio.wait_for(self.output.wait(), timeout)
         except TimeoutError:
@@ -492,7 +498,7 @@ async def main() -> int:
             await p.connect(port)
             await p.wait_for("Your name", timeout=60)
             first_frames.append(time.perf_counter() - t0)
-            p.chan.write(b"\r")
+            p.channel.write(b"\r")
             await p.wait_for(f"you: {p.name}", timeout=60)  # named: the menu has the focus
 
         t_arrive = mono()
@@ -500,7 +506,7 @@ async def main() -> int:
             await asyncio.gather(*(arrive(p) for p in players[i : i + args.connect_batch]))
         t_connect = mono() - t_arrive
         for p in players:  # everyone asks for a quick match; the queue pairs them as they come
-            p.chan.write(b"\r")
+            p.channel.write(b"\r")
             await asyncio.sleep(0.01)
         await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in players))
         await asyncio.sleep(1.0)

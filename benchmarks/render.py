@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from textual.screen import Screen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -40,6 +44,7 @@ from server.host.voltage import Match  # noqa: E402
 from server.session.driver import TerminalChannel, run_app  # noqa: E402
 from tui.app import make_app  # noqa: E402
 from tui.games.voltage.match import MatchScreen  # noqa: E402
+from tui.ports import Handles, RatingChange  # noqa: E402
 
 
 class Channel(TerminalChannel):
@@ -73,13 +78,20 @@ class Channel(TerminalChannel):
 
 
 class Backend:
-    def __init__(self, handles: list[Any]) -> None:
+    """A backend whose home screen is a match screen for the given handles (a :class:`tui.ports.Backend`)."""
+
+    online: bool = False
+
+    def __init__(self, handles: Handles) -> None:
         self.handles = handles
 
-    def home_screen(self) -> Any:
+    def home_screen(self) -> Screen[Any]:
         return MatchScreen(self.handles, self)
 
-    async def rematch(self, handles: list[Any]) -> None:
+    async def rematch(self, handles: Handles) -> Handles | None:
+        return None
+
+    async def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
         return None
 
 
@@ -216,7 +228,7 @@ class RegionLog:
             col, row = getattr(shadow, "col", -1), getattr(shadow, "row", -1)
             return (max(0, col), max(0, row))
 
-        Shadow.diff = written  # type: ignore[method-assign]
+        Shadow.diff = written  # type: ignore[method-assign,assignment]  # the benchmark wraps it on purpose, untyped
 
     def report(self) -> None:
         for phase in ("key", "update", "move", "tick"):
@@ -451,10 +463,10 @@ def main() -> None:
         return asyncio.run(bench((w, h), args.actions, args.keys, args.quiet, args.seed, args.moves, args.ticks))
 
     if args.profile:
-        try:
-            from pyinstrument import Profiler
+        try:  # optional, not a dependency: imported by name so that mypy does not need it installed
+            Profiler = importlib.import_module("pyinstrument").Profiler
         except ImportError:
-            Profiler = None  # type: ignore[assignment]
+            Profiler = None
         if Profiler is not None:
             prof = Profiler(interval=0.0005)
             prof.start()

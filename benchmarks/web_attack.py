@@ -230,7 +230,7 @@ def attack(name: str, web: int, seconds: float) -> None:
 
 
 async def window(srv: Server, attacks: tuple[str, ...], seconds: float) -> None:
-    from tests.server.terminal import Terminal
+    from tests.support.terminal import Terminal
 
     t = await Terminal(100, 32).connect(srv.ssh, "probe")
     await t.wait_for("Your name")

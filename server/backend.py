@@ -2,7 +2,9 @@
 
 The app calls ``home_screen()`` on mount (the lobby screen) and, from the
 results screen, ``await rematch(handles)``.  The lobby screen calls the rest.
-It satisfies :class:`tui.ports.LobbyBackend` (and :class:`tui.ports.LobbyExtras`).
+It satisfies :class:`tui.ports.LobbyBackend` (and :class:`tui.ports.LobbyExtras`):
+what may cross a wire on an edge is a coroutine here too, answered in this process
+(it suspends only where the lobby itself waits: a quick match, a room, a challenge).
 
 Every request the lobby turns down reaches the screens as a :class:`tui.ports.Refused`:
 the lobby's own errors derive from it, and any older ``ValueError`` it still raises is
@@ -15,7 +17,6 @@ from __future__ import annotations
 import contextvars
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from engine import clock
@@ -25,7 +26,8 @@ from server.games import IDS, TITLES
 from server.lobby.core import Lobby
 from server.lobby.models import Player, Room, Snapshot, bot_strengths
 from server.store import persist
-from tui.ports import Handles, HistoryItem, LinkedBrowser, RatingChange, Refused, refusing
+from tui import lobby_events as E
+from tui.ports import BotRecord, Handles, HistoryItem, LeaderEntry, LinkedBrowser, RatingChange, Refused, refusing
 from tui.ports import SeatHandle as Handle
 
 SeatHandle = Handle[Any]
@@ -33,6 +35,19 @@ SeatHandle = Handle[Any]
 log = logging.getLogger(__name__)
 
 FIRST_GAME = IDS[0]  # what a request naming no game means (the lobby's first: Voltage)
+
+
+def lobby_event(event: str, value: Any) -> E.LobbyEvent:
+    """The lobby's word for what it did to a player (``server.lobby``), as the screens' typed message."""
+    if event == "follow":
+        return E.Followed(value)
+    if event == "challenge":
+        return E.Challenged(value)
+    if event == "challenge-over":
+        return E.ChallengeOver(value)
+    if event == "superseded":
+        return E.Superseded()
+    raise ValueError(f"the lobby said {event!r} to a player")
 
 
 class SSHBackend:
@@ -92,7 +107,7 @@ class SSHBackend:
 
     # -- challenges ------------------------------------------------------------
 
-    def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
+    async def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
         """Challenge the player online as ``name``; ``await`` the result's ``future``."""
         with refusing():
             return self.lobby.challenge(self.player, name, game)
@@ -103,24 +118,24 @@ class SSHBackend:
         with refusing():
             return await challenge.future
 
-    def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
+    async def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
         with refusing():
             return self.lobby.answer_challenge(self.player, challenge, accept)
 
-    def withdraw_challenge(self, challenge: Any) -> None:
+    async def withdraw_challenge(self, challenge: Any) -> None:
         self.lobby.withdraw_challenge(challenge)
 
-    def refuses_challenges(self) -> bool:
+    async def refuses_challenges(self) -> bool:
         return self.lobby.refuses_challenges(self.player)
 
-    def set_challenges(self, welcome: bool) -> None:
+    async def set_challenges(self, welcome: bool) -> None:
         """Take challenges or refuse them (kept for the key, with its settings)."""
         self.player.refuses_challenges = not welcome
-        self.save_setting("challenges", "on" if welcome else "off")
+        await self.save_setting("challenges", "on" if welcome else "off")
 
     # -- settings that follow the key -----------------------------------------
 
-    def settings(self) -> dict[str, str]:
+    async def settings(self) -> dict[str, str]:
         """This player's settings: the key's, kept in the store; a guest's, for the session."""
         if self.identity and self.store is not None:
             try:
@@ -129,7 +144,7 @@ class SSHBackend:
                 log.exception("could not read the settings of %s", self.identity)
         return dict(self._settings)
 
-    def save_setting(self, key: str, value: str) -> None:
+    async def save_setting(self, key: str, value: str) -> None:
         self._settings[key] = value
         if self.identity and self.store is not None and self.named:  # (a named key is a stored player)
             try:
@@ -137,14 +152,14 @@ class SSHBackend:
             except Exception:  # (a key not stored yet: it is, once named; a store problem)
                 log.exception("could not keep the setting %s of %s", key, self.identity)
 
-    def start_colours(self) -> str | None:
+    async def start_colours(self) -> str | None:
         """The colours to start in: none when the client sent ``NO_COLOR`` (whatever its
         value, as no-color.org asks), else the key's kept choice (None: the default)."""
         if "NO_COLOR" in self.env:
             return "none"
-        return self.settings().get("colours")
+        return (await self.settings()).get("colours")
 
-    def colours_forced(self) -> str | None:
+    async def colours_forced(self) -> str | None:
         """Why this session's colours are not the player's to choose (an id the settings screen
         words; None: they are): ``"no_color"``, the client sent ``NO_COLOR``, which wins over
         any kept choice."""
@@ -162,25 +177,32 @@ class SSHBackend:
         """A newer session of this key took over (claiming the name again takes it back)."""
         return self.player.superseded
 
-    def listen(self, callback: Callable[[str, Any], None]) -> None:
-        """``callback(event, handles)`` (in the caller's context) when the lobby sends this
-        session elsewhere: "superseded" (its key was opened in another session, newest
-        wins) or "follow" (a watched match was rematched: ``handles`` watch the new one)."""
+    def listen(self, callback: Callable[[E.LobbyEvent], None]) -> None:
+        """``callback(event)`` (in the caller's context) when the lobby sends this session
+        elsewhere (:mod:`tui.lobby_events`): :class:`~tui.lobby_events.Superseded` (its key
+        was opened in another session, newest wins), :class:`~tui.lobby_events.Followed` (a
+        watched match was rematched: its handles watch the new one), a challenge to this
+        player (:class:`~tui.lobby_events.Challenged`) and its end unanswered
+        (:class:`~tui.lobby_events.ChallengeOver`)."""
         ctx = contextvars.copy_context()  # the session's own app context
-        self.player.listener = lambda event, handles: ctx.run(callback, event, handles)
+        self.player.listener = lambda event, value: ctx.run(callback, lobby_event(event, value))
 
     @property
     def name(self) -> str:
         return self.player.name
 
-    def claim_name(self, name: str) -> str:
+    async def claim_name(self, name: str) -> str:
         with refusing():
             return self.lobby.claim_name(self.player, name)
 
-    def resumable(self) -> bool:
+    async def rename_wait(self) -> float:
+        """Seconds until this key may take another name (0: now)."""
+        return self.lobby.rename_wait(self.player)
+
+    async def resumable(self) -> bool:
         return self.lobby.resumable(self.player) is not None
 
-    def resume(self) -> Handles | None:
+    async def resume(self) -> Handles | None:
         return self.lobby.resume(self.player)
 
     # -- the lobby's choices -------------------------------------------------
@@ -195,7 +217,7 @@ class SSHBackend:
     def strengths(self) -> list[tuple[str, str]]:
         return bot_strengths()
 
-    def hv_starts_in(self) -> float | None:
+    async def hv_starts_in(self) -> float | None:
         """Seconds until this player's High Voltage quick table starts as it is."""
         return self.lobby.starts_in(self.player)
 
@@ -205,7 +227,7 @@ class SSHBackend:
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         return self.lobby.subscribe(callback)
 
-    def enter_lobby(self) -> None:
+    async def enter_lobby(self) -> None:
         self.room = None
         self.lobby.enter_lobby(self.player)
 
@@ -213,7 +235,7 @@ class SSHBackend:
         with refusing():
             return await self.lobby.quick_match(self.player, game)
 
-    def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> Room:
+    async def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> Room:
         """A private room (High Voltage: ``size`` seats, 2 to 4).  ``time_control``:
         Voltage's clock as a player writes it ("5+5", "10+0", "none"; "default": 5+5)."""
         try:
@@ -224,7 +246,7 @@ class SSHBackend:
             self.room = self.lobby.create_room(self.player, game, size, control)
         return self.room
 
-    def start_room(self) -> None:
+    async def start_room(self) -> None:
         """Start this session's High Voltage room now, bots in the empty seats."""
         if self.room is not None:
             with refusing():
@@ -234,23 +256,26 @@ class SSHBackend:
         """The bot levels a table of ``game`` offers (its server registry entry's), in its order."""
         return games.game(game).bot_levels()
 
-    def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
+    async def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
         """Who sits at the High Voltage room ``code`` so far and its seats (None: gone)."""
         table = self.lobby.open_table(code)
         if table is None or table.hosted is not None:
             return None
         return table.names, table.size
 
-    def room_game(self, code: str) -> str | None:
+    async def room_game(self, code: str) -> str | None:
         """The game of the private room ``code`` (None: no room by that code)."""
         return self.lobby.room_game(code)
 
-    def close_room(self) -> None:
+    async def close_room(self) -> None:
+        self._close_room()
+
+    def _close_room(self) -> None:
         if self.room is not None:
             self.lobby.close_room(self.room)
             self.room = None
 
-    def join_room(self, code: str) -> Handles:
+    async def join_room(self, code: str) -> Handles:
         """Join a Voltage room (it starts at once)."""
         with refusing():
             return self.lobby.join_room(self.player, code)
@@ -260,16 +285,16 @@ class SSHBackend:
         with refusing():
             return await self.lobby.join(self.player, code)
 
-    def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
+    async def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
         with refusing():
             return self.lobby.play_bot(self.player, bot, game)
 
-    def watch(self, code: str) -> Handles:
+    async def watch(self, code: str) -> Handles:
         with refusing():
             return self.lobby.watch(self.player, code)
 
     def close(self) -> None:
-        self.close_room()
+        self._close_room()
 
     # -- what was kept: ratings, history, replays, the leaderboard -------------
 
@@ -288,7 +313,7 @@ class SSHBackend:
             return []
         return [LinkedBrowser(b.label, b.created, b.last_seen) for b in self.store.browsers(self.identity)]
 
-    def rating_change(self, handles: Sequence[SeatHandle]) -> tuple[RatingChange, ...] | None:
+    async def rating_change(self, handles: Sequence[SeatHandle]) -> tuple[RatingChange, ...] | None:
         """The results screen's line, as data: each rated seat's new rating and its change."""
         h = self.lobby.hosted_of(list(handles))  # type: ignore[arg-type]  # (as in rematch)
         rec = getattr(h, "recording", None) if h is not None else None
@@ -303,7 +328,7 @@ class SSHBackend:
             return None
         return persist.rating_changes(changes, [s.name for s in h.match.seats])
 
-    def ratings(self) -> list[tuple[str, int, int]]:
+    async def ratings(self) -> list[tuple[str, int, int]]:
         """``(game title, rating shown, games)`` of this player in each game rated so far."""
         if self.store is None or not self.identity:
             return []
@@ -317,7 +342,7 @@ class SSHBackend:
             log.exception("could not read ratings")
         return out
 
-    def rating_trends(self, n: int = 50) -> list[tuple[str, tuple[int, ...]]]:
+    async def rating_trends(self, n: int = 50) -> list[tuple[str, tuple[int, ...]]]:
         """``(game's short title, the rating shown after each of the last n rated matches)`` of each
         game this player has a rated match in (the "Your matches" panel's sparklines)."""
         if self.store is None or not self.identity:
@@ -334,7 +359,7 @@ class SSHBackend:
             log.exception("could not read the rating history")
         return out
 
-    def history(self, limit: int = 20) -> list[HistoryItem]:
+    async def history(self, limit: int = 20) -> list[HistoryItem]:
         """This player's finished matches, newest first, as data (the lobby screen words them
         in the forms that fit its width: :func:`tui.words.history_lines`)."""
         if self.store is None or not self.identity:
@@ -343,6 +368,16 @@ class SSHBackend:
             return [persist.history_item(r, self.identity) for r in self.store.player_history(self.identity, limit)]
         except Exception:
             log.exception("could not read the match history")
+            return []
+
+    async def bot_record(self) -> list[BotRecord]:
+        """This player's record against each bot level (matches with a bot are not rated)."""
+        if self.store is None or not self.identity:
+            return []
+        try:
+            return persist.bot_records(self.store, self.identity)
+        except Exception:
+            log.exception("could not read the record against bots")
             return []
 
     def open_replay(self, match_id: int) -> Any:
@@ -356,12 +391,12 @@ class SSHBackend:
             raise ReplayError("no_store")
         return attach_analysis(Replay.load(self.store, match_id, self.identity), self.store, self.identity)
 
-    def replay_screen(self, match_id: int) -> Any:
+    async def replay_screen(self, match_id: int) -> Any:  # (the replay is worked out here: no wait)
         from tui.screens.replay import replay_screen
 
         return replay_screen(self.open_replay(match_id))
 
-    def leaderboard_games(self) -> list[tuple[str, str]]:
+    async def leaderboard_games(self) -> list[tuple[str, str]]:
         """``(game, title)`` of every game with a leaderboard (the first registered game,
         Voltage, always first)."""
         from engine.registry import GAMES as REGISTERED
@@ -371,7 +406,7 @@ class SSHBackend:
         games = [first] + [g for g in games if g != first]
         return [(g, persist.game_title(g)) for g in games]
 
-    def leaderboard(self, game: str, n: int = 20) -> list[LeaderEntry]:
+    async def leaderboard(self, game: str, n: int = 20) -> list[LeaderEntry]:
         """The top ``n`` of ``game`` with each one's rating history (shown numbers, oldest first)."""
         if self.store is None:
             return []
@@ -381,14 +416,3 @@ class SSHBackend:
             out.append(LeaderEntry(row.place, row.name, row.shown, row.games, tuple(points),
                                    row.identity == self.identity))
         return out
-
-
-
-@dataclass(frozen=True)
-class LeaderEntry:
-    place: int
-    name: str
-    rating: int
-    games: int
-    history: tuple[int, ...]  # the rating shown after each rated match, oldest first
-    me: bool = False

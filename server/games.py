@@ -5,9 +5,12 @@ same ids (``"voltage"``, ``"high-voltage"``: one spelling everywhere), what the
 server needs to host one: how to start a match of it (:meth:`ServerGame.new_host`),
 how to bring one back from the store (``restore``, beside each game's host), its bots
 (levels, strengths, the one that takes a dropped seat), how a history line names it,
-its quick table (how many seats, how many start it), and how ``voltage play`` starts
-one in the app's own process (``local``).  Replays need nothing here: one
-:class:`~server.replay.Replay` plays any game through its rules.
+its quick table (how many seats, how many start it), how ``voltage play`` starts
+one in the app's own process (``local``), and what crosses the wire between an edge and
+the host for it (``wire``: its views, actions, events and cards; ``extras``: what a seat's
+update and handle carry beside the view, a clock, an offer, idle marks; ``calls``: what a
+seat may ask of its match beside moving, a draw offer, an idle vote).  Replays need nothing
+here: one :class:`~server.replay.Replay` plays any game through its rules.
 
 No other server module branches on the game: they look it up here
 (``games.game(record.game).restore(...)``).  A third game adds its host module (or
@@ -27,13 +30,14 @@ Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.game import GameInfo
 from engine.registry import GAMES as ENGINE_GAMES
+from server.wire.codec import BOOL, INT, Call, Declared, call, opt
 
 if TYPE_CHECKING:  # pragma: no cover
     from server.host.common import Seat
@@ -66,6 +70,17 @@ class LocalStart:
     options: dict[str, Any] | None = None  # keyword arguments for the host (tests: a short countdown)
 
 
+@dataclass(frozen=True)
+class Extra:
+    """Something a game's seat has beside its view (Voltage's ``clock``, High Voltage's
+    ``idle``): in every :class:`~tui.ports.Update`'s ``extras`` and a handle's, by ``name``
+    (``default`` where a seat has none).  The game's host gives them
+    (:meth:`~server.host.base.MatchHost._update_extras`), its screens read them."""
+
+    name: str
+    default: Any = None
+
+
 HostFactory = Callable[[list["Seat"], str, HostConfig], Any]
 Restorer = Callable[["MatchRecord", "Executor | None", float], Any]
 LocalFactory = Callable[[LocalStart], tuple[Any, list[int]]]  # -> (a host, not started; the seats to play)
@@ -85,6 +100,9 @@ class ServerGame:
     short: str = ""  # the game's name in a narrow list ("" = its title)
     named_in_history: bool = True  # a history line names it (the home game's lines do not)
     quick_seats: int = 2  # a quick table's seats; it starts with ``info.min_seats`` after a wait
+    wire: Callable[[], Sequence[Declared]] = lambda: ()  # its types on the wire (server.wire)
+    extras: tuple[Extra, ...] = ()  # what a seat has beside its view
+    calls: tuple[Call, ...] = ()  # a seat's calls beside moving and resigning (the handle's methods)
 
     @property
     def id(self) -> str:
@@ -139,6 +157,12 @@ def _voltage_local(start: LocalStart) -> tuple[Any, list[int]]:
     return match, [0, 1] if start.opponent == "hotseat" else [0]
 
 
+def _voltage_wire() -> Sequence[Declared]:
+    from server.host.voltage_wire import TYPES
+
+    return TYPES
+
+
 def _voltage_bots() -> tuple[str, ...]:
     from engine.voltage import bots
 
@@ -186,6 +210,12 @@ def _high_voltage_local(start: LocalStart) -> tuple[Any, list[int]]:
     return local_match(start.player_name, start.opponent, start.seed, **(start.options or {})), [0]
 
 
+def _high_voltage_wire() -> Sequence[Declared]:
+    from server.host.highvoltage_wire import TYPES
+
+    return TYPES
+
+
 def _high_voltage_bots() -> tuple[str, ...]:
     from engine.highvoltage.bots import HV_BOT_NAMES
 
@@ -199,9 +229,19 @@ GAMES: dict[str, ServerGame] = {
     for g in (
         ServerGame(ENGINE_GAMES["voltage"], _voltage_host, _voltage_restore, _voltage_bots,
                    default_bot="medium", local=_voltage_local, strengths=_voltage_strengths,
-                   named_in_history=False, quick_seats=2),
+                   named_in_history=False, quick_seats=2, wire=_voltage_wire,
+                   # the turn clocks (engine.clock.ClockView), the wall time from which this seat may
+                   # abort, the seat offering a draw, whether a person sits opposite
+                   extras=(Extra("clock"), Extra("abort_from"), Extra("draw_offer"), Extra("draw_from"),
+                           Extra("against_human", False)),
+                   calls=(call("v.offer_draw", "offer_draw"), call("v.answer_draw", "answer_draw", accept=BOOL))),
         ServerGame(ENGINE_GAMES["high-voltage"], _high_voltage_host, _high_voltage_restore, _high_voltage_bots,
-                   default_bot="medium", local=_high_voltage_local, short="HV", quick_seats=4),
+                   default_bot="medium", local=_high_voltage_local, short="HV", quick_seats=4,
+                   wire=_high_voltage_wire,
+                   # the seats marked idle; the seats of people a bot plays now
+                   extras=(Extra("idle", ()), Extra("bot_playing", ())),
+                   calls=(call("hv.continue_without", "continue_without", seat=opt(INT)),
+                          call("hv.take_seat_back", "take_seat_back"))),
     )
 }
 IDS: tuple[str, ...] = tuple(GAMES)  # in the order the lobby lists them: the home game first

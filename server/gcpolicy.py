@@ -11,8 +11,8 @@ cycles are never collected, so an ended app's cycles are broken by hand instead
 :mod:`tui.textual_compat.dismantle`) and reference counting frees it; Textual's
 strips are patched not to make cycles per rendered line.  Where that dismantling
 is off (another Textual), the policy leaves the collector to CPython.  Every
-pause is timed; a summary line is logged each minute and at shutdown.  The
-reasons, the measurements and the environment switches are in
+pause is timed; a summary line is logged each minute (at INFO only when a pause passed its
+budget) and at shutdown.  The reasons, the measurements and the environment switches are in
 ``docs/design/collector.md``.
 """
 
@@ -263,7 +263,12 @@ class Policy:
         did = self._decide(now) if self.manage else None
         if now - self._last_report >= self.report_every:
             self._last_report = now
-            log.info("%s; last %.0f s: %s", self.summary(count_frozen=False), self.report_every, self.window.text())
+            # At INFO only when a pause of the last minute passed its budget: else a quiet server's
+            # log would be this line, every minute.
+            level = logging.INFO if self.window.max_ms > self.pause_budget_ms else logging.DEBUG
+            if log.isEnabledFor(level):
+                log.log(level, "%s; last %.0f s: %s", self.summary(count_frozen=False), self.report_every,
+                        self.window.text())
             self.window.reset()
         return did
 

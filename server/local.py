@@ -78,9 +78,13 @@ class LocalBackend:
         """(id, playable) of each game, in the registry's order (the screen words the rest)."""
         return [(gid, g.local is not None) for gid, g in games.GAMES.items()]
 
-    def opponents(self) -> list[tuple[str, str, str]]:
-        """(id, label, description): each bot strength, then hot-seat (its words the screen's)."""
-        return [*bot_choices(), (HOTSEAT, "", "")]
+    def opponents(self, game: str | None = None) -> list[tuple[str, str, str]]:
+        """(id, label, description) of whom ``game`` (by default the home game) may be played
+        against here: the home game's bot strengths, then hot-seat (its words the screen's);
+        another game's bot levels (its own start asks the rest: High Voltage's how many)."""
+        if game is None or game == games.HOME:
+            return [*bot_choices(), (HOTSEAT, "", "")]
+        return [(bot, label.capitalize(), "") for label, bot in games.game(game).bot_strengths()]
 
     def home_screen(self) -> Any:
         from tui.screens.start import StartScreen
@@ -133,7 +137,7 @@ class LocalBackend:
         old.close()
         return self.start_match(game, opponent, names[0], names=names if opponent == HOTSEAT else None)
 
-    def rating_change(self, handles: Sequence[SeatHandle]) -> Sequence[RatingChange] | None:
+    async def rating_change(self, handles: Sequence[SeatHandle]) -> Sequence[RatingChange] | None:
         """Local matches are not rated."""
         return None
 

@@ -10,16 +10,17 @@
   among several players (with ranks 1, 1, 3, 4 it moves the third-placed
   player up exactly as far as the two tied winners), and High Voltage ranks
   all of its 2-4 players.
-- **Bots** have fixed ratings per strength (:data:`BOT_RATINGS`): they take
-  part in the update (a win over a strong bot counts for more) but their own
-  rating never moves.  An unknown bot name gets :data:`DEFAULT_BOT`.
+- **A match with a bot is not rated**: a rating is earned against people (as
+  lichess rates no bot games), so it cannot be farmed against a slow bot, and one
+  win over three bots cannot move it by hundreds.  A player's record against each
+  bot level is kept apart (``Store.bot_record``).
 - **Guests** (no identity, no bot) are not rated and are left out of the
   comparison altogether, so playing a guest neither gains nor loses rating
-  (nobody can farm guest accounts).  A match needs at least one rated human
-  and two rated entrants to change anything.  Unfinished matches are never
-  passed here.
+  (nobody can farm guest accounts).  A match needs two rated people to change
+  anything.  Unfinished matches are never passed here.
 - A seat with both an identity and a bot (a bot standing in for a human who
-  left) is rated as that human: leaving does not dodge a loss.
+  left) is that human's, rated as theirs: leaving does not dodge a loss, and it
+  does not make the match one "with a bot".
 - **Display**: :func:`display` shows a rating as one number, the conservative
   "ordinal" ``mu - 3*sigma`` scaled to ``1000 + 20 * ordinal``, rounded: a new
   player shows 1000, and it rises as the system grows sure of them (sigma
@@ -35,24 +36,6 @@ from openskill.models import BradleyTerryFull
 
 MU = 25.0
 SIGMA = 25.0 / 3.0
-BOT_SIGMA = 2.0
-
-#: Fixed (mu, sigma) per bot name (engine/voltage/bots.py, engine/highvoltage/bots.py for
-#: High Voltage).  Provisional numbers, ordered by expected strength, to be
-#: tuned from ``voltage arena`` results against rated players.
-BOT_RATINGS: dict[str, tuple[float, float]] = {
-    "random": (10.0, BOT_SIGMA),
-    "easy": (17.0, BOT_SIGMA),
-    "greedy": (21.0, BOT_SIGMA),
-    "medium": (25.0, BOT_SIGMA),
-    "hard": (31.0, BOT_SIGMA),
-    "ismcts": (31.0, BOT_SIGMA),  # the same bot as "hard" (engine.voltage.bots.ITERATIONS)
-    "expert": (36.0, BOT_SIGMA),
-    # High Voltage's reaction bots (engine/highvoltage/bots.py); "medium" is shared.
-    "slow": (18.0, BOT_SIGMA),
-    "fast": (31.0, BOT_SIGMA),
-}
-DEFAULT_BOT = (25.0, BOT_SIGMA)
 
 _model = BradleyTerryFull(mu=MU, sigma=SIGMA)
 
@@ -73,6 +56,11 @@ class Entrant:
     @property
     def is_guest(self) -> bool:
         return self.identity is None and self.bot is None
+
+    @property
+    def is_bot(self) -> bool:
+        """A bot in a seat of its own (not one standing in for a person)."""
+        return self.identity is None and self.bot is not None
 
     @property
     def is_human(self) -> bool:
@@ -108,36 +96,27 @@ def display(mu: float, sigma: float) -> int:
     return round(1000 + 20 * (mu - 3 * sigma))
 
 
-def bot_rating(bot: str, game: str = "") -> tuple[float, float]:
-    """The fixed rating of bot ``bot`` (the same in every game, for now)."""
-    return BOT_RATINGS.get(bot, DEFAULT_BOT)
-
-
 def rate(game: str, entrants: Sequence[Entrant]) -> list[Change]:
     """The new ratings of the human seats of one finished match.
 
-    Guests are left out; bots take part at their fixed rating and do not
-    change.  Returns one :class:`Change` per human seat (empty when fewer
-    than two rated entrants or no human remain).
+    Guests are left out; a match with a bot is not rated.  Returns one
+    :class:`Change` per human seat (empty when a bot sits, or fewer than two
+    rated people remain).
     """
-    rated = [e for e in entrants if not e.is_guest]
-    if len(rated) < 2 or not any(e.is_human for e in rated):
+    if any(e.is_bot for e in entrants):
         return []
-    if len({e.identity for e in rated if e.is_human}) < sum(e.is_human for e in rated):
+    rated = [e for e in entrants if e.is_human]
+    if len(rated) < 2:
+        return []
+    if len({e.identity for e in rated}) < len(rated):
         raise ValueError("one identity holds two seats")
-    before: list[tuple[float, float]] = []
-    for e in rated:
-        if e.is_human:
-            before.append(e.rating if e.rating is not None else (MU, SIGMA))
-        else:
-            before.append(bot_rating(e.bot or "", game))
+    before = [e.rating if e.rating is not None else (MU, SIGMA) for e in rated]
     teams = [[_model.rating(mu=mu, sigma=sigma)] for mu, sigma in before]
     result = _model.rate(teams, ranks=[float(e.rank) for e in rated])
     out: list[Change] = []
     for e, b, team in zip(rated, before, result, strict=True):
-        if e.is_human:
-            assert e.identity is not None
-            out.append(Change(e.seat, e.identity, b, (team[0].mu, team[0].sigma)))
+        assert e.identity is not None
+        out.append(Change(e.seat, e.identity, b, (team[0].mu, team[0].sigma)))
     return out
 
 

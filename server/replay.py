@@ -12,7 +12,7 @@ one (Voltage: a scored set; High Voltage: a round, when the stuck pile is flippe
 ``unit`` is what the game calls it (an id the screens word: "set", "round").
 
 Hidden information: a replay is only ever of a finished match, and once a
-match is over its hidden cards no longer matter to anyone (RULINGS.md hides a
+match is over its hidden cards no longer matter to anyone (the rules hide a
 hand from the other players *during* play).  So a replay shows every hand by
 default: :meth:`Replay.hands` gives each seat's hand at a step, whatever the viewer.
 Each seat's honest view, exactly what that seat saw at the time (its own hand,

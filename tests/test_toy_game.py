@@ -19,6 +19,7 @@ from server.store.db import Store
 from tests.support.toy import register
 from tests.support.toy import rules as T
 from tests.support.toy.screens import ToyMatchScreen
+from tests.support.wait import until
 from tests.support.words import lines
 from tui import words as W
 from tui.games.registry import words
@@ -26,18 +27,10 @@ from tui.games.registry import words
 KA, KB = "SHA256:ann", "SHA256:bob"
 
 
-def backend(lobby: Lobby, key: str, name: str) -> SSHBackend:
+async def backend(lobby: Lobby, key: str, name: str) -> SSHBackend:
     b = SSHBackend(lobby, lobby.connect(key, name))
-    b.claim_name(name)
+    await b.claim_name(name)
     return b
-
-
-async def until(predicate, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 async def play_out(handles) -> None:
@@ -52,7 +45,7 @@ async def test_a_quick_match_of_a_third_game_is_played_kept_rated_and_replayed(t
     register(monkeypatch)
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, seed=1, bot_delay=0)
-        ann, bob = backend(lobby, KA, "ann"), backend(lobby, KB, "bob")
+        ann, bob = await backend(lobby, KA, "ann"), await backend(lobby, KB, "bob")
         (ha,), (hb,) = await asyncio.wait_for(asyncio.gather(ann.quick_match("toy"), bob.quick_match("toy")), 30)
         assert ha.match is hb.match and ha.game == "toy" and {ha.seat, hb.seat} == {0, 1}
         match = ha.match
@@ -65,11 +58,11 @@ async def test_a_quick_match_of_a_third_game_is_played_kept_rated_and_replayed(t
         record = store.match_record(lobby.matches[match.code].recording.match_id)
         assert record.finished and record.game == "toy" and record.reason == match.outcome.reason
         assert [a for a in record.actions] == [a.text() for a in match.actions]
-        changes = ann.rating_change([ha])
+        changes = await ann.rating_change([ha])
         assert changes is not None and {c.name for c in changes} == {"ann", "bob"}
         assert "ann: rating" in W.rating_changes(changes)
         # the history names the game; the replay steps through every position, worded by its words
-        ((mid, line),) = W.history_lines(ann.history())
+        ((mid, line),) = W.history_lines(await ann.history())
         assert mid == record.id and "Toy" in line
         replay = ann.open_replay(record.id)
         assert replay.last == len(match.actions) and replay.state(replay.last) == match.state
@@ -85,8 +78,8 @@ async def test_a_third_game_against_a_bot_on_its_own_screen(tmp_path, monkeypatc
     register(monkeypatch)
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, seed=2, bot_delay=0)
-        ann = backend(lobby, KA, "ann")
-        handles = ann.play_bot("first", "toy")
+        ann = await backend(lobby, KA, "ann")
+        handles = await ann.play_bot("first", "toy")
         screen = ann.match_screen(handles)
         assert isinstance(screen, ToyMatchScreen)
 
@@ -113,7 +106,7 @@ async def test_a_restart_brings_a_half_played_match_of_a_third_game_back(tmp_pat
     register(monkeypatch)
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, seed=3, bot_delay=0)
-        ann, bob = backend(lobby, KA, "ann"), backend(lobby, KB, "bob")
+        ann, bob = await backend(lobby, KA, "ann"), await backend(lobby, KB, "bob")
         (ha,), (hb,) = await asyncio.wait_for(asyncio.gather(ann.quick_match("toy"), bob.quick_match("toy")), 30)
         mover = ha if ha.view().to_move == ha.seat else hb
         await mover.submit(T.Play(mover.seat, mover.view().hand[0]))

@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -164,6 +165,14 @@ class VoltageApp(ShadowedApp[None]):
             screen.refresh(layout=True)
             for widget in screen.walk_children():
                 widget.refresh(layout=True)
+    async def on_event(self, event: events.Event) -> None:
+        """A key or a paste goes nowhere while the screen shown is too small for the terminal,
+        but for the keys its message offers (:meth:`tui.screens.base.SizedScreen.takes_key`)."""
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            takes_key = getattr(self.screen, "takes_key", None)
+            if takes_key is not None and not takes_key(event.key if isinstance(event, events.Key) else ""):
+                return
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         self.home = self.backend.home_screen()

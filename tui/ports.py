@@ -51,6 +51,8 @@ from typing import (
 if TYPE_CHECKING:  # (types only: the tui imports no screen here)
     from textual.screen import Screen
 
+    from tui.lobby_events import LobbyEvent
+
 
 class Refused(ValueError):
     """A backend turned a request down: a stable ``code`` and the ``params`` a sentence about
@@ -156,6 +158,36 @@ class HistoryItem:
 
 
 @dataclass(frozen=True)
+class BotRecord:
+    """A player's results against one bot level in one game (matches with a bot are not
+    rated: this is what they count for): the game's name as a history names it
+    (``title``: "" for the home game; ``short``: in a narrow list), the bot's level, and
+    how often the player finished ahead of that bot, behind it, or level with it."""
+
+    game: str
+    title: str
+    short: str
+    bot: str
+    won: int
+    lost: int
+    drawn: int
+
+
+@dataclass(frozen=True)
+class LeaderEntry:
+    """One line of a game's leaderboard: the place, the name, the rating shown, how many
+    rated matches, the rating shown after each of them (oldest first) and whether it is
+    the player asking."""
+
+    place: int
+    name: str
+    rating: int
+    games: int
+    history: tuple[int, ...]
+    me: bool = False
+
+
+@dataclass(frozen=True)
 class LinkedBrowser:
     """A browser linked to the player's key (``ssh HOST link``), as the settings screen lists
     it: what it said it is ("Chrome on Linux"), when it was linked and last used (epoch seconds)."""
@@ -179,13 +211,9 @@ class Update(Generic[ViewT]):
     ``countdown`` the number showing (3, 2, 1) in a real-time game, else None;
     ``version`` how many actions the match had accepted (it never goes down); ``names``
     the seats' labels as shown now (they change: "Bob (bot playing)"; () when unknown);
-    ``idle`` the seats marked idle (High Voltage: nothing done for a while though they
-    could play) and ``bot_playing`` the seats of people a bot plays now (both () in a
-    game without them).
-
-    Voltage's extras (None where a game or a match has none): ``clock`` the turn clocks
-    (an ``engine.clock.ClockView``); ``abort_from`` the wall time (``time.time()``) from
-    which this seat may abort the match; ``draw_offer`` the seat offering a draw."""
+    ``extras`` what the game gives a seat beside its view, by name (a clock, a draw offer,
+    idle marks): each game declares its own, with their defaults, in its server registry
+    entry, and its screens read them (:meth:`extra`)."""
 
     view: ViewT
     entries: tuple[Entry, ...] = ()
@@ -193,14 +221,27 @@ class Update(Generic[ViewT]):
     countdown: int | None = None
     version: int = 0
     names: tuple[str, ...] = ()
-    idle: tuple[int, ...] = ()
-    bot_playing: tuple[int, ...] = ()
-    clock: Any = None
-    abort_from: float | None = None
-    draw_offer: int | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
 
+    def extra(self, name: str, default: Any = None) -> Any:
+        """The game's extra ``name`` (``default`` where this update has none)."""
+        return self.extras.get(name, default)
+
+
+@dataclass(frozen=True)
+class NoticeChanged:
+    """The status notice is now ``notice`` (a message on a seat's second stream)."""
+
+    notice: Notice
+
+
+#: A message on a seat's second stream: what a host says that is not a move (its status
+#: notice now; chat lines and presence next).  Never in the log, never versioned: a screen
+#: that was not listening when it was said never gets it (the notice is in every update too).
+SeatMessage = NoticeChanged
 
 UpdateCallback = Callable[[Update[Any]], None]
+MessageCallback = Callable[[SeatMessage], None]
 Unsubscribe = Callable[[], None]
 
 
@@ -208,7 +249,9 @@ Unsubscribe = Callable[[], None]
 class SeatHandle(Protocol[ViewT_co]):
     """A screen's door into one match for one seat (``seat`` None: a spectator).
 
-    ``view()``, ``log``, ``notice``, ``countdown`` and ``version`` read the present;
+    ``view()``, ``log``, ``notice``, ``countdown``, ``version`` and ``extras`` (the game's,
+    as in an :class:`Update`) read the present; ``subscribe_messages`` calls back with each
+    :data:`SeatMessage` said to this seat from then on (the second stream: not moves);
     ``subscribe`` calls back with an :class:`Update` on the event loop after every change
     (in the subscriber's own context); ``submit`` sends an intent and raises a ``RuleError``
     (its code) if it is refused."""
@@ -237,9 +280,14 @@ class SeatHandle(Protocol[ViewT_co]):
     @property
     def version(self) -> int: ...
 
+    @property
+    def extras(self) -> Mapping[str, Any]: ...
+
     def view(self) -> ViewT_co: ...
 
     def subscribe(self, callback: UpdateCallback) -> Unsubscribe: ...
+
+    def subscribe_messages(self, callback: MessageCallback) -> Unsubscribe: ...
 
     def submit(self, action: Any) -> Awaitable[None]: ...
 
@@ -329,21 +377,22 @@ class Backend(Protocol):
 
     def rematch(self, handles: Handles) -> Awaitable[Handles | None]: ...
 
-    def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None: ...  # a rated match's
+    def rating_change(self, handles: Handles) -> Awaitable[Sequence[RatingChange] | None]: ...  # a rated match's
 
 
 class HomeBackend(Backend, Protocol):
     """``voltage play``: matches hosted in the app's own process, chosen on the start screen.
 
     ``games()`` gives ``(id, playable)`` (the screen words each game from its facts);
-    ``opponents()`` gives ``(id, label, description)`` (each bot strength, then hot-seat,
-    ``"hotseat"``, whose words the screen's)."""
+    ``opponents(game)`` gives ``(id, label, description)`` of whom that game is played
+    against (each bot strength, then hot-seat, ``"hotseat"``, whose words the screen's).
+    Nothing here crosses a wire (the matches are the app's own), so these answer at once."""
 
     default_opponent: str
 
     def games(self) -> list[tuple[str, bool]]: ...
 
-    def opponents(self) -> list[tuple[str, str, str]]: ...
+    def opponents(self, game: str) -> list[tuple[str, str, str]]: ...
 
     def start_match(self, game: str, opponent: str, player_name: str, *,
                     names: tuple[str, str] | None = None) -> Handles: ...
@@ -352,8 +401,13 @@ class HomeBackend(Backend, Protocol):
 class LobbyBackend(Backend, Protocol):
     """One SSH session's player in the shared lobby (what the lobby screen always calls).
 
-    Every method that starts or joins a match returns the handles to play through, and
-    raises :class:`Refused` (its code, worded by the screen) when it cannot."""
+    Every method that may cross a wire (an edge asks the host) returns an awaitable; the
+    screens await it (in the handler of the key that asked, so the keys after it wait
+    their turn, or in a worker for what waits on other people: a quick match, a room).
+    What answers from the session's own copy (the lobby's snapshot, its facts, the bot
+    strengths) answers at once.  Every method that starts or joins a match returns the
+    handles to play through, and raises :class:`Refused` (its code, worded by the screen)
+    when it cannot."""
 
     initial: tuple[str, str] | None  # ("join" | "watch", CODE) from the ssh command line
     name_prefill: str
@@ -379,89 +433,94 @@ class LobbyBackend(Backend, Protocol):
     @property
     def grace_seconds(self) -> float: ...  # how long a dropped seat waits for its player
 
-    def claim_name(self, name: str) -> str: ...
-
-    def snapshot(self) -> Any: ...  # the lobby's present: players, matches, rooms
+    def snapshot(self) -> Any: ...  # the lobby's present: players, matches, rooms (the latest known)
 
     def subscribe(self, callback: Callable[[], None]) -> Unsubscribe: ...
 
-    def enter_lobby(self) -> None: ...
-
     def strengths(self) -> list[tuple[str, str]]: ...
 
-    def resumable(self) -> bool: ...
+    def claim_name(self, name: str) -> Awaitable[str]: ...
 
-    def resume(self) -> Handles | None: ...
+    def enter_lobby(self) -> Awaitable[None]: ...
+
+    def resumable(self) -> Awaitable[bool]: ...
+
+    def resume(self) -> Awaitable[Handles | None]: ...
 
     def quick_match(self, game: str = ...) -> Awaitable[Handles]: ...
 
-    def play_bot(self, bot: str, game: str = ...) -> Handles: ...
+    def play_bot(self, bot: str, game: str = ...) -> Awaitable[Handles]: ...
 
-    def create_room(self, game: str = ..., size: int = ..., time_control: str = ...) -> Any: ...
+    def create_room(self, game: str = ..., size: int = ..., time_control: str = ...) -> Awaitable[Any]: ...
 
-    def start_room(self) -> None: ...
+    def start_room(self) -> Awaitable[None]: ...
 
-    def close_room(self) -> None: ...
+    def close_room(self) -> Awaitable[None]: ...
 
-    def seated(self, code: str) -> tuple[tuple[str, ...], int] | None: ...
+    def seated(self, code: str) -> Awaitable[tuple[tuple[str, ...], int] | None]: ...
 
-    def room_game(self, code: str) -> str | None: ...
+    def room_game(self, code: str) -> Awaitable[str | None]: ...
 
-    def join_room(self, code: str) -> Handles: ...
+    def join_room(self, code: str) -> Awaitable[Handles]: ...
 
     def join(self, code: str) -> Awaitable[Handles]: ...
 
-    def watch(self, code: str) -> Handles: ...
+    def watch(self, code: str) -> Awaitable[Handles]: ...
 
-    def refuses_challenges(self) -> bool: ...
+    def refuses_challenges(self) -> Awaitable[bool]: ...
 
-    def set_challenges(self, welcome: bool) -> None: ...
+    def set_challenges(self, welcome: bool) -> Awaitable[None]: ...
 
-    def challenge(self, name: str, game: str = ...) -> Any: ...  # has game, target, seconds_left
+    def challenge(self, name: str, game: str = ...) -> Awaitable[Any]: ...  # has game, target, seconds_left
 
     def challenge_answer(self, challenge: Any) -> Awaitable[Handles]: ...
 
-    def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None: ...
+    def answer_challenge(self, challenge: Any, accept: bool) -> Awaitable[Handles | None]: ...
 
-    def withdraw_challenge(self, challenge: Any) -> None: ...
+    def withdraw_challenge(self, challenge: Any) -> Awaitable[None]: ...
 
     def match_screen(self, handles: Handles) -> Screen[Any]: ...
 
-    def replay_screen(self, match_id: int) -> Screen[Any]: ...
+    def replay_screen(self, match_id: int) -> Awaitable[Screen[Any]]: ...
 
     def close(self) -> None: ...
 
 
 class LobbyExtras(Protocol):
     """What the lobby screen uses when its backend has it (``getattr``; a fake may not):
-    the key's settings, ratings, history and the leaderboard, and High Voltage's table."""
+    the key's settings, ratings, history (and record against bots) and the leaderboard, and
+    High Voltage's table.  What may cross a wire returns an awaitable, as in :class:`LobbyBackend`."""
 
     stored_name: str | None
 
     @property
     def identity(self) -> str | None: ...
 
+    def rename_wait(self) -> Awaitable[float]: ...  # seconds until the key may take another name (0: now)
+
     def bot_levels(self, game: str) -> tuple[str, ...]: ...  # a table's bot levels, in order
 
-    def settings(self) -> dict[str, str]: ...
+    def settings(self) -> Awaitable[dict[str, str]]: ...
 
-    def save_setting(self, key: str, value: str) -> None: ...
+    def save_setting(self, key: str, value: str) -> Awaitable[None]: ...
 
-    def start_colours(self) -> str | None: ...
+    def start_colours(self) -> Awaitable[str | None]: ...
 
-    def colours_forced(self) -> str | None: ...  # why the colours are not the player's choice ("no_color")
+    def colours_forced(self) -> Awaitable[str | None]: ...  # why the colours are not the player's ("no_color")
 
-    def listen(self, callback: Callable[[str, Any], None]) -> None: ...
+    def listen(self, callback: Callable[[LobbyEvent], None]) -> None: ...  # the lobby's typed events
 
-    def ratings(self) -> list[tuple[str, int, int]]: ...
+    def ratings(self) -> Awaitable[list[tuple[str, int, int]]]: ...
 
-    def history(self, limit: int = ...) -> list[HistoryItem]: ...
+    def history(self, limit: int = ...) -> Awaitable[list[HistoryItem]]: ...
 
-    def leaderboard_games(self) -> list[tuple[str, str]]: ...
+    def bot_record(self) -> Awaitable[list[BotRecord]]: ...  # the key's results against each bot level
 
-    def leaderboard(self, game: str, n: int = ...) -> list[Any]: ...
+    def leaderboard_games(self) -> Awaitable[list[tuple[str, str]]]: ...
 
-    def hv_starts_in(self) -> float | None: ...
+    def leaderboard(self, game: str, n: int = ...) -> Awaitable[list[LeaderEntry]]: ...
+
+    def hv_starts_in(self) -> Awaitable[float | None]: ...
 
     def linked_browsers(self) -> Awaitable[list[LinkedBrowser]]: ...  # the key's (a guest: none)
 

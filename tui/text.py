@@ -5,7 +5,7 @@ markup, so a player called ``[red]`` or ``\\x1b[2J`` is shown literally.
 Colour is never the only cue: every card carries its colour's letter (or a
 special's symbol), every block its sign.
 
-Words are never cut mid-word (issue 14).  A text that may not fit has shorter
+Words are never cut mid-word.  A text that may not fit has shorter
 *forms* of the same meaning (:class:`Forms`, longest first), and a widget shows
 the longest form that fits (:func:`fit_forms`); only when even the shortest is
 too long (a very long name, a very narrow box) is it cut, at a word boundary,
@@ -239,7 +239,8 @@ def classify_log(line: str) -> str:
         return "score"
     if " flipped " in line:
         return "flip"
-    if "wins the match" in line or "match is drawn" in line or line.endswith(" resigned."):
+    if any(end in line for end in ("wins the match", "match is drawn", "match is aborted")) or line.endswith(
+            " resigned."):
         return "end"
     if "drew a transformer" in line:
         return "transformer"

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from tui.i18n import N_, _, current, ngettext
-from tui.ports import HistoryItem, Note, RatingChange
+from tui.ports import BotRecord, HistoryItem, Note, RatingChange
 
 Words = Callable[[Mapping[str, Any]], str]
 
@@ -93,6 +93,26 @@ STATUSES = {
     "played": N_("just played %(where)s"),
     "watched": N_("just watched %(where)s"),
 }
+
+
+def who_heading(online: int, running: int) -> str:
+    """The first line of ``ssh HOST who``: how many are online and how many matches run."""
+    return _("%(online)d online, %(matches)s") % {
+        "online": online,
+        "matches": ngettext("%(n)d match running", "%(n)d matches running", running) % {"n": running},
+    }
+
+
+def rename_wait(seconds: float, *, short: bool = False) -> str:
+    """When a key may take another name ("" when it may now): said where a name is chosen
+    (``short``: in a box's title)."""
+    if seconds <= 0:
+        return ""
+    minutes = max(1, int(seconds / 60 + 0.999))
+    if short:
+        return _("a new name in %(minutes)d min") % {"minutes": minutes}
+    return ngettext("a new name is possible in %(minutes)d minute", "a new name is possible in %(minutes)d minutes",
+                    minutes) % {"minutes": minutes}
 
 
 def status(status: str, where: str = "") -> str:
@@ -228,6 +248,7 @@ REFUSALS: dict[str, Words] = {
     "cancelled": lambda p: _("cancelled"),
     "room_closed": lambda p: _("the room was closed"),
     "failed": lambda p: _("the server could not do that"),
+    "not_understood": lambda p: _("the game server did not understand that (an older or newer version)"),
     "refused": lambda p: str(p.get("detail", "")),  # an older plain ValueError's own text
     # the lobby
     "superseded": lambda p: _("this key was opened in another session: take it back here first"),
@@ -429,6 +450,43 @@ def history_lines(items: Sequence[HistoryItem], width: int | None = None) -> lis
                   if width is None or all(len(forms[k]) <= width for _id, forms in rows)),
                  len(rows[0][1]) - 1)
     return [(mid, forms[level]) for mid, forms in rows]
+
+
+def bot_record_forms(records: Sequence[BotRecord]) -> list[str]:
+    """One game's record against its bot levels, longest form first: ``v bots (won-lost):
+    easy 3-1, medium 0-2``, then shorter, down to the totals (``v bots: 3-3``); a third
+    number, drawn, when any was; the game named, unless it is the home game."""
+    draws = any(r.drawn for r in records)
+
+    def score(won: int, lost: int, drawn: int) -> str:
+        return f"{won}-{lost}-{drawn}" if draws else f"{won}-{lost}"
+
+    key = _("won-lost-drawn") if draws else _("won-lost")
+    each = [f"{r.bot} {score(r.won, r.lost, r.drawn)}" for r in records]
+    total = score(sum(r.won for r in records), sum(r.lost for r in records), sum(r.drawn for r in records))
+    title, short = records[0].title, records[0].short
+    if title:
+        return [_("%(game)s v bots (%(key)s): %(each)s") % {"game": title, "key": key, "each": listing(each)},
+                _("%(game)s v bots: %(each)s") % {"game": title, "each": listing(each)},
+                _("%(game)s v bots: %(each)s") % {"game": short, "each": " ".join(each)},
+                _("%(game)s v bots: %(total)s") % {"game": short, "total": total}]
+    return [_("v bots (%(key)s): %(each)s") % {"key": key, "each": listing(each)},
+            _("v bots: %(each)s") % {"each": listing(each)},
+            _("v bots: %(each)s") % {"each": " ".join(each)},
+            _("v bots: %(total)s") % {"total": total}]
+
+
+def bot_record_lines(records: Sequence[BotRecord], width: int | None = None) -> list[str]:
+    """A player's record against bots (matches with a bot are not rated: this is what they
+    count for), a line a game, each in the longest form that fits ``width``."""
+    games: dict[str, list[BotRecord]] = {}
+    for r in records:
+        games.setdefault(r.game, []).append(r)
+    out = []
+    for recs in games.values():
+        forms = bot_record_forms(recs)
+        out.append(next((f for f in forms if width is None or len(f) <= width), forms[-1]))
+    return out
 
 
 class GameWords(Protocol):

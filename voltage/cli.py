@@ -243,7 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--grace", type=float, default=60.0, help=argparse.SUPPRESS)
     h.set_defaults(func=_host)
 
-    pl = sub.add_parser("play", help="play Voltage in this terminal, against a bot or hot-seat")
+    titles = " or ".join(info.title for info in GAMES.values())
+    pl = sub.add_parser("play", help=f"play {titles} in this terminal, against bots (or hot-seat)")
     pl.add_argument("--name", default=None, help="your name in the match (default: your login name)")
     pl.add_argument("--seed", type=int, default=None, help="deal the matches from this seed")
     pl.add_argument("--bot-delay", type=float, default=0.7, help="seconds between a bot's moves")

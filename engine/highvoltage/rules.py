@@ -1,7 +1,7 @@
 """The rules of High Voltage (Alto Voltaje, "7 Ate 9"; 2-4 players, real time).
 
-Source: shared/rules/alto-voltaje-source-rules-ca.txt; open points:
-shared/rules/RULINGS.md ("High Voltage").
+The rules as this project plays them are the players' page (``tui/rules.md``, "High
+Voltage"); what the printed rules leave open is decided below.
 
 There are no turns and there is **no clock in the engine**.  The host stamps
 and orders what the players send, and passes each action in, in that order:
@@ -46,7 +46,7 @@ and orders what the players send, and passes each action in, in that order:
 - :func:`view` ``(state, seat)`` is what one seat (or a spectator, ``None``)
   may know; everything sent to a screen or over a wire is a view.
 
-Rulings decided here, beyond RULINGS.md:
+Rulings decided here, beyond the printed rules:
 
 - A play that does not fit the top card it names is refused (the reason says
   so); nothing is lost and there is no penalty.  Drawing, declaring stuck and
@@ -66,9 +66,9 @@ Rulings decided here, beyond RULINGS.md:
   sense after as many counted flips in a row as there are cards in the
   discard pile, every card has had its turn on top and nobody could play;
   the match ends (reason ``blocked``), ranked by cards left; the winner is the
-  one with the fewest, or nobody (``None``) on a tie.  Why strict: RULINGS.md
-  says a flip resumes play, and a full pile is a way to play on; counting
-  declared flips ended matches with 32 cards in each pile (audit item 7).
+  one with the fewest, or nobody (``None``) on a tie.  Why strict: the rules
+  say a flip resumes play, and a full pile is a way to play on; counting
+  declared flips ended matches with 32 cards in each pile.
   With every card held by players still in, blocked cannot happen at all
   (if every value is held, anything on top fits; else some value v is held
   and v-1 is not, so a v-1 (±1) lies in the discard pile and takes a v when
@@ -101,7 +101,7 @@ MODIFIER_COLOURS = {1: "turquoise", 2: "yellow", 3: "red"}
 COUNTDOWN_SECONDS = 3.0  # a hint for hosts; the engine keeps no time
 
 # ---------------------------------------------------------------------------
-# The deck, as data (RULINGS.md "Cards (73)"): (value, modifier, copies).
+# The deck, as data (the rules' "Cards (73)"): (value, modifier, copies).
 # Every pair twice, one extra ±1 of each value, one extra ±2 of 3, 6 and 9.
 DECK: tuple[tuple[int, int, int], ...] = tuple(
     (value, mod, 2 + (mod == 1) + (mod == 2 and value in (3, 6, 9)))
@@ -761,7 +761,7 @@ def replay(seed: int, players: int, actions: Iterable[Action]) -> State:
 
 @dataclass(frozen=True)
 class HighVoltageView:
-    """What ``seat`` may know (``seat`` None: a spectator).  See RULINGS.md.
+    """What ``seat`` may know (``seat`` None: a spectator), as the rules' hidden information allows.
 
     ``hand`` is the seat's own hand, in the order the cards were taken, or
     None for a spectator and while a countdown runs (hands are face down).

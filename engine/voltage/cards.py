@@ -24,7 +24,7 @@ BYPASS = 12
 FUSE = 13
 FACE_COUNT = 14
 
-# The deck list (RULINGS.md "Deck (56 cards)"): (face, copies, of which transformers).
+# The deck list (the rules' "The deck (56 cards)"): (face, copies, of which transformers).
 DECK: tuple[tuple[int, int, int], ...] = tuple(
     (colour * 3 + value - 1, 4, {1: 1, 2: 2, 3: 1}[value])
     for colour in range(4)

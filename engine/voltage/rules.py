@@ -1,6 +1,6 @@
 """The rules of Voltage (2 players, turn-based), as a pure, deterministic engine.
 
-Source: shared/rules/voltage-source-rules.txt; open points: shared/rules/RULINGS.md.
+The rules as this project plays them are the players' page (``tui/rules.md``, "Voltage").
 
 - :func:`new_match` deals a match from a seed.
 - :func:`legal_actions` lists every action the player to move may take,
@@ -803,15 +803,15 @@ def replay(seed: int, actions: Iterable[Action]) -> State:
 
 @dataclass(frozen=True)
 class VoltageView:
-    """What ``seat`` may know (``seat`` None: a spectator).  See RULINGS.md.
+    """What ``seat`` may know (``seat`` None: a spectator), as the rules' "Hidden and public" allows.
 
     ``hand`` is the seat's own hand, in hand order.  ``hand_backs[seat]`` is the
     public form of each hand, the seat's own included: one flag per card (True:
-    a transformer back), **transformers first, never in hand order**.  RULINGS.md
-    makes only the count of cards and of transformer backs public; the hand's
+    a transformer back), **transformers first, never in hand order**.  The rules
+    make only the count of cards and of transformer backs public; the hand's
     order is hidden, and it would leak: a play takes the last card of its face
     and back, so which back went away would tell whether a later same-back card
-    had the same face (audit item 6).  Canonical here, in the view itself, so no
+    had the same face.  Canonical here, in the view itself, so no
     consumer (the screen, the bots' determinization, a replay) can leak it.
     """
 

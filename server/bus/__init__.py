@@ -27,6 +27,15 @@ What crosses it, and the guarantees (decisions, with reasons):
   meanwhile), so a subscriber checks :func:`gap` and calls ``request_full``; the
   host answers with a ``full=True`` update.  A subscriber never receives another
   seat's channel.
+- **A seat's second stream** (host -> edge): :class:`SeatMessage` on the channel
+  ``(match, seat)`` beside its updates, for everything that is not a move (a status
+  notice now; chat lines and presence next).  A message carries no version, never enters
+  the game's log and is never refetched: ``publish_message`` sends it to whoever listens
+  now.  ``subscribe_seat(match, seat)`` gives both streams of a seat in one subscription,
+  in the order they were published (a notice said after an update is read after it);
+  ``subscribe_updates`` gives the updates alone.  Who may read a message is who
+  subscribes to its seat: a seat's channel reaches only the edges drawing that seat, so a
+  message for the players' seats never reaches a spectator's edge (seat ``-1``).
 - **Lobby snapshot** (host -> every edge): ``publish_lobby`` coalesces: at most one
   publish per ``lobby_interval`` (1 s), the latest snapshot wins, and the last one
   is never dropped (it is published at the end of the interval).  ``lobby()``
@@ -37,7 +46,7 @@ What crosses it, and the guarantees (decisions, with reasons):
   died (kill -9) within one ttl and starts its players' reconnect grace.
 - **Lobby calls** (an edge session's name claim, quick match, room...) are requests
   with replies, outside this interface: :mod:`server.bus.rpc` (Redis lists: a
-  request feed for the host, a reply key per blocking call, an inbox per edge).
+  request feed for the host, an inbox per edge for the answers and pushes).
 - **Connection state**: ``state`` is ``"connected"``, ``"reconnecting"`` or
   ``"closed"``; ``on_state(callback)`` is called on each change so an edge can tell
   its players.  Operations on a lost connection are retried with backoff until it
@@ -60,6 +69,7 @@ __all__ = [
     "FullRequest",
     "Intent",
     "LobbyCoalescer",
+    "SeatMessage",
     "Subscription",
     "Update",
     "gap",
@@ -104,6 +114,15 @@ class Update:
     version: int
     payload: JSON
     full: bool = False
+
+
+@dataclass(frozen=True)
+class SeatMessage:
+    """A message on the second stream of ``(match, seat)``: not a move, no version."""
+
+    match: str
+    seat: int
+    payload: JSON
 
 
 def gap(last_version: int | None, update: Update) -> bool:
@@ -241,6 +260,28 @@ class Bus(abc.ABC):
     @abc.abstractmethod
     async def subscribe_updates(self, match: str, seat: int) -> Subscription[Update]:
         """Updates of ``(match, seat)`` published from the return of this call on."""
+
+    # -- a seat's second stream (host -> edge) -----------------------------------------
+    async def publish_message(self, match: str, seat: int, payload: JSON) -> None:
+        """Send a message (not a move: no version) to whoever subscribes to ``(match, seat)`` now."""
+        await self.publish([SeatMessage(match, seat, payload)])
+
+    async def publish(self, items: Sequence[Update | SeatMessage]) -> None:
+        """Updates and messages, each to its seat, in this order (a bus may send them in one go)."""
+        for item in items:
+            if isinstance(item, SeatMessage):
+                await self._publish_messages([item])
+            else:
+                await self.publish_update(item.match, item.seat, item.version, item.payload, full=item.full)
+
+    @abc.abstractmethod
+    async def _publish_messages(self, messages: Sequence[SeatMessage]) -> None:
+        """Send each message to its seat's subscribers, in order."""
+
+    @abc.abstractmethod
+    async def subscribe_seat(self, match: str, seat: int) -> Subscription[Update | SeatMessage]:
+        """Both streams of ``(match, seat)``, updates and messages, in the order they were
+        published, from the return of this call on."""
 
     # -- lobby (host -> every edge) -------------------------------------------------
     async def publish_lobby(self, snapshot: JSON | Callable[[], JSON]) -> None:

@@ -20,9 +20,10 @@ import asyncio
 import json
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
-from server.bus import JSON, Bus, FullRequest, Intent, Subscription, Update
+from server.bus import JSON, Bus, FullRequest, Intent, SeatMessage, Subscription, Update
 
 
 class LocalBus(Bus):
@@ -32,7 +33,8 @@ class LocalBus(Bus):
         self.dedupe_ttl = dedupe_ttl
         self._intents: asyncio.Queue[Intent | FullRequest | None] = asyncio.Queue()
         self._seen: OrderedDict[tuple[str, int], float] = OrderedDict()  # (session, seq) -> expiry
-        self._updates: dict[tuple[str, int], set[Subscription[Update]]] = {}
+        self._updates: dict[tuple[str, int], set[Subscription[Any]]] = {}
+        self._messages: dict[tuple[str, int], set[Subscription[Any]]] = {}
         self._lobby_subs: set[Subscription[JSON]] = set()
         self._lobby_latest: JSON | None = None
         self._presence: dict[str, float] = {}  # edge -> expiry (monotonic)
@@ -75,18 +77,32 @@ class LocalBus(Bus):
             sub.put(Update(match, seat, version, self._carry(payload), full))
 
     async def subscribe_updates(self, match: str, seat: int) -> Subscription[Update]:
-        key = (match, seat)
+        return self._subscribe((match, seat), (self._updates,))
 
-        def drop(sub: Subscription[Update]) -> None:
-            subs = self._updates.get(key)
-            if subs is not None:
-                subs.discard(sub)
-                if not subs:
-                    del self._updates[key]
+    def _subscribe(self, key: tuple[str, int], routes: tuple[dict[tuple[str, int], set[Subscription[Any]]], ...]
+                   ) -> Subscription[Any]:
+        def drop(sub: Subscription[Any]) -> None:
+            for route in routes:
+                subs = route.get(key)
+                if subs is not None:
+                    subs.discard(sub)
+                    if not subs:
+                        del route[key]
 
-        sub: Subscription[Update] = Subscription(drop)
-        self._updates.setdefault(key, set()).add(sub)
+        sub: Subscription[Any] = Subscription(drop)
+        for route in routes:
+            route.setdefault(key, set()).add(sub)
         return sub
+
+    # -- a seat's second stream -----------------------------------------------------
+    async def _publish_messages(self, messages: Sequence[SeatMessage]) -> None:
+        self._check_open()
+        for m in messages:
+            for sub in list(self._messages.get((m.match, m.seat), ())):
+                sub.put(SeatMessage(m.match, m.seat, self._carry(m.payload)))
+
+    async def subscribe_seat(self, match: str, seat: int) -> Subscription[Update | SeatMessage]:
+        return self._subscribe((match, seat), (self._updates, self._messages))
 
     # -- lobby ----------------------------------------------------------------------
     async def _publish_lobby_now(self, snapshot: JSON) -> None:
@@ -117,10 +133,11 @@ class LocalBus(Bus):
             return
         await super().close()
         self._intents.put_nowait(None)
-        for subs in list(self._updates.values()):
+        for subs in [*self._updates.values(), *self._messages.values()]:
             for sub in list(subs):
                 sub.end()
         for lobby_sub in list(self._lobby_subs):
             lobby_sub.end()
         self._updates.clear()
+        self._messages.clear()
         self._lobby_subs.clear()

@@ -18,6 +18,10 @@ share one Redis:
 - ``NS:u:MATCH:SEAT``: a pub/sub channel per seat; an edge subscribes only to the
   seats it renders, so a hand never reaches a process drawing another seat.  All
   of a bus's subscriptions share one pub/sub connection and one reader task.
+- ``NS:m:MATCH:SEAT``: the seat's second stream (messages, not moves), beside its
+  updates' channel; a seat's subscription takes both channels on that one connection,
+  so it reads them in the order they were published.  Nothing is resent after an outage
+  (a message is of the moment; the full view the seat asks for then has the notice).
 - ``NS:lobby`` (pub/sub) and ``NS:lobby:latest`` (a key holding the last snapshot,
   read by a new subscriber); snapshots carry the publisher's ``time_ns`` so a
   subscriber never goes back to an older one.
@@ -38,6 +42,7 @@ re-reads the latest key.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import partial
@@ -50,9 +55,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.bus import JSON, Bus, BusUnavailable, FullRequest, Intent, Subscription, Update, wire
+from server.bus import JSON, Bus, BusUnavailable, FullRequest, Intent, SeatMessage, Subscription, Update, wire
+from server.bus.frames import FRAMES, FullFrame, IntentFrame, LobbyFrame, MessageFrame, UpdateFrame
+from server.wire.codec import CodecError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 LOST = (RedisConnectionError, RedisTimeoutError, OSError)
 
 # One stream's entries as XREADGROUP returns them to this client: RESP2 (redis-py's default protocol) with
@@ -108,9 +116,10 @@ class RedisBus(Bus):
         self.block_ms = block_ms
         self._stream = f"{namespace}:intents"
         self._accept = client.register_script(_ACCEPT)
-        # pub/sub: channel -> subscriptions; channel -> (match, seat) for update channels
+        # pub/sub: channel -> subscriptions; channel -> (match, seat) for update and message channels
         self._routes: dict[str, set[Subscription[Any]]] = {}
         self._seats: dict[str, tuple[str, int]] = {}
+        self._said: dict[str, tuple[str, int]] = {}
         self._live: set[str] = set()  # channels whose subscribe Redis confirmed
         self._confirmed: dict[str, asyncio.Event] = {}
         self._resync: set[str] = set()  # channels to resync once subscribed again
@@ -181,16 +190,15 @@ class RedisBus(Bus):
 
     # -- intents --------------------------------------------------------------------
     async def send_intent(self, intent: Intent) -> bool:
-        data = wire.dumps(
-            {"m": intent.match, "s": intent.seat, "ss": intent.session, "q": intent.seq, "p": intent.payload}
-        )
+        data = wire.dumps(FRAMES.encode(IntentFrame(intent.match, intent.seat, intent.session, intent.seq,
+                                                    intent.payload)))
         key = f"{self.ns}:seen:{intent.session}:{intent.seq}"
         ttl = str(int(self.dedupe_ttl * 1000))
         added = await self._call(lambda: self._accept(keys=[key, self._stream], args=[ttl, self.stream_maxlen, data]))
         return bool(added)
 
     async def request_full(self, match: str, seat: int) -> None:
-        data = wire.dumps({"m": match, "s": seat})
+        data = wire.dumps(FRAMES.encode(FullFrame(match, seat)))
         await self._call(
             lambda: self._client.xadd(self._stream, {"k": "f", "d": data}, maxlen=self.stream_maxlen, approximate=True)
         )
@@ -225,11 +233,16 @@ class RedisBus(Bus):
                 if not fields:  # trimmed away while pending
                     await self._call(partial(self._client.xack, self._stream, self.GROUP, tag))
                     continue
-                d = wire.loads(fields["d"])
-                if fields["k"] == "f":
-                    yield FullRequest(d["m"], d["s"], tag=tag)
-                else:
-                    yield Intent(d["m"], d["s"], d["ss"], d["q"], d["p"], tag=tag)
+                try:
+                    d = FRAMES.decode(wire.loads(fields["d"]))
+                except (CodecError, ValueError, KeyError) as error:  # an older or newer edge's: dropped, said
+                    log.warning("dropped an intent that cannot be read: %s", error)
+                    await self._call(partial(self._client.xack, self._stream, self.GROUP, tag))
+                    continue
+                if isinstance(d, FullFrame):
+                    yield FullRequest(d.match, d.seat, tag=tag)
+                elif isinstance(d, IntentFrame):
+                    yield Intent(d.match, d.seat, d.session, d.seq, d.payload, tag=tag)
 
     async def ack(self, item: Intent | FullRequest) -> None:
         """Acknowledged in one XACK with every other ack of the same moment, in that
@@ -300,30 +313,55 @@ class RedisBus(Bus):
         return f"{self.ns}:u:{match}:{seat}"
 
     async def publish_update(self, match: str, seat: int, version: int, payload: JSON, *, full: bool = False) -> None:
-        data = wire.dumps({"v": version, "f": full, "p": payload})
+        data = wire.dumps(FRAMES.encode(UpdateFrame(version, full, payload)))
         channel = self._channel(match, seat)
         await self._call(lambda: self._client.publish(channel, data))
 
     async def publish_updates(self, updates: Sequence[tuple[str, int, int, JSON, bool]]) -> None:
         """In this moment's pipeline (see :meth:`_soon`): an action's updates to its seats
         and its spectators were a round trip each, a quarter of the host's CPU."""
-        messages = [(self._channel(match, seat), wire.dumps({"v": version, "f": full, "p": payload}))
-                    for match, seat, version, payload, full in updates]
-
-        def commands(pipe: Any) -> None:
-            for channel, data in messages:
-                pipe.publish(channel, data)
-
-        await asyncio.shield(self._soon(commands))
+        await self.publish([Update(match, seat, version, payload, full) for match, seat, version, payload, full
+                            in updates])
 
     async def subscribe_updates(self, match: str, seat: int) -> Subscription[Update]:
         channel = self._channel(match, seat)
         self._seats[channel] = (match, seat)
-        return await self._subscribe(channel)
+        return await self._subscribe([channel])
+
+    async def publish(self, items: Sequence[Update | SeatMessage]) -> None:
+        """Updates and messages in this moment's pipeline, in their order."""
+        encode = FRAMES.encode
+        out = []
+        for item in items:
+            if isinstance(item, SeatMessage):
+                data = wire.dumps(encode(MessageFrame(item.payload)))
+                out.append((self._message_channel(item.match, item.seat), data))
+            else:
+                out.append((self._channel(item.match, item.seat),
+                            wire.dumps(encode(UpdateFrame(item.version, item.full, item.payload)))))
+
+        def commands(pipe: Any) -> None:
+            for channel, data in out:
+                pipe.publish(channel, data)
+
+        await asyncio.shield(self._soon(commands))
+
+    # -- a seat's second stream -----------------------------------------------------
+    def _message_channel(self, match: str, seat: int) -> str:
+        return f"{self.ns}:m:{match}:{seat}"
+
+    async def _publish_messages(self, messages: Sequence[SeatMessage]) -> None:
+        await self.publish(messages)
+
+    async def subscribe_seat(self, match: str, seat: int) -> Subscription[Update | SeatMessage]:
+        updates, said = self._channel(match, seat), self._message_channel(match, seat)
+        self._seats[updates] = (match, seat)
+        self._said[said] = (match, seat)
+        return await self._subscribe([updates, said])
 
     # -- lobby ----------------------------------------------------------------------
     async def _publish_lobby_now(self, snapshot: JSON) -> None:
-        data = wire.dumps({"n": time.time_ns(), "p": snapshot})
+        data = wire.dumps(FRAMES.encode(LobbyFrame(time.time_ns(), snapshot)))
 
         async def op() -> None:
             async with self._client.pipeline(transaction=True) as pipe:
@@ -334,7 +372,7 @@ class RedisBus(Bus):
         await self._call(op)
 
     async def lobby(self) -> Subscription[JSON]:
-        sub: Subscription[JSON] = await self._subscribe(f"{self.ns}:lobby")
+        sub: Subscription[JSON] = await self._subscribe([f"{self.ns}:lobby"])
         self._lobby_seen.setdefault(sub, 0)  # a message may have come in since the subscribe
         await self._read_latest_lobby(sub)
         return sub
@@ -345,10 +383,14 @@ class RedisBus(Bus):
             self._deliver_lobby(sub, data)
 
     def _deliver_lobby(self, sub: Subscription[JSON], data: str | bytes) -> None:
-        envelope = wire.loads(data)
-        if envelope["n"] > self._lobby_seen.get(sub, 0):
-            self._lobby_seen[sub] = envelope["n"]
-            sub.put(envelope["p"])
+        try:
+            frame = FRAMES.decode(wire.loads(data))
+        except (CodecError, ValueError) as error:
+            log.warning("dropped a lobby snapshot that cannot be read: %s", error)
+            return
+        if frame.time_ns > self._lobby_seen.get(sub, 0):
+            self._lobby_seen[sub] = frame.time_ns
+            sub.put(frame.payload)
 
     # -- presence -------------------------------------------------------------------
     async def heartbeat(self, edge_id: str, ttl: float) -> None:
@@ -364,21 +406,28 @@ class RedisBus(Bus):
         return await self._call(op)
 
     # -- pub/sub plumbing -----------------------------------------------------------
-    async def _subscribe(self, channel: str) -> Subscription[Any]:
-        subs = self._routes.get(channel)
-        sub: Subscription[Any] = Subscription(lambda s: self._unsubscribe(channel, s))
-        if subs:
-            subs.add(sub)
-            if channel in self._live:
-                return sub
-        else:
+    async def _subscribe(self, channels: list[str]) -> Subscription[Any]:
+        """One subscription to every channel of ``channels`` (a seat's two: its items in the
+        order Redis delivers them, on the one pub/sub connection)."""
+
+        async def unsubscribe(s: Subscription[Any]) -> None:
+            for channel in channels:
+                await self._unsubscribe(channel, s)
+
+        sub: Subscription[Any] = Subscription(unsubscribe)
+        for channel in channels:
+            subs = self._routes.get(channel)
+            if subs:
+                subs.add(sub)
+                continue
             self._routes[channel] = {sub}
             self._confirmed[channel] = asyncio.Event()
             await self._send_subscribe(channel)
         self._ensure_reader()
-        event = self._confirmed.get(channel)
-        if event is not None:
-            await event.wait()  # from here on, nothing published on the channel is missed
+        for channel in channels:
+            event = self._confirmed.get(channel)
+            if event is not None:
+                await event.wait()  # from here on, nothing published on the channel is missed
         return sub
 
     async def _send_subscribe(self, channel: str) -> None:
@@ -403,6 +452,7 @@ class RedisBus(Bus):
             return
         del self._routes[channel]
         self._seats.pop(channel, None)
+        self._said.pop(channel, None)
         self._live.discard(channel)
         self._resync.discard(channel)
         event = self._confirmed.pop(channel, None)
@@ -469,19 +519,32 @@ class RedisBus(Bus):
             for sub in list(subs):
                 self._deliver_lobby(sub, message["data"])
             return
-        seat = self._seats.get(channel)
+        seat = self._seats.get(channel) or self._said.get(channel)
         if seat is None:
             return
-        d = wire.loads(message["data"])
-        update = Update(seat[0], seat[1], d["v"], d["p"], d["f"])
+        try:
+            d = FRAMES.decode(wire.loads(message["data"]))
+        except (CodecError, ValueError) as error:
+            log.warning("dropped a seat's message that cannot be read: %s", error)
+            return
+        item: Update | SeatMessage
+        if isinstance(d, UpdateFrame) and channel in self._seats:
+            item = Update(seat[0], seat[1], d.version, d.payload, d.full)
+        elif isinstance(d, MessageFrame) and channel in self._said:
+            item = SeatMessage(seat[0], seat[1], d.payload)
+        else:
+            log.warning("dropped a %s on the channel %s", type(d).__name__, channel)
+            return
         for sub in list(subs):
-            sub.put(update)
+            sub.put(item)
 
     async def _resync_channel(self, channel: str) -> None:
         """Subscribed again after a lost connection: get what was missed."""
         try:
             if channel in self._seats:
                 await self.request_full(*self._seats[channel])
+            elif channel in self._said:
+                pass  # (messages are of the moment: the full view asked for on the updates has the notice)
             else:
                 for sub in list(self._routes.get(channel, ())):
                     await self._read_latest_lobby(sub)

@@ -5,21 +5,27 @@ The host runs the same :class:`~server.lobby.core.Lobby` and, per edge session, 
 same :class:`~server.backend.SSHBackend` as the one-process server: an edge's lobby
 call is a request naming its session (:mod:`server.bus.rpc`) and becomes the same
 method call here, so identity, names, rooms, quick match, bots, watching and
-rematch behave exactly as in one process.  Decisions:
+rematch behave exactly as in one process.  Every message is declared
+(:mod:`server.wire.messages`: a call by its tag, its typed arguments and result).  Decisions:
 
 - **Only per-seat views leave the host.**  A seat handle never crosses the bus: a
-  reply carries a descriptor (match code, seat, the seat's view, log, notice,
-  names, version: :meth:`HostSession.export`) and the host keeps the real handle
+  reply carries a :class:`~server.wire.messages.SeatDescriptor` (match code, seat, the
+  seat's view, log, notice, names, version, extras) and the host keeps the real handle
   for the session.  One :class:`Publisher` per ``(match, seat)`` (spectators: seat
   ``-1``, the spectator view) subscribes to the match and publishes each of its
   :class:`~tui.ports.Update`\\ s on that seat's channel with the match's version;
   a ``FullRequest`` (an edge saw a gap, or has just subscribed) is answered with a
   full update.  Every publish goes through one queue and one sender task, so the
   updates of a seat leave in the order the match made them.
+- **A session's calls** are the methods of its backend here, each run in a task of its
+  own in arrival order (a quick match waits for an opponent; a cancel behind it runs
+  meanwhile); the answer carries the session's state after it.  A call an older or newer
+  edge sends that cannot be read is answered at once with a failure and logged.
 - **Intents** come from the bus's stream (:meth:`server.bus.Bus.intents`); each is
-  applied through the session's real handle, its result (accepted, or the rule's
-  refusal: its code and params) goes to the edge's inbox, and it is acked once applied (the
-  store has committed an accepted action before ``submit`` returns).
+  applied through the session's real handle (a game's seat call only if its registry
+  entry declares it), its result (accepted, or the rule's error by its declared class)
+  goes to the edge's inbox, and it is acked once applied (the store has committed an
+  accepted action before ``submit`` returns).
 - **The lobby snapshot** is published on every lobby change through the bus's
   coalescer (at most one a second; the lobby itself already batches its changes).
 - **Presence**: an edge that stops heartbeating (kill -9, a lost machine) has its
@@ -31,22 +37,27 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
+import inspect
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import RuleError
 from server import games
 from server.backend import SSHBackend
-from server.bus import Bus, FullRequest, Intent
+from server.bus import Bus, FullRequest, Intent, SeatMessage
+from server.bus import Update as BusUpdate
+from server.bus.frames import RequestFrame
 from server.bus.rpc import HostCalls, PresenceBeat
-from server.cluster.codec import decode, encode
 from server.lobby.core import Lobby
-from server.lobby.models import Challenge, MatchInfo, PlayerInfo
+from server.lobby.models import Challenge
+from server.wire import messages as M
+from server.wire.codec import Call, CodecError, Invocation
+from server.wire.table import WIRE
+from tui import lobby_events as E
 from tui.ports import Refused, Update
 
 log = logging.getLogger(__name__)
@@ -56,63 +67,27 @@ EDGE_TTL = 3.0  # an edge not heard of for this long is gone
 HOST_PRESENCE = "host-"  # + the host's epoch: its presence key, beside the edges' ones
 
 
-@functools.lru_cache(maxsize=4096)
-def _encoded_entry(entry: PlayerInfo | MatchInfo) -> Any:
-    return encode(entry)
-
-
-def _lobby_entry(value: Any) -> Any:
-    """The codec's hook for a lobby snapshot: a player's or a match's line encoded once
-    while it stays the same (a snapshot of 200 players and 100 matches was made whole,
-    every second, and most lines had not changed)."""
-    return _encoded_entry(value) if type(value) in (PlayerInfo, MatchInfo) else None
-
-
 def seat_key(handle: Any) -> int:
     return SPECTATOR if handle.seat is None else int(handle.seat)
 
 
-def describe(handle: Any) -> dict[str, Any]:
+def describe(handle: Any) -> M.SeatDescriptor:
     """What an edge needs to draw a seat at once: its present, never the match's state."""
-    return {
-        "$h": 1,
-        "m": handle.match.code,
-        "s": seat_key(handle),
-        "game": handle.game,
-        "seat": handle.seat,
-        "names": list(handle.names),
-        "log": encode(list(handle.log)),
-        "notice": encode(handle.notice),
-        "countdown": getattr(handle, "countdown", None),
-        "version": handle.version,
-        "view": encode(handle.view()),
-        "against_human": bool(getattr(handle, "against_human", False)),
-        "extras": encode(present_extras(handle)),
-    }
+    return M.SeatDescriptor(handle.match.code, seat_key(handle), handle.game, handle.seat, tuple(handle.names),
+                            tuple(handle.log), handle.notice, handle.countdown, handle.version, handle.view(),
+                            dict(handle.extras))
 
 
-#: What a game's handle has beside the common seat (a clock, an offer, idle marks): read
-#: from the handle for a full update, so an edge's screen starts with all of it.
-PRESENT_EXTRAS = ("clock", "abort_from", "draw_offer", "idle", "bot_playing")
-
-#: The handle methods an edge may call by name (beside submit and resign), and so the
-#: only ones: a draw offer and its answer (Voltage), the idle vote and taking a seat back
-#: (High Voltage).
-HANDLE_CALLS = frozenset({"offer_draw", "answer_draw", "continue_without", "take_seat_back"})
-
-
-def present_extras(handle: Any) -> dict[str, Any]:
-    """The game's extras ``handle`` has now, by name (see :data:`PRESENT_EXTRAS`)."""
-    return {name: getattr(handle, name) for name in PRESENT_EXTRAS if hasattr(handle, name)}
+def is_handle(value: Any) -> bool:
+    return hasattr(value, "match") and hasattr(value, "subscribe") and hasattr(value, "submit")
 
 
 class Publisher:
     """The one subscription of the host to a ``(match, seat)``, sent on the bus.
 
-    Each :class:`~tui.ports.Update` goes as it is (``{"u": ...}``: the codec carries every
-    field it has, so a field added to it, a clock, an offer, crosses without a change
-    here); a full one is the latest update with the seat's present view, notice and
-    names and its whole log of entries (``"log"``)."""
+    Each :class:`~tui.ports.Update` goes as a :class:`~server.wire.messages.SeatUpdate`; a
+    full one (:class:`~server.wire.messages.FullUpdate`) is the latest update with the
+    seat's present view, notice, names and extras and its whole log."""
 
     def __init__(self, service: HostService, handle: Any) -> None:
         self.service = service
@@ -121,19 +96,22 @@ class Publisher:
         self.seat = seat_key(handle)
         self.users = 0
         self.last: Any = None
-        self._unsubscribe = handle.subscribe(self._updated)
+        # Both streams of the seat: a change of the notice alone comes as a message (no view).
+        self._unsubscribe = handle.match.subscribe(handle.seat, self._updated, on_message=self._said)
 
     def _updated(self, update: Any) -> None:
         self.last = update
-        self.service.send(self.match, self.seat, update.version, {"u": encode(update)}, False)
+        self.service.send(self.match, self.seat, update.version, WIRE.encode(M.SeatUpdate(update)), False)
+
+    def _said(self, message: Any) -> None:
+        self.service.say(self.match, self.seat, WIRE.encode(message))
 
     def full(self) -> None:
         h = self.handle
         base = self.last if self.last is not None else Update(h.view())
-        extras = present_extras(h)
         present = dataclasses.replace(base, view=h.view(), entries=(), notice=h.notice, version=h.version,
-                                      names=tuple(h.names), countdown=getattr(h, "countdown", None), **extras)
-        self.service.send(self.match, self.seat, h.version, {"u": encode(present), "log": encode(list(h.log))}, True)
+                                      names=tuple(h.names), countdown=h.countdown, extras=dict(h.extras))
+        self.service.send(self.match, self.seat, h.version, WIRE.encode(M.FullUpdate(present, tuple(h.log))), True)
 
     def close(self) -> None:
         self._unsubscribe()
@@ -152,35 +130,43 @@ class HostSession:
     closed: bool = False
 
     def export(self, value: Any) -> Any:
-        """The codec hook: a seat handle (or a challenge) becomes its descriptor (and is kept here)."""
+        """``value`` as it crosses: a seat handle becomes its descriptor (the handle kept
+        here), a challenge its descriptor; what holds them, the same inside."""
         if isinstance(value, Challenge):
             cid = str(id(value))
             self.challenges[cid] = value
-            return {"$c": cid, "game": value.game, "challenger": value.challenger.name,
-                    "target": value.target.name, "left": max(0.0, value.expires_at - time.monotonic())}
-        if not (hasattr(value, "match") and hasattr(value, "subscribe") and hasattr(value, "submit")):
-            return None
+            return M.ChallengeDescriptor(cid, value.game, value.challenger.name, value.target.name,
+                                         max(0.0, value.expires_at - time.monotonic()))
+        if isinstance(value, list | tuple):
+            return tuple(self.export(v) for v in value)
+        if not is_handle(value):
+            return value
         key = (value.match.code, seat_key(value))
         if key not in self.handles:
             self.handles[key] = value
             self.service.use(value)
         return describe(value)
 
-    def handle_of(self, data: dict[str, Any]) -> Any:
-        """The codec hook on decode: a descriptor from the edge is this session's handle."""
-        if "$c" in data:
-            ch = self.challenges.get(str(data["$c"]))
+    def resolve(self, value: Any) -> Any:
+        """What the edge named back: its seat handles (a :class:`~server.wire.messages.SeatRef`
+        each) and challenges, this session's own only."""
+        if isinstance(value, M.ChallengeRef):
+            ch = self.challenges.get(value.id)
             if ch is None:
                 raise Refused("challenge_over")
             return ch
-        handle = self.handles.get((data["m"], int(data["s"])))
-        if handle is None:
-            raise Refused("match_not_yours")
-        return handle
+        if isinstance(value, M.SeatRef):
+            handle = self.handles.get((value.match, value.key))
+            if handle is None:
+                raise Refused("match_not_yours")
+            return handle
+        if isinstance(value, tuple):
+            return [self.resolve(v) for v in value]
+        return value
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> M.SessionState:
         b = self.backend
-        return {"name": b.name, "named": b.named, "superseded": b.superseded, "stored_name": b.stored_name}
+        return M.SessionState(b.name, b.named, b.superseded, b.stored_name)
 
     def let_go(self) -> None:
         """The session no longer shows these matches: stop publishing them for it."""
@@ -199,18 +185,6 @@ class HostSession:
             self.let_go()
 
 
-#: The lobby calls an edge may make, by name: synchronous ones (the screen waits for
-#: the answer) and awaited ones (a quick match waits for an opponent).
-SYNC_CALLS = frozenset({
-    "claim_name", "resumable", "resume", "enter_lobby", "play_bot", "start_room", "close_room",
-    "seated", "room_game", "join_room", "watch", "rating_change", "ratings", "history",
-    "leaderboard_games", "leaderboard", "hv_starts_in", "refuses_challenges", "set_challenges",
-    "challenge", "answer_challenge", "withdraw_challenge", "settings", "save_setting", "start_colours",
-    "colours_forced",
-})
-ASYNC_CALLS = frozenset({"quick_match", "join", "rematch", "challenge_answer"})
-
-
 class HostService:
     """Serves one :class:`Lobby` to every edge over ``bus`` (updates, intents) and ``calls``."""
 
@@ -221,7 +195,7 @@ class HostService:
         self.edge_ttl = edge_ttl
         self.sessions: dict[str, HostSession] = {}
         self.publishers: dict[tuple[str, int], Publisher] = {}
-        self._outbox: asyncio.Queue[tuple[str, int, int, dict[str, Any], bool]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[BusUpdate | SeatMessage] = asyncio.Queue()
         self._tasks: list[asyncio.Task[Any]] = []
         self._edges_seen: dict[str, float] = {}
         self.applied = 0  # intents applied (accepted or refused)
@@ -255,7 +229,11 @@ class HostService:
 
     # -- updates ------------------------------------------------------------------
     def send(self, match: str, seat: int, version: int, payload: dict[str, Any], full: bool) -> None:
-        self._outbox.put_nowait((match, seat, version, payload, full))
+        self._outbox.put_nowait(BusUpdate(match, seat, version, payload, full))
+
+    def say(self, match: str, seat: int, payload: dict[str, Any]) -> None:
+        """A message on the seat's second stream, in its place among the updates."""
+        self._outbox.put_nowait(SeatMessage(match, seat, payload))
 
     async def _send_updates(self) -> None:
         # what queued meanwhile goes together: an action's views of every seat, at once
@@ -264,9 +242,10 @@ class HostService:
             while len(batch) < 64 and not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
             try:
-                await self.bus.publish_updates(batch)
+                await self.bus.publish(batch)
             except Exception:
-                log.exception("could not publish %d updates (the first of %s/%s)", len(batch), *batch[0][:2])
+                log.exception("could not publish %d updates (the first of %s/%s)", len(batch), batch[0].match,
+                              batch[0].seat)
 
     def use(self, handle: Any) -> None:
         key = (handle.match.code, seat_key(handle))
@@ -286,7 +265,8 @@ class HostService:
 
     def _lobby_changed(self) -> None:
         def snapshot() -> dict[str, Any]:  # made when it goes out: at most once a second
-            return {"snapshot": encode(self.lobby.snapshot(), _lobby_entry), "epoch": self.epoch}
+            data: dict[str, Any] = WIRE.encode(M.LobbySnapshot(self.lobby.snapshot(), self.epoch))
+            return data
 
         asyncio.get_running_loop().create_task(self.bus.publish_lobby(snapshot))
 
@@ -302,202 +282,224 @@ class HostService:
             asyncio.get_running_loop().create_task(self._apply(item))
 
     async def _apply(self, intent: Intent) -> None:
-        payload = intent.payload
         session = self.sessions.get(intent.session)
         handle = session.handles.get((intent.match, intent.seat)) if session is not None else None
-        result: dict[str, Any]
+        try:
+            message = WIRE.decode(intent.payload)
+        except CodecError as error:  # an older or newer edge's: refused, and said
+            log.warning("intent %s/%s of %s cannot be read: %s", intent.match, intent.seat, intent.session, error)
+            message = None
+            rid, edge = intent.payload.get("id"), intent.payload.get("edge")
+            if isinstance(rid, str) and isinstance(edge, str):
+                await self.calls.result(edge, rid, WIRE.encode(M.Rejected(rid, RuleError("not_understood"))))
+            await self.bus.ack(intent)
+            return
+        result: Any
         try:
             if handle is None:
                 raise RuleError("seat_not_yours")
-            if payload.get("k") == "resign":
+            if isinstance(message, M.Submit):
+                await handle.submit(message.action)
+            elif isinstance(message, M.Resign):
                 await handle.resign()
-            elif payload.get("k") == "call":
-                name = str(payload.get("name", ""))
-                if name not in HANDLE_CALLS or not hasattr(handle, name):
+            elif isinstance(message, M.SeatCall) and isinstance(message.call, Invocation):
+                if message.call.call not in games.game(handle.game).calls:
                     raise RuleError("not_in_this_match")
-                await getattr(handle, name)(*decode(payload.get("args") or []))
+                await getattr(handle, message.call.call.method)(**message.call.args)
             else:
-                await handle.submit(decode(payload["a"]))
-            result = {"ok": True}
+                raise RuleError("not_understood")
+            result = M.Accepted(message.id)
         except RuleError as error:
-            result = {"rule": error.code, "p": encode(error.params),
-                      "cls": f"{type(error).__module__}:{type(error).__qualname__}"}
+            result = M.Rejected(message.id, error)
         except Exception as error:
             log.exception("intent %s/%s of %s failed", intent.match, intent.seat, intent.session)
-            result = {"rule": "failed", "p": encode({"detail": str(error)}), "cls": "engine.errors:RuleError"}
+            result = M.Rejected(message.id, RuleError("failed", detail=str(error)))
         self.applied += 1
-        edge = payload.get("e") or (session.edge if session is not None else "")
+        edge = getattr(message, "edge", "") or (session.edge if session is not None else "")
         if edge:  # the reply and the ack (and the action's updates) go out together
-            await asyncio.gather(self.calls.push(edge, {"id": payload.get("id", ""), **result}), self.bus.ack(intent))
+            await asyncio.gather(self.calls.result(edge, message.id, WIRE.encode(result)), self.bus.ack(intent))
         else:
             await self.bus.ack(intent)
 
     # -- requests -----------------------------------------------------------------
     async def _serve_requests(self) -> None:
         async for request in self.calls.requests():
+            self._edges_seen[request.edge] = time.monotonic()
             try:
-                await self._dispatch(request)
+                invocation = WIRE.decode(request.payload)
+                if not isinstance(invocation, Invocation):
+                    raise CodecError(f"a {type(invocation).__name__} where a call was expected")
+            except CodecError as error:  # an older or newer edge's: it is told at once, and it is said
+                log.warning("a request from edge %s cannot be read: %s", request.edge, error)
+                await self.calls.reply(request, WIRE.encode(M.Failure(request.id)))
+                continue
+            try:
+                await self._dispatch(request, invocation.call, dict(invocation.args))
             except Exception:
-                log.exception("request %s failed", request.get("op"))
-                await self.calls.reply(request, {"error": "failed"})
+                log.exception("request %s failed", invocation.call.tag)
+                await self.calls.reply(request, WIRE.encode(M.Failure(request.id)))
 
-    async def _dispatch(self, request: dict[str, Any]) -> None:
-        op, args = request["op"], request.get("args") or {}
-        self._edges_seen[request["edge"]] = time.monotonic()
-        if op == "open":
-            await self.calls.reply(request, self._open(request, args))
+    async def _answer(self, request: RequestFrame, c: Call, value: Any, session: HostSession | None = None) -> None:
+        state = session.state() if session is not None else None
+        encoded = WIRE.encoder(c.result)(session.export(value) if session is not None else value)
+        await self.calls.reply(request, WIRE.encode(M.Reply(request.id, encoded, state)))
+
+    async def _refuse(self, request: RequestFrame, error: BaseException, session: HostSession | None = None) -> None:
+        code, params = refusal(error)
+        state = session.state() if session is not None else None
+        await self.calls.reply(request, WIRE.encode(M.Refusal(request.id, code, params, state)))
+
+    async def _dispatch(self, request: RequestFrame, c: Call, args: dict[str, Any]) -> None:
+        if c is M.OPEN:
+            opened = self._open(request, args)
+            await self._answer(request, c, self._opened(opened), opened)
             return
-        if op == "reopen":
-            await self.calls.reply(request, self._reopen(request, args))
+        if c is M.REOPEN:
+            reopened, seats = await self._reopen(request, args)
+            await self._answer(request, c, M.Reopened(self._opened(reopened), reopened.export(seats)), reopened)
             return
-        if op == "who":
-            await self.calls.reply(request, {"ok": self.lobby.who_text()})
+        if c is M.WHO:
+            await self._answer(request, c, self.lobby.who_text())
             return
-        if op == "replay_record":  # ``ssh HOST replay ID`` on an edge (no lobby session)
+        if c is M.REPLAY_RECORD:  # ``ssh HOST replay ID`` on an edge (no lobby session)
             try:
-                record = self._replay_record(args.get("identity"), args)
+                record = self._replay_record(args["identity"], args["id"])
             except ValueError as error:
-                await self.calls.reply(request, refusal(error))
+                await self._refuse(request, error)
                 return
-            await self.calls.reply(request, {"ok": encode(record)})
+            await self._answer(request, c, record)
             return
-        if op == "command":
-            await self.calls.reply(request, {"ok": kept_command(self.lobby.store, args["words"], args["ssh"])})
+        if c is M.COMMAND:
+            await self._answer(request, c, kept_command(self.lobby.store, list(args["words"]), args["ssh"]))
             return
-        session = self.sessions.get(request["session"])
+        if c in M.LINKS:  # the browsers linked to a key (an edge's link, unlink, web logins)
+            try:
+                value = linked_browsers_call(self.lobby.store, c, args)
+            except ValueError as error:
+                await self._refuse(request, error)
+                return
+            await self._answer(request, c, value)
+            return
+        session = self.sessions.get(request.session)
         if session is None:
-            await self.calls.reply(request, {"refused": "session_ended"})
+            await self._refuse(request, Refused("session_ended"))
             return
-        if op == "close":
+        if c is M.CLOSE:
             session.close()
             self.sessions.pop(session.id, None)
-            await self.calls.reply(request, {"ok": None})
+            await self._answer(request, c, None)
             return
-        if op == "create_room":
-            await self.calls.reply(request, self._run(session, lambda: self._create_room(session, args)))
+        if c.method not in M.CALLS and c is not M.REPLAY:
+            await self._refuse(request, Refused("not_understood"))
             return
-        if op == "replay":
-            identity = session.backend.identity
-            await self.calls.reply(request, self._run(session, lambda: self._replay_record(identity, args)))
-            return
-        if op == "enter_lobby":  # the session's screens let go of its seats and watched matches
-            reply = self._run(session, session.backend.enter_lobby)
-            session.let_go()
-            await self.calls.reply(request, reply)
-            return
-        if op in SYNC_CALLS:
-            method = getattr(session.backend, op, None)
-            if method is None:  # (an extra this server's backend lacks: as the screens' getattr)
-                await self.calls.reply(request, {"ok": None, "st": session.state()})
-                return
-            a = decode(args.get("a", []), session.handle_of)
-            await self.calls.reply(request, self._run(session, lambda: method(*a)))
-            return
-        if op in ASYNC_CALLS:
-            asyncio.get_running_loop().create_task(self._run_async(request, session, op, args))
-            return
-        await self.calls.reply(request, {"error": f"unknown call {op!r}"})
+        # A session's calls run in their order (each a task: one that waits, a quick match,
+        # lets the next one run meanwhile, a cancel; one that does not is done at its start).
+        asyncio.get_running_loop().create_task(self._run(request, session, c, args))
 
-    def _open(self, request: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
-        player = self.lobby.connect(args.get("identity"), args.get("username") or "")
+    async def _run(self, request: RequestFrame, session: HostSession, c: Call, args: dict[str, Any]) -> None:
+        try:
+            if c is M.REPLAY:
+                value: Any = self._replay_record(session.backend.identity, args["id"])
+            elif c.method == "create_room":
+                value = await self._create_room(session, args)
+            else:
+                value = getattr(session.backend, c.method)(**{k: session.resolve(v) for k, v in args.items()})
+                if inspect.isawaitable(value):
+                    value = await value
+                if c.method == "enter_lobby":  # the session's screens let go of its seats and watched matches
+                    session.let_go()
+        except ValueError as error:  # a Refused, the lobby's errors, an older ValueError
+            await self._refuse(request, error, session)
+            return
+        except asyncio.CancelledError:
+            await self._refuse(request, Refused("cancelled"), session)
+            return
+        except Exception:
+            log.exception("call %s failed", c.tag)
+            await self.calls.reply(request, WIRE.encode(M.Failure(request.id, session.state())))
+            return
+        await self._answer(request, c, value, session)
+
+    def _opened(self, session: HostSession) -> M.Opened:
+        b = session.backend
+        return M.Opened(b.name_prefill, b.initial, b.guest, b.grace_seconds, b.bot_offer_after, b.identity,
+                        session.state())
+
+    def _open(self, request: RequestFrame, args: dict[str, Any]) -> HostSession:
+        player = self.lobby.connect(args["identity"], args["username"] or "")
         initial = tuple(args["initial"]) if args.get("initial") else None
-        backend = SSHBackend(self.lobby, player, initial=initial, env=args.get("env") or {})
-        session = HostSession(request["session"], request["edge"], backend, self)
+        backend = SSHBackend(self.lobby, player, initial=initial, env=dict(args["env"]))
+        session = HostSession(request.session, request.edge, backend, self)
         self.sessions[session.id] = session
 
-        def listened(event: str, handles: Any) -> None:
-            data = encode(handles, session.export)
+        def listened(event: E.LobbyEvent) -> None:
+            if isinstance(event, E.Followed):
+                pushed: Any = M.Followed(session.export(event.handles))
+            elif isinstance(event, E.Challenged):
+                pushed = M.Challenged(session.export(event.challenge))
+            elif isinstance(event, E.ChallengeOver):
+                pushed = M.ChallengeOver(session.export(event.challenge))
+            else:
+                pushed = M.Superseded()
             asyncio.get_running_loop().create_task(
-                self.calls.push(session.edge,
-                                {"push": "listen", "session": session.id, "event": event, "handles": data})
-            )
+                self.calls.push(session.edge, WIRE.encode(M.Pushed(session.id, pushed))))
 
         backend.listen(listened)
-        return {"ok": {"prefill": backend.name_prefill, "initial": list(initial) if initial else None,
-                       "guest": backend.guest, "grace": backend.grace_seconds,
-                       "bot_offer_after": backend.bot_offer_after, "identity": backend.identity},
-                "st": session.state()}
+        return session
 
-    def _reopen(self, request: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    async def _reopen(self, request: RequestFrame, args: dict[str, Any]) -> tuple[HostSession, list[Any]]:
         """A session an edge kept through a restart of the host: the same id, its name
         claimed again, its seats given back (the restored matches wait for their
         identities) and the matches it watched watched again."""
-        old = self.sessions.pop(request["session"], None)
+        old = self.sessions.pop(request.session, None)
         if old is not None:
             old.close()
-        reply = self._open(request, args)
-        session = self.sessions[request["session"]]
+        session = self._open(request, {**args, "initial": None})
         b = session.backend
-        if args.get("name"):
+        if args["name"]:
             try:
-                b.claim_name(args["name"])
+                await b.claim_name(args["name"])
             except ValueError:
                 pass
         handles: list[Any] = []
         try:
-            handles = list(b.resume() or [])
+            handles = list(await b.resume() or [])
         except ValueError:
             pass
-        for match, seat in args.get("seats") or []:
-            if seat == SPECTATOR:
+        for ref in args["seats"]:
+            if ref.key == SPECTATOR:
                 try:
-                    handles += b.watch(match)
+                    handles += await b.watch(ref.match)
                 except ValueError:
                     pass
-        reply["ok"]["handles"] = encode(handles, session.export)
-        reply["st"] = session.state()
-        return reply
+        return session, handles
 
-    def _create_room(self, session: HostSession, args: dict[str, Any]) -> dict[str, Any]:
-        more = decode(args.get("more") or [])  # what else the screen gave (a time control)
-        room = session.backend.create_room(args.get("game", games.HOME), int(args.get("size", 4)), *more)
+    async def _create_room(self, session: HostSession, args: dict[str, Any]) -> M.RoomOpened:
+        room = await session.backend.create_room(args["game"], args["size"], args["time_control"])
 
         def filled(future: asyncio.Future[Any]) -> None:
-            message: dict[str, Any] = {"push": "room", "session": session.id, "code": room.code}
             if future.cancelled():
-                message["refused"] = "room_closed"
+                pushed: Any = M.RoomClosed(room.code, "room_closed", {})
             elif (error := future.exception()) is not None:
-                message.update(refusal(error))
+                pushed = M.RoomClosed(room.code, *refusal(error))
             else:
-                message["handles"] = encode(future.result(), session.export)
-            asyncio.get_running_loop().create_task(self.calls.push(session.edge, message))
+                pushed = M.RoomFilled(room.code, session.export(future.result()))
+            asyncio.get_running_loop().create_task(
+                self.calls.push(session.edge, WIRE.encode(M.Pushed(session.id, pushed))))
 
         room.future.add_done_callback(filled)
-        return {"code": room.code, "game": room.game, "size": getattr(room, "size", 2)}
+        return M.RoomOpened(room.code, room.game, int(getattr(room, "size", 2)))
 
-    def _replay_record(self, identity: str | None, args: dict[str, Any]) -> Any:
+    def _replay_record(self, identity: str | None, match_id: int) -> Any:
         """A finished match's record, for the edge to step through (a running one is refused:
         its hands are not public; :meth:`Replay.load` says why not: its code)."""
         from server.replay import Replay, ReplayError
 
         store = self.lobby.store
-        match_id = int(args["id"])
         if store is None:
             raise ReplayError("no_store")
         Replay.load(store, match_id, identity)  # (a ReplayError says why not)
         return store.match_record(match_id)
-
-    def _run(self, session: HostSession, call: Callable[[], Any]) -> dict[str, Any]:
-        try:
-            value = call()
-        except ValueError as error:  # Refused, the lobby's errors, an older ValueError
-            return {**refusal(error), "st": session.state()}
-        return {"ok": encode(value, session.export), "st": session.state()}
-
-    async def _run_async(self, request: dict[str, Any], session: HostSession, op: str, args: dict[str, Any]) -> None:
-        try:
-            a = decode(args.get("a", []), session.handle_of)
-            call: Awaitable[Any] = getattr(session.backend, op)(*a)
-            value = await call
-            reply = {"ok": encode(value, session.export), "st": session.state()}
-        except ValueError as error:
-            reply = {**refusal(error), "st": session.state()}
-        except asyncio.CancelledError:
-            reply = {"refused": "cancelled"}
-        except Exception:
-            log.exception("call %s failed", op)
-            reply = {"error": "failed"}
-        await self.calls.reply(request, reply)
 
     # -- presence -----------------------------------------------------------------
     async def _beat(self) -> None:
@@ -536,26 +538,37 @@ class HostService:
                 self.sessions.pop(session.id, None)
 
 
-def refusal(error: BaseException) -> dict[str, Any]:
-    """A refusal as a reply carries it: its code (``refused``) and params (``p``); a plain
-    ``ValueError`` (no code) as code ``refused`` with its text as ``detail``."""
+def refusal(error: BaseException) -> tuple[str, dict[str, Any]]:
+    """A refusal's code and params; a plain ``ValueError`` (no code) as code ``refused``
+    with its text as ``detail``."""
     code = getattr(error, "code", None)
     if not isinstance(code, str):
-        return {"refused": "refused", "p": {"detail": str(error)}}
-    params = getattr(error, "params", None) or {}
-    return {"refused": code, "p": encode(params)} if params else {"refused": code}
+        return "refused", {"detail": str(error)}
+    return code, dict(getattr(error, "params", None) or {})
 
 
-def kept_command(store: Any, words: list[str], ssh: str) -> dict[str, Any]:
+def linked_browsers_call(store: Any, c: Call, args: dict[str, Any]) -> Any:
+    """One of the declared link calls (:data:`server.wire.messages.LINKS`) run on ``store``,
+    as one process runs them (:class:`server.session.services.StoreLinks`); its refusal raised."""
+    from server.session.services import StoreLinks
+
+    links = StoreLinks(store)
+    if c is M.LINK_CODE:
+        return links.link_code(args["key"])
+    if c is M.REDEEM_LINK:
+        return links.redeem(args["code"], args["label"])
+    if c is M.BROWSER_KEY:
+        return links.browser_key(args["token"])
+    return links.unlink(args["key"])
+
+
+def kept_command(store: Any, words: list[str], ssh: str) -> M.CommandAnswer:
     """``leaderboard`` and ``export MATCH_ID`` for an edge: exit code, stdout, stderr (the
     answers of :mod:`server.session.services`, as one process gives them)."""
-    from server.session.services import LINK_CALLS, export_answer, leaderboard_answer, links_answer
+    from server.session.services import export_answer, leaderboard_answer
 
-    if words[0] in LINK_CALLS:  # the browsers linked to a key (an edge's link, unlink, web logins)
-        answer = links_answer(store, words)
-    else:
-        answer = leaderboard_answer(store) if words[0] == "leaderboard" else export_answer(store, words[1])
-    return {"code": answer.code, "out": answer.out, "err": answer.err}
+    answer = leaderboard_answer(store) if words[0] == "leaderboard" else export_answer(store, words[1])
+    return M.CommandAnswer(answer.code, answer.out, answer.err)
 
 
 async def run_host(url: str, store: Any, *, namespace: str = "voltage", grace: float = 60.0,

@@ -33,16 +33,21 @@ from typing import Any
 
 
 def _check_redis(url: str) -> str | None:
-    """None when Redis at ``url`` answers a PING, else the one line that says why not."""
-    import redis
+    """None when Redis at ``url`` answers a PING, else the one line that says why not
+    (before any loop runs; with the asyncio client, the only one an edge uses)."""
+    import redis.asyncio as aioredis
+    from redis.exceptions import RedisError
+
+    async def ping() -> None:
+        client = aioredis.Redis.from_url(url, socket_connect_timeout=3.0, socket_timeout=3.0)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
 
     try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=3.0, socket_timeout=3.0)
-        client.ping()
-        client.close()
-    except ValueError as e:
-        return f"cannot reach Redis at {url}: {e}"
-    except (redis.RedisError, OSError) as e:
+        asyncio.run(ping())
+    except (ValueError, RedisError, OSError) as e:
         return f"cannot reach Redis at {url}: {e}"
     return None
 

@@ -2,23 +2,26 @@
 
 An edge holds no lobby and no match.  Decisions:
 
-- **A lobby call is a request to the host** naming this session (:mod:`server.bus.rpc`);
-  the host makes the same call on its :class:`~server.backend.SSHBackend` for the
-  session, so every rule (names, rooms, rematch, who may watch) is decided in one
-  place.  The lobby screen's synchronous calls block for one round trip (see the
-  rpc module); a refusal comes back as its code and params and is raised as
+- **A lobby call is a request to the host** naming this session (:mod:`server.bus.rpc`),
+  declared (:data:`server.wire.messages.CALLS`) and awaited: the edge's loop never waits
+  on Redis.  The host makes the same call on its :class:`~server.backend.SSHBackend` for
+  the session, so every rule (names, rooms, rematch, who may watch) is decided in one
+  place; a refusal comes back as its code and params and is raised as
   :class:`~tui.ports.Refused`; a host that does not answer is a refusal too (code
   ``not_answering``), never a hang.
-- **A seat is a subscription to its channel** ``(match, seat)`` (a spectator's:
-  ``-1``).  The reply that gives a seat carries its present (view, log entries,
-  notice, names, version), so the screen draws at once; the handle then subscribes and
-  asks for a full view once (an update published between the reply and the
-  subscription would otherwise be missed for good if nothing followed it), and
-  asks again whenever :func:`server.bus.gap` says one was missed.
+- **A seat is a subscription to its two streams** ``(match, seat)`` (a spectator's:
+  ``-1``): its updates and its messages (:meth:`server.bus.Bus.subscribe_seat`).  The
+  reply that gives a seat carries its present (view, log entries, notice, names,
+  version, its game's extras), so the screen draws at once; the handle then subscribes
+  and asks for a full view once (an update published between the reply and the
+  subscription would otherwise be missed for good if nothing followed it), and asks
+  again whenever :func:`server.bus.gap` says one was missed.  A message (a notice
+  changed) shows at once and goes to ``subscribe_messages``.  The handle's methods
+  beside submit and resign are its game's declared calls (:func:`handle_class`).
 - **An intent** is an :class:`~server.bus.Intent` with this session's next sequence
   number; its result (accepted, or the rule's refusal) comes back to the edge's
   inbox, and ``submit`` raises the engine's error class with the host's code and params.
-- Callbacks (a seat's update, a lobby change, "superseded"/"follow") run in the
+- Callbacks (a seat's update, a lobby change, the lobby's events) run in the
   context they were registered in, as the in-process host does: a Textual app
   finds itself through a context variable.
 - The lobby snapshot is the latest one the host published (at most one a second);
@@ -30,8 +33,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import functools
 import itertools
-import json
 import logging
 import time
 import uuid
@@ -39,18 +42,39 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from server import games
 from server.bus import Bus, Intent, Subscription, gap
+from server.bus import SeatMessage as BusMessage
 from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
-from server.cluster.codec import CodecError, _cls, decode, encode
 from server.games import IDS, TITLES
 from server.lobby.models import bot_strengths
-from tui.ports import Entry, Handles, HistoryItem, LinkedBrowser, Note, Notice, RatingChange, Refused, Update
+from server.wire import messages as M
+from server.wire.codec import Call, CodecError
+from server.wire.table import WIRE
+from tui import lobby_events as E
+from tui.ports import (
+    BotRecord,
+    Entry,
+    Handles,
+    HistoryItem,
+    LinkedBrowser,
+    Note,
+    Notice,
+    NoticeChanged,
+    RatingChange,
+    Refused,
+    SeatMessage,
+    Update,
+)
 
 log = logging.getLogger(__name__)
 
 FIRST_GAME = IDS[0]
 NOT_ANSWERING = "not_answering"  # a refusal's code: the host did not answer in time
+CALL_TIMEOUT = 5.0  # a lobby call the host answers at once (a quick match waits as long as it takes)
+REPLAY_TIMEOUT = 10.0
+INTENT_TIMEOUT = 30.0  # a move's result
 HOST_AWAY = Note("host_away")  # the status notice while the host restarts
 REDIS_LOST = Note("connection_lost")  # ... while the bus reconnects
 HEARTBEAT = 1.0
@@ -66,23 +90,23 @@ def _in_context(callback: Callable[..., Any]) -> Callable[..., Any]:
 class RemoteSeatHandle:
     """One seat (or a spectator's view) of a match hosted elsewhere; satisfies ``SeatHandle``."""
 
-    def __init__(self, client: EdgeClient, session: RemoteBackend, data: dict[str, Any]) -> None:
+    def __init__(self, client: EdgeClient, session: RemoteBackend, seat: M.SeatDescriptor) -> None:
         self.client = client
         self.session = session
-        self.match = str(data["m"])
-        self.key = int(data["s"])
-        self.game = str(data["game"])
-        self.seat: int | None = data["seat"]
-        self._names = tuple(data["names"])
-        self._log: list[Entry] = list(decode(data["log"]))
-        self._notice: Notice = tuple(decode(data["notice"]))
-        self._countdown = data.get("countdown")
-        self._version = int(data["version"])
-        self._view = decode(data["view"])
-        self.against_human = bool(data.get("against_human", False))
-        self._extras: dict[str, Any] = decode(data["extras"]) if data.get("extras") is not None else {}
+        self.match = seat.match
+        self.key = seat.key
+        self.game = seat.game
+        self.seat: int | None = seat.seat
+        self._names = seat.names
+        self._log: list[Entry] = list(seat.log)
+        self._notice: Notice = seat.notice
+        self._countdown = seat.countdown
+        self._version = seat.version
+        self._view = seat.view
+        self._extras: dict[str, Any] = dict(seat.extras)
         self._callbacks: list[Callable[[Update[Any]], None]] = []
-        self._sub: Subscription[BusUpdate] | None = None
+        self._listeners: list[Callable[[SeatMessage], None]] = []
+        self._sub: Subscription[BusUpdate | BusMessage] | None = None
         self._last: Update[Any] | None = None  # the latest update (all its fields: a clock, an offer)
         self._asked = False
         self._task = asyncio.get_running_loop().create_task(self._follow(), name=f"seat-{self.match}-{self.key}")
@@ -115,32 +139,12 @@ class RemoteSeatHandle:
     def view(self) -> Any:
         return self._view
 
-    # (a game's extras, as the latest update gave them: the screens read them at start)
     @property
-    def clock(self) -> Any:
-        return self._extra("clock", None)
-
-    @property
-    def abort_from(self) -> float | None:
-        return self._extra("abort_from", None)
-
-    @property
-    def draw_offer(self) -> int | None:
-        return self._extra("draw_offer", None)
-
-    @property
-    def idle(self) -> tuple[int, ...]:
-        return tuple(self._extra("idle", ()))
-
-    @property
-    def bot_playing(self) -> tuple[int, ...]:
-        return tuple(self._extra("bot_playing", ()))
-
-    def _extra(self, name: str, default: Any) -> Any:
-        """A game's extra as the latest update gave it (else as the seat was described)."""
-        if self._last is not None:
-            return getattr(self._last, name, default)
-        return self._extras.get(name, default)
+    def extras(self) -> dict[str, Any]:
+        """The game's extras (its registry entry declares them) as the latest update gave
+        them, else as the seat was described; a declared one missing takes its default."""
+        got = self._last.extras if self._last is not None else self._extras
+        return {e.name: got.get(e.name, e.default) for e in games.game(self.game).extras}
 
     def subscribe(self, callback: Callable[[Update[Any]], None]) -> Callable[[], None]:
         call = _in_context(callback)
@@ -155,30 +159,29 @@ class RemoteSeatHandle:
 
         return unsubscribe
 
+    def subscribe_messages(self, callback: Callable[[SeatMessage], None]) -> Callable[[], None]:
+        """Each message said to this seat from now on (its second stream)."""
+        call = _in_context(callback)
+        self._listeners.append(call)
+
+        def unsubscribe() -> None:
+            if call in self._listeners:
+                self._listeners.remove(call)
+
+        return unsubscribe
+
     # -- intents --------------------------------------------------------------------
     async def submit(self, action: Any) -> None:
-        await self._send({"k": "submit", "a": encode(action)})
+        await self._send(lambda rid: M.Submit(rid, self.client.edge, action))
 
     async def resign(self) -> None:
-        await self._send({"k": "resign"})
+        await self._send(lambda rid: M.Resign(rid, self.client.edge))
 
-    # (the host's handle does these: server.cluster.host.HANDLE_CALLS)
-    async def offer_draw(self) -> None:
-        await self._call("offer_draw")
+    async def _seat_call(self, c: Call, args: dict[str, Any]) -> None:
+        invocation = c(**args)
+        await self._send(lambda rid: M.SeatCall(rid, self.client.edge, invocation))
 
-    async def answer_draw(self, accept: bool) -> None:
-        await self._call("answer_draw", accept)
-
-    async def continue_without(self, seat: int | None = None) -> None:
-        await self._call("continue_without", seat)
-
-    async def take_seat_back(self) -> None:
-        await self._call("take_seat_back")
-
-    async def _call(self, name: str, *args: Any) -> None:
-        await self._send({"k": "call", "name": name, "args": encode(list(args))})
-
-    async def _send(self, payload: dict[str, Any]) -> None:
+    async def _send(self, make: Callable[[str], Any]) -> None:
         from engine.errors import RuleError
 
         if self.seat is None:
@@ -191,21 +194,29 @@ class RemoteSeatHandle:
         seq = self.session.next_seq()
         rid = self.client.calls.new_id()
         future = self.client.calls.expect(rid)
-        intent = Intent(self.match, self.key, self.session.id, seq, {**payload, "id": rid, "e": self.client.edge})
+        intent = Intent(self.match, self.key, self.session.id, seq, WIRE.encode(make(rid)))
         await self.client.bus.send_intent(intent)
         try:
-            result = await asyncio.wait_for(future, 30.0)
-        except TimeoutError:
+            answer = await self.client.calls.answer(future, INTENT_TIMEOUT)
+        except NoReply:
             raise RuleError(NOT_ANSWERING) from None
-        if "rule" in result:
-            raise _rule_error(result.get("cls", ""), str(result["rule"]), decode(result.get("p") or {}))
+        try:
+            result = WIRE.decode(answer)
+        except CodecError as error:
+            log.warning("the result of an intent cannot be read: %s", error)
+            raise RuleError("failed") from None
+        if isinstance(result, M.Rejected):
+            raise result.error
 
     # -- updates --------------------------------------------------------------------
     async def _follow(self) -> None:
         bus = self.client.bus
-        self._sub = await bus.subscribe_updates(self.match, self.key)
+        self._sub = await bus.subscribe_seat(self.match, self.key)  # (both streams, in their order)
         await self._ask()
         async for u in self._sub:
+            if isinstance(u, BusMessage):
+                self._said(u)
+                continue
             if gap(self._version, u):
                 if u.version > self._version:
                     await self._ask()
@@ -213,16 +224,43 @@ class RemoteSeatHandle:
             self._asked = False
             self._apply(u)
 
+    def _said(self, m: BusMessage) -> None:
+        """A message on the seat's second stream: a notice changed (shown as an update of the
+        notice alone, as the host gives its own screens), and whatever the screens listen to."""
+        try:
+            message = WIRE.decode(m.payload)
+            if not isinstance(message, SeatMessage):
+                raise CodecError(f"a {type(message).__name__} on a seat's second stream")
+        except CodecError as error:  # an older or newer host's: said, and dropped
+            log.warning("dropped a message to %s/%s that cannot be read: %s", self.match, self.key, error)
+            return
+        if isinstance(message, NoticeChanged):
+            self.local_notice(*message.notice)
+        for call in list(self._listeners):
+            try:
+                call(message)
+            except Exception:
+                log.exception("seat message listener failed")
+
     async def _ask(self) -> None:
         if not self._asked:
             self._asked = True
             await self.client.bus.request_full(self.match, self.key)
 
     def _apply(self, u: BusUpdate) -> None:
-        p = u.payload
-        update: Update[Any] = decode(p["u"])
-        if u.full:
-            full = list(decode(p["log"]))
+        try:
+            message = WIRE.decode(u.payload)
+            if not isinstance(message, M.SeatUpdate | M.FullUpdate):
+                raise CodecError(f"a {type(message).__name__} on a seat's updates")
+            declared = {e.name for e in games.game(self.game).extras}
+            if set(message.update.extras) != declared:
+                raise CodecError(f"extras {sorted(message.update.extras)}, not {sorted(declared)}", ("update",))
+        except CodecError as error:  # an older or newer host's: said, and dropped (a full view is asked)
+            log.warning("dropped an update of %s/%s that cannot be read: %s", self.match, self.key, error)
+            return
+        update: Update[Any] = message.update
+        if isinstance(message, M.FullUpdate):
+            full = list(message.log)
             entries = tuple(full[len(self._log):]) if full[: len(self._log)] == self._log else ()
             self._log = full
         else:
@@ -245,12 +283,14 @@ class RemoteSeatHandle:
             except Exception:
                 log.exception("seat subscriber failed")
 
-    def local_notice(self, note: Note) -> None:
-        """Show ``note`` as the status notice (the host is away), the rest as it was."""
-        self._notice = (note,)
+    def local_notice(self, *notes: Note) -> None:
+        """Show ``notes`` as the status notice (the host's, or this edge's own: the host is
+        away), the rest as it was."""
+        self._notice = tuple(notes)
         base = self._last if self._last is not None else Update(self._view, (), (), self._countdown, self._version,
-                                                                self._names)
-        self._tell(dataclasses.replace(base, entries=(), notice=self._notice))
+                                                                self._names, self.extras)
+        self._last = dataclasses.replace(base, entries=(), notice=self._notice)
+        self._tell(self._last)
 
     async def resync(self) -> None:
         """Ask for the full view again (the host restarted and has this seat back)."""
@@ -263,28 +303,31 @@ class RemoteSeatHandle:
             await self._sub.close()
 
 
-def _rule_error(name: str, code: str, params: Any) -> Exception:
-    """The engine's error the host refused an intent with: its class (when it is one of the
-    engine's), its code and params."""
-    from engine.errors import RuleError
+def _seat_call(c: Call) -> Callable[..., Any]:
+    names = c.names()
 
-    params = params if isinstance(params, dict) else {}
-    try:
-        cls = _cls(name)
-        if issubclass(cls, RuleError):
-            return cls.of(code, params)
-    except (CodecError, TypeError, ImportError, AttributeError):
-        pass
-    return RuleError.of(code, params)
+    async def seat_call(self: RemoteSeatHandle, *args: Any, **kwargs: Any) -> None:
+        given = dict(zip(names, args, strict=False)) | kwargs
+        await self._seat_call(c, {n: given.get(n) for n in names})
+
+    seat_call.__name__ = seat_call.__qualname__ = c.method
+    return seat_call
 
 
-def refusal(reply: dict[str, Any], cls: type[Refused] = Refused) -> Refused:
-    """The refusal a host's reply carries (``refused``: its code, ``p``: its params; ``error``:
-    the host failed), or "not answering" when it carries none."""
-    if "refused" in reply:
-        params = decode(reply.get("p") or {})
-        return cls.of(str(reply["refused"]), params if isinstance(params, dict) else {})
-    if "error" in reply:
+@functools.cache
+def handle_class(game: str) -> type[RemoteSeatHandle]:
+    """The remote handle of ``game``'s seats: the common one with the game's declared calls
+    (a draw offer, an idle vote) as its methods, as the host's handle has them."""
+    calls = {c.method: _seat_call(c) for c in games.game(game).calls}
+    return type(f"Remote{game.title().replace('-', '')}SeatHandle", (RemoteSeatHandle,), calls)
+
+
+def refusal(answer: Any, cls: type[Refused] = Refused) -> Refused:
+    """The refusal a host's answer carries (a :class:`~server.wire.messages.Refusal`: its
+    code and params; a failure: ``failed``), else "not answering"."""
+    if isinstance(answer, M.Refusal):
+        return cls.of(answer.code, answer.params)
+    if isinstance(answer, M.Failure):
         return cls("failed")
     return cls(NOT_ANSWERING)
 
@@ -299,12 +342,12 @@ class _Named:
 class RemoteChallenge:
     """A challenge the host keeps: who, which game, how long it has left, its answer."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.id = str(data["$c"])
-        self.game = str(data["game"])
-        self.challenger = _Named(data["challenger"])
-        self.target = _Named(data["target"])
-        self._expires = time.monotonic() + float(data["left"])
+    def __init__(self, data: M.ChallengeDescriptor) -> None:
+        self.id = data.id
+        self.game = data.game
+        self.challenger = _Named(data.challenger)
+        self.target = _Named(data.target)
+        self._expires = time.monotonic() + data.left
 
     @property
     def seconds_left(self) -> float:
@@ -315,16 +358,10 @@ class RemoteChallenge:
 class RemoteRoom:
     """A private room this session opened (its ``future``: the handles once it fills)."""
 
-    backend: RemoteBackend
     code: str
     game: str
     size: int
     future: asyncio.Future[Any]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        seated = self.backend.seated(self.code)
-        return seated[0] if seated else ()
 
 
 class RemoteBackend:
@@ -334,75 +371,87 @@ class RemoteBackend:
     games = IDS
     game_titles = TITLES
 
-    def __init__(self, client: EdgeClient, session: str, opened: dict[str, Any], env: dict[str, str],
+    def __init__(self, client: EdgeClient, session: str, opened: M.Opened, env: dict[str, str],
                  username: str = "") -> None:
         self.client = client
         self.id = session
         self.username = username
-        o = opened["ok"]
-        self.name_prefill = o["prefill"]
-        self.initial = tuple(o["initial"]) if o.get("initial") else None
-        self._guest = bool(o["guest"])
-        self._grace = float(o["grace"])
-        self._bot_offer_after = float(o["bot_offer_after"])
-        self._identity = o.get("identity")
+        self.name_prefill = opened.prefill
+        self.initial = opened.initial
+        self._guest = opened.guest
+        self._grace = opened.grace
+        self._bot_offer_after = opened.bot_offer_after
+        self._identity = opened.identity
         self.env = env
-        self._state: dict[str, Any] = opened.get("st", {})
-        self.stored_name = self._state.get("stored_name")
+        self._state: M.SessionState = opened.state
+        self.stored_name = opened.state.stored_name
         self.room: RemoteRoom | None = None
         self._seq = itertools.count(1)
         self._handles: list[RemoteSeatHandle] = []
-        self._listener: Callable[[str, Any], None] | None = None
+        self._listener: Callable[[E.LobbyEvent], None] | None = None
         self._challenges: dict[str, RemoteChallenge] = {}
-        self._answers: dict[tuple[Any, ...], tuple[Any, float]] = {}  # see _polled
-        self._asking: set[tuple[Any, ...]] = set()
-        self._stale: set[tuple[Any, ...]] = set()  # answers to ask again (the lobby changed)
-        self._lobby_listeners: list[Callable[[], None]] = []
         self.closed = False
 
     def next_seq(self) -> int:
         return next(self._seq)
 
     # -- calls ----------------------------------------------------------------------
-    def _handle(self, data: dict[str, Any]) -> Any:
-        if "$c" in data:  # a challenge: one object per challenge, so "challenge-over" finds it
-            ch = self._challenges.get(str(data["$c"]))
+    def _import(self, value: Any) -> Any:
+        """A value the host answered with, as the screens hold it: a seat descriptor becomes
+        a remote seat handle, a challenge's one remote challenge (one object per challenge,
+        so its end finds it)."""
+        if isinstance(value, M.ChallengeDescriptor):
+            ch = self._challenges.get(value.id)
             if ch is None:
-                ch = self._challenges[str(data["$c"])] = RemoteChallenge(data)
+                ch = self._challenges[value.id] = RemoteChallenge(value)
             return ch
-        h = RemoteSeatHandle(self.client, self, data)
-        self._handles.append(h)
-        return h
+        if isinstance(value, M.SeatDescriptor):
+            h = handle_class(value.game)(self.client, self, value)
+            self._handles.append(h)
+            return h
+        if isinstance(value, tuple | list):
+            return [self._import(v) for v in value]
+        return value
 
-    def _arg(self, value: Any) -> Any:
+    @staticmethod
+    def _ref(value: Any) -> Any:
+        """An argument as it crosses: a remote seat handle or challenge, named."""
         if isinstance(value, RemoteSeatHandle):
-            return {"$h": 1, "m": value.match, "s": value.key}
+            return M.SeatRef(value.match, value.key)
         if isinstance(value, RemoteChallenge):
-            return {"$c": value.id}
-        return None
+            return M.ChallengeRef(value.id)
+        if isinstance(value, list | tuple):
+            return tuple(RemoteBackend._ref(v) for v in value)
+        return value
 
-    def _result(self, reply: dict[str, Any]) -> Any:
-        if "st" in reply:
-            self._state = reply["st"]
-        if "refused" in reply or "error" in reply:
-            raise refusal(reply)
-        return decode(reply.get("ok"), self._handle)
-
-    def _call(self, op: str, *args: Any) -> Any:
-        if self.client.host_away:  # known to be away: say so now, not after a timeout
+    async def _call(self, op: str, timeout: float | None = CALL_TIMEOUT, **args: Any) -> Any:
+        """The host's answer to the lobby call ``op`` (its declared one, in
+        :data:`server.wire.messages.CALLS`) for this session; raises its refusal, "host away"
+        while it is known to be away, "not answering" after ``timeout`` (None: as long as a
+        quick match takes)."""
+        if self.client.host_away and timeout is not None:  # known to be away: say so now, not after a timeout
             raise Refused("host_away")
-        try:
-            reply = self.client.calls.call_sync(self.id, op, {"a": encode(list(args), self._arg)})
-        except NoReply:
-            raise Refused(NOT_ANSWERING) from None
-        return self._result(reply)
+        c = M.CALLS[op]
+        return await self._ask(c, timeout, **args)
 
-    async def _acall(self, op: str, *args: Any, timeout: float | None = None) -> Any:
+    async def _ask(self, c: Call, timeout: float | None, **args: Any) -> Any:
+        payload = WIRE.encode(c(**{n: self._ref(v) for n, v in args.items()}))
         try:
-            reply = await self.client.calls.call(self.id, op, {"a": encode(list(args), self._arg)}, timeout=timeout)
+            answer = await self.client.calls.call(self.id, payload, timeout=timeout)
         except NoReply:
             raise Refused(NOT_ANSWERING) from None
-        return self._result(reply)
+        try:
+            reply = WIRE.decode(answer)
+            if isinstance(reply, M.Reply):
+                value = WIRE.decoder(c.result)(reply.value)
+        except CodecError as error:  # an older or newer host's: said; the screen shows a failure
+            log.warning("the answer to %s cannot be read: %s", c.tag, error)
+            raise Refused("failed") from None
+        if getattr(reply, "state", None) is not None:
+            self._state = reply.state
+        if not isinstance(reply, M.Reply):
+            raise refusal(reply)
+        return self._import(value)
 
     # -- what the app needs -----------------------------------------------------------
     def home_screen(self) -> Any:
@@ -419,13 +468,13 @@ class RemoteBackend:
         if not handles:
             return None
         try:
-            return await self._acall("rematch", list(handles))
+            return await self._call("rematch", None, handles=list(handles))
         except Refused:
             return None
 
-    def rating_change(self, handles: Sequence[Any]) -> tuple[RatingChange, ...] | None:
+    async def rating_change(self, handles: Sequence[Any]) -> tuple[RatingChange, ...] | None:
         try:
-            changes = self._call("rating_change", list(handles))
+            changes = await self._call("rating_change", handles=list(handles))
         except Refused:
             return None
         return tuple(changes) if changes else None
@@ -454,101 +503,111 @@ class RemoteBackend:
         if not self._identity:
             return []
         try:
-            answer = await self.client.command(["browsers", self._identity])
-            rows = json.loads(answer["out"]) if answer.get("code") == 0 and answer.get("out") else []
-            return [LinkedBrowser(str(label), float(linked), float(seen)) for label, linked, seen in rows]
-        except Exception:  # (not answering: nothing to list)
-            log.warning("could not list the browsers linked to %s", self._identity, exc_info=True)
+            return list(await self._call("linked_browsers"))
+        except Refused:  # (not answering: nothing to list)
+            log.warning("could not list the browsers linked to %s", self._identity)
             return []
 
     @property
     def name(self) -> str:
-        return str(self._state.get("name", ""))
+        return self._state.name
 
     @property
     def named(self) -> bool:
-        return bool(self._state.get("named"))
+        return self._state.named
 
     @property
     def superseded(self) -> bool:
-        return bool(self._state.get("superseded"))
+        return self._state.superseded
 
-    def listen(self, callback: Callable[[str, Any], None]) -> None:
+    def listen(self, callback: Callable[[E.LobbyEvent], None]) -> None:
         self._listener = _in_context(callback)
 
-    def pushed(self, message: dict[str, Any]) -> None:
-        """What the host pushed to this session: a lobby event, a room filled."""
-        kind = message["push"]
-        if kind == "listen":
-            handles = decode(message.get("handles"), self._handle)
-            if message["event"] == "challenge-over" and isinstance(handles, RemoteChallenge):
-                self._challenges.pop(handles.id, None)
-            if message["event"] == "superseded":
-                self._state = {**self._state, "superseded": True}
-            if self._listener is not None:
-                self._listener(message["event"], handles)
-        elif kind == "room" and self.room is not None and self.room.code == message["code"]:
-            future = self.room.future
-            if not future.done():
-                if "refused" in message:
-                    future.set_exception(refusal(message))
+    def pushed(self, event: Any) -> None:
+        """What the host pushed to this session (a :data:`~server.wire.messages.PUSH`): a
+        lobby event (told to the listener as the screens' typed message), a room filled or
+        closed."""
+        if isinstance(event, M.RoomFilled | M.RoomClosed):
+            if self.room is not None and self.room.code == event.code and not self.room.future.done():
+                if isinstance(event, M.RoomClosed):
+                    self.room.future.set_exception(Refused.of(event.why, event.params))
                 else:
-                    future.set_result(decode(message["handles"], self._handle))
+                    self.room.future.set_result(self._import(event.handles))
+            return
+        told: E.LobbyEvent
+        if isinstance(event, M.Followed):
+            told = E.Followed(self._import(event.handles))
+        elif isinstance(event, M.Challenged):
+            told = E.Challenged(self._import(event.challenge))
+        elif isinstance(event, M.ChallengeOver):
+            told = E.ChallengeOver(self._import(event.challenge))
+            self._challenges.pop(told.challenge.id, None)
+        else:
+            told = E.Superseded()
+            self._state = dataclasses.replace(self._state, superseded=True)
+        if self._listener is not None:
+            self._listener(told)
 
     # -- challenges -------------------------------------------------------------------
-    def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
-        return self._call("challenge", name, game)
+    async def challenge(self, name: str, game: str = FIRST_GAME) -> Any:
+        return await self._call("challenge", name=name, game=game)
 
     async def challenge_answer(self, challenge: Any) -> Handles:
-        return await self._acall("challenge_answer", challenge)
+        return await self._call("challenge_answer", None, challenge=challenge)
 
-    def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
-        return self._call("answer_challenge", challenge, accept)
+    async def answer_challenge(self, challenge: Any, accept: bool) -> Handles | None:
+        return await self._call("answer_challenge", challenge=challenge, accept=accept)
 
-    def withdraw_challenge(self, challenge: Any) -> None:
-        self._call("withdraw_challenge", challenge)
+    async def withdraw_challenge(self, challenge: Any) -> None:
+        await self._call("withdraw_challenge", challenge=challenge)
 
-    def refuses_challenges(self) -> bool:
-        return bool(self._call("refuses_challenges"))
+    async def refuses_challenges(self) -> bool:
+        return bool(await self._call("refuses_challenges"))
 
-    def set_challenges(self, welcome: bool) -> None:
-        self._call("set_challenges", welcome)
+    async def set_challenges(self, welcome: bool) -> None:
+        await self._call("set_challenges", welcome=welcome)
 
     # -- settings that follow the key (kept by the host) ----------------------------------
-    def settings(self) -> dict[str, str]:
+    async def settings(self) -> dict[str, str]:
         try:
-            return dict(self._call("settings"))
+            return dict(await self._call("settings"))
         except Refused:
             return {}
 
-    def save_setting(self, key: str, value: str) -> None:
+    async def save_setting(self, key: str, value: str) -> None:
         try:
-            self._call("save_setting", key, value)
+            await self._call("save_setting", key=key, value=value)
         except Refused:
             log.warning("could not keep the setting %s: the host did not answer", key)
 
-    def start_colours(self) -> str | None:
+    async def start_colours(self) -> str | None:
         if "NO_COLOR" in self.env:
             return "none"
         try:
-            return self._call("start_colours")
+            return await self._call("start_colours")
         except Refused:
             return None
 
-    def colours_forced(self) -> str | None:
+    async def colours_forced(self) -> str | None:
         try:
-            return self._call("colours_forced")
+            return await self._call("colours_forced")
         except Refused:
             return None
 
-    def claim_name(self, name: str) -> str:
-        return self._call("claim_name", name)
+    async def claim_name(self, name: str) -> str:
+        return str(await self._call("claim_name", name=name))
 
-    def resumable(self) -> bool:
-        return bool(self._call("resumable"))
+    async def rename_wait(self) -> float:
+        try:
+            return float(await self._call("rename_wait") or 0.0)
+        except Refused:
+            return 0.0
 
-    def resume(self) -> Handles | None:
-        return self._call("resume")
+    async def resumable(self) -> bool:
+        return bool(await self._call("resumable"))
+
+    async def resume(self) -> Handles | None:
+        return await self._call("resume")
 
     # -- the lobby's choices ------------------------------------------------------------
     @property
@@ -560,78 +619,26 @@ class RemoteBackend:
 
     def bot_levels(self, game: str) -> tuple[str, ...]:
         """The bot levels a table of ``game`` offers (the server registry's, known here too)."""
-        from server import games
-
         return games.game(game).bot_levels()
 
-    def hv_starts_in(self) -> float | None:
-        got = self._polled("hv_starts_in")
-        if got is None or got[0] is None:
+    async def hv_starts_in(self) -> float | None:
+        try:
+            return await self._call("hv_starts_in")
+        except Refused:
             return None
-        value, at = got
-        return max(0.0, float(value) - (time.monotonic() - at))  # counted down here meanwhile
 
     def snapshot(self) -> Any:
         return self.client.snapshot()
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
-        call = _in_context(callback)
-        self._lobby_listeners.append(call)
+        return self.client.subscribe_lobby(callback)
 
-        def lobby_changed() -> None:  # the polled answers may have changed with it: asked again
-            self._stale.update(self._answers)
-            call()
-
-        unsubscribe_client = self.client.subscribe_lobby(lobby_changed)
-
-        def unsubscribe() -> None:
-            unsubscribe_client()
-            if call in self._lobby_listeners:
-                self._lobby_listeners.remove(call)
-
-        return unsubscribe
-
-    # -- what the lobby screen polls --------------------------------------------------
-    # A waiting table's start (asked each second) and who sits at a room (at each lobby
-    # change): a blocking round trip each stopped every session of the edge meanwhile,
-    # for as long as the host took (up to the call's timeout).  Each is the host's last
-    # answer, asked again in the background at most every POLL_AGAIN s and at each lobby
-    # change; an answer that changed redraws this session's lobby (its subscribers).
-    POLL_AGAIN = 1.0
-
-    def _polled(self, op: str, *args: Any) -> tuple[Any, float] | None:
-        """(the host's last answer to ``op(*args)``, when it came), None before the first."""
-        key = (op, *args)
-        got = self._answers.get(key)
-        if key not in self._asking and not self.client.host_away and (
-            got is None or key in self._stale or time.monotonic() - got[1] >= self.POLL_AGAIN
-        ):
-            self._asking.add(key)
-            asyncio.get_running_loop().create_task(self._ask(key))
-        return got
-
-    async def _ask(self, key: tuple[Any, ...]) -> None:
-        op, *args = key
-        try:
-            try:
-                value = await self._acall(op, *args, timeout=3.0)
-            except Refused:  # (not answering, or refused: nothing to show)
-                value = None
-            before = self._answers.get(key)
-            self._answers[key] = (value, time.monotonic())
-            self._stale.discard(key)
-        finally:
-            self._asking.discard(key)
-        if before is None or before[0] != value:
-            for call in list(self._lobby_listeners):
-                call()
-
-    def enter_lobby(self) -> None:
+    async def enter_lobby(self) -> None:
         """Back in the lobby: the seats and watched matches of before are let go (the
         host lets go of them for this session too); a rematch or a resume gives new ones."""
         self.room = None
-        self._call("enter_lobby")
         self._let_go()
+        await self._call("enter_lobby")
 
     def _let_go(self) -> None:
         handles, self._handles = self._handles, []
@@ -639,104 +646,97 @@ class RemoteBackend:
             asyncio.get_running_loop().create_task(h.close())
 
     async def quick_match(self, game: str = FIRST_GAME) -> Handles:
-        return await self._acall("quick_match", game)
+        return await self._call("quick_match", None, game=game)
 
-    def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
-        return self._call("play_bot", bot, game)
+    async def play_bot(self, bot: str, game: str = FIRST_GAME) -> Handles:
+        return await self._call("play_bot", bot=bot, game=game)
 
-    def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> RemoteRoom:
+    async def create_room(self, game: str = FIRST_GAME, size: int = 4, time_control: str = "default") -> RemoteRoom:
         """A private room (``time_control``: a Voltage room's clock, as the host's backend takes it)."""
-        try:
-            reply = self.client.calls.call_sync(self.id, "create_room",
-                                                {"game": game, "size": size, "more": encode([time_control])})
-        except NoReply:
-            raise Refused(NOT_ANSWERING) from None
-        info = self._result(reply)
-        self.room = RemoteRoom(self, info["code"], info["game"], int(info["size"]),
-                               asyncio.get_running_loop().create_future())
+        info: M.RoomOpened = await self._call("create_room", game=game, size=size, time_control=time_control)
+        self.room = RemoteRoom(info.code, info.game, info.size, asyncio.get_running_loop().create_future())
         return self.room
 
-    def start_room(self) -> None:
+    async def start_room(self) -> None:
         if self.room is not None:
-            self._call("start_room")
+            await self._call("start_room")
 
-    def close_room(self) -> None:
+    async def close_room(self) -> None:
         if self.room is not None:
             self.room = None
-            self._call("close_room")
+            await self._call("close_room")
 
-    def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
-        got = self._polled("seated", code)  # (see "what the lobby screen polls")
-        if got is None or got[0] is None:
+    async def seated(self, code: str) -> tuple[tuple[str, ...], int] | None:
+        try:
+            return await self._call("seated", code=code)
+        except Refused:
             return None
-        names, size = got[0]
-        return tuple(names), int(size)
 
-    def room_game(self, code: str) -> str | None:
-        return self._call("room_game", code)
+    async def room_game(self, code: str) -> str | None:
+        return await self._call("room_game", code=code)
 
-    def join_room(self, code: str) -> Handles:
-        return self._call("join_room", code)
+    async def join_room(self, code: str) -> Handles:
+        return await self._call("join_room", code=code)
 
     async def join(self, code: str) -> Handles:
-        return await self._acall("join", code)
+        return await self._call("join", None, code=code)
 
-    def watch(self, code: str) -> Handles:
-        return self._call("watch", code)
+    async def watch(self, code: str) -> Handles:
+        return await self._call("watch", code=code)
 
     # -- what was kept ----------------------------------------------------------------
-    def ratings(self) -> list[tuple[str, int, int]]:
+    async def ratings(self) -> list[tuple[str, int, int]]:
         try:
-            return [tuple(r) for r in self._call("ratings")]
+            return list(await self._call("ratings"))
         except Refused:
             return []
 
-    def history(self, limit: int = 20) -> list[HistoryItem]:
+    async def history(self, limit: int = 20) -> list[HistoryItem]:
         try:
-            return [item for item in self._call("history", limit) if isinstance(item, HistoryItem)]
+            return list(await self._call("history", limit=limit))
         except Refused:
             return []
 
-    def open_replay(self, match_id: int) -> Any:
+    async def bot_record(self) -> list[BotRecord]:
+        try:
+            return [r for r in await self._call("bot_record") if isinstance(r, BotRecord)]
+        except Refused:
+            return []
+
+    async def open_replay(self, match_id: int) -> Any:
         """The replay of a finished match: its record comes from the host (it checked the
         match is over, so every hand in it is public), the positions are worked out here."""
         from server.replay import ReplayError, replay_of
 
         try:
-            reply = self.client.calls.call_sync(self.id, "replay", {"id": int(match_id)}, timeout=10.0)
-        except NoReply:
-            raise ReplayError(NOT_ANSWERING) from None
-        if "ok" not in reply:
-            raise refusal(reply, ReplayError)
-        record = decode(reply["ok"])
+            record = await self._ask(M.REPLAY, REPLAY_TIMEOUT, id=int(match_id))
+        except Refused as error:
+            raise ReplayError.of(error.code, error.params) from None
         return replay_of(record, record.seat_of(self.identity))
 
-    def replay_screen(self, match_id: int) -> Any:
+    async def replay_screen(self, match_id: int) -> Any:
         from tui.screens.replay import replay_screen
 
-        return replay_screen(self.open_replay(match_id))
+        return replay_screen(await self.open_replay(match_id))
 
-    def leaderboard_games(self) -> list[tuple[str, str]]:
-        return [tuple(g) for g in self._call("leaderboard_games")]
+    async def leaderboard_games(self) -> list[tuple[str, str]]:
+        return list(await self._call("leaderboard_games"))
 
-    def leaderboard(self, game: str, n: int = 20) -> list[Any]:
-        return list(self._call("leaderboard", game, n))
+    async def leaderboard(self, game: str, n: int = 20) -> list[Any]:
+        return list(await self._call("leaderboard", game=game, n=n))
 
     async def reopen(self) -> None:
         """The host restarted: open this session there again, with its name and its seats."""
-        seats = [[h.match, h.key] for h in self._handles]
-        args = {"identity": self._identity, "username": self.username, "initial": None, "env": self.env,
-                "name": self.name if self.named else "", "seats": seats}
+        seats = tuple(M.SeatRef(h.match, h.key) for h in self._handles)
         try:
-            reply = await self.client.calls.call(self.id, "reopen", args, timeout=10.0)
-        except NoReply:
+            reopened = await self.client.ask(self.id, M.REOPEN, 10.0, identity=self._identity, username=self.username,
+                                             env=self.env, name=self.name if self.named else "", seats=seats)
+        except Refused:
             return
-        if "st" in reply:
-            self._state = reply["st"]
+        self._state = reopened.opened.state
         mine = {(h.match, h.key): h for h in self._handles}
-        given = (reply.get("ok") or {}).get("handles") or []
-        for data in given:  # the seats it has back: the handles the screens hold carry on
-            h = mine.get((str(data["m"]), int(data["s"])))
+        for seat in reopened.seats:  # the seats it has back: the handles the screens hold carry on
+            h = mine.get((seat.match, seat.key))
             if h is not None:
                 await h.resync()
 
@@ -862,14 +862,17 @@ class EdgeClient:
 
     async def _follow_lobby(self) -> None:
         sub = await self.bus.lobby()
-        async for message in sub:
+        async for data in sub:
             try:
-                self._snapshot = decode(message["snapshot"])
-            except Exception:
-                log.exception("bad lobby snapshot")
+                message = WIRE.decode(data)
+                if not isinstance(message, M.LobbySnapshot):
+                    raise CodecError(f"a {type(message).__name__} where a lobby snapshot was expected")
+            except CodecError as error:  # an older or newer host's: said, and dropped
+                log.warning("dropped a lobby snapshot that cannot be read: %s", error)
                 continue
-            if message.get("epoch") != self.epoch:
-                asyncio.get_running_loop().create_task(self._saw_epoch(message.get("epoch")))
+            self._snapshot = message.snapshot
+            if message.epoch != self.epoch:
+                asyncio.get_running_loop().create_task(self._saw_epoch(message.epoch))
             for call in list(self._lobby_callbacks):
                 try:
                     call()
@@ -893,22 +896,39 @@ class EdgeClient:
 
         return unsubscribe
 
-    def _pushed(self, message: dict[str, Any]) -> None:
-        session = self.sessions.get(message.get("session", ""))
+    def _pushed(self, payload: Any) -> None:
+        try:
+            message = WIRE.decode(payload)
+            if not isinstance(message, M.Pushed):
+                raise CodecError(f"a {type(message).__name__} pushed")
+        except CodecError as error:  # an older or newer host's: said, and dropped
+            log.warning("dropped a push that cannot be read: %s", error)
+            return
+        session = self.sessions.get(message.session)
         if session is not None:
-            session.pushed(message)
+            session.pushed(message.event)
+
+    async def ask(self, session: str, c: Call, timeout: float, **args: Any) -> Any:
+        """Call ``c`` for ``session`` (or for this edge: "") and return its answer's value;
+        raises the host's refusal (:class:`~tui.ports.Refused`), "not answering" after ``timeout``."""
+        try:
+            payload = await self.calls.call(session, WIRE.encode(c(**args)), timeout=timeout)
+        except NoReply:
+            raise Refused(NOT_ANSWERING) from None
+        try:
+            answer = WIRE.decode(payload)
+            if not isinstance(answer, M.Reply):
+                raise refusal(answer)
+            return WIRE.decoder(c.result)(answer.value)
+        except CodecError as error:  # an older or newer host's: said; a failure for the caller
+            log.warning("the answer to %s cannot be read: %s", c.tag, error)
+            raise Refused("failed") from None
 
     async def open_session(self, identity: str | None, username: str, initial: tuple[str, str] | None,
                            env: dict[str, str]) -> RemoteBackend:
         session = uuid.uuid4().hex
-        args = {"identity": identity, "username": username, "initial": list(initial) if initial else None, "env": env}
-        try:
-            reply = await self.calls.call(session, "open", args, timeout=5.0)
-        except NoReply:
-            raise Refused(NOT_ANSWERING) from None
-        if "ok" not in reply:
-            raise refusal(reply)
-        backend = RemoteBackend(self, session, reply, env, username)
+        opened = await self.ask(session, M.OPEN, 5.0, identity=identity, username=username, initial=initial, env=env)
+        backend = RemoteBackend(self, session, opened, env, username)
         self.sessions[session] = backend
         return backend
 
@@ -918,8 +938,8 @@ class EdgeClient:
 
     async def _close_session(self, session: str) -> None:
         try:
-            await self.calls.call(session, "close", {}, timeout=5.0)
-        except NoReply:
+            await self.ask(session, M.CLOSE, 5.0)
+        except Refused:
             pass  # the host sees the session go with this edge's presence, or at its restart
 
     async def replay(self, match_id: int, identity: str | None) -> Any:
@@ -928,26 +948,24 @@ class EdgeClient:
         from server.replay import ReplayError, replay_of
 
         try:
-            reply = await self.calls.call("", "replay_record", {"id": int(match_id), "identity": identity},
-                                          timeout=10.0)
-        except NoReply:
-            raise ReplayError(NOT_ANSWERING) from None
-        if "ok" not in reply:
-            raise refusal(reply, ReplayError)
-        record = decode(reply["ok"])
+            record = await self.ask("", M.REPLAY_RECORD, 10.0, id=int(match_id), identity=identity)
+        except Refused as error:
+            raise ReplayError.of(error.code, error.params) from None
         return replay_of(record, record.seat_of(identity))
 
     async def who_text(self) -> str:
-        reply = await self.calls.call("", "who", {}, timeout=5.0)
-        return str(reply.get("ok", ""))
+        return str(await self.ask("", M.WHO, 5.0))
 
-    async def command(self, words: list[str]) -> dict[str, Any]:
-        reply = await self.calls.call("", "command", {"words": words, "ssh": self.ssh_line}, timeout=10.0)
-        return reply.get("ok") or {"code": 1, "out": "", "err": "voltage: the game server could not do that\n"}
+    async def command(self, words: list[str]) -> M.CommandAnswer:
+        try:
+            answer: M.CommandAnswer = await self.ask("", M.COMMAND, 10.0, words=tuple(words), ssh=self.ssh_line)
+        except Refused:
+            return M.CommandAnswer(1, "", "voltage: the game server could not do that\n")
+        return answer
 
     async def close(self) -> None:
-        if self._presence is not None:
-            self._presence.stop()
+        if self._presence is not None:  # (its thread's last word, off this loop)
+            await asyncio.get_running_loop().run_in_executor(None, self._presence.stop)
         for task in self._tasks:
             task.cancel()
         for backend in list(self.sessions.values()):

@@ -4,13 +4,15 @@ the lobby and the store; see :mod:`server.cluster.host` for its side)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from server.edge.backend import EdgeClient
 from server.session.identity import Identity
 from server.session.services import Answer, Opened
+from server.wire import messages as M
+
+LINK_TIMEOUT = 5.0  # a linked-browser call (the host answers from its store at once)
 
 
 class EdgeServices:
@@ -49,31 +51,19 @@ class EdgeServices:
         return await self._command(["export", str(match_id)])
 
     async def link_code(self, key: str) -> str:
-        return str(await self._links(["link", key]))
+        return str(await self.client.ask("", M.LINK_CODE, LINK_TIMEOUT, key=key))
 
     async def redeem_link(self, code: str, label: str) -> tuple[str, str] | None:
-        got = await self._links(["redeem", code, label])
+        got = await self.client.ask("", M.REDEEM_LINK, LINK_TIMEOUT, code=code, label=label)
         return (str(got[0]), str(got[1])) if got else None
 
     async def browser_key(self, token: str) -> str | None:
-        got = await self._links(["browser", token])
+        got = await self.client.ask("", M.BROWSER_KEY, LINK_TIMEOUT, token=token)
         return str(got) if got else None
 
     async def unlink(self, key: str) -> int:
-        return int(await self._links(["unlink", key]))
-
-    async def _links(self, words: list[str]) -> Any:
-        """One of the host's linked-browser calls (:func:`server.session.services.links_answer`)."""
-        from tui.ports import Refused
-
-        try:
-            answer = await self._command(words)
-        except Exception:  # (the host not answering: the bus's own error)
-            raise Refused("not_answering") from None
-        if answer.code != 0 or not answer.out:
-            raise Refused(answer.err.strip() if answer.err.strip().isidentifier() else "not_answering")
-        return json.loads(answer.out)
+        return int(await self.client.ask("", M.UNLINK, LINK_TIMEOUT, key=key))
 
     async def _command(self, words: list[str]) -> Answer:
         got = await self.client.command(words)
-        return Answer(int(got["code"]), out=got["out"] or "", err=got["err"] or "")
+        return Answer(got.code, out=got.out, err=got.err)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -34,7 +34,7 @@ from engine.errors import IllegalActionError, InvalidActionError
 from engine.game import Outcome, Rules
 from server.errors import RestoreError
 from server.host.common import Callback, HostNotices, SaveFailed, SaveGate, Seat, SeatDoor, Subscribers, run_to_end
-from tui.ports import Entry, Notice, Update
+from tui.ports import Entry, Notice, NoticeChanged, SeatMessage, Update
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -148,18 +148,35 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
 
     # -- subscriptions -------------------------------------------------------
 
-    def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]:
-        return self._subs.add(seat, callback)
+    def subscribe(self, seat: int | None, callback: Callback | None,
+                  on_message: Callable[[Any], None] | None = None) -> Callable[[], None]:
+        """Follow ``seat``'s updates (``callback``) and its second stream (``on_message``: a
+        notice change comes there, not as an update; see :class:`~server.host.common.Subscribers`)."""
+        return self._subs.add(seat, callback, on_message)
 
-    def _broadcast(self, entries: tuple[Entry, ...], only: int | None = None) -> None:
-        """Send every subscriber (or only ``only``'s) its fresh view and ``entries``."""
+    def say(self, message: SeatMessage, seats: Collection[int | None] | None = None) -> None:
+        """A message on the second stream of ``seats`` (None: every seat and the spectators):
+        not a move, never in the log, never versioned."""
+        self._subs.say(message, seats)
+
+    def _broadcast(self, entries: tuple[Entry, ...], only: int | None = None, notice_only: bool = False) -> None:
+        """Send every subscriber (or only ``only``'s) its fresh view and ``entries``
+        (``notice_only``: only the status notice changed, said as a message to those who
+        take messages)."""
         notice, version, names, countdown = self.notice, len(self.actions), self.names, self.countdown
+        if notice_only:
+            self.say(NoticeChanged(notice))
         self._subs.send(self.view, lambda view: Update(view, entries, notice, countdown, version, names,
-                                                       **self._update_extras(view)), only)
+                                                       self._update_extras(view)), only, notice_only)
 
     def _update_extras(self, view: V) -> dict[str, Any]:
-        """A game's extra fields of an :class:`~tui.ports.Update` for the seat of ``view``."""
+        """The game's extras of an :class:`~tui.ports.Update` for the seat of ``view``, by the
+        names its server registry entry declares (``server.games.Extra``)."""
         return {}
+
+    def extras(self, seat: int | None) -> dict[str, Any]:
+        """The game's extras for ``seat`` now (what its handle gives a screen at start)."""
+        return self._update_extras(self.view(seat))
 
     def _tell(self, seat: int, entry: Entry) -> None:
         """An entry in ``seat``'s feed only (kept in its :meth:`feed`)."""

@@ -23,9 +23,9 @@ mid-commit must not leave a committed row unapplied.
 
 :class:`SeatDoor` is the part of a seat handle (:class:`tui.ports.SeatHandle`) that does
 not depend on the game: its match, seat, names, log, notice, version, view and intents.
-Each game's handle derives from it with its own view and action types and adds its
-extras (Voltage's clock and draw offers, High Voltage's idle votes), so neither game's
-handle derives from the other's.
+Each game's handle derives from it with its own view and action types and adds its own
+calls (Voltage's draw offers, High Voltage's idle votes), so neither game's handle derives
+from the other's; what a game shows beside the view travels in ``extras``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -231,19 +231,27 @@ def in_context(callback: Callable[[Any], None]) -> Callable[[Any], None]:
 
 
 class Subscribers:
-    """The screens following a match: each callback gets an update built from its
-    seat's view (one view per seat per change, shared by that seat's screens)."""
+    """The screens (and the split server's publishers) following a match: each update
+    callback gets an update built from its seat's view (one view per seat per change,
+    shared by that seat's subscribers), each message callback the seat's second stream."""
 
     def __init__(self) -> None:
-        self._subs: list[tuple[int | None, Callable[[Any], None]]] = []
+        self._subs: list[tuple[int | None, Callable[[Any], None] | None, Callable[[Any], None] | None]] = []
 
-    def add(self, seat: int | None, callback: Callable[[Any], None]) -> Callable[[], None]:
-        """Follow ``seat``'s view (``None``: a spectator's); returns the unsubscribe.
+    def add(self, seat: int | None, callback: Callable[[Any], None] | None,
+            on_message: Callable[[Any], None] | None = None) -> Callable[[], None]:
+        """Follow ``seat``'s view (``None``: a spectator's) and, with ``on_message``, its
+        second stream (:data:`tui.ports.SeatMessage`); returns the unsubscribe.
 
-        Each screen's callback runs in the context it subscribed from: on a server,
-        many apps share one loop, and Textual finds "the current app" through a
-        context variable, so an update must not run in the submitting player's context."""
-        entry = (seat, in_context(callback))
+        A subscriber with ``on_message`` gets a change of the status notice alone as a
+        :class:`~tui.ports.NoticeChanged` message, not as an update (an edge's publisher:
+        a notice need not carry every seat's view across); one without gets it as an
+        update, as a screen always has.  Each callback runs in the context it subscribed
+        from: on a server, many apps share one loop, and Textual finds "the current app"
+        through a context variable, so an update must not run in the submitting player's
+        context."""
+        entry = (seat, in_context(callback) if callback is not None else None,
+                 in_context(on_message) if on_message is not None else None)
         self._subs.append(entry)
 
         def unsubscribe() -> None:
@@ -252,11 +260,13 @@ class Subscribers:
 
         return unsubscribe
 
-    def send(self, view: Callable[[int | None], Any], update: Callable[[Any], Any], only: int | None = None) -> None:
-        """Call every subscriber (or only seat ``only``'s) with ``update(view(seat))``."""
+    def send(self, view: Callable[[int | None], Any], update: Callable[[Any], Any], only: int | None = None,
+             notice_only: bool = False) -> None:
+        """Call every update subscriber (or only seat ``only``'s) with ``update(view(seat))``
+        (``notice_only``: the status notice alone changed, so not those who take messages)."""
         views: dict[int | None, Any] = {}
-        for seat, callback in list(self._subs):
-            if only is not None and seat != only:
+        for seat, callback, on_message in list(self._subs):
+            if callback is None or (only is not None and seat != only) or (notice_only and on_message is not None):
                 continue
             if seat not in views:
                 views[seat] = view(seat)
@@ -264,6 +274,17 @@ class Subscribers:
                 callback(update(views[seat]))
             except Exception:  # one broken screen must not stop the others
                 log.exception("update callback failed")
+
+    def say(self, message: Any, seats: Collection[int | None] | None = None) -> None:
+        """Give ``message`` to the message subscribers of ``seats`` (None: every seat and
+        the spectators)."""
+        for seat, _callback, on_message in list(self._subs):
+            if on_message is None or (seats is not None and seat not in seats):
+                continue
+            try:
+                on_message(message)
+            except Exception:  # one broken subscriber must not stop the others
+                log.exception("message callback failed")
 
 
 class HostNotices:
@@ -275,7 +296,7 @@ class HostNotices:
     _notice: Notice
     log: list[Entry]
 
-    def _broadcast(self, entries: tuple[Entry, ...], only: int | None = None) -> None:
+    def _broadcast(self, entries: tuple[Entry, ...], only: int | None = None, notice_only: bool = False) -> None:
         raise NotImplementedError
 
     @property
@@ -292,7 +313,7 @@ class HostNotices:
         """The lobby's part of the status notice every screen shows (none: ``set_notice()``),
         e.g. waiting for a reconnect."""
         self._notice = tuple(notes)
-        self._broadcast(())
+        self._broadcast((), notice_only=True)
 
     def announce(self, note: Note) -> None:
         """A note in every screen's log that is no move (the lobby's news: "Bob is back.")."""
@@ -300,7 +321,8 @@ class HostNotices:
         self._broadcast((note,))
 
     def _notice_changed(self) -> None:
-        self._broadcast(())
+        """The store's part of the notice changed (paused, slow)."""
+        self._broadcast((), notice_only=True)
 
 
 ViewT = TypeVar("ViewT")
@@ -327,11 +349,14 @@ class HostedMatch(Protocol[ViewT_co, ActionT_contra]):
 
     def view(self, seat: int | None) -> ViewT_co: ...
 
+    def extras(self, seat: int | None) -> dict[str, Any]: ...
+
     def feed(self, seat: int | None) -> list[Entry]: ...
 
     def resignation(self, seat: int) -> Any: ...
 
-    def subscribe(self, seat: int | None, callback: Callback) -> Callable[[], None]: ...
+    def subscribe(self, seat: int | None, callback: Callback | None,
+                  on_message: Callable[[Any], None] | None = None) -> Callable[[], None]: ...
 
     async def submit(self, seat: int, action: ActionT_contra) -> None: ...
 
@@ -377,12 +402,21 @@ class SeatDoor(Generic[ViewT, ActionT]):
     def spectator(self) -> bool:
         return self.seat is None
 
+    @property
+    def extras(self) -> dict[str, Any]:
+        """The game's extras for this seat now (as an :class:`Update` carries them)."""
+        return self.match.extras(self.seat)
+
     def view(self) -> ViewT:
         return self.match.view(self.seat)
 
     def subscribe(self, callback: Callback) -> Callable[[], None]:
         """Call ``callback(update)`` on the event loop after every change; returns an unsubscribe."""
         return self.match.subscribe(self.seat, callback)
+
+    def subscribe_messages(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+        """Call ``callback(message)`` with each message said to this seat (its second stream)."""
+        return self.match.subscribe(self.seat, None, on_message=callback)
 
     async def submit(self, action: ActionT) -> None:
         """Send an intent.  Raises :class:`IllegalActionError` (its code) if refused."""

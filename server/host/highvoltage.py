@@ -38,7 +38,7 @@ Real time, decided here:
   slow is never stored.  While the store cannot write, the match is paused:
   every intent is refused (code ``save_failed``), bots and the countdown's "go" wait
   for the resume.
-- **Idling** (issue 18).  A person who does nothing for :data:`IDLE_SECONDS` (60 s)
+- **Idling**.  A person who does nothing for :data:`IDLE_SECONDS` (60 s)
   while they could act is marked idle (``idle``; every screen gets it in
   ``update.idle`` and the feed says "Bob is idle ...").  "Could act", decided
   here: in play (phase ``play``), not out, not played by a bot, connected (a
@@ -158,16 +158,6 @@ class HVSeatHandle(SeatDoor[H.HighVoltageView, H.Action]):
     def started(self) -> bool:
         return self.match.started
 
-    @property
-    def idle(self) -> tuple[int, ...]:
-        """The seats marked idle (an update's ``idle``)."""
-        return self.match.idle
-
-    @property
-    def bot_playing(self) -> tuple[int, ...]:
-        """The seats of people a bot plays now (an update's ``bot_playing``)."""
-        return self.match.bot_playing
-
     async def continue_without(self, seat: int | None = None) -> None:
         """Vote to continue without ``seat`` (None: everyone marked idle); raises
         :class:`IllegalActionError` (its code) if the vote cannot be cast."""
@@ -235,6 +225,7 @@ class HVMatch(MatchHost[H.State, H.Action, H.Event, H.HighVoltageView]):
         return HVSeatHandle(self, seat)
 
     def _update_extras(self, view: H.HighVoltageView) -> dict[str, Any]:
+        """The seats marked idle, and the seats of people a bot plays now."""
         return {"idle": self.idle, "bot_playing": self.bot_playing}
 
     # -- the loop's hooks (arrival order: the lock is taken in the order intents arrive) ------

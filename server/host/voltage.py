@@ -35,10 +35,13 @@ the increment.  Decisions:
   player has moved, they may abort after the other's first turn has run
   :data:`ABORT_WAIT` s without a move.  No winner, no rating change.
 - Draw offers live on the host, not in the log (a restart forgets a pending one): one
-  pending at a time, at most one per player per :data:`DRAW_OFFER_TURNS` of their turns,
-  lapsing when the offerer's opponent moves instead of answering; an accepted one is
-  logged as ``agree SEAT``.  A bot declines at once.  Offers and answers are notes in the
-  log (``draw_offered``...), worded by each screen.
+  pending at a time, from the match's :data:`FIRST_DRAW_TURN` (before that both players
+  have not yet moved, and abort is the key), at most one per player per
+  :data:`DRAW_OFFER_TURNS` of their turns, lapsing when the offerer's opponent moves
+  instead of answering; an accepted one is logged as ``agree SEAT``.  Each seat's update
+  says from which turn it may offer (``draw_from``), so its screen shows the key only
+  when it works.  A bot declines at once.  Offers and answers are notes in the log
+  (``draw_offered``...), worded by each screen.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ GAME = "voltage"
 
 ABORT_WAIT = 30.0  # seconds the second player's first turn runs before the first player may abort
 DRAW_OFFER_TURNS = 3  # a player offers a draw at most once per this many of their turns
+FIRST_DRAW_TURN = 3  # the first turn a draw may be offered in: both players have had one
 
 
 def _bot_choose(bot_name: str, seed: int, view: V.VoltageView, deadline: float | None = None) -> V.Action:
@@ -87,32 +91,7 @@ class SeatHandle(SeatDoor[V.VoltageView, V.Action]):
         super().__init__(match, seat)
         self.match: Match = match
 
-    # -- Voltage's extras: the clock, abort, draws ---------------------------
-
-    @property
-    def clock(self) -> C.ClockView | None:
-        """The turn clocks now (None: this match has no clock)."""
-        return self.match.clock_view()
-
-    @property
-    def abort_from(self) -> float | None:
-        """The wall time from which this seat may abort (None: it may not)."""
-        return self.match.abort_from(self.seat)
-
-    @property
-    def draw_offer(self) -> int | None:
-        """The seat whose draw offer waits for an answer (None: none)."""
-        return self.match.draw_offer
-
-    @property
-    def against_human(self) -> bool:
-        """Does a person sit in the other seat (a draw is offered to people only)?"""
-        return self.seat is not None and not self.match.seats[1 - self.seat].is_bot
-
-    @property
-    def may_offer_draw(self) -> bool:
-        """A live match against a human, no offer pending, not offered too recently."""
-        return self.against_human and self.match.may_offer_draw(self.seat)
+    # -- Voltage's calls: abort, draws (its extras: Match._update_extras) -----
 
     async def abort(self) -> None:
         await self.submit(V.Abort(self.own_seat("play")))
@@ -188,7 +167,13 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
         return SeatHandle(self, seat)
 
     def _update_extras(self, view: V.VoltageView) -> dict[str, Any]:
-        return {"clock": self.clock_view(), "abort_from": self.abort_from(view.seat), "draw_offer": self.draw_offer}
+        """The turn clocks, the wall time from which this seat may abort, the seat whose draw
+        offer waits, whether a person sits opposite (a draw is offered to people only) and the
+        turn from which this seat may offer one (None: it may not in this match)."""
+        seat = view.seat
+        against_human = seat is not None and not self.seats[1 - seat].is_bot
+        return {"clock": self.clock_view(), "abort_from": self.abort_from(seat), "draw_offer": self.draw_offer,
+                "draw_from": self.draw_from(seat) if against_human else None, "against_human": against_human}
 
     # -- the clock -----------------------------------------------------------
 
@@ -280,11 +265,18 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
             return self.started_at
         return self._turn_began_wall + self.abort_wait
 
+    def draw_from(self, seat: int | None) -> int | None:
+        """The turn from which ``seat`` may offer a draw: the match's :data:`FIRST_DRAW_TURN`,
+        and :data:`DRAW_OFFER_TURNS` of its own turns after its last offer (None: not a
+        seat, or the match is over)."""
+        if seat not in (0, 1) or self.over:
+            return None
+        return max(FIRST_DRAW_TURN, self._offered_turn[seat] + 2 * DRAW_OFFER_TURNS)
+
     def may_offer_draw(self, seat: int | None) -> bool:
         """May ``seat`` offer a draw now (a live match, no offer pending, not too soon)?"""
-        if seat not in (0, 1) or self.over or self.draw_offer is not None:
-            return False
-        return self.state.turns - self._offered_turn[seat] >= 2 * DRAW_OFFER_TURNS
+        start = self.draw_from(seat)
+        return start is not None and self.draw_offer is None and self.state.turns >= start
 
     async def offer_draw(self, seat: int) -> None:
         """``seat`` offers a draw; raises :class:`IllegalActionError` saying why not (its code)."""
@@ -294,7 +286,7 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
             if self.draw_offer is not None:
                 raise IllegalActionError("draw_offer_pending")
             if not self.may_offer_draw(seat):
-                raise IllegalActionError("draw_offer_too_soon", turns=DRAW_OFFER_TURNS)
+                raise IllegalActionError("draw_offer_from", turn=self.draw_from(seat))
             self._offered_turn[seat] = self.state.turns
             other = 1 - seat
             if self.seats[other].is_bot:

@@ -137,6 +137,10 @@ class Lobby:
     def suggest_name(self, username: str | None, player: Player | None = None) -> str:
         return self.names.suggest_name(username, player)
 
+    def rename_wait(self, player: Player) -> float:
+        """Seconds until ``player``'s key may take another name (0: now)."""
+        return self.names.rename_wait(player)
+
     def claim_name(self, player: Player, name: str) -> str:
         """Put ``player`` online as ``name`` (checked); raises :class:`NameRejected`."""
         return self.names.claim_name(player, name)

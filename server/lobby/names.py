@@ -138,6 +138,16 @@ class Names:
             return None
         return known.name if known is not None else None
 
+    def rename_wait(self, player: Player) -> float:
+        """Seconds until ``player``'s key may take another name (0: now, or a guest)."""
+        if not player.identity or self.lobby.store is None:
+            return 0.0
+        try:
+            return float(self.lobby.store.rename_wait(player.identity))
+        except Exception:
+            log.exception("could not read player %s", player.identity)
+            return 0.0
+
     def suggest_name(self, username: str | None, player: Player | None = None) -> str:
         # A returning key: the name it goes by (another session of this key holding it
         # does not count: see name_taken).

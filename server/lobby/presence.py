@@ -102,11 +102,11 @@ class Presence:
     def who_text(self) -> str:
         """Plain text for ``ssh HOST who``."""
         snap = self.lobby.snapshot()
-        lines = [f"{len(snap.players)} online, {len(snap.matches)} matches running"]
         from tui import words as W
         from tui.i18n import ENGLISH, language
 
         with language(ENGLISH):
+            lines = [W.who_heading(len(snap.players), len(snap.matches))]
             for p in snap.players:
                 lines.append(f"  {p.name}  ({W.status(p.status, p.where)})")
         for m in snap.matches:

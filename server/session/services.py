@@ -17,7 +17,6 @@ keep the words the players read today; the leaderboard's and the export's come a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -136,35 +135,6 @@ class StoreLinks:
         if self.store is None or not key:
             return []
         return [LinkedBrowser(b.label, b.created, b.last_seen) for b in self.store.browsers(key)]
-
-
-#: What an edge may ask its host about linked browsers (``EdgeClient.command``): the first word.
-LINK_CALLS = ("link", "redeem", "browser", "unlink", "browsers")
-
-
-def links_answer(store: Any, words: list[str]) -> Answer:
-    """One of :data:`LINK_CALLS` run on ``store`` for an edge: the result as JSON in ``out``,
-    a refusal's code in ``err`` (exit status 1)."""
-    from tui.ports import Refused
-
-    links = StoreLinks(store)
-    op, args = words[0], words[1:]
-    try:
-        if op == "link":
-            result: Any = links.link_code(args[0])
-        elif op == "redeem":
-            result = links.redeem(args[0], args[1] if len(args) > 1 else "")
-        elif op == "browser":
-            result = links.browser_key(args[0])
-        elif op == "unlink":
-            result = links.unlink(args[0])
-        elif op == "browsers":
-            result = [[b.label, b.linked, b.last_seen] for b in links.browsers(args[0])]
-        else:
-            return Answer(1, err="failed")
-    except Refused as e:
-        return Answer(1, err=e.code)
-    return Answer(0, out=json.dumps(result))
 
 
 def leaderboard_answer(store: Any) -> Answer:

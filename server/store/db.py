@@ -1,97 +1,16 @@
-"""Storage: players, names, ratings, matches and their action logs, in SQLite.
+"""Storage: players, names, ratings, settings, matches and their action logs, in SQLite.
 
-One file, ``voltage.db`` in the data directory, in WAL mode; nothing else to
-run.  :meth:`Store.open` creates or validates it and applies the schema
-migrations (``PRAGMA user_version`` counts the ones applied).  Every problem
-at start is a :class:`StoreError` with a sentence a person can act on: a file
-that is not a database, a directory that cannot be written, a schema newer
-than this code, a second server on the same directory.  It never quietly
-starts an empty database in place of one it could not read.
+One file, ``voltage.db`` in the data directory, in WAL mode; nothing else to run.
+:meth:`Store.open` creates or validates it (a file it cannot trust is a :class:`StoreError` with a
+sentence a person can act on, never an empty database in its place) and applies the schema
+:data:`MIGRATIONS`.  Each write is its own transaction committed with ``synchronous=FULL``, so a
+committed action survives a crash.  Writes run on one writer thread (:class:`_Writer`), in order:
+the match hosts await theirs, the lobby's are queued; a stalled disk holds the writer and the
+matches waiting on it, never the event loop.  What the lobby reads on every arrival (players,
+names, settings, linked browsers) is answered from memory, kept up to date by this process, the
+only writer, because even a WAL read can wait on a frozen file system.
 
-Durability: each write is its own small transaction, committed with
-``synchronous=FULL``: the WAL is fsynced at every commit, so a committed
-action survives a kill, a power loss, an OS crash or a file system turned
-read-only.  (``NORMAL`` would not fsync at commit, and such a failure could
-lose everything since the last checkpoint.)  Measured with
-``benchmarks/store.py`` on the development VM's disk: a bare commit costs
-about 7 µs with NORMAL and 175 µs with FULL; as a host awaits it, through the
-writer thread, about 100 µs and 240 µs.  A move is far rarer than that.
-
-Writes never run on the event loop: one writer thread (:class:`_Writer`)
-owns the write connection and runs jobs from one queue, in order.  The match
-hosts ``await`` their writes (``append_action_async``, ``finish_match_async``,
-``probe_async``; see :mod:`server.host.voltage` for how a refused or slow commit
-pauses a match); the lobby's writes are queued without waiting
-(``touch_player``, ``upsert_player``); scripts and tests use the synchronous
-forms, which wait for the writer.  A stalled disk therefore holds the writer
-and the matches waiting on it, never the loop.  Reads use a connection of
-their own (WAL readers do not wait for the writer), but a read can still
-wait on a frozen file system (tried with ``fsfreeze`` on a loop-mounted ext4:
-a name lookup during the freeze waited for the thaw, because a WAL reader
-writes its read mark into the mmapped ``-shm`` file).  So what the lobby asks
-on every arrival (``player``, ``name_owner``, ``name_free_for``, and
-``upsert_player``'s check) is answered from players and names kept in memory
-(loaded at open, kept up to date by this process, the only writer: the
-directory lock sees to that; a few MB for tens of thousands of players).
-The other reads (a results screen's rating changes, the leaderboard, a
-history) still go to the disk on the loop.
-
-Start-up checks (each a :class:`StoreError`, so ``voltage serve`` says it and
-exits 1): a 0-byte ``voltage.db`` is refused (SQLite would take it for a new
-empty database); the whole file gets ``PRAGMA integrity_check``, not
-``quick_check``, which passes a table whose index no longer matches it (a
-damaged names index would hand a reserved name to anyone).  Measured on a
-191 MB store (100k matches, 4.4M actions, 20k players): integrity_check
-0.88 s warm / 4.5 s cold cache, quick_check 0.35 s / 3.8 s; once per start.
-
-The API:
-
-- ``Store.open(data_dir, *, readonly=False)`` -> Store; ``close()`` (commits
-  what is queued first).
-- Players (guests are never stored): ``upsert_player(identity, name)`` (raises
-  :class:`NameTaken`), ``name_owner(name)``, ``name_free_for(name, identity)``,
-  ``touch_player(identity)`` (a Future), ``player(identity)``.
-- Matches: ``create_match(game, seed, seats, code)`` -> id (``create_match_future``
-  queued), ``append_action(id, index, text)`` / ``append_action_async``,
-  ``finish_match(id, ranks, reason, scores, actions=N)`` -> rating changes
-  (rates and records in one transaction; refuses a log that does not hold N
-  actions; a result the ratings refuse is recorded unrated) /
-  ``finish_match_async``, ``abandon_match(id, reason)``, ``probe()`` /
-  ``probe_async``, ``unfinished_ids()``, ``unfinished_matches()``,
-  ``match_record(id)``, ``action_count(id)``, ``export_json(id)``,
-  ``player_history(identity)``.
-- Ratings: ``rating(identity, game)``, ``leaderboard(game, n)``,
-  ``rating_history(identity, game)``, ``rating_changes(match_id)``, ``games()``.
-- ``in_writer(fn)``: ``fn(conn)`` on the writer thread, in order (tests and
-  benchmarks: pragmas on the writer's connection, a simulated stall).
-
-Names are reserved case-insensitively (after Unicode NFKC folding): a key holds
-one name, its current one (``players.name``); taking another releases it, once
-:data:`RENAME_COOLDOWN` has passed since the key took it (no bulk reservations).
-
-Settings (``setting(identity, key)``, ``set_setting``, ``settings(identity)``):
-what follows a key from session to session (its colours, for one), kept in
-memory like the players and written through the writer.
-
-Schema versions (see :data:`MIGRATIONS`):
-
-1. players, names, ratings (current mu/sigma per game), matches, seats,
-   actions, meta.
-2. rating_history: one row per rating change (match, before, after), for the
-   results screen's change and the leaderboard's sparklines.  Existing
-   ratings are carried over as a first point with no match.
-3. actions.at: when each action was accepted (NULL for actions stored before),
-   for ``export``'s time per action; settings: (identity, key, value) per key.
-4. actions.used_ms: the time the seat to move used for each action (its clock's
-   charge, NULL before); matches.time_control: the match's control as
-   ``engine.clock`` writes it ("5+5"; NULL: no clock).  A restart folds the clock
-   from these (each game's ``restore``, beside its host: ``server.host.voltage.restore``).
-5. browsers and link_codes: the browsers linked to a key and the one-time codes that link
-   them, each kept as a hash (:mod:`server.store.browsers`); in memory like the players,
-   written through the writer.
-6. matches.hinted: 1 when a player of the match asked the coach for a hint (the match is
-   never rated); analyses: a finished match's analysis by the coach (:mod:`server.coach`),
-   made once and kept, with the version of the analysis that made it.
+Why each of these, with the measurements, and the schema's versions: ``docs/design/store.md``.
 """
 
 from __future__ import annotations
@@ -113,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.game import Termination
 from server import ratings as R
 from server.errors import ServerError
 from server.store import browsers as B  # the root every server error shares (server/errors.py)
@@ -172,7 +92,63 @@ class NotFound(StoreError):
 # Schema
 
 
-MIGRATIONS: tuple[str, ...] = (
+def _rate_people_only(c: sqlite3.Connection) -> None:
+    """Schema 5: every rating recomputed from the matches without a bot (a match with a
+    bot is no longer rated: :mod:`server.ratings`).
+
+    The matches replayed are those that changed a rating when they finished (they have
+    rows in ``rating_history``), in the order they did, with the people they rated then,
+    less those with a bot in a seat of its own (a bot standing in for a person does not
+    count).  Each person starts from the default, or from the rating carried over from
+    schema 1 (a history point with no match: those matches were rated before the
+    history began, so they are kept as they were).  The history's points and the
+    ratings (value, number of rated matches, when) are written anew; a person whose
+    every rated match had a bot is unrated again (no ratings row)."""
+    bots = {r[0] for r in c.execute("SELECT DISTINCT match_id FROM seats WHERE bot IS NOT NULL AND identity IS NULL")}
+    start: dict[tuple[str, str], tuple[float, float, float]] = {}
+    for r in c.execute("SELECT identity, game, at, mu, sigma FROM rating_history WHERE match_id IS NULL ORDER BY id"):
+        start[(r[0], r[1])] = (r[3], r[4], r[2])
+    counted: dict[tuple[str, str], int] = {}
+    for r in c.execute("SELECT identity, game, count(*) FROM rating_history WHERE match_id IS NOT NULL "
+                       "GROUP BY identity, game"):
+        counted[(r[0], r[1])] = r[2]
+    state: dict[tuple[str, str], list] = {}  # (identity, game) -> [mu, sigma, games, updated]
+    for (ident, game), (mu, sigma, at) in start.items():
+        games = c.execute("SELECT games FROM ratings WHERE identity = ? AND game = ?", (ident, game)).fetchone()
+        carried = max(0, (games[0] if games else 0) - counted.get((ident, game), 0))
+        state[(ident, game)] = [mu, sigma, carried, at]
+    rated = c.execute(
+        "SELECT h.match_id, m.game, min(h.id) AS first, min(h.at) AS at FROM rating_history h "
+        "JOIN matches m ON m.id = h.match_id WHERE h.match_id IS NOT NULL GROUP BY h.match_id ORDER BY first"
+    ).fetchall()
+    points: list[tuple] = []
+    for match_id, game, _first, at in rated:
+        if match_id in bots:
+            continue
+        people = {r[0] for r in c.execute("SELECT identity FROM rating_history WHERE match_id = ?", (match_id,))}
+        entrants = []
+        for seat, ident, rank in c.execute(
+                "SELECT seat, identity, rank FROM seats WHERE match_id = ? ORDER BY seat", (match_id,)):
+            if ident in people and rank is not None:
+                now = state.get((ident, game))
+                entrants.append(R.Entrant(seat, int(rank), ident, rating=(now[0], now[1]) if now else None))
+        try:
+            changes = R.rate(game, entrants)
+        except ValueError:
+            continue
+        for ch in changes:
+            now = state.setdefault((ch.identity, game), [0.0, 0.0, 0, at])
+            now[:] = [ch.after[0], ch.after[1], now[2] + 1, at]
+            points.append((ch.identity, game, match_id, at, *ch.before, *ch.after))
+    c.execute("DELETE FROM rating_history WHERE match_id IS NOT NULL")
+    c.executemany("INSERT INTO rating_history (identity, game, match_id, at, mu_before, sigma_before, mu, sigma) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+    c.execute("DELETE FROM ratings")
+    c.executemany("INSERT INTO ratings (identity, game, mu, sigma, games, updated) VALUES (?, ?, ?, ?, ?, ?)",
+                  [(ident, game, *now) for (ident, game), now in state.items()])
+
+
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     # v1
     """
     CREATE TABLE meta (
@@ -279,6 +255,8 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
     # v6
+    _rate_people_only,
+    # v7
     """
     ALTER TABLE matches ADD COLUMN hinted INTEGER NOT NULL DEFAULT 0;
     CREATE TABLE analyses (
@@ -359,13 +337,20 @@ class MatchRecord:
         return self.status == FINISHED
 
     @property
+    def aborted(self) -> bool:
+        """Called off before it began: no result (no winner, no places), whatever an older
+        version stored as its ranks (1 for every seat, as for a draw)."""
+        return self.reason == Termination.ABORTED.value
+
+    @property
     def ranks(self) -> tuple[int | None, ...]:
-        return tuple(s.rank for s in self.seats)
+        """Each seat's place (None: none, before the end or in an aborted match)."""
+        return tuple(None if self.aborted else s.rank for s in self.seats)
 
     @property
     def winners(self) -> tuple[int, ...]:
-        """The seats ranked first (several on a tie; empty before the end)."""
-        return tuple(s.seat for s in self.seats if s.rank == 1)
+        """The seats ranked first (several on a tie; empty before the end and when aborted)."""
+        return tuple(s.seat for s, rank in zip(self.seats, self.ranks, strict=True) if rank == 1)
 
     def seat_of(self, identity: str | None) -> int | None:
         """The seat ``identity`` played in this match, if any."""
@@ -618,10 +603,17 @@ class Store:
         c = self._conn
         for v in range(version, SCHEMA_VERSION):
             log.info("migrating %s to schema version %d", self.path, v + 1)
+            step = MIGRATIONS[v]
             # executescript commits first; run the whole step in one transaction.
             try:
-                c.executescript(f"BEGIN IMMEDIATE;\n{MIGRATIONS[v]}\nPRAGMA user_version = {v + 1};\nCOMMIT;")
-            except sqlite3.Error as e:
+                if callable(step):
+                    c.execute("BEGIN IMMEDIATE")
+                    step(c)
+                    c.execute(f"PRAGMA user_version = {v + 1}")
+                    c.execute("COMMIT")
+                else:
+                    c.executescript(f"BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {v + 1};\nCOMMIT;")
+            except Exception as e:  # (a Python step may fail otherwise than SQLite does)
                 if c.in_transaction:
                     c.execute("ROLLBACK")
                 raise StoreError(f"{self.path}: migration to schema version {v + 1} failed: {e}") from e
@@ -858,12 +850,23 @@ class Store:
         owner = self.name_owner(name)
         return owner is None or owner == identity
 
+    def rename_wait(self, identity: str, *, cooldown: float = RENAME_COOLDOWN, now: float | None = None) -> float:
+        """Seconds until ``identity`` may take another name (0: now).  A key's first name
+        may be changed at once (a new player's first name is often a guess: the login
+        name); a name taken by a rename holds for ``cooldown`` seconds."""
+        held = self._held_name(identity)
+        known = self.player(identity)
+        if held is None or known is None or held[1] <= known.created:  # none yet, or its first
+            return 0.0
+        return max(0.0, cooldown - ((time.time() if now is None else now) - held[1]))
+
     def upsert_player(self, identity: str, name: str, *, cooldown: float = RENAME_COOLDOWN) -> PlayerRecord:
         """Record that ``identity`` is here as ``name``, reserving the name to it.
 
         A key holds one name: taking a new one releases the old one, and is refused
         with :class:`RenameTooSoon` within ``cooldown`` seconds of taking the current
-        one (a change of case or spacing is no new name).  Raises :class:`NameTaken`
+        one when that was itself a rename (:meth:`rename_wait`: a key's first name may be
+        changed at once; a change of case or spacing is no new name).  Raises :class:`NameTaken`
         if another key holds ``name``.  Never call this for guests: they are not
         stored.  Does not wait for the disk (the lobby calls it on the event loop):
         the name is checked and claimed in memory under one lock, and the write is
@@ -881,8 +884,9 @@ class Store:
                 raise NameTaken(name)
             if owner is None:  # a new name for this key: a rename, once the cool-down is over
                 held = self._held_name(identity)
-                if held is not None and now - held[1] < cooldown:
-                    raise RenameTooSoon(held[0], cooldown - (now - held[1]))
+                wait = self.rename_wait(identity, cooldown=cooldown, now=now)
+                if held is not None and wait > 0:
+                    raise RenameTooSoon(held[0], wait)
                 if self._names is not None:
                     for k in [k for k, v in self._names.items() if v == identity]:
                         del self._names[k]
@@ -961,7 +965,7 @@ class Store:
     def finish_match(
         self,
         match_id: int,
-        ranks: Sequence[int],
+        ranks: Sequence[int | None],
         reason: str = "",
         scores: Sequence[int] | None = None,
         *,
@@ -971,10 +975,10 @@ class Store:
         """Record the result of a running match and, if ``rated``, update the ratings.
 
         ``ranks[seat]`` is each seat's finishing place (1 = first, equal
-        numbers tie).  The result, the new ratings and their history go in one
-        transaction, so a crash can never rate a match twice.  Returns the
-        rating changes (empty if nothing was rated, or the match was already
-        finished).
+        numbers tie; None: no place, an aborted match's, never rated).  The
+        result, the new ratings and their history go in one transaction, so a
+        crash can never rate a match twice.  Returns the rating changes (empty
+        if nothing was rated, or the match was already finished).
 
         ``actions``: how many actions the match has; if the stored log holds
         another number, nothing is written and :class:`StoreError` says so (a
@@ -987,7 +991,7 @@ class Store:
     def finish_match_async(
         self,
         match_id: int | Callable[[], int],
-        ranks: Sequence[int],
+        ranks: Sequence[int | None],
         reason: str = "",
         scores: Sequence[int] | None = None,
         *,
@@ -1104,8 +1108,8 @@ class Store:
         if not rec.finished:
             raise StoreError(f"match {match_id} is not finished ({rec.status}); only finished matches are exported")
         players = []
-        for s in rec.seats:
-            p: dict = {"seat": s.seat, "name": s.name, "bot": s.bot, "rank": s.rank}
+        for s, rank in zip(rec.seats, rec.ranks, strict=True):
+            p: dict = {"seat": s.seat, "name": s.name, "bot": s.bot, "rank": rank}
             if identities:
                 p["identity"] = s.identity
             if s.rating_before is not None and s.rating_after is not None:
@@ -1160,6 +1164,23 @@ class Store:
         with self._mutex:
             return [self._record(r, False) for r in self._q(sql, args)]
 
+    def bot_record(self, identity: str) -> list[tuple[str, str, int, int, int]]:
+        """``(game, bot, won, lost, drawn)`` of ``identity`` against each bot it met in a
+        finished match (aborted ones aside), head to head: its place against the bot's."""
+        rows = self._q(
+            "SELECT m.game, b.bot, me.rank AS mine, b.rank AS theirs FROM seats me "
+            "JOIN matches m ON m.id = me.match_id "
+            "JOIN seats b ON b.match_id = me.match_id AND b.seat != me.seat "
+            "WHERE me.identity = ? AND m.status = ? AND m.reason != ? AND b.bot IS NOT NULL "
+            "AND b.identity IS NULL AND me.rank IS NOT NULL AND b.rank IS NOT NULL",
+            (identity, FINISHED, Termination.ABORTED.value),
+        )
+        counts: dict[tuple[str, str], list[int]] = {}
+        for r in rows:
+            tally = counts.setdefault((r["game"], r["bot"]), [0, 0, 0])
+            tally[0 if r["mine"] < r["theirs"] else 1 if r["mine"] > r["theirs"] else 2] += 1
+        return [(game, bot, won, lost, drawn) for (game, bot), (won, lost, drawn) in counts.items()]
+
     # -- ratings -------------------------------------------------------------
 
     def rating(self, identity: str, game: str) -> tuple[float, float, int] | None:
@@ -1169,7 +1190,7 @@ class Store:
 
     def games(self) -> list[str]:
         """Every game with at least one rated player, sorted."""
-        return [r["game"] for r in self._q("SELECT DISTINCT game FROM ratings ORDER BY game")]
+        return [r["game"] for r in self._q("SELECT DISTINCT game FROM ratings WHERE games > 0 ORDER BY game")]
 
     def leaderboard(self, game: str, n: int = 20) -> list[LeaderRow]:
         """The top ``n`` players of ``game`` by displayed rating."""
@@ -1334,7 +1355,7 @@ def _scores(scores: Sequence[int] | None) -> str | None:
 def _finish_match(
     c: sqlite3.Connection,
     match_id: int | Callable[[], int],
-    ranks: list[int],
+    ranks: list[int | None],
     reason: str,
     scores: str | None,
     rated: bool,
@@ -1362,9 +1383,10 @@ def _finish_match(
                 )
         game = m["game"]
         changes: list[R.Change] = []
-        if rated:
+        places = [int(r) for r in ranks if r is not None]
+        if rated and len(places) == len(ranks):  # (a match with no places is never rated)
             entrants = []
-            for s, r in zip(seats, ranks, strict=True):
+            for s, r in zip(seats, places, strict=True):
                 ident = s["identity"]
                 registered = ident is not None and c.execute(
                     "SELECT 1 FROM players WHERE identity = ?", (ident,)
@@ -1378,7 +1400,7 @@ def _finish_match(
                 entrants.append(
                     R.Entrant(
                         seat=s["seat"],
-                        rank=int(r),
+                        rank=r,
                         identity=ident if registered else None,
                         bot=s["bot"],
                         rating=rating,
@@ -1396,7 +1418,7 @@ def _finish_match(
         )
         c.executemany(
             "UPDATE seats SET rank = ? WHERE match_id = ? AND seat = ?",
-            [(int(r), match_id, s["seat"]) for s, r in zip(seats, ranks, strict=True)],
+            [(int(r) if r is not None else None, match_id, s["seat"]) for s, r in zip(seats, ranks, strict=True)],
         )
         for ch in changes:
             c.execute(

@@ -1,47 +1,25 @@
 """Glue between live matches and the :class:`~server.store.db.Store` (no SSH here).
 
-- ``attach(store, match, match_id=None) -> Recording``: record a match.  The
-  recording becomes the match's ``recorder``: the host awaits
-  ``recorder.commit`` for each action *before* accepting it (see
-  :mod:`server.host.base`: an action the store cannot take is refused, code
-  ``save_failed``, and the match pauses until a probe write succeeds), and
-  ``recorder.finish`` at the end, before its ``on_end``
-  hooks (the result is stored and the match rated in one transaction), so a
-  results screen built by those finds the rating change in
-  ``recording.changes`` / ``store.rating_changes(match_id)``.  All of it runs
-  on the store's writer thread; nothing here waits on the disk on the event
-  loop.  The match's row is created on the writer too (queued first, so its
-  actions follow it); ``recording.match_id`` waits for it when read early.
-- ``restore(store, executor=None, bot_delay=0.7) -> list[Recording]``: at
-  start, rebuild every unfinished match from its seed and action log, already
-  attached (each game's own restore, beside its host, through the server's registry,
-  :mod:`server.games`).  Human seats come back with ``connected=False``: the server should
-  start their grace period now and seat them again when the same identity
-  connects (``recording.match.seats[i].identity``).  Bots wait until the
-  caller runs ``recording.match.start()`` on the event loop.  One whose log
-  already reached the end (killed between the last action and the result) is
-  finished and rated instead of restored.  A match that cannot be restored,
-  for any reason (a log that does not replay, a record that cannot be read, a
-  result that cannot be stored), is logged with its id and the reason and
-  left in the store exactly as it was: nothing is deleted or marked, so a
-  fixed version (or a person) can still bring it back, and the server serves
-  everyone else.
+- ``attach(store, match, match_id=None) -> Recording``: record a match.  The recording is the
+  match's ``recorder``: the host awaits ``recorder.commit`` for each action *before* accepting it
+  (an action the store cannot take is refused and the match pauses; :mod:`server.host.base`), and
+  ``recorder.finish`` at the end, before its ``on_end`` hooks (the result stored and the match rated
+  in one transaction, so a results screen finds ``recording.changes``).  All of it runs on the
+  store's writer thread, never waiting on the disk on the event loop; ``recording.match_id`` waits
+  for the match's row when read early.
+- ``restore(store, executor=None, bot_delay=0.7) -> list[Recording]``: at start, every unfinished
+  match rebuilt from its seed and action log (each game's own restore, through
+  :mod:`server.games`), human seats disconnected, bots waiting for ``match.start()``; one whose log
+  already reached the end is finished and rated instead; one that cannot be restored is logged and
+  left in the store exactly as it was.
 - ``text_leaderboard(store, n=20) -> str``: ``ssh HOST leaderboard``.
 - ``export_command(store, arg) -> (exit_status, text)``: ``ssh HOST export ID``.
-- ``history_item(record, identity)`` and ``rating_changes(changes, names)``: a player's
-  finished match and a results screen's rating changes, as data the tui words.
+- ``history_item(record, identity)``, ``bot_records(store, identity)`` and
+  ``rating_changes(changes, names)``: a player's finished match, their record against
+  each bot level, and a results screen's rating changes, as data the tui words.
 
-Who is rated: a seat whose identity is a stored player (the server calls
-``store.upsert_player`` for key-authenticated people only).  Any other
-identity (a guest's per-connection id) counts as a guest: never stored as a
-player, never rated.
-
-The end is recorded only on a complete log: ``finish_match`` is given the
-match's action count and refuses if the store holds another.  A result the
-ratings refuse (one identity in two seats) is still recorded, unrated, and
-logged.  A result that cannot be written (the disk full at that moment) is
-retried in the background until it can; a restart also finishes a match
-whose whole log is stored.
+Only stored players (key-authenticated people) are rated; the end is recorded only on a complete
+log.  Why, and what happens to a result that cannot be written: ``docs/design/store.md``.
 """
 
 from __future__ import annotations
@@ -52,11 +30,12 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future
 from typing import Any, cast
 
+from engine.game import Outcome, Termination
 from server import games
 from server import ratings as R
 from server.errors import RestoreError
 from server.store.db import MatchRecord, NotFound, Store, StoreError, seat_dict
-from tui.ports import HistoryItem, RatingChange
+from tui.ports import BotRecord, HistoryItem, RatingChange
 from tui.text import plain
 
 log = logging.getLogger(__name__)
@@ -138,7 +117,7 @@ class Recording:
     async def _finish(self, match: Any) -> None:
         outcome = match.outcome
         self.changes = await self.store.finish_match_async(
-            self._current_id, list(outcome.places), outcome.reason, _scores(outcome), actions=len(match.actions),
+            self._current_id, _ranks(outcome), outcome.reason, _scores(outcome), actions=len(match.actions),
             rated=outcome.rated and not getattr(match, "hinted", False),
         )
         self.finished = True
@@ -160,6 +139,13 @@ class Recording:
             return str(self._current_id()) if not isinstance(self._id, Future) or self._id.done() else "?"
         except Exception:
             return "?"
+
+
+def _ranks(outcome: Outcome) -> list[int | None]:
+    """The places stored for an ending: none for an aborted match (it has no result)."""
+    if outcome.termination is Termination.ABORTED:
+        return [None] * len(outcome.places)
+    return list(outcome.places)
 
 
 def _scores(outcome: Any) -> list[int] | None:
@@ -261,7 +247,7 @@ def _restore_one(
     if match.over:
         log.info("match %s had ended before the restart; recording its result", record.id)
         outcome = match.outcome
-        store.finish_match(record.id, list(outcome.places), outcome.reason, _scores(outcome),
+        store.finish_match(record.id, _ranks(outcome), outcome.reason, _scores(outcome),
                            actions=len(record.actions or ()), rated=outcome.rated and not record.hinted)
         return None
     return attach(store, match, record.id)
@@ -381,7 +367,7 @@ def history_item(record: MatchRecord, identity: str | None) -> HistoryItem:
     the game named unless it is the home game, the score from the player's seat."""
     me = record.seat_of(identity)
     others = tuple(s.name for s in record.seats if s.seat != me)
-    rank = record.seats[me].rank if me is not None else None
+    rank = record.ranks[me] if me is not None else None
     score: tuple[int, ...] = ()
     if record.scores and len(record.scores) == 2:
         score = tuple(record.scores) if me != 1 else tuple(reversed(record.scores))
@@ -392,3 +378,23 @@ def history_item(record: MatchRecord, identity: str | None) -> HistoryItem:
     return HistoryItem(record.id, float(record.ended or record.started), title, short, others, len(record.seats),
                        rank, len(record.winners), score, record.reason or "",
                        record.seats[me].delta if me is not None else None, record.hinted)
+
+
+def bot_records(store: Store, identity: str) -> list[BotRecord]:
+    """``identity``'s record against each bot level it met (:meth:`Store.bot_record`), the
+    games in the lobby's order and each game's bots weakest first."""
+    order = {gid: n for n, gid in enumerate(games.IDS)}
+
+    def level(game: str, bot: str) -> int:
+        known = games.GAMES.get(game)
+        levels = [b for _label, b in known.bot_strengths()] + list(known.bot_levels()) if known else []
+        return levels.index(bot) if bot in levels else len(levels)
+
+    out = []
+    for game, bot, won, lost, drawn in store.bot_record(identity):
+        known = games.GAMES.get(game)
+        named = known is None or known.named_in_history
+        title = games.title(game) if named else ""
+        short = ((known.short if known is not None else "") or title) if named else ""
+        out.append(BotRecord(game, title, short, bot, won, lost, drawn))
+    return sorted(out, key=lambda r: (order.get(r.game, len(order)), r.game, level(r.game, r.bot), r.bot))

@@ -35,6 +35,7 @@ class Sides:
             return self.host
         from server.bus.redis import RedisBus
 
+        assert self.url is not None  # a Redis side has its server's URL
         bus = await RedisBus.connect(self.url, namespace=self.namespace, **options)
         self.opened.append(bus)
         return bus
@@ -49,8 +50,8 @@ async def sides(request) -> AsyncIterator[Sides]:
         return
     s = await _redis_sides(request.getfixturevalue("redis_url"))
     yield s
-    for bus in s.opened:
-        await bus.close()
+    for opened in s.opened:
+        await opened.close()
 
 
 @pytest.fixture

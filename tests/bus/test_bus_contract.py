@@ -12,21 +12,8 @@ import time
 
 import pytest
 
-from server.bus import BusUnavailable, FullRequest, Intent, gap
-
-
-async def until(condition, timeout: float = 30.0, what: str = "condition"):
-    """Poll an async or plain ``condition()`` until true, failing after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+from server.bus import BusUnavailable, FullRequest, Intent, SeatMessage, Update, gap
+from tests.support.wait import until
 
 
 async def read_unacked(sides, pump, n):
@@ -130,6 +117,53 @@ async def test_a_version_gap_is_seen_and_request_full_reaches_the_host(sides, pu
     assert asked
     assert seen == [(3, True, {"board": "full at 3"}), (4, False, {"play": "a"}), (6, True, {"board": "full at 6"})]
     await sub.close()
+
+
+async def test_a_seats_second_stream_carries_messages_beside_its_updates_never_versioned(sides):
+    """Updates and messages of one seat reach its subscription in the order they were
+    published; the messages carry no version, so the updates' versions run on with no gap."""
+    seat0 = await sides.edge.subscribe_seat("m1", 0)
+    updates_only = await sides.edge.subscribe_updates("m1", 0)
+    await sides.host.publish([Update("m1", 0, 1, {"play": 1}), SeatMessage("m1", 0, {"note": "Bob is back"}),
+                              SeatMessage("m1", 0, {"note": "again"})])
+    await sides.host.publish_update("m1", 0, 2, {"play": 2})
+    await sides.host.publish_message("m1", 0, {"line": "good game"})
+    got = [await seat0.get(5) for _ in range(5)]
+    assert [type(i).__name__ for i in got] == ["Update", "SeatMessage", "SeatMessage", "Update", "SeatMessage"]
+    assert [i.payload for i in got] == [{"play": 1}, {"note": "Bob is back"}, {"note": "again"}, {"play": 2},
+                                        {"line": "good game"}]
+    versions, last = [], None
+    for item in got:
+        if isinstance(item, Update):
+            assert not gap(last, item) or last is None
+            versions.append(item.version)
+            last = item.version
+    assert versions == [1, 2]
+    # A subscriber of the updates alone never sees a message.
+    assert [(await updates_only.get(5)).version for _ in range(2)] == [1, 2]
+    with pytest.raises(TimeoutError):
+        await updates_only.get(0.3)  # (nothing else comes: deliberately waited for)
+    for sub in (seat0, updates_only):
+        await sub.close()
+
+
+async def test_a_message_reaches_only_the_seat_it_was_said_to(sides):
+    """A seat's messages reach its subscribers only: the players' seats and the spectators'
+    (-1) are different streams, so what is said to one never reaches the other."""
+    players = [await sides.edge.subscribe_seat("m1", seat) for seat in (0, 1)]
+    spectators = await sides.edge.subscribe_seat("m1", -1)
+    for seat in (0, 1):
+        await sides.host.publish_message("m1", seat, {"room": "players", "to": seat})
+    await sides.host.publish_message("m1", -1, {"room": "spectators"})
+    for seat, sub in enumerate(players):
+        got = await sub.get(5)
+        assert isinstance(got, SeatMessage) and (got.match, got.seat, got.payload) == (
+            "m1", seat, {"room": "players", "to": seat})
+    assert (await spectators.get(5)).payload == {"room": "spectators"}
+    for sub in (*players, spectators):
+        with pytest.raises(TimeoutError):
+            await sub.get(0.3)  # (nothing more: deliberately waited for)
+        await sub.close()
 
 
 def test_gap_rules():
@@ -246,7 +280,7 @@ async def test_redis_restart_mid_stream_reconnects_and_loses_nothing_accepted(re
     states: list[str] = []
     sides.edge.on_state(states.append)
     host = pump(sides.host)
-    sub = await sides.edge.subscribe_updates("m1", 0)
+    sub = await sides.edge.subscribe_seat("m1", 0)  # (both of the seat's streams)
     lobby = await sides.edge.lobby()
     await sides.host.publish_lobby({"rooms": 1})
     assert await lobby.get(5) == {"rooms": 1}
@@ -266,10 +300,13 @@ async def test_redis_restart_mid_stream_reconnects_and_loses_nothing_accepted(re
     intents = [i for i in got if isinstance(i, Intent)]
     assert [i.seq for i in intents] == list(range(5, 10))  # nothing acknowledged before came again
     assert states[0] == "reconnecting" and states[-1] == "connected"
-    # the update subscription came back by itself, and asked for the view it may have missed
+    # the seat's subscription came back by itself, and asked once for the view it may have
+    # missed (its messages are of the moment: nothing is asked for them)
     assert [i for i in got if not isinstance(i, Intent)] == [FullRequest("m1", 0)]
     await sides.host.publish_update("m1", 0, 10, {"board": "full"}, full=True)
+    await sides.host.publish_message("m1", 0, {"note": "back"})
     assert (await sub.get(15)).payload == {"board": "full"}
+    assert (await sub.get(15)).payload == {"note": "back"}
     await sides.host.publish_lobby({"rooms": 2})  # and the lobby's subscription came back too
     assert await lobby.get(15) == {"rooms": 2}
     assert host.items.empty()

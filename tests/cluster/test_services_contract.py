@@ -20,7 +20,7 @@ from server.session.identity import Identity
 from server.session.services import LocalServices, Services
 from server.store.db import Store
 from tests.cluster.conftest import Cluster
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
 
 ALICE = Identity.of_key(KA, "alice")
 

@@ -17,8 +17,9 @@ import asyncssh
 
 from engine import clock as CL
 from tests.e2e.test_restart import Oracle, pair, play, servers  # noqa: F401  (a fixture)
-from tests.support.e2e import top_line, wait_until
+from tests.support.e2e import top_line
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 
 BANK = re.compile(r"\b(\d+):(\d\d)\b")
 DOWN = 3.0  # seconds the server stays dead
@@ -69,7 +70,7 @@ async def test_the_clock_survives_a_kill_9_with_the_time_used_so_far(servers, tm
         # The waiting seat's bank, as both screens show it: exactly what its stored actions left.
         want = CL.format_ms(expected[waiting])
         for seat, t in terms.items():
-            await wait_until(lambda t=t: len(banks(t)) == 2, what=lambda t=t: t.text())
+            await until(lambda t=t: len(banks(t)) == 2, what=lambda t=t: t.text())
             own, opp = banks(t)[1], banks(t)[0]
             shown = own if seat == waiting else opp
             assert CL.format_ms(shown * 1000) == want, t.text()

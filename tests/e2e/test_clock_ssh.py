@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from engine.voltage import rules as V
-from tests.support.e2e import alice_and_bob, quick_pair, top_line, wait_until
+from tests.support.e2e import alice_and_bob, quick_pair, top_line
+from tests.support.wait import until
 
 
 async def test_a_draw_offered_by_key_is_accepted_by_key(game_server):
@@ -16,8 +17,10 @@ async def test_a_draw_offered_by_key_is_accepted_by_key(game_server):
         hosted = await quick_pair(srv, alice, bob)
         m = hosted.match
         for t in (alice, bob):  # both banks, in the top bar: 5:00 (the mover's may have begun to run)
-            await wait_until(lambda t=t: len(re.findall(r"\b[45]:\d\d\b", top_line(t))) == 2,
-                             what=lambda t=t: t.text())
+            await until(lambda t=t: len(re.findall(r"\b[45]:\d\d\b", top_line(t))) == 2,
+                        what=lambda t=t: t.text())
+        while m.state.turns < 3:  # a draw may be offered from turn 3 (before, abort is the key)
+            await m.handle(m.state.to_move).submit(m.view(m.state.to_move).legal[0])
         await alice.wait_for("offer draw")
         alice.press("=")
         await bob.wait_for(r"alice offers a draw: \[y\] accept, \[n\] decline")

@@ -20,10 +20,10 @@ from tests.support.e2e import (
     quick_pair,
     screens_agree,
     top_line,
-    wait_until,
 )
 from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 
 
 async def test_two_players_quick_match_play_watch_and_rematch(game_server):
@@ -38,7 +38,7 @@ async def test_two_players_quick_match_play_watch_and_rematch(game_server):
         await carol.wait_for(hosted.code)
         carol.press("w")
         app = srv.apps["carol"]
-        await wait_until(lambda: getattr(app.focused, "id", None) == "matches", what="focus on the matches")
+        await until(lambda: getattr(app.focused, "id", None) == "matches", what="focus on the matches")
         carol.press("enter")
         await carol.wait_for("Watching")
         assert "carol" in {p.name for p in hosted.spectators}
@@ -63,7 +63,7 @@ async def test_two_players_quick_match_play_watch_and_rematch(game_server):
         await alice.wait_for("Asking for a rematch")
         await bob.wait_for("alice wants a rematch")
         bob.press("r")
-        await wait_until(lambda: match_of(srv, "alice") is not None, what="the rematch")
+        await until(lambda: match_of(srv, "alice") is not None, what="the rematch")
         again = match_of(srv, "alice")
         assert again.match is not hosted.match and set(again.match.names) == {"alice", "bob"}
         for t in (alice, bob):
@@ -108,14 +108,14 @@ async def test_a_dropped_player_comes_back_then_a_bot_holds_the_seat_until_they_
         # Dropped past the grace period (the server's short one): a bot plays her seat, shown as such.
         lobby.grace_seconds = grace
         await alice.close()
-        await wait_until(lambda: "alice (bot playing)" in top_line(bob), what="the bot in the top bar")
+        await until(lambda: "alice (bot playing)" in top_line(bob), what="the bot in the top bar")
         before = len(hosted.match.actions)
         await play(srv, hosted, {1: bob}, apps,
                    stop=lambda: len(hosted.match.actions) >= before + 3 and not_flipping(hosted))
         # She takes the seat back on return.
         alice = await Terminal(100, 32).connect(srv.port, "alice", client_keys=[ka])
         await alice.wait_for("VOLTAGE")
-        await wait_until(lambda: "bot playing" not in top_line(bob), what="alice back in the top bar")
+        await until(lambda: "bot playing" not in top_line(bob), what="alice back in the top bar")
         assert not hosted.match.seats[0].is_bot
         apps[0] = srv.apps["alice"]
         await screens_agree(hosted.match, {0: alice, 1: bob})

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.support.e2e import alice_and_bob, enter, match_of, play, quick_pair, wait_until
+from tests.support.e2e import alice_and_bob, enter, match_of, play, quick_pair
 from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 from tests.support.words import status_of
 
 
@@ -54,7 +55,7 @@ async def test_a_spectator_follows_the_rematch(game_server):
         await carol.wait_for(hosted.code)
         carol.press("w")
         app = srv.apps["carol"]
-        await wait_until(lambda: getattr(app.focused, "id", None) == "matches", what="focus on the matches")
+        await until(lambda: getattr(app.focused, "id", None) == "matches", what="focus on the matches")
         carol.press("enter")
         await carol.wait_for("Watching")
         await hosted.match.handle(0).resign()
@@ -66,11 +67,11 @@ async def test_a_spectator_follows_the_rematch(game_server):
         alice.press("r")
         await bob.wait_for("alice wants a rematch")
         bob.press("r")
-        await wait_until(lambda: match_of(srv, "alice") is not None, what="the rematch")
+        await until(lambda: match_of(srv, "alice") is not None, what="the rematch")
         again = match_of(srv, "alice")
         assert again.match is not hosted.match
         # The spectator is watching the rematch, on screen and in the lobby's lists.
-        await wait_until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
+        await until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
         await carol.wait_for("Watching")
         await carol.wait_for("turn 1")
         status = {p.name: status_of(p) for p in lobby_of(srv).snapshot().players}
@@ -121,7 +122,7 @@ async def test_your_turn_rings_the_bell_and_sets_the_title_unless_switched_off(g
         apps = {seat[name]: srv.apps[name] for name in seat}
         await play(srv, hosted, terms, apps, stop=lambda: len(hosted.match.actions) >= 8)
         bell = b"\x07\x1b]2;Voltage: your turn\x07"
-        await wait_until(lambda: bell in bob.raw, what="Bob's bell")
+        await until(lambda: bell in bob.raw, what="Bob's bell")
         assert b"\x1b]2;Voltage\x07" in bob.raw  # and the title back once he has moved
         assert b"Voltage: your turn" not in alice.raw
 

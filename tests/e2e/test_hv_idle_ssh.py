@@ -1,4 +1,4 @@
-"""End to end over SSH: High Voltage idling (issue 18, item 2).
+"""End to end over SSH: High Voltage idling.
 
 Two real SSH clients (pyte-rendered, 80x24) sit at one table with a bot too slow to
 end the match.  Alice does nothing: Bob's screen shows "Alice (idle)" and the vote key,

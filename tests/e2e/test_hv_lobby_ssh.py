@@ -20,6 +20,7 @@ from server.session.app import harden_app
 from tests.support.hv_player import play
 from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal, ssh_connect
+from tests.support.wait import until
 
 tui_app = pytest.importorskip("tui.app")
 
@@ -57,13 +58,6 @@ async def enter(srv, username: str) -> Terminal:
     return t
 
 
-async def wait_until(predicate, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
-
-
 def hv_match(srv):
     return next(h for h in lobby_of(srv).matches.values() if h.game == "high-voltage" and h.running)
 
@@ -99,7 +93,7 @@ async def test_a_room_for_three_joined_by_code_started_early_played_watched_and_
         # (at 80 columns the list is narrow: the short form, so the row is not cut)
         await carol.wait_for(rf"{code}  HV: alice, bob, Bot \(medium\) ")
         carol.press("w")
-        await wait_until(lambda: getattr(srv.apps["carol"].focused, "id", None) == "matches")
+        await until(lambda: getattr(srv.apps["carol"].focused, "id", None) == "matches")
         carol.press("enter")
         await carol.wait_for("Watching")
         async with await ssh_connect(srv.port, "dave") as conn:

@@ -13,9 +13,10 @@ import asyncssh
 import pytest
 
 from tests.e2e.test_settings_ssh import settings_shown, stored_server
-from tests.support.e2e import match_of, play, wait_until
+from tests.support.e2e import match_of, play
 from tests.support.ssh import lobby_of
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 from tui.games.registry import words
 from tui.i18n import language
 
@@ -64,7 +65,7 @@ async def test_a_keys_choice_wins_over_the_locale_after_a_reconnect_and_a_restar
             await t.wait_for(f"alice  {HOME['ca']}")
         finally:
             await t.close()
-        await wait_until(lambda: not lobby_of(srv).snapshot().players, what="alice gone")
+        await until(lambda: not lobby_of(srv).snapshot().players, what="alice gone")
         t = await enter(srv, "alice", {"LANG": "es_ES.UTF-8"}, key)
         try:
             await t.wait_for(f"alice  {HOME['ca']}")
@@ -87,7 +88,7 @@ async def test_a_keys_choice_wins_over_the_locale_after_a_reconnect_and_a_restar
             await t.wait_for("Language: English")
         finally:
             await t.close()
-        await wait_until(lambda: not lobby_of(srv).snapshot().players, what="the guest gone")
+        await until(lambda: not lobby_of(srv).snapshot().players, what="the guest gone")
         t = await enter(srv, "guest", {"LANG": "es_ES.UTF-8"})
         try:
             await t.wait_for(f"guest  {HOME['es']}")
@@ -105,7 +106,7 @@ async def test_a_catalan_and_an_english_player_each_read_their_own_log_of_the_sa
             alice.press("home", "enter")
             await alice.wait_for("Waiting for an opponent")
             bob.press("home", "enter")
-            await wait_until(lambda: match_of(srv, "alice") is not None, what="the match")
+            await until(lambda: match_of(srv, "alice") is not None, what="the match")
             hosted = match_of(srv, "alice")
             seats = {p.name: i for i, p in enumerate(hosted.humans) if p is not None}
             terms = {seats["alice"]: alice, seats["bob"]: bob}
@@ -119,8 +120,8 @@ async def test_a_catalan_and_an_english_player_each_read_their_own_log_of_the_sa
 
             for name, code in (("alice", "ca"), ("bob", "en")):
                 app = apps[name]
-                await wait_until(lambda app=app, name=name, code=code: getattr(app.screen, "lines", None)
-                                 == log(name, code), what=lambda app=app: getattr(app.screen, "lines", None))
+                await until(lambda app=app, name=name, code=code: getattr(app.screen, "lines", None)
+                            == log(name, code), what=lambda app=app: getattr(app.screen, "lines", None))
             catalan, english = log("alice", "ca"), log("bob", "en")
             assert len(catalan) == len(english) >= 6 and catalan != english
             assert any(line.startswith("Comença ") for line in catalan), catalan

@@ -14,8 +14,9 @@ from server.serve import local_sessions
 from server.session.app import harden_app
 from server.ssh.server import VoltageServer
 from server.store.db import Store
-from tests.support.e2e import enter, wait_until
+from tests.support.e2e import enter
 from tests.support.ssh import lobby_of, stop
+from tests.support.wait import until
 from tui import app as tui_app
 
 
@@ -79,10 +80,10 @@ async def first_and_second_session(srv, apps, key) -> None:
         await t.wait_for("Challenges: refused")
     finally:
         await t.close()
-    await wait_until(lambda: not lobby_of(srv).snapshot().players, what="alice gone")
+    await until(lambda: not lobby_of(srv).snapshot().players, what="alice gone")
     t = await enter(srv, "alice", key)
     try:
-        await wait_until(lambda: apps["alice"].colours == "light", what="light colours from the start")
+        await until(lambda: apps["alice"].colours == "light", what="light colours from the start")
         assert apps["alice"].turn_alerts is False
         await settings_shown(t, "Colours: light", "Your turn: no alert", "Challenges: refused")
     finally:
@@ -106,7 +107,7 @@ async def guest_sessions(srv) -> None:
         await settings_shown(t, "Your turn: no alert")  # for the rest of the session
     finally:
         await t.close()
-    await wait_until(lambda: not lobby_of(srv).snapshot().players, what="the guest gone")
+    await until(lambda: not lobby_of(srv).snapshot().players, what="the guest gone")
     t = await enter(srv, "guest")
     try:
         await settings_shown(t, "Your turn: bell and title")

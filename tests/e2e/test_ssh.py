@@ -13,20 +13,13 @@ from server.session.commands import help_text, usage
 from server.ssh.hostkey import load_host_key
 from tests.support.ssh import EchoApp
 from tests.support.terminal import Terminal, ssh_connect
+from tests.support.wait import until
 
 
 async def run(port, command, **kw):
     conn = await ssh_connect(port, **kw)
     async with conn:
         return await asyncio.wait_for(conn.run(command), 30)
-
-
-async def wait_until(predicate, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.02)
 
 
 # -- commands --------------------------------------------------------------
@@ -256,7 +249,7 @@ async def test_login_timeout_drops_a_client_that_never_logs_in(start_server, ech
     assert time.monotonic() - t0 < 15  # dropped after the login timeout (0.5 s), not kept
     assert data == b"" or reader.at_eof()
     writer.close()
-    await wait_until(lambda: not srv.live)
+    await until(lambda: not srv.live)
 
 
 async def test_keepalives_drop_a_dead_client(start_server, echo_app):
@@ -265,7 +258,7 @@ async def test_keepalives_drop_a_dead_client(start_server, echo_app):
     await t.wait_for("hello ghost")
     assert srv.sessions.running == 1
     t.conn._transport.pause_reading()  # the client answers nothing from now on
-    await wait_until(lambda: srv.sessions.running == 0 and not srv.live, timeout=30)
+    await until(lambda: srv.sessions.running == 0 and not srv.live)
     t.conn._transport.resume_reading()
     await t.close()
 
@@ -282,7 +275,7 @@ async def test_connections_are_capped_per_address_and_overall(start_server, echo
     for conn in (a, b, c):
         conn.close()
         await conn.wait_closed()
-    await wait_until(lambda: not srv.live)
+    await until(lambda: not srv.live)
     d = await ssh_connect(srv.port)  # room again once they are gone
     d.close()
 
@@ -314,7 +307,7 @@ async def test_a_channel_with_a_tiny_maximum_packet_size_cannot_freeze_the_serve
     await t.wait_for("hello next", timeout=30)
     assert time.monotonic() - t0 < 15  # served as usual (a server busy looping never would)
     await t.close()
-    await wait_until(lambda: not srv.live)
+    await until(lambda: not srv.live)
 
 
 async def test_behind_nat_the_public_host_and_port_are_what_people_are_told(start_server, echo_app):

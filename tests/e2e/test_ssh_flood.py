@@ -12,19 +12,12 @@ from textual.widgets import Input
 
 from server.session.driver import InputLimits
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 
 PAYLOADS = {
     "64KB-of-keys": b"a" * 65536,
     "1MB-of-unterminated-escapes": (b"\x1b[" + b"9;" * 7) * 65536,
 }
-
-
-async def wait_until(predicate, timeout=30.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -53,7 +46,7 @@ async def test_a_flooding_session_leaves_the_others_responsive(lobby_server, pay
         await flood.wait_for("Your name")
         await other.wait_for("Your name")
         other.send("\x15")  # the prefilled name goes
-        await wait_until(lambda: srv.apps["other"].screen.query_one("#name", Input).value == "", what="a clear name")
+        await until(lambda: srv.apps["other"].screen.query_one("#name", Input).value == "", what="a clear name")
         flooder = srv.apps["flood"]
         flood.chan.write(payload)  # one write: the server gets it as fast as TCP goes
         # Every key of the other session still reaches its screen promptly.  (Client and
@@ -102,9 +95,9 @@ async def test_a_typist_and_a_paste_are_within_the_budget(start_server, echo_app
         await t.wait_for("hello bob")
         app = echo_app.made[0]
         t.send("x" * 290)
-        await wait_until(lambda: app.query_one(Input).value == "x" * 290, what="290 keys typed")
+        await until(lambda: app.query_one(Input).value == "x" * 290, what="290 keys typed")
         t.send("\x15\x1b[200~" + "y" * 4096 + "\x1b[201~")
-        await wait_until(lambda: app.query_one(Input).value == "y" * 4096, what="the paste")
+        await until(lambda: app.query_one(Input).value == "y" * 4096, what="the paste")
         assert not t.closed.is_set()
     finally:
         await t.close()

@@ -132,6 +132,7 @@ def _interrupt_after(args: list[str], lines_before: int) -> tuple[int, list[str]
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert p.stdout is not None and p.stderr is not None  # both piped
     try:
         first = [p.stdout.readline() for _ in range(lines_before)]
         p.send_signal(signal.SIGINT)

@@ -109,7 +109,7 @@ def _shuffle_voltage(state: V.State, seat: Seat, rng: random.Random) -> V.State:
 
 
 def _reorder_hands(state: State, seat: Seat, rng: random.Random) -> State:
-    """The other hand(s) in another order (audit item 6: a play takes the last card of its face
+    """The other hand(s) in another order (a play takes the last card of its face
     from the hand, so with the backs in hand order, which back went away told where cards sat)."""
     s = state.copy()
     for other in range(len(s.hands)):
@@ -150,7 +150,7 @@ def _voltage_view(s: V.State, seat: Seat, v: V.VoltageView) -> None:
 
 def _voltage_end(s: V.State, outcome: Outcome) -> None:
     if outcome.termination is Termination.RULES and outcome.detail == "four sets":
-        assert s.scores[outcome.winner] == V.SETS_TO_WIN
+        assert outcome.winner is not None and s.scores[outcome.winner] == V.SETS_TO_WIN
 
 
 def _voltage_steps(seed: int, seats: int, actions: list[V.Action], end: V.State) -> None:

@@ -1,4 +1,4 @@
-"""High Voltage rules: one test (or a few) per ruling of RULINGS.md "High Voltage",
+"""High Voltage rules: one test (or a few) per ruling of the rules page (tui/rules.md, "High Voltage"),
 plus the rulings decided in engine/highvoltage/rules.py's docstring."""
 
 from __future__ import annotations
@@ -477,7 +477,7 @@ def run_log(seed: int, players: int, log: str) -> H.State:
 
 class TestBlocked:
     """The blocked end: only when no player still in can draw or play, through a full
-    turn of the discard pile (audit item 7: it used to end while piles were full)."""
+    turn of the discard pile (it once ended while piles were full)."""
 
     @pytest.mark.parametrize(
         "log",
@@ -489,7 +489,7 @@ class TestBlocked:
     def test_declaring_stuck_with_cards_in_the_pile_never_blocks(self, log):
         s = run_log(5, 2, log)
         assert not s.over and s.reason == "" and s.winner is None
-        assert s.phase == H.COUNTDOWN and s.flips == 2  # flipped again, as RULINGS.md says
+        assert s.phase == H.COUNTDOWN and s.flips == 2  # flipped again, as the rules say
         assert all(s.piles[seat] for seat in (0, 1))
         assert s.flips_in_row == 0
         # and it keeps flipping, however long they declare: each flip is only a flip
@@ -723,7 +723,7 @@ class TestApply:
         with pytest.raises(IllegalActionError):
             H.replay(3, 2, [Draw(0)])
 
-    def test_not_an_action(self):
+    def test_not_an_action(self) -> None:
         with pytest.raises(IllegalActionError):
             H.check(H.new_match(0, 2), "draw 0")  # type: ignore[arg-type]
 

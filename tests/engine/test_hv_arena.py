@@ -70,10 +70,10 @@ class TestBots:
         assert bot.decide(view(hand=("1/1", "2/1"), pile=0))[1] == Stuck(0)
         assert bot.decide(view(hand=("1/1", "2/1"), pile=0, stuck=True)) == (0.0, None)
 
-    def test_nothing_to_do_in_a_countdown_or_as_a_spectator(self):
+    def test_nothing_to_do_in_a_countdown_or_as_a_spectator(self) -> None:
         bot = make_hv_bot("fast", 1)
         assert bot.decide(view(phase="countdown")) == (0.0, None)
-        assert bot.decide(view(seat=None)) == (0.0, None)  # type: ignore[arg-type]
+        assert bot.decide(view(seat=None)) == (0.0, None)  # a spectator's view
 
     def test_prefers_a_card_that_keeps_a_chain_going(self):
         # on 5 (±2): 3 (±1) is followed by the 2 in hand, 7 (±3) by nothing

@@ -1,4 +1,4 @@
-"""One named test per ruling of the Voltage part of shared/rules/RULINGS.md.
+"""One named test per ruling of Voltage, as the players' rules page (tui/rules.md) states them.
 
 Most tests build a state by hand: the state is plain lists of card ids
 (``board[2 * terminal + seat]``, ``draw[-1]`` is the top), and ``Table`` hands

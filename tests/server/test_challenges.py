@@ -7,7 +7,9 @@ import asyncio
 
 from server.lobby.core import Lobby
 from server.lobby.models import LobbyError
-from tests.server.test_lobby_identity import KEY, OTHER, listening, online, settle
+from tests.server.test_lobby_identity import KEY, OTHER, listening
+from tests.support.lobby import online
+from tests.support.wait import settle
 from tests.support.words import refused, status_of
 
 

@@ -23,19 +23,13 @@ from server.host.voltage import Match
 from server.host.voltage import restore as restore_voltage
 from server.store.db import Store
 from server.store.persist import export_json
-from tests.server.test_lobby_store import KA, KB, lobby_on, online
+from tests.server.test_lobby_store import KA, KB, lobby_on
+from tests.support.lobby import online
+from tests.support.wait import until
 from tests.support.words import history_line, log_of, refused
 from tui import words as W
 
 SHORT = CL.TimeControl(2, 0)
-
-
-async def until(predicate, timeout: float = 30.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 async def room_match(lobby, owner, guest, control):
@@ -50,6 +44,12 @@ async def room_match(lobby, owner, guest, control):
 
 def first_move(match: Match) -> V.Action:
     return next(a for a in match.view(match.state.to_move).legal)
+
+
+async def to_turn(match: Match, turn: int) -> None:
+    """Play the first legal actions until the match reaches ``turn``."""
+    while match.state.turns < turn:
+        await match.handle(match.state.to_move).submit(first_move(match))
 
 
 async def test_a_player_who_never_moves_loses_on_time_and_it_counts_everywhere(tmp_path):
@@ -100,7 +100,8 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         handles = {0: ho[0], 1: hg[0]}
         assert handles[0].seat == 0 and handles[1].seat == 1
         # Nobody has moved: either may abort at once (the key shows for both).
-        assert all(handles[s].abort_from is not None and handles[s].abort_from <= time.time() for s in (0, 1))
+        assert all(handles[s].extras["abort_from"] is not None and handles[s].extras["abort_from"] <= time.time()
+                   for s in (0, 1))
         ended = asyncio.Event()
         m.on_end.append(lambda _m: ended.set())
         await handles[1 - first].abort()
@@ -114,11 +115,50 @@ async def test_a_match_aborted_before_the_first_move_has_no_result_and_no_rating
         for ident in (KA, KB):
             assert "aborted" in history_line(rec, ident)
         backend = SSHBackend(lobby, alice)
-        (_, line), = W.history_lines(backend.history())
-        assert "aborted" in line and backend.ratings() == []
+        (_, line), = W.history_lines(await backend.history())
+        assert "aborted" in line and await backend.ratings() == []
         out = json.loads(export_json(store, rec.id))
         assert out["result"]["reason"] == "aborted"
         assert out["result_words"] == "aborted (no result, not rated)" and out["rated"] is False
+        # No winners and no places: nobody won, nobody drew.
+        assert out["result"]["winners"] == [] and out["result"]["ranks"] == [None, None]
+        assert [p["rank"] for p in out["players"]] == [None, None]
+        assert rec.winners == () and rec.ranks == (None, None)
+
+
+def test_an_aborted_match_stored_by_an_older_version_exports_with_no_winners_either(tmp_path):
+    with Store.open(tmp_path) as store:
+        mid = store.create_match("voltage", 5, [{"name": "alice", "identity": KA}, {"name": "bob", "identity": KB}])
+        store.append_action(mid, 0, "abort 0")
+        store.finish_match(mid, [1, 1], "aborted", [0, 0], rated=False)  # (ranks as older versions stored them)
+        out = json.loads(export_json(store, mid))
+        assert out["result"]["winners"] == [] and out["result"]["ranks"] == [None, None]
+        assert out["result_words"] == "aborted (no result, not rated)"
+
+
+async def test_an_aborted_match_says_aborted_to_both_players_and_a_spectator_with_no_turn_played():
+    from tests.tui.helpers import FixedBackend, match_screen, screen_text
+    from tui.app import make_app
+    from tui.games.voltage import choices as C
+    from tui.games.voltage.results import ResultsScreen
+    from tui.pacing import FAST
+
+    m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=3, control=CL.DEFAULT)
+    m.start()
+    app = make_app(FixedBackend([m.handle(1)]), player_name="bob", pacing=FAST)
+    async with app.run_test(size=(100, 30)):
+        await until(lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+        await m.handle(0).abort()
+        prompt = match_screen(app).query_one("PromptBar")
+        await until(lambda: "The match is aborted." in prompt.render().plain, what="the status line")
+        await until(lambda: isinstance(app.screen, ResultsScreen) and "played" in screen_text(app),
+                         what="the results")
+        text = screen_text(app)
+        assert "The match is aborted" in text and "0 turns played" in text and "drawn" not in text
+    # Each seat's status line and a spectator's say the same.
+    for seat in (0, 1, None):
+        assert C.step_for(m.view(seat), C.NOTHING, m.names).prompt == "The match is aborted."
+    m.close()
 
 
 async def test_once_the_first_player_moved_they_may_abort_only_after_the_other_had_30_s():
@@ -188,9 +228,15 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
         handles = {0: ho[0], 1: hg[0]}
         got: list = []
         handles[1].subscribe(got.append)
-        assert handles[0].may_offer_draw
+        # Before both have moved abort is the key, not a draw: it may be offered from turn 3.
+        assert handles[0].extras["against_human"] and handles[0].extras["draw_from"] == 3
+        assert not m.may_offer_draw(handles[0].seat)
+        with refused("you may offer a draw from turn 3", IllegalActionError, "voltage"):
+            await handles[0].offer_draw()
+        await to_turn(m, 3)
+        assert m.may_offer_draw(handles[0].seat)
         await handles[0].offer_draw()
-        assert got[-1].draw_offer == 0 and "alice offers a draw." in log_of(m)
+        assert got[-1].extras["draw_offer"] == 0 and "alice offers a draw." in log_of(m)
         with refused("already waiting", IllegalActionError, "voltage"):
             await handles[1].offer_draw()
         ended = asyncio.Event()
@@ -211,15 +257,18 @@ async def test_a_draw_offer_accepted_ends_the_match_drawn_by_agreement_and_rated
 async def test_an_offer_lapses_when_the_opponent_moves_and_a_player_offers_once_per_three_turns():
     m = Match([Seat("alice", "a"), Seat("bob", "b")], seed=7)
     m.start()
+    await to_turn(m, 3)
     mover = m.state.to_move
     other = 1 - mover
+    offered = m.state.turns
     await m.handle(other).offer_draw()  # offered while the opponent is to move
     assert m.draw_offer == other
     await m.handle(mover).submit(first_move(m))  # they play on instead of answering
     assert m.draw_offer is None
     with refused("no draw offer", IllegalActionError, "voltage"):
         await m.handle(mover).answer_draw(True)
-    with refused("once every 3 turns", IllegalActionError, "voltage"):
+    assert m.handle(other).extras["draw_from"] == offered + 6  # three of their turns after the last offer
+    with refused(f"you may offer a draw from turn {offered + 6}", IllegalActionError, "voltage"):
         await m.handle(other).offer_draw()  # too soon after the last one
     await m.handle(mover).offer_draw()
     await m.handle(other).answer_draw(False)
@@ -228,9 +277,11 @@ async def test_an_offer_lapses_when_the_opponent_moves_and_a_player_offers_once_
 
 
 async def test_a_bot_declines_a_draw_at_once():
-    m = Match([Seat("alice", "a"), Seat("Bot", bot="random")], seed=8, bot_delay=0.0)
+    m = Match([Seat("alice", "a"), Seat("Bot", "b")], seed=8, bot_delay=0.0)
+    await to_turn(m, 3)
+    m.seats[1] = Seat("Bot", bot="random")  # (a bot's seat from now on: the match is not started, it never moves)
     h = m.handle(0)
-    assert not h.may_offer_draw  # the key is not offered against a bot
+    assert not h.extras["against_human"]  # the key is not offered against a bot
     await m.offer_draw(0)
     assert m.draw_offer is None and log_of(m)[-1] == "alice offers a draw; Bot declines."
     m.close()
@@ -267,14 +318,14 @@ async def test_a_private_room_may_choose_its_control_or_none_and_a_quick_match_h
         alice, bob = online(lobby, KA, "alice"), online(lobby, KB, "bob")
         backend = SSHBackend(lobby, alice)
         with refused("MINUTES\\+SECONDS", Refused):
-            backend.create_room("voltage", time_control="soon")
-        room = backend.create_room("voltage", time_control="10+0")
+            await backend.create_room("voltage", time_control="soon")
+        room = await backend.create_room("voltage", time_control="10+0")
         hb = lobby.join_room(bob, room.code)
         m = lobby.hosted_of(hb).match
         assert m.control == CL.TimeControl(600, 0)
         assert store.match_record(lobby.hosted_of(hb).recording.match_id).time_control == "10+0"
         await m.handle(0).resign()
-        backend.enter_lobby()
+        await backend.enter_lobby()
         lobby.enter_lobby(bob)
         waiting = asyncio.ensure_future(lobby.quick_match(alice))
         await asyncio.sleep(0)
@@ -299,7 +350,7 @@ async def test_a_rematch_keeps_the_rooms_control():
     await asyncio.sleep(0)
     nb = await lobby.rematch(b, hb)
     na = await ask_a
-    assert na[0].match is nb[0].match and na[0].match.control is None and na[0].clock is None
+    assert na[0].match is nb[0].match and na[0].match.control is None and na[0].extras["clock"] is None
 
 
 def test_a_version_3_store_moves_to_4_and_its_running_match_comes_back_without_a_clock(tmp_path):

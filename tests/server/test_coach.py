@@ -48,22 +48,30 @@ def against_bot(seed: int | None = None) -> Match:
 async def test_a_hinted_match_is_stored_as_such_and_never_rated(tmp_path, coach):
     with Store.open(tmp_path) as store:
         store.upsert_player(A, "Alice")
-        plain, hinted = against_bot(), against_bot()
-        rec_plain, rec_hinted = P.attach(store, plain), P.attach(store, hinted)
-        handle = hinted.handle(0)
+        store.upsert_player(B, "Bob")
+        m = against_bot()
+        rec = P.attach(store, m)
+        handle = m.handle(0)
         assert handle.may_hint and not handle.hinted
         hint = await handle.hint()
-        assert hint.action in hinted.view(0).legal
-        assert handle.hinted and Note.of("hint_used", name="Alice") in hinted.log
-        await plain.handle(0).resign()
+        assert hint.action in m.view(0).legal
+        assert handle.hinted and Note.of("hint_used", name="Alice") in m.log
         await handle.resign()
-        assert rec_plain.changes, "a match against a bot is rated when no hint was asked for"
-        assert rec_hinted.changes == [] and store.rating_changes(rec_hinted.match_id) == {}
-        record = store.match_record(rec_hinted.match_id)
-        assert record.finished and record.hinted and not store.match_record(rec_plain.match_id).hinted
+        assert rec.changes == [] and store.rating_changes(rec.match_id) == {}
+        record = store.match_record(rec.match_id)
+        assert record.finished and record.hinted
         item = P.history_item(record, A)
         assert item.hinted and item.delta is None
-        assert P.export(store, rec_hinted.match_id)["hinted"] is True
+        assert P.export(store, rec.match_id)["hinted"] is True
+        # The mark alone keeps a result unrated (as a restored hinted match has it), where the
+        # same result between two people is rated.
+        plain, marked = (Match([Seat("Alice", A), Seat("Bob", B)], seed=_first_seed(0), bot_delay=0)
+                         for _ in range(2))
+        rec_plain, rec_marked = P.attach(store, plain), P.attach(store, marked)
+        marked.hinted = True
+        await plain.handle(1).resign()
+        await marked.handle(1).resign()
+        assert rec_plain.changes and rec_marked.changes == []
 
 
 async def test_a_restored_hinted_match_stays_unrated(tmp_path, coach):

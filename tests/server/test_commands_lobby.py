@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncssh
 
-from tests.server.terminal import Terminal
-from tests.server.test_commands import KB, finished_match, kept  # noqa: F401  (a fixture)
+from tests.support.store import KB, finished_match
+from tests.support.terminal import Terminal
 
 
-async def test_the_lobby_shows_rating_history_replay_and_leaderboard(kept):  # noqa: F811
+async def test_the_lobby_shows_rating_history_replay_and_leaderboard(kept):
     key = asyncssh.generate_private_key("ssh-ed25519")
     fp = key.get_fingerprint("sha256")
     store = kept.store
@@ -33,7 +33,7 @@ async def test_the_lobby_shows_rating_history_replay_and_leaderboard(kept):  # n
         # Focus moves after the key is handled: the focused list shows its cursor row in reverse video.
         await t.wait_until(lambda: f"#{newer} " in t.reversed_text(), what="the history list to take the focus")
         t.press("enter")
-        await t.wait_for(rf"REPLAY.*match #{newer}.*as erin")
+        await t.wait_for(rf"REPLAY.*#{newer}.*as erin")
         t.press("right")
         await t.wait_for("step 1/")
         t.send("q")

@@ -3,33 +3,23 @@ say what happened (a resignation says so), shortened by meaning on a narrow list
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
 
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
-from server.store.db import Store
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
 from tui import words as W
-
-
-@pytest.fixture
-def store(tmp_path):
-    """Alice and Bob stored (the same as tests/tui/test_lobby_screen.py's; defined here, not imported, so that
-    the fixture is not an unused import shadowed by every test's parameter)."""
-    s = Store.open(tmp_path)
-    s.upsert_player(KA, "Alice")
-    s.upsert_player(KB, "Bob")
-    yield s
-    s.close()
 
 
 def history(store, width=None, key=KA, name="alice"):
     """The lines of the lobby's "Your matches" list at ``width`` (the backend gives the data,
     the tui words it)."""
     lobby = Lobby(store=store, seed=1)
-    return [line for _id, line in W.history_lines(SSHBackend(lobby, lobby.connect(key, name)).history(), width)]
+    items = asyncio.run(SSHBackend(lobby, lobby.connect(key, name)).history())
+    return [line for _id, line in W.history_lines(items, width)]
 
 
 def test_a_resigned_match_says_so(store):

@@ -1,4 +1,4 @@
-"""High Voltage idling (issue 18, item 2): a person who does nothing while they could act
+"""High Voltage idling: a person who does nothing while they could act
 is marked idle; the others vote to continue without them; a bot takes the seat; the
 person may take it back.  The idle limit is shortened (``idle_seconds``); every wait is
 on a condition."""
@@ -12,6 +12,7 @@ from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
+from tests.support.wait import until
 from tests.support.words import log_of, refused, update_lines
 
 FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
@@ -21,14 +22,6 @@ NAMES = ["Alice", "Bob", "Cleo", "Dan"]
 def people(n=3, seed=5, bots=(), **kw) -> HVMatch:
     seats = [Seat(name, name.lower()) for name in NAMES[:n]] + [bot_seat(b) for b in bots]
     return HVMatch(seats, seed=seed, **{**FAST, **kw})
-
-
-async def until(predicate, timeout=10.0) -> None:
-    async def wait():
-        while not predicate():
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 async def started(m: HVMatch) -> HVMatch:
@@ -51,6 +44,7 @@ async def play_on(m: HVMatch, seat: int) -> None:
         v = m.view(seat)
         action: H.Action | None = None
         if v.can_act and not v.stuck[seat]:
+            assert v.hand is not None  # a seat's view
             card = next((c for c in v.hand if H.fits(c, v.top)), None)
             action = v.aim(card) if card else H.Draw(seat) if v.pile_counts[seat] else H.Stuck(seat)
         if action is not None:
@@ -75,7 +69,7 @@ class TestMarked:
             assert time.monotonic() - t0 >= 0.3  # not before the limit (counted from "go")
             assert "Alice is idle: nothing done for 0.3 s." in log_of(m)
             # every screen hears of it: the other seats' updates carry the mark
-            assert 0 in got[-1].idle and m.handle(None).idle == m.idle
+            assert 0 in got[-1].extras["idle"] and m.handle(None).extras["idle"] == m.idle
         finally:
             m.close()
 
@@ -153,7 +147,7 @@ class TestVote:
             # Alice's own screen is told, and only hers
             mine = [line for u in got for line in update_lines(u, "high-voltage")]
             assert "You were idle; a bot plays your seat. Press t to take it back." in mine
-            assert "You were idle" not in " ".join(log_of(m)) and got[-1].bot_playing == (0,)
+            assert "You were idle" not in " ".join(log_of(m)) and got[-1].extras["bot_playing"] == (0,)
             with refused("a bot is playing", IllegalActionError, "high-voltage"):
                 await m.handle(0).submit(H.Draw(0))
         finally:

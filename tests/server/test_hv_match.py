@@ -12,6 +12,7 @@ from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, HVUpdate, bot_seat, restore
 from server.host.voltage import SeatHandle
+from tests.support.wait import until
 from tests.support.words import log_of, refused, said, update_lines
 from tui import ports
 
@@ -21,14 +22,6 @@ FAST = dict(countdown_seconds=0.03, bot_speed=500.0)
 def people(n=2, seed=5, **kw) -> HVMatch:
     names = ["Alice", "Bob", "Cleo", "Dan"][:n]
     return HVMatch([Seat(name, name.lower()) for name in names], seed=seed, **{**FAST, **kw})
-
-
-async def until(predicate, timeout=5.0) -> None:
-    async def wait():
-        while not predicate():
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 async def started(m: HVMatch) -> HVMatch:
@@ -47,6 +40,7 @@ def both_fit_seed(players: int = 2) -> int:
 
 
 def fitting(view: H.HighVoltageView) -> H.Face:
+    assert view.hand is not None  # a seat's view
     return next(c for c in view.hand if H.fits(c, view.top))
 
 

@@ -42,6 +42,7 @@ def store_hv_match(store: Store, seed: int = 1) -> tuple[int, list[H.Action], H.
     mid = store.create_match("high-voltage", seed, SEATS)
     for i, a in enumerate(actions):
         store.append_action(mid, i, a.text())
+    assert final.places is not None  # the match is over
     store.finish_match(mid, list(final.places), final.reason)
     return mid, actions, final
 

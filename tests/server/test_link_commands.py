@@ -13,7 +13,7 @@ from server.config import ServerConfig
 from server.serve import local_sessions
 from server.ssh.server import VoltageServer
 from server.store.db import Store
-from tests.server.terminal import ssh_connect
+from tests.support.terminal import ssh_connect
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -11,21 +10,9 @@ from engine.voltage import rules as V
 from server.lobby.core import Lobby
 from server.lobby.models import LobbyError, NameRejected
 from server.lobby.names import check_name, name_from_username
+from tests.support.lobby import online
+from tests.support.wait import until
 from tests.support.words import notice_of, refused
-
-
-async def until(predicate, what, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
-
-
-def online(lobby, name, identity=None):
-    p = lobby.connect(identity, name)
-    lobby.claim_name(p, name)
-    return p
 
 
 async def play_out(handles_by_seat):
@@ -65,7 +52,7 @@ def test_names_are_prefilled_from_the_username_and_unique_online():
     assert name_from_username("al\x1b[31mice[/]") == "al31mice"
     assert name_from_username("") == "guest"
     assert name_from_username("a" * 40) == "a" * 16
-    online(lobby, "alice")
+    online(lobby, None, "alice")
     bob = lobby.connect(None, "Alice")
     assert lobby.suggest_name("Alice", bob) == "Alice2"
     with refused("already", NameRejected):
@@ -79,7 +66,7 @@ def test_names_are_prefilled_from_the_username_and_unique_online():
 
 async def test_quick_match_pairs_the_next_two_players_waiting_for_a_game():
     lobby = Lobby(bot_delay=0)
-    a, b, c = online(lobby, "A"), online(lobby, "B"), online(lobby, "C")
+    a, b, c = online(lobby, None, "A"), online(lobby, None, "B"), online(lobby, None, "C")
     wait_a = asyncio.ensure_future(lobby.quick_match(a))
     await asyncio.sleep(0)
     assert lobby.snapshot().waiting["voltage"] == 1
@@ -98,7 +85,7 @@ async def test_quick_match_pairs_the_next_two_players_waiting_for_a_game():
 
 async def test_a_private_room_is_joined_by_its_code():
     lobby = Lobby(bot_delay=0)
-    a, b = online(lobby, "A"), online(lobby, "B")
+    a, b = online(lobby, None, "A"), online(lobby, None, "B")
     room = lobby.create_room(a)
     assert len(room.code) == 4 and room.code.isalpha() and room.code.isupper()
     with refused("no room", LobbyError):
@@ -112,7 +99,7 @@ async def test_a_private_room_is_joined_by_its_code():
 
 async def test_spectators_see_the_board_and_scores_never_a_hand():
     lobby = Lobby(bot_delay=0)
-    a, b, w = online(lobby, "A"), online(lobby, "B"), online(lobby, "W")
+    a, b, w = online(lobby, None, "A"), online(lobby, None, "B"), online(lobby, None, "W")
     room = lobby.create_room(a)
     hb = lobby.join_room(b, room.code)
     (spec,) = lobby.watch(w, room.code)
@@ -130,7 +117,7 @@ async def test_spectators_see_the_board_and_scores_never_a_hand():
 
 async def test_play_a_bot_at_each_strength_that_exists():
     lobby = Lobby(bot_delay=0)
-    a = online(lobby, "A")
+    a = online(lobby, None, "A")
     from server.lobby.models import bot_strengths
 
     for _label, bot in bot_strengths():
@@ -145,8 +132,8 @@ async def test_play_a_bot_at_each_strength_that_exists():
 
 async def test_a_dropped_player_keeps_the_seat_then_a_bot_plays_it_then_they_return():
     lobby = Lobby(grace=0.6, bot_delay=0)
-    a = online(lobby, "Alice", identity="SHA256:alice")
-    b = online(lobby, "Bob", identity="SHA256:bob")
+    a = online(lobby, "SHA256:alice", "Alice")
+    b = online(lobby, "SHA256:bob", "Bob")
     room = lobby.create_room(a)
     hb = lobby.join_room(b, room.code)
     (ha,) = await room.future
@@ -180,7 +167,7 @@ async def test_a_dropped_player_keeps_the_seat_then_a_bot_plays_it_then_they_ret
 
 async def test_a_guest_cannot_come_back_so_a_bot_takes_over_at_once():
     lobby = Lobby(grace=60, bot_delay=0)
-    a, b = online(lobby, "A"), online(lobby, "B")
+    a, b = online(lobby, None, "A"), online(lobby, None, "B")
     room = lobby.create_room(a)
     lobby.join_room(b, room.code)
     (ha,) = await room.future
@@ -194,7 +181,7 @@ async def test_a_guest_cannot_come_back_so_a_bot_takes_over_at_once():
 
 async def test_rematch_when_both_agree_and_none_when_the_other_leaves():
     lobby = Lobby(bot_delay=0)
-    a, b = online(lobby, "A"), online(lobby, "B")
+    a, b = online(lobby, None, "A"), online(lobby, None, "B")
     room = lobby.create_room(a)
     hb = lobby.join_room(b, room.code)
     ha = await room.future
@@ -216,7 +203,7 @@ async def test_rematch_when_both_agree_and_none_when_the_other_leaves():
 
 async def test_rematch_against_a_bot_is_immediate():
     lobby = Lobby(bot_delay=0)
-    a = online(lobby, "A")
+    a = online(lobby, None, "A")
     (h,) = lobby.play_bot(a, "random")
     await h.resign()
     (n,) = await lobby.rematch(a, [h])
@@ -230,8 +217,8 @@ async def test_a_player_back_in_the_seat_is_shown_as_playing_and_can_rematch():
     from tui.screens.lobby import LobbyScreen
 
     lobby = Lobby(grace=60, bot_delay=0)
-    a = online(lobby, "Alice", identity="SHA256:alice")
-    b = online(lobby, "Bob", identity="SHA256:bob")
+    a = online(lobby, "SHA256:alice", "Alice")
+    b = online(lobby, "SHA256:bob", "Bob")
     room = lobby.create_room(a)
     lobby.join_room(b, room.code)
     await room.future

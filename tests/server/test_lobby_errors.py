@@ -1,4 +1,4 @@
-"""Every error the server turns a request down with is a ``tui.ports.Refused`` (issue 15):
+"""Every error the server turns a request down with is a ``tui.ports.Refused``:
 a screen that catches ``Refused`` shows each one's line, whichever part said no."""
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def test_a_screen_catching_refused_shows_each_part_of_the_server_saying_no(tmp_p
                          ended=0.0, reason="", scores=None, seats=(), actions=())
     assert "cannot replay" in shown(lambda: replay_of(record))
     with Store.open(tmp_path) as store:
-        store.upsert_player("SHA256:bob", "bob")
+        store.upsert_player("SHA256:bob", "robert")
+        store.upsert_player("SHA256:bob", "bob")  # a rename (a first name may change at once): an hour's hold
         assert shown(lambda: store.upsert_player("SHA256:bob", "bobby")).startswith("you took the name bob")
     assert shown(lambda: (_ for _ in ()).throw(RenameTooSoon("bob", 60))).startswith("you took the name bob")
     with pytest.raises(Refused) as e:

@@ -14,16 +14,9 @@ from server import games
 from server.lobby.core import Lobby
 from server.lobby.tables import Tables
 from server.store import persist
+from tests.support.lobby import everyone_online
+from tests.support.wait import settle
 from tests.support.words import said
-
-
-def online(lobby: Lobby, *names: str):
-    out = []
-    for name in names:
-        p = lobby.connect(f"key-{name}", name)
-        lobby.claim_name(p, name)
-        out.append(p)
-    return out
 
 
 def test_every_engine_game_has_the_servers_part_under_the_same_id():
@@ -48,7 +41,7 @@ async def test_a_games_seat_bounds_size_its_quick_table():
     duel = replace(hv, info=replace(hv.info, id="duel", title="Duel", min_seats=2, max_seats=2), quick_seats=2)
     lobby = Lobby(seed=1)
     tables = Tables(lobby, duel, fill_seconds=30, countdown_seconds=0.01, bot_speed=1000.0)
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     a = asyncio.ensure_future(tables.quick_match(ann))
     await asyncio.sleep(0)
     assert ann.status == "waiting" and ann.where == "duel"
@@ -66,7 +59,7 @@ async def test_a_games_seat_bounds_size_its_quick_table():
 
 async def test_voltages_quick_match_is_a_two_seat_table_of_the_same_policy():
     lobby = Lobby(seed=1, bot_delay=0)
-    ann, bob = online(lobby, "ann", "bob")
+    ann, bob = everyone_online(lobby, "ann", "bob")
     assert type(lobby.tables["voltage"]) is type(lobby.tables["high-voltage"]) is Tables
     a = asyncio.ensure_future(lobby.quick_match(ann))
     await asyncio.sleep(0)
@@ -85,17 +78,12 @@ def hv_lobby() -> Lobby:
     return lobby
 
 
-async def settle():
-    for _ in range(5):
-        await asyncio.sleep(0)
-
-
 async def test_a_rematch_keeps_everyones_seat_whoever_asks_first():
     """(High Voltage's rematch seated people in the order they asked; Voltage's kept the
     seats: one policy now, the seats kept for both.)"""
     for game in games.IDS:
         lobby = hv_lobby()
-        ann, bob = online(lobby, "ann", "bob")
+        ann, bob = everyone_online(lobby, "ann", "bob")
         ha, hb = (hs[0] for hs in lobby.tables[game].play_people([ann, bob]))
         assert (ha.seat, hb.seat) == (0, 1)
         await ha.resign()
@@ -115,7 +103,7 @@ async def test_a_rematch_with_nobody_else_left_is_none_at_once_in_every_game():
     """(High Voltage's used to seat a bot in the place of the person gone.)"""
     for game in games.IDS:
         lobby = hv_lobby()
-        ann, bob = online(lobby, "ann", "bob")
+        ann, bob = everyone_online(lobby, "ann", "bob")
         ha, hb = (hs[0] for hs in lobby.tables[game].play_people([ann, bob]))
         await ha.resign()
         await settle()

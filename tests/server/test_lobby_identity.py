@@ -12,15 +12,11 @@ from server.lobby.core import Lobby
 from server.lobby.models import LobbyError
 from server.lobby.tables import Tables
 from server.store.db import Store
+from tests.support.lobby import online
+from tests.support.wait import settle, until
 from tests.support.words import log_of, notice_of, refused, status_of
 
 KEY, OTHER = "SHA256:alice-key", "SHA256:bob-key"
-
-
-def online(lobby: Lobby, identity, name, username=None):
-    p = lobby.connect(identity, username or name)
-    lobby.claim_name(p, name)
-    return p
 
 
 def listening(player):
@@ -28,20 +24,6 @@ def listening(player):
     told: list[tuple[str, object]] = []
     player.listener = lambda event, handles: told.append((event, handles))
     return told
-
-
-async def settle():
-    for _ in range(5):
-        await asyncio.sleep(0)
-
-
-async def wait_for(condition, timeout=30.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)
 
 
 # -- one key, two sessions ---------------------------------------------------------
@@ -204,7 +186,7 @@ async def test_spectators_follow_a_high_voltage_rematch():
     (a,), (b,) = await asyncio.gather(owner, friend)
     lobby.watch(carol, a.match.code)
     await a.resign()
-    await wait_for(lambda: a.match.over)
+    await until(lambda: a.match.over, "the match to end")
     first = asyncio.ensure_future(tables.rematch(ann, [a]))
     await settle()
     (b2,) = await asyncio.wait_for(tables.rematch(bob, [b]), 30)
@@ -242,12 +224,16 @@ async def test_a_key_cannot_squat_names_and_a_guests_name_is_free_when_it_leaves
 
     with Store.open(tmp_path) as store:
         lobby = Lobby(store=store, bot_delay=0.0, seed=1)
-        squatter = online(lobby, KEY, "alice")
+        squatter = online(lobby, KEY, "root")
+        assert lobby.rename_wait(squatter) == 0  # a key's first name (its login's, often) is free to change
+        lobby.claim_name(squatter, "alice")
+        assert 3500 < lobby.rename_wait(squatter) <= 3600  # a rename holds an hour
         for n in range(5):
             with refused("a new name is possible in", NameRejected):
                 lobby.claim_name(squatter, f"name{n}")
         assert [store.name_owner(f"name{n}") for n in range(5)] == [None] * 5
         assert squatter.name == "alice" and store.player(KEY).name == "alice"
+        assert store.name_owner("root") is None
         # A guest who played and dropped out: its name is free at once (a guest can't come back).
         guest = online(lobby, None, "visitor")
         (h,) = lobby.play_bot(guest, "random")

@@ -16,6 +16,7 @@ from server.lobby.core import Lobby
 from server.lobby.models import NameRejected
 from server.store import persist as P
 from server.store.db import Store
+from tests.support.lobby import online
 from tests.support.words import notice_of, refused
 from tui import words as W
 
@@ -24,12 +25,6 @@ KA, KB, KC = "SHA256:alice-key", "SHA256:bob-key", "SHA256:carol-key"
 
 def lobby_on(store, **kw) -> Lobby:
     return Lobby(None, store=store, grace=30.0, bot_delay=0.0, seed=1, **kw)
-
-
-def online(lobby: Lobby, identity, name):
-    p = lobby.connect(identity, name)
-    lobby.claim_name(p, name)
-    return p
 
 
 async def play_out(match, rng, limit=None):
@@ -71,16 +66,16 @@ async def test_a_rated_match_between_two_keys_moves_both_ratings_and_shows_the_c
         for ident in (KA, KB):
             assert store.rating(ident, "voltage")[2] == 1
         # The results screen's line, and the lobby's title and history.
-        changes_shown = SSHBackend(lobby, alice).rating_change(ha)
+        changes_shown = await SSHBackend(lobby, alice).rating_change(ha)
         assert changes_shown is not None
         text = W.rating_changes(changes_shown)  # (as the results screen words them)
         assert f"alice: rating {changes[0].shown_after} ({changes[0].delta:+d})" in text
         assert f"bob: rating {changes[1].shown_after} ({changes[1].delta:+d})" in text
         backend = SSHBackend(lobby, bob)
-        assert backend.ratings() == [("Voltage", changes[1].shown_after, 1)]
-        (mid, line), = W.history_lines(backend.history())
+        assert await backend.ratings() == [("Voltage", changes[1].shown_after, 1)]
+        (mid, line), = W.history_lines(await backend.history())
         assert mid == rec.id and "v alice" in line and ("won" if winner == 1 else "lost") in line
-        board = backend.leaderboard("voltage")
+        board = await backend.leaderboard("voltage")
         shown = {"alice": changes[0].shown_after, "bob": changes[1].shown_after}
         assert [e.name for e in board] == sorted(["alice", "bob"], key=lambda n: -shown[n])
         assert all(len(e.history) == 1 for e in board) and [e.me for e in board].count(True) == 1
@@ -100,8 +95,8 @@ async def test_guests_are_not_stored_or_rated_and_keys_keep_their_names(tmp_path
         await play_out(h.match, random.Random(4))
         assert store.match_record(h.recording.match_id).finished
         assert store.rating_changes(h.recording.match_id) == {}
-        assert SSHBackend(lobby, guest).rating_change(hs) is None
-        assert SSHBackend(lobby, guest).history() == []
+        assert await SSHBackend(lobby, guest).rating_change(hs) is None
+        assert await SSHBackend(lobby, guest).history() == []
         # alice leaves; her name stays hers: another key and a guest are refused it.
         lobby.leave(alice)
         with refused("belongs to another player's key", NameRejected):
@@ -200,7 +195,7 @@ async def test_four_players_of_high_voltage_are_all_ranked_and_rated(tmp_path):
         assert all(changes[s].delta > 0 for s in first)
         assert all(changes[s].delta < changes[first[0]].delta for s in last)
         lobby = lobby_on(store)
-        board = SSHBackend(lobby, lobby.connect(keys[0])).leaderboard("high-voltage")
+        board = await SSHBackend(lobby, lobby.connect(keys[0])).leaderboard("high-voltage")
         assert sorted(e.name for e in board) == ["p0", "p1", "p2", "p3"]
         assert "High Voltage: top 20" in P.text_leaderboard(store)
 

@@ -195,7 +195,7 @@ def test_text_leaderboard_lists_the_top_players_per_game(tmp_path):
             pair = [{"name": "a", "identity": ids[i]}, {"name": "b", "identity": ids[i + 1]}]
             mid = store.create_match("voltage", i, pair)
             store.finish_match(mid, [1, 2], "four sets", [4, 0])
-        seats = [{"name": "a", "identity": ids[0]}, {"name": "b", "identity": ids[1]}, {"name": "r", "bot": "fast"}]
+        seats = [{"name": n, "identity": ids[i]} for i, n in enumerate("abc")]
         mid = store.create_match("high-voltage", 0, seats)
         store.finish_match(mid, [2, 1, 3], "last card")
         text = P.text_leaderboard(store)
@@ -207,7 +207,7 @@ def test_text_leaderboard_lists_the_top_players_per_game(tmp_path):
     shown = [int(r.split()[2]) for r in rows]
     assert shown == sorted(shown, reverse=True)
     assert rows[0].split()[0] == "1"
-    assert len(high.splitlines()[2:]) == 2
+    assert len(high.splitlines()[2:]) == 3
 
 
 async def test_export_command_round_trips_through_replay(tmp_path):

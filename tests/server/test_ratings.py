@@ -1,4 +1,4 @@
-"""Ratings: OpenSkill updates for 2 and 4 seats, fixed bots, guests left out."""
+"""Ratings: OpenSkill updates for 2 and 4 seats, no rating with a bot, guests left out."""
 
 import pytest
 
@@ -30,13 +30,15 @@ def test_a_draw_between_equals_changes_no_mu():
     assert a.after[0] == pytest.approx(R.MU) == b.after[0]
 
 
-def test_bots_are_fixed_and_stronger_bots_are_worth_more():
-    [vs_random] = R.rate("voltage", [Entrant(0, 1, "a"), Entrant(1, 2, bot="random")])
-    [vs_expert] = R.rate("voltage", [Entrant(0, 1, "a"), Entrant(1, 2, bot="expert")])
-    assert vs_expert.after[0] > vs_random.after[0] > R.MU
-    assert R.bot_rating("expert") > R.bot_rating("hard") > R.bot_rating("medium") > R.bot_rating("easy")
-    assert R.bot_rating("no-such-bot") == R.DEFAULT_BOT
+def test_a_match_with_a_bot_is_not_rated():
+    assert R.rate("voltage", [Entrant(0, 1, "a"), Entrant(1, 2, bot="random")]) == []
+    assert R.rate("voltage", [Entrant(0, 2, "a"), Entrant(1, 1, bot="expert")]) == []
     assert R.rate("voltage", [Entrant(0, 1, bot="random"), Entrant(1, 2, bot="hard")]) == []
+    # High Voltage: two people and a bot filling the third seat: not rated either.
+    assert R.rate("high-voltage", [Entrant(0, 1, "a"), Entrant(1, 2, "b"), Entrant(2, 3, bot="fast")]) == []
+    # A bot standing in for a person who left is that person's seat: still rated.
+    a, b = R.rate("voltage", [Entrant(0, 1, "a"), Entrant(1, 2, "b", bot="medium")])
+    assert a.delta > 0 > b.delta
 
 
 def test_guests_are_not_rated_and_do_not_count():

@@ -68,6 +68,21 @@ class Services:
     async def export(self, match_id: int) -> Answer:
         return Answer(1, err=f"voltage: no match {match_id}\n")
 
+    async def link_code(self, key: str) -> str:
+        from tui.ports import Refused
+
+        self.opened.append("link")
+        raise Refused("links_need_store")
+
+    async def redeem_link(self, code: str, label: str) -> tuple[str, str] | None:
+        return None
+
+    async def browser_key(self, token: str) -> str | None:
+        return None
+
+    async def unlink(self, key: str) -> int:
+        return 0
+
 
 async def run(command: str, *, terminal: MemoryChannel | None = None) -> tuple[int, Console, Services]:
     services = Services()

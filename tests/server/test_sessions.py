@@ -21,18 +21,11 @@ from server.session.identity import Identity
 from server.session.services import LocalServices
 from server.session.sessions import Sessions
 from tests.support.channel import MemoryChannel
+from tests.support.wait import until
 from tui.app import make_app
 from tui.pacing import FAST
 
 KEY = Identity.of_key("SHA256:alice-key", "alice")
-
-
-async def until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 class Made:
@@ -140,10 +133,10 @@ async def test_output_not_taken_pauses_the_drawing_which_repaints_once_taken(mad
     app = m.apps[0]
     name = app.screen.query_one("#name", Input)
     channel.pending = 50_000  # the client stops taking output
-    channel.press("\x15")  # the name is cleared: the next frame is written, then the drawing pauses
-    await until(lambda: name.value == "" and drawing_paused(app), "the drawing to pause")
+    channel.press("Z")  # typed in the (empty) name box: the next frame is written, then the drawing pauses
+    await until(lambda: name.value == "Z" and drawing_paused(app), "the drawing to pause")
     writes = channel.writes
-    channel.press("Z", "e", "d")
+    channel.press("e", "d")
     await until(lambda: name.value == "Zed", "the keys typed")
     await asyncio.sleep(0.3)  # deliberately: nothing is written while the client takes nothing
     assert channel.writes == writes and "Zed" not in channel.text()
@@ -161,10 +154,42 @@ async def test_output_stuck_for_stuck_close_after_ends_the_session(made):
     await channel.wait_for("Your name")
     start = time.monotonic()  # the drawing pauses after this, at the next frame
     channel.pending = 50_000  # the client stops taking output, for good
-    channel.press("\x15")
+    channel.press("Z")  # a change to draw
     assert await ended(task) == 0
     assert time.monotonic() - start >= 1.0  # not before its time
     assert channel.aborted
+
+
+async def test_a_burst_of_keys_acts_in_order_while_the_lobby_answers_slowly(made):
+    """The lobby's calls are awaited (an edge asks a host over Redis): a key that asks waits
+    for the answer before the next key of the same burst is read, so Enter (the name) then
+    Enter (quick match) in one packet claim the name and then queue, as typed."""
+    m = made()
+
+    def slow(backend: Any) -> Any:
+        for name in ("claim_name", "enter_lobby", "quick_match"):
+            real = getattr(backend, name)
+
+            async def answer(*args: Any, real: Any = real, **kwargs: Any) -> Any:
+                await asyncio.sleep(0.3)  # (a host a little slow to answer)
+                return await real(*args, **kwargs)
+
+            setattr(backend, name, answer)
+        return backend
+
+    sessions = m.sessions
+    factory = sessions.app_factory
+    sessions.app_factory = lambda backend, player_name: factory(slow(backend), player_name)
+    channel = MemoryChannel(100, 32)
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    channel.send(b"\r\r")  # the name, then Quick match: Voltage, in one packet
+    await channel.wait_for("Waiting for an opponent")
+    (player,) = m.lobby.players.values()
+    await until(lambda: player.status == "waiting", "the quick match to reach the lobby")
+    assert player.name == "alice"
+    channel.hang_up()
+    assert await ended(task) == 0
 
 
 async def test_a_repaint_from_the_channel_writes_the_whole_screen_at_its_new_size(made):

@@ -11,7 +11,7 @@ from server.lobby.core import Lobby
 from server.store import db as S
 from server.store.db import Store
 from server.store.persist import export_json
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
 from tests.support.words import refused
 from tests.tui.test_lobby_screen import colours_drawn, lines_of, open_settings, point_at
 from tui.app import make_app
@@ -117,7 +117,7 @@ async def test_a_key_that_refuses_challenges_is_not_challenged_in_its_next_sessi
         store.upsert_player(KA, "Alice")
         lobby = Lobby(store=store, seed=1)
         backend = SSHBackend(lobby, lobby.connect(KA, "alice"))
-        backend.claim_name("Alice")
+        await backend.claim_name("Alice")
         app = make_app(backend, player_name="alice")
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()

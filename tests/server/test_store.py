@@ -61,9 +61,9 @@ def test_migration_from_schema_v1_keeps_players_ratings_and_matches(tmp_path):
         assert (point.match_id, point.mu, point.sigma) == (None, 30.0, 5.0)
         [rec] = s.unfinished_matches()
         assert rec.id == 4 and rec.seed == 99 and rec.actions == ("draw",)
-        # and the store works on the migrated file
+        # and the store works on the migrated file (a match with a bot: not rated)
         s.finish_match(4, [1, 2], "resignation", [0, 0])
-        assert len(s.rating_history("SHA256:a", "voltage")) == 2
+        assert s.match_record(4).finished and len(s.rating_history("SHA256:a", "voltage")) == 1
 
 
 def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path):
@@ -191,8 +191,12 @@ def test_a_name_is_reserved_to_the_first_key_that_used_it(store):
 
 
 def test_a_key_holds_one_name_and_renames_wait_for_the_cool_down(store):
-    """One key once reserved 30 names in 18 s, each for good."""
+    """One key once reserved 30 names in 18 s, each for good.  A key's first name (often a
+    guess: its login's) may be changed at once; a name taken by a rename holds an hour."""
+    store.upsert_player("SHA256:a", "root")
+    assert store.rename_wait("SHA256:a") == 0
     store.upsert_player("SHA256:a", "Alice")
+    assert 3500 < store.rename_wait("SHA256:a") <= 3600
     store.upsert_player("SHA256:a", "ALICE ")  # the same name: no rename
     for n in range(30):
         with refused("less than an hour ago", RenameTooSoon):
@@ -264,6 +268,12 @@ def test_export_json_has_seed_actions_players_and_result(store):
     assert data["players"][1]["bot"] == "random"
     assert "identity" not in data["players"][0]
     assert data["result"] == {"winners": [1], "ranks": [2, 1], "reason": "resignation", "scores": [0, 0]}
-    assert data["players"][0]["rating"]["after"] < data["players"][0]["rating"]["before"]
+    assert "rating" not in data["players"][0] and data["rated"] is False  # (a match with a bot is not rated)
+    mid = store.create_match("voltage", 43, [SEATS[0], {"name": "Bob", "identity": "SHA256:b"}])
+    store.upsert_player("SHA256:b", "Bob")
+    store.append_action(mid, 0, "resign 0")
+    store.finish_match(mid, [2, 1], "resignation", [0, 0])
+    data = json.loads(export_json(store, mid))
+    assert data["players"][0]["rating"]["after"] < data["players"][0]["rating"]["before"] and data["rated"]
     with pytest.raises(NotFound):
         export_json(store, mid + 100)

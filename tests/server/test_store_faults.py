@@ -28,18 +28,11 @@ from server.lobby.core import Lobby
 from server.store import persist as P
 from server.store.db import Store
 from server.store.persist import export_json
+from tests.support.wait import until
 from tests.support.words import notice_of, refused
 
 A, B = "SHA256:alice", "SHA256:bob"
 FILLER = 10**6  # filler rows sit right after a match's real actions, on the same pages
-
-
-async def until(predicate, timeout=30.0, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def failed_probes(monkeypatch, rec) -> list[Exception]:
@@ -96,7 +89,9 @@ def make_room(store: Store, match_id: int) -> None:
 
 
 def stored(store: Store, match_id: int) -> tuple[str, ...]:
-    return tuple(a for a in store.match_record(match_id).actions)
+    record = store.match_record(match_id)
+    assert record is not None and record.actions is not None
+    return tuple(record.actions)
 
 
 def real_actions(store: Store, match_id: int) -> list[str]:

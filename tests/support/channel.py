@@ -12,6 +12,7 @@ import pyte
 
 from server.session.driver import TerminalChannel
 from tests.support.terminal import KEYS
+from tests.support.wait import DEADLINE
 
 
 class MemoryChannel(TerminalChannel):
@@ -74,7 +75,7 @@ class MemoryChannel(TerminalChannel):
     def text(self) -> str:
         return "\n".join(self.screen.display)
 
-    async def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match[str]:
+    async def wait_for(self, pattern: str, timeout: float = DEADLINE) -> re.Match[str]:
         """Wait until the screen matches ``pattern`` (a regex); fail with the screen shown."""
         deadline = time.monotonic() + timeout
         while (m := re.search(pattern, self.text())) is None:

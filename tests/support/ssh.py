@@ -1,4 +1,5 @@
-"""Fixtures: a Voltage SSH server on a free port, with the real app or a stand-in."""
+"""Fixtures: a Voltage SSH server on a free port, with the real app or a stand-in, or over a store
+(``kept``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from server.lobby.core import Lobby
 from server.serve import local_sessions
 from server.session.services import LocalServices
 from server.ssh.server import VoltageServer
+from server.store.db import Store
+from tests.support.store import KA, KB, finished_match
 
 
 class EchoApp(App):
@@ -91,3 +94,27 @@ def echo_app():
 
     factory.made = made
     return factory
+
+
+@pytest.fixture
+async def kept(tmp_path):
+    """A server over a store holding two finished rated matches and one running."""
+    store = Store.open(tmp_path / "data")
+    store.upsert_player(KA, "Alice")
+    store.upsert_player(KB, "Bob")
+    ids = [finished_match(store, 11), finished_match(store, 12)]
+    running = store.create_match("voltage", 13, [{"name": "Alice", "identity": KA}, {"name": "Bob", "identity": KB}])
+    executor = ThreadPoolExecutor(max_workers=1)
+    config = ServerConfig(host="127.0.0.1", port=0, grace=5.0)
+    srv = VoltageServer(config, local_sessions(config, executor=executor, store=store))
+    await srv.start()
+    srv.ids, srv.running, srv.store, srv.lobby = ids, running, store, lobby_of(srv)
+    yield srv
+    for h in srv.lobby.matches.values():
+        h.match.close()
+        for t in h.grace.values():
+            t.cancel()
+    srv.close()
+    await srv.wait_closed()
+    executor.shutdown(wait=False, cancel_futures=True)
+    store.close()

@@ -9,6 +9,8 @@ import time
 import asyncssh
 import pyte
 
+from tests.support.wait import DEADLINE
+
 KEYS = {
     "enter": "\r",
     "tab": "\t",
@@ -60,12 +62,13 @@ class Terminal:
         self.screen = pyte.Screen(width, height)
         self.stream = pyte.ByteStream(self.screen)
         self.conn: asyncssh.SSHClientConnection | None = None
-        self.chan = None
+        self.chan: asyncssh.SSHClientChannel[bytes] | None = None
         self.frames = 0
         self.raw = bytearray()  # every byte the server sent, as sent (escape codes included)
         self.last_output = 0.0
         self._changed = asyncio.Event()
         self.closed = asyncio.Event()
+        self.closed_at: float | None = None  # time.monotonic() when the connection closed
         self.exit_status: int | None = None
 
     async def connect(
@@ -96,16 +99,18 @@ class Terminal:
                 term.exit_status = status
 
             def connection_lost(self, exc):
+                term.closed_at = time.monotonic()
                 term.closed.set()
                 term._changed.set()
 
+        sent: dict[bytes | str, bytes | str] = dict(env.items()) if env else {}
         self.chan, _ = await self.conn.create_session(
             Session,
             command,
             term_type="xterm-256color",
             term_size=(self.width, self.height),
             encoding=None,
-            env=env or (),
+            env=sent,
         )
         return self
 
@@ -131,7 +136,7 @@ class Terminal:
             rows.append("".join(row[x].data if row[x].reverse else " " for x in range(self.width)))
         return "\n".join(rows)
 
-    async def wait_until(self, predicate, what: str, timeout: float = 30.0) -> None:
+    async def wait_until(self, predicate, what: str, timeout: float = DEADLINE) -> None:
         """Wait until ``predicate()`` holds, checking as the screen changes; fail with the screen shown."""
         deadline = time.monotonic() + timeout
         while not predicate():
@@ -147,7 +152,7 @@ class Terminal:
     def has(self, pattern: str) -> bool:
         return re.search(pattern, self.text()) is not None
 
-    async def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match:
+    async def wait_for(self, pattern: str, timeout: float = DEADLINE) -> re.Match:
         """Wait until the screen matches ``pattern`` (a regex); fail with the screen shown."""
         deadline = time.monotonic() + timeout
         while True:
@@ -163,7 +168,7 @@ class Terminal:
             except TimeoutError:
                 pass
 
-    async def wait_gone(self, pattern: str, timeout: float = 30.0) -> None:
+    async def wait_gone(self, pattern: str, timeout: float = DEADLINE) -> None:
         deadline = time.monotonic() + timeout
         while re.search(pattern, self.text()):
             if time.monotonic() > deadline:
@@ -176,8 +181,14 @@ class Terminal:
 
     # -- input -----------------------------------------------------------------
 
+    @property
+    def channel(self) -> asyncssh.SSHClientChannel[bytes]:
+        """The session's channel (connected: ``connect`` first)."""
+        assert self.chan is not None, "not connected"
+        return self.chan
+
     def send(self, text: str) -> None:
-        self.chan.write(text.encode())
+        self.channel.write(text.encode())
 
     def press(self, *keys: str) -> None:
         for key in keys:
@@ -186,7 +197,7 @@ class Terminal:
     def resize(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.screen.resize(height, width)
-        self.chan.change_terminal_size(width, height)
+        self.channel.change_terminal_size(width, height)
 
     async def close(self) -> None:
         if self.conn is not None:

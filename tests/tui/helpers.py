@@ -4,13 +4,17 @@ step, the way a person reads the prompt)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
+
+from textual.screen import Screen
+from textual.widget import Widget
 
 from engine.voltage import rules as V
 from server.local import LocalBackend
+from tests.support.wait import until
 from tui.app import VoltageApp, make_app
 from tui.games.voltage import choices as C
 from tui.games.voltage.board import Board
@@ -19,6 +23,7 @@ from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.piles import Piles
 from tui.games.voltage.results import ResultsScreen
 from tui.pacing import FAST, Pacing
+from tui.ports import Handles, RatingChange
 
 
 def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
@@ -26,16 +31,6 @@ def local_app(seed: int = 7, *, name: str = "You", bot_delay: float = 0.0,
     backend = LocalBackend(seed=seed, bot_delay=bot_delay)
     app = make_app(backend, player_name=name, pacing=pacing)
     return app, backend
-
-
-async def wait_until(pilot: Any, cond: Callable[[], bool], timeout: float = 30.0, what: Any = "") -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"timed out waiting for the app: {what() if callable(what) else what}")
-        # A plain sleep: the app runs on this loop; pilot.pause() would force a full relayout.
-        await asyncio.sleep(0.005)
 
 
 def match_screen(app: VoltageApp) -> MatchScreen | None:
@@ -63,9 +58,10 @@ def pick_action(view: V.VoltageView, rng: random.Random) -> V.Action:
     return rng.choice(view.legal)
 
 
-def _slot(view: V.VoltageView, card: Any) -> int:
-    assert view.hand is not None
-    return view.hand.index(card)
+def _slot(screen: MatchScreen, card: Any) -> int:
+    """The place (key index) of a hand card, as the screen shows it."""
+    assert screen.view.hand is not None
+    return screen.place_of(screen.view.hand.index(card))
 
 
 def _target_key(screen: MatchScreen, target: Any) -> str:
@@ -89,7 +85,7 @@ async def play_by_keys(pilot: Any, screen: MatchScreen, action: V.Action, rng: r
                 await pilot.press("right")
             await pilot.press("enter")
     elif isinstance(action, V.Play):
-        await pilot.press(C.HAND_KEYS[_slot(view, action.card)])
+        await pilot.press(C.HAND_KEYS[_slot(screen, action.card)])
         assert screen.sel.card == action.card, screen.step
         if not action.card.special:
             await pilot.press("up" if action.side != C.me_of(view) else "down")
@@ -110,7 +106,7 @@ async def play_by_clicks(pilot: Any, screen: MatchScreen, action: V.Action) -> N
         await pilot.click(board, offset=board.point_of(action.terminal, "block"))
     elif isinstance(action, V.Play):
         hand = screen.query_one(HandView)
-        await pilot.click(hand, offset=hand.point_of(_slot(view, action.card)))
+        await pilot.click(hand, offset=hand.point_of(_slot(screen, action.card)))
         await pilot.pause()
         assert screen.sel.card == action.card, screen.step
         position = "top" if action.side != me else "bottom"
@@ -128,7 +124,7 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
     keys_rng = random.Random(seed + 1)  # how to press (direct key or cursor), apart from what to play
     n = 0
     while True:
-        await wait_until(pilot, lambda: ready(app))
+        await until(lambda: ready(app))
         if isinstance(app.screen, ResultsScreen):
             return n
         screen = app.screen
@@ -142,8 +138,7 @@ async def play_match(pilot: Any, app: VoltageApp, *, by: str, seed: int = 1, max
         else:
             await play_by_clicks(pilot, screen, action)
         assert not screen.error, f"{action} refused: {screen.error}"
-        await wait_until(  # (the defaults bind this round's screen, count and action)
-            pilot,
+        await until(  # (the defaults bind this round's screen, count and action)
             lambda screen=screen, before=before: (
                 len(screen.viewer.log) > before or isinstance(app.screen, ResultsScreen)
             ),
@@ -164,6 +159,7 @@ class ContractHandle:
     """
 
     __slots__ = ("_h",)
+    _h: Any
 
     def __init__(self, handle: Any) -> None:
         object.__setattr__(self, "_h", handle)
@@ -176,12 +172,17 @@ class ContractHandle:
     spectator = property(lambda self: self._h.spectator)
     countdown = property(lambda self: self._h.countdown)
     version = property(lambda self: self._h.version)
+    # The bare contract: no game extras (no clock, no draw offer to make), as the snapshots show it.
+    extras: Any = MappingProxyType({})
 
     def view(self) -> V.VoltageView:
         return self._h.view()
 
     def subscribe(self, callback: Any) -> Any:
         return self._h.subscribe(callback)
+
+    def subscribe_messages(self, callback: Any) -> Any:
+        return self._h.subscribe_messages(callback)
 
     async def submit(self, action: V.Action) -> None:
         await self._h.submit(action)
@@ -194,20 +195,20 @@ class FixedBackend:
     """A backend whose home screen is a match screen for the given handles
     (a :class:`tui.ports.Backend`)."""
 
-    online = False
+    online: bool = False
 
-    def __init__(self, handles: list[Any]) -> None:
+    def __init__(self, handles: Handles) -> None:
         self.handles = handles
         self.rematches = 0
 
-    def home_screen(self) -> Any:
+    def home_screen(self) -> Screen[Any]:
         return MatchScreen(self.handles, self)
 
-    async def rematch(self, handles: list[Any]) -> list[Any] | None:
+    async def rematch(self, handles: Handles) -> Handles | None:
         self.rematches += 1
         return None
 
-    def rating_change(self, handles: Any) -> str | None:
+    async def rating_change(self, handles: Handles) -> Sequence[RatingChange] | None:
         return None
 
 
@@ -224,7 +225,7 @@ def screen_text(app: VoltageApp) -> str:
 def widget_texts(app: VoltageApp) -> str:
     """The plain text of every widget's own rendering, shown or not."""
     out: list[str] = []
-    for w in app.screen.walk_children(with_self=True):
+    for w in app.screen.walk_children(Widget, with_self=True):
         try:
             r = w.render()
         except Exception:

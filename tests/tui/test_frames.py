@@ -29,10 +29,13 @@ from engine.voltage import rules as V
 from server.host.voltage import Match, Seat
 from server.session.driver import OutputLimits, TerminalChannel, run_app
 from tests.support.compat import needs
+from tests.support.wait import until
+from tests.tui.helpers import FixedBackend
 from tui import textual_compat
 from tui.app import VoltageApp
 from tui.frames import Shadow
 from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.scores import TopBar
 
 
 def picture(screen: pyte.Screen) -> list[list[tuple]]:
@@ -108,19 +111,9 @@ def full_render(app: VoltageApp) -> pyte.Screen:
     size = (app.size.width, app.size.height)
     screen = pyte.Screen(*size)
     update = app.screen._compositor.render_update(full=True)
+    assert isinstance(update, CompositorUpdate)
     pyte.Stream(screen).feed(update.render_segments(app.console))
     return screen
-
-
-class Backend:
-    def __init__(self, handles: list[Any]) -> None:
-        self.handles = handles
-
-    def home_screen(self) -> Any:
-        return MatchScreen(self.handles, self)
-
-    async def rematch(self, handles: list[Any]) -> None:
-        return None
 
 
 def settled(app: TwoTerminals) -> bool:
@@ -144,26 +137,17 @@ def settled(app: TwoTerminals) -> bool:
     )
 
 
-async def wait_for(cond: Any, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out")
-        await asyncio.sleep(0.005)
-
-
 @contextlib.asynccontextmanager
 async def two_screens(match: Match, size: tuple[int, int]) -> AsyncIterator[tuple[list[TwoTerminals], list[Terminal]]]:
     """Both seats' apps of ``match`` on the SSH driver, each on its own terminal, until the block ends."""
     terminals = [Terminal(size), Terminal(size)]
     apps = [
-        TwoTerminals(Backend([match.handle(seat)]), player_name=match.names[seat], terminal=terminals[seat])
+        TwoTerminals(FixedBackend([match.handle(seat)]), player_name=match.names[seat], terminal=terminals[seat])
         for seat in (0, 1)
     ]
     tasks = [asyncio.get_running_loop().create_task(run_app(app, t)) for app, t in zip(apps, terminals, strict=True)]
     try:
-        await wait_for(lambda: all(app.frames > 0 and isinstance(app.screen, MatchScreen) for app in apps))
+        await until(lambda: all(app.frames > 0 and isinstance(app.screen, MatchScreen) for app in apps))
         yield apps, terminals
     finally:
         for app in apps:
@@ -195,14 +179,14 @@ async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[
                 key = rng.choice(KEYS)
                 terminals[rng.randrange(2)].input.put_nowait(key)
             await asyncio.sleep(0)
-            await wait_for(lambda: all(settled(app) for app in apps))
+            await until(lambda: all(settled(app) for app in apps))
             for app in apps:
                 assert app.mismatch is None, app.mismatch
             # partial frames render only the dirty rows (tui/textual_compat/screens.py): what
             # the terminal shows is still what a full frame would draw
             for app, t in zip(apps, terminals, strict=True):
                 assert not (diff := first_difference(full_render(app), t.screen)), diff
-        await wait_for(lambda: all(settled(app) for app in apps))
+        await until(lambda: all(settled(app) for app in apps))
         for app, t in zip(apps, terminals, strict=True):
             assert app.mismatch is None, app.mismatch
             assert picture(app.full) == picture(t.screen)
@@ -217,23 +201,23 @@ async def test_after_dropped_frames_the_terminal_gets_the_whole_picture_again() 
     were never written."""
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
     terminal = Terminal((80, 24))
-    app = TwoTerminals(Backend([match.handle(0)]), player_name="Ann", terminal=terminal)
+    app = TwoTerminals(FixedBackend([match.handle(0)]), player_name="Ann", terminal=terminal)
     limits = OutputLimits(high_water=1, low_water=0, poll=0.01)
     task = asyncio.get_running_loop().create_task(run_app(app, terminal, output_limits=limits))
     try:
-        await wait_for(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
+        await until(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
         terminal.pending = 10  # the client stops reading: the next frame pauses output
         frames = app.frames
         for _ in range(3):
             view = match.view(match.state.to_move)
             move = next(a for a in view.legal if not isinstance(a, V.Resign | V.AgreeDraw))
             await match.handle(view.to_move).submit(move)
-            await wait_for(lambda: settled(app))
+            await until(lambda: settled(app))
         assert app.frames > frames
         writes = terminal.writes
         assert first_difference(app.full, terminal.screen)  # it missed something
         terminal.pending = 0  # reading again
-        await wait_for(
+        await until(
             lambda: terminal.writes > writes and settled(app) and not first_difference(app.full, terminal.screen)
         )
     finally:
@@ -326,10 +310,10 @@ async def test_the_clock_s_tick_writes_only_the_digits_that_changed() -> None:
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0, control=TimeControl(600.0))
     match.start()
     terminal = Terminal((80, 24))
-    app = TwoTerminals(Backend([match.handle(0)]), player_name="Ann", terminal=terminal)
+    app = TwoTerminals(FixedBackend([match.handle(0)]), player_name="Ann", terminal=terminal)
     task = asyncio.get_running_loop().create_task(run_app(app, terminal))
     try:
-        await wait_for(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
+        await until(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
         sizes: list[int] = []
         before: list[list[tuple]] = []
         after: list[list[tuple]] = []
@@ -342,7 +326,7 @@ async def test_the_clock_s_tick_writes_only_the_digits_that_changed() -> None:
             sizes.append(len(data))
 
         terminal.write = tap  # type: ignore[method-assign]
-        await wait_for(lambda: len(sizes) >= 2)  # two ticks of the running clock
+        await until(lambda: len(sizes) >= 2)  # two ticks of the running clock
         changed = [(x, y) for y in range(24) for x in range(80) if before[y][x] != after[y][x]]
         assert changed and all(y == 0 for _, y in changed)  # the top bar only
         assert len(changed) <= 4  # "9:58" -> "9:57": the digits that changed
@@ -373,23 +357,23 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
         # the mover's bank falls below 10:00 and the screen's opening frames are written, then
         # two more seconds: two ticks at least, each written on both terminals (a tick the loop
         # ran late shows the second it is, so the wait is for a bank, not a given digit)
-        await wait_for(lambda: all(min(banks(t), default=600) < 600 for t in terminals))
-        await wait_for(lambda: all(settled(app) for app in apps))
+        await until(lambda: all(min(banks(t), default=600) < 600 for t in terminals))
+        await until(lambda: all(settled(app) for app in apps))
         assert all(max(banks(t)) == 600 for t in terminals)  # the other bank stands
         frames = [app.frames for app in apps]
         writes = [t.writes for t in terminals]
         shown = [min(banks(t)) for t in terminals]
-        await wait_for(
+        await until(
             lambda: all(
                 min(banks(t)) <= s - 2 and t.writes >= w + 2
                 for t, s, w in zip(terminals, shown, writes, strict=True)
             )
         )
-        await wait_for(lambda: all(settled(app) for app in apps))
+        await until(lambda: all(settled(app) for app in apps))
         for app, t, f, w in zip(apps, terminals, frames, writes, strict=True):
             assert t.writes >= w + 2
             assert app.frames == f  # no compositor frame for a tick
             assert not (diff := first_difference(full_render(app), t.screen)), diff
             # the row a tick made in place is the row the whole text makes
-            bar = app.screen.query_one("#topbar")
+            bar = app.screen.query_one("#topbar", TopBar)
             assert bar._strips[0].text == bar.render().plain.ljust(size[0])

@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from server import coach as C
-from tests.tui.helpers import local_app, match_screen, screen_text, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import local_app, match_screen, screen_text
 from tui.games.voltage.match import MatchScreen
 
 
@@ -26,11 +27,11 @@ async def test_h_shows_the_experts_move_and_why_and_marks_the_match(coach):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("enter")  # a match against the default bot
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen) and app.screen.view.my_turn)
+        await until(lambda: isinstance(app.screen, MatchScreen) and app.screen.view.my_turn)
         screen = match_screen(app)
         assert screen is not None and screen.check_action("hint", ()) is True
         await pilot.press("h")
-        await wait_until(pilot, lambda: screen.hint_line.startswith("Hint:"), what=lambda: screen.hint_line)
+        await until(lambda: screen.hint_line.startswith("Hint:"), what=lambda: screen.hint_line)
         await pilot.pause()
         assert "Hint:" in screen_text(app)
         assert backend.matches[0].hinted

@@ -1,4 +1,4 @@
-"""High Voltage idling on screen (issue 18, item 2): the idle mark in the players' list,
+"""High Voltage idling on screen: the idle mark in the players' list,
 the vote key shown only while someone else is idle, the seat handed to a bot, and the
 idle person's screen telling them and taking the seat back with ``t``."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat
-from tests.tui.helpers import wait_until
+from tests.support.wait import until
 from tests.tui.test_hv_screen import SIZE, Host, text_of, wait_text
 from tui.games.highvoltage import present as P
 from tui.games.highvoltage.match import HVMatchScreen
@@ -24,15 +24,15 @@ async def test_the_others_see_the_mark_and_the_key_and_continue_without_them():
     app = Host([m.handle(0)])
     async with app.run_test(size=SIZE) as pilot:
         m.start()
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
+        await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
         screen = app.screen
         assert "continue without" not in text_of(app)  # the key shows only when someone is idle
         await wait_text(pilot, app, "Bob (idle)")
         text = await wait_text(pilot, app, "Bob is idle: press K to continue without Bob")
         await wait_text(pilot, app, "K continue without idle")  # the key bar has it too
         await pilot.press("K")
-        await wait_until(pilot, lambda: m.seats[1].is_bot)
-        await wait_until(pilot, lambda: "Continuing without Bob: a bot (fast) plays their seat." in screen.lines)
+        await until(lambda: m.seats[1].is_bot)
+        await until(lambda: "Continuing without Bob: a bot (fast) plays their seat." in screen.lines)
         text = text_of(app)
         assert "Bob (bot play" in text and "Bob (idle)" not in text
         assert "press K" not in text and not screen.can_vote
@@ -44,9 +44,9 @@ async def test_the_idle_person_is_told_and_takes_the_seat_back():
     app = Host([m.handle(0)])
     async with app.run_test(size=SIZE) as pilot:
         m.start()
-        await wait_until(pilot, lambda: m.state.phase == H.PLAY)
+        await until(lambda: m.state.phase == H.PLAY)
         await m.submit(1, H.Stuck(1))  # Bob cannot play: he is not idle
-        await wait_until(pilot, lambda: 0 in m.idle)
+        await until(lambda: 0 in m.idle)
         text = await wait_text(pilot, app, "Alice (idle)")  # (her own screen shows it too)
         assert "press K" not in text and 1 not in m.idle  # nobody else is idle: nothing to vote on
         await m.handle(1).continue_without()
@@ -57,12 +57,12 @@ async def test_the_idle_person_is_told_and_takes_the_seat_back():
         await pilot.press("1")  # a card's key: refused, with the way back
         assert screen.error == "A bot plays your seat now: press t to take it back."
         await pilot.press("t")
-        await wait_until(pilot, lambda: not m.seats[0].is_bot)
-        await wait_until(pilot, lambda: "Alice takes their seat back from the bot." in screen.lines)
-        await wait_until(pilot, lambda: "A bot plays your seat.  t take it back" not in text_of(app))
-        await wait_until(pilot, lambda: "take my seat back" not in text_of(app))
+        await until(lambda: not m.seats[0].is_bot)
+        await until(lambda: "Alice takes their seat back from the bot." in screen.lines)
+        await until(lambda: "A bot plays your seat.  t take it back" not in text_of(app))
+        await until(lambda: "take my seat back" not in text_of(app))
         await pilot.press("d")  # she plays again
-        await wait_until(pilot, lambda: any(isinstance(a, H.Draw) and a.seat == 0 for a in m.actions))
+        await until(lambda: any(isinstance(a, H.Draw) and a.seat == 0 for a in m.actions))
     m.close()
 
 

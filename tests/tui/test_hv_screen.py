@@ -13,8 +13,9 @@ from textual.app import App
 from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch, bot_seat, local_match
+from tests.support.wait import until
 from tests.support.words import log_of
-from tests.tui.helpers import local_app, wait_until
+from tests.tui.helpers import local_app
 from tui.games.highvoltage.card import HVTopCard, big
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.highvoltage.results import HVResultsScreen
@@ -47,7 +48,7 @@ def text_of(app: App) -> str:
 
 
 async def wait_text(pilot, app: App, text: str) -> str:
-    await wait_until(pilot, lambda: text in text_of(app), what=lambda: text_of(app))
+    await until(lambda: text in text_of(app), what=lambda: text_of(app))
     return text_of(app)
 
 
@@ -68,7 +69,7 @@ def fitting_slot(screen: HVMatchScreen) -> int | None:
 
 async def started(pilot, m: HVMatch, screen_of) -> HVMatchScreen:
     m.start()
-    await wait_until(pilot, lambda: isinstance(screen_of(), HVMatchScreen) and screen_of().view.can_act)
+    await until(lambda: isinstance(screen_of(), HVMatchScreen) and screen_of().view.can_act)
     return screen_of()
 
 
@@ -103,16 +104,15 @@ async def test_a_local_match_by_keys_to_the_end():
         assert isinstance(app.screen, StartScreen)
         await pilot.press("tab", "down")  # the game column: High Voltage
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, HVSetupScreen))
+        await until(lambda: isinstance(app.screen, HVSetupScreen))
         await pilot.press("enter")  # you against one medium bot
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen))
+        await until(lambda: isinstance(app.screen, HVMatchScreen))
         screen = app.screen
         assert screen.names == ("You", "Medium bot")
         t0 = time.monotonic()
         actions = refused = 0
         while not isinstance(app.screen, HVResultsScreen):
-            await wait_until(
-                pilot,
+            await until(
                 lambda: isinstance(app.screen, HVResultsScreen) or (screen.view.can_act and screen.is_current),
                 what=lambda: text_of(app),
             )
@@ -137,14 +137,14 @@ async def test_a_local_match_by_keys_to_the_end():
                 refused += 1
                 assert "too slow" in screen.error or "countdown" in screen.error, screen.error
             assert actions < 500
-        await wait_until(pilot, lambda: isinstance(app.screen, HVResultsScreen))
+        await until(lambda: isinstance(app.screen, HVResultsScreen))
         m = screen.handle.match
         assert m.over and m.winner is not None
         took = time.monotonic() - t0
         print(f"{actions} actions by keys, {refused} refused, in {took:.1f}s; winner {m.names[m.winner]}")
         await wait_text(pilot, app, "wins High Voltage")
         await pilot.press("b")
-        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen))
+        await until(lambda: isinstance(app.screen, StartScreen))
     backend.close()
 
 
@@ -175,7 +175,7 @@ async def test_input_during_the_countdown_is_ignored_with_a_message():
     app = Host([m.handle(0)])
     async with app.run_test(size=SIZE) as pilot:
         m.start()
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.countdown == 3)
+        await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.countdown == 3)
         screen = app.screen
         assert screen.view.hand is None and screen.has_class("-counting")
         for key in ("1", "d", "s", "enter"):
@@ -267,16 +267,16 @@ async def test_results_rank_everyone_and_rematch_locally():
         await pilot.pause()
         handles = backend.start_match("high-voltage", "fast,fast", "You")
         app.push_screen(HVMatchScreen(handles, backend))
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
+        await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
         assert app.screen.names == ("You", "Fast bot", "Fast bot 2")
         await handles[0].resign()  # you leave, then a bot: one is left, and wins
         await handles[0].match.submit(2, H.Resign(2))
-        await wait_until(pilot, lambda: isinstance(app.screen, HVResultsScreen), timeout=30)
+        await until(lambda: isinstance(app.screen, HVResultsScreen))
         text = await wait_text(pilot, app, "3rd")
         assert "◀ you" in text and "(left)" in text and "1st  Fast bot " in text
         old = handles[0].match
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.handle.match is not old)
+        await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.handle.match is not old)
         assert app.screen.names == ("You", "Fast bot", "Fast bot 2") and old._closed
     backend.close()
 
@@ -287,7 +287,7 @@ async def test_the_setup_dialog():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("tab", "down", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, HVSetupScreen))
+        await until(lambda: isinstance(app.screen, HVSetupScreen))
         setup = app.screen
         await pilot.press("4")  # you and three bots
         await pilot.press("down", "right")  # bot 1: medium -> fast
@@ -299,7 +299,7 @@ async def test_the_setup_dialog():
         await pilot.press("3")
         assert setup.result().bots == ["fast", "fast"]
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen))
+        await until(lambda: isinstance(app.screen, HVMatchScreen))
         assert app.screen.practice and app.screen.view.players == 3
         await wait_text(pilot, app, "PRACTICE")
     backend.close()
@@ -368,7 +368,9 @@ def race_deal(draws: int = 0, first_slot: int = 0) -> tuple[int, H.Face, int]:
         for _ in range(draws):
             state, _ = H.apply(state, H.Draw(0), 0)
         alice, bob = H.view(state, 0), H.view(state, 1)
-        slots = reconcile([], H.view(H.apply(H.new_match(seed, 2), H.GO, None)[0], 0).hand)
+        dealt = H.view(H.apply(H.new_match(seed, 2), H.GO, None)[0], 0).hand
+        assert dealt is not None and alice.hand is not None and bob.hand is not None  # seats' views
+        slots = reconcile([], dealt)
         slots = reconcile(slots, alice.hand)
         for theirs in bob.hand:
             if not H.fits(theirs, bob.top):
@@ -384,9 +386,9 @@ async def covered_before_drawn(pilot, app, m: HVMatch, screen: HVMatchScreen, th
     but has not painted it yet (called inside ``app.batch_update()``).  Returns the top
     card Alice sees."""
     seen = screen.view.top
-    await wait_until(pilot, lambda: f"top card #{screen.view.top_no} " in text_of(app))
+    await until(lambda: f"top card #{screen.view.top_no} " in text_of(app))
     await m.handle(1).submit(m.view(1).aim(theirs))
-    await wait_until(pilot, lambda: screen.view.top == theirs)
+    await until(lambda: screen.view.top == theirs)
     return seen
 
 
@@ -420,10 +422,10 @@ async def race(path: str, *, practice: bool = False, draws: int = 0, first_slot:
                 raise AssertionError(path)
             assert screen.error.startswith("too slow"), (path, screen.error)
             assert m.state.plays == 1 and m.view(None).top == theirs  # only Bob's play
-            assert mine in m.view(0).hand and screen.slots[slot] == mine  # the card is kept
+            assert mine in (m.view(0).hand or ()) and screen.slots[slot] == mine  # the card is kept
         # The next frame paints Bob's card: from then on a key is aimed at it.
         screen.refresh()
-        await wait_until(pilot, lambda: f"top card #{m.view(None).top_no} " in text_of(app))
+        await until(lambda: f"top card #{m.view(None).top_no} " in text_of(app))
         assert screen.aim(mine).aimed_at == theirs
     m.close()
 
@@ -446,3 +448,23 @@ async def test_a_click_is_aimed_at_the_top_card_drawn():
 
 async def test_practice_is_aimed_at_the_top_card_drawn():
     await race("key", practice=True)
+
+
+async def test_the_key_bar_keeps_the_steady_keys_at_the_right_as_in_voltage():
+    """The project's key bar, not Textual's footer: resign stands at the right end while the keys
+    of the moment stay at the left."""
+    from tui.widgets.keybar import KeyBar
+
+    m = people()
+    app = Host([m.handle(0)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await started(pilot, m, lambda: app.screen)
+        bar = screen.query_one(KeyBar)
+        await until(lambda: "resign" in bar.text.plain, what=lambda: bar.text.plain)
+        keys = bar.text.plain.rstrip()
+        assert keys.startswith(" 1-9 0 a… play"), keys
+        assert keys.endswith("^r resign") and len(keys) == SIZE[0] - 1, keys  # flush right, a margin
+        assert " " * 10 in keys[keys.index("stuck"):], keys
+        await pilot.resize_terminal(60, 20)  # too small: the keys that play do nothing, and are not shown
+        await until(lambda: "play" not in bar.text.plain, what=lambda: bar.text.plain)
+        assert bar.text.plain.strip() == "^r resign"

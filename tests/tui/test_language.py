@@ -11,9 +11,9 @@ import time
 import pytest
 
 from server.session.sessions import refusal_words, session_language
-from tests.tui.helpers import local_app, screen_text, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import local_app, screen_text
 from tests.tui.test_lobby_screen import enter_lobby, lines_of, lobby_app, open_settings, point_at
-from tests.tui.test_lobby_screen import store as store  # noqa: F401  (the fixture)
 from tui import i18n
 from tui import words as W
 from tui.ports import Refused
@@ -132,8 +132,8 @@ async def test_the_settings_language_line_changes_the_language_at_once_and_keeps
         await pilot.press("left")  # (wraps round: Español)
         await pilot.pause()
         await pilot.press("escape")
-        await wait_until(pilot, lambda: "en el vestíbulo" in "\n".join(lines_of(app)),
-                         what=lambda: "\n".join(lines_of(app)))  # the lobby under it, worded again
+        await until(lambda: "en el vestíbulo" in "\n".join(lines_of(app)),
+                    what=lambda: "\n".join(lines_of(app)))  # the lobby under it, worded again
 
 
 async def test_the_rules_page_is_the_sessions_languages():
@@ -175,7 +175,7 @@ def test_voltage_play_takes_lang_and_otherwise_follows_the_local_locale(monkeypa
     assert asyncio.run(speaks(None)) == "en"
 
 
-async def test_a_session_gone_while_its_kept_language_is_read_is_counted_out_and_closed():
+async def test_a_session_gone_while_its_kept_language_is_read_is_counted_out_and_closed() -> None:
     from types import SimpleNamespace
 
     from server.session.services import Opened
@@ -197,7 +197,7 @@ async def test_a_session_gone_while_its_kept_language_is_read_is_counted_out_and
     async def open_(identity, initial, env):
         return Opened(SlowBackend(), lambda: closed.append(True))
 
-    sessions = Sessions(SimpleNamespace(open=open_))  # type: ignore[arg-type]
+    sessions = Sessions(SimpleNamespace(open=open_))  # (only open is asked for)
     task = asyncio.ensure_future(sessions.play(MemoryChannel(), None, {"LANG": "ca_ES.UTF-8"}))  # type: ignore[arg-type]
     await asyncio.wait_for(reading.wait(), 10)
     assert sessions.running == 1

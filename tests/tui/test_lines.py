@@ -14,7 +14,8 @@ from textual.widget import Widget
 
 from engine.voltage import rules as V
 from tests.support.compat import needs
-from tests.tui.helpers import FixedBackend, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import FixedBackend
 from tests.tui.test_words_screens import voltage_match
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
@@ -44,15 +45,17 @@ async def test_painted_widgets_draw_what_textual_s_own_path_draws(colours: str) 
     match = voltage_match("start")
     app = make_app(FixedBackend([match.handle(0)]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=(100, 32)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         for _ in range(12):  # moves until Ann is to move again: lines in the log
             seat = match.state.to_move
             view = match.view(seat)
             await match.handle(seat).submit(next(a for a in view.legal if not isinstance(a, V.Resign)))
             if seat == 1 and match.state.to_move == 0:
                 break
-        log = app.screen.query_one(MatchLog)
-        await wait_until(pilot, lambda: len(log.lines) >= 2 and app.screen.view.my_turn)
+        screen = app.screen
+        assert isinstance(screen, MatchScreen)
+        log = screen.query_one(MatchLog)
+        await until(lambda: len(log.lines) >= 2 and screen.view.my_turn)
         app.set_colours(colours)
         await pilot.press("1")  # a card chosen: dimmed cards and targets, more styles
         await pilot.pause()

@@ -22,19 +22,23 @@ from tui.widgets.menu import Menu
 TRIPLE = GameInfo("triple", "Triple Shock", 3, 5, real_time=True)
 
 
+async def not_counting(_backend) -> None:
+    return None  # (no quick table counting down)
+
+
 @pytest.fixture
 def third_game(monkeypatch):
     """A third game in the tui registry (the screens of the first stand in for its own)."""
     entry = replace(registry.GAMES["high-voltage"], id=TRIPLE.id,
                     lobby=lambda b: TablePart(TRIPLE, b, levels=lambda _b: DEFAULT_TABLE_LEVELS,
-                                              starts_in=lambda _b: None))
+                                              starts_in=not_counting))
     monkeypatch.setitem(registry.GAMES, TRIPLE.id, entry)
     lobby = Lobby(seed=1)
     backend = SSHBackend(lobby, lobby.connect(None, "alice"))
     backend.games = (*backend.games, TRIPLE.id)
     asked = []
 
-    def create_room(game, size, time_control="default"):
+    async def create_room(game, size, time_control="default"):
         asked.append((game, size))
         raise Refused("no tables of that game here yet")
 
@@ -52,7 +56,13 @@ async def test_a_third_game_in_the_registry_is_offered_by_the_lobby(third_game):
         assert "Quick match: Triple Shock" in text and "Private room for 5" in text
         menu = app.screen.query_one("#choices", Menu)
         point_at(menu, "triple:room")
-        await pilot.press("left", "left", "left")  # never below its fewest seats
+        await pilot.press("left", "left")
+        await pilot.pause()
+        assert "Private room for 3" in "\n".join(lines_of(app))
+        await pilot.press("left")  # round from the fewest seats to the most, as other ←→ choices
+        await pilot.pause()
+        assert "Private room for 5" in "\n".join(lines_of(app))
+        await pilot.press("right")
         await pilot.pause()
         assert "Private room for 3" in "\n".join(lines_of(app))
         await pilot.press("enter")
@@ -68,16 +78,16 @@ async def test_a_challenge_offers_every_game_by_number(third_game):
         await enter_lobby(pilot)
         screen = app.screen
         assert isinstance(screen, LobbyScreen)
-        screen._player_chosen(Menu.Chosen(screen.query_one("#players", Menu), "player:bob"))
+        await screen._player_chosen(Menu.Chosen(screen.query_one("#players", Menu), "player:bob"))
         await pilot.pause()
         assert ("Challenge bob to:  1 Voltage   2 High Voltage   3 Triple Shock   Esc: cancel"
                 in "\n".join(lines_of(app)))
 
 
-def test_the_table_parts_words_are_its_games(third_game):
+async def test_the_table_parts_words_are_its_games(third_game):
     backend, _ = third_game
-    part = TablePart(TRIPLE, backend, levels=lambda _b: ("slow", "fast"), starts_in=lambda _b: None)
-    waiting = part.waiting(75, offer_bot=True)
+    part = TablePart(TRIPLE, backend, levels=lambda _b: ("slow", "fast"), starts_in=not_counting)
+    waiting = await part.waiting(75, offer_bot=True)
     assert waiting.startswith("Triple Shock: 0 at the table, waiting for more... 1:15")
     assert "Five start at once; three or four start a little after the third sits down." in waiting
     assert "press b to play bots (fast) instead" in waiting
@@ -87,7 +97,7 @@ def test_the_table_parts_words_are_its_games(third_game):
 
 async def test_a_voltage_room_takes_the_clock_chosen_on_its_line():
     """←→ on Voltage's private-room line choose its clock; the room is made with it, and
-    its status says so (5+5, the lobby's default, comes first)."""
+    its status says so (5+5, the lobby's default, is chosen at first; they go by length)."""
     lobby = Lobby(seed=1)
     backend = SSHBackend(lobby, lobby.connect(None, "alice"))
     app = make_app(backend, player_name="alice")
@@ -96,7 +106,13 @@ async def test_a_voltage_room_takes_the_clock_chosen_on_its_line():
         assert "Private room: Voltage 5+5 ←→" in "\n".join(lines_of(app))
         menu = app.screen.query_one("#choices", Menu)
         point_at(menu, "voltage:room")
-        await pilot.press("right")  # 3+2
+        seen = []
+        for _ in range(5):  # round them all, shortest first
+            await pilot.press("right")
+            await pilot.pause()
+            seen.append(next(line for line in lines_of(app) if "Private room: Voltage" in line))
+        assert [s.split("Voltage ")[1].split(" ")[0] for s in seen] == ["10+5", "15+10", "untimed", "3+2", "5+5"]
+        await pilot.press("left")  # 3+2
         await pilot.pause()
         assert "Private room: Voltage 3+2 ←→" in "\n".join(lines_of(app))
         await pilot.press("enter")

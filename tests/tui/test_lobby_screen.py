@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
-from server.store.db import Store
-from tests.server.test_commands import KA, KB, finished_match
+from tests.support.store import KA, KB, finished_match
+from tests.support.wait import until
 from tui.app import make_app
 from tui.screens.lobby import LobbyScreen
 from tui.widgets.menu import Menu
@@ -45,15 +43,6 @@ def colours_drawn(app) -> set:
     return found
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path)
-    s.upsert_player(KA, "Alice")
-    s.upsert_player(KB, "Bob")
-    yield s
-    s.close()
-
-
 def lobby_app(store, identity=KA, username="alice"):
     lobby = Lobby(store=store, seed=1)
     backend = SSHBackend(lobby, lobby.connect(identity, username))
@@ -79,6 +68,51 @@ async def test_a_terminal_too_small_for_the_lobby_says_how_large_it_must_be(stor
         assert "Quick match: Voltage" in text and "Leaderboard" in text
 
 
+async def test_while_too_small_keys_go_nowhere_but_rules_and_quit(store):
+    from tui.screens.rules import RulesScreen
+
+    app, backend = lobby_app(store, identity="SHA256:newkey", username="zed")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        await pilot.press("Z", "e", "d", "enter")  # into a hidden name box: nothing happens
+        await pilot.pause()
+        assert not backend.named and [p.name for p in backend.snapshot().players] == []
+        await pilot.press("question_mark")  # what the message offers: the rules
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        await pilot.press("escape")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        name = app.screen.query_one("#name")
+        assert name.has_focus and "Zed" not in name.value and "?" not in name.value
+        await pilot.press("enter")
+        await pilot.pause()
+        assert backend.named
+
+
+async def test_the_focus_is_where_it_was_after_the_terminal_was_too_small(store):
+    app, _ = lobby_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await enter_lobby(pilot)
+        play, history = app.screen.query_one("#choices", Menu), app.screen.query_one("#history", Menu)
+        assert play.has_focus
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.press("h")  # ignored meanwhile
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert play.has_focus
+        await pilot.press("down")
+        await pilot.pause()
+        assert play.index == 1  # Down works at once, with no Tab first
+        await pilot.press("h")
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert history.has_focus
+
+
 async def test_the_title_is_shortened_by_meaning_never_cut(store):
     finished_match(store, 11)
     # A second game rated too: two ratings in the title.
@@ -87,7 +121,7 @@ async def test_the_title_is_shortened_by_meaning_never_cut(store):
     app, backend = lobby_app(store)
     async with app.run_test(size=(80, 24)) as pilot:
         await enter_lobby(pilot)
-        ratings = backend.ratings()
+        ratings = await backend.ratings()
         assert len(ratings) == 2
         title = lines_of(app)[0].rstrip()
         assert len(title) <= 80
@@ -135,10 +169,25 @@ async def test_your_matches_open_on_the_newest_match_after_a_new_one(store):
         assert history.index == 1
         newest = finished_match(store, 13)
         assert isinstance(app.screen, LobbyScreen)
-        app.screen._refresh_history()  # (what the lobby does when it shows again)
+        await app.screen._refresh_history()  # (what the lobby does when it shows again)
         await pilot.pause()
         assert history.items[0][0] == f"replay:{newest}"
         assert history.index == 0
+
+
+async def test_your_matches_begin_with_the_record_against_bots(store):
+    mid = store.create_match("voltage", 3, [{"name": "Alice", "identity": KA}, {"name": "Bot (easy)", "bot": "easy"}])
+    store.finish_match(mid, [1, 2], "four sets", [4, 2])
+    finished_match(store, 11)
+    app, _ = lobby_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await enter_lobby(pilot)
+        history = app.screen.query_one("#history", Menu)
+        assert history.items[0][0].startswith("-") and "v bots" in history.items[0][1].plain
+        assert "easy 1-0" in "\n".join(lines_of(app))
+        await pilot.press("h")
+        await pilot.pause()
+        assert history.items[history.index][0].startswith("replay:")  # (the record is never chosen)
 
 
 async def open_settings(pilot):
@@ -158,7 +207,11 @@ def point_at(menu, item):
 async def test_colours_dark_light_or_none_from_the_settings_screen(store):
     app, backend = lobby_app(store)
     saved = []
-    backend.save_setting = lambda key, value: saved.append((key, value))
+
+    async def save_setting(key, value):
+        saved.append((key, value))
+
+    backend.save_setting = save_setting
     async with app.run_test(size=(100, 30)) as pilot:
         await enter_lobby(pilot)
         menu = await open_settings(pilot)
@@ -220,13 +273,17 @@ async def test_settings_while_waiting_for_a_match_keep_the_place_in_the_queue(st
 
 
 async def test_a_rename_too_soon_shows_the_cooldown_line_and_keeps_the_name(store):
-    app, backend = lobby_app(store)  # Alice's key took its name just now
+    store.upsert_player(KA, "Alicia")  # a rename: Alice's key took its name just now, by renaming itself
+    store.upsert_player(KA, "Alice", cooldown=0)
+    app, backend = lobby_app(store)
     async with app.run_test(size=(100, 30)) as pilot:
+        assert "Your name: Alice (Enter to go; a new name in 60 min)" in "\n".join(lines_of(app))
         await enter_lobby(pilot)
         menu = await open_settings(pilot)
         point_at(menu, "name")
         await pilot.press("enter")
         await pilot.pause()
+        assert "a new name is possible in 60 minutes" in "\n".join(lines_of(app))  # said before one is typed
         await pilot.press(*["backspace"] * 5, *"Alicia", "enter")
         await pilot.pause()
         text = "\n".join(lines_of(app))
@@ -273,7 +330,7 @@ async def test_a_guests_choices_last_for_the_session_only(store):
                 point_at(menu, item)
                 await pilot.press("enter")
             await pilot.pause()
-            assert app.turn_alerts is False and backend.refuses_challenges() and app.colours == "light"
+            assert app.turn_alerts is False and await backend.refuses_challenges() and app.colours == "light"
             # The same session: back in the lobby (a new lobby screen, as after a match), and here again.
             app.go_home()
             app.home = None
@@ -301,12 +358,14 @@ async def test_no_color_from_the_client_is_shown_with_its_reason_and_not_offered
         await pilot.pause()
         assert app.colours == "none" and colours_drawn(app) == set()
         assert "Connect without it to choose colours." in "\n".join(lines_of(app))
-        assert "colours" not in backend.settings()  # the key's own choice is left alone
+        assert "colours" not in await backend.settings()  # the key's own choice is left alone
 
 
 async def test_the_settings_screen_fits_80x24_with_every_line_whole_and_says_when_too_small(store):
     from tests.tui.test_words_screens import cut_words, rows_of
 
+    store.upsert_player(KA, "Alicia")  # Alice's name is a rename: the cooldown applies
+    store.upsert_player(KA, "Alice", cooldown=0)
     app, backend = lobby_app(store)
     async with app.run_test(size=(80, 24)) as pilot:
         await enter_lobby(pilot)
@@ -324,6 +383,56 @@ async def test_the_settings_screen_fits_80x24_with_every_line_whole_and_says_whe
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
         assert "This terminal is 60 columns by 20 rows" in "\n".join(lines_of(app))
+
+
+async def test_a_new_key_s_name_box_is_empty_its_login_only_suggested_and_its_first_rename_free(store):
+    """``ssh root@…`` with a new key: the box does not hold "root", it only suggests it (Enter
+    takes it); renaming that first name is not locked for an hour."""
+    app, backend = lobby_app(store, identity="SHA256:new", username="root")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        from textual.widgets import Input
+
+        box = app.screen.query_one("#name", Input)
+        assert box.value == "" and box.placeholder.startswith("root? (a suggestion")
+        await enter_lobby(pilot)  # Enter on the empty box: the suggestion
+        assert backend.name == "root" and "you: root" in lines_of(app)[0]
+        menu = await open_settings(pilot)
+        point_at(menu, "name")
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press(*["backspace"] * 4, *"Dave", "enter")
+        await pilot.pause()
+        assert backend.name == "Dave" and store.player("SHA256:new").name == "Dave"
+        assert "Renamed: your key goes by Dave now (it was root)." in "\n".join(lines_of(app))
+
+
+async def test_a_known_key_s_watch_or_join_goes_straight_there(store):
+    """``ssh -t HOST watch CODE``: a key with a name goes to the match, no name prompt; a new
+    key is asked its name first."""
+    from tui.games.voltage.match import MatchScreen
+
+    lobby = Lobby(store=store, seed=1, bot_delay=0.0)
+    bob = lobby.connect(KB, "bob")
+    lobby.claim_name(bob, "Bob")
+    (h,) = lobby.play_bot(bob, "random")
+    code = h.match.code
+
+    async def watch(identity: str, prompted: bool) -> None:
+        backend = SSHBackend(lobby, lobby.connect(identity, "carol"), initial=("watch", code))
+        app = make_app(backend, player_name="carol")
+        async with app.run_test(size=(100, 30)) as pilot:
+            if prompted:
+                await until(lambda: "Your name: at most 16 letters" in "\n".join(lines_of(app)))
+                assert not backend.named
+                await pilot.press(*"Carol", "enter")
+            await until(lambda: isinstance(app.screen, MatchScreen), what=lambda: lines_of(app))
+            assert isinstance(app.screen, MatchScreen) and app.screen.view.seat is None  # watching
+            assert backend.name == ("Alice" if identity == KA else "Carol")
+
+    await watch(KA, prompted=False)
+    await watch("SHA256:new", prompted=True)
+    h.match.close()
 
 
 async def test_the_settings_list_the_browsers_linked_to_the_key(store):

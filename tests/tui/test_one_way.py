@@ -12,8 +12,9 @@ from engine.highvoltage import rules as H
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match
+from tests.support.wait import until
 from tests.support.words import feed_of, log_of, update_lines
-from tests.tui.helpers import FixedBackend, match_screen, wait_until
+from tests.tui.helpers import FixedBackend, match_screen
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.pacing import FAST
@@ -47,8 +48,8 @@ async def test_the_voltage_screen_shows_the_update_and_reads_nothing_after_mount
     mover = m.state.to_move
     h = Counting(m.handle(mover))
     app = make_app(FixedBackend([h]), player_name="Ann", pacing=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+    async with app.run_test(size=(120, 40)):
+        await until(lambda: match_screen(app) is not None and match_screen(app).is_mounted)
         screen = match_screen(app)
         reads = h.reads
         await screen.submit(screen.view.legal[0])
@@ -59,7 +60,7 @@ async def test_the_voltage_screen_shows_the_update_and_reads_nothing_after_mount
             await screen.submit(screen.view.legal[0])
         other = 1 - mover
         await m.handle(other).submit(m.view(other).legal[0])  # the other player's move
-        await wait_until(pilot, lambda: screen.view == m.view(mover))
+        await until(lambda: screen.view == m.view(mover))
         assert screen.lines == log_of(m)
         assert h.reads == reads, "the screen read the match again instead of using the updates"
 
@@ -78,12 +79,12 @@ async def test_the_high_voltage_screen_shows_the_update_and_reads_nothing_after_
     m = HVMatch([Seat("Alice", "a"), Seat("Bob", "b")], seed=5, countdown_seconds=0.03, bot_speed=100.0)
     h = Counting(m.handle(0))
     app = Host(h)
-    async with app.run_test(size=(100, 34)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.is_mounted)
+    async with app.run_test(size=(100, 34)):
+        await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.is_mounted)
         screen = app.screen
         reads = h.reads
         m.start()
-        await wait_until(pilot, lambda: screen.view.can_act)
+        await until(lambda: screen.view.can_act)
         assert screen.countdown is None and screen.lines == feed_of(m, 0)
         await screen.send(H.Draw(0))
         assert screen.view == m.view(0) and screen.lines == feed_of(m, 0)

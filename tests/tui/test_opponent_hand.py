@@ -1,5 +1,5 @@
 """The opponent's hand on screen: card backs in one canonical order (transformers
-first), so where same-back cards sit in the hand never shows (audit item 6)."""
+first), so where same-back cards sit in the hand never shows."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from dataclasses import replace
 from textual.app import App, ComposeResult
 
 from engine.voltage import rules as V
+from engine.voltage.cards import Card
 from server.host.common import Seat
 from server.host.voltage import Match
-from tests.tui.helpers import ContractHandle, FixedBackend, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import ContractHandle, FixedBackend
 from tui.app import make_app
 from tui.games.voltage.hand import HandView, OpponentHand
 from tui.pacing import DEFAULT
@@ -23,15 +25,15 @@ async def _opponent_text_after_the_bypass(swap: bool, size: tuple[int, int]) -> 
     for text in ("play B2 blue 1", "play G2v green 0", "play O3v orange 0"):
         await m.handle(m.state.to_move).submit(V.parse_action(text))
     hand = m.state.hands[0]
-    assert [V.Card.of(c).code for c in hand] == ["BY", "O2v", "O2"]
+    assert [Card.of(c).code for c in hand] == ["BY", "O2v", "O2"]
     if swap:
         hand[0], hand[2] = hand[2], hand[0]
     backend = FixedBackend([ContractHandle(m.handle(1))])
     app = make_app(backend, player_name="Bob", pacing=replace(DEFAULT, flash_seconds=0))
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size):
         opponent = app.screen.query_one(OpponentHand)
         await m.handle(0).submit(V.parse_action("play BY green 1"))
-        await wait_until(pilot, lambda: "2 cards" in opponent.render().plain, what=lambda: opponent.render().plain)
+        await until(lambda: "2 cards" in opponent.render().plain, what=lambda: opponent.render().plain)
         return opponent.render().plain
 
 

@@ -8,11 +8,13 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
+from textual import events
 from textual.app import App
 
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
-from tests.tui.helpers import local_app, match_screen, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import local_app, match_screen
 from tui.app import VoltageApp
 from tui.dialogs.confirm import QuitScreen
 from tui.dialogs.pass_keyboard import PassKeyboardScreen
@@ -34,10 +36,10 @@ def question(app: App) -> str:
 async def asks_then_goes_on(pilot, app: App, under: type) -> str:
     """Ctrl+Q asks; "n" goes back to the same screen with the match still on."""
     await pilot.press("ctrl+q")
-    await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+    await until(lambda: isinstance(app.screen, QuitScreen))
     text = question(app)
     await pilot.press("n")
-    await wait_until(pilot, lambda: isinstance(app.screen, under))
+    await until(lambda: isinstance(app.screen, under))
     assert app.return_code is None and app.is_running
     return text
 
@@ -45,9 +47,9 @@ async def asks_then_goes_on(pilot, app: App, under: type) -> str:
 async def test_ctrl_q_outside_a_match_quits_at_once():
     app, backend = local_app(seed=1)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen))
+        await until(lambda: isinstance(app.screen, StartScreen))
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
         assert app.return_code == 0
     backend.close()
 
@@ -57,15 +59,15 @@ async def test_ctrl_q_in_a_local_match_asks_that_it_will_be_lost_and_no_goes_on(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("enter")  # Voltage against the medium bot
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         text = await asks_then_goes_on(pilot, app, MatchScreen)
         assert text.startswith("Quit? The match") and "not saved" in text and "loses it" in text
         assert not match_screen(app).view.over
         # "yes" quits
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await until(lambda: isinstance(app.screen, QuitScreen))
         await pilot.press("y")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
         assert app.return_code == 0
     backend.close()
 
@@ -75,13 +77,13 @@ async def test_ctrl_q_twice_quits_and_the_question_shows_over_the_rules():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("question_mark")
         await pilot.pause()
         await pilot.press("ctrl+q")  # the match is under the rules: still asked
-        await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await until(lambda: isinstance(app.screen, QuitScreen))
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
     backend.close()
 
 
@@ -94,7 +96,7 @@ async def test_ctrl_q_in_a_hot_seat_match_says_the_hot_seat_match_is_lost():
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("enter", "enter")  # the two names as offered
-        await wait_until(pilot, lambda: isinstance(app.screen, PassKeyboardScreen))
+        await until(lambda: isinstance(app.screen, PassKeyboardScreen))
         text = await asks_then_goes_on(pilot, app, PassKeyboardScreen)
         assert "hot-seat match is not saved" in text
     backend.close()
@@ -105,11 +107,11 @@ async def test_ctrl_q_after_the_match_is_over_quits_at_once():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("ctrl+r", "y")  # resign: the match is over
-        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await until(lambda: isinstance(app.screen, ResultsScreen))
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
     backend.close()
 
 
@@ -119,14 +121,14 @@ async def test_ctrl_q_in_a_local_high_voltage_match_asks_first():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("tab", "down", "enter")  # High Voltage
-        await wait_until(pilot, lambda: isinstance(app.screen, HVSetupScreen))
+        await until(lambda: isinstance(app.screen, HVSetupScreen))
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen))
+        await until(lambda: isinstance(app.screen, HVMatchScreen))
         text = await asks_then_goes_on(pilot, app, HVMatchScreen)
         assert "The match is not saved" in text
         assert app.screen.playing
         await pilot.press("ctrl+q", "y")
-        await wait_until(pilot, lambda: app.return_code is not None)
+        await until(lambda: app.return_code is not None)
     backend.close()
 
 
@@ -135,14 +137,18 @@ class Session(VoltageApp):
 
     def __init__(self, backend: SSHBackend, handles: list[Any]) -> None:
         super().__init__(backend, player_name=backend.player.name, pacing=replace(DEFAULT, results_delay=0))
+        self.ssh = backend
         self.handles = handles
 
-    def on_mount(self, event) -> None:
+    # The Mount event taken, to stop VoltageApp's own handler (which opens the lobby).
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]
         event.prevent_default()  # not the lobby: straight into the match
-        self.push_screen(self.backend.match_screen(self.handles))
+        self.push_screen(self.ssh.match_screen(self.handles))
 
 
-async def online(identity: str | None, game: str) -> tuple[Lobby, Any, Session]:
+async def bot_match_session(identity: str | None, game: str) -> tuple[Lobby, Any, Session]:
+    """Ann in the lobby (``identity``: her key, or a guest), in a match of ``game`` against a bot, and her
+    session's app opened on it."""
     lobby = Lobby(grace=45.0, bot_delay=60.0)
     player = lobby.connect(identity, "ann")
     lobby.claim_name(player, "Ann")
@@ -152,13 +158,13 @@ async def online(identity: str | None, game: str) -> tuple[Lobby, Any, Session]:
 
 async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_does():
     for game, screen_type in (("voltage", MatchScreen), ("high-voltage", HVMatchScreen)):
-        lobby, player, app = await online("SHA256:ann-key", game)
+        lobby, player, app = await bot_match_session("SHA256:ann-key", game)
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda app=app, screen_type=screen_type: isinstance(app.screen, screen_type))
+            await until(lambda app=app, screen_type=screen_type: isinstance(app.screen, screen_type))
             text = await asks_then_goes_on(pilot, app, screen_type)
             assert "your seat waits 45 s for you to reconnect, then a bot plays it" in text, text
             await pilot.press("ctrl+q", "y")
-            await wait_until(pilot, lambda app=app: app.return_code is not None)
+            await until(lambda app=app: app.return_code is not None)
         # what the session's end does (the session layer's services call leave): the seat is kept, no bot yet
         (h,) = lobby.matches.values()
         lobby.leave(player)
@@ -169,9 +175,9 @@ async def test_ctrl_q_over_ssh_says_the_seat_waits_the_grace_period_which_it_doe
 
 
 async def test_ctrl_q_over_ssh_as_a_guest_says_a_bot_takes_the_seat_now():
-    lobby, player, app = await online(None, "voltage")
+    lobby, player, app = await bot_match_session(None, "voltage")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         text = await asks_then_goes_on(pilot, app, MatchScreen)
         assert "as a guest you cannot come back, so a bot takes your seat now" in text, text
     (h,) = lobby.matches.values()
@@ -188,8 +194,8 @@ async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_gr
     from server.config import ServerConfig
     from server.serve import local_sessions
     from server.ssh.server import VoltageServer
-    from tests.server.terminal import Terminal
     from tests.support.ssh import stop
+    from tests.support.terminal import Terminal
 
     config = ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0)
     srv = VoltageServer(config, local_sessions(config))

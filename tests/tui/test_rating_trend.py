@@ -25,7 +25,7 @@ async def test_your_matches_shows_a_rating_sparkline_per_game(tmp_path):
         lobby = Lobby(store=store, seed=1)
         backend = SSHBackend(lobby, lobby.connect(KA, "alice"))
         points = [p.shown for p in store.rating_history(KA, "voltage") if p.match_id is not None]
-        assert backend.rating_trends() == [("Voltage", tuple(points))] and len(points) == 4
+        assert await backend.rating_trends() == [("Voltage", tuple(points))] and len(points) == 4
         app = make_app(backend, player_name="alice")
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("enter")

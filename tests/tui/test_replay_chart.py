@@ -11,7 +11,7 @@ from server import coach as C
 from server.replay import Replay
 from server.store.db import Store
 from tests.server.test_commands import KA, KB, finished_match
-from tests.tui.helpers import wait_until
+from tests.support.wait import until
 from tui.app import make_app
 from tui.games.voltage.chart import WinChart, columns, rows_of
 from tui.games.voltage.replay import ReplayScreen
@@ -52,14 +52,14 @@ async def test_the_chart_is_made_with_a_progress_bar_then_marks_mistakes_and_m_s
     replay = replay_with_analysis(store, mid, pool)
     app = make_app(ReplayBackend(replay), pacing=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await until(lambda: isinstance(app.screen, ReplayScreen))
         screen = app.screen
         assert not screen.has_class("-chart") and screen.moves is None  # every hand, and no search yet
         await pilot.press("c")
         await pilot.pause()
         assert screen.has_class("-chart") and screen.query_one(WinChart).display
         assert screen.moves is not None or screen._progress is not None  # made now: a progress bar first
-        await wait_until(pilot, lambda: screen.moves is not None, timeout=120, what="the analysis")
+        await until(lambda: screen.moves is not None, timeout=120, what="the analysis")
         assert len(screen.moves) == replay.last
         assert store.analysis(mid, 1) is not None  # kept with the match
         text = chart_text(screen)
@@ -83,12 +83,12 @@ async def test_a_kept_analysis_shows_at_once_and_a_replay_without_one_has_no_cha
     replay = replay_with_analysis(store, mid, pool)
     app = make_app(ReplayBackend(replay), pacing=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await until(lambda: isinstance(app.screen, ReplayScreen))
         await pilot.press("c")
         assert app.screen.moves is not None and app.screen._progress is None
     plain = make_app(ReplayBackend(Replay.load(store, mid, KA)), pacing=FAST)
     async with plain.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(plain.screen, ReplayScreen))
+        await until(lambda: isinstance(plain.screen, ReplayScreen))
         screen = plain.screen
         assert not screen.has_class("-chart") and not screen.check_action("chart", ())
 

@@ -1,4 +1,4 @@
-"""Every way into a replay opens on every hand (issue 14): ``ssh -t HOST replay ID``,
+"""Every way into a replay opens on every hand: ``ssh -t HOST replay ID``,
 the lobby's "Your matches" (the backend's ``replay_screen``) and ``voltage replay ID``
 all build the screen through ``Replay.load`` and ``replay_screen``; these check each
 path's own end, the screens' details being in test_replay_screen."""
@@ -10,13 +10,13 @@ import re
 
 from server.backend import SSHBackend
 from server.replay import Replay
-from tests.server.terminal import Terminal
-from tests.server.test_commands import KB, kept  # noqa: F401  (a fixture)
+from tests.support.store import KB
+from tests.support.terminal import Terminal
 from tui.games.voltage.replay import ReplayScreen
 from tui.text import card_label
 
 
-async def test_ssh_replay_shows_every_hand_and_s_switches_to_a_seat(kept):  # noqa: F811
+async def test_ssh_replay_shows_every_hand_and_s_switches_to_a_seat(kept):
     mid = kept.ids[0]
     hands = Replay.load(kept.store, mid).hands(0)
     t = await Terminal(100, 32).connect(kept.port, "carol", command=f"replay {mid}")
@@ -36,16 +36,16 @@ async def test_ssh_replay_shows_every_hand_and_s_switches_to_a_seat(kept):  # no
         await t.close()
 
 
-async def test_the_lobby_opens_a_players_replay_on_every_hand(kept):  # noqa: F811
+async def test_the_lobby_opens_a_players_replay_on_every_hand(kept):
     mid = kept.ids[1]
     bob = kept.lobby.connect(KB, "Bob")
-    screen = SSHBackend(kept.lobby, bob).replay_screen(mid)
+    screen = await SSHBackend(kept.lobby, bob).replay_screen(mid)
     assert isinstance(screen, ReplayScreen) and screen.replay.seat == 1  # his own seat at the bottom
     assert screen.handle.all_hands and screen.handle.hands() == screen.replay.hands(0)
     assert screen.view == screen.replay.seat_view(0, 1)
 
 
-def test_voltage_replay_opens_on_every_hand(kept, monkeypatch):  # noqa: F811
+def test_voltage_replay_opens_on_every_hand(kept, monkeypatch):
     import tui.app
     from voltage.cli import main
 

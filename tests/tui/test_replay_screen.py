@@ -15,7 +15,7 @@ from tests.support.words import lines
 from tui.app import make_app
 from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand
-from tui.games.voltage.replay import ReplayScreen
+from tui.games.voltage.replay import OpenHand, ReplayScreen
 from tui.pacing import FAST
 from tui.screens.replay import ReplayBackend
 from tui.text import card_label
@@ -82,7 +82,7 @@ def open_hand(screen: ReplayScreen):
 def top_hand_faces(screen: ReplayScreen) -> tuple:
     """The top seat's cards as shown face up (none when its hand shows backs)."""
     found = screen.query("#open-hand")
-    return found.first().cards if found and found.first().display else ()
+    return found.first(OpenHand).cards if found and found.first().display else ()
 
 
 def agrees(screen: ReplayScreen, replay: Replay, step: int, seat: int | None = None) -> None:
@@ -221,7 +221,7 @@ async def test_a_player_sees_every_hand_from_their_own_seat_and_their_own_view(s
             assert screen.me == 1 and top_hand_faces(screen) == replay.hands(step)[0]
         await pilot.press("s", "s")  # Alice's view, then Bob's own: what he saw at the time
         await pilot.pause()
-        assert "s  your view  as Bob" in str(screen.bar_text())
+        assert "s  your view  ·  Alice v Bob" in str(screen.bar_text())
         for step in (0, 7, replay.set_start(2)):
             screen.go(step)
             await pilot.pause()
@@ -233,3 +233,37 @@ async def test_a_player_sees_every_hand_from_their_own_seat_and_their_own_view(s
             assert len(view.hand_backs[0]) == n
             assert f"{n} card" in str(screen.query_one("#opponent").render())
             assert {t.bottom.label for t in screen.query_one(Board).states} == {"your side"}
+
+
+async def test_the_replay_bar_keeps_the_names_and_says_whose_view_without_contradiction(tmp_path):
+    """"Alice v Bot (easy)" whole at 90 and 80 columns; a seat's view never says "as" someone
+    else; shortened by meaning, and cut with an ellipsis only when nothing else can go."""
+    rng = random.Random(8)
+    s = V.new_match(2024)
+    with Store.open(tmp_path) as store:
+        mid = store.create_match("voltage", 2024, [SEATS[0], {"name": "Bot (easy)", "bot": "easy"}])
+        n = 0
+        while not s.over:
+            a = rng.choice(V.legal_actions(s))
+            store.append_action(mid, n, a.text())
+            s, _ = V.apply(s, a)
+            n += 1
+        store.finish_match(mid, [1, 2] if s.winner == 0 else [2, 1], s.reason, s.scores)
+        for viewer in (A, None):
+            replay = Replay.load(store, mid, viewer)
+            for width in (120, 90, 80):
+                app = await run_replay(replay)
+                async with app.run_test(size=(width, 30)) as pilot:
+                    await pilot.pause()
+                    screen = app.screen
+                    bar = str(screen.query_one("#replay-bar").render())
+                    assert bar == str(screen.bar_text()) and bar.endswith("  ·  Alice v Bot (easy)"), bar
+                    assert "s  every hand  as " + ("Alice" if viewer else "a spectator") in bar or width < 90
+                    for _ in range(2):
+                        await pilot.press("s")
+                        await pilot.pause()
+                        bar = str(screen.bar_text())
+                        assert bar.endswith("  ·  Alice v Bot (easy)") and " as " not in bar, bar
+                        assert ("your view" if viewer else "view") in bar or "Bot (easy)'s view" in bar
+        narrow = str(screen.bar_text(40))
+        assert len(narrow) == 40 and narrow.endswith("…")

@@ -9,7 +9,8 @@ from dataclasses import replace
 from textual.app import App
 
 from server.local import LocalBackend
-from tests.tui.helpers import local_app, match_screen, wait_until
+from tests.support.wait import until
+from tests.tui.helpers import local_app, match_screen
 from tui.dialogs.confirm import ConfirmScreen
 from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.results import ResultsScreen
@@ -23,18 +24,18 @@ async def test_a_key_during_the_pause_after_the_end_opens_the_results_at_once():
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await wait_until(pilot, lambda: match_screen(app).view.over)
+        await until(lambda: match_screen(app).view.over)
         await pilot.pause()
         assert isinstance(app.screen, MatchScreen)  # the final board shows first
         await pilot.press("x")  # any key
-        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen), what="the results at once")
+        await until(lambda: isinstance(app.screen, ResultsScreen), what="the results at once")
         # The key opened them and did nothing else: a second key goes to the results.
         await pilot.press("v")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
     backend.close()
 
 
@@ -49,13 +50,13 @@ async def test_the_same_in_high_voltage():
         await pilot.pause()
         handles = backend.start_match("high-voltage", "fast", "You")
         app.push_screen(HVMatchScreen(handles, backend))
-        await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
+        await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
         await handles[0].match.submit(1, H.Resign(1))
-        await wait_until(pilot, lambda: app.screen.view.over)
+        await until(lambda: app.screen.view.over)
         await pilot.pause()
         assert isinstance(app.screen, HVMatchScreen)
         await pilot.press("x")
-        await wait_until(pilot, lambda: isinstance(app.screen, HVResultsScreen), what="the results at once")
+        await until(lambda: isinstance(app.screen, HVResultsScreen), what="the results at once")
     backend.close()
 
 
@@ -76,10 +77,10 @@ async def test_the_match_screen_says_the_match_ended_and_whoever_composes_the_sc
             ended.append(message)
 
     app = Host()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+    async with app.run_test(size=(80, 24)):
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await handles[0].resign()
-        await wait_until(pilot, lambda: bool(ended), what="the match's end, as a message")
+        await until(lambda: bool(ended), what="the match's end, as a message")
         assert ended[0].game == "voltage" and ended[0].view.over and ended[0].screen is app.screen
         assert isinstance(app.screen, MatchScreen)  # no results screen of its own making
     backend.close()

@@ -10,6 +10,7 @@ from engine.voltage import cards as K
 from engine.voltage import rules as V
 from server.host.common import Seat
 from server.host.voltage import Match
+from tests.support.wait import until
 from tests.support.words import log_of
 from tests.tui.helpers import (
     ContractHandle,
@@ -18,7 +19,6 @@ from tests.tui.helpers import (
     match_screen,
     ready,
     screen_text,
-    wait_until,
     widget_texts,
 )
 from tui.app import make_app
@@ -84,12 +84,12 @@ async def test_nothing_the_opponent_may_not_see_reaches_any_widget():
         assert_nothing_secret(app)
         # play a few turns: seat 0 plays number cards through the keys, seat 1 only draws
         for turn in range(2):
-            await wait_until(pilot, lambda: ready(app))
+            await until(lambda: ready(app))
             play = next(a for a in screen.view.legal if isinstance(a, V.Play))
-            await pilot.press(C.HAND_KEYS[screen.view.hand.index(play.card)], "up")
-            await wait_until(pilot, lambda: screen.view.phase == "second")
+            await pilot.press(C.HAND_KEYS[screen.place_of(screen.view.hand.index(play.card))], "up")
+            await until(lambda: screen.view.phase == "second")
             await pilot.press("space")  # done: draw one (a plain card; the bypasses go to seat 1)
-            await wait_until(pilot, lambda: not screen.view.my_turn or screen.view.phase == "flip")
+            await until(lambda: not screen.view.my_turn or screen.view.phase == "flip")
             while screen.view.phase == "flip":
                 await pilot.press("o")
                 await pilot.pause()
@@ -114,28 +114,28 @@ async def test_hot_seat_hides_each_hand_until_its_owner_takes_the_keyboard():
     handles = [m.handle(0), m.handle(1)]
     app = fixed_app(handles)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, PassKeyboardScreen))
+        await until(lambda: isinstance(app.screen, PassKeyboardScreen))
         first = m.state.to_move
         assert ("Ann" if first == 0 else "Bob") in screen_text(app)
         ms = match_screen(app)
         # behind the pass screen, the hand is only backs
         assert not ms.query_one(HandView).faces
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         assert ms.viewer.seat == first
         faces = list(ms.query_one(HandView).faces)
         assert faces == list(m.view(first).hand)
         # a whole turn: draw two (flipping if a transformer comes), then the pass screen again
         await pilot.press("space")
         while m.state.phase == V.FLIP:
-            await wait_until(pilot, lambda: ms.step.kind == C.FLIP)
+            await until(lambda: ms.step.kind == C.FLIP)
             await pilot.press("g")
-        await wait_until(pilot, lambda: isinstance(app.screen, PassKeyboardScreen))
+        await until(lambda: isinstance(app.screen, PassKeyboardScreen))
         assert m.state.to_move == 1 - first
         assert not ms.query_one(HandView).faces
         assert ms.concealed
         await pilot.click(offset=(40, 10))
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         assert ms.viewer.seat == 1 - first
         faces = list(ms.query_one(HandView).faces)
         assert faces == list(m.view(1 - first).hand)
@@ -151,7 +151,7 @@ async def test_hot_seat_from_the_start_screen_asks_for_two_names():
         await pilot.pause()
         await pilot.press(*"Zoë", "enter")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, PassKeyboardScreen))
+        await until(lambda: isinstance(app.screen, PassKeyboardScreen))
         ms = match_screen(app)
         assert ms.hotseat and ms.names == ("Zoë", "Player 2")
     backend.close()
@@ -227,7 +227,7 @@ async def test_a_terminal_below_80x24_says_how_large_it_must_be():
         assert "60 columns by 20 rows" in text and "at least 80 columns by 24 rows" in text
         await pilot.resize_terminal(80, 24)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.resize_terminal(79, 30)
         await pilot.pause()
         assert app.screen.query_one(TooSmall).display
@@ -272,7 +272,7 @@ async def test_the_rules_open_from_anywhere_with_question_mark():
         assert "High Voltage" in text and "60 seconds" in text and "bot plays" in text
         await pilot.press("escape")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, RulesScreen)
@@ -287,7 +287,7 @@ async def test_resigning_asks_first_then_shows_the_results():
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -295,16 +295,16 @@ async def test_resigning_asks_first_then_shows_the_results():
         await pilot.pause()
         assert not match_screen(app).view.over
         await pilot.press("ctrl+r", "y")
-        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await until(lambda: isinstance(app.screen, ResultsScreen))
         text = screen_text(app)
         assert "Medium bot wins the match" in text and "resignation" in text
         await pilot.press("v")  # look at the final board
         await pilot.pause()
         assert isinstance(app.screen, MatchScreen)
         await pilot.press("enter")  # and back to the results
-        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await until(lambda: isinstance(app.screen, ResultsScreen))
         await pilot.press("r")  # rematch
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen) and not app.screen.view.over)
+        await until(lambda: isinstance(app.screen, MatchScreen) and not app.screen.view.over)
         assert len(backend.matches) == 2
     backend.close()
 
@@ -383,16 +383,16 @@ async def test_the_key_bar_is_clickable_resigning_by_mouse_alone():
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.click("#button-start")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()
         bar = app.screen.query_one(KeyBar)
         start = next(s for s, _e, _n, action in bar._spans if action == "resign")
         await pilot.click(bar, offset=(start + 1, 0))
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.click("#button-yes")
-        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await until(lambda: isinstance(app.screen, ResultsScreen))
         await pilot.click("#button-home")
-        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen))
+        await until(lambda: isinstance(app.screen, StartScreen))
     backend.close()
 
 
@@ -408,7 +408,7 @@ async def test_the_prompt_line_buttons_are_clickable():
         start, _end, name = bar._spans[0]
         assert name == "draw"
         await pilot.click(bar, offset=(start + 1, 0))
-        await wait_until(pilot, lambda: m.state.to_move != mover or m.state.phase == V.FLIP)
+        await until(lambda: m.state.to_move != mover or m.state.phase == V.FLIP)
         assert any("drew" in line for line in log_of(m))
 
 
@@ -454,3 +454,26 @@ async def test_the_log_shows_the_newest_first_and_the_wheel_scrolls_to_older_lin
         log.show(lines + ["Move 40 was made."])  # a new line: back to the newest
         await pilot.pause()
         assert shown(log)[0] == "· Move 40 was made."
+
+
+async def test_the_start_screen_is_centred_at_once_and_lists_the_chosen_game_s_opponents():
+    from tui.games.highvoltage.setup import HVSetupScreen
+
+    app, backend = local_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(lambda: isinstance(app.screen, StartScreen))
+        await pilot.pause()
+        box = app.screen.query_one("#start").region
+        assert abs(box.x - (100 - box.right)) <= 1 and abs(box.y - (30 - 1 - box.bottom)) <= 1, box  # the first time
+        assert "Hot-seat" in screen_text(app) and "Easy bot" in screen_text(app)
+        await pilot.press("tab", "down")  # High Voltage: its own bots, and no hot-seat
+        await until(lambda: "Slow bot" in screen_text(app), what=lambda: screen_text(app))
+        text = screen_text(app)
+        assert "Easy bot" not in text and "Hot-seat" not in text and "Fast bot" in text, text
+        await pilot.press("tab", "down", "enter")  # the fast bot: the first bot of the setup
+        await until(lambda: isinstance(app.screen, HVSetupScreen))
+        assert app.screen.levels[0] == "fast"
+        await pilot.press("escape", "tab", "up")  # back to Voltage: its opponents again
+        await until(lambda: "Hot-seat" in screen_text(app), what=lambda: screen_text(app))
+        assert "Medium bot" in screen_text(app) and app.screen.opponents[app.screen.opponent][0] == "medium"
+    backend.close()

@@ -64,7 +64,7 @@ def test_refusing_turns_an_old_value_error_into_a_refusal_and_keeps_its_words():
             raise KeyError("x")
 
 
-def test_the_pacing_is_one_frozen_value_given_to_the_app_factory():
+def test_the_pacing_is_one_frozen_value_given_to_the_app_factory() -> None:
     import dataclasses
 
     from tui.app import make_app

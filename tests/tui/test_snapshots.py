@@ -38,6 +38,7 @@ async def position() -> Match:
     while n < 24 or m.state.to_move != 0 or m.state.phase != V.START:
         view = m.view(m.state.to_move)
         plays = [a for a in view.legal if isinstance(a, V.Play)]
+        action: V.Action
         if view.phase == "start" and plays and rng.random() < 0.8:
             action = rng.choice(plays)  # mostly "play one, then draw one": hands stay full
         elif view.phase == "second" and V.DRAW in view.legal and rng.random() < 0.8:

@@ -1,4 +1,4 @@
-"""The top bar and the key bar never cut a word (issue 14): long names are shortened
+"""The top bar and the key bar never cut a word: long names are shortened
 (ending in "…") before the turn number is lost, and a key is shown with its words
 whole or not at all."""
 

@@ -1,12 +1,15 @@
-"""The board's words (issue 14): the player's Σ totals stay while a block is chosen to
+"""The board's words: the player's Σ totals stay while a block is chosen to
 flip, a target's key is set apart from the card's value, and every terminal says in
-a word or a sign which way it scores, at every size."""
+a word or a sign which way it scores, at every size; a spectator sees both players' names."""
 
 from __future__ import annotations
 
 import re
 
-from tests.tui.helpers import FixedBackend, wait_until
+import pytest
+
+from tests.support.wait import until
+from tests.tui.helpers import FixedBackend
 from tests.tui.test_words_screens import rows_of, voltage_match
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
@@ -17,7 +20,7 @@ async def board_rows(kind: str, size: tuple[int, int], keys: tuple[str, ...] = (
     m = voltage_match(kind)
     app = make_app(FixedBackend([m.handle(0)]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=size) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()
         for key in keys:
             await pilot.press(key)
@@ -68,3 +71,31 @@ async def test_every_terminal_says_which_way_it_scores_in_words_or_a_sign_at_eve
         rules = re.findall(r"([+−]) (high|low)", board)
         want = [("+", "high") if p else ("−", "low") for p in screen.view.plus]
         assert rules == want, bottom
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_spectator_sees_both_players_names_on_the_board_at_any_size(size):
+    """Watching "Zed v Bot (easy)" (and the other way round): each side says whose it is,
+    in a shorter form where the long one does not fit; never "their side", never blank."""
+    from server.host.common import Seat
+    from server.host.voltage import Match
+    from tests.tui.helpers import match_screen
+    from tui.app import make_app
+    from tui.games.voltage.board import Board
+    from tui.pacing import FAST
+
+    for names in (("Zed", "Bot (easy)"), ("Bot (easy)", "Zed")):
+        m = Match([Seat(names[0], "a"), Seat(names[1], "b")], seed=5, bot_delay=0)
+        app = make_app(FixedBackend([m.handle(None)]), player_name="x", pacing=FAST)
+        async with app.run_test(size=size) as pilot:
+            await until(lambda app=app: match_screen(app) is not None and match_screen(app).is_mounted)
+            await pilot.pause()
+            rows = [strip.text for strip in app.screen._compositor.render_strips()]
+            board = app.screen.query_one(Board)
+            top, bottom = board.region.y, board.region.bottom
+            drawn = "\n".join(rows[top:bottom])
+            assert "their side" not in drawn and "your side" not in drawn
+            assert drawn.count(names[1]) >= 4, drawn  # the top player's name over each terminal
+            bottom_rows = "\n".join(rows[bottom - 3:bottom])
+            assert bottom_rows.count(names[0]) == 4, bottom_rows  # and the bottom player's under it
+        m.close()

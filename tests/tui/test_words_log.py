@@ -1,11 +1,12 @@
-"""One minus sign everywhere (issue 14): the log says a block flipped to "−", the sign
+"""One minus sign everywhere: the log says a block flipped to "−", the sign
 the board's blocks show, never an ASCII hyphen."""
 
 from __future__ import annotations
 
 from engine.voltage import rules as V
+from tests.support.wait import until
 from tests.support.words import log_of
-from tests.tui.helpers import FixedBackend, wait_until
+from tests.tui.helpers import FixedBackend
 from tests.tui.test_words_screens import rows_of, voltage_match
 from tui.app import make_app
 from tui.games.voltage.match import MatchScreen
@@ -29,10 +30,10 @@ async def test_a_real_flip_reads_the_same_in_the_log_as_on_the_block():
     m = voltage_match("flip")
     app = make_app(FixedBackend([m.handle(0)]), player_name="Ann", pacing=NO_FLASH)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()
         await pilot.press("o")  # orange was +: now −
-        await wait_until(pilot, lambda: any("flipped orange" in line for line in log_of(m)))
+        await until(lambda: any("flipped orange" in line for line in log_of(m)))
         await pilot.pause()
         line = next(line for line in reversed(log_of(m)) if "flipped orange" in line)
         assert line.endswith(f"to {sign(False)}.")

@@ -1,4 +1,4 @@
-"""Honest prompts (issue 14): a prompt offers only what can really be done, gives the
+"""Honest prompts: a prompt offers only what can really be done, gives the
 reason when something is not possible, and has a shorter form of the same meaning
 for a narrow prompt line, which the prompt bar shows whole."""
 

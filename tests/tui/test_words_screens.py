@@ -1,4 +1,4 @@
-"""Every word on the match screens whole (issue 14): both games, in the states that
+"""Every word on the match screens whole: both games, in the states that
 matter, at 80x24 (and wider where a text only grows there), with no text region
 ending in a cut word.
 
@@ -23,11 +23,13 @@ from textual.app import App
 from engine.highvoltage import rules as H
 from engine.voltage import cards as K
 from engine.voltage import rules as V
+from engine.voltage.cards import Card
 from server.host.common import Seat
 from server.host.highvoltage import HVMatch
 from server.host.voltage import Match
+from tests.support.wait import until
 from tests.support.words import feed_of, lines, log_of
-from tests.tui.helpers import FixedBackend, wait_until
+from tests.tui.helpers import FixedBackend
 from tui.app import make_app
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.voltage.match import MatchScreen
@@ -146,7 +148,7 @@ def voltage_match(kind: str, names: tuple[str, str] = ("Ann", "Bob")) -> Match:
     s.draw, s.discard = free + [top], []
     # some long lines in the log, in the engine's own words
     n = m.names
-    card = V.Card.of
+    card = Card.of
     m.log += [
         V.Event("play", seat=1, card=card(_take(free, "BY")), terminal=0, side=0, target=card(s.board[1][0])),
         V.Event("flip", seat=1, terminal=1, plus=False),
@@ -177,7 +179,7 @@ async def voltage_cuts(kind: str, size: tuple[int, int], keys: tuple[str, ...] =
     m = voltage_match(kind, names)
     app = make_app(FixedBackend([m.handle(0)]), player_name=names[0], pacing=NO_FLASH)
     async with app.run_test(size=size) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.pause()
         for key in keys:
             await pilot.press(key)
@@ -245,9 +247,10 @@ async def hv_cuts(players: int, size: tuple[int, int], practice: bool = False) -
     try:
         async with app.run_test(size=size) as pilot:
             m.start()
-            await wait_until(pilot, lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
+            await until(lambda: isinstance(app.screen, HVMatchScreen) and app.screen.view.can_act)
             await pilot.pause()
             screen = app.screen
+            assert isinstance(screen, HVMatchScreen)
             # the feed draws each card as a chip: " 7 ±3 "
             forms = [_CHIP.sub(r" \1 ±\2 ", line) for line in feed_of(m, 0)]
             forms += [screen._prompt(), "feed, newest first"]
@@ -283,7 +286,7 @@ async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24
     from server.lobby.core import Lobby
     from server.store.db import Store
     from server.store.persist import history_item
-    from tests.server.test_commands import KA, KB, finished_match
+    from tests.support.store import KA, KB, finished_match
     from tests.tui.helpers import local_app
     from tui.dialogs.confirm import ConfirmScreen
     from tui.games.voltage.results import ResultsScreen
@@ -311,7 +314,7 @@ async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24
             forms = [str(label) for _i, label in screen._choices()]
             forms += [LobbyScreen.KEYS_HELP, LobbyScreen.KEYS_HELP_SHORT]
             forms += ["Voltage: lobby    you: alice    " + "    ".join(
-                f"{g} {r} ({n} rated)" for g, r, n in backend.ratings())]
+                f"{g} {r} ({n} rated)" for g, r, n in await backend.ratings())]
             forms += [history_forms(history_item(r, KA))[0] for r in store.player_history(KA)]
             bad += [f"lobby: {b}" for b in cut_words(rows_of(app), forms, ["Alice", "Bob", "alice"])]
     app, backend = local_app(seed=8)
@@ -319,12 +322,12 @@ async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24
         await pilot.pause()
         bad += [f"start: {b}" for b in cut_words(rows_of(app), [], [])]
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MatchScreen))
+        await until(lambda: isinstance(app.screen, MatchScreen))
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
         bad += [f"confirm: {b}" for b in cut_words(rows_of(app), [app.screen.question], [])]
         await pilot.press("y")
-        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await until(lambda: isinstance(app.screen, ResultsScreen))
         await pilot.pause()
         results = app.screen
         forms = [results.winner_text().plain, results.status_text(), "back to start [b]", "rematch [r]"]

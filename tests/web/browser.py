@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, async_playwright
 
+from tests.support.wait import DEADLINE
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
@@ -56,7 +58,7 @@ async def browser(profile: Path, width: int = 1000, height: int = 700, locale: s
     async with async_playwright() as p:
         context = await p.chromium.launch_persistent_context(
             str(profile), executable_path=executable, headless=True, args=ARGS,
-            viewport={"width": width, "height": height}, **({"locale": locale} if locale else {}))
+            viewport={"width": width, "height": height}, locale=locale)
         try:
             yield context
         finally:
@@ -82,7 +84,7 @@ class Tab:
     async def state(self) -> dict[str, Any]:
         return dict(await self.page.evaluate("() => window.voltage.state"))
 
-    async def wait_for(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
+    async def wait_for(self, pattern: str, timeout: float = DEADLINE) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while True:
             text = await self.text()

@@ -26,6 +26,7 @@ from server.ssh.server import VoltageServer
 from server.store.db import Store
 from server.web.server import WebServer
 from tests.support.terminal import KEYS
+from tests.support.wait import DEADLINE
 from tui import app as tui_app
 from tui.pacing import FAST
 
@@ -164,7 +165,7 @@ class WebTerminal:
     def text(self) -> str:
         return "\n".join(self.screen.display)
 
-    async def wait_for(self, pattern: str, timeout: float = 10.0) -> re.Match[str]:
+    async def wait_for(self, pattern: str, timeout: float = DEADLINE) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while (m := re.search(pattern, self.text())) is None:
             left = deadline - time.monotonic()
@@ -177,7 +178,7 @@ class WebTerminal:
                 pass
         return m
 
-    async def wait_closed(self, timeout: float = 10.0) -> int | None:
+    async def wait_closed(self, timeout: float = DEADLINE) -> int | None:
         await asyncio.wait_for(self.closed.wait(), timeout)
         return self.close_code
 

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import asyncssh
+from textual.app import App
 
 from server import ratings as R
-from tests.server.test_commands import finished_match
-from tests.support.e2e import enter, keys_for, match_of, wait_until
+from tests.support.e2e import enter, keys_for, match_of
+from tests.support.store import finished_match
 from tests.support.terminal import Terminal
+from tests.support.wait import until
 from tests.web.browser import Tab, browser
 
 
-async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], apps: dict[int, object], *,
+async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], apps: Mapping[int, App[Any]], *,
                           midway=None) -> None:
     """Each seat presses the keys of its first option until the match is over (``midway()`` once, after 10 moves)."""
     match = hosted.match
@@ -28,17 +32,17 @@ async def play_to_the_end(served, hosted, players: dict[int, Tab | Terminal], ap
     while not match.over:
         seat = match.state.to_move
         app = apps[seat]
-        await wait_until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
-                         timeout=15, what="the screen's view")
+        await until(lambda app=app, seat=seat: getattr(app.screen, "view", None) == match.view(seat),
+                    what="the screen's view")
         before = len(match.actions)
-        keys = keys_for(match.view(seat), match.names, app_mode=False)
+        keys = keys_for(match.view(seat), match.names, app_mode=False, places=getattr(app.screen, "places", None))
         player = players[seat]
         if isinstance(player, Tab):
             await player.press(*keys)
         else:
             player.press(*keys)
-        await wait_until(lambda before=before: len(match.actions) > before or match.over, timeout=15,
-                         what=lambda keys=keys, seat=seat: f"the action after {keys} from seat {seat}")
+        await until(lambda before=before: len(match.actions) > before or match.over,
+                    what=lambda keys=keys, seat=seat: f"the action after {keys} from seat {seat}")
         n += 1
         if n == 10 and midway is not None:
             await midway()

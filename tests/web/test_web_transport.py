@@ -14,7 +14,8 @@ import asyncssh
 from multidict import CIMultiDict
 
 from server.session.driver import InputLimits
-from tests.server.terminal import ssh_connect
+from tests.support.terminal import ssh_connect
+from tests.support.wait import until
 from tests.web.conftest import WebTerminal
 
 
@@ -22,13 +23,6 @@ async def get(url: str, **kw) -> tuple[int, CIMultiDict[str], bytes]:
     """A GET as it came (a gzipped body stays gzipped)."""
     async with aiohttp.ClientSession(auto_decompress=False) as http, http.get(url, allow_redirects=False, **kw) as r:
         return r.status, CIMultiDict(r.headers), await r.read()
-
-
-async def until(predicate, what: str, timeout: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.02)
 
 
 def text(headers: CIMultiDict[str], body: bytes) -> str:
@@ -173,7 +167,8 @@ async def test_a_socket_that_never_says_hello_is_closed(web_server):
 async def test_two_hundred_idle_sockets_are_refused_or_closed(web_server):
     served = await web_server(store=False, silent_grace=1.0)
     tabs = [WebTerminal(served) for _ in range(200)]
-    refused = 0
+    admission = served.sessions.admission
+    refused = peak = 0
     try:
         for tab in tabs:
             try:
@@ -181,9 +176,11 @@ async def test_two_hundred_idle_sockets_are_refused_or_closed(web_server):
             except aiohttp.WSServerHandshakeError as e:
                 assert e.status == 503
                 refused += 1
-        admitted = 200 - refused
-        assert admitted <= served.sessions.admission.limits.max_per_address
-        assert refused >= 180
+            peak = max(peak, admission.connections)
+        # never more held from one address than its cap, however slowly the 200 arrive (the silent
+        # grace may close the first ones while the last are still coming, and let more in)
+        assert peak <= admission.limits.max_per_address
+        assert refused > 0
         assert served.sessions.running == 0
         for tab in tabs:
             if tab.ws is not None:
@@ -290,10 +287,7 @@ async def test_a_session_whose_tab_does_not_come_back_ends_after_the_hold(web_se
         await tab.wait_for("Your name")
         token = tab.resume
         await tab.drop()
-        deadline = asyncio.get_running_loop().time() + 10
-        while served.sessions.running:
-            assert asyncio.get_running_loop().time() < deadline
-            await asyncio.sleep(0.05)
+        await until(lambda: not served.sessions.running, "the dropped session's end")
         assert served.sessions.admission.connections == 0
         await tab.connect(resume=token)  # too late: a new session
         await tab.wait_for("Your name")

@@ -27,7 +27,7 @@ class ConfirmScreen(ModalScreen[bool]):
         width: 44; height: auto; padding: 1 2;
         border: thick $warning; background: $surface;
     }
-    ConfirmScreen #question { width: 1fr; content-align: center middle; text-style: bold; }
+    ConfirmScreen #question { width: 1fr; content-align: center middle; text-align: center; text-style: bold; }
     ConfirmScreen #answers { height: 1; margin-top: 1; align: center middle; }
     ConfirmScreen ActionButton { background: $primary-muted; }
     """

@@ -24,7 +24,7 @@ the part's own ("quick", "room", "bots", "bot:<name>"); the screen prefixes the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -89,11 +89,11 @@ class LobbyPart(Protocol):
 
     def choice(self, item: str) -> Choice | None: ...
 
-    def waiting(self, waited: float, offer_bot: bool) -> str: ...  # the quick match's status
+    async def waiting(self, waited: float, offer_bot: bool) -> str: ...  # the quick match's status
 
     def bot_instead(self) -> str: ...  # the bot (or line-up) "b" plays after a long wait
 
-    def room_status(self, room: Any, ssh: str) -> str: ...  # the owner's room, filling
+    def room_status(self, room: Any, ssh: str, names: tuple[str, ...]) -> str: ...  # the owner's room, filling
 
     def joined_status(self, code: str, names: tuple[str, ...], size: int) -> str: ...
 
@@ -133,13 +133,13 @@ class DuelPart(_Part):
 
     def __init__(self, info: GameInfo, backend: LobbyBackend,
                  strengths: Callable[[LobbyBackend], list[tuple[str, str]]],
-                 controls: Sequence[str] = ()) -> None:
+                 controls: Sequence[str] = (), default_control: str = "") -> None:
         super().__init__(info, backend)
         self._strengths = strengths
-        #: The clocks a private room may have (left/right on its line), the default first;
-        #: () for a game without clocks.
+        #: The clocks a private room may have (left/right on its line, in their order: shortest
+        #: first), the one chosen at first ``default_control``; () for a game without clocks.
         self.controls = tuple(controls)
-        self.control = 0
+        self.control = self.controls.index(default_control) if default_control in self.controls else 0
 
     def strengths(self) -> list[tuple[str, str]]:
         return list(self._strengths(self.backend))
@@ -185,13 +185,13 @@ class DuelPart(_Part):
     def bot_instead(self) -> str:
         return self._offer()[1]
 
-    def waiting(self, waited: float, offer_bot: bool) -> str:
+    async def waiting(self, waited: float, offer_bot: bool) -> str:
         text = f"Waiting for an opponent... {clock(waited)}   Esc: leave the queue"
         if offer_bot:
             text += f"\nNo one yet: press b to play a bot ({self._offer()[0]}) instead, or keep waiting."
         return text
 
-    def room_status(self, room: Any, ssh: str) -> str:
+    def room_status(self, room: Any, ssh: str, names: tuple[str, ...]) -> str:
         control = self.room_control
         clock = "" if not control else " (untimed)" if control == "none" else f" (clock {control})"
         return (f"Room {room.code}{clock}: your friend picks 'Join a friend's room' and types {room.code},\n"
@@ -202,7 +202,7 @@ class TablePart(_Part):
     """A table of ``min_seats`` to ``max_seats``, in real time: left/right choose a
     room's seats (it starts with the most) and the bot line-up shown.
 
-    ``levels(backend)`` gives the bot levels, slowest first; ``starts_in(backend)`` the
+    ``levels(backend)`` gives the bot levels, slowest first; ``await starts_in(backend)`` the
     seconds until this player's quick table starts as it is (None: not counting down)."""
 
     starts_early = True
@@ -210,7 +210,7 @@ class TablePart(_Part):
 
     def __init__(self, info: GameInfo, backend: LobbyBackend,
                  levels: Callable[[LobbyBackend], tuple[str, ...]],
-                 starts_in: Callable[[LobbyBackend], float | None]) -> None:
+                 starts_in: Callable[[LobbyBackend], Awaitable[float | None]]) -> None:
         super().__init__(info, backend)
         self._levels = levels
         self._starts_in = starts_in
@@ -246,8 +246,9 @@ class TablePart(_Part):
         return [("bots", bots)]
 
     def adjust(self, item: str, delta: int) -> bool:
-        if item == "room":
-            self.size = max(self.info.min_seats, min(self.info.max_seats, self.size + delta))
+        if item == "room":  # round, as every other left/right choice
+            low, count = self.info.min_seats, self.info.max_seats - self.info.min_seats + 1
+            self.size = low + (self.size - low + delta) % count
             return True
         if item == "bots":
             self.lineup = (self.lineup + delta) % len(self.lineups())
@@ -266,11 +267,11 @@ class TablePart(_Part):
     def bot_instead(self) -> str:
         return ",".join(self.lineups()[0])
 
-    def waiting(self, waited: float, offer_bot: bool) -> str:
+    async def waiting(self, waited: float, offer_bot: bool) -> str:
         info = self.info
+        starts_in = await self._starts_in(self.backend)
         n = self.backend.snapshot().waiting.get(self.game, 0)
         text = f"{self.title}: {n} at the table, waiting for more... {clock(waited)}   Esc: leave\n"
-        starts_in = self._starts_in(self.backend)
         full = _word(info.max_seats)
         if starts_in is not None:
             text += (f"Starting in {clock(starts_in + 0.999)} unless more sit down "
@@ -284,8 +285,7 @@ class TablePart(_Part):
                      "instead, or keep waiting.")
         return text
 
-    def room_status(self, room: Any, ssh: str) -> str:
-        names = room.names
+    def room_status(self, room: Any, ssh: str, names: tuple[str, ...]) -> str:
         return (f"Room {room.code} ({self.title}): {len(names)} of {room.size} seated: {', '.join(names)}\n"
                 f"Friends pick 'Join a friend's room', type {room.code}; or {ssh}\n"
                 "s: start now (bots take the empty seats)    Esc: close the room")

@@ -36,7 +36,7 @@ class GameScreens:
     spectator's, or a hot-seat's two).  ``results(handles, backend, view, names)``: the
     results screen after the final ``view``.  ``replay(source, step)``: the replay screen.
     ``start(app, backend, player_name, opponent)``: what the start screen does when this
-    game is chosen against ``opponent`` (an id from ``backend.opponents()``): start a
+    game is chosen against ``opponent`` (an id from ``backend.opponents(game)``): start a
     match and show it, or first ask how (a dialog).  ``lobby(backend)``: this game's part
     of one lobby screen (None: the lobby does not offer it).  ``words()``: its words
     module (:class:`tui.words.GameWords`).  ``learn(app, backend)``: open its first lesson
@@ -104,9 +104,9 @@ def _voltage_lobby(backend: LobbyBackend) -> LobbyPart:
     from engine.registry import GAMES as INFO
     from tui.games.lobby_parts import DuelPart
 
-    # A private room's clocks: the lobby's default (5+5) first, then faster and slower ones, or none.
+    # A private room's clocks, shortest first, then none; the lobby's default (5+5) chosen at first.
     return DuelPart(INFO[VOLTAGE], backend, strengths=lambda b: b.strengths(),
-                    controls=("5+5", "3+2", "10+5", "15+10", "none"))
+                    controls=("3+2", "5+5", "10+5", "15+10", "none"), default_control="5+5")
 
 
 def _voltage_words() -> GameWords:
@@ -153,9 +153,9 @@ def _hv_lobby(backend: LobbyBackend) -> LobbyPart:
         ask = getattr(b, "bot_levels", None)
         return tuple(ask(HIGH_VOLTAGE)) if ask is not None else DEFAULT_TABLE_LEVELS
 
-    def starts_in(b: LobbyBackend) -> float | None:
+    async def starts_in(b: LobbyBackend) -> float | None:
         ask = getattr(b, "hv_starts_in", None)
-        return ask() if ask is not None else None
+        return await ask() if ask is not None else None
 
     return TablePart(INFO[HIGH_VOLTAGE], backend, levels=levels, starts_in=starts_in)
 

@@ -1,10 +1,19 @@
-"""What every full screen of the game shares: the minimum terminal size and its message."""
+"""What every full screen of the game shares: the minimum terminal size and its message.
+
+While the terminal is below the minimum only the message shows, and only the keys it
+offers work (``?`` and quit: :meth:`SizedScreen.takes_key`, asked by the app before a key
+goes anywhere): a key typed then never reaches a hidden widget (a name box, a menu).
+The widget with the focus keeps it, in effect: the focus is taken away while the screen
+is too small (so a hidden input never swallows ``?``) and given back, to the widget that
+had it or the one the screen asked for meanwhile, once the terminal is large enough.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
@@ -22,6 +31,9 @@ TALL = 34
 
 class TooSmall(Widget):
     """Shown instead of a broken board when the terminal is below the minimum."""
+
+    #: The keys it offers (the only ones that work meanwhile): the rules and quit.
+    KEYS = frozenset({"question_mark", "ctrl+q"})
 
     DEFAULT_CSS = """
     TooSmall { display: none; width: 1fr; height: 1fr; content-align: center middle; }
@@ -49,10 +61,44 @@ class SizedScreen(PresetScreen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_WIDTH, "-fits-w"), (WIDE, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (MIN_HEIGHT, "-fits-h"), (TALL, "-tall")]
 
+    _kept_focus: Widget | None = None  # the focus to give back once the terminal is large enough
+
     @property
     def too_small(self) -> bool:
         w, h = self.app.size
         return w < MIN_WIDTH or h < MIN_HEIGHT
+
+    def takes_key(self, key: str) -> bool:
+        """Does ``key`` go anywhere now?  While too small, only the keys the message offers."""
+        return not self.too_small or key in TooSmall.KEYS
+
+    def set_focus(self, widget: Widget | None, *args: Any, **kwargs: Any) -> None:
+        """Textual's, except that while too small nothing takes the focus: the widget asked
+        for gets it once the terminal is large enough."""
+        if widget is not None and self.too_small:
+            if self.is_current:  # (on a screen below, it is a hidden widget's focus moving on)
+                self._kept_focus = widget
+            widget = None
+        super().set_focus(widget, *args, **kwargs)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if not self.too_small:
+            self._kept_focus = event.widget
+
+    def on_resize(self) -> None:
+        if self.too_small:
+            super().set_focus(None)  # before the hidden widget's own blur moves it to a sibling
+        else:
+            self._give_focus_back()
+
+    def on_screen_resume(self) -> None:
+        if not self.too_small:
+            self._give_focus_back()
+
+    def _give_focus_back(self) -> None:
+        kept = self._kept_focus
+        if self.focused is None and kept is not None and kept.is_attached and kept.screen is self:
+            self.set_focus(kept)
 
 
 def quit_question(backend: Backend | None, *, hotseat: bool = False) -> str:

@@ -1,9 +1,10 @@
 """The leaderboard: the top players of a game, each with their rating history as a
-sparkline.  ``←``/``→`` (or Tab) switch games, ``q``/Esc go back.
+sparkline.  ``←``/``→`` (or Tab) switch games (when another game has rated players: the
+key shows only then), ``q``/Esc go back.
 
-It asks the backend for ``leaderboard_games()`` (``(game, title)`` pairs) and
-``leaderboard(game)`` (entries with ``place``, ``name``, ``rating``, ``games``,
-``history`` and ``me``); names are shown as plain text, never markup.
+It awaits the backend's ``leaderboard_games()`` (``(game, title)`` pairs) and
+``leaderboard(game)`` (:class:`tui.ports.LeaderEntry`: ``place``, ``name``, ``rating``,
+``games``, ``history`` and ``me``); names are shown as plain text, never markup.
 """
 
 from __future__ import annotations
@@ -45,10 +46,9 @@ class LeaderboardScreen(Screen):
     def __init__(self, backend: Any, game: str | None = None) -> None:
         super().__init__()
         self.backend = backend
-        self.games: list[tuple[str, str]] = list(backend.leaderboard_games()) or [
-            (first.id, first.title) for first in list(REGISTERED.values())[:1]]
-        ids = [g for g, _ in self.games]
-        self.index = ids.index(game) if game in ids else 0
+        self.wanted = game
+        self.games: list[tuple[str, str]] = [(first.id, first.title) for first in list(REGISTERED.values())[:1]]
+        self.index = 0
         self.entries: list[Any] = []
 
     @property
@@ -62,6 +62,12 @@ class LeaderboardScreen(Screen):
         yield KeyBar()
 
     async def on_mount(self) -> None:
+        try:
+            self.games = list(await self.backend.leaderboard_games()) or self.games
+        except Exception:  # never crash on a storage (or a host's) problem: the first game's board
+            pass
+        ids = [g for g, _ in self.games]
+        self.index = ids.index(self.wanted) if self.wanted in ids else 0
         await self.show_game()
 
     async def show_game(self) -> None:
@@ -73,7 +79,7 @@ class LeaderboardScreen(Screen):
             head.append(f"    (←/→: {others})", style="dim")
         self.query_one("#lb-title", Static).update(head)
         try:
-            self.entries = list(self.backend.leaderboard(game))
+            self.entries = list(await self.backend.leaderboard(game))
         except Exception as error:  # never crash on a storage problem
             self.entries = []
             rows_error = f"the leaderboard could not be read: {error}"
@@ -98,6 +104,11 @@ class LeaderboardScreen(Screen):
             row = Horizontal(Static(t, classes="lb-text"), spark, classes="lb-row" + (" -me" if e.me else ""))
             widgets.append(row)
         await rows.mount_all(widgets)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "game":  # (shown, and working, only when there is another game to see)
+            return len(self.games) > 1
+        return True
 
     async def action_game(self, delta: int) -> None:
         if len(self.games) > 1:

@@ -1,5 +1,8 @@
 """The lobby (SSH play): quick match first, private rooms, bots, watching; and the
-name-entry step at its top (prefilled from the SSH username, checked by the lobby).
+name-entry step at its top (a known key's name prefilled; a new key's box empty, the name
+made from its login, ``root`` as often as not, only offered in grey as a suggestion that
+Enter takes; checked by the lobby).  A known key that
+asked for a code on the command line (``join CODE``, ``watch CODE``) goes straight there.
 
 Every name and code on these screens is shown as plain ``Text``, never as
 markup, so what another player typed cannot style or escape anything.
@@ -10,13 +13,21 @@ what choosing one means, the words while waiting); the screen lays the parts out
 (the first game leads, "Join a friend's room" after its room line; every other game
 under a heading) and does what a chosen line asks (:class:`~tui.games.lobby_parts.Choice`).
 A third game adds a registry entry, not lobby code.
+
+What the player is doing is one typed state (:mod:`tui.screens.lobby_modes`: queued for a
+game, hosting a room, picking a game to challenge with...), and what the lobby decides for
+the session arrives as typed messages (:mod:`tui.lobby_events`), each handled with
+``@on``.  The backend's calls are awaited in the handler of the key that asked (so the
+keys after it wait their turn: :mod:`tui.keys`), or in a worker for what waits on other
+people (a quick match, a room, a challenge's answer).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -26,14 +37,28 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from tui import lobby_events as E
 from tui import words as W
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
 from tui.games.registry import words
 from tui.ports import Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
+from tui.screens.lobby_modes import (
+    WAITING,
+    AskingCode,
+    Browsing,
+    Challenging,
+    Hosting,
+    Joined,
+    Mode,
+    PickingGame,
+    Queued,
+)
 from tui.text import sparkline
 from tui.widgets.menu import Menu
+
+T = TypeVar("T")
 
 
 class LobbyScreen(SizedScreen):
@@ -77,15 +102,14 @@ class LobbyScreen(SizedScreen):
         super().__init__()
         self.backend = backend
         self._unsubscribe: Unsubscribe | None = None
-        self._waiting_since: float | None = None
-        # "" | "queue" | "room" | "joined" (at a friend's room that waits to fill) | "code:join" | "code:watch"
-        self._mode = ""
+        self._mode: Mode = Browsing()
         self._ticker: Timer | None = None
         self.parts: dict[str, LobbyPart] = self._make_parts()  # each game's part, in the lobby's order
-        self._queue_game = self.first
-        self._room_obj: Any = None  # the room this screen's player owns
-        self._joined = ""  # the code of the room joined (one that waits to fill)
-        self._joined_game = ""
+
+    @property
+    def mode(self) -> Mode:
+        """What the player is doing now (:mod:`tui.screens.lobby_modes`)."""
+        return self._mode
 
     def _make_parts(self) -> dict[str, LobbyPart]:
         """The games offered, each with its part: those the backend offers and the tui
@@ -109,6 +133,26 @@ class LobbyScreen(SizedScreen):
     def part(self, game: str | None) -> LobbyPart | None:
         return self.parts.get(game) if game is not None else None
 
+    async def _asked(self, answer: Awaitable[T], default: T) -> T:
+        """The backend's ``answer``, or ``default`` with its refusal shown (a host that is
+        away or does not answer: the screen carries on)."""
+        try:
+            return await answer
+        except Refused as e:
+            self._error(W.refusal(e))
+            return default
+
+    async def _resume(self) -> bool:
+        """This key's seat, taken back (True: its match is on screen now)."""
+        if not await self._asked(self.backend.resumable(), False):
+            return False
+        handles = await self._asked(self.backend.resume(), None)
+        if not handles:
+            return False
+        await self._title()
+        self._open_match(handles)
+        return True
+
     # -- layout ----------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -118,9 +162,12 @@ class LobbyScreen(SizedScreen):
 
     def _compose_lobby(self) -> ComposeResult:
         yield Static(Text("Voltage: lobby"), id="lobby-title")
-        name = Input(value=self.backend.name_prefill, max_length=16, id="name")
         stored = getattr(self.backend, "stored_name", None)
-        name.border_title = ("Your name (Enter to go)" if not stored
+        suggestion = self.backend.name_prefill
+        name = Input(value=suggestion if stored else "", max_length=16, id="name",
+                     placeholder=f"{suggestion}? (a suggestion: type your name, or Enter to take it)" if suggestion
+                     else "the name others will see")
+        name.border_title = ("Your name (Enter to go)" if not stored  # (a wait for another name: said once mounted)
                              else f"Your name: {stored} (Enter to go; another name renames your key)")
         name.cursor_blink = False  # a blinking cursor redraws twice a second, per session
         yield name
@@ -161,62 +208,59 @@ class LobbyScreen(SizedScreen):
     # -- challenges ----------------------------------------------------------
 
     @on(Menu.Chosen, "#players")
-    def _player_chosen(self, event: Menu.Chosen) -> None:
+    async def _player_chosen(self, event: Menu.Chosen) -> None:
         if not self.backend.named or not event.item.startswith("player:") or not hasattr(self.backend, "challenge"):
             return
-        if self._mode in ("queue", "room", "joined", "challenging"):
-            self.action_cancel()
+        if isinstance(self._mode, WAITING):
+            await self.action_cancel()
         self._error("")
-        self._challenged_name = event.item.split(":", 1)[1]
-        self._set_mode("challenge:pick")
+        name = event.item.split(":", 1)[1]
+        self._set_mode(PickingGame(name))
         games = "   ".join(f"{n} {part.title}" for n, part in enumerate(self.parts.values(), 1))
-        self._status(f"Challenge {self._challenged_name} to:  {games}   Esc: cancel")
+        self._status(f"Challenge {name} to:  {games}   Esc: cancel")
 
     def on_key(self, event: events.Key) -> None:
         games = list(self.parts)
-        if self._mode == "challenge:pick" and event.key in [str(n) for n in range(1, len(games) + 1)]:
+        mode = self._mode
+        if isinstance(mode, PickingGame) and event.key in [str(n) for n in range(1, len(games) + 1)]:
             event.stop()
             event.prevent_default()
-            self._set_mode("")
-            self._challenge(self._challenged_name, games[int(event.key) - 1])
+            self._set_mode(Browsing())
+            self._challenge(mode.name, games[int(event.key) - 1])
 
     @work(exclusive=True, group="lobby-wait")
     async def _challenge(self, name: str, game: str) -> None:
         try:
-            ch = self.backend.challenge(name, game)
+            ch = await self.backend.challenge(name, game)
         except Refused as e:
             self._error(W.refusal(e))
             return
-        self._challenge_obj = ch
-        self._set_mode("challenging")
-        self._tick()
+        self._set_mode(Challenging(ch, time.monotonic()))
         try:
             handles = await self.backend.challenge_answer(ch)
         except Refused as e:  # declined, expired, taken back
-            self._challenge_obj = None
-            self._set_mode("")
+            self._set_mode(Browsing())
             self._error(W.refusal(e))
             return
-        self._challenge_obj = None
-        self._set_mode("")
+        self._set_mode(Browsing())
         self._open_match(handles)
 
-    def _challenge_status(self) -> None:
-        ch = getattr(self, "_challenge_obj", None)
-        if ch is None:
-            return
+    def _challenge_status(self, ch: Any) -> None:
         left = int(ch.seconds_left + 0.999)
         title = self.backend.game_titles.get(ch.game, ch.game)
         self._status(f"You challenged {ch.target.name} to {title}: waiting for an answer ({left} s)"
                      "   Esc: take it back")
 
-    def _challenged(self, ch: Any) -> None:
+    @on(E.Challenged)
+    def _challenged(self, event: E.Challenged) -> None:
         """Someone challenges this player: ask, wherever they are in the app."""
         from tui.dialogs.challenge import ChallengeScreen
 
-        def answered(accept: bool | None) -> None:
+        ch = event.challenge
+
+        async def answered(accept: bool | None) -> None:
             try:
-                handles = self.backend.answer_challenge(ch, bool(accept))
+                handles = await self.backend.answer_challenge(ch, bool(accept))
             except Refused as e:
                 self._error(W.refusal(e))
                 return
@@ -226,17 +270,18 @@ class LobbyScreen(SizedScreen):
 
         self.app.push_screen(ChallengeScreen(ch, self.backend.game_titles.get(ch.game, ch.game)), answered)
 
-    def _challenge_gone(self, ch: Any) -> None:
+    @on(E.ChallengeOver)
+    def _challenge_gone(self, event: E.ChallengeOver) -> None:
         from tui.dialogs.challenge import ChallengeScreen
 
         for screen in self.app.screen_stack:
-            if isinstance(screen, ChallengeScreen) and screen.challenge is ch:
+            if isinstance(screen, ChallengeScreen) and screen.challenge is event.challenge:
                 screen.gone()
 
-    def _start_settings(self) -> None:
+    async def _start_settings(self) -> None:
         from tui.screens.settings import apply_start_settings
 
-        apply_start_settings(self.app, self.backend)
+        await apply_start_settings(self.app, self.backend)
 
     def action_settings(self) -> None:
         """The settings screen (a wait for a match goes on meanwhile)."""
@@ -246,9 +291,9 @@ class LobbyScreen(SizedScreen):
 
         self.app.push_screen(SettingsScreen(self.backend))
 
-    def action_start_or_settings(self) -> None:
+    async def action_start_or_settings(self) -> None:
         if self._can_start_room():
-            self.action_start_room()
+            await self.action_start_room()
         else:
             self.action_settings()
 
@@ -269,8 +314,8 @@ class LobbyScreen(SizedScreen):
             return
         self.query_one("#choices", Menu).set_items(self._choices())
 
-    def on_mount(self) -> None:
-        self._start_settings()
+    async def on_mount(self) -> None:
+        await self._start_settings()
         self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
         self.query_one("#players", Menu).border_title = "Online"
         self._refresh_lists()
@@ -286,58 +331,57 @@ class LobbyScreen(SizedScreen):
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
         listen = getattr(self.backend, "listen", None)
         if listen is not None:
-            listen(self._sent_elsewhere)
+            listen(self.post_message)  # the lobby's events for this session: E.LobbyEvent messages
         if not self.backend.named:
-            if self.backend.resumable():
-                handles = self.backend.resume()
-                if handles:
-                    self._title()
-                    self._open_match(handles)
-                    return
+            if await self._resume():
+                return
+            stored = getattr(self.backend, "stored_name", None)
+            if self.backend.initial is not None and stored and await self._take_name(stored):
+                return  # a known key's join or watch: straight there
+            if stored:  # how long the key waits for another name, said in the box's title
+                wait = W.rename_wait(await self._rename_wait(), short=True)
+                if wait:
+                    self.query_one("#name", Input).border_title = f"Your name: {stored} (Enter to go; {wait})"
             self.query_one("#name").add_class("shown")
             self.query_one("#name", Input).focus()
             self._error("")
         else:
-            self._enter()
+            await self._enter()
 
     TAKEN_OVER = ("This key was opened in another session: it plays there now (the newest "
                   "session takes over).\nEnter takes it back here; ctrl+q quits.")
 
-    def _sent_elsewhere(self, event: str, handles: Any) -> None:
-        """The lobby moved this session: its key was opened in a newer session, or the
-        match it watched was rematched (``handles`` watch the rematch)."""
-        if event == "follow" and handles:
+    @on(E.Followed)
+    def _followed(self, event: E.Followed) -> None:
+        """The match this session watched was rematched: watch the new one."""
+        if event.handles:
             self._go_home()  # off the old results and board
-            self._open_match(handles)
-            return
-        if event == "challenge":
-            self._challenged(handles)
-            return
-        if event == "challenge-over":
-            self._challenge_gone(handles)
-            return
-        if event != "superseded":
-            return
+            self._open_match(event.handles)
+
+    @on(E.Superseded)
+    def _superseded(self, event: E.Superseded) -> None:
+        """This key was opened in a newer session: the name step again, saying why."""
         self.workers.cancel_group(self, "lobby-wait")
-        self._room_obj = None
         self._go_home()
         self._unlisten()
-        self._set_mode("")
+        self._set_mode(Browsing())
         name = self.query_one("#name", Input)
         name.value = self.backend.name
         name.add_class("shown")
         name.focus()
         self._error(self.TAKEN_OVER)
 
-    def on_screen_resume(self) -> None:
+    @on(events.ScreenResume)
+    async def _back_in_the_lobby(self, event: events.ScreenResume) -> None:
+        # (beside SizedScreen.on_screen_resume, which gives the focus back)
         # The resume event may arrive after this screen already pushed a match
         # (coming back to a seat): only a lobby really on screen is "in the lobby".
         if self.app.screen is not self or not self.backend.named:
             return
-        if self._mode == "":
-            self._enter()
+        if isinstance(self._mode, Browsing):
+            await self._enter()
         elif self._unsubscribe is None:  # back from the settings (or the leaderboard) while waiting
-            self._title()
+            await self._title()
             self._unsubscribe = self.backend.subscribe(self._refresh_lists)
             self._refresh_lists()
 
@@ -358,46 +402,53 @@ class LobbyScreen(SizedScreen):
             self._unsubscribe = None
 
     @on(Input.Submitted, "#name")
-    def _name_submitted(self, event: Input.Submitted) -> None:
+    async def _name_submitted(self, event: Input.Submitted) -> None:
+        # (empty: the suggestion)
+        await self._take_name(event.value if event.value.strip() else self.backend.name_prefill)
+
+    async def _rename_wait(self) -> float:
+        """Seconds until this key may take another name (0: now, or a backend without names)."""
+        ask = getattr(self.backend, "rename_wait", None)  # (one of the LobbyExtras)
+        return float(await ask()) if ask is not None else 0.0
+
+    async def _take_name(self, value: str) -> bool:
+        """Go online as ``value`` (False: refused, and the reason shown)."""
         backend: Any = self.backend  # (``stored_name``: one of the LobbyExtras)
         stored: str | None = getattr(backend, "stored_name", None)
         try:
-            name = self.backend.claim_name(event.value)
+            name = await self.backend.claim_name(value)
         except Refused as e:
             self._error(W.refusal(e))
-            return
+            return False
         self._error("")
         renamed = stored is not None and bool(stored) and name.casefold() != stored.casefold()
         if renamed:
             backend.stored_name = name
         self.query_one("#name").remove_class("shown")
         self.query_one("#choices", Menu).focus()
-        if self.backend.resumable():  # a seat of this key (taken back from another session)
-            handles = self.backend.resume()
-            if handles:
-                self._title()
-                self._open_match(handles)
-                return
-        self._named()
-        if renamed and self._mode == "":
+        if await self._resume():  # a seat of this key (taken back from another session)
+            return True
+        await self._named()
+        if renamed and isinstance(self._mode, Browsing):
             self._status(f"Renamed: your key goes by {name} now (it was {stored}).")
+        return True
 
-    def _named(self) -> None:
-        self._enter()
+    async def _named(self) -> None:
+        await self._enter()
         initial = self.backend.initial
         self.backend.initial = None
         if initial is not None:
             verb, code = initial
-            self._use_code(verb, code)
+            await self._use_code(verb, code)
 
-    def _enter(self) -> None:
-        self.backend.enter_lobby()
-        self._set_mode("")
-        self._title()
+    async def _enter(self) -> None:
+        await self._asked(self.backend.enter_lobby(), None)
+        self._set_mode(Browsing())
+        await self._title()
         if self._unsubscribe is None:
             self._unsubscribe = self.backend.subscribe(self._refresh_lists)
         self._refresh_lists()
-        self._refresh_history()
+        await self._refresh_history()
 
     @staticmethod
     def short_title(title: str) -> str:
@@ -405,11 +456,15 @@ class LobbyScreen(SizedScreen):
         words' initials (one letter a word)."""
         return "".join(word[0] for word in title.split()) or title
 
-    def _title(self) -> None:
+    async def _title(self) -> None:
         """Who you are and your ratings, in the longest form that fits the width: the
         words are shortened by meaning (no "(N rated)", then short game names), never cut."""
         ratings_of = getattr(self.backend, "ratings", None)
-        ratings = list(ratings_of()) if ratings_of is not None and self.backend.named else []
+        self._ratings = list(await ratings_of()) if ratings_of is not None and self.backend.named else []
+        self._show_title()
+
+    def _show_title(self) -> None:
+        ratings = getattr(self, "_ratings", [])
         name = self.backend.name
         forms = [
             ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r} ({n} rated)"),
@@ -426,20 +481,24 @@ class LobbyScreen(SizedScreen):
 
     def on_resize(self) -> None:
         if self.backend.named:
-            self._title()
+            self._show_title()
             self.call_after_refresh(self._refresh_history)  # (once the panels have their new width)
         self._show_status()
 
-    def _refresh_history(self) -> None:
+    async def _refresh_history(self) -> None:
         """The player's own finished matches, newest first (read when the lobby shows)."""
         history = getattr(self.backend, "history", None)
+        found = list(await history()) if history is not None else []
         width = self.query_one("#history", Menu).content_size.width - 2  # (the cursor)
-        items = W.history_lines(history() if history is not None else [], width if width > 0 else None)
+        items = W.history_lines(found, width if width > 0 else None)
+        record = getattr(self.backend, "bot_record", None)  # (matches with a bot are not rated)
+        bots = W.bot_record_lines(list(await record()) if record is not None else [], width + 2 if width > 0 else None)
         # Newest first, and the cursor on the newest (a match just played is the one to see).
-        self.query_one("#history", Menu).set_items([(f"replay:{mid}", Text(line)) for mid, line in items],
-                                                   keep_place=False)
+        self.query_one("#history", Menu).set_items([(f"-bots:{n}", Text(line, style="dim")) for n, line in
+                                                    enumerate(bots)] + [(f"replay:{mid}", Text(line))
+                                                                         for mid, line in items], keep_place=False)
         trends = getattr(self.backend, "rating_trends", None)  # (a rating sparkline per game, under it)
-        shown = trends() if trends is not None else []
+        shown = list(await trends()) if trends is not None else []
         room = (width - 2) // max(1, len(shown))
         self.query_one("#history", Menu).border_subtitle = "  ".join(
             f"{title} {sparkline(points, room - len(title) - 2)}" for title, points in shown)
@@ -449,8 +508,8 @@ class LobbyScreen(SizedScreen):
     def _refresh_lists(self) -> None:
         if not self.is_attached:
             return
-        if self._mode in ("room", "joined"):  # (a room's seats are asked of the backend: the
-            self._room_status()               # lobby's snapshot may be the same meanwhile)
+        if isinstance(self._mode, Hosting | Joined):  # (a room's seats are asked of the backend:
+            self.call_next(self._room_status)        # the lobby's snapshot may be the same meanwhile)
         snap = self.backend.snapshot()
         if snap == getattr(self, "_shown", None):
             return  # nothing this screen shows has changed
@@ -518,11 +577,12 @@ class LobbyScreen(SizedScreen):
         out.append(keys if self.backend.named else self.NAME_HELP, style="dim")
         self.query_one("#status", Static).update(out)
 
-    def _set_mode(self, mode: str) -> None:
+    def _set_mode(self, mode: Mode) -> None:
         self._mode = mode
         code = self.query_one("#code-input", Input)
-        if mode.startswith("code:"):
+        if isinstance(mode, AskingCode):
             code.value = ""
+            code.placeholder = "match code (4 letters)" if mode.verb == "watch" else "room code (4 letters)"
             code.add_class("shown")
             code.focus()
         elif code.has_class("shown"):
@@ -530,30 +590,28 @@ class LobbyScreen(SizedScreen):
             code.value = ""
         ticker = self._ticker
         assert ticker is not None  # (made on mount, before any mode)
-        if mode in ("queue", "challenging"):
-            self._waiting_since = time.monotonic()
+        if isinstance(mode, Queued | Challenging):
             ticker.resume()
-            self._tick()
+            self.call_next(self._tick)
         else:
-            self._waiting_since = None
             ticker.pause()
-            if mode == "":
+            if isinstance(mode, Browsing):
                 self._status("")
 
-    def _tick(self) -> None:
-        if self._mode == "challenging":
-            self._challenge_status()
-            return
-        if self._waiting_since is None:
-            return
-        waited = time.monotonic() - self._waiting_since
-        part = self.parts[self._queue_game]
-        self._status(part.waiting(waited, offer_bot=waited >= self.backend.bot_offer_after))
+    async def _tick(self) -> None:
+        mode = self._mode
+        if isinstance(mode, Challenging):
+            self._challenge_status(mode.challenge)
+        elif isinstance(mode, Queued):
+            waited = time.monotonic() - mode.since
+            status = await self.parts[mode.game].waiting(waited, offer_bot=waited >= self.backend.bot_offer_after)
+            if self._mode is mode:  # (still queued once the part had its answer)
+                self._status(status)
 
     # -- choices ---------------------------------------------------------------
 
     @on(Menu.Chosen, "#choices")
-    def _chosen(self, event: Menu.Chosen) -> None:
+    async def _chosen(self, event: Menu.Chosen) -> None:
         if not self.backend.named:
             self.query_one("#name", Input).focus()
             return
@@ -562,25 +620,24 @@ class LobbyScreen(SizedScreen):
         if choice == "settings":  # (a wait for a match goes on meanwhile)
             self.action_settings()
             return
-        if self._mode in ("queue", "room", "joined", "challenging", "challenge:pick"):
-            self.action_cancel()
+        if isinstance(self._mode, (*WAITING, PickingGame)):
+            await self.action_cancel()
         game_item = self._game_item(choice)
         asked = game_item[0].choice(game_item[1]) if game_item is not None else None
         if game_item is not None and asked is not None:
             game = game_item[0].game
             if asked.kind == "quick":
-                self._queue_game = game
-                self._set_mode("queue")
+                self._set_mode(Queued(game, time.monotonic()))
                 self._quick(game)
             elif asked.kind == "room":
                 self._room(game, asked.size, asked.time_control)
             elif asked.kind == "bot":
-                self._play_bot(asked.bot, game)
+                await self._play_bot(asked.bot, game)
         elif choice == "join":
-            self._set_mode("code:join")
+            self._set_mode(AskingCode("join"))
             self._status("Type the room code, then Enter (Esc: cancel).")
         elif choice == "watch":
-            self._set_mode("code:watch")
+            self._set_mode(AskingCode("watch"))
             self._status("Type the match code, then Enter (Esc: cancel).")
         elif choice == "leaderboard":
             self.action_leaderboard()
@@ -590,26 +647,26 @@ class LobbyScreen(SizedScreen):
                 learn(self.app, self.backend)
 
     @on(Menu.Chosen, "#matches")
-    def _watch_selected(self, event: Menu.Chosen) -> None:
+    async def _watch_selected(self, event: Menu.Chosen) -> None:
         if not self.backend.named:
             return
         if event.item.startswith("match:"):
-            if self._mode in ("queue", "room", "joined"):
-                self.action_cancel()
-            self._use_code("watch", event.item.split(":", 1)[1])
+            if isinstance(self._mode, Queued | Hosting | Joined):
+                await self.action_cancel()
+            await self._use_code("watch", event.item.split(":", 1)[1])
 
     @on(Menu.Chosen, "#history")
-    def _replay_selected(self, event: Menu.Chosen) -> None:
+    async def _replay_selected(self, event: Menu.Chosen) -> None:
         if not self.backend.named or not event.item.startswith("replay:"):
             return
         match_id = int(event.item.split(":", 1)[1])
         try:
-            screen = self.backend.replay_screen(match_id)
+            screen = await self.backend.replay_screen(match_id)
         except Exception as e:  # a ReplayError says why (e.g. a game that does not replay yet)
             self._error(W.refusal(e))
             return
-        if self._mode in ("queue", "room", "joined"):
-            self.action_cancel()
+        if isinstance(self._mode, Queued | Hosting | Joined):
+            await self.action_cancel()
         self._error("")
         self.app.push_screen(screen)
 
@@ -626,28 +683,28 @@ class LobbyScreen(SizedScreen):
         self.app.push_screen(LeaderboardScreen(self.backend))
 
     @on(Input.Submitted, "#code-input")
-    def _code_submitted(self, event: Input.Submitted) -> None:
-        verb = self._mode.split(":", 1)[1] if self._mode.startswith("code:") else "join"
-        self._set_mode("")
+    async def _code_submitted(self, event: Input.Submitted) -> None:
+        verb = self._mode.verb if isinstance(self._mode, AskingCode) else "join"
+        self._set_mode(Browsing())
         self.query_one("#choices", Menu).focus()
-        self._use_code(verb, event.value)
+        await self._use_code(verb, event.value)
 
-    def _use_code(self, verb: str, code: str) -> None:
+    async def _use_code(self, verb: str, code: str) -> None:
         waits = verb == "join" and hasattr(self.backend, "room_game")
-        part = self.part(self.backend.room_game(code)) if waits else None
-        if part is not None and part.room_waits:
-            self._join_waiting(code.strip().upper(), part.game)
-            return
         try:
-            handles = self.backend.join_room(code) if verb == "join" else self.backend.watch(code)
+            part = self.part(await self.backend.room_game(code)) if waits else None
+            if part is not None and part.room_waits:
+                self._join_waiting(code.strip().upper(), part.game)
+                return
+            handles = await (self.backend.join_room(code) if verb == "join" else self.backend.watch(code))
         except Refused as e:
             self._error(W.refusal(e))
             return
         self._open_match(handles)
 
-    def _play_bot(self, bot: str, game: str) -> None:
+    async def _play_bot(self, bot: str, game: str) -> None:
         try:
-            handles = self.backend.play_bot(bot, game)
+            handles = await self.backend.play_bot(bot, game)
         except Refused as e:
             self._error(W.refusal(e))
             return
@@ -658,68 +715,69 @@ class LobbyScreen(SizedScreen):
         try:
             handles = await self.backend.quick_match(game)
         except Refused as e:
-            self._set_mode("")
+            self._set_mode(Browsing())
             self._error(W.refusal(e))
             return
-        self._set_mode("")
+        self._set_mode(Browsing())
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
     async def _join_waiting(self, code: str, game: str) -> None:
         """Sit at a friend's room that waits to fill; it starts when full or when its owner says."""
-        self._joined = code
-        self._joined_game = game
-        self._set_mode("joined")
-        self._room_status()
+        joined = Joined(code, game)
+        self._set_mode(joined)
+        await self._room_status()
         try:
             handles = await self.backend.join(code)
         except Refused as e:
-            self._set_mode("")
+            self._set_mode(Browsing())
             self._error(W.refusal(e))
             return
         except asyncio.CancelledError:
-            if self._mode != "joined":
+            if self._mode is not joined:
                 raise  # this screen left the room
             # the room went away under us: its owner closed it
-            self._set_mode("")
+            self._set_mode(Browsing())
             self._error(f"Room {code} was closed by its owner.")
             return
-        self._set_mode("")
+        self._set_mode(Browsing())
         self._open_match(handles)
 
     @work(exclusive=True, group="lobby-wait")
     async def _room(self, game: str, size: int, time_control: str = "default") -> None:
         try:
-            room = self.backend.create_room(game, size, time_control=time_control)
+            room = await self.backend.create_room(game, size, time_control=time_control)
         except Refused as e:
             self._error(W.refusal(e))
             return
-        self._room_obj = room
-        self._set_mode("room")
-        self._room_status()
+        self._set_mode(Hosting(room))
+        await self._room_status()
         try:
             handles = await room.future
         except asyncio.CancelledError:
             return
-        self._room_obj = None
-        self._set_mode("")
+        self._set_mode(Browsing())
         self._open_match(handles)
 
-    def _room_status(self) -> None:
+    async def _room_status(self) -> None:
         """The room being filled: its code, who sits there, what the keys do."""
-        if self._mode == "joined":
-            seated = self.backend.seated(self._joined)
-            if seated is None:
+        mode = self._mode
+        if isinstance(mode, Joined):
+            seated = await self.backend.seated(mode.code)
+            if seated is None or self._mode is not mode:
                 return
             names, size = seated
-            joined = self.parts[self._joined_game]
-            self._status(joined.joined_status(self._joined, tuple(names), size))
+            self._status(self.parts[mode.game].joined_status(mode.code, tuple(names), size))
             return
-        room = self._room_obj
+        if not isinstance(mode, Hosting):
+            return
+        room = mode.room
         part = self.part(getattr(room, "game", None))
-        if self._mode != "room" or room is None or part is None:
+        if part is None:
             return
-        self._status(part.room_status(room, self._ssh(f"join {room.code}")))
+        seated = await self.backend.seated(room.code)
+        if self._mode is mode:
+            self._status(part.room_status(room, self._ssh(f"join {room.code}"), tuple(seated[0]) if seated else ()))
 
     def _ssh(self, args: str) -> str:
         """The line a friend pastes to reach this server and do ``args``."""
@@ -728,50 +786,43 @@ class LobbyScreen(SizedScreen):
 
     def _can_start_room(self) -> bool:
         """Is this player's room waiting, of a game whose rooms may start before they fill?"""
-        part = self.part(getattr(self._room_obj, "game", None))
-        return self._mode == "room" and part is not None and part.starts_early
+        mode = self._mode
+        part = self.part(getattr(mode.room, "game", None)) if isinstance(mode, Hosting) else None
+        return part is not None and part.starts_early
 
-    def action_start_room(self) -> None:
+    async def action_start_room(self) -> None:
         if not self._can_start_room() or isinstance(self.focused, Input):
             return
         try:
-            self.backend.start_room()
+            await self.backend.start_room()
         except Refused as e:
             self._error(W.refusal(e))
 
-    def action_cancel(self) -> None:
-        if self._mode == "challenging":
-            ch = getattr(self, "_challenge_obj", None)
-            if ch is not None:
-                self.backend.withdraw_challenge(ch)
+    async def action_cancel(self) -> None:
+        mode = self._mode
+        if isinstance(mode, Challenging):
+            await self._asked(self.backend.withdraw_challenge(mode.challenge), None)
             return  # (the waiting worker ends and says so)
-        if self._mode == "challenge:pick":
-            self._set_mode("")
+        if isinstance(mode, PickingGame):
+            self._set_mode(Browsing())
             return
-        if self._mode == "queue":
+        self._set_mode(Browsing())
+        if isinstance(mode, Queued | Joined):
             self.workers.cancel_group(self, "lobby-wait")
-            self.backend.enter_lobby()
-        elif self._mode == "room":
+            await self._asked(self.backend.enter_lobby(), None)
+        elif isinstance(mode, Hosting):
             self.workers.cancel_group(self, "lobby-wait")
-            self.backend.close_room()
-            self._room_obj = None
-        elif self._mode == "joined":
-            self._mode = ""
-            self.workers.cancel_group(self, "lobby-wait")
-            self.backend.enter_lobby()
-        elif self._mode.startswith("code:"):
+            await self._asked(self.backend.close_room(), None)
+        elif isinstance(mode, AskingCode):
             self.query_one("#choices", Menu).focus()
-        self._set_mode("")
 
-    def action_bot_instead(self) -> None:
-        if self._mode != "queue" or self._waiting_since is None:
+    async def action_bot_instead(self) -> None:
+        mode = self._mode
+        if not isinstance(mode, Queued) or time.monotonic() - mode.since < self.backend.bot_offer_after:
             return
-        if time.monotonic() - self._waiting_since < self.backend.bot_offer_after:
-            return
-        game = self._queue_game
-        bot = self.parts[game].bot_instead()
-        self.action_cancel()
-        self._play_bot(bot, game)
+        bot = self.parts[mode.game].bot_instead()
+        await self.action_cancel()
+        await self._play_bot(bot, mode.game)
 
     def action_focus_players(self) -> None:
         if isinstance(self.focused, Input):

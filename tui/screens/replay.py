@@ -40,7 +40,7 @@ class ReplayBackend:
     async def rematch(self, handles: Any) -> None:
         return None  # (a replay's screens offer none)
 
-    def rating_change(self, handles: Any) -> None:
+    async def rating_change(self, handles: Any) -> None:
         return None
 
     def close(self) -> None:

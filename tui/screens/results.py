@@ -48,6 +48,8 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
     ResultsBase #winner { text-align: center; text-style: bold; }
     ResultsBase #body { margin: 1 0; }
     ResultsBase #results-status { color: $text-muted; }
+    ResultsBase #rating-change { display: none; }
+    ResultsBase #rating-change.-shown { display: block; }
     ResultsBase #results-buttons { height: 1; align: center middle; margin-top: 1; }
     ResultsBase ActionButton { background: $primary-muted; }
     """
@@ -109,10 +111,7 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
         with Vertical(id="results-box"):
             yield Static(self.winner_text(), id="winner")
             yield Static(self.body_text(), id="body")
-            rating_change = getattr(self.backend, "rating_change", None)  # rated matches: "rating 1012 (+12)"
-            changes = rating_change(self.handles) if rating_change is not None else None
-            if changes:
-                yield Static(Text(W.rating_changes(changes)), id="rating-change")
+            yield Static("", id="rating-change")  # (a rated match's "rating 1012 (+12)": on mount)
             yield Static(Text(self.status_text(), style="dim"), id="results-status")
             with Horizontal(id="results-buttons"):
                 if self.can_rematch:
@@ -120,6 +119,19 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
                 yield ActionButton(self.LOBBY_LABEL if self.home_is_lobby else self.HOME_LABEL, "home")
                 yield ActionButton(self.BOARD_LABEL, "board")
         yield KeyBar()
+
+    async def on_mount(self) -> None:
+        """A rated match's rating changes, asked of the backend (a host, over a wire)."""
+        rating_change = getattr(self.backend, "rating_change", None)
+        try:
+            changes = await rating_change(self.handles) if rating_change is not None else None
+        except Exception:  # never crash on a backend problem: the line is left out
+            log.exception("the rating changes could not be read")
+            changes = None
+        if changes:
+            line = self.query_one("#rating-change", Static)
+            line.update(Text(W.rating_changes(changes)))
+            line.add_class("-shown")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":

@@ -1,7 +1,8 @@
 """The settings screen (from the lobby: ``s``, or its "Settings" line): colours, the
 "your turn" alert, challenges, and the name.
 
-Every choice takes effect at once and is kept where the backend keeps settings
+Every choice takes effect at once (the handler awaits the backend, so the keys after it
+wait their turn) and is kept where the backend keeps settings
 (``save_setting``: for a key, in the store, so it follows the key to its next session;
 for a guest, for this session only); the title says which.
 
@@ -19,7 +20,9 @@ for a guest, for this session only); the title says which.
 - Challenges: welcome or refused (``backend.set_challenges``).
 - Name: Enter asks for the new one; it is claimed through the lobby's own rename
   (``backend.claim_name``), so its checks and the key's rename cooldown apply, and
-  what it refuses ("a new name is possible in 53 minutes") is shown here, one line.
+  what it refuses ("a new name is possible in 53 minutes") is shown here, one line.  The
+  cooldown, when it applies (a rename after a rename: a key's first name is free to
+  change), is said as the box opens (``backend.rename_wait``).
 - Linked browsers (a key's only): the browsers that play as this key on the web page
   (``ssh HOST link`` links one, ``unlink`` forgets them all), asked of the backend when the
   screen opens (``linked_browsers``, awaited: an edge asks its host).
@@ -50,15 +53,15 @@ from tui.widgets.menu import Menu
 COLOURS_DEFAULT = "dark"  # (an app without colour choices: a test's plain App)
 
 
-def apply_start_settings(app: App[Any], backend: Any) -> None:
+async def apply_start_settings(app: App[Any], backend: Any) -> None:
     """A session's start: the "your turn" alert (on unless switched off), and the colours:
     none when the client sent NO_COLOR, else the ones this player chose last time."""
     a: Any = app
     settings = getattr(backend, "settings", None)
     if settings is not None:
-        a.turn_alerts = settings().get("alerts", "on") == "on"
+        a.turn_alerts = (await settings()).get("alerts", "on") == "on"
     start = getattr(backend, "start_colours", None)
-    choice = start() if start is not None else None
+    choice = await start() if start is not None else None
     if choice and hasattr(a, "set_colours"):
         try:
             a.set_colours(choice)
@@ -93,6 +96,9 @@ class SettingsScreen(SizedScreen):
         self.backend = backend
         self._status_text = ""
         self._error_text = ""
+        # What the backend says (asked on mount: a host may answer it over a wire).
+        self.refuses_challenges = False
+        self.forced: str | None = None
 
     # -- layout ----------------------------------------------------------------
 
@@ -116,13 +122,25 @@ class SettingsScreen(SizedScreen):
             yield Static("", id="settings-browsers")
         yield KeyBar()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         menu = self.query_one("#settings-menu", Menu)
         menu.border_title = "←→ or Enter: change"
         menu.focus()
         self._show_status()
         if self.keeps and hasattr(self.backend, "linked_browsers"):
             self.run_worker(self._list_browsers(), exclusive=True, group="browsers")
+        await self._read()
+        self._redraw()
+
+    async def _read(self) -> None:
+        """What the backend keeps: whether challenges are refused, why the colours are forced."""
+        if hasattr(self.backend, "set_challenges"):
+            try:
+                self.refuses_challenges = await self.backend.refuses_challenges()
+            except Refused as e:
+                self._error(W.refusal(e))
+        forced = getattr(self.backend, "colours_forced", None)
+        self.forced = await forced() if forced is not None else None
 
     async def _list_browsers(self) -> None:
         backend: Any = self.backend  # (``linked_browsers``: one of the LobbyExtras)
@@ -139,10 +157,6 @@ class SettingsScreen(SizedScreen):
 
     # -- the lines ---------------------------------------------------------------
 
-    def _forced(self) -> str | None:
-        forced = getattr(self.backend, "colours_forced", None)
-        return forced() if forced is not None else None
-
     def colours(self) -> str:
         return str(getattr(self.app, "colours", COLOURS_DEFAULT))
 
@@ -151,7 +165,7 @@ class SettingsScreen(SizedScreen):
 
     def _items(self) -> list[tuple[str, Text]]:
         items: list[tuple[str, Text]] = []
-        forced = self._forced()
+        forced = self.forced
         colours = Text(f"Colours: {COLOUR_WORDS.get(self.colours(), self.colours())}")
         if forced:
             colours.append(f"  ({W.forced(forced)})", style="dim")
@@ -163,7 +177,7 @@ class SettingsScreen(SizedScreen):
             alerts.append("  ←→", style="dim")
             items.append(("alerts", alerts))
         if hasattr(self.backend, "set_challenges"):
-            open_ = not self.backend.refuses_challenges()
+            open_ = not self.refuses_challenges
             challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
             challenges.append("  ←→", style="dim")
             items.append(("challenges", challenges))
@@ -182,34 +196,38 @@ class SettingsScreen(SizedScreen):
     # -- changing them -----------------------------------------------------------
 
     @on(Menu.Adjusted, "#settings-menu")
-    def _adjusted(self, event: Menu.Adjusted) -> None:
-        self._change(event.item, event.delta)
+    async def _adjusted(self, event: Menu.Adjusted) -> None:
+        await self._change(event.item, event.delta)
 
     @on(Menu.Chosen, "#settings-menu")
-    def _chosen(self, event: Menu.Chosen) -> None:
+    async def _chosen(self, event: Menu.Chosen) -> None:
         if event.item == "name":
-            self._ask_name()
+            await self._ask_name()
             return
-        self._change(event.item, 1)
+        await self._change(event.item, 1)
 
-    def _change(self, item: str, delta: int) -> None:
+    async def _change(self, item: str, delta: int) -> None:
         self._error("")
         if item == "colours":
-            self.change_colours(delta)
+            await self.change_colours(delta)
         elif item == "language":
-            self.change_language(delta)
+            await self.change_language(delta)
         elif item == "alerts":
-            self.toggle_alerts()
+            await self.toggle_alerts()
         elif item == "challenges":
-            self.backend.set_challenges(self.backend.refuses_challenges())
+            try:
+                await self.backend.set_challenges(self.refuses_challenges)
+                self.refuses_challenges = await self.backend.refuses_challenges()
+            except Refused as e:  # (a host that does not answer: the line stays as it was)
+                self._error(W.refusal(e))
         else:
             return
         self._redraw()
 
-    def change_colours(self, delta: int) -> None:
+    async def change_colours(self, delta: int) -> None:
         """Dark, light or no colour (kept for the key, where the backend keeps settings)."""
         app: Any = self.app
-        forced = self._forced()
+        forced = self.forced
         if forced:
             self._error(f"No colour: {forced}. Connect without it to choose colours.")
             return
@@ -217,9 +235,9 @@ class SettingsScreen(SizedScreen):
             return
         choice = COLOURS[(COLOURS.index(app.colours) + delta) % len(COLOURS)]
         app.set_colours(choice)
-        self.backend_save("colours", choice)
+        await self.backend_save("colours", choice)
 
-    def change_language(self, delta: int) -> None:
+    async def change_language(self, delta: int) -> None:
         """The next language (kept for the key, where the backend keeps settings)."""
         code = LANGUAGES[(LANGUAGES.index(current()) + delta) % len(LANGUAGES)]
         set_language = getattr(self.app, "set_language", None)
@@ -227,31 +245,35 @@ class SettingsScreen(SizedScreen):
             set_language(code)
         else:  # (a test's plain App)
             switch(code)
-        self.backend_save("language", code)
+        await self.backend_save("language", code)
 
     def reword(self) -> None:
         """The language changed: the lines again, in its words."""
         self._redraw()
 
-    def toggle_alerts(self) -> None:
+    async def toggle_alerts(self) -> None:
         """The "your turn" bell and window title, on or off."""
         app: Any = self.app
         app.turn_alerts = not self.alerts_on()
-        self.backend_save("alerts", "on" if app.turn_alerts else "off")
+        await self.backend_save("alerts", "on" if app.turn_alerts else "off")
 
-    def backend_save(self, key: str, value: str) -> None:
+    async def backend_save(self, key: str, value: str) -> None:
         save = getattr(self.backend, "save_setting", None)
         if save is not None:
-            save(key, value)
+            await save(key, value)
 
     # -- the name ----------------------------------------------------------------
 
-    def _ask_name(self) -> None:
+    async def _ask_name(self) -> None:
         rename = self.query_one("#rename", Input)
         rename.value = self.backend.name
         rename.add_class("shown")
         rename.focus()
-        self._status("Type the new name, then Enter (Esc: keep yours).")
+        ask = getattr(self.backend, "rename_wait", None)  # (one of the LobbyExtras)
+        wait = W.rename_wait(float(await ask()) if ask is not None else 0.0)
+        # the cooldown said before a name is typed, not only as the refusal of one
+        self._status(f"You renamed your key less than an hour ago: {wait} (Esc: keep yours)." if wait
+                     else "Type the new name, then Enter (Esc: keep yours).")
 
     def _close_name(self) -> None:
         rename = self.query_one("#rename", Input)
@@ -259,14 +281,14 @@ class SettingsScreen(SizedScreen):
         self.query_one("#settings-menu", Menu).focus()
 
     @on(Input.Submitted, "#rename")
-    def _name_submitted(self, event: Input.Submitted) -> None:
+    async def _name_submitted(self, event: Input.Submitted) -> None:
         old = self.backend.name
         if event.value.strip() == old:
             self._close_name()
             self._status("")
             return
         try:
-            name = self.backend.claim_name(event.value)
+            name = await self.backend.claim_name(event.value)
         except Refused as e:
             self._status("")
             self._error(W.refusal(e))

@@ -1,4 +1,7 @@
-"""The start screen: choose the game and the opponent; Enter alone starts the defaults."""
+"""The start screen: choose the game and the opponent; Enter alone starts the defaults.
+
+The opponents listed are the chosen game's (``backend.opponents(game)``): choosing another
+game lists its own, keeping the opponent chosen if that game has it too."""
 
 from __future__ import annotations
 
@@ -101,12 +104,24 @@ class StartScreen(SizedScreen):
         self.backend = backend
         # (id, label, description, playable): the backend's ids, worded here
         self.games: list[tuple[str, str, str, bool]] = [(gid, *W.game_choice(gid), ok) for gid, ok in backend.games()]
-        self.opponents: list[tuple[str, str, str]] = [(oid, *W.opponent_choice(oid, label, desc))
-                                                      for oid, label, desc in backend.opponents()]
         self.game = next((i for i, g in enumerate(self.games) if g[3]), 0)
-        default = getattr(backend, "default_opponent", "medium")
-        self.opponent = next((i for i, o in enumerate(self.opponents) if o[0] == default), 0)
+        self.opponents: list[tuple[str, str, str]] = []
+        self.opponent = 0
+        self._list_opponents(getattr(backend, "default_opponent", "medium"))
         self.column = "opponent"
+
+    def _list_opponents(self, keep: str) -> None:
+        """The chosen game's opponents, worded; the one chosen is ``keep`` if listed, else the default."""
+        gid = self.games[self.game][0] if self.games else ""
+        self.opponents = [(oid, *W.opponent_choice(oid, label, desc))
+                          for oid, label, desc in self.backend.opponents(gid)]
+        ids = [o[0] for o in self.opponents]
+        default = getattr(self.backend, "default_opponent", "medium")
+        self.opponent = ids.index(keep) if keep in ids else ids.index(default) if default in ids else 0
+
+    def _opponent_rows(self) -> list[ChoiceRow]:
+        return [ChoiceRow("opponent", i, label, desc.split(" (")[0])
+                for i, (_oid, label, desc) in enumerate(self.opponents)]
 
     def compose(self):
         yield TooSmall()
@@ -118,8 +133,7 @@ class StartScreen(SizedScreen):
                     for i, (_gid, label, desc, ok) in enumerate(self.games):
                         yield ChoiceRow("game", i, label, desc, enabled=ok)
                 with Vertical(id="opponent-column", classes="column"):
-                    for i, (_oid, label, desc) in enumerate(self.opponents):
-                        yield ChoiceRow("opponent", i, label, desc.split(" (")[0])
+                    yield from self._opponent_rows()
             with Horizontal(id="start-row"):
                 yield ActionButton("start the match [⏎]", "start")
             yield Static("? rules at any time   ·   mouse: click a choice, then start", id="start-hint")
@@ -137,12 +151,25 @@ class StartScreen(SizedScreen):
         self.query_one("#game-column").set_class(self.column == "game", "-focused")
         self.query_one("#opponent-column").set_class(self.column == "opponent", "-focused")
 
+    def _choose_game(self, index: int) -> None:
+        """Choose the game at ``index``: its own opponents are listed."""
+        if index == self.game:
+            return
+        kept = self.opponents[self.opponent][0] if self.opponents else ""
+        self.game = index
+        before = [o[0] for o in self.opponents]
+        self._list_opponents(kept)
+        if [o[0] for o in self.opponents] != before and self.is_mounted:
+            column = self.query_one("#opponent-column")
+            column.remove_children()
+            column.mount_all(self._opponent_rows())
+
     def action_move(self, delta: int) -> None:
         if self.column == "game":
             ok = [i for i, g in enumerate(self.games) if g[3]]
             if ok:
                 pos = ok.index(self.game) if self.game in ok else 0
-                self.game = ok[(pos + delta) % len(ok)]
+                self._choose_game(ok[(pos + delta) % len(ok)])
         else:
             self.opponent = (self.opponent + delta) % len(self.opponents)
         self._show()
@@ -157,7 +184,7 @@ class StartScreen(SizedScreen):
     def on_choice_row_picked(self, message: ChoiceRow.Picked) -> None:
         self.column = message.column
         if message.column == "game":
-            self.game = message.index
+            self._choose_game(message.index)
         else:
             self.opponent = message.index
         self._show()

@@ -28,6 +28,8 @@ what the step's action did, in the match log's words (the game's words module).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -56,6 +58,7 @@ class ReplayHandle:
 
     notice = ()
     countdown: int | None = None  # a replay's countdown is shown face down, not counted
+    extras: Mapping[str, Any] = MappingProxyType({})  # (no clock, no offers, no idle marks in a replay)
 
     def __init__(self, replay: ReplaySource, step: int = 0) -> None:
         self.replay = replay
@@ -74,6 +77,9 @@ class ReplayHandle:
     @property
     def match(self) -> Any:  # the screens only compare it; a replay has none
         return None
+
+    def subscribe_messages(self, callback: Any) -> Any:
+        return lambda: None  # (a replay says nothing beside its moves)
 
     @property
     def game(self) -> str:
@@ -223,23 +229,50 @@ class Stepping(_MatchScreen):
         yield Static("", id="replay-bar")  # styled in tui/global.tcss
         yield from super().compose()
 
-    def bar_text(self) -> Text:
+    def bar_text(self, width: int | None = None) -> Text:
+        """The replay bar in the longest form that fits ``width`` cells (the bar's own width
+        by default): where the replay is, whose cards show (``s``), who watches and the
+        players.  Shortened by meaning: the position's words first ("#12  step 3/40  set
+        1/5", then "3/40  set 1/5"), then who watches goes; the names stay, cut with an
+        ellipsis only when nothing else is left to shorten."""
         r, step = self.replay, self.handle.step
-        rec = r.record
-        total = r.sets if r.set_steps and r.set_steps[-1] == r.last else r.sets + 1
+        if width is None:
+            width = max(1, self.app.size.width - 2)  # (the bar's padding)
+        total = max(r.sets if r.set_steps and r.set_steps[-1] == r.last else r.sets + 1, 1)
+        at, unit = min(r.set_at(step), total), W.stretch(r.unit)
+        where = (f"match #{r.record.id}  step {step}/{r.last}  {unit} {at} of {total}",
+                 f"#{r.record.id}  step {step}/{r.last}  {unit} {at}/{total}",
+                 f"{step}/{r.last}  {unit} {at}/{total}")
+        watching = self.watcher_words()
+        names = safe(" v ".join(r.names))
+        forms = [(where[0], watching), (where[1], watching), (where[2], watching), (where[1], ""), (where[2], "")]
+        for position, who in forms:
+            t = self._bar(position, who, names)
+            if t.cell_len <= width:
+                return t
+        t.truncate(width, overflow="ellipsis")
+        return t
+
+    def _bar(self, position: str, who: str, names: str) -> Text:
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(" REPLAY ", style="bold reverse")
-        of = max(total, 1)
-        t.append(f"  match #{rec.id}  step {step}/{r.last}  {W.stretch(r.unit)} {min(r.set_at(step), of)} of {of}")
-        t.append("  ")  # what is shown, before who watches: cut last on a narrow screen
+        t.append(f"  {position}  ")
         t.append(" s ", style="bold reverse")
         t.append(" " + self.viewpoint_words(), style="bold")
-        if r.seat is None:  # who is watching (a player sees their own seat at the bottom)
-            t.append("  as a spectator", style="dim")
-        else:
-            t.append(f"  as {safe(r.names[r.seat])}", style="dim")
-        t.append("  ·  " + safe(" v ".join(r.names)))  # last: the names are cut first on a narrow screen
+        if who:
+            t.append(f"  {who}", style="dim")
+        t.append("  ·  " + names)  # last: the names are cut last of all, when nothing else can go
         return t
+
+    def watcher_words(self) -> str:
+        """Who watches, when it tells whose seat is at the bottom: with every hand shown
+        ("as Alice", "as a spectator"); a seat's view puts that seat at the bottom and
+        says so itself ("your view", "Bob's view")."""
+        if not self.handle.all_hands:
+            return ""
+        if self.replay.seat is None:
+            return "as a spectator"
+        return f"as {safe(self.replay.names[self.replay.seat])}"
 
     def viewpoint_words(self) -> str:
         """Whose cards are shown: every hand, or one seat's view (``your view``: the viewer's)."""
@@ -260,3 +293,6 @@ class Stepping(_MatchScreen):
     def _show_bar(self) -> None:
         for bar in self.query("#replay-bar").results(Static):  # (none before compose)
             bar.update(self.bar_text())
+
+    def on_resize(self) -> None:
+        self._show_bar()  # (its form is the one that fits the new width)

@@ -13,7 +13,8 @@ every partial update is the one a full render draws.
 
 **Styled once.**  A new screen's styles are worked out as it mounts; :class:`PresetScreen` sets its
 breakpoint classes before, so the first resize changes none, and its first resume does not restyle
-what has just been styled (a screen resumed later, after another, still is).
+what has just been styled (a screen resumed later, after another, still is): it styles the screen's
+own node alone, which was styled before the screen's CSS was read.
 """
 
 from __future__ import annotations
@@ -97,6 +98,10 @@ class PresetScreen(Screen[Any]):
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
+            # The screen's own node was styled as it was registered, before its CSS (its ``CSS``
+            # or ``CSS_PATH``, read as it is first pushed) was in the stylesheet: its children
+            # have their styles, the node may not (a first start screen not centred).
+            self.app.stylesheet.update_nodes([self])
         textual_own = getattr(super(), "_on_screen_resume", None)  # (another Textual may have none)
         if textual_own is not None:
             textual_own(event)

@@ -16,11 +16,11 @@ it paints (:class:`AimedTopCard`), and every input path (number and letter keys,
 arrows and Enter, a click, practice alike) goes through :meth:`HVMatchScreen.play_slot`
 and :meth:`HVMatchScreen.aim`, which aim there.
 
-Idling (issue 18): the seats the host marks idle (``update.idle``) show as
+Idling: the seats the host marks idle (the ``idle`` extra) show as
 "Bob (idle)" in the players' list on every screen.  A seat still in that may vote
 gets a line "Bob is idle: press K to continue without Bob" and the key ``K``
 (capital: every free lower-case letter is a card's key); a seat a bot plays for its
-idle person (``update.bot_playing``) is told so, its card keys are refused with the
+idle person (the ``bot_playing`` extra) is told so, its card keys are refused with the
 reason, and ``t`` takes the seat back (``t`` is a card's key otherwise: its binding
 comes first and is enabled only then).  Both keys need a handle that can vote and
 take a seat back (:class:`IdleVoting`); a replay's cannot, and shows neither.
@@ -50,7 +50,7 @@ from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from engine.errors import IllegalActionError, RuleError
 from engine.highvoltage import rules as H
@@ -63,6 +63,7 @@ from tui.pacing import DEFAULT, pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
 from tui.text import safe
+from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,9 @@ class HVMatchScreen(PlayScreen):
     BINDINGS = [
         # first: while a bot plays this seat, t takes it back (else t plays a card)
         Binding("t", "take_back", "take my seat back"),
+        # first too, as the key bar keeps the first keys that fit: the vote of the moment before
+        # the keys the prompt's buttons also offer
+        Binding("K", "continue_without", "continue without idle", key_display="K"),
         Binding(CARD_KEYS[0], "play_slot(0)", "play", key_display="1-9 0 a…"),
         *[Binding(k, f"play_slot({i})", "play", show=False) for i, k in enumerate(CARD_KEYS) if i],
         Binding("left", "cursor(-1)", "move", key_display="←→", show=False),
@@ -121,7 +125,6 @@ class HVMatchScreen(PlayScreen):
         Binding("d", "draw", "draw"),
         Binding("s", "stuck", "stuck"),
         Binding("enter", "results", "results", key_display="⏎"),
-        Binding("K", "continue_without", "continue without idle", key_display="K"),
         Binding("ctrl+r", "resign", "resign"),
         Binding("q", "leave", "leave"),
     ]
@@ -183,7 +186,7 @@ class HVMatchScreen(PlayScreen):
             yield Static("", id="hv-idle")
             yield Static("", id="hv-hand-note")
             yield HVHand(id="hv-hand")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._composed = True
@@ -224,7 +227,7 @@ class HVMatchScreen(PlayScreen):
             self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
         last = inbox[-1]
         self.view, self._countdown, self.notice = last.view, last.countdown, W.notice(last.notice)
-        self.idle, self.bot_playing = tuple(last.idle), tuple(last.bot_playing)
+        self.idle, self.bot_playing = tuple(last.extra("idle", ())), tuple(last.extra("bot_playing", ()))
         self._show()
         return True
 
@@ -266,8 +269,9 @@ class HVMatchScreen(PlayScreen):
         self.lines = words.lines(self.handle.log, self.names)
         self.notice = W.notice(self.handle.notice)
         self._countdown = self.handle.countdown
-        self.idle = tuple(getattr(self.handle, "idle", ()))
-        self.bot_playing = tuple(getattr(self.handle, "bot_playing", ()))
+        extras = self.handle.extras
+        self.idle = tuple(extras.get("idle", ()))
+        self.bot_playing = tuple(extras.get("bot_playing", ()))
         self._show()
 
     def _show(self) -> None:
@@ -278,7 +282,7 @@ class HVMatchScreen(PlayScreen):
                 self.cursor = self._nearest(self.cursor)
         self._render_all()
         # What check_action allows changes only with these; refreshing the bindings
-        # rebuilds the footer, which is too slow to do on every play.
+        # redraws the key bar, which is too slow to do on every play.
         me = self.view.seat
         allowed = (self.view.over, me is not None and self.view.out[me], self.benched, self.can_vote)
         if allowed != self._allowed:
@@ -395,7 +399,7 @@ class HVMatchScreen(PlayScreen):
         view = self.view
         seated = self.me is not None and not view.out[self.me]
         if action in ("play_slot", "cursor", "play_cursor", "draw", "stuck"):
-            return seated and not view.over
+            return seated and not view.over and not self.too_small  # (too small: only ? and quit work)
         if action == "results":
             return view.over
         if action == "resign":

@@ -256,7 +256,8 @@ def feed_line(line: str, *, newest: bool = False) -> Text:
     for m in _PLAYED.finditer(line):
         t.append(line[pos : m.start()], style)
         mod = int(m.group(2))
-        t.append(f" {m.group(1)} {mod_label(mod)} ", Style(color=MOD_FG[mod], bgcolor=MOD_BG[mod], bold=True))
+        # the chip alone, no padding: the sentence's own spaces and full stop stand as written
+        t.append(f"{m.group(1)} {mod_label(mod)}", Style(color=MOD_FG[mod], bgcolor=MOD_BG[mod], bold=True))
         pos = m.end()
     t.append(line[pos:], style)
     return t

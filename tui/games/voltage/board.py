@@ -5,7 +5,7 @@ One widget paints all four (see :mod:`.lines`): the match screen hands it a
 :class:`TerminalState` per terminal, it draws them and posts a message when a
 side, a block or a frame is clicked.  It holds no game logic.
 
-Decisions (issue 14):
+Decisions:
 
 - Which way a terminal scores is written in its frame at every size, never
   left to the block's glyph and colour: "+ high wins" when there is room, then
@@ -29,7 +29,7 @@ from textual.geometry import Offset
 from textual.message import Message
 
 from engine.voltage.cards import COLOURS, Card
-from tui.text import CARD_BG, TERMINAL_FG, card_lines, sign, slot_lines
+from tui.text import CARD_BG, TERMINAL_FG, card_lines, fit_forms, sign, slot_lines
 from tui.widgets.lines import LineWidget, Palette, Row, box, centred, fit, with_background
 
 
@@ -300,7 +300,7 @@ def _paint_side(
     spare = height - len(lines)
     label_rows: list[tuple[Row, int | None]] = []
     if s.label and spare >= 2:
-        side = s.label if len(s.label) <= width - 2 else ("their side" if position == "top" else "")
+        side = fit_forms(s.label, width - 2)  # (its shorter forms: tui.games.voltage.present.side_labels)
         label_rows = [([Segment(side, pal.style(italic=True, dim=True))], None)]
         spare -= 1
     filler: list[tuple[Row, int | None]] = [([], None)] * spare

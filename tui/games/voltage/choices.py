@@ -144,6 +144,8 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
     me = me_of(view)
     opp = 1 - me
     if view.over:
+        if view.reason == "aborted":  # called off before it began: nobody drew it
+            return Step(OVER, "The match is aborted.")
         if view.winner is None:
             return Step(OVER, "The match is drawn.")
         return Step(OVER, Forms(f"{names[view.winner]} wins the match.", f"{names[view.winner]} wins."))
@@ -189,7 +191,7 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
             if isinstance(a, Draw):
                 if view.phase == "start":
                     label = "draw two"
-                else:  # with both piles empty the turn just ends (RULINGS.md)
+                else:  # with both piles empty the turn just ends (the rules)
                     label = "done" if piles_empty else "done: draw one"
                 opts.append(Option(DRAW_KEY, label, action=a, button=True))
             elif isinstance(a, Pass):

@@ -1,14 +1,19 @@
 """Hands: the player's own cards (faces, keyed 1-6) and the opponent's backs.
 
+A card keeps its place, and so its key, for the rest of a turn (:func:`keep_places`):
+after the first card of a two-card turn the others do not move up, so the key read
+before the first card still plays the same card.  The hand closes up between turns.
+
 Backs are drawn in one canonical order, transformers first, whatever order
-they come in: a hand's order is hidden information (RULINGS.md makes only the
+they come in: a hand's order is hidden information (the rules make only the
 count of cards and of transformer backs public), and the engine's view already
-gives them so (audit item 6).  The widgets sort again so that nothing they are
+gives them so.  The widgets sort again so that nothing they are
 handed, e.g. an old stored view, can show more than that.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from rich.cells import cell_len
@@ -44,6 +49,30 @@ def canonical_backs(flags: tuple[bool, ...]) -> tuple[bool, ...]:
     return (True,) * n + (False,) * (len(flags) - n)
 
 
+Places = tuple[int | None, ...]  # the hand's index shown at each place (None: a gap)
+
+
+def keep_places(hand: Sequence[Card], shown: Sequence[Card | None] = ()) -> Places:
+    """Where each card of ``hand`` stands: where it stood in ``shown`` (the cards shown
+    before, place by place) if it is still there, the others in the first free places.
+    With nothing shown before, the hand in its order."""
+    places: list[int | None] = [None] * max(SLOTS, len(shown))
+    left = list(range(len(hand)))  # hand indices not placed yet
+    for p, card in enumerate(shown):
+        i = next((i for i in left if card is not None and hand[i] == card), None)
+        if i is not None:
+            places[p] = i
+            left.remove(i)
+    for i in left:
+        if None in places:
+            places[places.index(None)] = i
+        else:
+            places.append(i)
+    while len(places) > SLOTS and places[-1] is None:
+        places.pop()
+    return tuple(places)
+
+
 class Slot(NamedTuple):
     """One place in the hand: a face, a back (hidden or the opponent's), or nothing."""
 
@@ -68,6 +97,8 @@ class HandView(LineWidget):
     """
 
     class CardClicked(Message):
+        """A face clicked, by its place (its key's index)."""
+
         def __init__(self, slot: int) -> None:
             super().__init__()
             self.slot = slot
@@ -96,7 +127,11 @@ class HandView(LineWidget):
         selected: int | None,
         cursor: int | None,
         my_turn: bool = False,
+        places: Places | None = None,
     ) -> None:
+        """``hand`` face up; ``keys``, ``selected`` and ``cursor`` name its cards by their index
+        in ``hand``, and ``places`` says where each stands (by default the hand in order)."""
+        order = places if places is not None else tuple(range(len(hand)))
         slots = tuple(
             Slot(
                 hand[i],
@@ -106,9 +141,9 @@ class HandView(LineWidget):
                 selected=i == selected,
                 cursor=i == cursor,
             )
-            if i < len(hand)
+            if i is not None and i < len(hand)
             else EMPTY
-            for i in range(SLOTS)
+            for i in (order[p] if p < len(order) else None for p in range(SLOTS))
         )
         self._show(slots, my_turn)
 

@@ -18,7 +18,8 @@ Nothing here reaches a server: the match comes from the backend (``start_match``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from textual.binding import Binding
@@ -27,9 +28,10 @@ from engine.errors import RuleError
 from engine.voltage import lessons as L
 from engine.voltage import rules as V
 from engine.voltage.coach import explain
+from tui import words as W
 from tui.games.voltage import words
 from tui.games.voltage.match import MatchScreen
-from tui.ports import Entry, Unsubscribe, Update, UpdateCallback
+from tui.ports import Entry, Refused, Unsubscribe, Update, UpdateCallback
 
 GAME = "voltage"
 
@@ -43,6 +45,7 @@ class LessonHandle:
     notice = ()
     countdown: int | None = None
     game = GAME
+    extras: Mapping[str, Any] = MappingProxyType({})  # (no clock, no offers in a lesson)
 
     def __init__(self, name: str, index: int = 0) -> None:
         self.names = (name or words.learner(), words.coach_name())
@@ -66,6 +69,9 @@ class LessonHandle:
     def subscribe(self, callback: UpdateCallback) -> Unsubscribe:
         self._callbacks.append(callback)
         return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+
+    def subscribe_messages(self, callback: Any) -> Unsubscribe:
+        return lambda: None  # (nothing but moves in a lesson)
 
     def _tell(self, entries: tuple[Entry, ...]) -> None:
         self.version += 1
@@ -147,17 +153,25 @@ class LessonScreen(MatchScreen):
             self._start_match()
 
 
-def easy_match_with_hints(app: Any, backend: Any, player: str) -> None:
+async def easy_match_with_hints(app: Any, backend: Any, player: str) -> None:
     """A match against Easy with the coach on: from ``start_match`` (offline) or ``play_bot``
     (the lobby); the hint shows at each of the learner's turns."""
-    if hasattr(backend, "start_match"):
-        handles = backend.start_match(GAME, "easy", player)
-    else:
-        handles = backend.play_bot("easy", GAME)
+    try:
+        if hasattr(backend, "start_match"):
+            handles = backend.start_match(GAME, "easy", player)
+        else:
+            handles = await backend.play_bot("easy", GAME)
+    except Refused as e:
+        app.notify(W.refusal(e), severity="error")
+        return
     app.push_screen(MatchScreen(handles, backend, coach=True))
 
 
 def learn(app: Any, backend: Any) -> None:
     """Open the first lesson (the registry's ``learn`` for Voltage)."""
     player = getattr(app, "player_name", "") or ""
-    app.push_screen(LessonScreen(backend, player, start_match=lambda: easy_match_with_hints(app, backend, player)))
+
+    def start() -> None:  # (on the app: the lesson's screen is gone by then)
+        app.run_worker(easy_match_with_hints(app, backend, player), group="lesson-match")
+
+    app.push_screen(LessonScreen(backend, player, start_match=start))

@@ -13,11 +13,13 @@ screen hides each hand until its owner is at the keyboard.
 Everything offered (keys, clicks, footer, buttons) comes from
 :func:`tui.games.voltage.choices.step_for`, built from ``view.legal``.
 
-A match with a clock (``Update.clock``, an :class:`engine.clock.ClockView`) shows both
+A match with a clock (the ``clock`` extra, an :class:`engine.clock.ClockView`) shows both
 banks in the top bar; a 1 Hz timer repaints only that bar while a clock runs, counting
 the mover's bank down from the last update (the host flags; the screen only shows).
-``a`` aborts (shown only while the host allows it, ``Update.abort_from``), ``=`` offers
-a draw against a human, and ``y``/``n`` answer the other's offer (``Update.draw_offer``).
+``a`` aborts (shown only while the host allows it, the ``abort_from`` extra), ``=`` offers
+a draw against a human (shown from the turn the host allows it, the ``draw_from`` extra;
+pressed before, it says from when), and ``y``/``n`` answer the other's offer (the
+``draw_offer`` extra).
 ``h`` asks the coach for the Expert's move and why (a seat against a bot, on its turn: the
 handle's ``may_hint`` and ``hint()``); it thinks off the loop, and the prompt line says so, then
 shows the hint until the position changes.
@@ -42,13 +44,13 @@ from textual.widgets import Static
 from engine import clock as CL
 from engine.errors import IllegalActionError, RuleError
 from engine.voltage import rules as V
-from engine.voltage.cards import COLOURS
+from engine.voltage.cards import COLOURS, Card
 from tui import words as W
 from tui.games.voltage import choices as C
 from tui.games.voltage import present as P
 from tui.games.voltage import words
 from tui.games.voltage.board import Board
-from tui.games.voltage.hand import HandView, OpponentHand
+from tui.games.voltage.hand import HandView, OpponentHand, Places, keep_places
 from tui.games.voltage.piles import Piles
 from tui.games.voltage.scores import LOW_MS, TopBar
 from tui.pacing import pacing_of
@@ -100,6 +102,7 @@ class MatchScreen(PlayScreen):
         Binding("ctrl+r", "resign", "resign"),
         Binding("a", "abort", "abort"),
         Binding("equals_sign", "offer_draw", "offer draw", key_display="="),
+        Binding("equals_sign", "draw_not_yet", show=False),  # (says from which turn it will work)
         Binding("y", "answer_draw(True)", "accept draw"),
         Binding("n", "answer_draw(False)", "decline"),
         Binding("q", "leave", "leave"),
@@ -124,6 +127,9 @@ class MatchScreen(PlayScreen):
         self.error = ""
         self.notice = W.notice(self.viewer.notice)  # the status line, worded
         self.view: V.VoltageView = self.viewer.view()
+        self.places: Places = keep_places(self.view.hand or ())  # where each hand card stands (its key)
+        self._placed: tuple[tuple[int | None, int], tuple[Card, ...]] = ((self.view.seat, self.view.turn),
+                                                                          self.view.hand or ())
         self.lines: list[str] = []  # the log shown, worded: the first read, then each update's new entries
         self._views: dict[int | None, V.VoltageView] = {}  # each handle's seat -> its latest view
         self._versions: dict[int | None, int] = {}  # ... and that view's version
@@ -137,11 +143,13 @@ class MatchScreen(PlayScreen):
         self._results_done = not self.SHOWS_RESULTS
         self._passing = False
         self.names: tuple[str, ...] = tuple(self.viewer.names)
-        # Voltage's extras, read once here and then from each update (a handle without them: none).
-        self.clock: CL.ClockView | None = getattr(self.viewer, "clock", None)
-        self.abort_from: float | None = getattr(self.viewer, "abort_from", None)
-        self.draw_offer: int | None = getattr(self.viewer, "draw_offer", None)
-        self._vs_human = bool(getattr(self.viewer, "against_human", False))
+        # Voltage's extras (declared with its server registry entry), read once here, then from each update.
+        extras = self.viewer.extras
+        self.clock: CL.ClockView | None = extras.get("clock")
+        self.abort_from: float | None = extras.get("abort_from")
+        self.draw_offer: int | None = extras.get("draw_offer")
+        self.draw_from: int | None = extras.get("draw_from")
+        self._vs_human = bool(extras.get("against_human", False))
         self._abort_shown = False
         self._tick_handle: asyncio.TimerHandle | None = None
         self._retick = False
@@ -245,12 +253,13 @@ class MatchScreen(PlayScreen):
                     self.names = tuple(update.names)
                 self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
                 self.notice = W.notice(update.notice)
-                clock = getattr(update, "clock", None)
+                clock = update.extra("clock")
                 if clock != self.clock:
                     self.clock = clock
                     self._retick = True
-                self.abort_from = getattr(update, "abort_from", None)
-                self.draw_offer = getattr(update, "draw_offer", None)
+                self.abort_from = update.extra("abort_from")
+                self.draw_offer = update.extra("draw_offer")
+                self.draw_from = update.extra("draw_from")
         if len(set(self._versions.values())) > 1:
             return False
         self._show()
@@ -294,6 +303,7 @@ class MatchScreen(PlayScreen):
                 self.concealed = True
         prev = self.view
         self.view = self._views[self.viewer.seat]
+        self._place_cards()
         if not first:
             self._detect_moments(prev, self.view)
             if not self.hotseat and prev.my_turn != self.view.my_turn:
@@ -309,6 +319,23 @@ class MatchScreen(PlayScreen):
             self.results_after(pacing_of(self.app).results_delay)
         if self.coach_on and self._may_hint() and self._hint_at != (self.view.turn, self.view.phase):
             self.action_hint()
+
+    def _place_cards(self) -> None:
+        """The hand's places: kept for the rest of a turn (a card's key does not change after
+        the first card of two), closed up when the turn or the seat changes."""
+        view, hand = self.view, self.view.hand or ()
+        (seat_turn, before), now = self._placed, (view.seat, view.turn)
+        shown = [before[i] if i is not None and i < len(before) else None for i in self.places]
+        self.places = keep_places(hand, shown if now == seat_turn else ())
+        self._placed = (now, hand)
+
+    def _hand_index(self, place: int) -> int | None:
+        """The hand card at ``place`` (a key's index), if any."""
+        return self.places[place] if 0 <= place < len(self.places) else None
+
+    def place_of(self, index: int) -> int:
+        """Where the hand card of that index stands."""
+        return self.places.index(index)
 
     def _recompute(self) -> None:
         old_kind, old_sel = self.step.kind, self.sel
@@ -405,9 +432,11 @@ class MatchScreen(PlayScreen):
         else:
             keys: dict[int, str] = {}
             if step.kind == C.CARD:
-                keys = {i: C.HAND_KEYS[i] for i in C.playable_slots(view)}
+                playable = C.playable_slots(view)
+                keys = {i: C.HAND_KEYS[p] for p, i in enumerate(self.places[:len(C.HAND_KEYS)]) if i in playable}
             cursor_slot = cur.slot if cur is not None else None
-            hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn)
+            hand.show_faces(view.hand, keys=keys, selected=self.sel.slot, cursor=cursor_slot, my_turn=my_turn,
+                            places=self.places)
 
         offer = self.draw_offer
         offered = offer is not None and view.seat is not None and offer != view.seat
@@ -473,8 +502,8 @@ class MatchScreen(PlayScreen):
             if not self._playing():
                 return False
         if action == "pick_card":
-            i = _index(parameters)
-            return kind == C.CARD and i in C.playable_slots(self.view)
+            i = self._hand_index(_index(parameters))
+            return kind == C.CARD and i is not None and i in C.playable_slots(self.view)
         if action == "side":
             key = C.THEIRS_KEY if parameters[0] == "theirs" else C.MINE_KEY
             return kind == C.SIDE and step.by_key(key) is not None
@@ -486,8 +515,10 @@ class MatchScreen(PlayScreen):
             return kind == C.FLIP and step.by_key(C.TERMINAL_KEYS[_index(parameters)]) is not None
         if action == "draw":
             return bool(step.buttons)
-        if action in ("cursor", "confirm"):
+        if action == "cursor":
             return bool(step.cursor_options)
+        if action == "confirm":  # the choice under the cursor, or the only one (the draw pile, pass)
+            return self._confirmed() is not None
         if action == "cancel":
             return not self.sel.empty or bool(self.error)
         if action == "results":
@@ -499,9 +530,12 @@ class MatchScreen(PlayScreen):
         if action == "abort":
             self._abort_shown = self._may_abort()
             return self._abort_shown and not self.concealed
-        if action == "offer_draw":
-            return (self._vs_human and not self.hotseat and self.view.seat is not None and not self.view.over
-                    and self.draw_offer is None)
+        if action in ("offer_draw", "draw_not_yet"):
+            start = self.draw_from
+            if not (self._vs_human and not self.hotseat and self.view.seat is not None and not self.view.over
+                    and self.draw_offer is None and start is not None):
+                return False
+            return (self.view.turn >= start) == (action == "offer_draw")
         if action == "hint":
             return self._may_hint()
         if action == "answer_draw":
@@ -577,9 +611,10 @@ class MatchScreen(PlayScreen):
         if not self._drain():
             self._redraw()
 
-    async def action_pick_card(self, slot: int) -> None:
+    async def action_pick_card(self, place: int) -> None:
         hand = self.view.hand or ()
-        if slot >= len(hand):
+        slot = self._hand_index(place)
+        if slot is None or slot >= len(hand):
             return
         self.error = ""
         if self.sel.slot == slot:
@@ -611,8 +646,16 @@ class MatchScreen(PlayScreen):
             self.cursor = (self.cursor + delta) % n
             self._render_all()
 
+    def _confirmed(self) -> C.Option | None:
+        """What Enter picks: the option under the cursor, or a step's one button when it
+        has nothing else (drawing two with an empty hand, done, pass)."""
+        option = self._cursor_option()
+        if option is None and len(self.step.buttons) == 1:
+            option = self.step.buttons[0]
+        return option
+
     async def action_confirm(self) -> None:
-        await self._choose(self._cursor_option())
+        await self._choose(self._confirmed())
 
     def action_cancel(self) -> None:
         self.error = ""
@@ -644,6 +687,11 @@ class MatchScreen(PlayScreen):
 
     async def action_offer_draw(self) -> None:
         await self._extra("offer_draw")
+
+    def action_draw_not_yet(self) -> None:
+        """``=`` before a draw may be offered: when it may (the key shows from then on)."""
+        if self.draw_from is not None:
+            self._explain(words.refusal(IllegalActionError("draw_offer_from", turn=self.draw_from)))
 
     async def action_answer_draw(self, accept: bool) -> None:
         await self._extra("answer_draw", accept)
@@ -747,13 +795,15 @@ class MatchScreen(PlayScreen):
 
     @on(HandView.CardClicked)
     async def hand_card_clicked(self, message: HandView.CardClicked) -> None:
-        slot = message.slot
+        place, slot = message.slot, self._hand_index(message.slot)
+        if slot is None:
+            return
         if not self._playing():
             if self.view.seat is not None and not self.view.my_turn and not self.view.over:
                 self._explain("It is not your turn.")
             return
         if self.step.kind in (C.CARD, C.SIDE, C.TERMINAL, C.TARGET) and slot in C.playable_slots(self.view):
-            await self.action_pick_card(slot)
+            await self.action_pick_card(place)
             return
         self._explain(self._why_not_card(slot))
 

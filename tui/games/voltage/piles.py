@@ -82,7 +82,7 @@ class Piles(LineWidget):
             if wide:
                 t.append(f" {top.name}", style="dim")
         t.append("\n")
-        t.append(f"{count} card{'' if count == 1 else 's'}", style="bold" if count else "dim")
+        t.append(f" {count} card{'' if count == 1 else 's'}", style="bold" if count else "dim")  # under the top's value
         line = pal.style(pal.mix(0.4))
         discard = box(
             _inner(t, cw - 2, inner_h), cw, kind="round", line=line, title=[Segment("discard", line)], align="split"

@@ -16,15 +16,22 @@ from collections.abc import Mapping, Sequence
 from engine.voltage import rules as V
 from tui.games.voltage import choices as C
 from tui.games.voltage.board import SideState, TerminalState
-from tui.text import safe
+from tui.text import Forms, safe
+
+
+def side_label(name: str) -> Forms:
+    """A seat's side named, then its name alone for a narrow terminal (the board cuts that
+    with an ellipsis if it must, never to another word)."""
+    return Forms(f"{safe(name)}'s side", safe(name))
 
 
 def side_labels(view: V.VoltageView, names: Sequence[str], me: int) -> tuple[str, str]:
-    """The board's (top, bottom) side labels: a seat's player says "your side"."""
+    """The board's (top, bottom) side labels: a seat's player says "your side" (and "their
+    side" when the other's name does not fit); a spectator sees both players' names."""
     opp = 1 - me
     if view.seat is None:
-        return f"{safe(names[opp])}'s side", f"{safe(names[me])}'s side"
-    return f"{safe(names[opp])}'s side", "your side"
+        return side_label(names[opp]), side_label(names[me])
+    return Forms(f"{safe(names[opp])}'s side", "their side"), "your side"
 
 
 def terminals(view: V.VoltageView, step: C.Step, names: Sequence[str], *, me: int,

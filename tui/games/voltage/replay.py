@@ -40,9 +40,10 @@ from tui.games.voltage.chart import AnalysisSource, WinChart
 from tui.games.voltage.hand import SLOTS, OpponentHand, Slot, _paint_card
 from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.piles import Piles
+from tui.games.voltage.present import side_label
 from tui.ports import Refused
 from tui.screens.stepping import Stepping
-from tui.text import name_text, safe
+from tui.text import name_text
 from tui.widgets.lines import LineWidget, Row, fit, text_rows
 
 # -- the hands, face up --------------------------------------------------------------
@@ -255,7 +256,7 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
         elif view.seat is not None and view.seat != self.replay.seat:
             # Another seat's view: its side is named, "your side" is the viewer's own.
             board = self._w["board"]
-            label = f"{safe(names[me])}'s side"
+            label = side_label(names[me])
             board.show(tuple(replace(t, bottom=replace(t.bottom, label=label)) for t in board.states))
 
     def _sync_buttons(self) -> None:

@@ -61,5 +61,7 @@ class ResultsScreen(ResultsBase):
         return sets
 
     def status_text(self) -> str:
-        turns = self.final.turn
+        v = self.final
+        # An aborted match ended in a turn nobody moved in (the rules allow it no later).
+        turns = v.turn - 1 if v.reason == "aborted" else v.turn
         return f"{turns} turn{'' if turns == 1 else 's'} played"

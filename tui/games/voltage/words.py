@@ -185,6 +185,7 @@ REFUSALS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "draw_offer_too_soon": lambda p: ngettext("you may offer a draw once every %(turns)d turn",
                                               "you may offer a draw once every %(turns)d turns",
                                               p["turns"]) % {"turns": p["turns"]},
+    "draw_offer_from": lambda p: _("you may offer a draw from turn %(turn)d") % {"turn": p["turn"]},
     "no_draw_offer_to_answer": lambda p: _("there is no draw offer to answer"),
     "no_draw_offer_to_accept": lambda p: _("there is no draw offer to accept"),
     "abort_wait": lambda p: _("you may abort once %(name)s has had %(seconds).0f s for a first move") % {
