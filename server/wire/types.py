@@ -52,7 +52,7 @@ DECLARED: tuple[Declared, ...] = (
     record(NoticeChanged, "notice-changed", notice=tup(NOTE)),
     record(RatingChange, "rating-change", seat=INT, name=STR, rating=INT, delta=INT),
     record(HistoryItem, "history-item", id=INT, ended=FLOAT, title=STR, short=STR, others=tup(STR), seats=INT,
-           rank=opt(INT), winners=INT, score=tup(INT), reason=STR, delta=opt(INT)),
+           rank=opt(INT), winners=INT, score=tup(INT), reason=STR, delta=opt(INT), hinted=BOOL),
     record(LeaderEntry, "leader-entry", place=INT, name=STR, rating=INT, games=INT, history=tup(INT), me=BOOL),
     record(BotRecord, "bot-record", game=STR, title=STR, short=STR, bot=STR, won=INT, lost=INT, drawn=INT),
     record(LinkedBrowser, "linked-browser", label=STR, linked=FLOAT, last_seen=FLOAT),
@@ -65,7 +65,7 @@ DECLARED: tuple[Declared, ...] = (
            rating_before=opt(fixed(FLOAT, FLOAT)), rating_after=opt(fixed(FLOAT, FLOAT))),
     record(MatchRecord, "match-record", id=INT, game=STR, seed=INT, code=STR, status=STR, started=FLOAT,
            ended=opt(FLOAT), reason=STR, scores=opt(tup(INT)), seats=tup(ref(SeatRecord)), actions=opt(tup(STR)),
-           times=opt(tup(opt(FLOAT))), used_ms=opt(tup(opt(INT))), time_control=opt(STR)),
+           times=opt(tup(opt(FLOAT))), used_ms=opt(tup(opt(INT))), time_control=opt(STR), hinted=BOOL),
     # errors that are data: a rule's refusal of an intent (by its class, its code, its params)
     error_record(RuleError, "rule-error"),
     error_record(InvalidActionError, "invalid-action"),
