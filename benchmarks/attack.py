@@ -19,10 +19,25 @@ connections.  Scenarios:
    many App objects are still alive.
 4. **slots**: 20 silent sockets from one address; printed: how long a real
    login from that address then takes.
+5. **readers** (issue 33, item 1): fifty sessions, one per address (127.0.5.1-50), each with a
+   400x200 terminal, a 1 GiB SSH window and a 4 KB socket receive buffer, reach the lobby, stop
+   reading and change their width between 400 and 399 every 0.1 s; printed: the server's RSS before,
+   at its peak and once they are gone, when each was closed, and how long a normal login took
+   meanwhile (its name screen shown).
+6. **packets** (item 2): one client (a process of its own, so its work does not slow the
+   measuring) sends 100,000 one-byte SSH packets while a probe session types a key every 100 ms;
+   printed: the probe's keypress-to-screen latency over the window and when the flooder was closed.
+7. **resizes** (item 3): one session sends 10,000 window-change requests (0x0, 100000x100000,
+   65535x65535 among the sizes), three times; printed: the server's RSS after each round.
 
-To compare with an older tree, run the same script from that tree (it only
-uses what both have): ``git worktree add /tmp/old 66a292d; cp
-benchmarks/attack.py /tmp/old/benchmarks/; python /tmp/old/benchmarks/attack.py``.
+In scenarios 5-7 the server installs the collector policy, as ``voltage serve`` does
+(``server.gcpolicy``: what survives is frozen, so a reference cycle left behind is never freed).
+
+To compare with an older tree, run the same script from that tree (it only uses what both have):
+``git archive OLD | tar -x -C /tmp/old; cp benchmarks/attack.py /tmp/old/benchmarks/;
+PYTHONPATH=/tmp/old python /tmp/old/benchmarks/attack.py``.  ``--only readers,packets,resizes`` runs
+the issue 33 scenarios alone; ``--json FILE`` keeps the figures, and ``--old FILE`` (an older tree's
+``--json``) prints them beside these.
 """
 
 from __future__ import annotations
@@ -46,12 +61,14 @@ sys.path.insert(0, str(ROOT))
 # -- the server (child process) ------------------------------------------------
 
 
-def serve() -> None:
-    """Run a server; print its port; answer ``gc`` on stdin with RSS and live apps."""
+def serve(policy: bool = False) -> None:
+    """Run a server; print its port; answer ``gc`` on stdin with RSS and live apps after a
+    collection, ``rss`` with RSS as it is."""
     from concurrent.futures import ThreadPoolExecutor
 
     from textual.app import App
 
+    from server import gcpolicy
     from server.config import ServerConfig
     from server.serve import local_sessions
     from server.session.app import harden_app
@@ -65,6 +82,8 @@ def serve() -> None:
         config = ServerConfig(host="127.0.0.1", port=0)
         srv = VoltageServer(config, local_sessions(config, executor=ThreadPoolExecutor(1), app_factory=factory))
         await srv.start()
+        if policy:
+            gcpolicy.install()  # as voltage serve does
         print(json.dumps({"port": srv.port}), flush=True)
         loop = asyncio.get_running_loop()
         done = asyncio.Event()
@@ -73,6 +92,15 @@ def serve() -> None:
             line = sys.stdin.readline()
             if not line:
                 done.set()
+                return
+            if line.strip() == "rss":
+                print(json.dumps({"rss_kb": rss_kb(os.getpid()), "sessions": srv.sessions.running}), flush=True)
+                return
+            if line.strip() == "trim":  # what the C allocator keeps but could give back
+                import ctypes
+
+                ctypes.CDLL("libc.so.6").malloc_trim(0)
+                print(json.dumps({"rss_kb": rss_kb(os.getpid())}), flush=True)
                 return
             gc.collect()
             apps = sum(1 for o in gc.get_objects() if isinstance(o, App))
@@ -95,10 +123,13 @@ def rss_kb(pid: int) -> int:
 
 
 class Server:
+    def __init__(self, policy: bool = False) -> None:
+        self.policy = policy
+
     def __enter__(self) -> Server:
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            stderr=subprocess.DEVNULL,
+            [sys.executable, __file__, "--serve", *(["--policy"] if self.policy else [])],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, stderr=subprocess.DEVNULL,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both piped
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
@@ -112,6 +143,18 @@ class Server:
 
     def rss_kb(self) -> int:
         return rss_kb(self.proc.pid)
+
+    def running(self) -> int:
+        """Sessions with an app running now (no collection)."""
+        self.stdin.write("rss\n")
+        self.stdin.flush()
+        return json.loads(self.stdout.readline())["sessions"]
+
+    def trimmed_rss_kb(self) -> int:
+        """RSS once the C allocator has given back what it could (``malloc_trim``)."""
+        self.stdin.write("trim\n")
+        self.stdin.flush()
+        return json.loads(self.stdout.readline())["rss_kb"]
 
     def __exit__(self, *exc) -> None:
         self.proc.kill()
@@ -272,14 +315,246 @@ async def slots(srv: Server) -> None:
         w.close()
 
 
+# -- issue 33 ---------------------------------------------------------------
+
+
+FIGURES: dict[str, object] = {}
+
+
+def figure(key: str, value: object) -> None:
+    FIGURES[key] = value
+
+
+async def connect_from(port: int, address: str, name: str, width: int, height: int, **kw):
+    """A test terminal connected from ``address`` (a 127.x.y.z of its own) with a 4 KB receive buffer."""
+    from tests.support.terminal import Terminal
+
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.bind((address, 0))
+    sock.connect(("127.0.0.1", port))
+    return await Terminal(width, height).connect(port, name, sock=sock, **kw)
+
+
+async def login_time(port: int) -> float:
+    """How long a normal login takes: connect, and the name screen shown."""
+    from tests.support.terminal import Terminal
+
+    t0 = time.monotonic()
+    t = await Terminal(80, 24).connect(port, "normal")
+    try:
+        await t.wait_for("Your name", timeout=60)
+        return time.monotonic() - t0
+    finally:
+        await t.close()
+
+
+async def readers(srv: Server, n: int, seconds: float) -> None:
+    for _ in range(2):  # warm up: imports, caches, the collector's first freezes
+        await login_time(srv.port)
+    await asyncio.sleep(2.0)
+    rss0 = srv.rss_kb()
+    bad = []
+    for i in range(n):
+        t = await connect_from(srv.port, f"127.0.5.{i + 1}", f"r{i}", 400, 200, window=1 << 30)
+        await t.wait_for("Your name", timeout=60)
+        t.press("enter")
+        await t.wait_for(f"you: r{i}", timeout=60)
+        t.conn._transport.pause_reading()
+        bad.append(t)
+    t0 = time.monotonic()
+    peak = srv.rss_kb()
+    logins: list[float] = []
+
+    async def resize_forever() -> None:
+        nonlocal peak
+        i = 0
+        while time.monotonic() - t0 < seconds and not all(t.closed.is_set() for t in bad):
+            for t in bad:
+                if not t.closed.is_set():
+                    t.chan.change_terminal_size(400 - i % 2, 200)
+            i += 1
+            peak = max(peak, srv.rss_kb())
+            await asyncio.sleep(0.1)
+
+    task = asyncio.get_running_loop().create_task(resize_forever())
+    started: list[float] = []  # when each login began (s after they stopped reading)
+    while not task.done():
+        started.append(time.monotonic() - t0)
+        logins.append(await login_time(srv.port))
+        await asyncio.sleep(2.0)
+    await task
+    closed = sorted(t.closed_at - t0 for t in bad if t.closed.is_set())
+    during = srv.rss_kb()
+    for t in bad:
+        if t.conn is not None and t.conn._transport is not None:
+            t.conn._transport.abort()
+    for _ in range(300):
+        if srv.running() == 0:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(5.0)  # the collector's tick, the apps' last timers
+    after = srv.rss_kb()
+    trimmed = srv.trimmed_rss_kb()
+    when = (f"{len(closed)} of {n} closed, the first after {closed[0]:.0f} s, the last after {closed[-1]:.0f} s"
+            if closed else f"none of {n} closed in {seconds:.0f} s")
+    print(f"  readers: {n} sessions at 400x200 stop reading and resize every 0.1 s: RSS {rss0 / 1024:.0f} MB "
+          f"before, peak {peak / 1024:.0f} MB, {during / 1024:.0f} MB at {seconds:.0f} s, {after / 1024:.0f} MB once "
+          f"gone ({(after - rss0) / 1024:+.0f} MB; {(trimmed - rss0) / 1024:+.0f} MB after malloc_trim); {when}; "
+          f"a normal login meanwhile took max "
+          f"{max(logins):.2f} s (begun at {started[logins.index(max(logins))]:.0f} s), median "
+          f"{statistics.median(logins):.2f} s ({len(logins)} logins)", flush=True)
+    figure("readers", {"rss_before_mb": rss0 / 1024, "rss_peak_mb": peak / 1024, "rss_after_mb": after / 1024,
+                       "closed": len(closed), "of": n, "first_closed_s": closed[0] if closed else None,
+                       "last_closed_s": closed[-1] if closed else None, "login_max_s": max(logins),
+                       "login_median_s": statistics.median(logins)})
+
+
+def flooder(port: int, count: int) -> None:
+    """(a child process) Connect, reach the name screen, say so, and on "go" send ``count`` one-byte
+    packets as fast as asyncssh makes them; print when the server closed the connection."""
+    from tests.support.terminal import Terminal
+
+    async def run() -> None:
+        t = await Terminal(100, 32).connect(port, "flood")
+        await t.wait_for("Your name")
+        print("ready", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        t0 = time.monotonic()
+        sent = 0
+        for i in range(count):
+            if t.closed.is_set():
+                break
+            t.channel.write(b"a" if i % 2 == 0 else b"\x7f")
+            sent += 1
+            if i % 200 == 0:
+                await asyncio.sleep(0)
+        wrote = time.monotonic() - t0
+        try:
+            await asyncio.wait_for(t.closed.wait(), 60)
+        except TimeoutError:
+            pass
+        closed = time.monotonic() - t0 if t.closed.is_set() else None
+        print(json.dumps({"sent": sent, "wrote_s": wrote, "closed_s": closed}), flush=True)
+
+    asyncio.run(run())
+
+
+async def packets(srv: Server, count: int, window: float) -> None:
+    p = await probe(srv.port)
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--flooder", str(srv.port), str(count),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert child.stdout is not None and child.stdin is not None
+    assert (await child.stdout.readline()).strip() == b"ready"
+    base = await probe_latencies(p, time.monotonic() + 3.0)
+    t0 = time.monotonic()
+    child.stdin.write(b"go\n")
+    await child.stdin.drain()
+    lat = await probe_latencies(p, t0 + window)
+    try:  # (it writes, then waits up to 60 s to be closed)
+        out = json.loads(await asyncio.wait_for(child.stdout.readline(), 240))
+    except TimeoutError:
+        out = {"sent": count, "wrote_s": None, "closed_s": None}
+        child.kill()
+    await child.wait()
+    closed = f"the flooder was closed after {out['closed_s']:.1f} s" if out["closed_s"] else "never closed"
+    wrote = f"{out['wrote_s']:.1f} s" if out["wrote_s"] is not None else "over 4 minutes"
+    print(f"  packets: {out['sent']:,} one-byte packets (written in {wrote}): {fmt(lat)}; "
+          f"before the flood {fmt(base)}; {closed}", flush=True)
+    figure("packets", {"max_ms": max(lat) * 1000, "p95_ms": statistics.quantiles(lat, n=20)[-1] * 1000,
+                       "base_max_ms": max(base) * 1000, "closed_s": out["closed_s"], "sent": out["sent"]})
+    await p.close()
+
+
+RESIZE_SIZES = [(0, 0), (100000, 100000), (65535, 65535), (80, 24), (1, 1), (120, 40), (399, 199), (200, 60),
+                (65535, 1), (1, 65535)]
+
+
+async def resizes(srv: Server, rounds: int, per_round: int, sessions: int, rate: float) -> None:
+    """``per_round`` resizes spread over ``sessions`` sessions, each at ``rate`` a second (what a packet
+    budget lets through), ``rounds`` times; then one session sends them flat out."""
+    from tests.support.terminal import Terminal
+
+    terms = []
+    for i in range(sessions):
+        t = await Terminal(100, 32).connect(srv.port, f"z{i}")
+        await t.wait_for("Your name", timeout=60)
+        terms.append(t)
+    await asyncio.sleep(3.0)
+    rss = [srv.rss_kb()]
+
+    async def send(t, n: int) -> None:
+        for i in range(n):
+            if t.closed.is_set():
+                return
+            t.chan.change_terminal_size(*RESIZE_SIZES[i % len(RESIZE_SIZES)])
+            if rate:
+                await asyncio.sleep(1 / rate)
+            elif i % 100 == 0:
+                await asyncio.sleep(0)
+
+    for _ in range(rounds):
+        await asyncio.gather(*(send(t, per_round // sessions) for t in terms))
+        await asyncio.sleep(3.0)  # the last ones handled, the collector's tick
+        rss.append(srv.rss_kb())
+    deltas = [(b - a) / 1024 for a, b in zip(rss, rss[1:], strict=False)]
+    closed = sum(t.closed.is_set() for t in terms)
+    # Flat out from one more session: as fast as the client makes them.
+    flat_t = await Terminal(100, 32).connect(srv.port, "flat")
+    await flat_t.wait_for("Your name", timeout=60)
+    before = srv.rss_kb()
+    t0 = time.monotonic()
+    await send_flat(flat_t, per_round)
+    await asyncio.sleep(3.0)
+    flat = (srv.rss_kb() - before) / 1024
+    closed_at = flat_t.closed_at
+    fate = f"closed after {closed_at - t0:.1f} s" if closed_at is not None else "not closed"
+    print(f"  resizes: {rounds} x {per_round:,} at {rate:.0f}/s from {sessions} sessions: RSS "
+          f"{', '.join(f'{d:+.1f}' for d in deltas)} MB per round ({closed} closed); {per_round:,} flat out "
+          f"from one session: {flat:+.1f} MB, {fate}", flush=True)
+    figure("resizes", {"mb_per_round": deltas, "flat_mb": flat, "flat_closed": flat_t.closed.is_set()})
+    for t in [*terms, flat_t]:
+        await t.close()
+
+
+async def send_flat(t, n: int) -> None:
+    for i in range(n):
+        if t.closed.is_set():
+            return
+        t.chan.change_terminal_size(*RESIZE_SIZES[i % len(RESIZE_SIZES)])
+        if i % 100 == 0:
+            await asyncio.sleep(0)
+
+
+def show_old(path: str) -> None:
+    """The figures of an older tree's run, beside these."""
+    old = json.loads(Path(path).read_text())
+    print(f"old ({old.get('tree', path)}) vs new:")
+    for key in ("readers", "packets", "resizes"):
+        if key in old and key in FIGURES:
+            print(f"  {key}:")
+            new = FIGURES[key]
+            assert isinstance(new, dict)
+            for k, v in old[key].items():
+                print(f"    {k:<18} {v!s:>28}  ->  {new.get(k)!s}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--policy", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--flooder", nargs=2, type=int, help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="shorter windows, fewer sessions")
-    ap.add_argument("--only", default="flood,reading,ended,slots")
+    ap.add_argument("--only", default="flood,reading,ended,slots,readers,packets,resizes")
+    ap.add_argument("--json", default=None, help="write the issue 33 figures to this file")
+    ap.add_argument("--old", default=None, help="an older tree's --json file, printed beside these figures")
     args = ap.parse_args()
     if args.serve:
-        serve()
+        serve(args.policy)
+        return
+    if args.flooder:
+        flooder(*args.flooder)
         return
     only = set(args.only.split(","))
     window = 10.0 if args.quick else 20.0
@@ -308,8 +583,22 @@ def main() -> None:
         if "slots" in only:
             with Server() as srv:
                 await slots(srv)
+        if "readers" in only:
+            with Server(policy=True) as srv:
+                await readers(srv, 20 if args.quick else 50, 45.0)
+        if "packets" in only:
+            with Server(policy=True) as srv:
+                await packets(srv, 100_000, 10.0)
+        if "resizes" in only:
+            with Server(policy=True) as srv:
+                await resizes(srv, 2 if args.quick else 3, 10_000, 10, 100.0)
+        figure("tree", f"{ROOT} ({head})")
 
     asyncio.run(run())
+    if args.json:
+        Path(args.json).write_text(json.dumps(FIGURES, indent=1))
+    if args.old:
+        show_old(args.old)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from server.session.admission import AdmissionLimits
+from server.session.budget import ConnectionLimits
 from server.session.driver import InputLimits, OutputLimits
 from server.session.sessions import SessionLimits, Sessions
 
@@ -56,13 +57,15 @@ class ServerConfig:
     name_idle: float = 300.0  # still on the name screen by then: the session ends
     input_limits: InputLimits = field(default_factory=InputLimits)
     output_limits: OutputLimits = field(default_factory=OutputLimits)
+    # each connection's packets and bytes (server.session.budget)
+    connection_limits: ConnectionLimits = field(default_factory=ConnectionLimits)
 
     def admission_limits(self) -> AdmissionLimits:
         return AdmissionLimits(self.max_connections, self.max_per_address, self.max_startups,
                                self.max_startups_per_address)
 
     def session_limits(self) -> SessionLimits:
-        return SessionLimits(self.name_idle, self.input_limits, self.output_limits)
+        return SessionLimits(self.name_idle, self.input_limits, self.output_limits, self.connection_limits)
 
     def web_server(self, sessions: Sessions, ssh_line: Callable[[], str]) -> WebServer | None:
         """The web transport of these settings over ``sessions`` (None: no ``web_port``): a

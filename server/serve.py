@@ -120,6 +120,7 @@ def serve_main(
     public_port: int = 0,
     max_startups: tuple[int, int, int] | None = None,
     max_startups_per_address: tuple[int, int, int] | None = None,
+    new_store: bool = False,
     web_port: int | None = None,
     web_host: str = "",
     web_url: str = "",
@@ -130,7 +131,9 @@ def serve_main(
     directory, database or host key that cannot be used is a clear error and exit
     status 1, never a fresh empty database or a silently replaced key (a key
     missing from a used directory is made anew with a loud warning: see
-    :func:`load_host_key`).  Both are opened before the event loop starts."""
+    :func:`load_host_key`).  A database missing from a used directory is such an
+    error too, unless ``new_store`` asks for an empty one (``--new-store``).  Both
+    are opened before the event loop starts."""
     import sys
 
     from server.store.db import DB_NAME, Store, StoreError
@@ -168,7 +171,7 @@ def serve_main(
 
     had_db = (Path(config.data_dir) / DB_NAME).exists()  # before Store.open makes one
     try:
-        store = Store.open(config.data_dir)
+        store = Store.open(config.data_dir, new=new_store)
     except StoreError as e:
         print(f"voltage serve: {e}", file=sys.stderr)
         return 1

@@ -296,6 +296,8 @@ REFUSALS: dict[str, Words] = {
         "name": p["name"]},
     "name_of_a_key": lambda p: _("the name %(name)s belongs to a player with an SSH key: choose another "
                                  "(log in with a key to keep a name of your own)") % {"name": p["name"]},
+    "name_looks_like": lambda p: _("%(name)s looks too much like %(like)s, a name already taken: choose another") % {
+        "name": p["name"], "like": p["like"]},
     "name_taken": lambda p: _("the name %(name)r belongs to another player") % {"name": p["name"]},
     "rename_too_soon": lambda p: ngettext(
         "you took the name %(name)s less than an hour ago: a new name is possible in %(minutes)d minute",

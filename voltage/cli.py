@@ -59,7 +59,8 @@ def _serve(args: argparse.Namespace) -> int:
 
         return cluster_main(args.redis, args.edges, host=args.host, port=args.port, data_dir=args.data_dir,
                             public_host=args.public_host, public_port=args.public_port, limits=_limits(args),
-                            web_port=args.web, web_host=args.web_host, web_url=args.web_url)
+                            new_store=args.new_store, web_port=args.web, web_host=args.web_host,
+                            web_url=args.web_url)
     return serve_main(
         args.host,
         args.port,
@@ -70,6 +71,7 @@ def _serve(args: argparse.Namespace) -> int:
         public_port=args.public_port,
         max_startups=args.max_startups,
         max_startups_per_address=args.max_startups_per_address,
+        new_store=args.new_store,
         web_port=args.web,
         web_host=args.web_host,
         web_url=args.web_url,
@@ -93,7 +95,7 @@ def _limits(args: argparse.Namespace) -> dict[str, object]:
 def _host(args: argparse.Namespace) -> int:
     from server.cluster.main import host_main
 
-    return host_main(args.redis, args.data_dir, grace=args.grace)
+    return host_main(args.redis, args.data_dir, grace=args.grace, new_store=args.new_store)
 
 
 def _speak(lang: str | None) -> None:
@@ -202,6 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="", help="address to listen on (default: all)")
     s.add_argument("--port", type=int, default=2222)
     s.add_argument("--data-dir", default=None, help="host key and data (default: the user data dir)")
+    s.add_argument("--new-store", action="store_true",
+                   help="start an empty database when voltage.db is missing from a data directory used before "
+                        "(refused without it: every player, rating and match log would be gone); an existing "
+                        "database is never touched")
     s.add_argument("--max-connections", type=int, default=None, help="connections at once (default 1000)")
     s.add_argument("--max-per-address", type=int, default=None, help="connections from one address (default 20)")
     s.add_argument("--max-startups", type=_startups, default=None, metavar="START:RATE:FULL",
@@ -241,6 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--redis", required=True, metavar="URL", help="the Redis the edges use")
     h.add_argument("--data-dir", default=None, help="the data directory (default: the user data dir)")
     h.add_argument("--grace", type=float, default=60.0, help=argparse.SUPPRESS)
+    h.add_argument("--new-store", action="store_true",
+                   help="start an empty database when voltage.db is missing from a data directory used before")
     h.set_defaults(func=_host)
 
     titles = " or ".join(info.title for info in GAMES.values())

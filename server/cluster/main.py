@@ -57,7 +57,8 @@ def _logging() -> None:
         logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
-def host_main(redis_url: str, data_dir: str | Path | None, *, namespace: str = "voltage", grace: float = 60.0) -> int:
+def host_main(redis_url: str, data_dir: str | Path | None, *, namespace: str = "voltage", grace: float = 60.0,
+              new_store: bool = False) -> int:
     """``voltage host``: the lobby and every match, served to the edges over Redis."""
     from server.bus import BusUnavailable
     from server.cluster.host import run_host
@@ -71,7 +72,7 @@ def host_main(redis_url: str, data_dir: str | Path | None, *, namespace: str = "
         return 1
     directory = Path(data_dir) if data_dir else default_data_dir()
     try:
-        store = Store.open(directory)
+        store = Store.open(directory, new=new_store)
     except StoreError as e:
         print(f"voltage host: {e}", file=sys.stderr)
         return 1
@@ -194,12 +195,13 @@ def _first_line(process: subprocess.Popen[str], what: str, timeout: float = 30.0
 
 def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int = 2222,
                  data_dir: str | Path | None = None, public_host: str = "", public_port: int = 0,
-                 limits: dict[str, Any] | None = None, web_port: int | None = None, web_host: str = "",
-                 web_url: str = "") -> int:
+                 limits: dict[str, Any] | None = None, new_store: bool = False, web_port: int | None = None,
+                 web_host: str = "", web_url: str = "") -> int:
     """``voltage serve --redis URL [--edges N]``: a host and N edges on this machine, one port
     (and with ``web_port`` one web port, which the edges share as they share the SSH one)."""
     from server.serve import default_data_dir
     from server.ssh.hostkey import HOST_KEY_FILE, HostKeyError, load_host_key
+    from server.store.db import DB_NAME, Store, StoreError
 
     problem = _check_redis(redis_url)
     if problem:
@@ -207,8 +209,10 @@ def cluster_main(redis_url: str, edges: int | None, *, host: str = "", port: int
         return 1
     directory = Path(data_dir) if data_dir else default_data_dir()
     try:
+        if not (directory / DB_NAME).exists():  # made before the host key, which would mark the directory used
+            Store.open(directory, new=new_store).close()
         load_host_key(directory)
-    except HostKeyError as e:
+    except (HostKeyError, StoreError) as e:
         print(f"voltage serve: {e}", file=sys.stderr)
         return 1
     n = edges if edges and edges > 0 else (os.cpu_count() or 2)

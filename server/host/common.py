@@ -170,7 +170,11 @@ async def run_to_end(coro: Any) -> Any:
     is cancelled (a screen closed, a bot replaced).  An action whose row is being
     committed must then still be applied, with the host's lock held throughout, or the
     store and the match would disagree about the log."""
-    task = asyncio.ensure_future(coro)
+    try:
+        task = asyncio.ensure_future(coro)
+    except BaseException:  # no loop to run it on (it is closing): the coroutine is dropped, not left unawaited
+        coro.close()
+        raise
     try:
         return await asyncio.shield(task)
     except asyncio.CancelledError:

@@ -17,7 +17,8 @@ Real time, decided here:
   plays aimed at the same top the first is accepted and the second is refused
   with :class:`~engine.highvoltage.rules.TooSlowError` ("too slow: the 7 was covered
   by a 3 a moment ago"): the card stays in hand, the sender's feed gets the
-  ``slow`` event, nothing else changes.
+  ``slow`` event (once per state of the table: a flood of plays aimed at covered
+  tops is refused without a line and an update each), nothing else changes.
 - **One countdown for everyone.**  At the start and after every flip the host
   counts 3, 2, 1 (``countdown_seconds`` in all, :data:`COUNTDOWN_SECONDS` by
   default): every screen gets an update per number (``update.countdown`` /
@@ -191,6 +192,7 @@ class HVMatch(MatchHost[H.State, H.Action, H.Event, H.HighVoltageView]):
         self.countdown_seconds = countdown_seconds
         self.bot_speed = bot_speed
         self.too_slow = 0  # plays refused as too slow (all seats)
+        self._slow_told: dict[int, int] = {}  # seat -> the version (actions so far) its last "too slow" was told at
         self._changed = asyncio.Event()  # set (and replaced) after every accepted action
         self._round = 0  # counts countdowns; a bot's pending action belongs to one round
         self._countdown_task: asyncio.Task | None = None
@@ -233,7 +235,10 @@ class HVMatch(MatchHost[H.State, H.Action, H.Event, H.HighVoltageView]):
     def _refused(self, seat: int | None, error: IllegalActionError) -> None:
         if isinstance(error, H.TooSlowError):
             self.too_slow += 1
-            if seat is not None:
+            # Told once per state: more plays aimed at the same covered tops are refused all the
+            # same, but add nothing to the seat's feed (a flood of them kept a line and an update each).
+            if seat is not None and self._slow_told.get(seat) != len(self.actions):
+                self._slow_told[seat] = len(self.actions)
                 self._tell(seat, error.event)
 
     def _accepted(self, seat: int | None, action: H.Action, before: H.State, used: int | None) -> Sequence[Entry]:

@@ -5,6 +5,8 @@
 - One name per key: a name online, or kept for a key player dropped from a running
   match, is taken for everyone else; another session of the *same* key does not
   count (claiming the name makes the newest session take over: :mod:`server.lobby.away`).
+- A name that looks like one taken or owned (``AIice`` for ``Alice``, ``B0b`` for ``Bob``:
+  one confusable skeleton, :mod:`server.confusables`) is refused as well, saying which.
 - With a store, a name once used by a key belongs to that key (a guest may not use
   it), and a key may change its name once per cooldown (the store's
   ``RenameTooSoon``, turned into :class:`~server.lobby.models.NameRejected`).
@@ -18,8 +20,10 @@ from __future__ import annotations
 import itertools
 import logging
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
+from server import confusables
 from server.lobby.models import Hosted, NameRejected, Player
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -101,9 +105,19 @@ class Names:
         the newest session take over (see :meth:`claim_name`).  A guest's name is
         free again as soon as the guest is gone."""
         key = name.lower()
+        return any(other.lower() == key for other in self._others(by))
+
+    def looks_taken(self, name: str, by: Player | None = None) -> str | None:
+        """The name in use by someone else (as :meth:`name_taken` counts them) that ``name`` looks
+        like but is not (:mod:`server.confusables`), or None."""
+        key, look = name.lower(), confusables.skeleton(name)
+        return next((o for o in self._others(by) if o.lower() != key and confusables.skeleton(o) == look), None)
+
+    def _others(self, by: Player | None) -> Iterator[str]:
+        """The names others go by: online, and kept for dropped key players (see :meth:`name_taken`)."""
         for p in self.lobby.players.values():
-            if p is not by and p.name.lower() == key and not same_key(p, by):
-                return True
+            if p is not by and not same_key(p, by):
+                yield p.name
         # Names of dropped key players still seated in a running match are kept for them.
         for h in self.lobby.matches.values():
             if not h.running:
@@ -114,9 +128,7 @@ class Names:
                         continue  # a guest cannot come back: its name is free
                     if by is not None and by.identity and h.match.seats[i].identity == by.identity:
                         continue
-                    if human.name.lower() == key:
-                        return True
-        return False
+                    yield human.name
 
     def other_session(self, player: Player) -> Player | None:
         """Another online session of ``player``'s key, if there is one."""
@@ -158,14 +170,19 @@ class Names:
             except NameRejected:
                 pass
         base = name_from_username(username)
-        if not self.name_taken(base, player) and not self._reserved(base, player):
+        if self._free(base, player):
             return base
         for n in itertools.count(2):
             suffix = str(n)
             name = base[: NAME_MAX - len(suffix)] + suffix
-            if not self.name_taken(name, player) and not self._reserved(name, player):
+            if self._free(name, player):
                 return name
         raise AssertionError  # pragma: no cover
+
+    def _free(self, name: str, player: Player | None) -> bool:
+        """Would ``name`` be accepted for ``player`` (a name to suggest)?"""
+        return not self.name_taken(name, player) and self.looks_taken(name, player) is None \
+            and not self._reserved(name, player)
 
     def _reserved(self, name: str, player: Player | None) -> bool:
         """Is ``name`` kept for another key (stored players own the names they used)?"""
@@ -185,6 +202,9 @@ class Names:
         name = check_name(name)
         if self.name_taken(name, player):
             raise NameRejected("name_playing", name=name)
+        like = self.looks_taken(name, player)
+        if like is not None:
+            raise NameRejected("name_looks_like", name=name, like=like)
         self._keep_name(player, name)
         old = self.other_session(player)
         if old is not None:
@@ -199,15 +219,19 @@ class Names:
         store = self.lobby.store
         if store is None:
             return
-        from server.store.db import NameTaken, RenameTooSoon
+        from server.store.db import NameLookalike, NameTaken, RenameTooSoon
 
         try:
             if player.identity:
                 store.upsert_player(player.identity, name)
-            elif not store.name_free_for(name, None):
+            elif store.name_owner(name) is not None:
                 raise NameTaken(name)
+            elif (like := store.name_like(name, None)) is not None:
+                raise NameLookalike(name, like)
         except RenameTooSoon as e:
             raise NameRejected(e.code, **e.params) from None
+        except NameLookalike as e:
+            raise NameRejected("name_looks_like", name=name, like=e.params["like"]) from None
         except NameTaken:
             if player.identity:
                 raise NameRejected("name_of_other_key", name=name) from None

@@ -21,7 +21,8 @@ All sessions share one event loop, so one session must not be able to take it
   Without it a burst (``ctrl+u World`` in one packet) ran the letters before
   the control key that preceded them (the cause is in :mod:`tui.keys`).
 - **An input budget per session** (:class:`InputLimits`): token buckets of
-  bytes and of events per second.  Over budget the driver does not drop
+  bytes and of events per second (the connection's own budget of messages and bytes,
+  kept by its transport, is :mod:`server.session.budget`'s).  Over budget the driver does not drop
   anything, it stops reading: the transport's flow control then holds the client back
   (what it may queue here is bounded by the channel's window, set in
   :mod:`server.ssh.server` for SSH).  A client that stays over budget for
@@ -36,21 +37,27 @@ All sessions share one event loop, so one session must not be able to take it
   budget counts), and the UTF-8 decoder at most 3 bytes: no input buffer here
   grows with what a client sends.
 - **Output that is not being read** (:class:`OutputLimits`): what is queued
-  counts the channel's buffer *and* the connection's transport buffer (a
-  client advertising a 1 GiB window lets asyncssh move everything into the
-  transport, where the channel's count never saw it).  Above ``high_water``
-  the driver stops writing (frames are dropped, not queued); once the queue
-  drains below ``low_water`` it repaints the whole screen (telling the app, whose
-  frames are written as changes against what the terminal shows, that the terminal's
-  picture is unknown: ``app.forget_terminal()``, see :mod:`tui.frames`).  Still stuck after
-  ``stuck_close_after`` seconds: the session is closed, with a log line.
-  Above ``hard_limit`` at once it is closed straight away.
+  counts every buffer between the app and the client (for SSH: the channel's, the
+  connection's transport buffer, where a client advertising a 1 GiB window lets
+  asyncssh move everything, and the kernel's send queue, which grows to megabytes).
+  Output above ``low_water`` is unread: it is watched (every ``poll`` s) until it
+  drains.  Above ``high_water`` the driver stops writing (frames are dropped, not
+  queued); once the queue drains below ``low_water`` it repaints the whole screen
+  (telling the app, whose frames are written as changes against what the terminal
+  shows, that the terminal's picture is unknown: ``app.forget_terminal()``, see
+  :mod:`tui.frames`).  Unread for ``stuck_close_after`` seconds without a drain: the
+  session is closed, with a log line, whatever the client sends meanwhile.  Above
+  ``hard_limit`` at once it is closed straight away.
 - **A new terminal** (:class:`Repaint` from the channel: a browser came back to its session)
   gets the app's terminal modes again, then the drain's repaint: the app forgets what the
   terminal shows and writes it whole.
 - **Resizes** are clamped (at most ``max_width`` x ``max_height``: a
   1000x500 frame is megabytes) and coalesced: at most one per
-  ``resize_interval``, the latest size winning.
+  ``resize_interval``, the latest size winning, and none while the last frame is
+  unread (above ``low_water``): the latest size is drawn once the client has read.
+  Fifty clients that stopped reading and resized every 0.1 s had each resize redraw
+  a 400x200 screen into their kernel buffers (the server's memory 94 -> 288 MB, logins
+  8-12 s, none of them closed: each drain reset their stuck time).
 - **No leak after the end.** The session's parser keeps its key cache on the
   instance, and Textual's method caches keyed by widgets are cleared when a
   session ends (:mod:`tui.textual_compat.session`, with the figures).
@@ -74,6 +81,7 @@ from textual.geometry import Size
 from textual.messages import Message
 
 from server import gcpolicy
+from server.session.budget import Bucket
 from tui import textual_compat as compat
 from tui.keys import KeySequencer
 
@@ -156,6 +164,7 @@ class _Session:
     on_close: Callable[[], None] | None = None
     input_limits: InputLimits = field(default_factory=InputLimits)
     output_limits: OutputLimits = field(default_factory=OutputLimits)
+    reader: asyncio.Task[None] | None = None  # the driver's input task: ended before the app is dismantled
 
 
 _current: contextvars.ContextVar[_Session] = contextvars.ContextVar("voltage_ssh_session")
@@ -167,34 +176,6 @@ def _clamp_size(width: int, height: int, limits: OutputLimits | None = None) -> 
     width = min(width, limits.max_width) if width > 0 else 80
     height = min(height, limits.max_height) if height > 0 else 24
     return width, height
-
-
-class _Bucket:
-    """A token bucket: ``take(n)`` says how long to wait before those ``n`` are due."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate = max(rate, 1e-6)
-        self.burst = burst
-        self.tokens = burst
-        self._t = time.monotonic()
-
-    def take(self, n: float) -> float:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self._t) * self.rate)
-        self._t = now
-        self.tokens -= n
-        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
-
-    def try_take(self, n: float) -> bool:
-        """Take ``n`` if they are there now; never goes into debt."""
-        if self.take(0) == 0 and self.tokens >= n:
-            self.tokens -= n
-            return True
-        return False
-
-    @property
-    def rested(self) -> bool:
-        return self.tokens >= self.burst / 2
 
 
 class SSHDriver(Driver):
@@ -221,11 +202,12 @@ class SSHDriver(Driver):
         self._outbox: list[Message] | None = None
         self._delivering = False
         self._sequencer = KeySequencer(app, app.post_message)
-        self._bytes = _Bucket(self._in.bytes_per_second, self._in.bytes_burst)
-        self._events = _Bucket(self._in.events_per_second, self._in.events_burst)
+        self._bytes = Bucket(self._in.bytes_per_second, self._in.bytes_burst)
+        self._events = Bucket(self._in.events_per_second, self._in.events_burst)
         self._flooding_since: float | None = None
         # output
-        self._paused_since: float | None = None
+        self._paused_since: float | None = None  # drawing paused (above high water) since then
+        self._unread_since: float | None = None  # output above low water, not drained since then
         self._drain_handle: asyncio.TimerHandle | None = None
         # resizes
         self._last_resize = 0.0
@@ -250,18 +232,31 @@ class SSHDriver(Driver):
             self._end(None, abort=True)
         elif pending > self._out.high_water:
             self._paused_since = time.monotonic()
+            self._watch_unread()
+        elif pending > self._out.low_water:
+            self._watch_unread()
+
+    def _watch_unread(self) -> None:
+        """Output is waiting for the client: poll until it drains (or the session is stuck)."""
+        if self._unread_since is None:
+            self._unread_since = time.monotonic()
+        if self._drain_handle is None and not self._closed:
             self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
 
     def _check_drain(self) -> None:
         self._drain_handle = None
-        if self._closed or self._paused_since is None:
+        if self._closed or self._unread_since is None:
             return
         pending = self._channel.pending_output()
         if pending <= self._out.low_water:
-            self._paused_since = None
-            self._repaint()
+            self._unread_since = None
+            if self._paused_since is not None:
+                self._paused_since = None
+                self._repaint()
+            else:
+                self._try_resize()
             return
-        stuck = time.monotonic() - self._paused_since
+        stuck = time.monotonic() - self._unread_since
         if stuck >= self._out.stuck_close_after:
             log.warning(
                 "closing a session whose output has been stuck for %.0f s (%d bytes queued)", stuck, pending
@@ -308,7 +303,7 @@ class SSHDriver(Driver):
         width, height = _clamp_size(*self._channel.size, self._out)
         self._post_resize(width, height)
         self._enter_modes()
-        self._reader = asyncio.get_running_loop().create_task(self._read_input())
+        self._reader = self._session.reader = asyncio.get_running_loop().create_task(self._read_input())
 
     def _enter_modes(self) -> None:
         """The terminal modes the app runs in (again, for a terminal that was replaced: :class:`Repaint`)."""
@@ -361,23 +356,29 @@ class SSHDriver(Driver):
         self._app.post_message(events.Resize(size, size))
 
     def _resize_requested(self, width: int, height: int) -> None:
-        size = _clamp_size(width, height, self._out)
+        self._pending_size = _clamp_size(width, height, self._out)  # the latest size wins
+        self._try_resize()
+
+    def _try_resize(self) -> None:
+        """Draw the latest size asked for, unless the last frame is unread (then the drain does,
+        :meth:`_check_drain`) or the last resize was too recent (then a timer does)."""
+        if self._pending_size is None or self._closed or self._resize_handle is not None:
+            return
         if self._paused_since is not None:
-            self._pending_size = size  # applied by the repaint once output drains
+            return  # the repaint once output drains draws the latest size
+        if self._unread_since is not None or self._channel.pending_output() > self._out.low_water:
+            self._watch_unread()
             return
         wait = self._last_resize + self._out.resize_interval - time.monotonic()
-        if wait <= 0 and self._resize_handle is None:
-            self._post_resize(*size)
+        if wait > 0:
+            self._resize_handle = self._loop.call_later(wait, self._apply_resize)
             return
-        self._pending_size = size
-        if self._resize_handle is None:
-            self._resize_handle = self._loop.call_later(max(wait, 0.0), self._apply_resize)
+        size, self._pending_size = self._pending_size, None
+        self._post_resize(*size)
 
     def _apply_resize(self) -> None:
         self._resize_handle = None
-        if self._pending_size is not None and self._paused_since is None and not self._closed:
-            size, self._pending_size = self._pending_size, None
-            self._post_resize(*size)
+        self._try_resize()
 
     def _schedule_tick(self) -> None:
         # A lone ESC waits for the parser's escape delay before it is a key.
@@ -397,7 +398,7 @@ class SSHDriver(Driver):
             self.process_message(event)
         self._schedule_tick()
 
-    async def _spend(self, bucket: _Bucket, n: float) -> None:
+    async def _spend(self, bucket: Bucket, n: float) -> None:
         """Wait until ``n`` tokens are due; a client over budget for too long is a flood."""
         wait = bucket.take(n)
         if wait <= 0:
@@ -490,8 +491,9 @@ async def run_app(
     output_limits: OutputLimits | None = None,
 ) -> Any:
     """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop."""
-    _current.set(_Session(channel, input_limits=input_limits or InputLimits(),
-                          output_limits=output_limits or OutputLimits()))
+    session = _Session(channel, input_limits=input_limits or InputLimits(),
+                       output_limits=output_limits or OutputLimits())
+    _current.set(session)
     app.driver_class = SSHDriver
     compat.keep_process_streams(app)  # many apps in one process: sys.stdout/sys.stderr stay the server's
     compat.share_css(app)
@@ -501,5 +503,15 @@ async def run_app(
         log.exception("a session's app crashed")
         return None
     finally:
+        await _reader_ended(session)
         compat.forget_session_caches()
         gcpolicy.session_ended(app)  # its cycles broken: freed by reference counts, frozen or not
+
+
+async def _reader_ended(session: _Session) -> None:
+    """Wait for the driver's input task to end (it is cancelled when the app stops, and runs
+    on until the loop gets to it): once the app is dismantled it would find its driver empty."""
+    reader = session.reader
+    if reader is not None and not reader.done():
+        reader.cancel()
+        await asyncio.wait([reader], timeout=5.0)

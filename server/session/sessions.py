@@ -7,11 +7,14 @@ environment and what it asked for; :class:`Sessions` runs the rest the same way 
 - the backend from the :class:`~server.session.services.Services` (this process's lobby,
   or the host's over Redis), let go of when the session ends;
 - the app from the :data:`~server.session.app.AppFactory`, run by the driver on the
-  channel with the session's input budget and output flow control (:class:`SessionLimits`);
+  channel with the session's input budget and output flow control (:class:`SessionLimits`,
+  which also holds the budget each transport keeps for a connection's traffic:
+  :mod:`server.session.budget`);
 - the collector's hooks (:func:`server.gcpolicy.session_started`; the driver calls
   ``session_ended``);
-- the name watchdog: a session still on the name screen after ``name_idle`` (5 min)
-  ends with a message, so an abandoned terminal does not hold a session for ever;
+- the name watchdog: a session that has chosen no name after ``name_idle`` (5 min)
+  ends with a message, so an abandoned terminal does not hold a session for ever
+  (one that had a name and was taken over by a newer session of its key is not idle);
 - the exit status the transport reports (0, or 1 with the line that says why).
 
 One :class:`Sessions` is shared by every transport of the process, with its
@@ -31,6 +34,7 @@ from typing import Any, Protocol
 from server import gcpolicy
 from server.session.admission import Admission
 from server.session.app import AppFactory, default_app_factory
+from server.session.budget import ConnectionLimits
 from server.session.driver import InputLimits, OutputLimits, TerminalChannel, run_app
 from server.session.environment import client_env
 from server.session.identity import Identity
@@ -45,6 +49,8 @@ class SessionLimits:
     name_idle: float = 300.0  # still on the name screen by then: the session ends
     input_limits: InputLimits = field(default_factory=InputLimits)
     output_limits: OutputLimits = field(default_factory=OutputLimits)
+    # what each connection may send, kept by its transport (server.session.budget)
+    connection_limits: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 class Console(Protocol):
@@ -167,7 +173,8 @@ class Sessions:
 
             def name_check() -> None:
                 nonlocal idle
-                if not backend.named:
+                # (a session a newer one of its key took over had a name: it is not idle on the name screen)
+                if not backend.named and not getattr(backend, "superseded", False):
                     log.info("ending %s's session: still on the name screen after %.0f s", peer, name_idle)
                     idle = True
                     app.exit()

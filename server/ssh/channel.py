@@ -4,6 +4,11 @@ words (its stdout and stderr), and the environment the client sent."""
 
 from __future__ import annotations
 
+import fcntl
+import struct
+import sys
+import termios
+import traceback
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,14 +30,20 @@ class ProcessChannel(TerminalChannel):
         try:
             return await self.process.stdin.read(4096)
         except asyncssh.TerminalSizeChanged as exc:
-            return (exc.width, exc.height)
-        except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+            size = (exc.width, exc.height)
+            _drop_traceback(exc)
+            return size
+        except (asyncssh.BreakReceived, asyncssh.SignalReceived) as exc:
+            _drop_traceback(exc)
             return b""
 
     def pending_output(self) -> int:
-        # The channel's own buffer, and the connection's transport buffer: with a
-        # large client window asyncssh moves output straight on to the transport,
-        # where it piles up when the client stops reading TCP.
+        # The channel's own buffer, the connection's transport buffer (with a large client
+        # window asyncssh moves output straight on to the transport, where it piles up when
+        # the client stops reading TCP) and the kernel's send queue: what it holds has not
+        # reached the client either, and it grows to megabytes (the send buffer is tuned up
+        # to tcp_wmem's maximum), so a client that stopped reading looked as if it read for a
+        # while, and every drain into it redrew the screen.
         total = 0
         try:
             chan = self.process.channel
@@ -41,6 +52,7 @@ class ProcessChannel(TerminalChannel):
             transport = getattr(conn, "_transport", None)
             if transport is not None:
                 total += transport.get_write_buffer_size()
+                total += unsent(transport.get_extra_info("socket"))
         except Exception:
             pass
         return total
@@ -65,6 +77,30 @@ class ProcessChannel(TerminalChannel):
     def size(self) -> tuple[int, int]:
         w, h, _pw, _ph = self.process.term_size
         return (w, h)
+
+
+def unsent(sock: Any) -> int:
+    """Bytes in ``sock``'s kernel send queue not yet acknowledged by the peer (Linux's ``SIOCOUTQ``;
+    0 where it cannot be read)."""
+    if sock is None or _SIOCOUTQ is None:
+        return 0
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQ, b"\0\0\0\0"))[0])
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+_SIOCOUTQ: int | None = getattr(termios, "TIOCOUTQ", None) if sys.platform.startswith("linux") else None
+
+
+def _drop_traceback(exc: BaseException) -> None:
+    """asyncssh hands a resize (a break, a signal) to the reader as an exception it raises: its traceback
+    holds asyncssh's read frame, which holds the exception, a cycle per resize.  The server's collector
+    policy freezes what survives, so a flood of resizes left each one behind for good (13-15 MB per
+    10,000); cleared here, the exception is freed by its reference count."""
+    traceback.clear_frames(exc.__traceback__)
+    exc.__traceback__ = None
+    exc.__context__ = None
 
 
 class ProcessConsole:

@@ -12,6 +12,9 @@ drops, and the refusal of everything but one session.
   logged in but opens no session is dropped after ``session_idle`` (30 s).
 - No port forwarding (local, remote, UNIX socket), no tunnels, one session per
   connection, no subsystems (so no SFTP).
+- What the client sends is paced by the connection's budget of packets and bytes per second
+  (:mod:`server.ssh.pacing`, :mod:`server.session.budget`): over it, its socket is not read
+  for a while; over it for ``close_after`` seconds, it is disconnected with a log line.
 - A channel whose maximum packet size is absurdly small (0 included) is refused before
   anything is written to it: a writer that splits output into packets of at most that
   size never finishes (the guard reads asyncssh's private ``_send_pktsize``, which is why
@@ -28,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 import asyncssh
 
 from server.session.admission import Ticket
+from server.session.budget import ConnectionBudget
 from server.session.identity import Identity
+from server.ssh.pacing import PacedInput
 
 if TYPE_CHECKING:
     from server.ssh.server import VoltageServer
@@ -54,6 +59,7 @@ class SSHConnection(asyncssh.SSHServer):
         self.authenticated = False
         self._timer: asyncio.TimerHandle | None = None
         self.process: asyncssh.SSHServerProcess | None = None
+        self.input: PacedInput | None = None
 
     @property
     def identity(self) -> Identity:
@@ -69,11 +75,14 @@ class SSHConnection(asyncssh.SSHServer):
         if self._ticket is None:
             conn.close()
             return
+        self.input = PacedInput(conn, ConnectionBudget(self.server.sessions.limits.connection_limits), self._flooded)
         self.server.live.add(self)
         self._later(self.server.config.silent_grace, self._silent_check)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.server.live.discard(self)
+        if self.input is not None:
+            self.input.close()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -89,6 +98,14 @@ class SSHConnection(asyncssh.SSHServer):
         log.info("dropping %s: %s", self.addr, why)
         if self.conn is not None:
             self.conn.close()
+
+    def _flooded(self) -> None:
+        assert self.input is not None
+        budget = self.input.budget
+        log.warning("disconnecting %s: over its budget of %g packets and %g bytes a second for %.0f s",
+                    self.addr, budget.limits.messages_per_second, budget.limits.bytes_per_second, budget.over_for)
+        if self.conn is not None:
+            self.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "too much input; the connection is closed")
 
     def _silent_check(self) -> None:
         self._timer = None

@@ -10,6 +10,11 @@ matches waiting on it, never the event loop.  What the lobby reads on every arri
 names, settings, linked browsers) is answered from memory, kept up to date by this process, the
 only writer, because even a WAL read can wait on a frozen file system.
 
+A ``voltage.db`` missing from a data directory that was used before (its lock file, write-ahead log or
+host key there: :data:`USED_SIGNS`) is refused unless a new store was asked for (``new=True``, ``voltage
+serve --new-store``).  A name that looks like a reserved one (one confusable skeleton,
+:mod:`server.confusables`: ``AIice`` for ``Alice``) is refused with :class:`NameLookalike`.
+
 Why each of these, with the measurements, and the schema's versions: ``docs/design/store.md``.
 """
 
@@ -24,7 +29,6 @@ import queue
 import sqlite3
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -33,6 +37,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.game import Termination
+from server import confusables
 from server import ratings as R
 from server.errors import ServerError
 from server.store import browsers as B  # the root every server error shares (server/errors.py)
@@ -41,6 +46,11 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "voltage.db"
 LOCK_NAME = "voltage.lock"
+# What a data directory holds once a server has used it, beside the database: the store's
+# lock file (never removed) and write-ahead log, and the host key the SSH transport keeps
+# there (named here: the store imports no transport).  Any of them without voltage.db: the
+# database was lost, not never made.
+USED_SIGNS = (LOCK_NAME, DB_NAME + "-wal", "ssh_host_ed25519_key", "ssh_host_ed25519_key.pub")
 
 RUNNING = "running"
 FINISHED = "finished"
@@ -64,6 +74,14 @@ class NameTaken(StoreError):
 
     def __init__(self, name: str) -> None:
         ServerError.__init__(self, "name_taken", name=name)
+
+
+class NameLookalike(NameTaken):
+    """The name looks like one another key holds (:mod:`server.confusables`; code ``name_looks_like``,
+    ``like`` the name it looks like)."""
+
+    def __init__(self, name: str, like: str) -> None:
+        ServerError.__init__(self, "name_looks_like", name=name, like=like)
 
 
 class RenameTooSoon(StoreError):
@@ -271,8 +289,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def fold_name(name: str) -> str:
-    """The form names are compared in: NFKC, case-folded, inner spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    """The form names are kept in: NFKC, case-folded, inner spaces collapsed (a name that merely
+    looks like another is found by its skeleton, :func:`server.confusables.skeleton`)."""
+    return confusables.fold(name)
 
 
 # ---------------------------------------------------------------------------
@@ -491,6 +510,7 @@ class Store:
         self._players: dict[str, PlayerRecord] | None = None
         self._names: dict[str, str] | None = None  # name_key -> identity
         self._held: dict[str, tuple[str, float]] | None = None  # identity -> (its name, when claimed)
+        self._looks: dict[str, dict[str, str]] | None = None  # skeleton -> {identity: its name}
         self._settings: dict[str, dict[str, str]] = {}  # identity -> key -> value
         self._browsers: dict[str, B.BrowserRecord] = {}  # token hash -> the linked browser
         self._codes: dict[str, tuple[str, float]] = {}  # code hash -> (identity, expires)
@@ -498,12 +518,15 @@ class Store:
     # -- opening -------------------------------------------------------------
 
     @classmethod
-    def open(cls, data_dir: str | os.PathLike, *, readonly: bool = False, lock: bool = True) -> Store:
+    def open(cls, data_dir: str | os.PathLike, *, readonly: bool = False, lock: bool = True,
+             new: bool = False) -> Store:
         """Open (creating if need be) ``data_dir/voltage.db`` and migrate it.
 
         ``readonly`` opens an existing database without writing (``voltage
         replay`` next to a running server).  ``lock`` (read-write only) takes
         an exclusive lock on the directory so two servers never share it.
+        A database is made only in a directory never used before, or when
+        ``new`` asks for one (an existing database is never touched by it).
         Raises :class:`StoreError` saying what is wrong.
         """
         d = Path(data_dir).expanduser()
@@ -515,13 +538,22 @@ class Store:
             _prepare_dir(d)
         if path.exists() and not path.is_file():
             raise StoreError(f"{path} exists but is not a file")
+        if not readonly and not new and not path.exists() and not path.is_symlink():
+            # (checked before the lock file is made: it is one of the signs)
+            signs = used_signs(d)
+            if signs:
+                raise StoreError(
+                    f"{path} is missing, but {d} was used before (it holds {', '.join(signs)}): "
+                    "restore voltage.db from a backup, or start with --new-store to begin an empty "
+                    "database on purpose (every player, rating and match log would be gone)"
+                )
         if path.is_file() and path.stat().st_size == 0:
             # SQLite would take a 0-byte file for a new, empty database: every
             # player and match gone without a word.  A store this code made is
             # never empty (the WAL switch writes the header at once).
             raise StoreError(
                 f"{path} is empty (0 bytes): the database was lost or truncated. "
-                "Restore it from a backup, or delete it to start afresh"
+                "Restore it from a backup, or move it aside and start with --new-store to begin afresh"
             )
         lock_fd = None if readonly or not lock else _lock_dir(d)
         try:
@@ -711,6 +743,9 @@ class Store:
         rows = self._q("SELECT name_key, name, identity, claimed FROM names ORDER BY claimed")
         names = {r["name_key"]: r["identity"] for r in rows}
         held = {r["identity"]: (r["name"], r["claimed"]) for r in rows}  # (the latest claim wins)
+        looks: dict[str, dict[str, str]] = {}
+        for r in rows:
+            looks.setdefault(confusables.skeleton(r["name"]), {})[r["identity"]] = r["name"]
         settings: dict[str, dict[str, str]] = {}
         for r in self._q("SELECT identity, key, value FROM settings"):
             settings.setdefault(r["identity"], {})[r["key"]] = r["value"]
@@ -722,7 +757,7 @@ class Store:
         codes = {r["code_hash"]: (r["identity"], r["expires"]) for r in self._q("SELECT * FROM link_codes")
                  if r["expires"] > now}
         with self._cache_lock:
-            self._players, self._names, self._held = players, names, held
+            self._players, self._names, self._held, self._looks = players, names, held, looks
             self._settings = settings
             self._browsers, self._codes = browsers, codes
 
@@ -846,9 +881,23 @@ class Store:
         return rows[0]["identity"] if rows else None
 
     def name_free_for(self, name: str, identity: str | None) -> bool:
-        """May ``identity`` (``None``: a guest) go by ``name``?"""
+        """May ``identity`` (``None``: a guest) go by ``name``?  Not when another key holds it, or a
+        name it looks like (:meth:`name_like`)."""
         owner = self.name_owner(name)
-        return owner is None or owner == identity
+        return (owner is None or owner == identity) and self.name_like(name, identity) is None
+
+    def name_like(self, name: str, identity: str | None) -> str | None:
+        """A name another key than ``identity`` holds that ``name`` looks like (one confusable
+        skeleton, :mod:`server.confusables`), or None."""
+        look = confusables.skeleton(name)
+        with self._cache_lock:
+            if self._looks is not None:
+                holders = self._looks.get(look, {})
+                return next((n for i, n in holders.items() if i != identity), None)
+        for r in self._q("SELECT name, identity FROM names"):
+            if r["identity"] != identity and confusables.skeleton(r["name"]) == look:
+                return str(r["name"])
+        return None
 
     def rename_wait(self, identity: str, *, cooldown: float = RENAME_COOLDOWN, now: float | None = None) -> float:
         """Seconds until ``identity`` may take another name (0: now).  A key's first name
@@ -882,6 +931,9 @@ class Store:
             owner = self.name_owner(name)
             if owner is not None and owner != identity:
                 raise NameTaken(name)
+            like = self.name_like(name, identity)
+            if like is not None:
+                raise NameLookalike(name, like)
             if owner is None:  # a new name for this key: a rename, once the cool-down is over
                 held = self._held_name(identity)
                 wait = self.rename_wait(identity, cooldown=cooldown, now=now)
@@ -890,6 +942,10 @@ class Store:
                 if self._names is not None:
                     for k in [k for k, v in self._names.items() if v == identity]:
                         del self._names[k]
+                if self._looks is not None:
+                    if held is not None:
+                        self._looks.get(confusables.skeleton(held[0]), {}).pop(identity, None)
+                    self._looks.setdefault(confusables.skeleton(name), {})[identity] = name
                 if self._held is not None:
                     self._held[identity] = (name, now)
             known = self.player(identity)
@@ -1474,6 +1530,12 @@ def seat_dict(seat: Named) -> dict[str, str | None]:
 
 # ---------------------------------------------------------------------------
 # The directory
+
+
+def used_signs(data_dir: str | os.PathLike) -> list[str]:
+    """The files of :data:`USED_SIGNS` in ``data_dir``: a server used it before."""
+    d = Path(data_dir).expanduser()
+    return [name for name in USED_SIGNS if (d / name).exists() or (d / name).is_symlink()]
 
 
 def _prepare_dir(d: Path) -> None:

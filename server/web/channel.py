@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WebSocketError, WSMsgType, web
 
 from server.session.driver import Repaint, TerminalChannel
 
@@ -243,6 +243,10 @@ class WebChannel(TerminalChannel):
                 continue  # (another socket took over meanwhile)
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
                 self.detach(ws)
+                if msg.type == WSMsgType.ERROR and isinstance(msg.data, WebSocketError):
+                    # (a frame over max_message, a broken frame: not a dropped network, so no hold)
+                    log.info("ending a web session whose socket broke the protocol: %s", msg.data)
+                    self.end()
                 continue
             if not await self._spend(self._messages):
                 continue

@@ -29,9 +29,13 @@ What a request may do, and how the server stays up under abuse (each with a test
   and by the driver to its own bounds, and coalesced by the driver as SSH's are.
 - **Link codes**: a budget of tries per address (10, then one per 30 s) and overall (200,
   then one a second); a try over budget is refused (429) before any code is looked at.
-- **New sessions** (each starts an app: ~0.1 s of the loop): a budget per address (5, then
-  one per 3 s) and overall (100, then 20 a second); over it the socket is closed with 1013
-  (the page tries again a little later).  A tab coming back to its session spends nothing.
+- **New sessions** (each starts an app: ~0.1 s of the loop): a budget per address (2, then
+  one per 5 s) and overall (100, then 20 a second); a hello over it waits for its turn, unread,
+  up to ``hello_within``, and is then closed with 1013 (the page tries again a little later).
+  Refused at once, an address opening sockets in a loop kept the loop busy with handshakes and
+  an SSH player's keys waited up to ~300 ms (``benchmarks/web_attack.py``).  A tab coming back
+  to its session spends nothing, and a session whose socket broke the protocol (a message over
+  ``max_message``) is not held for its return.
 - **Behind a reverse proxy** (TLS ends there): a connection from a loopback address is a
   proxy on this machine, and its ``X-Forwarded-For`` (the right-most address: the one the
   proxy saw), ``X-Forwarded-Proto`` and ``X-Forwarded-Host`` are believed; nobody else's.
@@ -96,6 +100,13 @@ class Budget:
     @staticmethod
     def _fill(tokens: float, at: float, burst: float, rate: float, now: float) -> float:
         return min(burst, tokens + (now - at) * rate)
+
+    def due(self, key: str) -> float:
+        """Seconds until ``take(key)`` would succeed (0: now)."""
+        now = time.monotonic()
+        mine = self._fill(*self._buckets.get(key, (self.burst, now)), self.burst, self.rate, now)
+        overall = self._fill(*self._overall, self.overall_burst, self.overall_rate, now)
+        return max(0.0, (1 - mine) / self.rate, (1 - overall) / self.overall_rate)
 
     def take(self, key: str) -> bool:
         now = time.monotonic()
@@ -305,8 +316,9 @@ class WebServer:
         self.max_connections = max_connections
         self.web_sessions: dict[str, WebSession] = {}
         self.link_budget = Budget(10, 1 / 30, 200, 1.0)
-        # New sessions (an app each, ~0.1 s of the loop to start): per address and overall.
-        self.start_budget = Budget(5, 1 / 3, 100, 20.0)
+        # New sessions (an app each, ~0.1 s of the loop to start): per address and overall; a hello
+        # over it waits for its turn (see _start_turn).
+        self.start_budget = Budget(2, 1 / 5, 100, 20.0)
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self._guard: _Guard | None = None
@@ -501,11 +513,11 @@ class WebServer:
             resume = hello.get("resume")
             session = self.web_sessions.get(resume) if isinstance(resume, str) else None
             fresh = session is None or session.channel.ended or session.identity.key != identity.key
+            if fresh and not await self._start_turn(peer, request):
+                log.info("refusing a web session from %s: over the budget of new sessions", peer)
+                await ws.close(code=1013, message=b"try again later")
+                return ws
             if fresh:
-                if not self.start_budget.take(peer):
-                    log.info("refusing a web session from %s: over the budget of new sessions", peer)
-                    await ws.close(code=1013, message=b"try again later")
-                    return ws
                 session = self._open(identity, hello, size, peer)
             assert session is not None
             await ws.send_str(json.dumps({"type": "session", "resume": session.token, "linked": not identity.is_guest}))
@@ -521,6 +533,20 @@ class WebServer:
         finally:
             if not handed:
                 ticket.release()
+
+    async def _start_turn(self, peer: str, request: web.Request) -> bool:
+        """Wait until ``peer`` may start a new session (its budget's token due), at most the hello's
+        own grace; False if not by then (or the socket went meanwhile).  Waiting costs the loop
+        nothing, and the socket is not read meanwhile: an address that opens sockets in a loop (each
+        refusal a handshake, a hello and a close) is held to its budget's pace instead of spinning."""
+        deadline = time.monotonic() + self.limits.hello_within
+        while not self.start_budget.take(peer):
+            wait = self.start_budget.due(peer)
+            transport = request.transport
+            if transport is None or transport.is_closing() or time.monotonic() + wait > deadline:
+                return False
+            await asyncio.sleep(max(wait, 0.01))
+        return True
 
     def _open(self, identity: Identity, hello: dict[str, Any], size: tuple[int, int], peer: str) -> WebSession:
         session = WebSession(self, identity, WebChannel(size, self.limits))

@@ -73,7 +73,8 @@ async def test_three_people_and_a_bot_play_to_the_end_over_ssh(start_server):
         for t in terms:
             await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=30)
         # close the results on every screen and compare the final table
-        for t in terms:
+        for t in terms:  # (the results' own keys, once they take them: a key before goes to the table)
+            await t.wait_for("v see the table", timeout=30)
             t.press("v")
         final = match.view(None)
         for t in terms:

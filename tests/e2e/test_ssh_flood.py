@@ -10,6 +10,7 @@ import time
 import pytest
 from textual.widgets import Input
 
+from server.session.budget import ConnectionLimits
 from server.session.driver import InputLimits
 from tests.support.terminal import Terminal
 from tests.support.wait import until
@@ -98,6 +99,48 @@ async def test_a_typist_and_a_paste_are_within_the_budget(start_server, echo_app
         await until(lambda: app.query_one(Input).value == "x" * 290, what="290 keys typed")
         t.send("\x15\x1b[200~" + "y" * 4096 + "\x1b[201~")
         await until(lambda: app.query_one(Input).value == "y" * 4096, what="the paste")
+        assert not t.closed.is_set()
+    finally:
+        await t.close()
+
+
+async def test_a_flood_of_packets_that_carry_no_keys_is_held_back_then_closed(start_server, echo_app):
+    # Each SSH packet costs the shared loop its decoding whatever it carries: debug messages reach
+    # no session's input budget, so only the connection's budget of packets sees them.
+    limits = ConnectionLimits(messages_per_second=100, messages_burst=200, close_after=1.0)
+    srv = await start_server(echo_app, connection_limits=limits)
+    flood = await Terminal().connect(srv.port, "flood")
+    other = await Terminal().connect(srv.port, "other")
+    try:
+        await flood.wait_for("hello flood")
+        await other.wait_for("hello other")
+        assert flood.conn is not None
+        for i in range(20_000):
+            flood.conn.send_debug("x")
+            if i % 1000 == 0:
+                await asyncio.sleep(0)
+        await asyncio.wait_for(flood.closed.wait(), 30)
+        other.press("down")
+        await other.wait_for("key down")
+        assert not other.closed.is_set()
+    finally:
+        await flood.close()
+        await other.close()
+
+
+async def test_a_person_s_keys_and_resizes_are_within_the_packet_budget(start_server, echo_app):
+    # One packet a key, typed fast, and a window dragged to a new size: nothing is held back.
+    srv = await start_server(echo_app)
+    t = await Terminal().connect(srv.port, "bob")
+    try:
+        await t.wait_for("hello bob")
+        app = echo_app.made[0]
+        for i in range(300):
+            t.chan.write(b"x")
+            if i % 20 == 0:
+                t.chan.change_terminal_size(80 + i % 7, 24)
+                await asyncio.sleep(0.01)
+        await until(lambda: app.query_one(Input).value == "x" * 300, what="300 keys typed")
         assert not t.closed.is_set()
     finally:
         await t.close()

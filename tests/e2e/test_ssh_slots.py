@@ -150,3 +150,27 @@ async def test_a_session_left_on_the_name_screen_ends_with_a_message(start_serve
         if idle is not None:
             await idle.close()
         await named.close()
+
+
+async def test_clients_that_stop_right_after_key_exchange_are_dropped_and_lock_nobody_out(
+        start_server, echo_app, monkeypatch):
+    # A raw client can finish the key exchange (the server's costliest step) and then never ask
+    # to log in: it is dropped after the silent grace like a silent socket, and meanwhile a real
+    # login from its address gets in.
+    stopper = "stops-after-kex"
+    send = asyncssh.connection.SSHClientConnection.send_service_request
+
+    def service_request(self, service):
+        if getattr(self, "_username", None) == stopper:
+            return  # keys exchanged: it never asks for the login service
+        send(self, service)
+
+    monkeypatch.setattr(asyncssh.connection.SSHClientConnection, "send_service_request", service_request)
+    srv = await start_server(echo_app, silent_grace=1.0)
+    stoppers = [asyncio.ensure_future(ssh_connect(srv.port, stopper)) for _ in range(3)]
+    await login_within(srv.port, 10.0)
+    done, pending = await asyncio.wait(stoppers, timeout=20)
+    assert not pending, "a client that never asked to log in was kept"
+    for d in done:
+        assert isinstance(d.exception(), (asyncssh.DisconnectError, ConnectionError))
+    await login_within(srv.port, 10.0)

@@ -42,6 +42,48 @@ def test_a_zero_byte_database_is_refused_not_taken_for_a_new_one(tmp_path, capsy
         Store.open(d)
 
 
+def used_directory_without_its_database(d):
+    """A data directory a server used (its database, lock file and host key), then the database deleted."""
+    players_db(d)
+    load_host_key(d)
+    for name in ("voltage.db", "voltage.db-wal", "voltage.db-shm"):
+        (d / name).unlink(missing_ok=True)
+
+
+def test_a_deleted_database_in_a_used_directory_is_refused_not_started_afresh(tmp_path, capsys):
+    d = tmp_path / "data"
+    used_directory_without_its_database(d)
+    with pytest.raises(StoreError, match="is missing"):
+        Store.open(d)
+    err = refused(capsys, d)
+    assert "voltage.db is missing" in err and "--new-store" in err and "backup" in err
+    assert not (d / "voltage.db").exists()  # nothing made in its place
+    # The host key alone (the lock file gone too) says the directory was used.
+    (d / "voltage.lock").unlink()
+    assert "ssh_host_ed25519_key" in refused(capsys, d)
+    assert not (d / "voltage.db").exists()
+    # A directory never used gets its first database without a word.
+    with Store.open(tmp_path / "fresh") as s:
+        assert s.player("SHA256:nobody") is None
+
+
+def test_new_store_starts_an_empty_database_on_purpose_and_never_touches_an_existing_one(tmp_path):
+    d = tmp_path / "data"
+    used_directory_without_its_database(d)
+    with Store.open(d, new=True) as s:
+        s.upsert_player("SHA256:new", "Newcomer")
+    with Store.open(d, new=True) as s:  # there is a database now: opened as it is
+        assert s.player("SHA256:new") is not None and s.player("SHA256:key-001") is None
+
+
+def test_new_store_is_in_the_help_of_serve_and_host(capsys):
+    from voltage.cli import main
+
+    for command in ("serve", "host"):
+        assert main([command, "--help"]) == 0
+        assert "--new-store" in capsys.readouterr().out
+
+
 def test_garbage_pages_are_refused(tmp_path, capsys):
     db = players_db(tmp_path / "data")
     data = bytearray(db.read_bytes())
@@ -72,6 +114,7 @@ def test_a_players_table_that_passes_quick_check_but_not_integrity_check_is_refu
 
 def test_a_garbled_host_key_is_refused_and_kept(tmp_path, capsys):
     d = tmp_path / "data"
+    Store.open(d).close()
     load_host_key(d)
     key = d / HOST_KEY_FILE
     key.write_bytes(key.read_bytes()[:60] + b"garbage" + key.read_bytes()[90:])
@@ -85,8 +128,8 @@ def test_a_garbled_host_key_is_refused_and_kept(tmp_path, capsys):
 
 def test_a_missing_host_key_in_a_used_directory_is_made_anew_with_a_warning(tmp_path):
     d = tmp_path / "data"
-    first = load_host_key(d)
     Store.open(d).close()
+    first = load_host_key(d)
     (d / HOST_KEY_FILE).unlink()
     warnings: list[str] = []
     second = load_host_key(d, warn=warnings.append)
@@ -102,8 +145,8 @@ def test_a_missing_host_key_in_a_used_directory_is_made_anew_with_a_warning(tmp_
 
 async def test_voltage_serve_warns_loudly_when_it_makes_a_new_host_key(tmp_path):
     d = tmp_path / "data"
-    load_host_key(d)
     Store.open(d).close()
+    load_host_key(d)
     (d / HOST_KEY_FILE).unlink()
     (d / (HOST_KEY_FILE + ".pub")).unlink()  # the database alone says it was used
     srv = ServerProcess(d)

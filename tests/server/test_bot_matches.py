@@ -22,18 +22,18 @@ async def test_a_match_against_a_bot_changes_no_rating_and_counts_in_the_record_
         alice = online(lobby, KA, "alice")
         backend = SSHBackend(lobby, alice)
         for _ in range(2):
-            handles = backend.play_bot("easy")
+            handles = await backend.play_bot("easy")
             h = lobby.hosted_of(handles)
             await handles[0].resign()  # lost to Easy: no rating lost
             assert h.recording.finished and h.recording.changes == []
             assert store.rating_changes(h.recording.match_id) == {}
             lobby.enter_lobby(alice)
-        handles = backend.play_bot("hard")
+        handles = await backend.play_bot("hard")
         h = lobby.hosted_of(handles)
         await h.match.handle(1).resign()  # (the bot's resignation, as the host would submit it) won against Hard
-        assert store.rating(KA, "voltage") is None and backend.ratings() == []
-        assert backend.rating_change(handles) is None
-        records = backend.bot_record()
+        assert store.rating(KA, "voltage") is None and await backend.ratings() == []
+        assert await backend.rating_change(handles) is None
+        records = await backend.bot_record()
         assert [(r.bot, r.won, r.lost, r.drawn) for r in records] == [("easy", 0, 2, 0), ("hard", 1, 0, 0)]
         assert W.bot_record_lines(records) == ["v bots (won-lost): easy 0-2, hard 1-0"]
         assert W.bot_record_lines(records, 26) == ["v bots: easy 0-2, hard 1-0"]

@@ -127,6 +127,31 @@ class TestArrivalOrder:
             await m.handle(0).submit(v.aim(wrong))
         assert m.state.key() == before and m.actions == [H.GO]
 
+    async def test_a_flood_of_plays_aimed_at_a_covered_top_is_told_once(self):
+        # Each one kept a "too slow" line in the seat's feed and sent it an update: 20,000 of
+        # them held 20,000 lines and made the feed cost its whole length each time it was read.
+        m = await started(people(4, seed=both_fit_seed(4)))
+        a, b = m.view(0), m.view(1)
+        await m.handle(0).submit(a.aim(fitting(a)))
+        got: list[HVUpdate] = []
+        m.handle(1).subscribe(got.append)
+        feed = len(m.feed(1))
+        stale = b.aim(fitting(b))
+        for _ in range(2000):
+            with pytest.raises(H.TooSlowError):
+                await m.handle(1).submit(stale)
+        assert m.too_slow == 2000 and m.view(1).hand == b.hand
+        assert len(m.feed(1)) == feed + 1 and len(got) == 1
+        assert any("too slow" in line for line in update_lines(got[0], "high-voltage"))
+        # once the table moves on, a play aimed at a covered top is told again
+        c = m.view(2)
+        if H.has_fitting_card(m.state, 2):
+            await m.handle(2).submit(c.aim(fitting(c)))
+            with pytest.raises(H.TooSlowError):
+                await m.handle(1).submit(stale)
+            assert len(m.feed(1)) == feed + 2
+        m.close()
+
     async def test_spectators_and_other_seats_cannot_act(self):
         m = await started(people(2))
         with refused("spectators", IllegalActionError, "high-voltage"):

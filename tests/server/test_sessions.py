@@ -108,6 +108,30 @@ async def test_a_session_left_on_the_name_screen_ends_with_a_message(made):
     assert not m.lobby.players
 
 
+async def test_a_session_a_newer_one_of_its_key_took_over_is_not_ended_for_choosing_no_name(made):
+    idle = 6.0  # (each session names itself well within it, a loaded machine too)
+    m = made(name_idle=idle)
+    first = MemoryChannel(100, 32)
+    first_task = m.play(first)
+    await first.wait_for("Your name")
+    first.press("enter")
+    await first.wait_for("you: alice")
+    second = MemoryChannel(100, 32)
+    started = time.monotonic()
+    second_task = m.play(second)
+    await second.wait_for("Your name")
+    second.press("enter")  # the key's own name: this session takes over
+    await second.wait_for("you: alice")
+    await first.wait_for("opened in another session")
+    await asyncio.sleep(max(0.0, started + idle + 0.5 - time.monotonic()))  # deliberately: past both watchdogs
+    assert not first_task.done() and "no name chosen" not in first.raw.decode()
+    first.press("enter")  # it had a name, and takes it back
+    await first.wait_for("you: alice")
+    for channel, task in ((first, first_task), (second, second_task)):
+        channel.hang_up()
+        assert await ended(task) == 0
+
+
 async def test_a_sustained_flood_of_input_ends_the_session_with_a_message(made):
     # The budget is judged as the session takes the keys, so it is set below what a loaded
     # machine still takes (hundreds of keys a second when quiet, dozens beside a CPU hog).
@@ -214,3 +238,51 @@ async def test_a_repaint_from_the_channel_writes_the_whole_screen_at_its_new_siz
     assert m.apps[0].size == (90, 30)
     channel.hang_up()
     assert await ended(task) == 0
+
+
+async def test_a_client_that_stops_reading_is_closed_by_its_stuck_time_whatever_it_resizes(made):
+    # Fifty such clients (a 400x200 terminal resized every 0.1 s) had every resize redraw the whole
+    # screen into buffers that never drained below the pause, and none was ever closed.
+    limits = OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, stuck_close_after=1.0,
+                          resize_interval=0.0)
+    m = made(output_limits=limits)
+    channel = MemoryChannel()
+    task = m.play(channel)
+    await channel.wait_for("Enter to go to the lobby")  # (the screen's last line)
+    channel.pending = 5_000  # the client stops taking output
+    drawn: list[int] = []
+
+    async def resize_forever() -> None:
+        for i in range(1000):
+            channel.resize(100 - i % 2, 32)
+            await asyncio.sleep(0.05)
+            if not task.done():
+                drawn.append(len(channel.raw))
+
+    resizer = asyncio.get_running_loop().create_task(resize_forever())
+    try:
+        assert await ended(task) == 0
+    finally:
+        resizer.cancel()
+    assert channel.aborted
+    # Measured from the first resize on (the first frame may still have been on its way); the name's
+    # blinking cursor is still written, a few bytes, where each resize drawn was the whole screen.
+    whole = drawn[0] if drawn else 0
+    assert len(drawn) > 5 and drawn[-1] - drawn[0] < whole // 4, "a resize was drawn while the last frame was unread"
+
+
+async def test_a_resize_while_the_last_frame_is_unread_is_drawn_once_the_client_reads(made):
+    limits = OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, resize_interval=0.0)
+    m = made(output_limits=limits)
+    channel = MemoryChannel()
+    m.play(channel)
+    await channel.wait_for("Your name")
+    app = m.apps[0]
+    channel.pending = 5_000
+    for width in (90, 95, 91):  # coalesced: the last size wins
+        channel.resize(width, 30)
+    await asyncio.sleep(0.3)  # deliberately: nothing is drawn while the client reads nothing
+    assert tuple(app.size) == (100, 32)
+    channel.pending = 0
+    await until(lambda: tuple(app.size) == (91, 30), "the latest size drawn")
+    channel.hang_up()

@@ -371,3 +371,37 @@ async def test_a_move_whose_sender_gives_up_mid_commit_is_still_applied_and_stor
         await m.handle(seat).submit(action)
         assert real_actions(store, mid) == [a.text() for a in m.actions] and len(m.actions) == 2
         assert not m.paused
+
+
+async def test_the_player_s_cannot_save_line_goes_when_the_match_resumes(tmp_path, monkeypatch):
+    # After a full disk was freed the match resumed, but the player's line "the server cannot save
+    # moves right now" stayed on the screen until their next key.
+    from tests.tui.helpers import FixedBackend, match_screen, screen_text
+    from tui.app import make_app
+    from tui.pacing import FAST
+
+    monkeypatch.setattr(M, "RETRY_SECONDS", (0.05,))
+    rng = random.Random(3)
+    with Store.open(tmp_path) as store:
+        store.upsert_player(A, "Alice")
+        store.upsert_player(B, "Bob")
+        m = Match([Seat("Alice", A), Seat("Bob", B)], seed=21, bot_delay=0)
+        rec = P.attach(store, m)
+        seat = m.state.to_move
+        app = make_app(FixedBackend([m.handle(seat)]), player_name="Alice", pacing=FAST)
+        async with app.run_test(size=(120, 40)):
+            await until(lambda: match_screen(app) is not None and match_screen(app).is_mounted)
+            screen = match_screen(app)
+            assert screen is not None
+            fill(store, rec.match_id)
+            _, action = move(m, rng)
+            await screen.submit(action)  # as the player's keys send it
+            await until(lambda: "the server cannot save moves right now" in screen_text(app),
+                             what="the refusal shown")
+            assert m.paused
+            make_room(store, rec.match_id)
+            await until(lambda: not m.paused, what="the match to resume")
+            await until(lambda: "cannot save moves" not in screen_text(app),
+                             what=lambda: f"the line to go:\n{screen_text(app)}")
+            assert not m.actions  # the move was not made: the player makes it again
+        m.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from typing import Any
 
 import pyte
 
@@ -25,7 +26,7 @@ class MemoryChannel(TerminalChannel):
         self.pending = 0  # output the client has not taken (the test sets it)
         self.closed = False
         self.aborted = False
-        self._input: asyncio.Queue[bytes] = asyncio.Queue()
+        self._input: asyncio.Queue[Any] = asyncio.Queue()  # bytes, a new size, a Repaint
         self._changed = asyncio.Event()
 
     # -- the driver's side ------------------------------------------------------
@@ -64,6 +65,11 @@ class MemoryChannel(TerminalChannel):
     def press(self, *keys: str) -> None:
         for key in keys:
             self.send(KEYS.get(key, key))
+
+    def resize(self, width: int, height: int) -> None:
+        """The client's terminal changed its size (the screen the test reads stays as it was)."""
+        self._size = (width, height)
+        self._input.put_nowait((width, height))
 
     def hang_up(self) -> None:
         """The client has gone: the session reads the end of its input."""

@@ -112,7 +112,11 @@ async def test_a_session_starts_in_its_keys_kept_language_else_in_its_clients():
 async def test_the_settings_language_line_changes_the_language_at_once_and_keeps_it(store):  # noqa: F811
     app, backend = lobby_app(store)
     saved = []
-    backend.save_setting = lambda key, value: saved.append((key, value))
+
+    async def save_setting(key: str, value: str) -> None:
+        saved.append((key, value))
+
+    backend.save_setting = save_setting
     async with app.run_test(size=(100, 30)) as pilot:
         await enter_lobby(pilot)
         assert "alice  in the lobby" in "\n".join(lines_of(app)).replace("Alice", "alice")

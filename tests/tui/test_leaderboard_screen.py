@@ -20,10 +20,10 @@ class Board:
     def home_screen(self) -> LeaderboardScreen:
         return LeaderboardScreen(self)
 
-    def leaderboard_games(self) -> list[tuple[str, str]]:
+    async def leaderboard_games(self) -> list[tuple[str, str]]:
         return self.games
 
-    def leaderboard(self, game: str, n: int = 20) -> list[SimpleNamespace]:
+    async def leaderboard(self, game: str, n: int = 20) -> list[SimpleNamespace]:
         return [SimpleNamespace(place=1, name=f"best at {game}", rating=1100, games=3, history=[1000, 1100], me=False)]
 
 

@@ -112,4 +112,4 @@ def test_voltage_play_offers_every_game_in_its_help():
 
 def test_the_rules_name_alto_voltaje_spanish():
     rules = (Path(__file__).parents[2] / "tui" / "rules.md").read_text()
-    assert "Alto Voltaje in Spanish" in rules and "Catalan" not in rules
+    assert '"Alto Voltaje" in Spanish' in rules and '"Alt Voltatge" in Catalan' in rules

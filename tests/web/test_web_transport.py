@@ -336,3 +336,46 @@ async def test_a_stopping_server_ends_its_web_sessions_at_once(web_server):
         assert await tab.wait_closed() == 1000 and tab.controls[-1]["type"] == "end"
     finally:
         await tab.close()
+
+
+async def test_a_session_whose_socket_sent_an_oversized_message_is_not_held(web_server):
+    # A dropped network's session is held for its tab's return; one whose socket broke the protocol
+    # is not: an address sending oversized messages in a loop kept an app running for each.
+    served = await web_server(store=False, web_max_message=64 * 1024, grace=60.0)  # (the hold: the grace)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        tab.send(b"a" * (64 * 1024 + 1))
+        assert await tab.wait_closed() == 1009
+        deadline = asyncio.get_running_loop().time() + 10
+        while served.sessions.running or served.web.web_sessions:
+            assert asyncio.get_running_loop().time() < deadline, "the session was held"
+            await asyncio.sleep(0.05)
+    finally:
+        await tab.close()
+
+
+async def test_a_hello_over_the_budget_of_new_sessions_waits_for_its_turn(web_server):
+    from server.web.server import Budget
+
+    served = await web_server(store=False)
+    served.web.start_budget = Budget(1, 0.5, 100, 20.0)  # one at once, then one every 2 s
+    first = await WebTerminal(served).connect()
+    second = await WebTerminal(served).connect()  # over the budget: it waits, then gets its session
+    try:
+        await first.wait_for("Your name")
+        await second.wait_for("Your name")
+        assert first.resume and second.resume and first.resume != second.resume
+        assert not second.closed.is_set()
+    finally:
+        await first.close()
+        await second.close()
+
+
+def test_a_budget_says_when_its_next_token_is_due():
+    from server.web.server import Budget
+
+    b = Budget(2, 1.0, 100, 20.0)
+    assert b.due("a") == 0.0 and b.take("a") and b.take("a")
+    assert not b.take("a") and 0.9 < b.due("a") <= 1.0
+    assert b.due("b") == 0.0  # another address has its own

@@ -224,6 +224,12 @@ def dismantle(app: Any) -> int:
         return 0
     registry = d.get("_registry")
     nodes = list(registry.ever) if isinstance(registry, _RecordingSet) else list(registry or ())
+    running = [n for n in nodes if (task := getattr(n, "_task", None)) is not None and not task.done()]
+    if running:
+        # The app's run was cancelled (the server is stopping) while its screens still run: clearing
+        # them would fail their tasks as they end.  Left to the collector.
+        log.debug("not dismantling an app whose %d nodes still run", len(running))
+        return 0
     for node in nodes:
         _clear_node(node)
     # The app's own helpers with cycles of their own (the animator and its timer, the

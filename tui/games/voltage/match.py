@@ -61,6 +61,9 @@ from tui.widgets.keybar import KeyBar
 from tui.widgets.log import MatchLog
 from tui.widgets.prompt import ActionButton, PromptBar
 
+SAVE_FAILED = "save_failed"  # a refusal's code: the server could not save the move (the match pauses)
+PAUSED = "paused"  # a note of the match's notice: paused until the server can save moves again
+
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
@@ -125,6 +128,8 @@ class MatchScreen(PlayScreen):
         self.sel = C.NOTHING
         self.cursor = 0
         self.error = ""
+        self._save_error = ""  # the error shown for a move the store could not save: it goes when play resumes
+        self._paused_seen = False  # ... once the pause it caused was seen to end
         self.notice = W.notice(self.viewer.notice)  # the status line, worded
         self.view: V.VoltageView = self.viewer.view()
         self.places: Places = keep_places(self.view.hand or ())  # where each hand card stands (its key)
@@ -253,6 +258,7 @@ class MatchScreen(PlayScreen):
                     self.names = tuple(update.names)
                 self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
                 self.notice = W.notice(update.notice)
+                self._note_pause(update.notice)
                 clock = update.extra("clock")
                 if clock != self.clock:
                     self.clock = clock
@@ -589,6 +595,26 @@ class MatchScreen(PlayScreen):
             self.sel = option.select or C.NOTHING
             self._redraw()
 
+    def _refused(self, e: Exception) -> None:
+        """A refusal shown in the prompt's line (one for a move the store could not save stays
+        until the match resumes, then goes: :meth:`_drain`)."""
+        self.error = words.refusal(e)
+        self._save_error = self.error if getattr(e, "code", None) == SAVE_FAILED else ""
+        self._paused_seen = False
+        self._note_pause(self.viewer.notice)
+
+    def _note_pause(self, notice: Any) -> None:
+        """Follow the match's pause while the store cannot save: once a notice without it follows one
+        with it, play has resumed, and the error of the move that could not be saved goes."""
+        if not self._save_error:
+            return
+        if any(getattr(n, "id", None) == PAUSED for n in notice):
+            self._paused_seen = True
+        elif self._paused_seen:
+            if self.error == self._save_error:
+                self.error = ""
+            self._save_error = ""
+
     async def submit(self, action: V.Action) -> None:
         """Send an intent through the handle; a refusal is shown in one line and loses nothing."""
         if self._busy:
@@ -597,7 +623,7 @@ class MatchScreen(PlayScreen):
         try:
             await self.viewer.submit(action)
         except (IllegalActionError, RuleError) as e:
-            self.error = words.refusal(e)
+            self._refused(e)
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("submit failed")
             self.error = f"could not send that: {e}"
@@ -704,7 +730,7 @@ class MatchScreen(PlayScreen):
         try:
             await call(*args)
         except (IllegalActionError, RuleError) as e:
-            self.error = words.refusal(e)
+            self._refused(e)
         except Exception as e:
             log.exception("%s failed", name)
             self.error = f"could not send that: {e}"

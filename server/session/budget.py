@@ -1,0 +1,99 @@
+"""Budgets of what one client sends, for any transport: token buckets, and the penalties of a client over them.
+
+Two budgets guard the shared event loop:
+
+- a **session's input** (the driver's :class:`~server.session.driver.InputLimits`): bytes and keys
+  per second, counted where the app gets them;
+- a **connection's traffic** (:class:`ConnectionLimits`, kept by a :class:`ConnectionBudget`):
+  messages (SSH packets, a WebSocket's frames) and bytes per second, counted where the transport
+  reads them, before anything is decoded for a session.  Every message costs the loop its decoding
+  and dispatch whatever it holds: 100,000 one-byte SSH packets stalled everyone's keys by up to
+  2.3 s although the key budget held, since a 256 KB read of them was handled in one go.
+
+The penalties are OpenSSH's idea: a client over its budget is first **slowed** (the transport stops
+reading its socket until the tokens are due again, so the kernel's flow control holds the client
+back and nothing piles up in the server), and one still over it after ``close_after`` seconds without
+a break is **closed**.  A transport also hands what it read to the protocol at most ``slice`` bytes
+per turn of the loop, so that one read of a socket's buffer is never decoded in one go.
+
+A transport keeps one :class:`ConnectionBudget` per connection (:mod:`server.ssh.connection` for
+SSH) and calls :meth:`ConnectionBudget.spend` with what it has just handled.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+class Bucket:
+    """A token bucket: ``take(n)`` says how long to wait before those ``n`` are due."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = max(rate, 1e-6)
+        self.burst = burst
+        self.tokens = burst
+        self._t = time.monotonic()
+
+    def take(self, n: float) -> float:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self._t) * self.rate)
+        self._t = now
+        self.tokens -= n
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    def try_take(self, n: float) -> bool:
+        """Take ``n`` if they are there now; never goes into debt."""
+        if self.take(0) == 0 and self.tokens >= n:
+            self.tokens -= n
+            return True
+        return False
+
+    @property
+    def rested(self) -> bool:
+        return self.tokens >= self.burst / 2
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """What one connection may send, whatever it carries (see the module's notes).  A person's
+    session sends tens of packets a second (keys, a mouse, a window dragged to a new size)."""
+
+    messages_per_second: float = 250.0
+    messages_burst: float = 1000.0
+    bytes_per_second: float = 256 * 1024
+    bytes_burst: float = 1024 * 1024
+    close_after: float = 10.0  # seconds over budget without a break: closed
+    slice: int = 8 * 1024  # bytes handed to the protocol per turn of the loop
+
+
+class ConnectionBudget:
+    """One connection's budget of messages and bytes, and how long it has been over it."""
+
+    def __init__(self, limits: ConnectionLimits | None = None) -> None:
+        self.limits = limits = limits or ConnectionLimits()
+        self.messages = Bucket(limits.messages_per_second, limits.messages_burst)
+        self.bytes = Bucket(limits.bytes_per_second, limits.bytes_burst)
+        self.over_since: float | None = None
+        self.slowed = 0  # how many times the connection was held back
+
+    def spend(self, messages: int, nbytes: int) -> float | None:
+        """Charge what was just handled: how many seconds to stop reading the connection for (0:
+        read on), or None: it has been over its budget for ``close_after`` seconds, close it."""
+        wait = max(self.messages.take(messages), self.bytes.take(nbytes))
+        now = time.monotonic()
+        if wait <= 0:
+            if self.over_since is not None and self.messages.rested and self.bytes.rested:
+                self.over_since = None
+            return 0.0
+        if self.over_since is None:
+            self.over_since = now
+        elif now - self.over_since >= self.limits.close_after:
+            return None
+        self.slowed += 1
+        return min(wait, self.limits.close_after)
+
+    @property
+    def over_for(self) -> float:
+        """Seconds the connection has been over its budget without a break (0: it is not)."""
+        return 0.0 if self.over_since is None else time.monotonic() - self.over_since

@@ -1,0 +1,63 @@
+"""A connection's budget of messages and bytes (server.session.budget): within it a client reads on;
+over it, it is held back for as long as its tokens take to come; over it for ``close_after`` seconds
+without a break, it is to be closed; a break long enough to rest forgives it."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.session import budget as budget_module
+from server.session.budget import ConnectionBudget, ConnectionLimits
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    c = Clock()
+    monkeypatch.setattr(budget_module.time, "monotonic", c)
+    return c
+
+
+def test_within_the_budget_a_connection_reads_on(clock: Clock) -> None:
+    b = ConnectionBudget(ConnectionLimits(messages_per_second=100, messages_burst=100))
+    for _ in range(50):
+        assert b.spend(2, 100) == 0.0
+        clock.now += 0.02  # 100 messages a second: the rate
+    assert b.slowed == 0 and b.over_for == 0.0
+
+
+def test_over_the_budget_it_is_held_back_then_closed(clock: Clock) -> None:
+    b = ConnectionBudget(ConnectionLimits(messages_per_second=100, messages_burst=100, close_after=2.0))
+    assert b.spend(100, 100) == 0.0  # the burst
+    wait = b.spend(50, 100)
+    assert wait == pytest.approx(0.5)  # 50 messages at 100 a second
+    held = 0
+    while (wait := b.spend(50, 100)) is not None:  # it goes on sending as soon as it may
+        assert wait > 0
+        held += 1
+        clock.now += wait
+    assert held >= 3 and b.over_for >= 2.0
+
+
+def test_bytes_count_as_well_as_messages(clock: Clock) -> None:
+    b = ConnectionBudget(ConnectionLimits(bytes_per_second=1000, bytes_burst=1000))
+    assert b.spend(1, 1000) == 0.0
+    assert b.spend(1, 500) == pytest.approx(0.5)
+
+
+def test_a_rest_forgives_a_burst_over_the_budget(clock: Clock) -> None:
+    b = ConnectionBudget(ConnectionLimits(messages_per_second=100, messages_burst=100, close_after=2.0))
+    b.spend(150, 0)
+    assert b.over_for == 0.0 and b.over_since is not None
+    clock.now += 1.5  # rested: half its burst back and more
+    assert b.spend(1, 0) == 0.0
+    assert b.over_since is None
+    clock.now += 5.0
+    assert b.spend(150, 0) is not None  # a new burst starts a new count
