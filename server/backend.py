@@ -428,6 +428,23 @@ class SSHBackend:
             log.exception("could not read ratings")
         return out
 
+    async def rating_trends(self, n: int = 50) -> list[tuple[str, tuple[int, ...]]]:
+        """``(game's short title, the rating shown after each of the last n rated matches)`` of each
+        game this player has a rated match in (the "Your matches" panel's sparklines)."""
+        if self.store is None or not self.identity:
+            return []
+        out = []
+        try:
+            for game in self.store.games():
+                points = [p.shown for p in self.store.rating_history(self.identity, game) if p.match_id is not None]
+                if points:
+                    known = games.GAMES.get(game)
+                    out.append(((known.short if known is not None else "") or persist.game_title(game),
+                                tuple(points[-n:])))
+        except Exception:
+            log.exception("could not read the rating history")
+        return out
+
     async def history(self, limit: int = 20) -> list[HistoryItem]:
         """This player's finished matches, newest first, as data (the lobby screen words them
         in the forms that fit its width: :func:`tui.words.history_lines`)."""
@@ -453,11 +470,12 @@ class SSHBackend:
         """The :class:`~server.replay.Replay` of a finished match: every hand shows (it
         is over), the player's own seat at the bottom if they played in it; raises
         :class:`~server.replay.ReplayError` saying why not."""
+        from server.coach import attach_analysis
         from server.replay import Replay, ReplayError
 
         if self.store is None:
             raise ReplayError("no_store")
-        return Replay.load(self.store, match_id, self.identity)
+        return attach_analysis(Replay.load(self.store, match_id, self.identity), self.store, self.identity)
 
     async def replay_screen(self, match_id: int) -> Any:  # (the replay is worked out here: no wait)
         from tui.screens.replay import replay_screen

@@ -152,6 +152,7 @@ class HistoryItem:
     score: tuple[int, ...]
     reason: str
     delta: int | None
+    hinted: bool = False  # the player asked the coach for hints in it (so it was not rated)
 
 
 @dataclass(frozen=True)

@@ -248,3 +248,16 @@ def classify_log(line: str) -> str:
 
 
 LOG_MARK = {"score": "★", "flip": "↕", "end": "■", "transformer": "V", "plain": "·"}
+
+
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Iterable[int | float], width: int) -> str:
+    """The last ``width`` of ``values`` as one line of bars, lowest to highest (``▁``..``█``)."""
+    shown = list(values)[-width:] if width > 0 else []
+    if not shown:
+        return ""
+    low, high = min(shown), max(shown)
+    span = (high - low) or 1
+    return "".join(SPARKS[round((v - low) * (len(SPARKS) - 1) / span)] for v in shown)

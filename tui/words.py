@@ -173,6 +173,8 @@ NOTES: dict[str, Words] = {
     "rematch_wanted": lambda p: _("%(name)s wants a rematch") % {"name": p["name"]},
     "back": lambda p: _("%(name)s is back.") % {"name": p["name"]},
     # draw offers (Voltage's host)
+    # the coach (Voltage's host)
+    "hint_used": lambda p: _("%(name)s asked for a hint: this match is not rated.") % {"name": p["name"]},
     "draw_offered": lambda p: _("%(name)s offers a draw.") % {"name": p["name"]},
     "draw_offered_declined": lambda p: _("%(name)s offers a draw; %(other)s declines.") % {
         "name": p["name"], "other": p["other"]},
@@ -393,6 +395,11 @@ def rating_changes(changes: Sequence[RatingChange]) -> str:
         "name": plain(c.name, 24), "rating": c.rating, "delta": f"{c.delta:+d}"} for c in changes)
 
 
+def learn_line(title: str) -> str:
+    """A menu's line for a game's first lesson: ``Learn Voltage``."""
+    return _("Learn %(title)s") % {"title": title}
+
+
 def history_forms(item: HistoryItem) -> list[str]:
     """The forms of one line of a player's finished match, longest first, for narrower lists
     (``#12  03-14 18:02  v bob  won 4-2  +12``; a list uses one form for all its lines, so
@@ -432,6 +439,9 @@ def history_forms(item: HistoryItem) -> list[str]:
     if item.delta is not None:
         tail.append(f"{item.delta:+d}")
         short_tail.append(f"{item.delta:+d}")
+    if item.hinted:  # (never rated: no change beside it)
+        tail.append(_("with hints"))
+        short_tail.append(_("hints"))
     title, abbrev = item.title, item.short or item.title
     vs = _("v %(names)s") % {"names": listing(others)}
     game_vs = _("%(title)s %(vs)s") % {"title": title, "vs": vs} if title else vs

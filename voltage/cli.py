@@ -127,6 +127,10 @@ def _replay(args: argparse.Namespace) -> int:
         return 1
     try:
         replay = Replay.load(store, int(text))  # a finished match: every hand shows (s: one seat's view)
+        # Its analysis: the one a server kept, else made here (a read-only store keeps none).
+        from server.coach import attach_analysis
+
+        attach_analysis(replay, store, None, read_now=True)
     except ReplayError as e:
         from tui import words as W
 

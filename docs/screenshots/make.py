@@ -4,7 +4,8 @@ The match screen in the snapshot tests' position (tests/tui/test_snapshots.py), 
 80x24 and 120x40 on the dark theme, plus 80x24 on the light theme and without colour;
 the lobby (a key with rated matches) at 80x24 and 100x30; a finished match's replay
 (every hand shows) at 100x30; High Voltage against two bots at 80x24; the lobby and a match
-with the chat open at 80x24.
+with the chat open at 80x24; the coach at 80x24: a hint, the replay's win-chance chart on a
+mistake, a lesson step (``make.py coach``: only these).
 Textual exports SVG; rsvg-convert makes the PNGs (the SVG's per-span text widths
 are dropped first, since librsvg misplaces text that starts with no-break spaces).
 """
@@ -160,6 +161,72 @@ async def chat_shots() -> None:
     ha.match.close()
 
 
+async def coach_shots(tmp: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server import coach as C
+    from server.backend import SSHBackend
+    from server.lobby.core import Lobby
+    from server.local import LocalBackend
+    from tui.games.voltage.lesson import LessonScreen
+
+    C.use(C.Coach(executor=ThreadPoolExecutor(max_workers=1), analysis_iterations=300))
+    backend = LocalBackend(seed=5, bot_delay=0.0)
+    app = make_app(backend, player_name="Ann", pacing=NO_FLASH)
+    async with app.run_test(size=(80, 24)) as pilot:  # a hint against Medium, a few turns in
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        screen = app.screen
+        for _ in range(3):
+            while not screen.view.my_turn:
+                await pilot.pause(0.05)
+            await screen.submit(screen.view.legal[0])
+        while not (screen.view.my_turn and screen.view.phase == "start"):
+            if screen.view.my_turn:
+                await screen.submit(screen.view.legal[-1])
+            await pilot.pause(0.05)
+        await pilot.press("h")
+        while not screen.hint_line.startswith("Hint:"):
+            await pilot.pause(0.1)
+        await pilot.pause(0.3)
+        to_png(app.export_screenshot(title="Voltage"), HERE / "hint-80x24.png")
+        print(HERE / "hint-80x24.png")
+    backend.close()
+    store, key, ids = _store_with_matches(tmp / "coach")
+    lobby = Lobby(store=store, seed=1)
+    app = make_app(SSHBackend(lobby, lobby.connect(key, "alice")), player_name="alice")
+    async with app.run_test(size=(80, 24)) as pilot:  # the replay's chart, on a mistake
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        app.push_screen(app.backend.replay_screen(ids[0]))
+        await pilot.pause(0.3)
+        await pilot.press("c")
+        while app.screen.moves is None:
+            await pilot.pause(0.2)
+        for _ in range(2):
+            await pilot.press("m")
+        await pilot.pause(0.3)
+        to_png(app.export_screenshot(title="Voltage"), HERE / "replay-chart-80x24.png")
+        print(HERE / "replay-chart-80x24.png")
+    store.close()
+    backend = LocalBackend(seed=5, bot_delay=0.0)
+    app = make_app(backend, player_name="Ann", pacing=NO_FLASH)
+    async with app.run_test(size=(80, 24)) as pilot:  # a lesson: the bypass, after a wrong move
+        await pilot.press("l")
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, LessonScreen)
+        screen.lesson_handle.load(2)
+        screen.refresh_match()
+        wrong = next(a for a in screen.view.legal if getattr(a, "target", None) is not None and a.target.value == 1)
+        await screen.submit(wrong)
+        await pilot.pause(0.3)
+        to_png(app.export_screenshot(title="Voltage"), HERE / "lesson-80x24.png")
+        print(HERE / "lesson-80x24.png")
+    backend.close()
+    C.use(None)
+
+
 async def main() -> None:
     import tempfile
 
@@ -171,7 +238,15 @@ async def main() -> None:
         await lobby_shots(Path(tmp))
     await high_voltage_shot()
     await chat_shots()
+    with tempfile.TemporaryDirectory() as tmp:
+        await coach_shots(Path(tmp))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    if sys.argv[1:] == ["coach"]:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            asyncio.run(coach_shots(Path(tmp)))
+    else:
+        asyncio.run(main())

@@ -69,6 +69,7 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
         self._lock = asyncio.Lock()
         self._closed = False
         self.bot_delay = bot_delay
+        self.hinted = False  # a seat asked the coach for a hint: the match is never rated
         self._bot_task: asyncio.Task[None] | None = None
         # Storage (server.store.persist.Recording): commits each action before it is accepted.
         self.recorder: Any = None
@@ -345,6 +346,7 @@ def restore_log(host: MatchHost[Any, Any, Any, Any], record: Any) -> list[Folded
                              after is not None and after != mover))
     host.state = state
     host.started_at = getattr(record, "started", host.started_at)
+    host.hinted = bool(getattr(record, "hinted", False))
     return folded
 
 

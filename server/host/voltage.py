@@ -102,6 +102,23 @@ class SeatHandle(SeatDoor[V.VoltageView, V.Action]):
     async def answer_draw(self, accept: bool) -> None:
         await self.match.answer_draw(self.own_seat("play"), accept)
 
+    # -- the coach ------------------------------------------------------------
+
+    @property
+    def may_hint(self) -> bool:
+        """Does the coach give this seat hints (a seat against a bot: never between people)?"""
+        return self.seat is not None and self.match.may_hint(self.seat)
+
+    @property
+    def hinted(self) -> bool:
+        """Was a hint given in this match (it is not rated)?"""
+        return self.match.hinted
+
+    async def hint(self) -> Any:
+        """The Expert's move for this seat now and why (an :class:`engine.voltage.coach.Hint`);
+        the match is marked hinted, and never rated, from the first one."""
+        return await self.match.hint(self.own_seat("play"))
+
 
 class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
     """One match of Voltage between two seats (people or bots), watched by anyone."""
@@ -135,6 +152,7 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
         # Draw offers (host state, never logged): the seat offering, and each seat's last offer's turn.
         self.draw_offer: int | None = None
         self._offered_turn = [-(10**6), -(10**6)]
+        self.coach: Any = None  # the coach giving hints (None: the process's, server.coach.shared())
 
     # -- facts ---------------------------------------------------------------
 
@@ -287,6 +305,36 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
                 raise IllegalActionError("no_draw_offer_to_answer")
             self.draw_offer = None
             self.announce(Note.of("draw_declined", name=self.names[seat]))
+
+    # -- the coach --------------------------------------------------------------------
+
+    def may_hint(self, seat: int) -> bool:
+        """Hints are for a seat against a bot (between people, never: nor while a bot plays a
+        dropped person's seat, which keeps its identity)."""
+        if seat not in (0, 1):
+            return False
+        other = self.seats[1 - seat]
+        return not self.seats[seat].is_bot and other.is_bot and other.identity is None
+
+    async def hint(self, seat: int) -> Any:
+        """The coach's hint for ``seat`` to move (see :mod:`server.coach`): the first one marks
+        the match hinted (stored, a note in the log), so it is never rated.  Raises
+        :class:`IllegalActionError` (``no_hints_vs_people``, ``not_your_turn``, ``match_over``)."""
+        from server import coach as coaching
+
+        if self.over:
+            raise IllegalActionError("match_over")
+        if not self.may_hint(seat):
+            raise IllegalActionError("no_hints_vs_people")
+        view = self.view(seat)
+        if not view.my_turn:
+            raise IllegalActionError("not_your_turn")
+        if not self.hinted:
+            self.hinted = True
+            if self.recorder is not None:
+                self.recorder.mark_hinted()
+            self.announce(Note.of("hint_used", name=self.names[seat]))
+        return await (self.coach or coaching.shared()).hint(view)
 
     # -- the loop's hooks ---------------------------------------------------------
 

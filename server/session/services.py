@@ -196,10 +196,11 @@ class LocalServices:
         return Opened(backend, close)
 
     async def open_replay(self, match_id: int, identity: Identity) -> Any:
+        from server.coach import attach_analysis
         from server.replay import Replay
         from tui.screens.replay import ReplayBackend
 
-        replay = Replay.load(self.store, match_id, identity.key)
+        replay = attach_analysis(Replay.load(self.store, match_id, identity.key), self.store, identity.key)
         return ReplayBackend(replay, player=self.lobby.connect(identity.key, identity.username))
 
     async def who(self) -> str:

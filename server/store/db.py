@@ -298,6 +298,16 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
         at       REAL NOT NULL
     );
     """,
+    # v8
+    """
+    ALTER TABLE matches ADD COLUMN hinted INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE analyses (
+        match_id INTEGER PRIMARY KEY REFERENCES matches(id),
+        version  INTEGER NOT NULL,           -- engine.voltage.coach.ANALYSIS_VERSION
+        data     TEXT NOT NULL,              -- JSON: [step, seat, chance, best, better move]
+        created  REAL NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -364,6 +374,7 @@ class MatchRecord:
     used_ms: tuple[int | None, ...] | None = None  # the time each action's seat used (None: not kept)
     time_control: str | None = None  # "5+5" (engine.clock); None: no clock
     chat: tuple[Any, ...] = ()  # its chat lines, both rooms (tui.ports.ChatLine; silenced ones left out)
+    hinted: bool = False  # a player asked the coach for a hint (never rated)
 
     @property
     def finished(self) -> bool:
@@ -1079,6 +1090,20 @@ class Store:
     ) -> asyncio.Future:
         return self.write_async(_finish_match, match_id, list(ranks), reason, _scores(scores), rated, actions)
 
+    def mark_hinted(self, match_id: int | Callable[[], int]) -> Future:
+        """Mark a match as one where a player asked the coach for a hint (queued; the match is
+        then never rated, :meth:`finish_match` is told so by its host)."""
+        return self._submit(_mark_hinted, match_id)
+
+    def analysis(self, match_id: int, version: int) -> str | None:
+        """The stored analysis of ``match_id`` (its JSON) if one of ``version`` was made."""
+        rows = self._q("SELECT data FROM analyses WHERE match_id = ? AND version = ?", (match_id, version))
+        return rows[0]["data"] if rows else None
+
+    def save_analysis(self, match_id: int, version: int, data: str) -> Future:
+        """Keep the analysis of a finished match (queued; a later one replaces it)."""
+        return self._submit(_save_analysis, match_id, version, data, time.time())
+
     def abandon_match(self, match_id: int, reason: str) -> None:
         """Mark a running match as given up (not rated, not restored, not replayable)."""
         self._write(_abandon_match, match_id, reason)
@@ -1162,6 +1187,7 @@ class Store:
             used_ms=used,
             time_control=m["time_control"],
             chat=chat,
+            hinted=bool(m["hinted"]),
         )
 
     def export(self, match_id: int, *, identities: bool = False) -> dict:
@@ -1220,6 +1246,8 @@ class Store:
             # lines, which only they saw, are left out.
             "chat": [{"room": c.room, "name": c.author, "step": c.step, "at": round(c.at - rec.started, 3),
                       **({"phrase": c.phrase} if c.phrase else {"text": c.text})} for c in rec.chat],
+            # A player asked the coach for a hint in it (so it was never rated).
+            "hinted": rec.hinted,
         }
 
     def player_history(self, identity: str, limit: int = 20, *, game: str | None = None) -> list[MatchRecord]:
@@ -1508,6 +1536,18 @@ def _finish_match(
         return changes
 
     return _in_tx(c, body)
+
+
+def _mark_hinted(c: sqlite3.Connection, match_id: int | Callable[[], int]) -> None:
+    match_id = _resolve(match_id)
+    _in_tx(c, lambda c: c.execute("UPDATE matches SET hinted = 1 WHERE id = ?", (match_id,)))
+
+
+def _save_analysis(c: sqlite3.Connection, match_id: int, version: int, data: str, now: float) -> None:
+    _in_tx(c, lambda c: c.execute(
+        "INSERT INTO analyses (match_id, version, data, created) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(match_id) DO UPDATE SET version = excluded.version, data = excluded.data, "
+        "created = excluded.created", (match_id, version, data, now)))
 
 
 def _abandon_match(c: sqlite3.Connection, match_id: int, reason: str) -> None:

@@ -92,6 +92,15 @@ class Recording:
         self._ensure_created()
         await self.store.append_action_async(self._current_id, index, match.rules.action_text(action), used_ms)
 
+    def mark_hinted(self) -> None:
+        """The match's players asked the coach for a hint: stored with it (queued, in order
+        with its actions), so a restart keeps it unrated."""
+        self._ensure_created()
+        try:
+            self.store.mark_hinted(self._current_id).add_done_callback(_log_failure("mark the match hinted"))
+        except StoreError as e:  # (a closed store: the match is still unrated while it runs here)
+            log.error("match %s: could not mark it hinted: %s", self.safe_id(), e)
+
     async def probe(self) -> None:
         """A write that fails exactly when this match's next action would (see Store.probe)."""
         self._ensure_created()
@@ -117,7 +126,7 @@ class Recording:
         outcome = match.outcome
         self.changes = await self.store.finish_match_async(
             self._current_id, _ranks(outcome), outcome.reason, _scores(outcome), actions=len(match.actions),
-            rated=outcome.rated,
+            rated=outcome.rated and not getattr(match, "hinted", False),
         )
         self.finished = True
 
@@ -172,6 +181,14 @@ def attach(store: Store, match: Any, match_id: int | None = None) -> Recording:
     rec = Recording(store, match, match_id if match_id is not None else pending)
     match.recorder = rec
     return rec
+
+
+def _log_failure(what: str) -> Callable[[Future], None]:
+    def done(f: Future) -> None:
+        if not f.cancelled() and f.exception() is not None:
+            log.error("could not %s: %s", what, f.exception())
+
+    return done
 
 
 def _log_create_failure(match: Any) -> Callable[[Future], None]:
@@ -240,7 +257,7 @@ def _restore_one(
         log.info("match %s had ended before the restart; recording its result", record.id)
         outcome = match.outcome
         store.finish_match(record.id, _ranks(outcome), outcome.reason, _scores(outcome),
-                           actions=len(record.actions or ()), rated=outcome.rated)
+                           actions=len(record.actions or ()), rated=outcome.rated and not record.hinted)
         return None
     return attach(store, match, record.id)
 
@@ -374,7 +391,7 @@ def history_item(record: MatchRecord, identity: str | None) -> HistoryItem:
     short = ((known.short if known is not None else "") or title) if named else ""
     return HistoryItem(record.id, float(record.ended or record.started), title, short, others, len(record.seats),
                        rank, len(record.winners), score, record.reason or "",
-                       record.seats[me].delta if me is not None else None)
+                       record.seats[me].delta if me is not None else None, record.hinted)
 
 
 def bot_records(store: Store, identity: str) -> list[BotRecord]:

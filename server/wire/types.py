@@ -54,7 +54,7 @@ DECLARED: tuple[Declared, ...] = (
     record(ChatLine, "chat-line", room=STR, author=STR, who=STR, text=STR, phrase=STR, at=FLOAT, step=INT, id=INT),
     record(RatingChange, "rating-change", seat=INT, name=STR, rating=INT, delta=INT),
     record(HistoryItem, "history-item", id=INT, ended=FLOAT, title=STR, short=STR, others=tup(STR), seats=INT,
-           rank=opt(INT), winners=INT, score=tup(INT), reason=STR, delta=opt(INT)),
+           rank=opt(INT), winners=INT, score=tup(INT), reason=STR, delta=opt(INT), hinted=BOOL),
     record(LeaderEntry, "leader-entry", place=INT, name=STR, rating=INT, games=INT, history=tup(INT), me=BOOL),
     record(BotRecord, "bot-record", game=STR, title=STR, short=STR, bot=STR, won=INT, lost=INT, drawn=INT),
     record(LinkedBrowser, "linked-browser", label=STR, linked=FLOAT, last_seen=FLOAT),
@@ -68,7 +68,7 @@ DECLARED: tuple[Declared, ...] = (
     record(MatchRecord, "match-record", id=INT, game=STR, seed=INT, code=STR, status=STR, started=FLOAT,
            ended=opt(FLOAT), reason=STR, scores=opt(tup(INT)), seats=tup(ref(SeatRecord)), actions=opt(tup(STR)),
            times=opt(tup(opt(FLOAT))), used_ms=opt(tup(opt(INT))), time_control=opt(STR),
-           chat=tup(ref(ChatLine))),
+           chat=tup(ref(ChatLine)), hinted=BOOL),
     # errors that are data: a rule's refusal of an intent (by its class, its code, its params)
     error_record(RuleError, "rule-error"),
     error_record(InvalidActionError, "invalid-action"),

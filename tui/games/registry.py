@@ -39,7 +39,8 @@ class GameScreens:
     game is chosen against ``opponent`` (an id from ``backend.opponents(game)``): start a
     match and show it, or first ask how (a dialog).  ``lobby(backend)``: this game's part
     of one lobby screen (None: the lobby does not offer it).  ``words()``: its words
-    module (:class:`tui.words.GameWords`)."""
+    module (:class:`tui.words.GameWords`).  ``learn(app, backend)``: open its first lesson
+    (a menu's "Learn ..." line; None: it has none)."""
 
     id: str
     match: Callable[[Handles, Backend | None], PlayScreen]
@@ -48,6 +49,7 @@ class GameScreens:
     start: Callable[[App[Any], HomeBackend, str, str], None]
     lobby: Callable[[LobbyBackend], LobbyPart] | None = None
     words: Callable[[], GameWords] | None = None
+    learn: Callable[[App[Any], Any], None] | None = None  # its first lesson (None: none)
 
 
 # -- Voltage -------------------------------------------------------------------
@@ -89,6 +91,12 @@ def _voltage_start(app: App[Any], backend: HomeBackend, player: str, opponent: s
         return
     handles = backend.start_match(game, opponent, player)
     app.push_screen(MatchScreen(handles, backend))
+
+
+def _voltage_learn(app: App[Any], backend: Any) -> None:
+    from tui.games.voltage.lesson import learn
+
+    learn(app, backend)
 
 
 def _voltage_lobby(backend: LobbyBackend) -> LobbyPart:
@@ -163,7 +171,7 @@ GAMES: dict[str, GameScreens] = {
     g.id: g
     for g in (
         GameScreens(VOLTAGE, _voltage_match, _voltage_results, _voltage_replay, _voltage_start, _voltage_lobby,
-                    _voltage_words),
+                    _voltage_words, _voltage_learn),
         GameScreens(HIGH_VOLTAGE, _hv_match, _hv_results, _hv_replay, _hv_start, _hv_lobby, _hv_words),
     )
 }

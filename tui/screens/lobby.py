@@ -57,6 +57,7 @@ from tui.screens.lobby_modes import (
     PickingGame,
     Queued,
 )
+from tui.text import sparkline
 from tui.widgets.menu import Menu
 
 T = TypeVar("T")
@@ -205,6 +206,8 @@ class LobbyScreen(SizedScreen):
             opts += [(f"{game}:{item}", text) for item, text in part.bot_lines()]
             if n:
                 opts.append((f"-{game}:end", Text("")))
+        opts += [(f"learn:{game}", Text(W.learn_line(part.title)))
+                 for game, part in self.parts.items() if SCREENS[game].learn is not None]
         opts.append(("watch", Text("Watch a match (code)")))
         opts.append(("leaderboard", Text("Leaderboard")))
         opts.append(("settings", Text("Settings")))
@@ -503,6 +506,11 @@ class LobbyScreen(SizedScreen):
         self.query_one("#history", Menu).set_items([(f"-bots:{n}", Text(line, style="dim")) for n, line in
                                                     enumerate(bots)] + [(f"replay:{mid}", Text(line))
                                                                          for mid, line in items], keep_place=False)
+        trends = getattr(self.backend, "rating_trends", None)  # (a rating sparkline per game, under it)
+        shown = list(await trends()) if trends is not None else []
+        room = (width - 2) // max(1, len(shown))
+        self.query_one("#history", Menu).border_subtitle = "  ".join(
+            f"{title} {sparkline(points, room - len(title) - 2)}" for title, points in shown)
 
     # -- lists -----------------------------------------------------------------
 
@@ -645,6 +653,10 @@ class LobbyScreen(SizedScreen):
             self._status("Type the match code, then Enter (Esc: cancel).")
         elif choice == "leaderboard":
             self.action_leaderboard()
+        elif choice.startswith("learn:"):
+            learn = SCREENS[choice.split(":", 1)[1]].learn
+            if learn is not None:
+                learn(self.app, self.backend)
 
     @on(Menu.Chosen, "#matches")
     async def _watch_selected(self, event: Menu.Chosen) -> None:

@@ -76,6 +76,7 @@ class StartScreen(SizedScreen):
         Binding("right", "column(1)", "column", show=False),
         Binding("tab", "column(1)", "game/opponent", key_display="tab"),
         Binding("t", "theme", "light/dark"),
+        Binding("l", "learn", "learn Voltage"),
     ]
     CSS = """
     StartScreen { align: center middle; }
@@ -190,6 +191,16 @@ class StartScreen(SizedScreen):
 
     def on_action_button_pressed(self, message: ActionButton.Pressed) -> None:
         self.action_start()
+
+    def action_learn(self) -> None:
+        """The first lesson of the chosen game, or of the first game that has one."""
+        from tui.games.registry import GAMES
+
+        chosen = self.games[self.game][0]
+        learn = GAMES[chosen].learn if chosen in GAMES else None
+        learn = learn or next((g.learn for g in GAMES.values() if g.learn is not None), None)
+        if learn is not None:
+            learn(self.app, self.backend)
 
     def action_start(self) -> None:
         """Start the chosen game against the chosen opponent: the game's own start hook

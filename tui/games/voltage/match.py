@@ -20,6 +20,9 @@ the mover's bank down from the last update (the host flags; the screen only show
 a draw against a human (shown from the turn the host allows it, the ``draw_from`` extra;
 pressed before, it says from when), and ``y``/``n`` answer the other's offer (the
 ``draw_offer`` extra).
+``h`` asks the coach for the Expert's move and why (a seat against a bot, on its turn: the
+handle's ``may_hint`` and ``hint()``); it thinks off the loop, and the prompt line says so, then
+shows the hint until the position changes.
 """
 
 from __future__ import annotations
@@ -109,12 +112,14 @@ class MatchScreen(PlayScreen):
         Binding("q", "leave", "leave"),
         Binding("tab", "chat", "chat", key_display="tab"),
         *phrase_bindings(),
+        Binding("h", "hint", "hint"),
     ]
 
     class Changed(Message):
         """Updates arrived (posted from the handles' update callback; see :meth:`_drain`)."""
 
-    def __init__(self, handles: Sequence[SeatHandle[V.VoltageView]], backend: Backend | None = None) -> None:
+    def __init__(self, handles: Sequence[SeatHandle[V.VoltageView]], backend: Backend | None = None, *,
+                 coach: bool = False) -> None:
         super().__init__()
         if not handles:
             raise ValueError("a match screen needs at least one seat handle")
@@ -157,6 +162,11 @@ class MatchScreen(PlayScreen):
         self._tick_handle: asyncio.TimerHandle | None = None
         self._retick = False
         self.chat = MatchChat(backend, self.handles)  # (none in a local match or a replay)
+        # The coach's hint (a seat against a bot): its line, and the position it is for.
+        self.hint_line = ""
+        self.hint_why = ""
+        self._hint_at: tuple[int, str] | None = None
+        self.coach_on = coach  # a hint shows by itself at each of the seat's turns (the lesson's match)
 
     # -- layout --------------------------------------------------------------
 
@@ -320,6 +330,8 @@ class MatchScreen(PlayScreen):
         if self.view.over and not self._results_done:
             self._results_done = True
             self.results_after(pacing_of(self.app).results_delay)
+        if self.coach_on and self._may_hint() and self._hint_at != (self.view.turn, self.view.phase):
+            self.action_hint()
 
     def _place_cards(self) -> None:
         """The hand's places: kept for the rest of a turn (a card's key does not change after
@@ -409,9 +421,11 @@ class MatchScreen(PlayScreen):
 
         w = self._w
         notice = w["notice"]
-        if notice.display != bool(self.notice) or self.notice:
-            notice.update(Text(safe(self.notice)))
-            notice.display = bool(self.notice)
+        hinted = self._hint_at == (view.turn, view.phase) and view.my_turn and bool(self.hint_line)
+        shown = self.notice or (self.hint_why if hinted else "")  # (the hint's why, under any status)
+        if notice.display != bool(shown) or shown:
+            notice.update(Text(safe(shown)))
+            notice.display = bool(shown)
 
         self._show_topbar()
 
@@ -441,7 +455,7 @@ class MatchScreen(PlayScreen):
         offered = offer is not None and view.seat is not None and offer != view.seat
         w["prompt"].show(
             f"{safe(names[offer])} offers a draw: [y] accept, [n] decline" if offer is not None and offered
-            else step.prompt,
+            else self.hint_line if hinted else step.prompt,
             error=self.error,
             mine=offered or P.prompt_is_mine(step),
             buttons=P.prompt_buttons(step, view, selecting=not self.sel.empty),
@@ -537,10 +551,44 @@ class MatchScreen(PlayScreen):
                     and self.draw_offer is None and start is not None):
                 return False
             return (self.view.turn >= start) == (action == "offer_draw")
+        if action == "hint":
+            return self._may_hint()
         if action == "answer_draw":
             return (self.draw_offer is not None and self.view.seat is not None and not self.view.over
                     and self.draw_offer != self.view.seat)
         return True
+
+    def _may_hint(self) -> bool:
+        """The coach offers hints to a seat against a bot, on its turn (never between people)."""
+        return (not self.hotseat and not self.concealed and self.view.my_turn
+                and bool(getattr(self.viewer, "may_hint", False)))
+
+    def action_hint(self) -> None:
+        """Ask the coach for the Expert's move (it thinks off the loop; the prompt says so)."""
+        at = (self.view.turn, self.view.phase)
+        if self._hint_at == at:
+            return  # asked already: thinking, or shown
+        self._hint_at = at
+        self.hint_line = words.hint_thinking()
+        self.hint_why = ""
+        self._render_all()
+        self.run_worker(self._ask_hint(at), group="hint")
+
+    async def _ask_hint(self, at: tuple[int, str]) -> None:
+        view = self.view
+        why = ""
+        try:
+            hint = await self.viewer.hint()  # (offered only by handles that have it: _may_hint)
+        except (IllegalActionError, RuleError) as e:
+            line = words.refusal(e)
+        except Exception as e:
+            log.exception("hint failed")
+            line = words.hint_failed(e)
+        else:
+            line, why = words.hint_line(view, hint), words.hint_why(hint)
+        if self._hint_at == at:
+            self.hint_line, self.hint_why = line, why
+            self._render_all()
 
     def _redraw(self) -> None:
         self._recompute()

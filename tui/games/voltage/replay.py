@@ -12,6 +12,14 @@ they keep their size from step to step.  Both hands are drawn in full ink: the l
 screen dims the cards that cannot be played now, and in a replay none can.  In a seat's
 view the board's bottom side is labelled with that seat's name, not "your side", unless
 it is the viewer's own seat.
+
+A replay that brings its analysis (``replay.analysis``, a
+:class:`~tui.games.voltage.chart.AnalysisSource`: the server's coach) offers ``c``: the
+win-chance chart (:class:`~tui.games.voltage.chart.WinChart`) in the bottom band, in place
+of the bottom hand and the piles (``c`` again: the hands).  The analysis kept with the
+match shows at once; else it is made in the background from the first ``c`` on, with a
+progress bar (only then: a replay only looked through costs no search).  ``m`` steps to
+the next mistake, whose better move the chart's line names.
 """
 
 from __future__ import annotations
@@ -22,12 +30,18 @@ from typing import Any
 
 from rich.segment import Segment
 from rich.text import Text
+from textual.binding import Binding, BindingType
 
 from engine.voltage.cards import Card
+from engine.voltage.coach import Move
+from tui import words as W
 from tui.games.voltage import words
+from tui.games.voltage.chart import AnalysisSource, WinChart
 from tui.games.voltage.hand import SLOTS, OpponentHand, Slot, _paint_card
 from tui.games.voltage.match import MatchScreen
+from tui.games.voltage.piles import Piles
 from tui.games.voltage.present import side_label
+from tui.ports import Refused
 from tui.screens.stepping import Stepping
 from tui.text import name_text
 from tui.widgets.lines import LineWidget, Row, fit, text_rows
@@ -100,11 +114,19 @@ class OpenHand(LineWidget):
         return rows
 
 
+def _keys() -> list[BindingType]:
+    """The replay's keys with the chart's (shown when there is an analysis) after step and
+    set, and home/end last: at 80 columns the key bar leaves those out (they still work)."""
+    keys = Stepping.keys("set")
+    return [*keys[:4], Binding("c", "chart", "chart"), Binding("m", "next_mistake", "mistake"), *keys[6:],
+            *keys[4:6]]
+
+
 class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
     """Step through a finished Voltage match with the board as it was at each step, every
     hand face up (or one seat's view: ``s``)."""
 
-    BINDINGS = Stepping.keys("set")
+    BINDINGS = _keys()
     WORDS = words
 
     # Screen CSS (not DEFAULT_CSS): it must win over match.tcss.  Only the right column's
@@ -116,13 +138,88 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
     ReplayScreen.-all-hands #main { grid-rows: 1 7 1fr 1 4; }
     ReplayScreen.-all-hands.-wide #main { grid-rows: 1 9 1fr 1 4; }
     ReplayScreen.-all-hands.-tall #main { grid-rows: 1 13 1fr 1 6; }
+    ReplayScreen.-chart #hand, ReplayScreen.-chart #piles { display: none; }
+    ReplayScreen.-chart #chart { display: block; }
     """
+
+    #: the analysis, when the replay brings one (None: no chart, no keys for it)
+    analysis: AnalysisSource | None = None
+    moves: tuple[Move, ...] | None = None
+    _progress: tuple[int, int] | None = None
+    _chart_line = ""
 
     def compose(self):
         for widget in super().compose():
             yield widget
             if isinstance(widget, OpponentHand):  # (still inside the grid: its cell, when shown)
                 yield OpenHand(id="open-hand")
+            elif isinstance(widget, Piles):  # (the bottom band's cells, when the chart shows)
+                yield WinChart(id="chart")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.analysis = getattr(self.replay, "analysis", None)
+        self._asked = False
+
+    def _ask(self) -> None:
+        """The analysis: the one kept, else made now (once) in the background."""
+        if self.analysis is None or self._asked:
+            return
+        self._asked = True
+        stored = self.analysis.stored()
+        if stored is not None:
+            self.moves = tuple(stored)
+        else:
+            self._progress = (0, self.replay.last)
+            self.run_worker(self._analyse(self.analysis), group="analysis")
+        self.refresh_bindings()
+
+    async def _analyse(self, source: AnalysisSource) -> None:
+        def progress(done: int, total: int) -> None:
+            self._progress = (done, total)
+            self._show_chart()
+
+        try:
+            self.moves = tuple(await source.run(progress))
+        except Refused as e:
+            self._chart_line = words.refusal(e)
+        except Exception as e:
+            self._chart_line = W.refusal(e)
+        self._progress = None
+        self.refresh_bindings()
+        self._show_chart()
+
+    def _show_chart(self) -> None:
+        if self.analysis is None or not self.is_mounted:
+            return
+        moves = self.moves
+        step = self.handle.step
+        line = self._chart_line if moves is None else words.step_line(moves, step, self.names, self._better)
+        self.query_one(WinChart).show(self.names, moves, self.replay.last, step, line, self._progress)
+
+    def _better(self, move: Move) -> str:
+        """The better move of a mistake, as the mover would have read it."""
+        view = self.replay.seat_view(move.step - 1, move.seat)
+        return words.better_move(move.better or "", view)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "chart":
+            return self.analysis is not None
+        if action == "next_mistake":
+            return self.moves is not None and any(m.mistake for m in self.moves)
+        return super().check_action(action, parameters)
+
+    def action_chart(self) -> None:
+        """The chart, or the bottom hand and the piles, in the bottom band."""
+        self._ask()
+        self.toggle_class("-chart")
+        self._show_chart()
+
+    def action_next_mistake(self) -> None:
+        steps = [m.step for m in self.moves or () if m.mistake]
+        if steps:
+            self.add_class("-chart")
+            self.go(next((s for s in steps if s > self.handle.step), steps[0]))
 
     def _detect_moments(self, prev: Any, now: Any) -> None:
         if self._forward:  # a flip or a scored set lights up when stepped into, not back out of
@@ -141,6 +238,7 @@ class ReplayScreen(Stepping, MatchScreen, inherit_bindings=False):
         self._show_bar()
         self._w["prompt"].show(self.step_text(), mine=False)
         self._show_hands()
+        self._show_chart()
 
     def _show_hands(self) -> None:
         view, names = self.view, self.names

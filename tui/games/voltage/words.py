@@ -196,3 +196,202 @@ REFUSALS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 def refusal(error: BaseException) -> str:
     """Why an action (or a draw offer, an abort) was refused, for the player."""
     return W.refusal(error, REFUSALS)
+
+
+# -- the coach: hints, the analysis, the lessons ------------------------------------
+
+
+def move_words(view: V.VoltageView, action: V.Action) -> str:
+    """A move of the seat of ``view`` as an instruction: ``play your purple 3 on their side``."""
+    me = view.seat
+    if isinstance(action, V.Draw):
+        return _("draw two") if view.phase == "start" else _("draw one and end your turn")
+    if isinstance(action, V.Flip):
+        return _("flip %(colour)s to %(sign)s") % {
+            "colour": colour(action.terminal), "sign": sign(not view.plus[action.terminal])}
+    if isinstance(action, V.Pass):
+        return _("pass")
+    if not isinstance(action, V.Play):
+        return action.text()
+    p = {"card": card_name(action.card), "colour": colour(action.terminal)}
+    if action.card.special:
+        if action.target is None:
+            return _("play your %(card)s on their side of %(colour)s") % p
+        p["target"] = card_name(action.target)
+        return _("play your %(card)s on their %(colour)s, taking their %(target)s") % p
+    if action.side == me:
+        return _("play your %(card)s on your side") % p
+    return _("play your %(card)s on their side") % p
+
+
+def _standing(r: Any) -> str:
+    p = {"colour": colour(r.terminal), "mine": r.mine, "theirs": r.theirs, "sign": sign(r.plus)}
+    if r.lead > 0:
+        return _("you lead %(mine)d-%(theirs)d on %(colour)s with the block %(sign)s") % p
+    if r.lead < 0:
+        return _("you trail %(mine)d-%(theirs)d on %(colour)s with the block %(sign)s") % p
+    return _("%(colour)s is level at %(mine)d-%(theirs)d (a tie goes against the fifth card)") % p
+
+
+def reason_words(r: Any) -> str:
+    """Why a move (an :class:`engine.voltage.coach.Reason`), in one clause."""
+    p = {"colour": colour(r.terminal) if r.terminal >= 0 else "", "mine": r.mine, "theirs": r.theirs,
+         "sign": sign(r.plus), "target": card_name(r.target) if r.target is not None else ""}
+    k = r.kind
+    if k == "wins_set":
+        if r.match:
+            return _("it fills %(colour)s and wins the set %(mine)d-%(theirs)d, and the match") % p
+        return _("it fills %(colour)s and wins the set %(mine)d-%(theirs)d with the block %(sign)s") % p
+    if k == "loses_set":
+        return _("it fills %(colour)s and gives that set away %(mine)d-%(theirs)d: the least harm now") % p
+    if k == "takes":
+        return _("takes their %(target)s: ") % p + _standing(r)
+    if k == "burns":
+        return _("blows their %(target)s away: ") % p + _standing(r)
+    if k == "loads":
+        return _("loads their side: ") + _standing(r)
+    if k == "fills":
+        return _("fills a place on their side: ") + _standing(r)
+    if k == "flips":
+        return _("the block turns: ") + _standing(r)
+    if k == "draw_two":
+        return _("no play helps you now: two more cards give you choices")
+    if k == "draw_one":
+        return _("keep your other cards for a better moment")
+    if k == "pass":
+        return _("you have nothing else to do")
+    return _standing(r)
+
+
+def hint_line(view: V.VoltageView, hint: Any) -> str:
+    """The coach's hint for the prompt line: the move (and the Expert's chance after it)."""
+    from tui.text import Forms
+
+    p = {"move": move_words(view, hint.action), "chance": round(100 * hint.chance)}
+    return Forms(_("Hint: %(move)s (%(chance)d%% to win)") % p, _("Hint: %(move)s") % p)
+
+
+def hint_why(hint: Any) -> str:
+    """Why the coach's move, in one line above the board."""
+    return _("Why: %(why)s.") % {"why": reason_words(hint.reason)}
+
+
+def hint_thinking() -> str:
+    return _("Thinking of a hint…")
+
+
+def hint_failed(error: BaseException) -> str:
+    return _("could not ask for a hint: %(error)s") % {"error": error}
+
+
+def analysing(done: int, total: int) -> str:
+    """The chart's progress bar's words."""
+    return _("Analysing the match… %(done)d of %(total)d moves") % {"done": done, "total": total}
+
+
+def step_line(moves: Sequence[Any], step: int, names: Sequence[str], better: Callable[[Any], str]) -> str:
+    """What the move of ``step`` was worth to its player, and the better move if it was a mistake."""
+    m = next((m for m in moves if m.step == step), None)
+    if m is None:
+        count = sum(1 for x in moves if x.mistake)
+        if count == 0:
+            return _("No mistakes of 15 points or more in this match.  c: the hands")
+        return ngettext("%(n)d mistake (✗): m steps to it.  c: the hands",
+                        "%(n)d mistakes (✗): m steps to the next.  c: the hands", count) % {"n": count}
+    p = {"name": names[m.seat], "chance": round(100 * m.chance)}
+    if not m.mistake:
+        return _("%(name)s: %(chance)d%% to win after this move.") % p
+    p.update({"lost": round(100 * m.loss), "better": better(m)})
+    return _("✗ %(name)s: %(chance)d%% after this move, %(lost)d points lost; better: %(better)s.") % p
+
+
+def better_move(text: str, view: V.VoltageView | None) -> str:
+    """The analysis's better move (an action's stored text) as an instruction."""
+    try:
+        action = V.parse_action(text)
+    except Exception:
+        return text
+    if view is None or view.seat is None:
+        return text
+    return move_words(view, action)
+
+
+REFUSALS.update({
+    "no_hints_vs_people": lambda p: _("hints are for matches against a bot"),
+    "analysis_busy": lambda p: _("your other analysis is still running: open this replay again when it is done"),
+    "not_analysable": lambda p: _("the coach cannot analyse this match"),
+})
+
+
+def learner() -> str:
+    return _("You")
+
+
+def coach_name() -> str:
+    return _("Coach")
+
+
+#: Each lesson's rule (the top line) and its task (the prompt line), by the lesson's id.
+LESSON_RULES = {
+    "terminal": N_("A number card goes to its colour's terminal, on your side or on the opponent's."),
+    "set": N_("Five cards on a terminal score a set: with + the higher total wins, with − the lower."),
+    "bypass": N_("A bypass goes on the opponent's side and brings one of their cards over to yours."),
+    "fuse": N_("A blown fuse takes the place of one of the opponent's cards, which is discarded: "
+               "the terminal keeps its count."),
+    "transformer": N_("You drew a transformer (V on its back): flip one terminal's block now, + to − or − to +."),
+    "tie": N_("A tie goes against the player of the fifth card."),
+    "two": N_("A turn: play one then draw one, play two to two terminals, or draw two; "
+              "a hand never holds more than six."),
+}
+LESSON_TASKS = {
+    "terminal": N_("Green is −, the lower total wins: win the green set."),
+    "set": N_("Win a set with one card."),
+    "bypass": N_("Win the blue set with your bypass."),
+    "fuse": N_("Take the lead on purple."),
+    "transformer": N_("Flip the block that puts you ahead."),
+    "tie": N_("Win the orange set."),
+    "two": N_("You hold six cards: win two sets this turn."),
+}
+
+
+def lesson_rule(lesson: str, number: int, total: int) -> str:
+    return _("Lesson %(n)d of %(total)d. %(rule)s") % {"n": number, "total": total, "rule": _(LESSON_RULES[lesson])}
+
+
+def lesson_task(lesson: str) -> str:
+    return _(LESSON_TASKS[lesson])
+
+
+def lesson_solved(last: bool) -> str:
+    from tui.text import Forms
+
+    if last:
+        return Forms(_("✓ Well played: the lessons are done. n: a match against Easy, with hints"),
+                     _("✓ Done. n: a match against Easy, with hints"))
+    return Forms(_("✓ Well played. n: the next lesson"), _("✓ n: next lesson"))
+
+
+def _lesson_wrong(p: Mapping[str, Any]) -> str:
+    """Why a lesson's move missed the point, short enough for the prompt line."""
+    from tui.text import Forms
+
+    r = p["reason"]
+    q = {"colour": colour(r.terminal).capitalize() if r.terminal >= 0 else "", "mine": r.mine,
+         "theirs": r.theirs, "sign": sign(r.plus)}
+    if r.kind == "loses_set" and r.mine == r.theirs:
+        return Forms(_("%(colour)s ends %(mine)d-%(theirs)d: a tie goes against the fifth card. Try again.") % q,
+                     _("%(colour)s %(mine)d-%(theirs)d: the tie is theirs. Try again.") % q)
+    if r.kind == "loses_set":
+        return Forms(_("%(colour)s ends %(mine)d-%(theirs)d: with %(sign)s that set is theirs. Try again.") % q,
+                     _("%(colour)s %(mine)d-%(theirs)d: their set. Try again.") % q)
+    if r.kind == "flips":
+        return Forms(_("%(colour)s turns %(sign)s, and you still trail where it counts. Try again.") % q,
+                     _("Not that block. Try again."))
+    return Forms(_("That ends your turn without the point. Try again."), _("Not yet the point. Try again."))
+
+
+REFUSALS.update({
+    "lesson_wrong": _lesson_wrong,
+    "lesson_solved": lambda p: _("solved: n for the next lesson"),
+    "lesson_only": lambda p: _("a lesson cannot be resigned: q leaves it"),
+})
