@@ -266,7 +266,7 @@ async def test_a_redis_restart_does_not_take_the_seats_of_a_live_edges_players(r
         looked.append(found)
         return found
 
-    host_bus.alive_edges = alive  # type: ignore[method-assign]
+    host_bus.alive_edges = alive
     await service.start()
     edge_bus = await RedisBus.connect(redis_server.url, consumer="edge-e1")
     edge_calls = rpc.EdgeCalls(redis_server.url, "e1")
