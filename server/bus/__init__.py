@@ -44,6 +44,8 @@ What crosses it, and the guarantees (decisions, with reasons):
 - **Presence**: ``heartbeat(edge_id, ttl)`` marks an edge alive for ``ttl``
   seconds; ``alive_edges()`` is the set not expired, so the host sees an edge that
   died (kill -9) within one ttl and starts its players' reconnect grace.
+  ``presence_age()`` says how long the marks have been kept: a Redis restarted empty
+  has lost them all, and the set proves nothing until the edges had a ttl to beat again.
 - **Lobby calls** (an edge session's name claim, quick match, room...) are requests
   with replies, outside this interface: :mod:`server.bus.rpc` (Redis lists: a
   request feed for the host, an inbox per edge for the answers and pushes).
@@ -58,6 +60,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import math
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -307,6 +310,12 @@ class Bus(abc.ABC):
     @abc.abstractmethod
     async def alive_edges(self) -> set[str]:
         """The edges whose last heartbeat has not expired."""
+
+    async def presence_age(self) -> float:
+        """Seconds the presence marks have been kept (``inf``: as long as this bus lived).  A
+        store that restarted empty lost every edge's mark: until a ttl has passed since, an
+        edge missing from :meth:`alive_edges` may only not have beaten again yet."""
+        return math.inf
 
     # -- lifetime -------------------------------------------------------------------
     async def close(self) -> None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import partial
@@ -404,6 +405,14 @@ class RedisBus(Bus):
             return {key[len(prefix) :] async for key in self._client.scan_iter(match=prefix + "*", count=1000)}
 
         return await self._call(op)
+
+    async def presence_age(self) -> float:
+        """Redis's uptime: a restart (no persistence) dropped every presence key."""
+        try:
+            info = await self._call(lambda: self._client.info("server"))
+        except ResponseError:  # INFO refused (a managed Redis): the keys are all there is to go by
+            return math.inf
+        return float(info.get("uptime_in_seconds", math.inf))
 
     # -- pub/sub plumbing -----------------------------------------------------------
     async def _subscribe(self, channels: list[str]) -> Subscription[Any]:

@@ -30,7 +30,9 @@ rematch behave exactly as in one process.  Every message is declared
   coalescer (at most one a second; the lobby itself already batches its changes).
 - **Presence**: an edge that stops heartbeating (kill -9, a lost machine) has its
   sessions closed here as if each had hung up: their seats enter the usual grace
-  (60 s), and the player gets the seat back by connecting through any edge.
+  (60 s), and the player gets the seat back by connecting through any edge.  A missing
+  mark counts only once Redis has kept the marks for a ttl (after a restart of Redis,
+  empty, every edge had to beat again first).
 """
 
 from __future__ import annotations
@@ -531,6 +533,10 @@ class HostService:
             await asyncio.sleep(self.edge_ttl / 3)
             try:
                 alive = await self.bus.alive_edges()
+                # Asked after the list: a Redis restarted since lost every edge's key, and a
+                # live edge's next beat may not have landed yet (its players would lose their seats).
+                if await self.bus.presence_age() < self.edge_ttl:
+                    continue
             except Exception:
                 continue
             now = time.monotonic()

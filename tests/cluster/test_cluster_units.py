@@ -240,3 +240,62 @@ async def test_a_host_that_does_not_answer_is_not_answering(redis_url):
     finally:
         await calls.close()
         await client.aclose()
+
+
+async def test_a_redis_restart_does_not_take_the_seats_of_a_live_edges_players(redis_server, tmp_path):
+    """Redis restarts empty, so every edge's presence key is gone until its next beat: the host
+    looking in between must not take that for a dead edge (its players would lose their seats
+    while they play).  The edge here beats again only once the host has looked."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.bus import rpc
+    from server.cluster.host import HostService
+    from server.lobby.core import Lobby
+
+    ttl = 2.0
+    host_bus = await RedisBus.connect(redis_server.url, consumer="host")
+    host_calls = rpc.HostCalls(redis_server.url, bus=host_bus)
+    await host_calls.start()
+    executor = ThreadPoolExecutor(max_workers=1)
+    service = HostService(Lobby(executor), host_bus, host_calls, edge_ttl=ttl)
+    looked: list[set[str]] = []  # what each of the host's looks at the presence keys found
+    real_alive = host_bus.alive_edges
+
+    async def alive() -> set[str]:
+        found = await real_alive()
+        looked.append(found)
+        return found
+
+    host_bus.alive_edges = alive
+    await service.start()
+    edge_bus = await RedisBus.connect(redis_server.url, consumer="edge-e1")
+    edge_calls = rpc.EdgeCalls(redis_server.url, "e1")
+    await edge_calls.start(lambda payload: None)
+    try:
+        await edge_bus.heartbeat("e1", ttl)
+        opened = asyncio.get_running_loop().time()
+        answer = WIRE.decode(await edge_calls.call("s1", WIRE.encode(M.OPEN(identity="SHA256:k", username="alice",
+                                                                            initial=None, env={})), timeout=10))
+        assert isinstance(answer, M.Reply) and "s1" in service.sessions
+        # Playing sends intents, not requests: the edge is known by its beats alone.
+        while asyncio.get_running_loop().time() - opened < ttl:
+            await edge_bus.heartbeat("e1", ttl)
+            n = len(looked)
+            await until(lambda n=n: len(looked) > n, what="the host's next look at the edges")
+
+        redis_server.restart()  # empty: the edge's key is gone until it beats again
+        await until(lambda: any("e1" not in found for found in looked[-1:]), what="the host's look after the restart")
+        await edge_bus.heartbeat("e1", ttl)  # the live edge's next beat
+        n = len(looked)
+        await until(lambda: any("e1" in found for found in looked[n:]) and len(looked) > n + 1,
+                    what="the host's looks after the edge's beat")
+        assert "s1" in service.sessions and not service.sessions["s1"].closed, "a live edge's session was closed"
+        # An edge that beats no more is still seen gone (once Redis has kept the keys for a ttl).
+        await until(lambda: "s1" not in service.sessions, what="the host to see the silent edge gone")
+    finally:
+        await edge_calls.close()
+        await edge_bus.close()
+        await service.close()
+        await host_calls.close()
+        await host_bus.close()
+        executor.shutdown(wait=False)

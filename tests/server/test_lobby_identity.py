@@ -111,7 +111,8 @@ async def test_a_second_sessions_name_box_offers_the_keys_name_and_keeps_it(tmp_
         online(lobby, KEY, "alice", username="alice")
         second = SSHBackend(lobby, lobby.connect(KEY, "root"))
         assert second.name_prefill == "alice"
-        await second.claim_name(second.name_prefill)
+        assert await second.claim_name(second.name_prefill) == "alice"
+        assert second.named and second.name == "alice"
         assert store.player(KEY).name == "alice"
         assert store.name_owner("root") is None
 
