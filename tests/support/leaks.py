@@ -47,11 +47,8 @@ def _catalog_words(code: str) -> set[str]:
     for message in catalog:
         if not message.id:
             continue
-        texts: Iterable[str]
-        if code == "en":
-            texts = message.id if isinstance(message.id, (list, tuple)) else [message.id]
-        else:
-            texts = message.string if isinstance(message.string, (list, tuple)) else [message.string]
+        text_of = message.id if code == "en" else message.string
+        texts: Iterable[str | None] = text_of if isinstance(text_of, (list, tuple)) else [text_of]
         for text in texts:
             # (a placeholder's name is not a word anyone reads)
             found.update(w.lower() for w in words(re.sub(r"%\(\w+\)[sdifr]", " ", text or "")))
