@@ -595,3 +595,14 @@ WEB_PAGE = {
 def web_page(ssh: str) -> dict[str, str]:
     """The web page's words, ``ssh HOST`` filled with how players reach this server."""
     return {key: _(message).replace("ssh HOST", ssh) for key, message in WEB_PAGE.items()}
+
+
+#: What a hosted match's seat label adds to a person's name while a bot plays for them
+#: (``server.host.common.Seat.label``); each reader words it in their own language.
+BOT_PLAYING = " (bot playing)"
+
+
+def seat_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The seats' labels as a screen shows them: "Bob (bot playing)" worded in the session's language."""
+    return tuple(_("%(name)s (bot playing)") % {"name": n[: -len(BOT_PLAYING)]} if n.endswith(BOT_PLAYING) else n
+                 for n in names)

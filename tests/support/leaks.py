@@ -31,6 +31,7 @@ WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 ALWAYS = frozenset(w.lower() for w in (
     *i18n.LANGUAGE_NAMES.values(), "Voltage", "High", "Voltaje", "Voltatge", "Alto", "Alt",
     "Esc", "Tab", "Enter", "Ctrl", "Shift", "PgUp", "PgDn", "Home", "End", "Del", "Backspace",
+    "Space",  # (the key bar names the space bar by its key cap, as it names Esc and Tab)
 ))
 
 

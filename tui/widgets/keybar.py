@@ -4,6 +4,9 @@ A lighter stand-in for Textual's ``Footer`` (which rebuilds a widget per key on
 every change of the bindings): one ``Static`` redrawn from the screen's active
 bindings, with the clicked span mapped back to its action.
 
+Each description is a message (marked with ``N_()`` where the binding is made) worded here, in the
+session's language, when it is shown.
+
 An entry is shown whole or not at all: when the line is too narrow, the last
 entries are left out rather than one of them cut ("^q qu").
 
@@ -22,6 +25,7 @@ from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
 
+from tui.i18n import _
 from tui.widgets.lines import TextLines
 
 KEY_STYLE = "bold reverse"
@@ -64,10 +68,10 @@ class KeyBar(TextLines):
             items = list(grouped)
             if group is not None and len(items) > 1:
                 keys = ("" if group.compact else " ").join(self.app.get_key_display(b) for b, _ in items)
-                out.append((keys, group.description, items[0][1], items[0][0].action, False))
+                out.append((keys, _(group.description), items[0][1], items[0][0].action, False))
             else:
                 for b, node in items:
-                    out.append((self.app.get_key_display(b), b.description, node, b.action, True))
+                    out.append((self.app.get_key_display(b), _(b.description), node, b.action, True))
         return out
 
     def redraw(self) -> None:
