@@ -65,8 +65,7 @@ class Piles(LineWidget):
         t.append_text(back(top_transformer) if count else Text("  ", style="dim"))
         if wide:  # the count in bold, its word beside it as the language puts it
             before, _n, after = ngettext("%(n)d card", "%(n)d cards", count).partition("%(n)d")
-            t.append(f" {before}")
-            t.append(f"{count}", style="bold")
+            t.append(f" {before}{count}", style="bold")
             t.append(after)
         else:
             t.append(f" {count}", style="bold")
