@@ -4,9 +4,6 @@ A lighter stand-in for Textual's ``Footer`` (which rebuilds a widget per key on
 every change of the bindings): one ``Static`` redrawn from the screen's active
 bindings, with the clicked span mapped back to its action.
 
-Each description is a message (marked with ``N_()`` where the binding is made) worded here, in the
-session's language, when it is shown.
-
 An entry is shown whole or not at all: when the line is too narrow, the last
 entries are left out rather than one of them cut ("^q qu").
 

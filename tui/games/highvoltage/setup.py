@@ -123,14 +123,16 @@ class HVSetupScreen(ModalScreen[HVSetup]):
     def _line(self, name: str) -> Text:
         t = Text(no_wrap=True, overflow="ellipsis")
         if name == "players":
-            t.append(f"{_('Players'):<10}")
+            heading = _("Players")
+            t.append(f"{heading:<10}")
             t.append(f"◀ {self.players} ▶", "bold")
             bots = self.players - 1
             t.append("   " + ngettext("you and %(n)d bot", "you and %(n)d bots", bots) % {"n": bots}
                      + "  " + _("(keys 2, 3, 4)"), "dim")
         elif name.startswith("bot"):
             i = int(name[3:])
-            t.append(f"{_('Bot %(n)d') % {'n': i + 1}:<10}")
+            heading = _("Bot %(n)d") % {"n": i + 1}
+            t.append(f"{heading:<10}")
             for level in HV_BOT_NAMES:
                 chosen = level == self.levels[i]
                 word = _(LEVELS.get(level, level))
@@ -139,7 +141,8 @@ class HVSetupScreen(ModalScreen[HVSetup]):
             t.append(" " + _("reacts in about %(seconds)s s") % {"seconds": f"{REACTION_SECONDS[self.levels[i]]:g}"},
                      "dim")
         else:
-            t.append(f"{_('Practice'):<10}")
+            heading = _("Practice")
+            t.append(f"{heading:<10}")
             t.append("[x] " + pgettext("switch", "on") + " " if self.practice else "[ ] " + pgettext("switch", "off"),
                      "bold")
             t.append("   " + _("mark the cards that fit  (key p)"), "dim")
