@@ -60,6 +60,7 @@ from server.wire import messages as M
 from server.wire.codec import Call, CodecError, Invocation
 from server.wire.table import WIRE
 from tui import lobby_events as E
+from tui.i18n import language
 from tui.ports import Refused, Update
 
 log = logging.getLogger(__name__)
@@ -365,7 +366,12 @@ class HostService:
             await self._answer(request, c, M.Reopened(self._opened(reopened), reopened.export(seats)), reopened)
             return
         if c is M.WHO:
-            await self._answer(request, c, self.lobby.who_text())
+            with language(args["language"]):
+                text = self.lobby.who_text()
+            await self._answer(request, c, text)
+            return
+        if c is M.KEPT_LANGUAGE:
+            await self._answer(request, c, kept_language(self.lobby.store, args["key"]))
             return
         if c is M.REPLAY_RECORD:  # ``ssh HOST replay ID`` on an edge (no lobby session)
             try:
@@ -376,7 +382,9 @@ class HostService:
             await self._answer(request, c, record)
             return
         if c is M.COMMAND:
-            await self._answer(request, c, kept_command(self.lobby.store, list(args["words"]), args["ssh"]))
+            with language(args["language"]):
+                answer = kept_command(self.lobby.store, list(args["words"]), args["ssh"])
+            await self._answer(request, c, answer)
             return
         if c in M.LINKS:  # the browsers linked to a key (an edge's link, unlink, web logins)
             try:
@@ -570,6 +578,13 @@ def linked_browsers_call(store: Any, c: Call, args: dict[str, Any]) -> Any:
     if c is M.BROWSER_KEY:
         return links.browser_key(args["token"])
     return links.unlink(args["key"])
+
+
+def kept_language(store: Any, key: str) -> str | None:
+    """The language ``key`` chose in the settings (None: none, or nothing kept)."""
+    from server.session.services import store_language
+
+    return store_language(store, key)
 
 
 def kept_command(store: Any, words: list[str], ssh: str) -> M.CommandAnswer:

@@ -1020,15 +1020,22 @@ class EdgeClient:
             raise ReplayError.of(error.code, error.params) from None
         return replay_of(record, record.seat_of(identity))
 
-    async def who_text(self) -> str:
-        return str(await self.ask("", M.WHO, 5.0))
+    async def who_text(self, language: str = "en") -> str:
+        return str(await self.ask("", M.WHO, 5.0, language=language))
 
-    async def command(self, words: list[str]) -> M.CommandAnswer:
+    async def command(self, words: list[str], language: str = "en") -> M.CommandAnswer:
         try:
-            answer: M.CommandAnswer = await self.ask("", M.COMMAND, 10.0, words=tuple(words), ssh=self.ssh_line)
+            answer: M.CommandAnswer = await self.ask("", M.COMMAND, 10.0, words=tuple(words), ssh=self.ssh_line,
+                                                     language=language)
         except Refused:
-            return M.CommandAnswer(1, "", "voltage: the game server could not do that\n")
+            from tui.i18n import _
+
+            return M.CommandAnswer(1, "", "voltage: " + _("the game server could not do that") + "\n")
         return answer
+
+    async def kept_language(self, key: str) -> str | None:
+        got = await self.ask("", M.KEPT_LANGUAGE, 5.0, key=key)
+        return str(got) if got else None
 
     async def close(self) -> None:
         if self._presence is not None:  # (its thread's last word, off this loop)

@@ -181,8 +181,11 @@ OPEN = call("edge.open", result=ref(Opened), identity=opt(STR), username=STR, in
 REOPEN = call("edge.reopen", result=ref(Reopened), identity=opt(STR), username=STR, env=dict_of(STR), name=STR,
               seats=SEAT_REFS)
 CLOSE = call("edge.close", result=NONE)
-WHO = call("edge.who", result=STR)
-COMMAND = call("edge.command", result=ref(CommandAnswer), words=tup(STR), ssh=STR)
+#: ``who``, ``leaderboard`` and ``export`` are worded on the host in the command's ``language`` (a code).
+WHO = call("edge.who", result=STR, language=STR)
+COMMAND = call("edge.command", result=ref(CommandAnswer), words=tup(STR), ssh=STR, language=STR)
+#: The language a key chose in the settings (None: none), for a command's answer.
+KEPT_LANGUAGE = call("edge.kept_language", result=opt(STR), key=STR)
 REPLAY_RECORD = call("edge.replay_record", result=ref(MatchRecord), id=INT, identity=opt(STR))
 #: The browsers linked to a key (``ssh HOST link``, ``unlink``; the web transport's logins).
 LINK_CODE = call("edge.link_code", result=STR, key=STR)
@@ -399,7 +402,7 @@ DECLARED: tuple[Declared, ...] = (
     record(Reopened, "reopened", opened=ref(Opened), seats=SEATS),
     record(RoomOpened, "room-opened", code=STR, game=STR, size=INT),
     record(CommandAnswer, "command-answer", code=INT, out=STR, err=STR),
-    OPEN, REOPEN, CLOSE, WHO, COMMAND, REPLAY_RECORD, *LINKS, REPLAY, *LOBBY,
+    OPEN, REOPEN, CLOSE, WHO, COMMAND, KEPT_LANGUAGE, REPLAY_RECORD, *LINKS, REPLAY, *LOBBY,
     record(Reply, "reply", id=STR, value=RAW, state=STATE),
     record(Refusal, "refusal", id=STR, code=STR, params=dict_of(VALUE), state=STATE),
     record(Failure, "failure", id=STR, state=STATE),

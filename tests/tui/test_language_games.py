@@ -184,7 +184,7 @@ def pool():
 async def test_a_voltage_replay_and_its_chart_read_in_the_sessions_language(code, size, store, pool):
     mid = finished_match(store, 11)
     replay = Replay.load(store, mid, KA)
-    replay.analysis = CO.ReplayAnalysis(CO.Coach(store, pool, analysis_iterations=30), replay.record, KA)  # type: ignore[attr-defined]
+    replay.analysis = CO.ReplayAnalysis(CO.Coach(store, pool, analysis_iterations=30), replay.record, KA)
     with i18n.language(code):
         app = make_app(ReplayBackend(replay), pacing=FAST)
         async with app.run_test(size=size) as pilot:
