@@ -588,6 +588,10 @@ WEB_PAGE = {
     "link_slow": N_("Too many tries: wait a few minutes before the next."),
     "link_failed": N_("The server could not link this browser; try again."),
     "keys": N_("Keys for a touch screen"),
+    # TRANSLATORS: the touch key row's space bar, as a keyboard of your language labels it.
+    "key_space": N_("Space"),
+    # TRANSLATORS: the touch key row's Enter key, as a keyboard of your language labels it.
+    "key_enter": N_("Enter"),
     "no_script": N_("This page needs JavaScript to show the game's terminal."),
 }
 
