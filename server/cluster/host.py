@@ -437,7 +437,7 @@ class HostService:
     def _opened(self, session: HostSession) -> M.Opened:
         b = session.backend
         return M.Opened(b.name_prefill, b.initial, b.guest, b.grace_seconds, b.bot_offer_after, b.identity,
-                        session.state())
+                        session.state(), b.kept_settings())
 
     def _open(self, request: RequestFrame, args: dict[str, Any]) -> HostSession:
         player = self.lobby.connect(args["identity"], args["username"] or "")

@@ -386,6 +386,9 @@ class RemoteBackend:
         self.env = env
         self._state: M.SessionState = opened.state
         self.stored_name = opened.state.stored_name
+        # The key's settings as the host opened the session: the first read (the session's language,
+        # before its first frame) needs no call; later ones ask the host (a setting may have changed).
+        self._opened_settings: dict[str, str] | None = dict(opened.settings)
         self.room: RemoteRoom | None = None
         self._seq = itertools.count(1)
         self._handles: list[RemoteSeatHandle] = []
@@ -571,6 +574,9 @@ class RemoteBackend:
 
     # -- settings that follow the key (kept by the host) ----------------------------------
     async def settings(self) -> dict[str, str]:
+        if self._opened_settings is not None:
+            kept, self._opened_settings = self._opened_settings, None
+            return kept
         try:
             return dict(await self._call("settings"))
         except Refused:

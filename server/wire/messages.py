@@ -29,7 +29,7 @@ host makes on the session's :class:`~tui.ports.LobbyBackend` (``call.method``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from server.store.db import MatchRecord
@@ -86,7 +86,8 @@ class SessionState:
 @dataclass(frozen=True)
 class Opened:
     """A session opened on the host: the name to suggest, the ``join``/``watch`` it was
-    started with, and the facts a screen reads of its backend."""
+    started with, the facts a screen reads of its backend, and the key's kept settings as
+    they were (its language: the session starts in it with no second call before its first frame)."""
 
     prefill: str
     initial: tuple[str, str] | None
@@ -95,6 +96,7 @@ class Opened:
     bot_offer_after: float
     identity: str | None
     state: SessionState
+    settings: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -393,7 +395,7 @@ class LobbySnapshot:
 DECLARED: tuple[Declared, ...] = (
     record(SessionState, "session-state", name=STR, named=BOOL, superseded=BOOL, stored_name=opt(STR)),
     record(Opened, "opened", prefill=STR, initial=opt(fixed(STR, STR)), guest=BOOL, grace=FLOAT,
-           bot_offer_after=FLOAT, identity=opt(STR), state=ref(SessionState)),
+           bot_offer_after=FLOAT, identity=opt(STR), state=ref(SessionState), settings=dict_of(STR)),
     record(SeatDescriptor, "seat", match=STR, key=INT, game=STR, seat=opt(INT), names=tup(STR), log=LOG,
            notice=tup(NOTE), countdown=opt(INT), version=INT, view=VALUE, extras=dict_of(VALUE)),
     record(SeatRef, "seat-ref", match=STR, key=INT),
