@@ -13,6 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from rich.text import Text
+from textual.widgets import Static
 
 from engine.highvoltage import rules as H
 from engine.voltage import rules as V
@@ -237,7 +239,7 @@ async def test_the_lessons_read_in_the_sessions_language(code, size, coach):
 async def test_a_high_voltage_match_reads_in_the_sessions_language_from_setup_to_results(code, size):
     with i18n.language(code):
         app, backend = local_app(seed=5, name="Ann")
-        backend.hv_options = dict(countdown_seconds=0.3, bot_speed=50.0)
+        backend.hv_options = dict(countdown_seconds=0.3, bot_speed=1.0)  # (slow enough to look at the table)
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await pilot.press("tab", "down", "enter")
@@ -258,10 +260,13 @@ async def test_a_high_voltage_match_reads_in_the_sessions_language_from_setup_to
                 await pilot.press(CARD_KEYS[slot] if slot is not None and slot < len(CARD_KEYS) else "d")
                 await pilot.pause()
                 assert_worded(app, code, "the table")
-            await screen.handle.resign()
-            await until(lambda: isinstance(app.screen, HVResultsScreen) or screen.view.over)
-            handles = screen.handles if hasattr(screen, "handles") else [screen.handle]
-            match = handles[0].match
+                assert_prompt_fits(screen)
+            await pilot.press("s")  # stuck (or refused: a card fits), then the prompt again
+            await pilot.pause()
+            assert_prompt_fits(screen)
+            match = screen.handle.match
+            if not match.over:  # (the bots are quick: it may be over already)
+                await screen.handle.resign()
             if not match.over:  # the other bot leaves too: the last one wins
                 await match.submit(2, H.Resign(2))
             await until(lambda: isinstance(app.screen, HVResultsScreen))
@@ -269,6 +274,15 @@ async def test_a_high_voltage_match_reads_in_the_sessions_language_from_setup_to
             assert_worded(app, code, "the results", within="#results-box")
             assert_worded(app, code, "the results' keys", within="KeyBar")
         backend.close()
+
+
+def assert_prompt_fits(screen: HVMatchScreen) -> None:
+    """The prompt line is whole beside its buttons (a sentence cut at a space reads as whole to
+    the word check, but is not)."""
+    prompt = screen.query_one("#hv-prompt", Static)
+    shown = prompt.render()
+    text = shown.plain if isinstance(shown, Text) else str(shown)
+    assert Text(text).cell_len <= prompt.size.width, f"{text!r} in {prompt.size.width} cells"
 
 
 @pytest.fixture(scope="module")
