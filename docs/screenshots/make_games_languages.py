@@ -22,6 +22,7 @@ from tests.tui.helpers import ContractHandle, FixedBackend  # noqa: E402
 from tests.tui.test_snapshots import position  # noqa: E402
 from tui import i18n  # noqa: E402
 from tui.app import make_app  # noqa: E402
+from tui.games.voltage.match import MatchScreen  # noqa: E402
 from tui.pacing import NO_FLASH  # noqa: E402
 
 
@@ -35,7 +36,8 @@ async def match_shots(code: str) -> None:
         await pilot.pause()
         to_png(app.export_screenshot(title="Voltage"), HERE / f"match-{code}-80x24.png")
         screen = app.screen
-        card = next((o for o in getattr(screen, "step").options if o.slot is not None), None)
+        assert isinstance(screen, MatchScreen)
+        card = next((o for o in screen.step.options if o.slot is not None), None)
         if card is not None:
             await pilot.press(card.key)
             await pilot.pause()

@@ -357,7 +357,7 @@ def export_command(store: Store, arg: str | None) -> tuple[int, str]:
     Status 0 with the JSON; 1 for an unknown or unfinished match; 2 for bad usage.
     """
     if arg is None or not arg.strip().lstrip("#").isdigit():
-        return 2, _("usage: export MATCH_ID (a number)") + "\n"
+        return 2, _("usage: %(command)s") % {"command": "export MATCH_ID " + _("(a number)")} + "\n"
     match_id = int(arg.strip().lstrip("#"))
     try:
         return 0, export_json(store, match_id)
