@@ -46,14 +46,17 @@ def top_card(face: H.Face) -> Text:
     base = Style(color=TOP_FG, bgcolor=TOP_BG, bold=True)
     rows_v, rows_m = big(str(face.value)), big(mod_label(face.mod))
     inner = len(rows_v[0]) + 4 + len(rows_m[0])
+    pad = max(2, (26 - inner) // 2)  # (as wide as a match's top card, about)
     t = Text(justify="center", no_wrap=True)
-    t.append("┏" + "━" * (inner + 2) + "┓\n", ink)
+    t.append("┏" + "━" * (inner + 2 * pad) + "┓\n", ink)
+    t.append("┃" + " " * (inner + 2 * pad) + "┃\n", ink)
     for v, m in zip(rows_v, rows_m, strict=True):
-        t.append("┃ ", ink)
+        t.append("┃" + " " * pad, ink)
         t.append(v + "    ", base)
         t.append(m, ink)
-        t.append(" ┃\n", ink)
-    t.append("┗" + "━" * (inner + 2) + "┛", ink)
+        t.append(" " * pad + "┃\n", ink)
+    t.append("┃" + " " * (inner + 2 * pad) + "┃\n", ink)
+    t.append("┗" + "━" * (inner + 2 * pad) + "┛", ink)
     return t
 
 
@@ -159,7 +162,7 @@ class HVLessonScreen(Screen[None]):
         self.query_one("#hvl-rule", Static).update(
             Text(words.lesson_rule(self.lesson.id, self.index + 1, len(L.LESSONS))))
         self.query_one("#hvl-top", Static).update(top_card(view.top) if view.top_no >= 0 else Text(""))
-        self.query_one("#hvl-info", Static).update(Text(words.lesson_pile(view.pile_counts[0], view.hand_sizes[1])))
+        self.query_one("#hvl-info", Static).update(Text(words.lesson_pile(view.pile_counts[0])))
         task = self.query_one("#hvl-task", Static)
         task.set_class(self.error and not self.solved, "-error")
         task.update(Text(self.task_line()))

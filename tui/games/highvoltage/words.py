@@ -210,5 +210,5 @@ def lesson_keys() -> str:
     return _("1-9: play that card · d: draw · s: stuck · q: leave")
 
 
-def lesson_pile(cards: int, other: int) -> str:
-    return _("Your pile: %(mine)d · the coach: %(hand)d in hand") % {"mine": cards, "hand": other}
+def lesson_pile(cards: int) -> str:
+    return _("Cards in your pile: %(count)d") % {"count": cards}
