@@ -23,9 +23,12 @@ rematch behave exactly as in one process.  Every message is declared
   edge sends that cannot be read is answered at once with a failure and logged.
 - **Intents** come from the bus's stream (:meth:`server.bus.Bus.intents`); each is
   applied through the session's real handle (a game's seat call only if its registry
-  entry declares it), its result (accepted, or the rule's error by its declared class)
-  goes to the edge's inbox, and it is acked once applied (the store has committed an
-  accepted action before ``submit`` returns).
+  entry declares it), its result (accepted, a call's answer by its declared result: a
+  hint, or the rule's error by its declared class) goes to the edge's inbox, and it is
+  acked once applied (the store has committed an accepted action before ``submit`` returns).
+- **The coach** runs here only: an edge's ``edge.kept_analysis`` / ``edge.analyse`` calls
+  are answered through the process's coach (:mod:`server.coach`, its rules as in one
+  process), each in its own task, the progress pushed to the edge that asked.
 - **The lobby snapshot** is published on every lobby change through the bus's
   coalescer (at most one a second; the lobby itself already batches its changes).
 - **Presence**: an edge that stops heartbeating (kill -9, a lost machine) has its

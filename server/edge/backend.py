@@ -17,13 +17,16 @@ An edge holds no lobby and no match.  Decisions:
   subscription would otherwise be missed for good if nothing followed it), and asks
   again whenever :func:`server.bus.gap` says one was missed.  A message (a notice
   changed) shows at once and goes to ``subscribe_messages``.  The handle's methods
-  beside submit and resign are its game's declared calls (:func:`handle_class`).
+  beside submit and resign are its game's declared calls (:func:`handle_class`); one
+  declared with a result (Voltage's hint) returns the host's answer.
 - **An intent** is an :class:`~server.bus.Intent` with this session's next sequence
   number; its result (accepted, or the rule's refusal) comes back to the edge's
   inbox, and ``submit`` raises the engine's error class with the host's code and params.
 - Callbacks (a seat's update, a lobby change, the lobby's events) run in the
   context they were registered in, as the in-process host does: a Textual app
   finds itself through a context variable.
+- A replay of a finished Voltage match gets its analysis from the host's coach
+  (:mod:`server.edge.coach`), its progress pushed to this edge.
 - The lobby snapshot is the latest one the host published (at most one a second);
   ``snapshot()`` never waits.
 """

@@ -89,7 +89,7 @@ async def test_a_replay_through_an_edge_is_analysed_once_with_its_progress_and_k
         session = await client.open_session(KA, "Alice", None, {})
         replay = await session.open_replay(mid)
         assert replay.analysis.stored() is None  # not made yet
-        seen: list[tuple[int, int]] = []
+        seen = []  # (done, total), as told
         moves = await replay.analysis.run(lambda done, total: seen.append((done, total)))
         assert len(moves) == actions and all(isinstance(m, K.Move) for m in moves)
         assert seen and seen[-1][1] == actions  # its progress, as it went
@@ -133,3 +133,54 @@ async def test_one_analysis_per_player_at_a_time_through_an_edge(kept_cluster):
         await client.close()
         C.use(None)
         pool.shutdown(wait=True)
+
+
+async def test_h_over_ssh_through_an_edge_shows_the_experts_move(cluster, coach):
+    """A real ``voltage edge`` process: alice plays the first bot of the lobby, presses ``h`` on
+    her turn and reads the hint on her terminal; the host's match is marked hinted."""
+    from tests.cluster.test_cluster_e2e import enter, match_of
+
+    edge = await cluster.add_edge()
+    alice = await enter(edge.port, "alice")
+    try:
+        await alice.wait_for("you: alice")
+        alice.press("down", "down", "down", "enter")  # the first "Play a bot" choice
+        await alice.wait_for("VOLTAGE")
+        hosted = match_of(cluster.lobby, "alice")
+        assert hosted is not None
+        me = next(i for i, s in enumerate(hosted.match.seats) if not s.is_bot)
+        await until(lambda: hosted.match.state.to_move == me, timeout=30)
+        # h, until her screen has her turn too (before, the key is not offered and does nothing)
+        await until(lambda: "Hint:" in alice.text() or alice.press("h"), timeout=60, what=lambda: alice.text())
+        assert hosted.match.hinted
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        await alice.close()
+
+
+async def test_a_replays_chart_over_ssh_through_an_edge(kept_cluster, coach):
+    """``ssh HOST replay ID`` on an edge: ``c`` shows the chart the host's coach makes, ``m``
+    steps to a mistake and names the better move."""
+    from tests.support.terminal import Terminal
+
+    store = kept_cluster.store
+    store.upsert_player(KA, "Alice")
+    store.upsert_player(KB, "Bob")
+    mid = finished_match(store, 11)
+    edge = await kept_cluster.add_edge()
+    t = await Terminal(80, 24).connect(edge.port, "carol", command=f"replay {mid}")
+    try:
+        await t.wait_for(r"REPLAY.*0/")
+        await t.wait_for("c chart")  # (the edge's replay has the host's coach behind it)
+        t.press("c")
+        await t.wait_for("✗", timeout=120)
+        t.press("m")
+        await t.wait_for("better:")
+        assert C.Coach(store).stored(mid) is not None  # kept with the match
+    except BaseException:
+        print(kept_cluster.logs())
+        raise
+    finally:
+        await t.close()
