@@ -56,6 +56,25 @@ async def test_a_hint_crosses_from_the_hosts_coach_and_marks_the_match_hinted(cl
         await client.close()
 
 
+async def test_a_hinted_match_on_the_split_server_is_stored_as_such_and_never_rated(kept_cluster, coach):
+    store = kept_cluster.store
+    client = await EdgeClient.connect(kept_cluster.url)
+    try:
+        session, handle = await _against_bot(client, KA, "ann")
+        await until(lambda: handle.view().my_turn, timeout=20)
+        await handle.hint()
+        match = next(h.match for h in kept_cluster.lobby.matches.values() if h.match.code == handle.match)
+        await handle.resign()
+        await until(lambda: match.over)
+        mid = match.recorder.match_id
+        await until(lambda: store.match_record(mid).finished)
+        assert store.match_record(mid).hinted and store.rating_changes(mid) == {}
+        history = await session.history()  # what the player's "Your matches" shows, through the edge
+        assert history and history[0].hinted and history[0].delta is None
+    finally:
+        await client.close()
+
+
 async def test_no_hint_between_people_on_the_split_server(cluster, coach):
     client = await EdgeClient.connect(cluster.url)
     try:

@@ -155,3 +155,16 @@ async def test_every_word_of_the_lessons_is_the_languages_at_80x24(code):
         i18n.reset(token)
         assert found == []
     backend.close()
+
+
+async def test_a_click_on_the_card_that_fits_solves_the_first_lesson():
+    app, backend = local_app(seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = HVLessonScreen(backend)
+        await app.push_screen(screen)
+        await pilot.pause()
+        hand = screen.query_one("#hvl-hand")
+        slot = (screen.view.hand or ()).index(H.Face(7, 3))
+        await pilot.click(hand, offset=(1 + 8 * slot + 3, 1))
+        await until(lambda: screen.solved)
+    backend.close()

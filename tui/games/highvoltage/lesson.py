@@ -22,6 +22,7 @@ from typing import Any
 
 from rich.style import Style
 from rich.text import Text
+from textual import on
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
@@ -182,7 +183,8 @@ class HVLessonScreen(Screen[None]):
     def action_stuck(self) -> None:
         self.act(H.Stuck(0))
 
-    def on_hv_hand_clicked(self, message: HVHand.Clicked) -> None:
+    @on(HVHand.Clicked)
+    def card_clicked(self, message: HVHand.Clicked) -> None:
         self.action_play_slot(message.slot)
 
     def action_leave(self) -> None:
