@@ -28,6 +28,7 @@ WRITTEN_FOR = "8.2.8"
 PIECES = (
     "frames",  # frames written as the cells that changed (App._display)
     "paint-now",  # a widget's changed rows written without a compositor frame
+    "direct-rows",  # painted widgets' changed rows written together, without a compositor frame
     "row-renders",  # a partial update renders only its rows (Compositor._get_renders)
     "plain-lines",  # painted widgets' lines past the styles cache
     "first-style",  # a new screen styled once (breakpoints preset, first resume)
