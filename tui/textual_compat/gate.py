@@ -38,6 +38,7 @@ PIECES = (
     "escape-deadline",  # a lone Escape is a key once the parser's own delay is over
     "method-caches",  # Textual's method caches keyed by widgets cleared at a session's end
     "shared-css",  # parsed CSS shared by every app of the process
+    "param-counts",  # a callback's parameters counted once per function's code (count_parameters)
 )
 
 _state: dict[str, Any] = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.textual_compat import strips
+from tui.textual_compat import callbacks, strips
 from tui.textual_compat.dismantle import component_classes_as_expected
 from tui.textual_compat.gate import PIECES, private
 
@@ -66,6 +66,7 @@ def missing() -> dict[str, list[str]]:
         + ([] if hasattr(getattr(styles_cache, "get_inner_outer", None), "cache_clear")
            else ["StylesCache.get_inner_outer (an lru_cache)"]),
         "shared-css": _has(app.stylesheet, "_parse_cache", "_variables"),
+        "param-counts": callbacks.unexpected(),
     }
     assert set(found) == set(PIECES)
     return found
