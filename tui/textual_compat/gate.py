@@ -39,6 +39,7 @@ PIECES = (
     "method-caches",  # Textual's method caches keyed by widgets cleared at a session's end
     "shared-css",  # parsed CSS shared by every app of the process
     "param-counts",  # a callback's parameters counted once per function's code (count_parameters)
+    "dispatch-plans",  # a message's handlers found once per receiver and message class (_get_dispatch_methods)
 )
 
 _state: dict[str, Any] = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.textual_compat import callbacks, strips
+from tui.textual_compat import callbacks, dispatch, strips
 from tui.textual_compat.dismantle import component_classes_as_expected
 from tui.textual_compat.gate import PIECES, private
 
@@ -67,6 +67,7 @@ def missing() -> dict[str, list[str]]:
            else ["StylesCache.get_inner_outer (an lru_cache)"]),
         "shared-css": _has(app.stylesheet, "_parse_cache", "_variables"),
         "param-counts": callbacks.unexpected(),
+        "dispatch-plans": dispatch.unexpected(),
     }
     assert set(found) == set(PIECES)
     return found
