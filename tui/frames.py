@@ -113,13 +113,15 @@ def _sgr(style: Style | None, color_system: ColorSystem) -> str:
     return ansi
 
 
-def _cells(strip: Strip, color_system: ColorSystem) -> list[Cell]:
+def _cells(strip: Strip, color_system: ColorSystem, keep: bool = False) -> list[Cell]:
     """The cells of a strip, left to right (each one the process's own tuple of its kind).
 
     A painted widget's strips are made of the same segment objects frame after frame (its
-    drawn segments are kept: :meth:`tui.widgets.lines.LineWidget.repaint`), so each segment's
-    cells are kept too, by the segment's identity (the entry holds the segment, so the id is
-    not reused while it is kept)."""
+    drawn segments are kept: :meth:`tui.widgets.lines.LineWidget.repaint`), so with ``keep``
+    (strips painted widgets hand over themselves) each segment's cells are kept too, by the
+    segment's identity (the entry holds the segment, so the id is not reused while it is
+    kept).  A compositor's strips are cut anew each frame: keeping theirs would only make
+    garbage (two objects a segment for the collector)."""
     out: list[Cell] = []
     extend = out.extend
     kept = _SEGMENT_CELLS
@@ -139,9 +141,10 @@ def _cells(strip: Strip, color_system: ColorSystem) -> list[Cell]:
         if len(_CELLS) > _CELLS_KEPT:
             _CELLS.clear()
         cells = list(map(_CELLS.setdefault, cells, cells))
-        if len(kept) >= _SEGMENTS_KEPT:
-            kept.clear()
-        kept[id(segment)] = (segment, color_system, cells)
+        if keep:
+            if len(kept) >= _SEGMENTS_KEPT:
+                kept.clear()
+            kept[id(segment)] = (segment, color_system, cells)
         extend(cells)
     return out
 
@@ -229,12 +232,13 @@ class Shadow:
 
     def diff_rows(
         self, rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]], size: tuple[int, int],
-        color_system: ColorSystem | None,
+        color_system: ColorSystem | None, *, painted: bool = False,
     ) -> str:
         """The terminal sequence that writes ``rows`` (per line: its pieces, each a column
         and a strip) where they differ from what the terminal shows: a compositor's update
         (:meth:`diff`), or a widget's own lines painted without a frame
-        (:meth:`tui.app.VoltageApp.paint_now`)."""
+        (:meth:`tui.app.VoltageApp.paint_now`; ``painted``: their segments' cells are kept, see
+        :func:`_cells`)."""
         color_system = color_system or ColorSystem.TRUECOLOR
         if size != self.size:
             self._reset(size)
@@ -254,7 +258,7 @@ class Shadow:
             for x, strip in pieces:
                 if x >= width:
                     continue
-                new = _cells(strip, color_system)
+                new = _cells(strip, color_system, painted)
                 end = min(x + len(new), width)
                 if end - x < len(new):
                     new = new[: end - x]

@@ -225,7 +225,8 @@ class ShadowedApp(App[ReturnType]):
 
     def _write_rows(self, rows: Rows) -> None:
         """Write ``rows`` (screen rows of pieces) where they differ from what the terminal shows."""
-        text = self.shadow.diff_rows(rows, (self.size.width, self.size.height), self.console._color_system)
+        text = self.shadow.diff_rows(rows, (self.size.width, self.size.height), self.console._color_system,
+                                     painted=True)
         if text:
             self._write_changes(text)
 

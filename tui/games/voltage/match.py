@@ -226,8 +226,9 @@ class MatchScreen(PlayScreen):
         clock = self.clock
         if clock is not None and clock.running is not None:
             ms = clock.remaining(clock.running, now)
-            if ms > LOW_MS + 1000:
-                delays.append((self._phase - now) % 1.0 or 1.0)
+            if ms > LOW_MS + 1000:  # (a timer that fires a hair early must not tick twice)
+                delay = (self._phase - now) % 1.0
+                delays.append(delay if delay > 0.01 else delay + 1.0)
             elif ms > 0:
                 delays.append((ms % 1000 or 1000) / 1000 + 0.002)
         if self.abort_from is not None and self.abort_from > now:
