@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -164,6 +165,7 @@ class MatchScreen(PlayScreen):
         self._abort_shown = False
         self._tick_handle: asyncio.TimerHandle | None = None
         self._retick = False
+        self._phase = random.random()  # where in each second this screen's clock ticks (_schedule_tick)
         self.chat = MatchChat(backend, self.handles)  # (none in a local match or a replay)
         # The coach's hint (a seat against a bot): its line, and the position it is for.
         self.hint_line = ""
@@ -210,21 +212,32 @@ class MatchScreen(PlayScreen):
         self._schedule_tick()
 
     def _schedule_tick(self) -> None:
-        """The next tick, when the running bank's shown second changes (:func:`engine.clock.format_ms`
-        rounds up, so at each whole second), or in a second to look at abort; none without either.
+        """The next tick: when the shown clocks change, or abort's wait is over; none while neither can.
+
+        The running bank's shown second changes once a second (:func:`engine.clock.format_ms`
+        rounds up).  Above :data:`LOW_MS` the screen shows it at its own phase within the
+        second (:attr:`_phase`, a second late at most), so that a server's screens do not all
+        repaint in the same instant when their matches' turns began together; under it, at
+        each whole second, as the bank falls.  Abort is looked at once, when its wait is over.
+        A clock stopped and no abort to come: no timer at all.
 
         A loop timer, not a Textual one: a Textual interval costs a task's wake-up and a
         message per screen per second, a third of a tick's cost with hundreds of screens."""
         self._cancel_tick()
+        now = time.time()
+        delays: list[float] = []
         clock = self.clock
-        if clock is None and self.abort_from is None:
-            return
-        delay = 1.0
         if clock is not None and clock.running is not None:
-            ms = clock.remaining(clock.running, time.time())
-            if ms > 0:
-                delay = (ms % 1000 or 1000) / 1000 + 0.002
-        self._tick_handle = asyncio.get_running_loop().call_later(delay, self._tick)
+            ms = clock.remaining(clock.running, now)
+            if ms > LOW_MS + 1000:  # (a timer that fires a hair early must not tick twice)
+                delay = (self._phase - now) % 1.0
+                delays.append(delay if delay > 0.01 else delay + 1.0)
+            elif ms > 0:
+                delays.append((ms % 1000 or 1000) / 1000 + 0.002)
+        if self.abort_from is not None and self.abort_from > now:
+            delays.append(self.abort_from - now + 0.002)
+        if delays:
+            self._tick_handle = asyncio.get_running_loop().call_later(min(delays), self._tick)
 
     def _cancel_tick(self) -> None:
         if self._tick_handle is not None:
@@ -272,7 +285,10 @@ class MatchScreen(PlayScreen):
                 if clock != self.clock:
                     self.clock = clock
                     self._retick = True
-                self.abort_from = update.extra("abort_from")
+                abort_from = update.extra("abort_from")
+                if abort_from != self.abort_from:
+                    self.abort_from = abort_from
+                    self._retick = True
                 self.draw_offer = update.extra("draw_offer")
                 self.draw_from = update.extra("draw_from")
                 self._coached = bool(update.extra("may_hint", False))
@@ -281,7 +297,7 @@ class MatchScreen(PlayScreen):
         self._show()
         if self._retick and self.is_mounted:
             self._retick = False
-            self._schedule_tick()  # the running bank's seconds fall at new times
+            self._schedule_tick()  # the running bank's seconds fall at new times, or abort's wait moved
         return True
 
     def on_resize(self) -> None:
@@ -489,7 +505,7 @@ class MatchScreen(PlayScreen):
         )
 
     def _tick(self) -> None:
-        """Each second: repaint the clocks (only the top bar), and offer abort when its wait is over."""
+        """Repaint the clocks (only the top bar's digits), and offer abort when its wait is over."""
         self._tick_handle = None
         if not self.is_mounted:
             return
