@@ -18,6 +18,13 @@ per turn of the loop, so that one read of a socket's buffer is never decoded in 
 
 A transport keeps one :class:`ConnectionBudget` per connection (:mod:`server.ssh.connection` for
 SSH) and calls :meth:`ConnectionBudget.spend` with what it has just handled.
+
+A third budget is the process's: **new sessions** per address and overall (:class:`StartLimits`,
+kept by :class:`KeyedBudget` in :class:`~server.session.sessions.Sessions`, so SSH and the web draw
+on one).  Each new session starts an app (~0.1 s of the loop); an address that opens sessions in
+a loop, within the caps of connections, would otherwise buy a tenth of the loop per session.  SSH
+refuses a session over it at once, with a line saying when to try again; the web holds the
+page's hello until its turn (the page cannot be told to retry as a person can).
 """
 
 from __future__ import annotations
@@ -52,6 +59,68 @@ class Bucket:
     @property
     def rested(self) -> bool:
         return self.tokens >= self.burst / 2
+
+
+@dataclass(frozen=True)
+class StartLimits:
+    """New sessions (an app each): per address, ``per_address_burst`` at once, then one every
+    ``per_address_every`` seconds; overall, ``overall_burst`` at once, then ``overall_per_second``.
+    A person opens a session or two at a time (a second terminal, a replay, coming back after a
+    drop); the overall budget bounds many addresses at once (see the module's notes)."""
+
+    per_address_burst: float = 2.0
+    per_address_every: float = 5.0
+    overall_burst: float = 100.0
+    overall_per_second: float = 20.0
+
+
+class KeyedBudget:
+    """A token bucket per key (an address) and one for everyone: :meth:`take` is False when either
+    is empty (and then takes nothing), :meth:`due` says when it would be True."""
+
+    MAX_KEYS = 10_000  # past this many, the addresses whose buckets are full again are forgotten
+
+    def __init__(self, burst: float, rate: float, overall_burst: float, overall_rate: float) -> None:
+        self.burst, self.rate = burst, max(rate, 1e-6)
+        self.overall = Bucket(overall_rate, overall_burst)
+        self._buckets: dict[str, Bucket] = {}
+
+    @classmethod
+    def of(cls, limits: StartLimits) -> KeyedBudget:
+        return cls(limits.per_address_burst, 1 / max(limits.per_address_every, 1e-6), limits.overall_burst,
+                   limits.overall_per_second)
+
+    def _bucket(self, key: str) -> Bucket:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self.MAX_KEYS:
+                self._forget_rested()
+            bucket = self._buckets[key] = Bucket(self.rate, self.burst)
+        return bucket
+
+    def _forget_rested(self) -> None:
+        for key, bucket in list(self._buckets.items()):
+            bucket.take(0)
+            if bucket.tokens >= bucket.burst:
+                del self._buckets[key]
+
+    def due(self, key: str) -> float:
+        """Seconds until ``take(key)`` would succeed (0: now)."""
+        mine = self._buckets.get(key)
+        waits = [0.0]
+        for bucket in (mine, self.overall):
+            if bucket is not None:
+                bucket.take(0)
+                waits.append((1 - bucket.tokens) / bucket.rate)
+        return max(waits)
+
+    def take(self, key: str) -> bool:
+        mine = self._bucket(key)
+        if self.due(key) > 0:
+            return False
+        mine.tokens -= 1
+        self.overall.tokens -= 1
+        return True
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,7 @@ async def _replay(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     if inv.terminal is None:
         inv.console.err(f"voltage: a replay needs a terminal: connect with ssh -t HOST replay {mid}\n")
         return 1
-    return await sessions.replay(inv.terminal, inv.identity, mid, console=inv.console)
+    return await sessions.replay(inv.terminal, inv.identity, mid, console=inv.console, peer=inv.peer)
 
 
 #: Every command, in the usage line's order (help puts those that need a terminal first, and itself last).

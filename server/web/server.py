@@ -29,8 +29,9 @@ What a request may do, and how the server stays up under abuse (each with a test
   and by the driver to its own bounds, and coalesced by the driver as SSH's are.
 - **Link codes**: a budget of tries per address (10, then one per 30 s) and overall (200,
   then one a second); a try over budget is refused (429) before any code is looked at.
-- **New sessions** (each starts an app: ~0.1 s of the loop): a budget per address (2, then
-  one per 5 s) and overall (100, then 20 a second); a hello over it waits for its turn, unread,
+- **New sessions** (each starts an app: ~0.1 s of the loop): the session layer's budget per address
+  and overall, one with SSH's (:class:`~server.session.budget.StartLimits`: 2, then one per 5 s;
+  100, then 20 a second); a hello over it waits for its turn, unread,
   up to ``hello_within``, and is then closed with 1013 (the page tries again a little later).
   Refused at once, an address opening sockets in a loop kept the loop busy with handshakes and
   an SSH player's keys waited up to ~300 ms (``benchmarks/web_attack.py``).  A tab coming back
@@ -61,6 +62,7 @@ from typing import Any
 from aiohttp import web
 
 from server.session.admission import Ticket
+from server.session.budget import KeyedBudget
 from server.session.identity import Identity
 from server.session.sessions import Sessions
 from server.web.assets import Asset, page_template, render_page, static_files
@@ -86,41 +88,6 @@ HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
 }
-
-
-class Budget:
-    """A token bucket per key (an address) and one for everyone: ``take(key)`` is False when either is empty."""
-
-    def __init__(self, burst: float, rate: float, overall_burst: float, overall_rate: float) -> None:
-        self.burst, self.rate = burst, rate
-        self.overall_burst, self.overall_rate = overall_burst, overall_rate
-        self._buckets: dict[str, tuple[float, float]] = {}
-        self._overall = (overall_burst, time.monotonic())
-
-    @staticmethod
-    def _fill(tokens: float, at: float, burst: float, rate: float, now: float) -> float:
-        return min(burst, tokens + (now - at) * rate)
-
-    def due(self, key: str) -> float:
-        """Seconds until ``take(key)`` would succeed (0: now)."""
-        now = time.monotonic()
-        mine = self._fill(*self._buckets.get(key, (self.burst, now)), self.burst, self.rate, now)
-        overall = self._fill(*self._overall, self.overall_burst, self.overall_rate, now)
-        return max(0.0, (1 - mine) / self.rate, (1 - overall) / self.overall_rate)
-
-    def take(self, key: str) -> bool:
-        now = time.monotonic()
-        mine = self._fill(*self._buckets.get(key, (self.burst, now)), self.burst, self.rate, now)
-        overall = self._fill(*self._overall, self.overall_burst, self.overall_rate, now)
-        if mine < 1 or overall < 1:
-            self._buckets[key] = (mine, now)
-            return False
-        self._buckets[key] = (mine - 1, now)
-        self._overall = (overall - 1, now)
-        if len(self._buckets) > 10_000:  # forget the addresses whose buckets are full again
-            self._buckets = {k: v for k, v in self._buckets.items()
-                             if self._fill(*v, self.burst, self.rate, now) < self.burst}
-        return True
 
 
 def browser_label(agent: str) -> str:
@@ -315,10 +282,7 @@ class WebServer:
         self.reuse_port = reuse_port
         self.max_connections = max_connections
         self.web_sessions: dict[str, WebSession] = {}
-        self.link_budget = Budget(10, 1 / 30, 200, 1.0)
-        # New sessions (an app each, ~0.1 s of the loop to start): per address and overall; a hello
-        # over it waits for its turn (see _start_turn).
-        self.start_budget = Budget(2, 1 / 5, 100, 20.0)
+        self.link_budget = KeyedBudget(10, 1 / 30, 200, 1.0)
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self._guard: _Guard | None = None
@@ -540,8 +504,9 @@ class WebServer:
         nothing, and the socket is not read meanwhile: an address that opens sockets in a loop (each
         refusal a handshake, a hello and a close) is held to its budget's pace instead of spinning."""
         deadline = time.monotonic() + self.limits.hello_within
-        while not self.start_budget.take(peer):
-            wait = self.start_budget.due(peer)
+        starts = self.sessions.starts  # (SSH's too: one budget of new sessions)
+        while not starts.take(peer):
+            wait = starts.due(peer)
             transport = request.transport
             if transport is None or transport.is_closing() or time.monotonic() + wait > deadline:
                 return False
@@ -558,7 +523,7 @@ class WebServer:
         code = 1
         try:
             code = await self.sessions.play(session.channel, session.identity, env if isinstance(env, dict) else {},
-                                            peer=peer)
+                                            peer=peer, charged=True)  # (its turn taken: _start_turn)
         except Exception:
             log.exception("a web session failed")
         finally:

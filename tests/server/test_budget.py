@@ -61,3 +61,16 @@ def test_a_rest_forgives_a_burst_over_the_budget(clock: Clock) -> None:
     assert b.over_since is None
     clock.now += 5.0
     assert b.spend(150, 0) is not None  # a new burst starts a new count
+
+
+def test_new_sessions_two_at_once_from_an_address_then_one_per_interval(clock: Clock) -> None:
+    from server.session.budget import KeyedBudget, StartLimits
+
+    b = KeyedBudget.of(StartLimits(per_address_burst=2, per_address_every=5.0, overall_burst=3,
+                                   overall_per_second=1.0))
+    assert b.take("a") and b.take("a")
+    assert not b.take("a") and b.due("a") == pytest.approx(5.0)  # nothing taken by a refusal
+    assert b.take("b")  # another address has its own (and the overall budget its 3rd)
+    assert not b.take("c") and b.due("c") == pytest.approx(1.0)  # everyone's is spent
+    clock.now += 5.0
+    assert b.take("a") and not b.take("a")

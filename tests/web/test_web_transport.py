@@ -356,10 +356,10 @@ async def test_a_session_whose_socket_sent_an_oversized_message_is_not_held(web_
 
 
 async def test_a_hello_over_the_budget_of_new_sessions_waits_for_its_turn(web_server):
-    from server.web.server import Budget
+    from server.session.budget import KeyedBudget
 
     served = await web_server(store=False)
-    served.web.start_budget = Budget(1, 0.5, 100, 20.0)  # one at once, then one every 2 s
+    served.sessions.starts = KeyedBudget(1, 0.5, 100, 20.0)  # one at once, then one every 2 s
     first = await WebTerminal(served).connect()
     second = await WebTerminal(served).connect()  # over the budget: it waits, then gets its session
     try:
@@ -373,9 +373,9 @@ async def test_a_hello_over_the_budget_of_new_sessions_waits_for_its_turn(web_se
 
 
 def test_a_budget_says_when_its_next_token_is_due():
-    from server.web.server import Budget
+    from server.session.budget import KeyedBudget
 
-    b = Budget(2, 1.0, 100, 20.0)
+    b = KeyedBudget(2, 1.0, 100, 20.0)
     assert b.due("a") == 0.0 and b.take("a") and b.take("a")
     assert not b.take("a") and 0.9 < b.due("a") <= 1.0
     assert b.due("b") == 0.0  # another address has its own
