@@ -34,7 +34,7 @@ In scenarios 5-7 the server installs the collector policy, as ``voltage serve`` 
 (``server.gcpolicy``: what survives is frozen, so a reference cycle left behind is never freed).
 
 To compare with an older tree, run the same script from that tree (it only uses what both have):
-``git archive OLD | tar -x -C /tmp/old; cp benchmarks/attack.py /tmp/old/benchmarks/;
+``git archive OLD | tar -x -C /tmp/old; cp benchmarks/attack.py benchmarks/probe.py /tmp/old/benchmarks/;
 PYTHONPATH=/tmp/old python /tmp/old/benchmarks/attack.py``.  ``--only readers,packets,resizes`` runs
 the issue 33 scenarios alone; ``--json FILE`` keeps the figures, and ``--old FILE`` (an older tree's
 ``--json``) prints them beside these.
@@ -57,6 +57,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.probe import fmt, p95, probe_latencies  # noqa: E402
 
 # -- the server (child process) ------------------------------------------------
 
@@ -162,31 +163,6 @@ class Server:
 
 
 # -- the clients -------------------------------------------------------------
-
-
-async def probe_latencies(t, stop_at: float, every: float = 0.1, cap: float = 60.0) -> list[float]:
-    """Type into the probe's name field every ``every`` s until ``stop_at``; each key's
-    time until the probe's screen changes (a key still unanswered at the end counts
-    for as long as it waited)."""
-    out = []
-    i = 0
-    while time.monotonic() < stop_at:
-        before = t.frames
-        t0 = time.monotonic()
-        t.send("x" if i % 2 == 0 else "\x7f")
-        i += 1
-        while t.frames == before and time.monotonic() - t0 < cap and not t.closed.is_set():
-            await asyncio.sleep(0.002)
-        out.append(time.monotonic() - t0)
-        await asyncio.sleep(max(0.0, every - (time.monotonic() - t0)))
-    return out
-
-
-def fmt(lat: list[float]) -> str:
-    if not lat:
-        return "no samples"
-    q = statistics.quantiles(lat, n=20)[-1] if len(lat) >= 2 else lat[0]
-    return f"keypress-to-screen max {max(lat) * 1000:.0f} ms, p95 {q * 1000:.0f} ms ({len(lat)} keys)"
 
 
 async def probe(port: int):
@@ -462,8 +438,9 @@ async def packets(srv: Server, count: int, window: float) -> None:
     wrote = f"{out['wrote_s']:.1f} s" if out["wrote_s"] is not None else "over 4 minutes"
     print(f"  packets: {out['sent']:,} one-byte packets (written in {wrote}): {fmt(lat)}; "
           f"before the flood {fmt(base)}; {closed}", flush=True)
-    figure("packets", {"max_ms": max(lat) * 1000, "p95_ms": statistics.quantiles(lat, n=20)[-1] * 1000,
-                       "base_max_ms": max(base) * 1000, "closed_s": out["closed_s"], "sent": out["sent"]})
+    figure("packets", {"max_ms": max(lat) * 1000, "p95_ms": p95(lat) * 1000,
+                       "base_max_ms": max(base) * 1000, "base_p95_ms": p95(base) * 1000,
+                       "closed_s": out["closed_s"], "sent": out["sent"]})
     await p.close()
 
 
