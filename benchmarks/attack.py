@@ -80,6 +80,10 @@ def serve(policy: bool = False) -> None:
         return harden_app(make_app(backend, player_name=player_name))
 
     async def main() -> None:
+        if os.environ.get("ATTACK_TRACEMALLOC"):
+            import tracemalloc
+
+            tracemalloc.start(25)
         config = ServerConfig(host="127.0.0.1", port=0)
         srv = VoltageServer(config, local_sessions(config, executor=ThreadPoolExecutor(1), app_factory=factory))
         await srv.start()
@@ -96,6 +100,21 @@ def serve(policy: bool = False) -> None:
                 return
             if line.strip() == "rss":
                 print(json.dumps({"rss_kb": rss_kb(os.getpid()), "sessions": srv.sessions.running}), flush=True)
+                return
+            if line.strip() in ("mark", "top") and os.environ.get("ATTACK_TRACEMALLOC"):
+                # (diagnosis: what was allocated since "mark" and is still alive, by where it was)
+                import tracemalloc
+
+                gc.collect()
+                snap = tracemalloc.take_snapshot()
+                if line.strip() == "mark":
+                    globals()["_MARK"] = snap
+                else:
+                    for stat in snap.compare_to(globals()["_MARK"], "traceback")[:12]:
+                        print(stat, file=sys.stderr)
+                        for frame in stat.traceback.format()[-16:]:
+                            print("   ", frame, file=sys.stderr)
+                print(json.dumps({}), flush=True)
                 return
             if line.strip() == "trim":  # what the C allocator keeps but could give back
                 import ctypes
@@ -130,7 +149,8 @@ class Server:
     def __enter__(self) -> Server:
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve", *(["--policy"] if self.policy else [])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            stderr=None if os.environ.get("ATTACK_TRACEMALLOC") else subprocess.DEVNULL,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both piped
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
@@ -144,6 +164,13 @@ class Server:
 
     def rss_kb(self) -> int:
         return rss_kb(self.proc.pid)
+
+    def command(self, what: str) -> None:
+        """(``ATTACK_TRACEMALLOC=1`` only) ``mark``, then ``top``: what stayed since, on stderr."""
+        if os.environ.get("ATTACK_TRACEMALLOC"):
+            self.stdin.write(what + "\n")
+            self.stdin.flush()
+            self.stdout.readline()
 
     def running(self) -> int:
         """Sessions with an app running now (no collection)."""
@@ -330,6 +357,7 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
         await login_time(srv.port)
     await asyncio.sleep(2.0)
     rss0 = srv.rss_kb()
+    srv.command("mark")
     bad = []
     for i in range(n):
         t = await connect_from(srv.port, f"127.0.5.{i + 1}", f"r{i}", 400, 200, window=1 << 30)
@@ -371,6 +399,7 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
         await asyncio.sleep(0.1)
     await asyncio.sleep(5.0)  # the collector's tick, the apps' last timers
     after = srv.rss_kb()
+    srv.command("top")
     trimmed = srv.trimmed_rss_kb()
     when = (f"{len(closed)} of {n} closed, the first after {closed[0]:.0f} s, the last after {closed[-1]:.0f} s"
             if closed else f"none of {n} closed in {seconds:.0f} s")

@@ -114,6 +114,21 @@ class KeyedBudget:
                 waits.append((1 - bucket.tokens) / bucket.rate)
         return max(waits)
 
+    def charge(self, key: str, n: float = 1.0) -> None:
+        """Spend ``n`` of ``key``'s tokens whether they are there or not (a penalty: its debt at most
+        ``burst``, everyone's budget untouched)."""
+        mine = self._bucket(key)
+        mine.take(n)
+        mine.tokens = max(mine.tokens, -mine.burst)
+
+    def debt(self, key: str) -> float:
+        """Seconds until ``key`` is out of debt (0: it is not in debt)."""
+        mine = self._buckets.get(key)
+        if mine is None:
+            return 0.0
+        mine.take(0)
+        return max(0.0, -mine.tokens / mine.rate)
+
     def take(self, key: str) -> bool:
         mine = self._bucket(key)
         if self.due(key) > 0:

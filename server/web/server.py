@@ -37,6 +37,11 @@ What a request may do, and how the server stays up under abuse (each with a test
   an SSH player's keys waited up to ~300 ms (``benchmarks/web_attack.py``).  A tab coming back
   to its session spends nothing, and a session whose socket broke the protocol (a message over
   ``max_message``) is not held for its return.
+- **Penalties** (OpenSSH's ``PerSourcePenalties``' idea): every refused request (a 4xx) costs its
+  address a token of a budget of 20, then 2 a second (a debt of at most 20); an address in debt has
+  its next requests wait until it is out of it (at most 5 s each) before they are looked at.  Answered at once, an
+  attacker's loop of wrong Origins, bad paths or link guesses took ~20-30 % of the server's loop
+  (``benchmarks/web_attack.py``, which prints the server's CPU per attack); waiting costs nothing.
 - **Behind a reverse proxy** (TLS ends there): a connection from a loopback address is a
   proxy on this machine, and its ``X-Forwarded-For`` (the right-most address: the one the
   proxy saw), ``X-Forwarded-Proto`` and ``X-Forwarded-Host`` are believed; nobody else's.
@@ -74,6 +79,8 @@ COOKIE = "voltage_browser"
 COOKIE_AGE = 400 * 24 * 3600  # (the longest a browser keeps a cookie)
 MAX_REQUEST = 4096  # bytes of a request's body (the link form's is ~30)
 KEEPALIVE = 15.0  # seconds an idle keep-alive connection is kept
+PENALTY_BURST, PENALTY_RATE = 20.0, 2.0  # refused requests per address at once, then a second
+PENALTY_MAX = 5.0  # the longest a penalised address's request waits before it is looked at
 
 # Scripts: the page's own files only (no inline script, no eval).  Styles may be inline: xterm.js
 # writes its theme and sizes into <style> elements it makes (styles run no code).
@@ -283,6 +290,9 @@ class WebServer:
         self.max_connections = max_connections
         self.web_sessions: dict[str, WebSession] = {}
         self.link_budget = KeyedBudget(10, 1 / 30, 200, 1.0)
+        # Refusals (a 4xx: a wrong Origin, a path that is not the page's, a link try over budget) per
+        # address: 20, then 2 a second; past that, the address's requests wait (see _middleware).
+        self.penalties = KeyedBudget(PENALTY_BURST, PENALTY_RATE, 1e12, 1e12)  # (no overall one)
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self._guard: _Guard | None = None
@@ -359,14 +369,22 @@ class WebServer:
     async def _middleware(self, request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
         if self._guard is not None and request.transport is not None:
             self._guard.asked.add(request.transport)
+        peer = client_address(request)
+        wait = self.penalties.debt(peer)
+        if wait > 0:  # (an address refused again and again: its requests wait, unread, costing nothing)
+            await asyncio.sleep(min(wait, PENALTY_MAX))
         try:
             response = await handler(request)
         except web.HTTPException as e:  # (a 404, a 403: with the headers too)
             for name, value in HEADERS.items():
                 e.headers.setdefault(name, value)
+            if e.status >= 400:
+                self.penalties.charge(peer)
             raise
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
+        if response.status >= 400:
+            self.penalties.charge(peer)
         return response
 
     def _send(self, request: web.Request, file: Asset, cache: str = "no-cache") -> web.StreamResponse:
