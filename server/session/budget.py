@@ -1,6 +1,7 @@
-"""Budgets of what one client sends, for any transport: token buckets, and the penalties of a client over them.
+"""Budgets of what clients cost the shared event loop, for any transport: token buckets, and the
+penalties of a client over them.
 
-Two budgets guard the shared event loop:
+Two budgets are each client's:
 
 - a **session's input** (the driver's :class:`~server.session.driver.InputLimits`): bytes and keys
   per second, counted where the app gets them;
@@ -19,12 +20,15 @@ per turn of the loop, so that one read of a socket's buffer is never decoded in 
 A transport keeps one :class:`ConnectionBudget` per connection (:mod:`server.ssh.connection` for
 SSH) and calls :meth:`ConnectionBudget.spend` with what it has just handled.
 
-A third budget is the process's: **new sessions** per address and overall (:class:`StartLimits`,
-kept by :class:`KeyedBudget` in :class:`~server.session.sessions.Sessions`, so SSH and the web draw
-on one).  Each new session starts an app (~0.1 s of the loop); an address that opens sessions in
-a loop, within the caps of connections, would otherwise buy a tenth of the loop per session.  SSH
-refuses a session over it at once, with a line saying when to try again; the web holds the
-page's hello until its turn (the page cannot be told to retry as a person can).
+Two are the process's, kept by :class:`~server.session.sessions.Sessions` for every transport:
+
+- **whole-screen frames** of every session (:class:`RedrawBudget`), in cells: a big one waits its
+  turn, a usual terminal's never does;
+- **new sessions** per address and overall (:class:`StartLimits`, a :class:`KeyedBudget`).  Each
+  new session starts an app (~0.1 s of the loop); an address that opens sessions in a loop, within
+  the caps of connections, would otherwise buy a tenth of the loop per session.  SSH refuses a
+  session over it at once, with a line saying when to try again; the web holds the page's hello
+  until its turn (the page cannot be told to retry as a person can).
 """
 
 from __future__ import annotations
@@ -136,6 +140,45 @@ class KeyedBudget:
         mine.tokens -= 1
         self.overall.tokens -= 1
         return True
+
+
+@dataclass(frozen=True)
+class RedrawLimits:
+    """Whole-screen frames (a session's first, a resize's, a repaint's) of every session of a
+    process: ``cells_per_second`` (~2 us of the loop a cell: 150,000 a second is a quarter of it),
+    ``cells_burst`` at once; a frame of at most ``free_cells`` (a usual terminal) never waits."""
+
+    cells_per_second: float = 150_000.0
+    cells_burst: float = 400_000.0
+    free_cells: int = 200 * 60
+
+
+class RedrawBudget:
+    """One budget of whole-screen frames for every session of a process, each costing its cells:
+    fifty 400x200 sessions resizing at once drew 4 million cells in one go (the loop's for ~10 s,
+    a new login's name screen with it); a big frame over the budget waits its turn (the driver
+    keeps the latest size asked for), a small one never waits (an 80x24 login is not queued
+    behind big frames) but counts, and so does a first frame."""
+
+    def __init__(self, limits: RedrawLimits | None = None) -> None:
+        self.limits = limits = limits or RedrawLimits()
+        self.cells = Bucket(limits.cells_per_second, limits.cells_burst)
+        self.held = 0  # frames made to wait so far
+
+    def charge(self, cells: int) -> None:
+        """``cells`` drawn whatever the budget says (a session's first frame)."""
+        self.cells.take(cells)
+        self.cells.tokens = max(self.cells.tokens, -self.cells.burst)  # (a debt of at most a burst)
+
+    def ask(self, cells: int) -> float:
+        """0: draw these ``cells`` now (charged); else the seconds to wait before asking again."""
+        bucket = self.cells
+        bucket.take(0)
+        if cells <= self.limits.free_cells or bucket.tokens >= 0:
+            self.charge(cells)
+            return 0.0
+        self.held += 1
+        return -bucket.tokens / bucket.rate
 
 
 @dataclass(frozen=True)

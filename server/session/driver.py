@@ -57,7 +57,11 @@ All sessions share one event loop, so one session must not be able to take it
   unread (above ``low_water``): the latest size is drawn once the client has read.
   Fifty clients that stopped reading and resized every 0.1 s had each resize redraw
   a 400x200 screen into their kernel buffers (the server's memory 94 -> 288 MB, logins
-  8-12 s, none of them closed: each drain reset their stuck time).
+  8-12 s, none of them closed: each drain reset their stuck time).  And every session's whole
+  frames (its first, a resize's, a repaint's) come out of one budget of the process's, in cells
+  (:class:`~server.session.budget.RedrawBudget`): a big one waits its turn (the latest size
+  kept), a usual terminal's never does, so fifty 400x200 screens redrawn at once no longer hold up
+  a new 80x24 login for seconds.
 - **No leak after the end.** The session's parser keeps its key cache on the
   instance, and Textual's method caches keyed by widgets are cleared when a
   session ends (:mod:`tui.textual_compat.session`, with the figures).
@@ -81,7 +85,7 @@ from textual.geometry import Size
 from textual.messages import Message
 
 from server import gcpolicy
-from server.session.budget import Bucket
+from server.session.budget import Bucket, RedrawBudget
 from tui import textual_compat as compat
 from tui.keys import KeySequencer
 
@@ -165,6 +169,7 @@ class _Session:
     input_limits: InputLimits = field(default_factory=InputLimits)
     output_limits: OutputLimits = field(default_factory=OutputLimits)
     reader: asyncio.Task[None] | None = None  # the driver's input task: ended before the app is dismantled
+    redraws: RedrawBudget | None = None  # whole-screen frames, shared by every session of the process
 
 
 _current: contextvars.ContextVar[_Session] = contextvars.ContextVar("voltage_ssh_session")
@@ -214,6 +219,7 @@ class SSHDriver(Driver):
         self._pending_size: tuple[int, int] | None = None
         self._resize_handle: asyncio.TimerHandle | None = None
         self._new_terminal = False  # a Repaint came: the modes go out again with the next full picture
+        self._redraws = self._session.redraws
         self.end_reason: str | None = None
 
     # -- output --------------------------------------------------------------
@@ -277,7 +283,7 @@ class SSHDriver(Driver):
         # A Resize to the current (or latest asked-for) size redraws the whole screen.
         size = self._pending_size or self._size or _clamp_size(*self._channel.size, self._out)
         self._pending_size = None
-        self._post_resize(*size)
+        self._draw(*size)
 
     def _end(self, reason: str | None, *, abort: bool = False) -> None:
         """End this session (only this one): the app exits and the channel closes."""
@@ -301,6 +307,8 @@ class SSHDriver(Driver):
 
     def start_application_mode(self) -> None:
         width, height = _clamp_size(*self._channel.size, self._out)
+        if self._redraws is not None:  # (the first frame is drawn at once, and counts)
+            self._redraws.charge(width * height)
         self._post_resize(width, height)
         self._enter_modes()
         self._reader = self._session.reader = asyncio.get_running_loop().create_task(self._read_input())
@@ -374,7 +382,18 @@ class SSHDriver(Driver):
             self._resize_handle = self._loop.call_later(wait, self._apply_resize)
             return
         size, self._pending_size = self._pending_size, None
-        self._post_resize(*size)
+        self._draw(*size)
+
+    def _draw(self, width: int, height: int) -> None:
+        """A whole frame at this size, now if the process's budget of whole frames allows, else as
+        the latest size asked for, once it does (a resize meanwhile replaces it)."""
+        wait = self._redraws.ask(width * height) if self._redraws is not None else 0.0
+        if wait <= 0:
+            self._post_resize(width, height)
+            return
+        self._pending_size = (width, height)
+        if self._resize_handle is None and not self._closed:
+            self._resize_handle = self._loop.call_later(wait, self._apply_resize)
 
     def _apply_resize(self) -> None:
         self._resize_handle = None
@@ -489,10 +508,12 @@ async def run_app(
     *,
     input_limits: InputLimits | None = None,
     output_limits: OutputLimits | None = None,
+    redraws: RedrawBudget | None = None,
 ) -> Any:
-    """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop."""
+    """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop.  ``redraws``:
+    the budget of whole frames this session shares with the others of its process."""
     session = _Session(channel, input_limits=input_limits or InputLimits(),
-                       output_limits=output_limits or OutputLimits())
+                       output_limits=output_limits or OutputLimits(), redraws=redraws)
     _current.set(session)
     app.driver_class = SSHDriver
     compat.keep_process_streams(app)  # many apps in one process: sys.stdout/sys.stderr stay the server's

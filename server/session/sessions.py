@@ -15,6 +15,7 @@ environment and what it asked for; :class:`Sessions` runs the rest the same way 
 - the name watchdog: a session that has chosen no name after ``name_idle`` (5 min)
   ends with a message, so an abandoned terminal does not hold a session for ever
   (one that had a name and was taken over by a newer session of its key is not idle);
+- the budget of whole-screen frames of every session (:class:`~server.session.budget.RedrawBudget`);
 - the budget of new sessions per address and overall (:class:`~server.session.budget.StartLimits`,
   one for every transport): a session over it is refused with a line saying when to try
   again, before its app is made (a transport that waits for the turn itself, as the web
@@ -37,7 +38,7 @@ from typing import Any, Protocol
 from server import gcpolicy
 from server.session.admission import Admission
 from server.session.app import AppFactory, default_app_factory
-from server.session.budget import ConnectionLimits, KeyedBudget, StartLimits
+from server.session.budget import ConnectionLimits, KeyedBudget, RedrawBudget, RedrawLimits, StartLimits
 from server.session.driver import InputLimits, OutputLimits, TerminalChannel, run_app
 from server.session.environment import client_env
 from server.session.identity import Identity
@@ -57,6 +58,8 @@ class SessionLimits:
     connection_limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     # new sessions per address and overall, whatever their transport (server.session.budget)
     starts: StartLimits = field(default_factory=StartLimits)
+    # whole-screen frames of every session (server.session.budget)
+    redraws: RedrawLimits = field(default_factory=RedrawLimits)
 
 
 class Console(Protocol):
@@ -130,6 +133,7 @@ class Sessions:
         self.restored = 0  # unfinished matches brought back at start
         self.web_address = ""  # the web page's address, when a web transport serves these sessions
         self.starts = KeyedBudget.of(self.limits.starts)  # new sessions, per address and overall
+        self.redraws = RedrawBudget(self.limits.redraws)  # every session's whole frames
         self._started = False
 
     def refused_start(self, peer: str, console: Console) -> bool:
@@ -236,4 +240,5 @@ class Sessions:
 
     async def _run(self, app: Any, terminal: TerminalChannel) -> None:
         limits = self.limits
-        await run_app(app, terminal, input_limits=limits.input_limits, output_limits=limits.output_limits)
+        await run_app(app, terminal, input_limits=limits.input_limits, output_limits=limits.output_limits,
+                      redraws=self.redraws)

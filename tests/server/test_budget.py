@@ -74,3 +74,15 @@ def test_new_sessions_two_at_once_from_an_address_then_one_per_interval(clock: C
     assert not b.take("c") and b.due("c") == pytest.approx(1.0)  # everyone's is spent
     clock.now += 5.0
     assert b.take("a") and not b.take("a")
+
+
+def test_whole_frames_big_ones_wait_their_turn_usual_ones_never(clock: Clock) -> None:
+    from server.session.budget import RedrawBudget, RedrawLimits
+
+    b = RedrawBudget(RedrawLimits(cells_per_second=100_000, cells_burst=100_000, free_cells=80 * 24))
+    assert b.ask(400 * 200) == 0.0 and b.ask(400 * 200) == 0.0  # the burst, then into debt
+    wait = b.ask(400 * 200)
+    assert wait == pytest.approx(0.6)  # out of the 60,000 cells' debt at 100,000 a second
+    assert b.ask(80 * 24) == 0.0  # a usual terminal's frame: drawn at once (and counted)
+    clock.now += 0.7
+    assert b.ask(400 * 200) == 0.0 and b.held == 1
