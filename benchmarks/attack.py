@@ -85,6 +85,12 @@ def serve(policy: bool = False) -> None:
 
             tracemalloc.start(25)
         config = ServerConfig(host="127.0.0.1", port=0)
+        try:  # (these scenarios open many sessions from 127.0.0.1: no budget of new sessions here)
+            from server.session.budget import StartLimits
+
+            config.session_starts = StartLimits(1e6, 1e-6, 1e6, 1e6)
+        except ImportError:  # (an older tree: it had none)
+            pass
         srv = VoltageServer(config, local_sessions(config, executor=ThreadPoolExecutor(1), app_factory=factory))
         await srv.start()
         if policy:
@@ -114,6 +120,59 @@ def serve(policy: bool = False) -> None:
                         print(stat, file=sys.stderr)
                         for frame in stat.traceback.format()[-16:]:
                             print("   ", frame, file=sys.stderr)
+                print(json.dumps({}), flush=True)
+                return
+            if line.strip() == "why":  # (diagnosis) what holds the apps still alive, and what is alive
+                gc.unfreeze()
+                gc.collect()
+                counts: dict[str, int] = {}
+                for o in gc.get_objects():
+                    counts[type(o).__name__] = counts.get(type(o).__name__, 0) + 1
+                print(sorted(counts.items(), key=lambda kv: -kv[1])[:40], file=sys.stderr)
+                big = sorted((o for o in gc.get_objects() if isinstance(o, (bytearray, list, dict))),
+                             key=sys.getsizeof, reverse=True)[:10]
+                print([(type(o).__name__, sys.getsizeof(o)) for o in big], file=sys.stderr)
+                seen: set[int] = set()
+                held: dict[str, list[int]] = {}
+                for o in gc.get_objects():
+                    for r in gc.get_referents(o):
+                        if isinstance(r, (bytes, str, bytearray)) and id(r) not in seen:
+                            seen.add(id(r))
+                            k = f"{type(r).__name__} in {type(o).__name__}"
+                            n = sys.getsizeof(r)
+                            held.setdefault(k, [0, 0])
+                            held[k][0] += 1
+                            held[k][1] += n
+                print(sorted(held.items(), key=lambda kv: -kv[1][1])[:10], file=sys.stderr)
+                import ctypes
+
+                ctypes.CDLL("libc.so.6").malloc_trim(0)
+                regions: dict[str, int] = {}
+                name = ""
+                with open(f"/proc/{os.getpid()}/smaps") as maps:
+                    for row in maps:
+                        parts = row.split()
+                        if "-" in parts[0] and len(parts) >= 5 and not parts[0].endswith(":"):
+                            size = int(parts[0].split("-")[1], 16) - int(parts[0].split("-")[0], 16)
+                            name = parts[5] if len(parts) > 5 else f"anon {size // 1024} KB"
+                            if name.startswith("/"):
+                                name = name.rsplit("/", 1)[-1]
+                        elif parts[0] == "Rss:":
+                            regions[name] = regions.get(name, 0) + int(parts[1])
+                print(sorted(regions.items(), key=lambda kv: -kv[1])[:15], file=sys.stderr)
+                sys._debugmallocstats()
+                for app in [o for o in gc.get_objects() if isinstance(o, App)][:3]:
+                    chain: list[object] = [app]
+                    for _ in range(6):
+                        refs = [r for r in gc.get_referrers(chain[-1]) if r is not chain and not
+                                isinstance(r, type(sys._getframe()))]
+                        if not refs:
+                            break
+                        chain.append(refs[0])
+                        desc = getattr(refs[0], "__qualname__", "") or (
+                            getattr(getattr(refs[0], "cr_code", None), "co_qualname", ""))
+                        print("  <-", type(refs[0]).__name__, desc, repr(refs[0])[:160], file=sys.stderr)
+                    print("--", file=sys.stderr)
                 print(json.dumps({}), flush=True)
                 return
             if line.strip() == "trim":  # what the C allocator keeps but could give back
@@ -150,7 +209,7 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve", *(["--policy"] if self.policy else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            stderr=None if os.environ.get("ATTACK_TRACEMALLOC") else subprocess.DEVNULL,
+            stderr=None if os.environ.get("ATTACK_TRACEMALLOC") or os.environ.get("ATTACK_WHY") else subprocess.DEVNULL,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both piped
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
@@ -362,12 +421,17 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
     for i in range(n):
         t = await connect_from(srv.port, f"127.0.5.{i + 1}", f"r{i}", 400, 200, window=1 << 30)
         await t.wait_for("Your name", timeout=60)
-        t.press("enter")
-        await t.wait_for(f"you: r{i}", timeout=60)
+        for _ in range(12):  # (an Enter before the name field has the focus is lost: again)
+            t.press("enter")
+            try:
+                await t.wait_for(f"you: r{i}", timeout=5)
+                break
+            except AssertionError:
+                pass
         t.conn._transport.pause_reading()
         bad.append(t)
     t0 = time.monotonic()
-    peak = srv.rss_kb()
+    peak = lobby = srv.rss_kb()
     logins: list[float] = []
 
     async def resize_forever() -> None:
@@ -400,16 +464,22 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
     await asyncio.sleep(5.0)  # the collector's tick, the apps' last timers
     after = srv.rss_kb()
     srv.command("top")
+    if os.environ.get("ATTACK_WHY"):
+        srv.stdin.write("why\n")
+        srv.stdin.flush()
+        srv.stdout.readline()
     trimmed = srv.trimmed_rss_kb()
     when = (f"{len(closed)} of {n} closed, the first after {closed[0]:.0f} s, the last after {closed[-1]:.0f} s"
             if closed else f"none of {n} closed in {seconds:.0f} s")
     print(f"  readers: {n} sessions at 400x200 stop reading and resize every 0.1 s: RSS {rss0 / 1024:.0f} MB "
-          f"before, peak {peak / 1024:.0f} MB, {during / 1024:.0f} MB at {seconds:.0f} s, {after / 1024:.0f} MB once "
+          f"before, {lobby / 1024:.0f} MB with them in the lobby, "
+          f"peak {peak / 1024:.0f} MB, {during / 1024:.0f} MB at {seconds:.0f} s, {after / 1024:.0f} MB once "
           f"gone ({(after - rss0) / 1024:+.0f} MB; {(trimmed - rss0) / 1024:+.0f} MB after malloc_trim); {when}; "
           f"a normal login meanwhile took max "
           f"{max(logins):.2f} s (begun at {started[logins.index(max(logins))]:.0f} s), median "
           f"{statistics.median(logins):.2f} s ({len(logins)} logins)", flush=True)
-    figure("readers", {"rss_before_mb": rss0 / 1024, "rss_peak_mb": peak / 1024, "rss_after_mb": after / 1024,
+    figure("readers", {"rss_before_mb": rss0 / 1024, "rss_lobby_mb": lobby / 1024, "rss_peak_mb": peak / 1024,
+                       "rss_after_mb": after / 1024, "rss_trimmed_mb": trimmed / 1024,
                        "closed": len(closed), "of": n, "first_closed_s": closed[0] if closed else None,
                        "last_closed_s": closed[-1] if closed else None, "login_max_s": max(logins),
                        "login_median_s": statistics.median(logins)})
@@ -554,6 +624,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="shorter windows, fewer sessions")
     ap.add_argument("--only", default="flood,reading,ended,slots,readers,packets,resizes")
     ap.add_argument("--json", default=None, help="write the issue 33 figures to this file")
+    ap.add_argument("--waves", type=int, default=1, help="readers: this many waves of them on one server")
     ap.add_argument("--old", default=None, help="an older tree's --json file, printed beside these figures")
     args = ap.parse_args()
     if args.serve:
@@ -592,6 +663,11 @@ def main() -> None:
         if "readers" in only:
             with Server(policy=True) as srv:
                 await readers(srv, 20 if args.quick else 50, 45.0)
+                if args.waves > 1:  # (on the same server: is what stays reused by the next wave?)
+                    first = dict(FIGURES["readers"])  # type: ignore[call-overload]
+                    for _ in range(args.waves - 1):
+                        await readers(srv, 20 if args.quick else 50, 45.0)
+                    FIGURES["readers"] = {**first, "rss_after_waves_mb": FIGURES["readers"]["rss_after_mb"]}  # type: ignore[index]
         if "packets" in only:
             with Server(policy=True) as srv:
                 await packets(srv, 100_000, 10.0)

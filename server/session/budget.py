@@ -145,11 +145,12 @@ class KeyedBudget:
 @dataclass(frozen=True)
 class RedrawLimits:
     """Whole-screen frames (a session's first, a resize's, a repaint's) of every session of a
-    process: ``cells_per_second`` (~2 us of the loop a cell: 150,000 a second is a quarter of it),
-    ``cells_burst`` at once; a frame of at most ``free_cells`` (a usual terminal) never waits."""
+    process: ``cells_per_second`` (~2 us of the loop a cell: 100,000 a second is a fifth of it),
+    ``cells_burst`` at once (one 400x200 frame: a burst of several took a loaded loop for seconds);
+    a frame of at most ``free_cells`` (a usual terminal) never waits."""
 
-    cells_per_second: float = 150_000.0
-    cells_burst: float = 400_000.0
+    cells_per_second: float = 100_000.0
+    cells_burst: float = 100_000.0
     free_cells: int = 200 * 60
 
 
