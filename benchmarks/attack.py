@@ -37,7 +37,11 @@ To compare with an older tree, run the same script from that tree (it only uses 
 ``git archive OLD | tar -x -C /tmp/old; cp benchmarks/attack.py benchmarks/probe.py /tmp/old/benchmarks/;
 PYTHONPATH=/tmp/old python /tmp/old/benchmarks/attack.py``.  ``--only readers,packets,resizes`` runs
 the issue 33 scenarios alone; ``--json FILE`` keeps the figures, and ``--old FILE`` (an older tree's
-``--json``) prints them beside these.
+``--json``) prints them beside these.  ``--waves N`` runs the readers N times on one server (is what
+stays after them reused by the next wave, or does it grow?).  To see what stays, ``ATTACK_WHY=1``
+prints (on stderr, after the readers) the live objects, the strings they hold, the memory regions
+and pymalloc's arenas; ``ATTACK_TRACEMALLOC=1`` what was allocated since the readers came and is
+still alive (slow: the server runs several times slower under tracemalloc).
 """
 
 from __future__ import annotations

@@ -42,7 +42,8 @@ All sessions share one event loop, so one session must not be able to take it
   asyncssh move everything, and the kernel's send queue, which grows to megabytes).
   Output above ``low_water`` is unread: it is watched (every ``poll`` s) until it
   drains.  Above ``high_water`` the driver stops writing (frames are dropped, not
-  queued); once the queue drains below ``low_water`` it repaints the whole screen
+  queued, and the app holds its updates: it renders nothing for no one); once the
+  queue drains below ``low_water`` it repaints the whole screen
   (telling the app, whose frames are written as changes against what the terminal
   shows, that the terminal's picture is unknown: ``app.forget_terminal()``, see
   :mod:`tui.frames`).  Unread for ``stuck_close_after`` seconds without a drain: the
@@ -71,6 +72,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import contextvars
 import logging
 import time
@@ -220,6 +222,7 @@ class SSHDriver(Driver):
         self._resize_handle: asyncio.TimerHandle | None = None
         self._new_terminal = False  # a Repaint came: the modes go out again with the next full picture
         self._redraws = self._session.redraws
+        self._held: contextlib.AbstractContextManager[None] | None = None  # the app's updates, held while paused
         self.end_reason: str | None = None
 
     # -- output --------------------------------------------------------------
@@ -238,6 +241,7 @@ class SSHDriver(Driver):
             self._end(None, abort=True)
         elif pending > self._out.high_water:
             self._paused_since = time.monotonic()
+            self._hold_updates()
             self._watch_unread()
         elif pending > self._out.low_water:
             self._watch_unread()
@@ -258,6 +262,7 @@ class SSHDriver(Driver):
             self._unread_since = None
             if self._paused_since is not None:
                 self._paused_since = None
+                self._release_updates()
                 self._repaint()
             else:
                 self._try_resize()
@@ -270,6 +275,19 @@ class SSHDriver(Driver):
             self._end(None, abort=True)
             return
         self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
+
+    def _hold_updates(self) -> None:
+        """The client is not reading: the app stops laying out and rendering its updates (Textual's
+        ``batch_update``) until it does, as its frames would be dropped anyway (fifty stuck 400x200
+        lobbies each rendered every change of the lobby for no one)."""
+        if self._held is None:
+            self._held = self._app.batch_update()
+            self._held.__enter__()
+
+    def _release_updates(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.__exit__(None, None, None)
 
     def _repaint(self) -> None:
         # Frames were dropped: what the terminal shows is unknown to the app's shadow
