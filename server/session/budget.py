@@ -103,10 +103,14 @@ class KeyedBudget:
         return bucket
 
     def _forget_rested(self) -> None:
+        """Forget the keys whose buckets are full again, and the oldest ones down to nine tenths of
+        ``MAX_KEYS`` (so that the next few thousand new keys do not look again)."""
         for key, bucket in list(self._buckets.items()):
             bucket.take(0)
             if bucket.tokens >= bucket.burst:
                 del self._buckets[key]
+        for key in list(self._buckets)[: max(0, len(self._buckets) - self.MAX_KEYS * 9 // 10)]:
+            del self._buckets[key]
 
     def due(self, key: str) -> float:
         """Seconds until ``take(key)`` would succeed (0: now)."""

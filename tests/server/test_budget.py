@@ -86,3 +86,13 @@ def test_whole_frames_big_ones_wait_their_turn_usual_ones_never(clock: Clock) ->
     assert b.ask(80 * 24) == 0.0  # a usual terminal's frame: drawn at once (and counted)
     clock.now += 0.7
     assert b.ask(400 * 200) == 0.0 and b.held == 1
+
+
+def test_a_keyed_budget_forgets_addresses_beyond_its_bound(clock: Clock) -> None:
+    from server.session.budget import KeyedBudget
+
+    b = KeyedBudget(1, 0.001, 1e9, 1e9)
+    b.MAX_KEYS = 100
+    for i in range(1000):
+        assert b.take(f"10.0.{i // 256}.{i % 256}")
+    assert len(b._buckets) <= 100
