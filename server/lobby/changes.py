@@ -72,6 +72,34 @@ def apply(snapshot: Snapshot, delta: LobbyDelta) -> Snapshot:
                     delta.version)
 
 
+def merge(deltas: list[LobbyDelta]) -> LobbyDelta | None:
+    """One delta doing what ``deltas`` (consecutive, oldest first) do one after the other
+    (None: one of them moved the matches' order: read the snapshot)."""
+    if not deltas or any(d.order for d in deltas):
+        return None
+    players: dict[str, PlayerInfo] = {}
+    gone: dict[str, None] = {}
+    matches: dict[str, MatchInfo] = {}
+    ended: dict[str, None] = {}
+    waiting: dict[str, int] = {}
+    for d in deltas:
+        for name in d.gone:
+            players.pop(name, None)
+            gone[name] = None
+        for p in d.players:
+            gone.pop(p.name, None)
+            players[p.name] = p
+        for code in d.ended:
+            matches.pop(code, None)
+            ended[code] = None
+        for m in d.matches:
+            ended.pop(m.code, None)
+            matches[m.code] = m
+        waiting = dict(d.waiting) if d.waiting else waiting
+    return LobbyDelta(deltas[0].base, deltas[-1].version, tuple(players.values()), tuple(gone),
+                      tuple(matches.values()), tuple(ended), waiting)
+
+
 class ChangeLog:
     """The latest snapshot, numbered, and the last ``keep`` deltas that led to it."""
 
