@@ -123,6 +123,11 @@ class LobbyScreen(SizedScreen):
         self.chat_room: ChatRoom | None = make_chat() if make_chat is not None else None
 
     @property
+    def lists(self) -> LobbyLists:
+        """The Online and Matches lists' rows, at the lobby version shown."""
+        return self._index
+
+    @property
     def mode(self) -> Mode:
         """What the player is doing now (:mod:`tui.screens.lobby_modes`)."""
         return self._mode

@@ -88,7 +88,9 @@ class RowMenu(Menu):
         self._follow()
 
     def _follow(self) -> None:
-        height = self._height()
+        height = self.content_size.height
+        if height <= 0:
+            return  # (hidden, or not laid out yet: placed when it is painted)
         if self.index < self.top:
             self.top = self.index
         elif self.index >= self.top + height:
