@@ -51,15 +51,21 @@ class Presence:
         self._listeners: list[Callable[[], None]] = []
         self._notify_handle: asyncio.Handle | None = None
         self.log = ChangeLog()  # what the screens were told, numbered, and the deltas between
+        self._dirty = True  # changed since the log's last version
 
-    def published(self) -> Snapshot:
-        """The lobby's present, numbered (a new version, and its delta, when it changed)."""
-        return self.log.publish(self.lobby.snapshot())
+    def published(self, *, fresh: bool = True) -> Snapshot:
+        """The lobby's present, numbered (a new version, and its delta, when it changed).
+        ``fresh=False``: made again only if the lobby said it changed since (what every
+        screen asks at each change: the snapshot is made once, not once a screen)."""
+        if fresh or self._dirty:
+            self._dirty = False
+            return self.log.publish(self.lobby.snapshot())
+        return self.log.snapshot
 
     def changes(self, since: int) -> list[LobbyDelta] | None:
         """The deltas after version ``since``, up to the present (None: not kept: read
         :meth:`published`)."""
-        self.published()
+        self.published(fresh=False)
         return self.log.since(since)
 
     def online(self, player: Player) -> bool:
@@ -78,6 +84,7 @@ class Presence:
 
     def changed(self) -> None:
         """Tell the subscribers soon: many changes in a moment make one refresh per screen."""
+        self._dirty = True
         if self._notify_handle is not None:
             return
         try:
@@ -89,7 +96,7 @@ class Presence:
     def _notify(self) -> None:
         self._notify_handle = None
         if self._listeners:
-            self.published()  # (once for every screen: each asks for the deltas since its version)
+            self.published(fresh=False)  # (once for every screen: each asks for the deltas since its version)
         for call in list(self._listeners):
             try:
                 call()
