@@ -433,6 +433,7 @@ class Run:
     connected: int = 0
     paired: int = 0
     connect_s: float = float("nan")  # the n arrivals, ``--connect-batch`` at a time
+    connect_cpu: float = float("nan")  # the server's CPU seconds for them (less bent by a busy machine)
     lone: float = float("nan")  # a lone player's first frame (median), before the others came
     lone_while: float = float("nan")  # the same while the n are connected (in the lobby)
     p50: float = float("nan")
@@ -460,7 +461,8 @@ def spread(values: list[float], scale: float = 1.0, unit: str = "") -> str:
 def summary(runs: list[Run]) -> str:
     ms = 1000.0
     played = any(r.p50 == r.p50 for r in runs)
-    head = (f"{runs[0].n} sessions x {len(runs)}: arrivals {spread([r.connect_s for r in runs], unit=' s')}, "
+    head = (f"{runs[0].n} sessions x {len(runs)}: arrivals {spread([r.connect_s for r in runs], unit=' s')} "
+            f"(server CPU {spread([r.connect_cpu for r in runs], unit=' s')}), "
             f"lone first frame while connected {spread([r.lone_while for r in runs], ms, ' ms')}")
     if not played:
         return head + f", {sum(r.connected == r.n for r in runs)}/{len(runs)} runs all connected"
@@ -553,17 +555,18 @@ async def run(args: argparse.Namespace, n: int, env: dict[str, str], tree: Path,
             except Exception:
                 failed += 1
 
-        t_arrive = mono()
+        t_arrive, cpu_arrive = mono(), cpu_seconds(proc.pid)
         for i in range(0, n, args.connect_batch):
             await asyncio.gather(*(arrive(p) for p in players[i : i + args.connect_batch]))
         result.connect_s = mono() - t_arrive
+        result.connect_cpu = cpu_seconds(proc.pid) - cpu_arrive
         result.connected = n - failed
         await asyncio.sleep(1.5)  # (the lobby told everyone of the last arrivals)
         lone_while = await lone_frames("while")
         result.lone_while = statistics.median(lone_while)
         rss_lobby = server_only_rss_kb(proc.pid)
         print(f"voltage serve: {n} arrivals ({args.connect_batch} at a time): {result.connected} named in "
-              f"{result.connect_s:.1f} s; first frame while they arrive: median {ms(pct(first_frames, 50))},"
+              f"{result.connect_s:.1f} s (server CPU {result.connect_cpu:.1f} s); first frame while they arrive: median {ms(pct(first_frames, 50))},"
               f" p95 {ms(pct(first_frames, 95))}; a lone player's first frame (median of {len(lone)}): "
               f"{ms(result.lone)} before, {ms(result.lone_while)} while {n} are in the lobby; "
               f"memory {(rss_lobby - idle_rss) / n / 1024:.2f} MB per session in the lobby")
@@ -705,6 +708,9 @@ async def main() -> int:
             a = statistics.median(r.connect_s for r in first)
             b = statistics.median(r.connect_s for r in last)
             print(f"  {last[0].n} arrivals take {b / a:.2f} x the time of {first[0].n} ({b:.1f} s vs {a:.1f} s)")
+            a = statistics.median(r.connect_cpu for r in first)
+            b = statistics.median(r.connect_cpu for r in last)
+            print(f"  and {b / a:.2f} x the server's CPU ({b:.1f} s vs {a:.1f} s)")
         return 0
     if args.ramp:
         capacity = 0
