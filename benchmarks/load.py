@@ -566,7 +566,8 @@ async def run(args: argparse.Namespace, n: int, env: dict[str, str], tree: Path,
         result.lone_while = statistics.median(lone_while)
         rss_lobby = server_only_rss_kb(proc.pid)
         print(f"voltage serve: {n} arrivals ({args.connect_batch} at a time): {result.connected} named in "
-              f"{result.connect_s:.1f} s (server CPU {result.connect_cpu:.1f} s); first frame while they arrive: median {ms(pct(first_frames, 50))},"
+              f"{result.connect_s:.1f} s (server CPU {result.connect_cpu:.1f} s); first frame while they arrive: "
+              f"median {ms(pct(first_frames, 50))},"
               f" p95 {ms(pct(first_frames, 95))}; a lone player's first frame (median of {len(lone)}): "
               f"{ms(result.lone)} before, {ms(result.lone_while)} while {n} are in the lobby; "
               f"memory {(rss_lobby - idle_rss) / n / 1024:.2f} MB per session in the lobby")
