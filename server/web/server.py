@@ -558,7 +558,7 @@ class WebServer:
         code = 1
         try:
             code = await self.sessions.play(session.channel, session.identity, env if isinstance(env, dict) else {},
-                                            peer=peer)
+                                            peer=peer, transport="web")
         except Exception:
             log.exception("a web session failed")
         finally:

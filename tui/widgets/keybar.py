@@ -11,6 +11,11 @@ The keys that work all the time, the app's own (quit, rules) and those a screen
 names in ``STEADY_KEYS`` (a match's resign), stand at the right end, and the keys
 of the moment at the left: choosing a card changes the left ones only, so the
 steady ones never move under the player's eyes (and are not written again).
+
+A binding's description (and a group's) is a message marked where the binding is made
+(``N_("back")``) and worded here, when drawn, in the session's language: bindings are made
+once, at import, for every session.  A screen that changes language asks the bar to draw
+again (:meth:`KeyBar.reword`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
 
+from tui.i18n import _
 from tui.widgets.lines import TextLines
 
 KEY_STYLE = "bold reverse"
@@ -64,11 +70,15 @@ class KeyBar(TextLines):
             items = list(grouped)
             if group is not None and len(items) > 1:
                 keys = ("" if group.compact else " ").join(self.app.get_key_display(b) for b, _ in items)
-                out.append((keys, group.description, items[0][1], items[0][0].action, False))
+                out.append((keys, _(group.description), items[0][1], items[0][0].action, False))
             else:
                 for b, node in items:
-                    out.append((self.app.get_key_display(b), b.description, node, b.action, True))
+                    out.append((self.app.get_key_display(b), _(b.description), node, b.action, True))
         return out
+
+    def reword(self) -> None:
+        """The session's language changed: the words again."""
+        self.redraw()
 
     def redraw(self) -> None:
         width = self.size.width
