@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rich.text import Text
 
 from tui import words as W
-from tui.i18n import N_, _
+from tui.i18n import N_, _, pgettext
 
 if TYPE_CHECKING:
     from engine.game import GameInfo
@@ -82,7 +82,7 @@ class LobbyPart(Protocol):
     @property
     def title(self) -> str: ...  # as the backend names it (else the engine's title)
 
-    def heading(self) -> Text: ...  # the line over this game's lines (when it is not the first)
+    def heading(self, width: int | None = None) -> Text: ...  # the line over this game's lines (not the first's)
 
     def play_lines(self) -> list[tuple[str, Text]]: ...  # quick match, private room
 
@@ -116,13 +116,17 @@ class _Part:
     def title(self) -> str:
         return self.backend.game_titles.get(self.game, self.info.title)
 
-    def heading(self) -> Text:
+    def heading(self, width: int | None = None) -> Text:
+        """The game, its seats and pace; a shorter form when the long one is wider than ``width``."""
         info = self.info
         seats = (str(info.min_seats) if info.min_seats == info.max_seats
                  else f"{info.min_seats}-{info.max_seats}")
         pace = _("real time") if info.real_time else _("turn by turn")
-        return Text(_("%(title)s: %(seats)s players, %(pace)s") % {"title": self.title, "seats": seats, "pace": pace},
-                    style="bold")
+        values = {"title": self.title, "seats": seats, "pace": pace}
+        line = _("%(title)s: %(seats)s players, %(pace)s") % values
+        if width is not None and len(line) > width:
+            line = pgettext("short", "%(title)s: %(seats)s players, %(pace)s") % values
+        return Text(line, style="bold")
 
     def joined_status(self, code: str, names: tuple[str, ...], size: int) -> str:
         return (_("Room %(code)s (%(title)s): %(n)d of %(size)d seated: %(names)s") % {

@@ -205,12 +205,18 @@ class LobbyScreen(SizedScreen):
         yield code
         yield Static("", id="status")
 
+    def _menu_width(self) -> int | None:
+        """The Play menu's room for a line (None: not laid out yet)."""
+        menus = self.query("#choices").results(Menu)  # (none while composing)
+        width = next((m.content_size.width for m in menus), 0)
+        return width if width > 0 else None
+
     def _choices(self) -> list[tuple[str, Text]]:
         """The Play menu: each game's lines (its part's, ids ``game:item``), then the rest."""
         opts: list[tuple[str, Text]] = []
         for n, (game, part) in enumerate(self.parts.items()):
             if n:
-                opts.append((f"-{game}", part.heading()))
+                opts.append((f"-{game}", part.heading(self._menu_width())))
             opts += [(f"{game}:{item}", text) for item, text in part.play_lines()]
             if not n:
                 opts.append(("join", Text(_("Join a friend's room (code)"))))
@@ -541,10 +547,15 @@ class LobbyScreen(SizedScreen):
         self.query_one("#lobby-title", Static).update(Text(line))
 
     def on_resize(self) -> None:
+        self.call_after_refresh(self._reset_choices)  # (a heading's form is the one that fits the new width)
         if self.backend.named:
             self._show_title()
             self.call_after_refresh(self._refresh_history)  # (once the panels have their new width)
         self._show_status()
+
+    def _reset_choices(self) -> None:
+        if self.is_attached:
+            self.query_one("#choices", Menu).set_items(self._choices())
 
     async def _refresh_history(self) -> None:
         """The player's own finished matches, newest first (read when the lobby shows)."""
