@@ -610,7 +610,7 @@ def keep_with_key(link: str, *, two_lines: bool = False) -> str:
     log in with an SSH key, or, in a browser, link one (``link``: the command that gives a
     code for the page)."""
     if reach.web():
-        return _("link a key to keep your matches\nand a rating: %(link)s,\nthen the code on this page") % {
+        return _("link a key to keep your matches\nand a rating:\n%(link)s,\nthen the code on this page") % {
             "link": link}
     return _("log in with an SSH key to keep\nyour matches and a rating")
 

@@ -257,7 +257,7 @@ class Stepping(_MatchScreen):
 
     def _bar(self, position: str, who: str, names: str) -> Text:
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(" REPLAY ", style="bold reverse")
+        t.append(_(" REPLAY "), style="bold reverse")
         t.append(f"  {position}  ")
         t.append(" s ", style="bold reverse")
         t.append(" " + self.viewpoint_words(), style="bold")
