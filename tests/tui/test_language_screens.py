@@ -346,3 +346,29 @@ async def test_an_english_label_left_unwrapped_on_a_catalan_screen_is_caught(sto
         await until(lambda: backend.named)
         await pilot.pause(0.2)
         assert unknown_words(text_of(app), "ca", NAMES) == ["Settings (English)"]
+
+
+async def test_a_language_chosen_in_the_settings_rewords_the_lobby_under_them(store):
+    """English, then Spanish on the settings' Language line: the lobby it goes back to says
+    everything in Spanish (its menu, panels, keys), not only what changed since."""
+    from tests.tui.test_lobby_screen import open_settings, point_at
+
+    stocked(store)
+    lobby = Lobby(store=store, seed=1)
+    backend = SSHBackend(lobby, lobby.connect(KA, "alice"))
+    app = make_app(backend, player_name="alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await until(lambda: backend.named)
+        await pilot.pause(0.2)
+        assert problems(app, "en", "the lobby") == []
+        menu = await open_settings(pilot)
+        point_at(menu, "language")
+        await pilot.press("left")  # English -> Español
+        await until(lambda: app.language == "es")
+        await pilot.pause()
+        assert problems(app, "es", "the settings") == []
+        await pilot.press("escape")
+        await shown(pilot, LobbyScreen)
+        await until(lambda: "en el vestíbulo" in text_of(app), what=lambda: text_of(app))
+        assert problems(app, "es", "the lobby") == []
