@@ -372,3 +372,36 @@ async def test_a_language_chosen_in_the_settings_rewords_the_lobby_under_them(st
         await shown(pilot, LobbyScreen)
         await until(lambda: "en el vestíbulo" in text_of(app), what=lambda: text_of(app))
         assert problems(app, "es", "the lobby") == []
+
+
+@pytest.mark.parametrize("code", CODES)
+async def test_what_the_lobby_says_while_waiting_in_every_language(store, code):
+    """A quick match of each game (its bot offered after the wait), a private room of each: the
+    status lines under the lists, at 80x24."""
+    from tui.screens.lobby_modes import Browsing, Hosting, Queued
+
+    stocked(store)
+    bad: list[str] = []
+    with speaking(code):
+        lobby = Lobby(store=store, seed=1, bot_offer_after=0.0)
+        backend = SSHBackend(lobby, lobby.connect(KA, "alice"))
+        app = make_app(backend, player_name="alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await until(lambda: backend.named)
+        await pilot.pause(0.2)
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        menu = screen.query_one("#choices")
+        for item, mode in (("voltage:quick", Queued), ("high-voltage:quick", Queued), ("voltage:room", Hosting),
+                           ("high-voltage:room", Hosting)):
+            menu.index = [i for i, _t in menu.items].index(item)
+            await pilot.press("enter")
+            await until(lambda mode=mode: isinstance(screen.mode, mode))
+            await until(lambda: str(screen.query_one("#status").render()).count("\n") >= 2)
+            await pilot.pause(0.3)
+            room = screen.mode.room.code if isinstance(screen.mode, Hosting) else ""
+            bad += problems(app, code, item, (*NAMES, room))  # (a room's code is data)
+            await pilot.press("escape")
+            await until(lambda: isinstance(screen.mode, Browsing))
+    assert bad == []

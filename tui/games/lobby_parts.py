@@ -294,8 +294,9 @@ class TablePart(_Part):
                 "clock": clock(starts_in + 0.999), "full": full}
         else:
             fewer = _(" or ").join(_word(k) for k in range(info.min_seats, info.max_seats))
-            text += _("%(full)s start at once; %(fewer)s start a little after the %(nth)s sits down.") % {
-                "full": full[:1].upper() + full[1:], "fewer": fewer, "nth": _ordinal(info.min_seats)}
+            line = _("%(full)s start at once; %(fewer)s start a little after the %(nth)s sits down.") % {
+                "full": full, "fewer": fewer, "nth": _ordinal(info.min_seats)}
+            text += line[:1].upper() + line[1:]  # (a sentence: whatever word a language puts first)
         if offer_bot and n <= 1:
             text += "\n" + _("No one yet: press b to play bots (%(bots)s) instead, or keep waiting.") % {
                 "bots": self.lineup_text(self.lineups()[0])}
