@@ -393,6 +393,11 @@ async def test_what_the_lobby_says_while_waiting_in_every_language(store, code):
         screen = app.screen
         assert isinstance(screen, LobbyScreen)
         menu = screen.query_one("#choices")
+        menu.index = [i for i, _t in menu.items].index("voltage:room")
+        await pilot.press("right", "right", "right")  # 5+5 -> 10+5 -> 15+10 -> no clock
+        await pilot.pause()
+        assert "5+5" not in text_of(app) and "15+10" not in text_of(app)
+        bad += problems(app, code, "a room without a clock")
         for item, mode in (("voltage:quick", Queued), ("high-voltage:quick", Queued), ("voltage:room", Hosting),
                            ("high-voltage:room", Hosting)):
             menu.index = [i for i, _t in menu.items].index(item)

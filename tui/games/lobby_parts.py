@@ -84,7 +84,7 @@ class LobbyPart(Protocol):
 
     def heading(self, width: int | None = None) -> Text: ...  # the line over this game's lines (not the first's)
 
-    def play_lines(self) -> list[tuple[str, Text]]: ...  # quick match, private room
+    def play_lines(self, width: int | None = None) -> list[tuple[str, Text]]: ...  # quick match, private room
 
     def bot_lines(self) -> list[tuple[str, Text]]: ...
 
@@ -158,11 +158,18 @@ class DuelPart(_Part):
         """The clock chosen for a private room ("" for a game without clocks)."""
         return self.controls[self.control] if self.controls else ""
 
-    def play_lines(self) -> list[tuple[str, Text]]:
+    def play_lines(self, width: int | None = None) -> list[tuple[str, Text]]:
+        """The quick match's line and the private room's (its clock: a short word for none when
+        the line is wider than ``width``)."""
         room = Text(_("Private room: %(title)s") % {"title": self.title})
         control = self.room_control
         if control:
-            room.append(f" {_('untimed') if control == 'none' else control}")  # (fits 80 columns)
+            clock = control
+            if control == "none":
+                clock = _("untimed")  # (fits 80 columns in English)
+                if width is not None and room.cell_len + len(clock) + 4 > width - 2:  # (the cursor takes 2)
+                    clock = pgettext("short", "untimed")
+            room.append(f" {clock}")
             room.append(" ←→", style="dim")
         return [("quick", Text(_("Quick match: %(title)s") % {"title": self.title})), ("room", room)]
 
@@ -250,7 +257,7 @@ class TablePart(_Part):
         lineups = self.lineups()
         return lineups[self.lineup % len(lineups)]
 
-    def play_lines(self) -> list[tuple[str, Text]]:
+    def play_lines(self, width: int | None = None) -> list[tuple[str, Text]]:
         room = Text(_("Private room for %(n)d") % {"n": self.size})
         room.append("  " + _("←→ seats"), style="dim")
         return [("quick", Text(_("Quick match: %(title)s") % {"title": self.title})), ("room", room)]

@@ -217,7 +217,7 @@ class LobbyScreen(SizedScreen):
         for n, (game, part) in enumerate(self.parts.items()):
             if n:
                 opts.append((f"-{game}", part.heading(self._menu_width())))
-            opts += [(f"{game}:{item}", text) for item, text in part.play_lines()]
+            opts += [(f"{game}:{item}", text) for item, text in part.play_lines(self._menu_width())]
             if not n:
                 opts.append(("join", Text(_("Join a friend's room (code)"))))
             opts += [(f"{game}:{item}", text) for item, text in part.bot_lines()]
@@ -630,8 +630,6 @@ class LobbyScreen(SizedScreen):
     KEYS_MID_LEAVES = ("Tab",)  # (fits 120 columns)
     # (o: in Online's title; ↑↓: the Play menu's cursor shows them)
     KEYS_SHORT_LEAVES = ("o", "c", "Tab", "Esc")
-    KEYS_HELP = "  ".join(f"{k} {w}" for k, w in KEYS if k != "c")  # (the English form, as data)
-    KEYS_HELP_SHORT = "⏎ choose  w watch  h your matches  l leaderboard  s settings  ? rules  ^q quit"
     NAME_HELP = N_("Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby.")
 
     @classmethod
