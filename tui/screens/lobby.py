@@ -406,7 +406,8 @@ class LobbyScreen(SizedScreen):
         self._shown = None
         self._word_fixed()
         self.query_one("#choices", Menu).set_items(self._choices())
-        self._show_title()
+        if self.backend.named:
+            self._show_title()
         self._show_status()
         if self.chat_room is not None:  # (the panel words its own again: the app asks every widget)
             self._chat_unread(self.query_one(ChatPanel).unread)
