@@ -341,6 +341,7 @@ class LobbyScreen(SizedScreen):
 
     async def on_mount(self) -> None:
         await self._start_settings()
+        self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
         self._word_fixed()
         if self.chat_room is not None:
             self._chat_unread(0)
