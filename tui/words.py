@@ -605,7 +605,7 @@ def browsers_title(count: int, link: str, unlink: str) -> str:
 # -- what a guest does to keep things (an SSH key; in a browser, a key linked to it) -------------
 
 
-def keep_with_key(link: str, *, two_lines: bool = False) -> str:
+def keep_with_key(link: str) -> str:
     """What a guest does to keep their matches and a rating (the lobby's list of them, empty):
     log in with an SSH key, or, in a browser, link one (``link``: the command that gives a
     code for the page)."""

@@ -440,8 +440,7 @@ class LobbyScreen(SizedScreen):
         matches.empty_text = _("no match running")
         history = self.query_one("#history", Menu)
         history.border_title = _("Your matches (h; Enter: replay)")
-        history.empty_text = _("none finished yet") if self.backend.identity else W.keep_with_key(
-            self._ssh_link(), two_lines=True)
+        history.empty_text = _("none finished yet") if self.backend.identity else W.keep_with_key(self._ssh_link())
         self.query_one("#choices", Menu).border_title = _("Play")
         for menu in (matches, history):
             if not menu.items:
