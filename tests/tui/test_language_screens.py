@@ -405,3 +405,42 @@ async def test_what_the_lobby_says_while_waiting_in_every_language(store, code):
             await pilot.press("escape")
             await until(lambda: isinstance(screen.mode, Browsing))
     assert bad == []
+
+
+async def test_a_key_bar_too_narrow_for_a_languages_words_takes_their_short_forms_first():
+    """Every key stays in the bar when the language has short words for them (its ``short``
+    entries); without them, the last keys would be left out."""
+    import gettext
+
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.screen import Screen
+
+    class Long(gettext.NullTranslations):  # (a language whose words are long, with short forms)
+        WORDS = {"one": "the first of the keys", "two": "the second of the keys", "three": "the third key"}
+        _catalog = {f"short\x04{k}": k[:3] for k in WORDS}  # ("one" is its own short form, as English)
+
+        def gettext(self, message: str) -> str:
+            return self.WORDS.get(message, message)
+
+        def pgettext(self, context: str, message: str) -> str:
+            return self._catalog.get(f"{context}\x04{message}", message)
+
+    class Keys(Screen):
+        BINDINGS = [Binding("a", "one", i18n.N_("one")), Binding("b", "two", i18n.N_("two")),
+                    Binding("c", "three", i18n.N_("three"))]
+
+        def compose(self):
+            yield KeyBar()
+
+    class Bare(App):
+        def on_mount(self) -> None:
+            self.push_screen(Keys())
+
+    for catalog, shown_ in ((Long(), "a one  b two  c thr"), (i18n.ENGLISH, "a one  b two  c three")):
+        with i18n.language(catalog):
+            app = Bare()
+            async with app.run_test(size=(40, 5)) as pilot:
+                await until(lambda app=app: isinstance(app.screen, Keys))
+                await pilot.pause()
+                assert app.screen.query_one(KeyBar).text.plain.strip() == shown_

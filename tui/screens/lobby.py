@@ -44,7 +44,7 @@ from tui.chat.panel import ChatPanel, phrase_bindings
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
 from tui.games.registry import words
-from tui.i18n import N_, _, ngettext, pgettext
+from tui.i18n import N_, NP_, _, ngettext, short
 from tui.ports import ChatRoom, Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
 from tui.screens.lobby_modes import (
@@ -64,19 +64,11 @@ from tui.widgets.menu import Menu
 T = TypeVar("T")
 
 
-def _short_key_words(words: str) -> str:
-    """A key's words in the lobby's narrowest status line: their short form where the language
-    has one (the English ones are short already)."""
-    short = {
-        "choose": pgettext("short", "choose"),
-        "watch": pgettext("short", "watch"),
-        "your matches": pgettext("short", "your matches"),
-        "leaderboard": pgettext("short", "leaderboard"),
-        "settings": pgettext("short", "settings"),
-        "rules": pgettext("short", "rules"),
-        "quit": pgettext("short", "quit"),
-    }
-    return short.get(words) or _(words)
+#: The keys' words that the lobby's narrowest status line takes in their short form, where a
+#: language has one (:func:`tui.i18n.short`; the English ones are short already).
+SHORT_KEY_WORDS = (NP_("short", "choose"), NP_("short", "watch"), NP_("short", "your matches"),
+                   NP_("short", "leaderboard"), NP_("short", "settings"), NP_("short", "rules"),
+                   NP_("short", "quit"))
 
 
 class LobbyScreen(SizedScreen):
@@ -649,7 +641,7 @@ class LobbyScreen(SizedScreen):
     def keys_help_shortest(cls) -> str:
         """The narrow line's keys with the words' short forms (a language whose words for them
         are long: "h partides" for "h your matches")."""
-        return "  ".join(f"{key.removeprefix('↑↓ ')} {_short_key_words(said)}" for key, said in cls.KEYS
+        return "  ".join(f"{key.removeprefix('↑↓ ')} {short(said)}" for key, said in cls.KEYS
                          if key not in cls.KEYS_SHORT_LEAVES)
 
     def _status(self, text: str) -> None:
