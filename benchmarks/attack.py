@@ -61,7 +61,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.probe import fmt, p95, probe_latencies  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # (probe.py beside it)
+from probe import fmt, p95, probe_latencies  # noqa: E402
 
 # -- the server (child process) ------------------------------------------------
 

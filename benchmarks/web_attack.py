@@ -38,7 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.probe import cpu_seconds, fmt, p95, probe_latencies  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # (probe.py beside it)
+from probe import cpu_seconds, fmt, p95, probe_latencies  # noqa: E402
 
 ATTACKS = ("oversized", "resizes", "origin", "paths", "idle", "guesses")
 

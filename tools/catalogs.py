@@ -46,7 +46,7 @@ PLURAL_FORMS = {
 }
 #: Words the code replaces in a message after translating it (``tui.words.web_page``): kept as they are.
 LITERALS = ("ssh HOST",)
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "NP_": ((1, "c"), 2)}
 COMMENT_TAGS = ("TRANSLATORS:",)
 WIDTH = 100
 #: A placeholder of Python's ``%`` formatting: ``%(name)s``, ``%(n)d``, ``%(seconds).0f``; or ``%%``.

@@ -32,6 +32,7 @@ from textual.screen import Screen
 
 from tui import i18n
 from tui.frames import Shadow
+from tui.i18n import N_, _
 from tui.pacing import DEFAULT, Pacing
 from tui.textual_compat import ShadowedApp, patch_dispatch, patch_parameter_counts, set_no_colour, write_to_terminal
 
@@ -44,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 # The colour choices, as a player names them: a dark or a light theme, or no colour at
 # all (what ``NO_COLOR`` asks for: no colour codes, only bold, dim and reverse).
 COLOURS = ("dark", "light", "none")
-COLOUR_WORDS = {"dark": "dark", "light": "light", "none": "no colour"}
+COLOUR_WORDS = {"dark": N_("dark"), "light": N_("light"), "none": N_("no colour")}  # (worded where shown)
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
 
 
@@ -52,8 +53,8 @@ class VoltageApp(ShadowedApp[None]):
     TITLE = "Voltage"
     CSS_PATH = [HERE / "global.tcss"]
     BINDINGS = [
-        Binding("question_mark", "rules", "rules", key_display="?"),
-        Binding("ctrl+q", "quit", "quit", key_display="^q", priority=True),
+        Binding("question_mark", "rules", N_("rules"), key_display="?"),
+        Binding("ctrl+q", "quit", N_("quit"), key_display="^q", priority=True),
     ]
     # No command palette: every key that works is in the key bar (the start screen toggles light/dark).
     ENABLE_COMMAND_PALETTE = False
@@ -74,14 +75,14 @@ class VoltageApp(ShadowedApp[None]):
     #: Ring the bell and set the window's title when it becomes your turn (online play;
     #: the player can switch it off in the lobby, and the choice follows the key).
     turn_alerts = False
-    TITLE_YOUR_TURN = "Voltage: your turn"
+    TITLE_YOUR_TURN = N_("Voltage: your turn")
 
     def turn_alert(self, your_turn: bool) -> None:
         """It became your turn (a bell, and the window's title says so) or it is no longer
         (the title goes back).  The title is xterm's OSC 2, which terminals and tmux show."""
         if not self.turn_alerts:
             return
-        title = self.TITLE_YOUR_TURN if your_turn else self.TITLE
+        title = _(self.TITLE_YOUR_TURN) if your_turn else self.TITLE
         write_to_terminal(self, ("\a" if your_turn else "") + f"\x1b]2;{title}\a")
 
     def chat_alert(self) -> None:
@@ -153,6 +154,9 @@ class VoltageApp(ShadowedApp[None]):
                 reword()
             screen.refresh(layout=True)
             for widget in screen.walk_children():
+                reword = getattr(widget, "reword", None)  # (a widget that words what it shows: the key bar)
+                if reword is not None:
+                    reword()
                 widget.refresh(layout=True)
     async def on_event(self, event: events.Event) -> None:
         """A key or a paste goes nowhere while the screen shown is too small for the terminal,

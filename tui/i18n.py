@@ -132,6 +132,22 @@ def N_(message: str) -> str:
     return message
 
 
+def NP_(context: str, message: str) -> str:
+    """Marks ``message`` in ``context`` for translation where it is defined (a key's short words:
+    ``NP_("short", "see the board")``); ``pgettext()`` words it where it is used."""
+    return message
+
+
+def short(message: str) -> str:
+    """``message``'s short form in the current session's language (its entry in the context
+    ``short``), or ``message`` worded as it is when the language has none (English: the
+    messages as written are the short ones)."""
+    t = _translation()
+    words = t.pgettext("short", message)
+    kept = getattr(t, "_catalog", None)  # (a short form may read as the English does: "no")
+    return words if words != message or (kept is not None and f"short\x04{message}" in kept) else t.gettext(message)
+
+
 def translations() -> gettext.NullTranslations:
     """The current session's translation."""
     return _translation()

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from tui import reach
 from tui.i18n import N_, _, current, ngettext
 from tui.ports import BotRecord, ChatLine, HistoryItem, Note, RatingChange
 
@@ -153,12 +154,40 @@ def game_choice(gid: str) -> tuple[str, str]:
     return info.title, _("%(seats)s, %(pace)s") % {"seats": seats, "pace": pace}
 
 
+#: The bots' strengths and levels by their names (the engines' bot names), as a menu offers them;
+#: a bot this table does not know keeps the label its backend gives.
+BOT_LABELS = {"easy": N_("Easy"), "medium": N_("Medium"), "hard": N_("Hard"), "expert": N_("Expert"),
+              "slow": N_("Slow"), "fast": N_("Fast")}
+#: Voltage's strengths in a few words (the start screen's line; the part before " (" on narrow ones).
+BOT_DESCRIPTIONS = {
+    "easy": N_("Greedy, but a third of its moves are random."),
+    "medium": N_("Greedy: always the best-looking move of its own turn."),
+    "hard": N_("Searches 1,000 imagined deals per move (about ¼ s)."),
+    "expert": N_("Searches 3,000 imagined deals, 3 turns deep (~1 s)."),
+}
+
+
+def bot_label(bot: str, label: str = "") -> str:
+    """A bot strength's or level's name (``Medium``), by its bot name."""
+    words = BOT_LABELS.get(bot)
+    return _(words) if words is not None else (label or bot)
+
+
+def bot_lineup(lineup: Sequence[str]) -> str:
+    """Bots at a table, by level: ``medium, fast``, or ``3 medium`` for three of one level."""
+    if len(lineup) > 1 and len(set(lineup)) == 1:
+        return _("%(n)d %(level)s") % {"n": len(lineup), "level": bot_label(lineup[0]).lower()}
+    return listing([bot_label(bot).lower() for bot in lineup])
+
+
 def opponent_choice(oid: str, label: str, description: str) -> tuple[str, str]:
     """An opponent as the start screen offers it: a bot strength (its label and description
-    as its bots module gives them), or two people at one keyboard (``"hotseat"``)."""
+    as its bots module gives them, worded by its name where this module knows it), or two
+    people at one keyboard (``"hotseat"``)."""
     if oid == "hotseat":
         return _("Hot-seat"), _("two people, one keyboard")
-    return _("%(label)s bot") % {"label": label}, description
+    words = BOT_DESCRIPTIONS.get(oid)
+    return _("%(label)s bot") % {"label": bot_label(oid, label)}, _(words) if words is not None else description
 
 
 # -- notes and notices -----------------------------------------------------------
@@ -299,8 +328,10 @@ REFUSALS: dict[str, Words] = {
     "name_playing": lambda p: _("%(name)s is already playing here: choose another name") % {"name": p["name"]},
     "name_of_other_key": lambda p: _("the name %(name)s belongs to another player's key: choose another") % {
         "name": p["name"]},
-    "name_of_a_key": lambda p: _("the name %(name)s belongs to a player with an SSH key: choose another "
-                                 "(log in with a key to keep a name of your own)") % {"name": p["name"]},
+    "name_of_a_key": lambda p: (_("the name %(name)s belongs to a player with an SSH key: choose another "
+                                  "(link a key to this browser to keep a name of your own)") if reach.web()
+                                else _("the name %(name)s belongs to a player with an SSH key: choose another "
+                                       "(log in with a key to keep a name of your own)")) % {"name": p["name"]},
     "name_looks_like": lambda p: _("%(name)s looks too much like %(like)s, a name already taken: choose another") % {
         "name": p["name"], "like": p["like"]},
     "name_taken": lambda p: _("the name %(name)r belongs to another player") % {"name": p["name"]},
@@ -332,7 +363,9 @@ REFUSALS: dict[str, Words] = {
         "you are writing too fast: wait %(wait)d second", "you are writing too fast: wait %(wait)d seconds",
         int(p["wait"])) % {"wait": p["wait"]},
     "chat_repeated": lambda p: _("you just said that"),
-    "chat_guest": lambda p: _("guests may use the quick phrases only: log in with an SSH key to write"),
+    "chat_guest": lambda p: (_("guests may use the quick phrases only: link a key to this browser to write "
+                               "(\"Link a key\" on this page)") if reach.web()
+                             else _("guests may use the quick phrases only: log in with an SSH key to write")),
     "chat_empty": lambda p: _("nothing to send"),
     "chat_not_here": lambda p: _("you cannot write here"),
     "chat_no_phrase": lambda p: _("no such quick phrase"),
@@ -567,6 +600,43 @@ def browsers_title(count: int, link: str, unlink: str) -> str:
     return ngettext("%(n)d browser linked to your key (%(unlink)s forgets them):",
                     "%(n)d browsers linked to your key (%(unlink)s forgets them):", count) % {
         "n": count, "unlink": unlink}
+
+
+# -- what a guest does to keep things (an SSH key; in a browser, a key linked to it) -------------
+
+
+def keep_with_key(link: str) -> str:
+    """What a guest does to keep their matches and a rating (the lobby's list of them, empty):
+    log in with an SSH key, or, in a browser, link one (``link``: the command that gives a
+    code for the page)."""
+    if reach.web():
+        return _("link a key to keep your matches\nand a rating:\n%(link)s,\nthen the code on this page") % {
+            "link": link}
+    return _("log in with an SSH key to keep\nyour matches and a rating")
+
+
+def settings_kept(kept: bool) -> str:
+    """The settings' title: where the choices are kept."""
+    if kept:
+        return _("Settings: they follow your key to its next session")
+    if reach.web():
+        return _("Settings: for this session (link a key to keep them)")
+    return _("Settings: for this session (log in with an SSH key to keep them)")
+
+
+def link_a_key(link: str) -> str:
+    """How a browser's guest links a key (the settings say it under the lines; ``link``: the
+    command that gives a code)."""
+    return _("To keep your settings, name, matches and ratings, link your SSH key to this browser: run "
+             "%(link)s in a terminal, then type the code under \"Link a key\" on this page.") % {"link": link}
+
+
+def no_rated_players(link: str) -> str:
+    """The leaderboard with nobody on it: how to be the first."""
+    if reach.web():
+        return _("No rated players yet: play a rated match (link a key first: %(link)s, then the code on this "
+                 "page) to be the first.") % {"link": link}
+    return _("No rated players yet: play a rated match (log in with an SSH key) to be the first.")
 
 
 #: What the web page says (the page asks for them worded, in the session's language).

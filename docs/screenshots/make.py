@@ -6,7 +6,8 @@ the lobby (a key with rated matches) at 80x24 and 100x30; a finished match's rep
 (every hand shows) at 100x30; High Voltage against two bots at 80x24; the lobby and a match
 with the chat open at 80x24; the coach at 80x24: a hint, the replay's win-chance chart on a
 mistake, a lesson step (``make.py coach``: only these); Learn High Voltage after a card that
-does not fit, in English and in Catalan (``make.py hv-lesson``).
+does not fit, in English and in Catalan (``make.py hv-lesson``); the lobby and the settings in
+Catalan and Spanish at 80x24 (``make.py languages``: only these).
 Textual exports SVG; rsvg-convert makes the PNGs (the SVG's per-span text widths
 are dropped first, since librsvg misplaces text that starts with no-break spaces).
 """
@@ -228,6 +229,33 @@ async def coach_shots(tmp: Path) -> None:
     C.use(None)
 
 
+async def language_shots(tmp: Path) -> None:
+    """The lobby and the settings in Catalan and Spanish at 80x24 (``make.py languages``: only these)."""
+    from server.backend import SSHBackend
+    from server.lobby.core import Lobby
+    from tests.server.test_commands import KB
+    from tui import i18n
+
+    store, key, _ids = _store_with_matches(tmp / "languages")
+    for code in ("ca", "es"):
+        lobby = Lobby(store=store, seed=1)
+        bob = lobby.connect(KB, "Bob")
+        lobby.claim_name(bob, "Bob")
+        with i18n.language(code):  # (the app keeps the language it was made in)
+            app = make_app(SSHBackend(lobby, lobby.connect(key, "alice")), player_name="alice")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await pilot.pause(0.3)
+            for name in ("lobby", "settings"):
+                if name == "settings":
+                    await pilot.press("s")
+                    await pilot.pause(0.3)
+                png = HERE / f"{name}-{code}-80x24.png"
+                to_png(app.export_screenshot(title="Voltage"), png)
+                print(png)
+    store.close()
+
+
 async def hv_lesson_shots() -> None:
     """Learn High Voltage at 80x24: the wrap-around lesson after a card that does not fit,
     in English and in Catalan."""
@@ -266,6 +294,8 @@ async def main() -> None:
     await chat_shots()
     with tempfile.TemporaryDirectory() as tmp:
         await coach_shots(Path(tmp))
+    with tempfile.TemporaryDirectory() as tmp:
+        await language_shots(Path(tmp))
     await hv_lesson_shots()
 
 
@@ -275,6 +305,11 @@ if __name__ == "__main__":
 
         with tempfile.TemporaryDirectory() as tmp:
             asyncio.run(coach_shots(Path(tmp)))
+    elif sys.argv[1:] == ["languages"]:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            asyncio.run(language_shots(Path(tmp)))
     elif sys.argv[1:] == ["hv-lesson"]:
         asyncio.run(hv_lesson_shots())
     else:

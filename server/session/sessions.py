@@ -43,6 +43,7 @@ from server.session.driver import InputLimits, OutputLimits, TerminalChannel, ru
 from server.session.environment import client_env
 from server.session.identity import Identity
 from server.session.services import Services
+from tui import reach
 from tui.i18n import client_language, ngettext, reset, use
 from tui.ports import LobbyBackend
 
@@ -172,10 +173,13 @@ class Sessions:
         console: Console | None = None,
         peer: str = "",
         charged: bool = False,
+        transport: str = "ssh",
     ) -> int:
         """A player's session, from the name screen and the lobby (``initial``: ``("join" |
         "watch", CODE)`` to go straight there) until they leave; the exit status.  ``env``
-        is what the client sent: the session reads only :data:`~server.session.environment.CLIENT_ENV`."""
+        is what the client sent: the session reads only :data:`~server.session.environment.CLIENT_ENV`.
+        ``transport``: how the player reaches the server, ``"ssh"`` or ``"web"`` (:mod:`tui.reach`:
+        a browser's guest is told to link a key, not to log in with one)."""
         from tui.ports import Refused
 
         console = console or TerminalConsole(terminal)
@@ -193,12 +197,14 @@ class Sessions:
         watchdog: asyncio.TimerHandle | None = None
         self.running += 1
         speech: contextvars.Token[Any] | None = None
+        reached: contextvars.Token[str] | None = None
         speech_code = client_language(sent)
         try:
             # The session's language, set in this task's context before the app is made: every task and
             # callback of the app copies the context, so they all word in it (and follow a change of it).
             speech_code = await session_language(backend, sent)
             speech = use(speech_code)
+            reached = reach.use(transport)
             app = self.app_factory(backend, backend.name_prefill)
             gcpolicy.session_started(app)
 
@@ -217,6 +223,8 @@ class Sessions:
                 watchdog.cancel()
             self.running -= 1
             opened.close()
+            if reached is not None:
+                reach.reset(reached)
             if speech is not None:
                 reset(speech)
         if idle:

@@ -564,7 +564,7 @@ class WebServer:
         code = 1
         try:
             code = await self.sessions.play(session.channel, session.identity, env if isinstance(env, dict) else {},
-                                            peer=peer, charged=True)  # (its turn taken: _start_turn)
+                                            peer=peer, charged=True, transport="web")  # (its turn taken: _start_turn)
         except Exception:
             log.exception("a web session failed")
         finally:

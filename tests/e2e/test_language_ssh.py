@@ -27,10 +27,11 @@ RULES = {"ca": "Voltage (2 jugadors, per torns)", "es": "Voltage (2 jugadores, p
 
 
 async def enter(srv, username: str, env: dict[str, str], key=None) -> Terminal:
+    """Into the lobby, whatever its language (the name box's title, then "you: NAME" in the title)."""
     t = await Terminal(100, 32).connect(srv.port, username, client_keys=[key] if key else (), env=env)
-    await t.wait_for("Your name")
+    await t.wait_for("Your name|El teu nom|Tu nombre")
     t.press("enter")
-    await t.wait_for(f"you: {username}")
+    await t.wait_for(f"(you|tu|tú): {username}")
     return t
 
 
@@ -104,7 +105,7 @@ async def test_a_catalan_and_an_english_player_each_read_their_own_log_of_the_sa
         bob = await enter(srv, "bob", {"LANG": "en_GB.UTF-8"}, kb)
         try:
             alice.press("home", "enter")
-            await alice.wait_for("Waiting for an opponent")
+            await alice.wait_for("Esperant un rival")  # (her quick match, in Catalan)
             bob.press("home", "enter")
             await until(lambda: match_of(srv, "alice") is not None, what="the match")
             hosted = match_of(srv, "alice")

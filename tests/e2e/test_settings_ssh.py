@@ -49,7 +49,7 @@ async def stored_server(data_dir, apps: dict):
 
 async def settings_shown(t, *lines: str) -> None:
     t.press("s")
-    await t.wait_for("Settings: ")
+    await t.wait_for("Settings: |Configuració: |Ajustes: ")  # (its title, in the session's language)
     for line in lines:
         await t.wait_for(line)
 

@@ -312,7 +312,7 @@ async def test_no_lobby_results_or_start_screen_line_ends_in_a_cut_word_at_80x24
             screen = app.screen
             assert isinstance(screen, LobbyScreen)
             forms = [str(label) for _i, label in screen._choices()]
-            forms += [LobbyScreen.KEYS_HELP, LobbyScreen.KEYS_HELP_SHORT]
+            forms += [LobbyScreen.keys_help(), LobbyScreen.keys_help(short=True)]
             forms += ["Voltage: lobby    you: alice    " + "    ".join(
                 f"{g} {r} ({n} rated)" for g, r, n in await backend.ratings())]
             forms += [history_forms(history_item(r, KA))[0] for r in store.player_history(KA)]

@@ -111,6 +111,13 @@ class ChatPanel(Vertical):
         yield entry
         yield Static(Text(CW.phrases_hint()), id="chat-hint")
 
+    def reword(self) -> None:
+        """The session's language changed: the panel's own words again (a line keeps its words)."""
+        self.border_title = CW.title(self.room.free_text)
+        self.query_one(ChatInput).placeholder = self._placeholder()
+        self.query_one("#chat-hint", Static).update(Text(CW.phrases_hint(wide=self.size.width >= 60)))
+        self._redraw()  # (a quick phrase is worded in the reader's language)
+
     def on_mount(self) -> None:
         self.border_title = CW.title(self.room.free_text)
         self.query_one(ChatInput).cursor_blink = False

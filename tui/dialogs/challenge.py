@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.dialogs.confirm import ConfirmScreen
+from tui.i18n import _
 from tui.text import name_text
 
 
@@ -26,20 +27,25 @@ class ChallengeScreen(ConfirmScreen):
     def __init__(self, challenge: Any, game_title: str) -> None:
         self.challenge = challenge
         self.game_title = game_title
-        super().__init__(self._question(), yes="accept", no="decline")
+        super().__init__(self._question(), yes=_("accept"), no=_("decline"))
+
+    def _words(self) -> str:
+        left = int(self.challenge.seconds_left + 0.999)
+        return _("%(name)s challenges you to %(game)s.\n(%(left)d s to answer)") % {
+            "name": "\0", "game": self.game_title, "left": left}
 
     def _question(self) -> str:
-        left = int(self.challenge.seconds_left + 0.999)
-        return f"{self.challenge.challenger.name} challenges you to {self.game_title}.\n({left} s to answer)"
+        return self._words().replace("\0", self.challenge.challenger.name)
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(1.0, self._tick)
 
     def _tick(self) -> None:
         question = Text(justify="center")
+        head, _gap, tail = self._words().partition("\0")
+        question.append(head)
         question.append_text(name_text(self.challenge.challenger.name, "bold"))
-        left = int(self.challenge.seconds_left + 0.999)
-        question.append(f" challenges you to {self.game_title}.\n({left} s to answer)")
+        question.append(tail)
         self.query_one("#question", Static).update(question)
 
     def gone(self) -> None:

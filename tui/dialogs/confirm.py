@@ -12,14 +12,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui.i18n import N_, _
 from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
 
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
-        Binding("y,enter", "answer(True)", "yes", key_display="y/⏎"),
-        Binding("n,escape", "answer(False)", "no", key_display="n/esc"),
+        Binding("y,enter", "answer(True)", N_("yes"), key_display="y/⏎"),
+        Binding("n,escape", "answer(False)", N_("no"), key_display="n/esc"),
     ]
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
@@ -32,17 +33,17 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen ActionButton { background: $primary-muted; }
     """
 
-    def __init__(self, question: str, *, yes: str = "yes", no: str = "no") -> None:
+    def __init__(self, question: str, *, yes: str = "", no: str = "") -> None:
         super().__init__()
         self.question = question
-        self.yes, self.no = yes, no
+        self.yes, self.no = yes or _("yes"), no or _("no")
 
     def compose(self):
         with Vertical(id="dialog"):
             yield Static(Text(self.question, justify="center"), id="question")
             with Horizontal(id="answers"):
-                yield ActionButton(f"{self.yes} [y]", "yes")
-                yield ActionButton(f"{self.no} [n]", "no")
+                yield ActionButton(_("%(answer)s [y]") % {"answer": self.yes}, "yes")
+                yield ActionButton(_("%(answer)s [n]") % {"answer": self.no}, "no")
         yield KeyBar()
 
     def action_answer(self, yes: bool) -> None:
@@ -60,4 +61,4 @@ class QuitScreen(ConfirmScreen):
     """
 
     def __init__(self, question: str) -> None:
-        super().__init__(question, yes="quit", no="keep playing")
+        super().__init__(question, yes=_("quit"), no=_("keep playing"))

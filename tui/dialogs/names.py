@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from tui.i18n import N_, _
 from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
 
@@ -15,7 +16,7 @@ from tui.widgets.prompt import ActionButton
 class NamesScreen(ModalScreen[tuple[str, str]]):
     """Hot-seat: the two players' names (Enter twice keeps the defaults)."""
 
-    BINDINGS = [Binding("escape", "cancel", "back", key_display="esc")]
+    BINDINGS = [Binding("escape", "cancel", N_("back"), key_display="esc")]
     DEFAULT_CSS = """
     NamesScreen { align: center middle; }
     NamesScreen #names-box { width: 48; height: auto; padding: 1 2; border: double $accent; background: $surface; }
@@ -30,13 +31,13 @@ class NamesScreen(ModalScreen[tuple[str, str]]):
 
     def compose(self):
         with Vertical(id="names-box"):
-            yield Static(Text("Hot-seat: two people, one keyboard", style="bold"))
-            yield Static(Text("First player's name (Enter keeps the grey one)", style="dim"))
+            yield Static(Text(_("Hot-seat: two people, one keyboard"), style="bold"))
+            yield Static(Text(_("First player's name (Enter keeps the grey one)"), style="dim"))
             yield Input(placeholder=self.defaults[0], max_length=24, id="name-0")
-            yield Static(Text("Second player's name", style="dim"))
+            yield Static(Text(_("Second player's name"), style="dim"))
             yield Input(placeholder=self.defaults[1], max_length=24, id="name-1")
             with Horizontal(id="names-buttons"):
-                yield ActionButton("start [⏎]", "start")
+                yield ActionButton(_("start [⏎]"), "start")
         yield KeyBar()
 
     def on_input_submitted(self, message: Input.Submitted) -> None:

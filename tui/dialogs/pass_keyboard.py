@@ -8,13 +8,14 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tui.i18n import N_, _
 from tui.screens.base import SizedScreen, TooSmall
 from tui.text import LOG_MARK, classify_log, name_text, safe
 from tui.widgets.keybar import KeyBar
 
 
 class PassKeyboardScreen(SizedScreen):
-    BINDINGS = [Binding("enter,space", "ready", "I'm ready", key_display="⏎")]
+    BINDINGS = [Binding("enter,space", "ready", N_("I'm ready"), key_display="⏎")]
     DEFAULT_CSS = """
     PassKeyboardScreen { align: center middle; }
     PassKeyboardScreen #pass-box {
@@ -37,16 +38,19 @@ class PassKeyboardScreen(SizedScreen):
         yield TooSmall()
         with Vertical(id="pass-box"):
             t = Text(justify="center")
-            t.append("Pass the keyboard to\n")
+            t.append(_("Pass the keyboard to") + "\n")
             t.append_text(name_text(self.player, "bold reverse"))
             yield Static(t, id="pass-title")
             body = Text(justify="center")
+            head, _gap, tail = (_("%(name)s: press Enter (or click here) when you are ready.\nYour hand stays "
+                                  "hidden until then.") % {"name": "\0"}).partition("\0")
+            body.append(head)
             body.append_text(name_text(self.player, "bold"))
-            body.append(": press Enter (or click here) when you are ready.\nYour hand stays hidden until then.")
+            body.append(tail)
             yield Static(body, id="pass-body")
             if self.recent:
                 r = Text()
-                r.append("Latest:\n", style="bold")
+                r.append(_("Latest:") + "\n", style="bold")
                 for line in reversed(self.recent):
                     r.append(f"{LOG_MARK[classify_log(line)]} {safe(line)}\n")
                 yield Static(r, id="pass-recent")

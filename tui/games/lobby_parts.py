@@ -30,20 +30,26 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 
+from tui import words as W
+from tui.i18n import N_, _, pgettext
+
 if TYPE_CHECKING:
     from engine.game import GameInfo
     from tui.ports import LobbyBackend
 
-_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
-_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
+_WORDS = {1: N_("one"), 2: N_("two"), 3: N_("three"), 4: N_("four"), 5: N_("five"), 6: N_("six"), 7: N_("seven"),
+          8: N_("eight")}
+
+
+_ORDINALS = {1: N_("first"), 2: N_("second"), 3: N_("third"), 4: N_("fourth"), 5: N_("fifth"), 6: N_("sixth")}
 
 
 def _word(n: int) -> str:
-    return _WORDS.get(n, str(n))
+    return _(_WORDS[n]) if n in _WORDS else str(n)
 
 
 def _ordinal(n: int) -> str:
-    return _ORDINALS.get(n, f"{n}th")
+    return _(_ORDINALS[n]) if n in _ORDINALS else f"{n}th"
 
 
 @dataclass(frozen=True)
@@ -76,9 +82,9 @@ class LobbyPart(Protocol):
     @property
     def title(self) -> str: ...  # as the backend names it (else the engine's title)
 
-    def heading(self) -> Text: ...  # the line over this game's lines (when it is not the first)
+    def heading(self, width: int | None = None) -> Text: ...  # the line over this game's lines (not the first's)
 
-    def play_lines(self) -> list[tuple[str, Text]]: ...  # quick match, private room
+    def play_lines(self, width: int | None = None) -> list[tuple[str, Text]]: ...  # quick match, private room
 
     def bot_lines(self) -> list[tuple[str, Text]]: ...
 
@@ -110,16 +116,22 @@ class _Part:
     def title(self) -> str:
         return self.backend.game_titles.get(self.game, self.info.title)
 
-    def heading(self) -> Text:
+    def heading(self, width: int | None = None) -> Text:
+        """The game, its seats and pace; a shorter form when the long one is wider than ``width``."""
         info = self.info
         seats = (str(info.min_seats) if info.min_seats == info.max_seats
                  else f"{info.min_seats}-{info.max_seats}")
-        pace = "real time" if info.real_time else "turn by turn"
-        return Text(f"{self.title}: {seats} players, {pace}", style="bold")
+        pace = _("real time") if info.real_time else _("turn by turn")
+        values = {"title": self.title, "seats": seats, "pace": pace}
+        line = _("%(title)s: %(seats)s players, %(pace)s") % values
+        if width is not None and len(line) > width:
+            line = pgettext("short", "%(title)s: %(seats)s players, %(pace)s") % values
+        return Text(line, style="bold")
 
     def joined_status(self, code: str, names: tuple[str, ...], size: int) -> str:
-        return (f"Room {code} ({self.title}): {len(names)} of {size} seated: {', '.join(names)}\n"
-                "It starts when full, or when its owner starts it.    Esc: leave the room")
+        return (_("Room %(code)s (%(title)s): %(n)d of %(size)d seated: %(names)s") % {
+                    "code": code, "title": self.title, "n": len(names), "size": size, "names": ", ".join(names)}
+                + "\n" + _("It starts when full, or when its owner starts it.    Esc: leave the room"))
 
 
 class DuelPart(_Part):
@@ -146,16 +158,24 @@ class DuelPart(_Part):
         """The clock chosen for a private room ("" for a game without clocks)."""
         return self.controls[self.control] if self.controls else ""
 
-    def play_lines(self) -> list[tuple[str, Text]]:
-        room = Text(f"Private room: {self.title}")
+    def play_lines(self, width: int | None = None) -> list[tuple[str, Text]]:
+        """The quick match's line and the private room's (its clock: a short word for none when
+        the line is wider than ``width``)."""
+        room = Text(_("Private room: %(title)s") % {"title": self.title})
         control = self.room_control
         if control:
-            room.append(f" {'untimed' if control == 'none' else control}")  # (fits 80 columns)
+            clock = control
+            if control == "none":
+                clock = _("untimed")  # (fits 80 columns in English)
+                if width is not None and room.cell_len + len(clock) + 4 > width - 2:  # (the cursor takes 2)
+                    clock = pgettext("short", "untimed")
+            room.append(f" {clock}")
             room.append(" ←→", style="dim")
-        return [("quick", Text(f"Quick match: {self.title}")), ("room", room)]
+        return [("quick", Text(_("Quick match: %(title)s") % {"title": self.title})), ("room", room)]
 
     def bot_lines(self) -> list[tuple[str, Text]]:
-        return [(f"bot:{bot}", Text(f"Play a bot: {label}")) for label, bot in self.strengths()]
+        return [(f"bot:{bot}", Text(_("Play a bot: %(label)s") % {"label": W.bot_label(bot, label)}))
+                for label, bot in self.strengths()]
 
     def adjust(self, item: str, delta: int) -> bool:
         if item != "room" or len(self.controls) < 2:
@@ -176,23 +196,30 @@ class DuelPart(_Part):
         strengths = self.strengths()
         for label, bot in strengths:
             if bot == "medium":
-                return label, bot
-        return strengths[0]
+                return W.bot_label(bot, label), bot
+        return W.bot_label(strengths[0][1], strengths[0][0]), strengths[0][1]
 
     def bot_instead(self) -> str:
         return self._offer()[1]
 
     async def waiting(self, waited: float, offer_bot: bool) -> str:
-        text = f"Waiting for an opponent... {clock(waited)}   Esc: leave the queue"
+        text = _("Waiting for an opponent... %(clock)s   Esc: leave the queue") % {"clock": clock(waited)}
         if offer_bot:
-            text += f"\nNo one yet: press b to play a bot ({self._offer()[0]}) instead, or keep waiting."
+            text += "\n" + _("No one yet: press b to play a bot (%(bot)s) instead, or keep waiting.") % {
+                "bot": self._offer()[0]}
         return text
 
     def room_status(self, room: Any, ssh: str, names: tuple[str, ...]) -> str:
         control = self.room_control
-        clock = "" if not control else " (untimed)" if control == "none" else f" (clock {control})"
-        return (f"Room {room.code}{clock}: your friend picks 'Join a friend's room' and types {room.code},\n"
-                f"or connects with: {ssh}    Esc: close the room")
+        if not control:
+            head = _("Room %(code)s") % {"code": room.code}
+        elif control == "none":
+            head = _("Room %(code)s (untimed)") % {"code": room.code}
+        else:
+            head = _("Room %(code)s (clock %(clock)s)") % {"code": room.code, "clock": control}
+        return (_("%(room)s: your friend picks 'Join a friend's room' and types %(code)s,") % {
+                    "room": head, "code": room.code}
+                + "\n" + _("or connects with: %(ssh)s    Esc: close the room") % {"ssh": ssh})
 
 
 class TablePart(_Part):
@@ -224,21 +251,19 @@ class TablePart(_Part):
 
     @staticmethod
     def lineup_text(lineup: tuple[str, ...]) -> str:
-        if len(lineup) > 1 and len(set(lineup)) == 1:
-            return f"{len(lineup)} {lineup[0]}"
-        return ", ".join(lineup)
+        return W.bot_lineup(lineup)
 
     def _lineup(self) -> tuple[str, ...]:
         lineups = self.lineups()
         return lineups[self.lineup % len(lineups)]
 
-    def play_lines(self) -> list[tuple[str, Text]]:
-        room = Text(f"Private room for {self.size}")
-        room.append("  ←→ seats", style="dim")
-        return [("quick", Text(f"Quick match: {self.title}")), ("room", room)]
+    def play_lines(self, width: int | None = None) -> list[tuple[str, Text]]:
+        room = Text(_("Private room for %(n)d") % {"n": self.size})
+        room.append("  " + _("←→ seats"), style="dim")
+        return [("quick", Text(_("Quick match: %(title)s") % {"title": self.title})), ("room", room)]
 
     def bot_lines(self) -> list[tuple[str, Text]]:
-        bots = Text(f"Play bots: {self.lineup_text(self._lineup())}")
+        bots = Text(_("Play bots: %(bots)s") % {"bots": self.lineup_text(self._lineup())})
         bots.append("  ←→", style="dim")
         return [("bots", bots)]
 
@@ -268,21 +293,26 @@ class TablePart(_Part):
         info = self.info
         starts_in = await self._starts_in(self.backend)
         n = self.backend.snapshot().waiting.get(self.game, 0)
-        text = f"{self.title}: {n} at the table, waiting for more... {clock(waited)}   Esc: leave\n"
+        text = _("%(title)s: %(n)d at the table, waiting for more... %(clock)s   Esc: leave") % {
+            "title": self.title, "n": n, "clock": clock(waited)} + "\n"
         full = _word(info.max_seats)
         if starts_in is not None:
-            text += (f"Starting in {clock(starts_in + 0.999)} unless more sit down "
-                     f"({full} start at once).")
+            text += _("Starting in %(clock)s unless more sit down (%(full)s start at once).") % {
+                "clock": clock(starts_in + 0.999), "full": full}
         else:
-            fewer = " or ".join(_word(k) for k in range(info.min_seats, info.max_seats))
-            text += (f"{full.capitalize()} start at once; {fewer} start a little after the "
-                     f"{_ordinal(info.min_seats)} sits down.")
+            fewer = _(" or ").join(_word(k) for k in range(info.min_seats, info.max_seats))
+            line = _("%(full)s start at once; %(fewer)s start a little after the %(nth)s sits down.") % {
+                "full": full, "fewer": fewer, "nth": _ordinal(info.min_seats)}
+            text += line[:1].upper() + line[1:]  # (a sentence: whatever word a language puts first)
         if offer_bot and n <= 1:
-            text += (f"\nNo one yet: press b to play bots ({self.lineup_text(self.lineups()[0])}) "
-                     "instead, or keep waiting.")
+            text += "\n" + _("No one yet: press b to play bots (%(bots)s) instead, or keep waiting.") % {
+                "bots": self.lineup_text(self.lineups()[0])}
         return text
 
     def room_status(self, room: Any, ssh: str, names: tuple[str, ...]) -> str:
-        return (f"Room {room.code} ({self.title}): {len(names)} of {room.size} seated: {', '.join(names)}\n"
-                f"Friends pick 'Join a friend's room', type {room.code}; or {ssh}\n"
-                "s: start now (bots take the empty seats)    Esc: close the room")
+        return (_("Room %(code)s (%(title)s): %(n)d of %(size)d seated: %(names)s") % {
+                    "code": room.code, "title": self.title, "n": len(names), "size": room.size,
+                    "names": ", ".join(names)}
+                + "\n" + _("Friends pick 'Join a friend's room', type %(code)s; or %(ssh)s") % {
+                    "code": room.code, "ssh": ssh}
+                + "\n" + _("s: start now (bots take the empty seats)    Esc: close the room"))

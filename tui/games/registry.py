@@ -79,15 +79,16 @@ def _voltage_start(app: App[Any], backend: HomeBackend, player: str, opponent: s
     game = VOLTAGE
     if opponent == "hotseat":
         from tui.dialogs.names import NamesScreen
+        from tui.i18n import _
 
-        first = player if player and player != "You" else "Player 1"
+        first = player if player and player != "You" else _("Player 1")
 
         def go(names: tuple[str, str] | None) -> None:
             if names:
                 handles = backend.start_match(game, opponent, names[0], names=names)
                 app.push_screen(MatchScreen(handles, backend))
 
-        app.push_screen(NamesScreen(first, "Player 2"), go)
+        app.push_screen(NamesScreen(first, _("Player 2")), go)
         return
     handles = backend.start_match(game, opponent, player)
     app.push_screen(MatchScreen(handles, backend))

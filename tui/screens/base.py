@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
+from tui.i18n import _
 from tui.textual_compat import PresetScreen
 
 if TYPE_CHECKING:
@@ -43,10 +44,12 @@ class TooSmall(Widget):
         w, h = self.app.size
         t = Text(justify="center")
         t.append("VOLTAGE\n\n", style="bold reverse")
-        t.append(f"This terminal is {w} columns by {h} rows.\n", style="bold")
-        t.append(f"Voltage needs at least {MIN_WIDTH} columns by {MIN_HEIGHT} rows:\n")
-        t.append("please enlarge the window (or make the font smaller).\n\n")
-        t.append("? rules   ctrl+q quit", style="dim")
+        t.append(_("This terminal is %(width)d columns by %(height)d rows.") % {"width": w, "height": h} + "\n",
+                 style="bold")
+        t.append(_("Voltage needs at least %(width)d columns by %(height)d rows:") % {
+            "width": MIN_WIDTH, "height": MIN_HEIGHT} + "\n")
+        t.append(_("please enlarge the window (or make the font smaller).") + "\n\n")
+        t.append(_("? rules   ctrl+q quit"), style="dim")
         return t
 
 
@@ -113,12 +116,16 @@ def quit_question(backend: Backend | None, *, hotseat: bool = False) -> str:
     """
     if backend is not None and backend.online:
         if getattr(backend, "guest", False):
-            return "Quit? The match goes on without you: as a guest you cannot come back, so a bot takes your seat now."
+            return _("Quit? The match goes on without you: as a guest you cannot come back, so a bot takes your "
+                     "seat now.")
         grace = getattr(backend, "grace_seconds", None)
-        wait = f"{grace:.0f} s" if isinstance(grace, (int, float)) else "a while"
-        return f"Quit? The match goes on: your seat waits {wait} for you to reconnect, then a bot plays it."
-    what = "The hot-seat match" if hotseat else "The match"
-    return f"Quit? {what} is not saved: quitting loses it."
+        if isinstance(grace, (int, float)):
+            return _("Quit? The match goes on: your seat waits %(seconds)s s for you to reconnect, then a bot "
+                     "plays it.") % {"seconds": f"{grace:.0f}"}
+        return _("Quit? The match goes on: your seat waits a while for you to reconnect, then a bot plays it.")
+    if hotseat:
+        return _("Quit? The hot-seat match is not saved: quitting loses it.")
+    return _("Quit? The match is not saved: quitting loses it.")
 
 
 class PlayScreen(SizedScreen):

@@ -18,6 +18,8 @@ from textual.screen import Screen
 from textual.widgets import Sparkline, Static
 
 from engine.registry import GAMES as REGISTERED
+from tui import words as W
+from tui.i18n import N_, _
 from tui.ports import LobbyBackend
 from tui.text import safe
 from tui.widgets.keybar import KeyBar
@@ -28,8 +30,8 @@ SPARK_WIDTH = 24
 class LeaderboardScreen(Screen):
     BINDINGS = [
         Binding("left", "game(-1)", "game", show=False),
-        Binding("right,tab", "game(1)", "other game", key_display="←→"),
-        Binding("q,escape", "back", "back", key_display="q"),
+        Binding("right,tab", "game(1)", N_("other game"), key_display="←→"),
+        Binding("q,escape", "back", N_("back"), key_display="q"),
     ]
 
     DEFAULT_CSS = """
@@ -58,9 +60,20 @@ class LeaderboardScreen(Screen):
 
     def compose(self):
         yield Static("", id="lb-title")
-        yield Static(Text(f"{'#':>3}  {'Player':<20}  {'Rating':>6}  {'Games':>5}   History"), id="lb-head")
+        yield Static(self._head(), id="lb-head")
         yield VerticalScroll(id="lb-rows")
         yield KeyBar()
+
+    @staticmethod
+    def _columns() -> tuple[str, str, str, int, int]:
+        """The heads of the player, rating and games columns, and the widths of the last two
+        (a language's word may be wider than the numbers under it)."""
+        player, rating, games = _("Player"), _("Rating"), _("Games")
+        return player, rating, games, max(6, len(rating)), max(5, len(games))
+
+    def _head(self) -> Text:
+        player, rating, games, rating_w, games_w = self._columns()
+        return Text(f"{'#':>3}  {player:<20}  {rating:>{rating_w}}  {games:>{games_w}}   " + _("History"))
 
     async def on_mount(self) -> None:
         try:
@@ -75,7 +88,7 @@ class LeaderboardScreen(Screen):
         game, title = self.games[self.index]
         others = "   ".join(t for g, t in self.games if g != game)
         head = Text(no_wrap=True)
-        head.append(f"Leaderboard: {title}", style="bold")
+        head.append(_("Leaderboard: %(title)s") % {"title": title}, style="bold")
         if others:
             head.append(f"    (←/→: {others})", style="dim")
         self.query_one("#lb-title", Static).update(head)
@@ -83,22 +96,23 @@ class LeaderboardScreen(Screen):
             self.entries = list(await self.backend.leaderboard(game))
         except Exception as error:  # never crash on a storage problem
             self.entries = []
-            rows_error = f"the leaderboard could not be read: {error}"
+            rows_error = _("the leaderboard could not be read: %(error)s") % {"error": W.refusal(error)}
         else:
             rows_error = ""
         rows = self.query_one("#lb-rows", VerticalScroll)
         await rows.remove_children()
         if not self.entries:
-            await rows.mount(Static(Text(rows_error or "No rated players yet: play a rated match "
-                                         "(log in with an SSH key) to be the first."), id="lb-empty"))
+            link = self.backend.ssh_command("link", tty=False)
+            await rows.mount(Static(Text(rows_error or W.no_rated_players(link)), id="lb-empty"))
             return
         widgets = []
+        *_heads, rating_w, games_w = self._columns()
         for e in self.entries:
             t = Text(no_wrap=True, overflow="ellipsis")
             t.append(f"{e.place:>3}  ")
             name = safe(e.name)[:20]
             t.append(f"{name:<20}")
-            t.append(f"  {e.rating:>6}  {e.games:>5}   ")
+            t.append(f"  {e.rating:>{rating_w}}  {e.games:>{games_w}}   ")
             points = list(e.history)[-SPARK_WIDTH:]
             spark = Sparkline(points or [e.rating], classes="lb-spark")
             spark.styles.width = max(1, len(points))

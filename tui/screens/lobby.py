@@ -44,6 +44,7 @@ from tui.chat.panel import ChatPanel, phrase_bindings
 from tui.games.lobby_parts import LobbyPart
 from tui.games.registry import GAMES as SCREENS
 from tui.games.registry import words
+from tui.i18n import N_, NP_, _, ngettext, short
 from tui.ports import ChatRoom, Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
 from tui.screens.lobby_lists import LobbyLists
@@ -63,6 +64,13 @@ from tui.widgets.menu import Menu
 from tui.widgets.rows import RowMenu
 
 T = TypeVar("T")
+
+
+#: The keys' words that the lobby's narrowest status line takes in their short form, where a
+#: language has one (:func:`tui.i18n.short`; the English ones are short already).
+SHORT_KEY_WORDS = (NP_("short", "choose"), NP_("short", "watch"), NP_("short", "your matches"),
+                   NP_("short", "leaderboard"), NP_("short", "settings"), NP_("short", "rules"),
+                   NP_("short", "quit"))
 
 
 class LobbyScreen(SizedScreen):
@@ -179,14 +187,9 @@ class LobbyScreen(SizedScreen):
             yield from self._compose_lobby()
 
     def _compose_lobby(self) -> ComposeResult:
-        yield Static(Text("Voltage: lobby"), id="lobby-title")
+        yield Static(Text(_("Voltage: lobby")), id="lobby-title")
         stored = self.backend.stored_name
-        suggestion = self.backend.name_prefill
-        name = Input(value=suggestion if stored else "", max_length=16, id="name",
-                     placeholder=f"{suggestion}? (a suggestion: type your name, or Enter to take it)" if suggestion
-                     else "the name others will see")
-        name.border_title = ("Your name (Enter to go)" if not stored  # (a wait for another name: said once mounted)
-                             else f"Your name: {stored} (Enter to go; another name renames your key)")
+        name = Input(value=self.backend.name_prefill if stored else "", max_length=16, id="name")
         name.cursor_blink = False  # a blinking cursor redraws twice a second, per session
         yield name
         with Horizontal(id="lobby-body"):
@@ -200,28 +203,34 @@ class LobbyScreen(SizedScreen):
         # Composed once and shown when a code is asked for: a widget mounted then would
         # miss the letters typed in the same burst as the key that asked (they arrive
         # before its mount is done); a hidden one takes the focus at once.
-        code = Input(placeholder="room code (4 letters)", max_length=4, id="code-input")
+        code = Input(placeholder=_("room code (4 letters)"), max_length=4, id="code-input")
         code.cursor_blink = False
         yield code
         yield Static("", id="status")
+
+    def _menu_width(self) -> int | None:
+        """The Play menu's room for a line (None: not laid out yet)."""
+        menus = self.query("#choices").results(Menu)  # (none while composing)
+        width = next((m.content_size.width for m in menus), 0)
+        return width if width > 0 else None
 
     def _choices(self) -> list[tuple[str, Text]]:
         """The Play menu: each game's lines (its part's, ids ``game:item``), then the rest."""
         opts: list[tuple[str, Text]] = []
         for n, (game, part) in enumerate(self.parts.items()):
             if n:
-                opts.append((f"-{game}", part.heading()))
-            opts += [(f"{game}:{item}", text) for item, text in part.play_lines()]
+                opts.append((f"-{game}", part.heading(self._menu_width())))
+            opts += [(f"{game}:{item}", text) for item, text in part.play_lines(self._menu_width())]
             if not n:
-                opts.append(("join", Text("Join a friend's room (code)")))
+                opts.append(("join", Text(_("Join a friend's room (code)"))))
             opts += [(f"{game}:{item}", text) for item, text in part.bot_lines()]
             if n:
                 opts.append((f"-{game}:end", Text("")))
         opts += [(f"learn:{game}", Text(W.learn_line(part.title)))
                  for game, part in self.parts.items() if SCREENS[game].learn is not None]
-        opts.append(("watch", Text("Watch a match (code)")))
-        opts.append(("leaderboard", Text("Leaderboard")))
-        opts.append(("settings", Text("Settings")))
+        opts.append(("watch", Text(_("Watch a match (code)"))))
+        opts.append(("leaderboard", Text(_("Leaderboard"))))
+        opts.append(("settings", Text(_("Settings"))))
         return opts
 
     # -- challenges ----------------------------------------------------------
@@ -236,7 +245,7 @@ class LobbyScreen(SizedScreen):
         name = event.item.split(":", 1)[1]
         self._set_mode(PickingGame(name))
         games = "   ".join(f"{n} {part.title}" for n, part in enumerate(self.parts.values(), 1))
-        self._status(f"Challenge {name} to:  {games}   Esc: cancel")
+        self._status(_("Challenge %(name)s to:  %(games)s   Esc: cancel") % {"name": name, "games": games})
 
     def on_key(self, event: events.Key) -> None:
         games = list(self.parts)
@@ -267,8 +276,8 @@ class LobbyScreen(SizedScreen):
     def _challenge_status(self, ch: Any) -> None:
         left = int(ch.seconds_left + 0.999)
         title = self.backend.game_titles.get(ch.game, ch.game)
-        self._status(f"You challenged {ch.target.name} to {title}: waiting for an answer ({left} s)"
-                     "   Esc: take it back")
+        self._status(_("You challenged %(name)s to %(title)s: waiting for an answer (%(left)d s)   Esc: take it "
+                       "back") % {"name": ch.target.name, "title": title, "left": left})
 
     @on(E.Challenged)
     def _challenged(self, event: E.Challenged) -> None:
@@ -336,18 +345,10 @@ class LobbyScreen(SizedScreen):
     async def on_mount(self) -> None:
         await self._start_settings()
         self.query_one("#choices", Menu).set_items(self._choices())  # (the colours the app has now)
-        self.query_one("#players", Menu).border_title = "Online"
+        self._word_fixed()
         if self.chat_room is not None:
             self._chat_unread(0)
         self._refresh_lists()
-        self.query_one("#matches", Menu).empty_text = "no match running"
-        history = self.query_one("#history", Menu)
-        history.border_title = "Your matches (h; Enter: replay)"
-        history.empty_text = (
-            "none finished yet" if self.backend.identity
-            else "log in with an SSH key to keep\nyour matches and a rating"
-        )
-        self.query_one("#choices", Menu).border_title = "Play"
         self.query_one("#choices", Menu).focus()
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
         self.backend.listen(self._told)
@@ -358,17 +359,16 @@ class LobbyScreen(SizedScreen):
             if self.backend.initial is not None and stored and await self._take_name(stored):
                 return  # a known key's join or watch: straight there
             if stored:  # how long the key waits for another name, said in the box's title
-                wait = W.rename_wait(await self._rename_wait(), short=True)
-                if wait:
-                    self.query_one("#name", Input).border_title = f"Your name: {stored} (Enter to go; {wait})"
+                self._name_wait = W.rename_wait(await self._rename_wait(), short=True)
+                self._word_name()
             self.query_one("#name").add_class("shown")
             self.query_one("#name", Input).focus()
             self._error("")
         else:
             await self._enter()
 
-    TAKEN_OVER = ("This key was opened in another session: it plays there now (the newest "
-                  "session takes over).\nEnter takes it back here; ctrl+q quits.")
+    TAKEN_OVER = N_("This key was opened in another session: it plays there now (the newest session takes "
+                    "over).\nEnter takes it back here; ctrl+q quits.")
 
     @on(E.Followed)
     def _followed(self, event: E.Followed) -> None:
@@ -388,7 +388,7 @@ class LobbyScreen(SizedScreen):
         name.value = self.backend.name
         name.add_class("shown")
         name.focus()
-        self._error(self.TAKEN_OVER)
+        self._error(_(self.TAKEN_OVER))
 
     @on(events.ScreenResume)
     async def _back_in_the_lobby(self, event: events.ScreenResume) -> None:
@@ -405,10 +405,57 @@ class LobbyScreen(SizedScreen):
             self._refresh_lists()
 
     def reword(self) -> None:
-        """The language changed (on the settings screen, above this one): the lists are worded
-        again when this screen shows again, even if the lobby has not changed."""
+        """The language changed (on the settings screen, above this one): what this screen
+        says of its own now, the lists when it shows again (even if the lobby has not changed)."""
         self._shown = None
         self._index.version = None
+        self._word_fixed()
+        self.query_one("#choices", Menu).set_items(self._choices())
+        if self.backend.named:
+            self._show_title()
+        self._show_status()
+        if self.chat_room is not None:  # (the panel words its own again: the app asks every widget)
+            self._chat_unread(self.query_one(ChatPanel).unread)
+
+    _name_wait = ""  # how long this key waits for another name, in words ("": it need not)
+
+    def _word_name(self) -> None:
+        """The name box's hint and title (a known key's name, and its wait for another)."""
+        name = self.query_one("#name", Input)
+        stored = self.backend.stored_name
+        suggestion = self.backend.name_prefill
+        name.placeholder = (_("%(name)s? (a suggestion: type your name, or Enter to take it)") % {"name": suggestion}
+                            if suggestion else _("the name others will see"))
+        if not stored:
+            name.border_title = _("Your name (Enter to go)")
+        elif self._name_wait:
+            name.border_title = _("Your name: %(name)s (Enter to go; %(wait)s)") % {
+                "name": stored, "wait": self._name_wait}
+        else:
+            name.border_title = _("Your name: %(name)s (Enter to go; another name renames your key)") % {
+                "name": stored}
+
+    def _word_fixed(self) -> None:
+        """The words of this screen's own that do not change with the lobby: the panels' titles,
+        what an empty list says, the name box's."""
+        self._word_name()
+        self.query_one("#players", Menu).border_title = _("Online")
+        matches = self.query_one("#matches", Menu)
+        matches.empty_text = _("no match running")
+        history = self.query_one("#history", Menu)
+        history.border_title = _("Your matches (h; Enter: replay)")
+        history.empty_text = _("none finished yet") if self.backend.identity else W.keep_with_key(self._ssh_link())
+        self.query_one("#choices", Menu).border_title = _("Play")
+        matches.refresh()  # (its rows come from the lobby's lists: only painted again)
+        if not history.items:
+            history.set_items([])  # (the empty text, worded again)
+        mode = self._mode
+        if isinstance(mode, AskingCode):
+            self._ask_code(mode.verb)
+
+    def _ssh_link(self) -> str:
+        """The command that links a browser to a key (what a browser's guest is told to run)."""
+        return self.backend.ssh_command("link", tty=False)
 
     def on_screen_suspend(self) -> None:
         self._unlisten()
@@ -453,7 +500,7 @@ class LobbyScreen(SizedScreen):
             return True
         await self._named()
         if renamed and isinstance(self._mode, Browsing):
-            self._status(f"Renamed: your key goes by {name} now (it was {stored}).")
+            self._status(_("Renamed: your key goes by %(name)s now (it was %(old)s).") % {"name": name, "old": stored})
         return True
 
     async def _named(self) -> None:
@@ -489,23 +536,31 @@ class LobbyScreen(SizedScreen):
         ratings = getattr(self, "_ratings", [])
         name = self.backend.name
         forms = [
-            ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r} ({n} rated)"),
-            ("Voltage: lobby", "    ", lambda g, r, n: f"{g} {r}"),
-            ("Lobby", "   ", lambda g, r, n: f"{self.short_title(g)} {r}"),
+            (_("Voltage: lobby"), "    ", lambda g, r, n: ngettext(
+                "%(game)s %(rating)s (%(n)d rated)", "%(game)s %(rating)s (%(n)d rated)", n) % {
+                "game": g, "rating": r, "n": n}),
+            (_("Voltage: lobby"), "    ", lambda g, r, n: f"{g} {r}"),
+            (_("Lobby"), "   ", lambda g, r, n: f"{self.short_title(g)} {r}"),
         ]
         width = max(1, self.app.size.width - 2)
         line = ""
+        you = _("you: %(name)s") % {"name": name}
         for head, gap, rating in forms:
-            line = gap.join([head, f"you: {name}", *(rating(*x) for x in ratings)])
+            line = gap.join([head, you, *(rating(*x) for x in ratings)])
             if len(line) <= width:
                 break
         self.query_one("#lobby-title", Static).update(Text(line))
 
     def on_resize(self) -> None:
+        self.call_after_refresh(self._reset_choices)  # (a heading's form is the one that fits the new width)
         if self.backend.named:
             self._show_title()
             self.call_after_refresh(self._refresh_history)  # (once the panels have their new width)
         self._show_status()
+
+    def _reset_choices(self) -> None:
+        if self.is_attached:
+            self.query_one("#choices", Menu).set_items(self._choices())
 
     async def _refresh_history(self) -> None:
         """The player's own finished matches, newest first (read when the lobby shows)."""
@@ -547,20 +602,20 @@ class LobbyScreen(SizedScreen):
             first_player, first_match = lists.apply(deltas)
         players = self.query_one("#players", RowMenu)
         players.rows_changed(first_player)
-        challenge = "  o, Enter: challenge" if len(lists.players) > 1 else ""
-        players.border_title = f"Online ({len(lists.players)}){challenge}"
+        challenge = "  " + _("o, Enter: challenge") if len(lists.players) > 1 else ""
+        players.border_title = _("Online (%(n)d)") % {"n": len(lists.players)} + challenge
         matches = self.query_one("#matches", RowMenu)
         width = matches.size.width - 4  # (the lines' width when the list changed, as they were made)
         if width != lists.matches.width:
             lists.matches.width = width
             first_match = 0
         matches.rows_changed(first_match)
-        matches.border_title = f"Matches ({len(lists.matches)}; Enter: watch)"
+        matches.border_title = _("Matches (%(n)d; Enter: watch)") % {"n": len(lists.matches)}
 
     def _match_line(self, m: Any, width: int) -> str:
         """A running match in one line: its code, players and score, and who watches;
         shorter words when the list is too narrow for the long ones."""
-        watching = f"  ({m.spectators} watching)" if m.spectators else ""
+        watching = "  " + _("(%(n)d watching)") % {"n": m.spectators} if m.spectators else ""
         line = f"{m.code}  {self._describe(m)}{watching}"
         if len(line) > width:
             line = f"{m.code}  {self._describe(m, short=True)}{watching}"
@@ -572,12 +627,36 @@ class LobbyScreen(SizedScreen):
 
     # -- status ----------------------------------------------------------------
 
-    KEYS_HELP = ("↑↓ ⏎ choose  o online (challenge)  w watch  h your matches  l leaderboard  s settings  "
-                 "Tab next  Esc cancel  ? rules  ^q quit")
-    KEYS_HELP_MID = KEYS_HELP.replace("Tab next  ", "")  # (fits 120 columns)
+    #: The keys the status line names, each with its words: every one (the widest form), the
+    #: chat's (when the lobby has one), and those a narrow line leaves out.
+    KEYS: tuple[tuple[str, str], ...] = (
+        ("↑↓ ⏎", N_("choose")), ("o", N_("online (challenge)")), ("c", N_("chat")), ("w", N_("watch")),
+        ("h", N_("your matches")), ("l", N_("leaderboard")), ("s", N_("settings")), ("Tab", N_("next")),
+        ("Esc", N_("cancel")), ("?", N_("rules")), ("^q", N_("quit")),
+    )
+    KEYS_MID_LEAVES = ("Tab",)  # (fits 120 columns)
     # (o: in Online's title; ↑↓: the Play menu's cursor shows them)
-    KEYS_HELP_SHORT = "⏎ choose  w watch  h your matches  l leaderboard  s settings  ? rules  ^q quit"
-    NAME_HELP = "Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby."
+    KEYS_SHORT_LEAVES = ("o", "c", "Tab", "Esc")
+    NAME_HELP = N_("Your name: at most 16 letters, digits, - _ . or spaces; Enter to go to the lobby.")
+
+    @classmethod
+    def keys_help(cls, *, chat: bool = False, leave: tuple[str, ...] = (), short: bool = False) -> str:
+        """The status line's keys in the session's language, but those in ``leave`` (and the
+        chat's, without one); ``short``: the narrow line's (no arrows, which the Play menu's
+        cursor shows), each key's words in its short form where a language has one."""
+        out = []
+        for key, said in cls.KEYS:
+            if key in leave or (key == "c" and not chat) or (short and key in cls.KEYS_SHORT_LEAVES):
+                continue
+            out.append(f"{key.removeprefix('↑↓ ') if short else key} {_(said)}")
+        return "  ".join(out)
+
+    @classmethod
+    def keys_help_shortest(cls) -> str:
+        """The narrow line's keys with the words' short forms (a language whose words for them
+        are long: "h partides" for "h your matches")."""
+        return "  ".join(f"{key.removeprefix('↑↓ ')} {short(said)}" for key, said in cls.KEYS
+                         if key not in cls.KEYS_SHORT_LEAVES)
 
     def _status(self, text: str) -> None:
         self._status_text = text
@@ -595,12 +674,13 @@ class LobbyScreen(SizedScreen):
             out.append(status + "\n")
         if error:
             out.append(error + "\n", style="bold red")
-        helps: tuple[str, ...] = (self.KEYS_HELP, self.KEYS_HELP_MID)
+        helps = [self.keys_help(chat=False), self.keys_help(chat=False, leave=self.KEYS_MID_LEAVES)]
         if self.chat_room is not None:  # (c: also in Online's bottom line, where a narrow screen has room)
-            helps = tuple(k.replace("  w watch", "  c chat  w watch") for k in helps) + helps
+            helps = [self.keys_help(chat=True), self.keys_help(chat=True, leave=self.KEYS_MID_LEAVES), *helps]
+        helps += [self.keys_help(short=True), self.keys_help_shortest()]
         fits = [k for k in helps if len(k) <= self.app.size.width - 2]
-        keys = fits[0] if fits else self.KEYS_HELP_SHORT
-        out.append(keys if self.backend.named else self.NAME_HELP, style="dim")
+        keys = fits[0] if fits else helps[-1]
+        out.append(keys if self.backend.named else _(self.NAME_HELP), style="dim")
         self.query_one("#status", Static).update(out)
 
     def _set_mode(self, mode: Mode) -> None:
@@ -608,7 +688,7 @@ class LobbyScreen(SizedScreen):
         code = self.query_one("#code-input", Input)
         if isinstance(mode, AskingCode):
             code.value = ""
-            code.placeholder = "match code (4 letters)" if mode.verb == "watch" else "room code (4 letters)"
+            self._ask_code(mode.verb)
             code.add_class("shown")
             code.focus()
         elif code.has_class("shown"):
@@ -623,6 +703,11 @@ class LobbyScreen(SizedScreen):
             ticker.pause()
             if isinstance(mode, Browsing):
                 self._status("")
+
+    def _ask_code(self, verb: str) -> None:
+        """The code line's hint: a match's code to watch, or a room's to join."""
+        self.query_one("#code-input", Input).placeholder = (_("match code (4 letters)") if verb == "watch"
+                                                             else _("room code (4 letters)"))
 
     async def _tick(self) -> None:
         mode = self._mode
@@ -661,10 +746,10 @@ class LobbyScreen(SizedScreen):
                 await self._play_bot(asked.bot, game)
         elif choice == "join":
             self._set_mode(AskingCode("join"))
-            self._status("Type the room code, then Enter (Esc: cancel).")
+            self._status(_("Type the room code, then Enter (Esc: cancel)."))
         elif choice == "watch":
             self._set_mode(AskingCode("watch"))
-            self._status("Type the match code, then Enter (Esc: cancel).")
+            self._status(_("Type the match code, then Enter (Esc: cancel)."))
         elif choice == "leaderboard":
             self.action_leaderboard()
         elif choice.startswith("learn:"):
@@ -765,7 +850,7 @@ class LobbyScreen(SizedScreen):
                 raise  # this screen left the room
             # the room went away under us: its owner closed it
             self._set_mode(Browsing())
-            self._error(f"Room {code} was closed by its owner.")
+            self._error(_("Room %(code)s was closed by its owner.") % {"code": code})
             return
         self._set_mode(Browsing())
         self._open_match(handles)

@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui import words as W
+from tui.i18n import N_, _
 from tui.ports import Backend
 from tui.text import name_text
 from tui.widgets.keybar import KeyBar
@@ -34,11 +35,11 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
     change of a rated match, a status line, and rematch / back / look at the board."""
 
     BINDINGS = [
-        Binding("r", "rematch", "rematch"),
+        Binding("r", "rematch", N_("rematch")),
         # One of the two shows, by where home is (the lobby over SSH, the start screen offline).
-        Binding("b,escape", "home", "back to start", key_display="b/esc"),
-        Binding("b,escape", "home_lobby", "back to the lobby", key_display="b/esc"),
-        Binding("v", "board", "see the board"),
+        Binding("b,escape", "home", N_("back to start"), key_display="b/esc"),
+        Binding("b,escape", "home_lobby", N_("back to the lobby"), key_display="b/esc"),
+        Binding("v", "board", N_("see the board")),
     ]
     DEFAULT_CSS = """
     ResultsBase { align: center middle; background: $background 60%; }
@@ -54,9 +55,10 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
     ResultsBase #results-buttons { height: 1; align: center middle; margin-top: 1; }
     ResultsBase ActionButton { background: $primary-muted; }
     """
-    HOME_LABEL = "back to start [b]"
-    LOBBY_LABEL = "back to the lobby [b]"
-    BOARD_LABEL = "board [v]"
+    # (each label, and each game's words below, marked where it is set and worded where shown)
+    HOME_LABEL = N_("back to start [b]")
+    LOBBY_LABEL = N_("back to the lobby [b]")
+    BOARD_LABEL = N_("board [v]")
 
     def __init__(self, handles: Sequence[Any], backend: Backend | None, view: Any, names: Sequence[str]) -> None:
         super().__init__()
@@ -76,8 +78,8 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
 
     # -- what each game says --------------------------------------------------
 
-    NOBODY = "Nobody wins"  # the headline when nobody won
-    WINS = " wins"  # after the winner's name
+    NOBODY = N_("Nobody wins")  # the headline when nobody won
+    WINS = N_(" wins")  # after the winner's name
     REASONS: dict[str, str] = {}  # the engine's reason -> the words shown under the headline
 
     def you_won(self) -> bool:
@@ -88,14 +90,14 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
         v = self.final
         t = Text(justify="center")
         if v.winner is None:
-            t.append(self.NOBODY, style="bold")
+            t.append(_(self.NOBODY), style="bold")
         else:
             if self.you_won():
-                t.append("You win!", style="bold reverse")
+                t.append(_("You win!"), style="bold reverse")
                 t.append("\n")
             t.append_text(name_text(self.names[v.winner], "bold"))
-            t.append(self.WINS, style="bold")
-        reason = self.REASONS.get(v.reason, v.reason)
+            t.append(_(self.WINS), style="bold")
+        reason = _(self.REASONS[v.reason]) if v.reason in self.REASONS else v.reason
         if reason:
             t.append(f"\n({reason})", style="dim")
         return t
@@ -116,9 +118,9 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
             yield Static(Text(self.status_text(), style="dim"), id="results-status")
             with Horizontal(id="results-buttons"):
                 if self.can_rematch:
-                    yield ActionButton("rematch [r]", "rematch")
-                yield ActionButton(self.LOBBY_LABEL if self.home_is_lobby else self.HOME_LABEL, "home")
-                yield ActionButton(self.BOARD_LABEL, "board")
+                    yield ActionButton(_("rematch [r]"), "rematch")
+                yield ActionButton(_(self.LOBBY_LABEL if self.home_is_lobby else self.HOME_LABEL), "home")
+                yield ActionButton(_(self.BOARD_LABEL), "board")
         yield KeyBar()
 
     async def on_mount(self) -> None:
@@ -146,13 +148,13 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
         self._asking = True
         self.refresh_bindings()
         status = self.query_one("#results-status", Static)
-        status.update(Text("Asking for a rematch…", style="bold"))
+        status.update(Text(_("Asking for a rematch…"), style="bold"))
         try:
             handles = await self.backend.rematch(self.handles)
-            why = "No rematch this time."
+            why = _("No rematch this time.")
         except Exception as e:  # never crash on a backend problem
             log.exception("rematch failed")
-            handles, why = None, f"No rematch: {W.refusal(e)}"
+            handles, why = None, _("No rematch: %(why)s") % {"why": W.refusal(e)}
         self._asking = False
         self.refresh_bindings()
         if handles:

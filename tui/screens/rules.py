@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tui.i18n import current
+from tui.i18n import N_, current
 from tui.widgets.keybar import KeyBar
 
 RULES = Path(__file__).resolve().parent.parent / "rules.md"
@@ -37,11 +37,11 @@ def rules_text(language: str | None = None) -> str:
 
 class RulesScreen(Screen):
     BINDINGS = [
-        Binding("escape,q,question_mark", "close", "back", key_display="esc"),
+        Binding("escape,q,question_mark", "close", N_("back"), key_display="esc"),
         Binding("up,k", "scroll(-1)", "scroll", show=False),
-        Binding("down,j", "scroll(1)", "scroll", key_display="↑↓"),
+        Binding("down,j", "scroll(1)", N_("scroll"), key_display="↑↓"),
         Binding("pageup,b", "page(-1)", "page", show=False),
-        Binding("pagedown,space", "page(1)", "page", key_display="pgup/pgdn"),
+        Binding("pagedown,space", "page(1)", N_("page"), key_display="pgup/pgdn"),
         Binding("home", "top", "top", show=False),
     ]
     DEFAULT_CSS = """

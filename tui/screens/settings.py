@@ -42,9 +42,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
+from tui import reach
 from tui import words as W
 from tui.app import COLOUR_WORDS, COLOURS
-from tui.i18n import LANGUAGE_NAMES, LANGUAGES, _, current, switch
+from tui.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current, switch
 from tui.ports import LobbyBackend, Refused
 from tui.screens.base import SizedScreen, TooSmall
 from tui.widgets.keybar import KeyBar
@@ -85,7 +86,7 @@ class SettingsScreen(SizedScreen):
     SHOWN_BROWSERS = 5  # linked browsers listed (the rest counted)
 
     BINDINGS = [
-        Binding("escape", "back", "back to the lobby", key_display="Esc"),
+        Binding("escape", "back", N_("back to the lobby"), key_display="Esc"),
     ]
 
     def __init__(self, backend: LobbyBackend) -> None:
@@ -107,12 +108,10 @@ class SettingsScreen(SizedScreen):
     def compose(self) -> ComposeResult:
         yield TooSmall()
         with Vertical(id="settings"):
-            title = ("Settings: they follow your key to its next session" if self.keeps
-                     else "Settings: for this session (log in with an SSH key to keep them)")
-            yield Static(Text(title), id="settings-title")
+            yield Static(Text(W.settings_kept(self.keeps)), id="settings-title")
             yield Menu(self._items(), id="settings-menu")
             rename = Input(max_length=16, id="rename")
-            rename.border_title = "Your new name (Enter: take it; Esc: keep yours)"
+            rename.border_title = _("Your new name (Enter: take it; Esc: keep yours)")
             rename.cursor_blink = False
             yield rename
             yield Static("", id="settings-status")
@@ -121,11 +120,13 @@ class SettingsScreen(SizedScreen):
 
     async def on_mount(self) -> None:
         menu = self.query_one("#settings-menu", Menu)
-        menu.border_title = "←→ or Enter: change"
+        menu.border_title = _("←→ or Enter: change")
         menu.focus()
         self._show_status()
         if self.keeps:
             self.run_worker(self._list_browsers(), exclusive=True, group="browsers")
+        elif reach.web():  # (a browser's guest: how to link a key, where a key's browsers are listed)
+            self._link_help()
         await self._read()
         self._redraw()
 
@@ -136,6 +137,10 @@ class SettingsScreen(SizedScreen):
         except Refused as e:
             self._error(W.refusal(e))
         self.forced = await self.backend.colours_forced()
+
+    def _link_help(self) -> None:
+        link = self.backend.ssh_command("link", tty=False)
+        self.query_one("#settings-browsers", Static).update(Text(W.link_a_key(link)))
 
     async def _list_browsers(self) -> None:
         browsers = await self.backend.linked_browsers()
@@ -158,25 +163,28 @@ class SettingsScreen(SizedScreen):
     def _items(self) -> list[tuple[str, Text]]:
         items: list[tuple[str, Text]] = []
         forced = self.forced
-        colours = Text(f"Colours: {COLOUR_WORDS.get(self.colours(), self.colours())}")
+        choice = COLOUR_WORDS.get(self.colours())
+        colours = Text(_("Colours: %(colours)s") % {"colours": _(choice) if choice else self.colours()})
         if forced:
             colours.append(f"  ({W.forced(forced)})", style="dim")
         else:
             colours.append("  ←→", style="dim")
         items.append(("colours", colours))
-        alerts = Text(f"Your turn: {'bell and title' if self.alerts_on() else 'no alert'}")
+        alerts = Text(_("Your turn: %(alert)s") % {"alert": _("bell and title") if self.alerts_on() else _("no alert")})
         alerts.append("  ←→", style="dim")
         items.append(("alerts", alerts))
         open_ = not self.refuses_challenges
-        challenges = Text(f"Challenges: {'welcome' if open_ else 'refused'}")
+        challenges = Text(_("Challenges: %(answer)s") % {"answer": _("welcome") if open_ else _("refused")})
         challenges.append("  ←→", style="dim")
         items.append(("challenges", challenges))
         language = Text(_("Language: %(language)s") % {"language": LANGUAGE_NAMES[current()]})
         language.append("  ←→", style="dim")
         items.append(("language", language))
-        name = Text("Name: ")
+        head, _gap, tail = (_("Name: %(name)s") % {"name": "\0"}).partition("\0")
+        name = Text(head)
         name.append(self.backend.name, "bold")  # (plain text: never markup)
-        name.append("  Enter: rename", style="dim")
+        name.append(tail)
+        name.append("  " + _("Enter: rename"), style="dim")
         items.append(("name", name))
         return items
 
@@ -219,7 +227,7 @@ class SettingsScreen(SizedScreen):
         app: Any = self.app
         forced = self.forced
         if forced:
-            self._error(f"No colour: {forced}. Connect without it to choose colours.")
+            self._error(_("No colour: %(why)s. Connect without it to choose colours.") % {"why": W.forced(forced)})
             return
         if not hasattr(app, "set_colours"):
             return
@@ -238,8 +246,15 @@ class SettingsScreen(SizedScreen):
         await self.backend_save("language", code)
 
     def reword(self) -> None:
-        """The language changed: the lines again, in its words."""
+        """The language changed: the lines again, in its words, and the screen's own."""
         self._redraw()
+        self.query_one("#settings-title", Static).update(Text(W.settings_kept(self.keeps)))
+        self.query_one("#rename", Input).border_title = _("Your new name (Enter: take it; Esc: keep yours)")
+        self.query_one("#settings-menu", Menu).border_title = _("←→ or Enter: change")
+        if self.keeps:
+            self.run_worker(self._list_browsers(), exclusive=True, group="browsers")
+        elif reach.web():
+            self._link_help()
 
     async def toggle_alerts(self) -> None:
         """The "your turn" bell and window title, on or off."""
@@ -259,8 +274,8 @@ class SettingsScreen(SizedScreen):
         rename.focus()
         wait = W.rename_wait(float(await self.backend.rename_wait()))
         # the cooldown said before a name is typed, not only as the refusal of one
-        self._status(f"You renamed your key less than an hour ago: {wait} (Esc: keep yours)." if wait
-                     else "Type the new name, then Enter (Esc: keep yours).")
+        self._status(_("You renamed your key less than an hour ago: %(wait)s (Esc: keep yours).") % {"wait": wait}
+                     if wait else _("Type the new name, then Enter (Esc: keep yours)."))
 
     def _close_name(self) -> None:
         rename = self.query_one("#rename", Input)
@@ -284,8 +299,8 @@ class SettingsScreen(SizedScreen):
             self.backend.stored_name = name  # the name the key goes by now (the lobby's name step shows it)
         self._close_name()
         self._error("")
-        self._status(f"Renamed: your key goes by {name} now (it was {old})." if self.keeps
-                     else f"Renamed: you are {name} now (it was {old}).")
+        self._status((_("Renamed: your key goes by %(name)s now (it was %(old)s).") if self.keeps
+                      else _("Renamed: you are %(name)s now (it was %(old)s).")) % {"name": name, "old": old})
         self._redraw()
 
     # -- status and leaving ------------------------------------------------------

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui import words as W
+from tui.i18n import N_, _
 from tui.ports import HomeBackend
 from tui.screens.base import SizedScreen, TooSmall
 from tui.text import TERMINAL_FG
@@ -69,14 +70,14 @@ class StartScreen(SizedScreen):
     """Game and opponent; the defaults (Voltage against a medium bot) start with Enter alone."""
 
     BINDINGS = [
-        Binding("enter", "start", "start", key_display="⏎"),
+        Binding("enter", "start", N_("start"), key_display="⏎"),
         Binding("up", "move(-1)", "choose", show=False),
-        Binding("down", "move(1)", "choose", key_display="↑↓"),
+        Binding("down", "move(1)", N_("choose"), key_display="↑↓"),
         Binding("left", "column(-1)", "column", show=False),
         Binding("right", "column(1)", "column", show=False),
-        Binding("tab", "column(1)", "game/opponent", key_display="tab"),
-        Binding("t", "theme", "light/dark"),
-        Binding("l", "learn", "learn Voltage"),
+        Binding("tab", "column(1)", N_("game/opponent"), key_display="tab"),
+        Binding("t", "theme", N_("light/dark")),
+        Binding("l", "learn", N_("learn Voltage")),
     ]
     CSS = """
     StartScreen { align: center middle; }
@@ -127,7 +128,7 @@ class StartScreen(SizedScreen):
         yield TooSmall()
         with Vertical(id="start"):
             yield Static(logo(), id="logo")
-            yield Static("card games in the terminal", id="tagline")
+            yield Static(_("card games in the terminal"), id="tagline")
             with Vertical(id="columns"):
                 with Vertical(id="game-column", classes="column"):
                     for i, (_gid, label, desc, ok) in enumerate(self.games):
@@ -135,13 +136,13 @@ class StartScreen(SizedScreen):
                 with Vertical(id="opponent-column", classes="column"):
                     yield from self._opponent_rows()
             with Horizontal(id="start-row"):
-                yield ActionButton("start the match [⏎]", "start")
-            yield Static("? rules at any time   ·   mouse: click a choice, then start", id="start-hint")
+                yield ActionButton(_("start the match [⏎]"), "start")
+            yield Static(_("? rules at any time   ·   mouse: click a choice, then start"), id="start-hint")
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#game-column").border_title = "game"
-        self.query_one("#opponent-column").border_title = "opponent"
+        self.query_one("#game-column").border_title = _("game")
+        self.query_one("#opponent-column").border_title = _("opponent")
         self._show()
 
     def _show(self) -> None:

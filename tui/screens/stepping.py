@@ -38,6 +38,7 @@ from textual.widgets import Static
 
 from engine.errors import IllegalActionError
 from tui import words as W
+from tui.i18n import N_, _
 from tui.ports import Entry, ReplaySource, Unsubscribe, UpdateCallback
 from tui.text import safe
 
@@ -147,18 +148,18 @@ class Stepping(_MatchScreen):
     def keys(unit: str) -> list[BindingType]:
         """The replay keys; ``unit`` names what ``[``/``]`` jump between (the stretch's id:
         set, round)."""
-        unit = W.stretch(unit)
-        steps = Binding.Group("step", compact=True)
+        unit = W.STRETCHES.get(unit, unit)  # (marked: the key bar words it when drawn)
+        steps = Binding.Group(N_("step"), compact=True)
         sets = Binding.Group(unit, compact=True)
         return [
-            Binding("left", "step(-1)", "back", key_display="←", group=steps),
-            Binding("right", "step(1)", "next", key_display="→", group=steps),
+            Binding("left", "step(-1)", N_("back"), key_display="←", group=steps),
+            Binding("right", "step(1)", N_("next"), key_display="→", group=steps),
             Binding("left_square_bracket,pageup", "prev_set", unit, key_display="[", group=sets),
             Binding("right_square_bracket,pagedown", "next_set", unit, key_display="]", group=sets),
-            Binding("home", "first", "deal", key_display="home"),
-            Binding("end", "last", "end", key_display="end"),
-            Binding("s", "viewpoint", "seat view", key_display="s"),
-            Binding("q,escape", "leave", "leave", key_display="q"),
+            Binding("home", "first", N_("deal"), key_display="home"),
+            Binding("end", "last", N_("end"), key_display="end"),
+            Binding("s", "viewpoint", N_("seat view"), key_display="s"),
+            Binding("q,escape", "leave", N_("leave"), key_display="q"),
         ]
 
     replay: ReplaySource
@@ -240,8 +241,9 @@ class Stepping(_MatchScreen):
             width = max(1, self.app.size.width - 2)  # (the bar's padding)
         total = max(r.sets if r.set_steps and r.set_steps[-1] == r.last else r.sets + 1, 1)
         at, unit = min(r.set_at(step), total), W.stretch(r.unit)
-        where = (f"match #{r.record.id}  step {step}/{r.last}  {unit} {at} of {total}",
-                 f"#{r.record.id}  step {step}/{r.last}  {unit} {at}/{total}",
+        values = {"id": r.record.id, "step": step, "last": r.last, "unit": unit, "at": at, "total": total}
+        where = (_("match #%(id)s  step %(step)d/%(last)d  %(unit)s %(at)d of %(total)d") % values,
+                 _("#%(id)s  step %(step)d/%(last)d  %(unit)s %(at)d/%(total)d") % values,
                  f"{step}/{r.last}  {unit} {at}/{total}")
         watching = self.watcher_words()
         names = safe(" v ".join(r.names))
@@ -255,7 +257,7 @@ class Stepping(_MatchScreen):
 
     def _bar(self, position: str, who: str, names: str) -> Text:
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(" REPLAY ", style="bold reverse")
+        t.append(_(" REPLAY "), style="bold reverse")
         t.append(f"  {position}  ")
         t.append(" s ", style="bold reverse")
         t.append(" " + self.viewpoint_words(), style="bold")
@@ -271,23 +273,23 @@ class Stepping(_MatchScreen):
         if not self.handle.all_hands:
             return ""
         if self.replay.seat is None:
-            return "as a spectator"
-        return f"as {safe(self.replay.names[self.replay.seat])}"
+            return _("as a spectator")
+        return _("as %(name)s") % {"name": safe(self.replay.names[self.replay.seat])}
 
     def viewpoint_words(self) -> str:
         """Whose cards are shown: every hand, or one seat's view (``your view``: the viewer's)."""
         vp = self.handle.viewpoint
         if self.handle.all_hands:
-            return "every hand"
+            return _("every hand")
         if vp == self.replay.seat:
-            return "your view"
-        return f"{safe(self.replay.names[vp])}'s view"  # type: ignore[index]
+            return _("your view")
+        return _("%(name)s's view") % {"name": safe(self.replay.names[vp])}  # type: ignore[index]
 
     def step_text(self) -> str:
         step = self.handle.step
         lines = self.WORDS.lines(self.replay.step_entries(step), self.replay.names)
         if step == 0:
-            return "The deal. " + " ".join(lines) if lines else "The deal."
+            return _("The deal.") + " " + " ".join(lines) if lines else _("The deal.")
         return " · ".join(lines) if lines else (self.replay.action(step) or "")
 
     def _show_bar(self) -> None:

@@ -11,6 +11,13 @@ The keys that work all the time, the app's own (quit, rules) and those a screen
 names in ``STEADY_KEYS`` (a match's resign), stand at the right end, and the keys
 of the moment at the left: choosing a card changes the left ones only, so the
 steady ones never move under the player's eyes (and are not written again).
+
+A binding's description (and a group's) is a message marked where the binding is made
+(``N_("back")``) and worded here, when drawn, in the session's language: bindings are made
+once, at import, for every session.  A screen that changes language asks the bar to draw
+again (:meth:`KeyBar.reword`).  When the entries do not all fit, their short forms are tried
+first (a language's ``short`` entry for a description, marked ``NP_("short", "back")`` anywhere:
+:func:`tui.i18n.short`), and only then are entries left out.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
 
-from tui.i18n import _
+from tui.i18n import _, short
 from tui.widgets.lines import TextLines
 
 KEY_STYLE = "bold reverse"
@@ -54,8 +61,10 @@ class KeyBar(TextLines):
         if self.is_attached and screen is self.screen:
             self.redraw()
 
-    def entries(self) -> list[Entry]:
-        """(keys shown, words, namespace, action, clickable) of every shown, enabled binding."""
+    def entries(self, brief: bool = False) -> list[Entry]:
+        """(keys shown, words, namespace, action, clickable) of every shown, enabled binding;
+        ``brief``: each description's short form, where the language has one."""
+        word = short if brief else _
         seen: dict[str, tuple[Binding, DOMNode]] = {}
         for node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if binding.show and enabled and binding.action not in seen:
@@ -65,16 +74,22 @@ class KeyBar(TextLines):
             items = list(grouped)
             if group is not None and len(items) > 1:
                 keys = ("" if group.compact else " ").join(self.app.get_key_display(b) for b, _ in items)
-                out.append((keys, _(group.description), items[0][1], items[0][0].action, False))
+                out.append((keys, word(group.description), items[0][1], items[0][0].action, False))
             else:
                 for b, node in items:
-                    out.append((self.app.get_key_display(b), _(b.description), node, b.action, True))
+                    out.append((self.app.get_key_display(b), word(b.description), node, b.action, True))
         return out
+
+    def reword(self) -> None:
+        """The session's language changed: the words again."""
+        self.redraw()
 
     def redraw(self) -> None:
         width = self.size.width
         steady = set(getattr(self.screen, "STEADY_KEYS", ()))
         entries = self.entries()
+        if width > 0 and _width(entries) + 2 > width:  # too wide: the short words, where there are any
+            entries = self.entries(brief=True)
         right = [e for e in entries if e[2] is self.app or e[3] in steady]
         left = [e for e in entries if e not in right]
         if width > 0 and _width(entries) + 2 > width:  # not all of them: which stay

@@ -13,6 +13,7 @@ from rich.segment import Segment
 from rich.text import Text
 from textual import events
 
+from tui.i18n import ngettext
 from tui.text import LOG_MARK, classify_log, safe
 from tui.widgets.lines import _CONSOLE, LineWidget, Row, text_rows
 
@@ -98,7 +99,7 @@ class MatchLog(LineWidget, can_focus=False):
         if len(rows) > self.top + height:  # more below: say so on the last row
             below = self._count(width) - self.top - (height - 1)  # the note takes a row
             pal = self.palette()
-            note = f"▼ {below} more line{'s' if below != 1 else ''}"
+            note = "▼ " + ngettext("%(n)d more line", "%(n)d more lines", below) % {"n": below}
             shown[-1] = [Segment(note.rjust(width)[-width:], pal.style(pal.mix(0.6), italic=True))]
         return shown
 
