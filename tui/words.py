@@ -245,6 +245,7 @@ REFUSALS: dict[str, Words] = {
     # a split server
     "host_away": lambda p: _("the game server is restarting: the game will resume in a moment"),
     "not_answering": lambda p: _("the game server is not answering; try again in a moment"),
+    "unreachable": lambda p: _("the game server is not reachable right now"),
     "seat_not_yours": lambda p: _("that seat is not yours any more"),
     "not_in_this_match": lambda p: _("that cannot be done in this match"),
     "match_not_yours": lambda p: _("that match is not yours"),

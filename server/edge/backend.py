@@ -1024,9 +1024,13 @@ class EdgeClient:
         return str(await self.ask("", M.WHO, 5.0))
 
     async def command(self, words: list[str]) -> M.CommandAnswer:
+        """A kept command's answer (``leaderboard``, ``export``); a host that cannot be
+        reached is raised (its refusal), any other refusal is the command's failure."""
         try:
             answer: M.CommandAnswer = await self.ask("", M.COMMAND, 10.0, words=tuple(words), ssh=self.ssh_line)
-        except Refused:
+        except Refused as error:
+            if error.code in (NOT_ANSWERING, "host_away"):
+                raise
             return M.CommandAnswer(1, "", "voltage: the game server could not do that\n")
         return answer
 

@@ -26,6 +26,7 @@ from server.session.driver import TerminalChannel
 from server.session.identity import Identity
 from server.session.services import NO_RECORDS, Answer
 from server.session.sessions import Console, Sessions, printable, refusal_words
+from tui.ports import Refused
 
 
 def tty(address: str) -> str:
@@ -152,7 +153,6 @@ def _words(inv: Invocation, make: Callable[[], str]) -> str:
 async def _link(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     from server.store.browsers import LINK_TTL
     from tui import words as W
-    from tui.ports import Refused
 
     key = inv.identity.key
     try:
@@ -169,7 +169,6 @@ async def _link(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
 
 async def _unlink(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     from tui import words as W
-    from tui.ports import Refused
 
     key = inv.identity.key
     if key is None:
@@ -242,4 +241,8 @@ async def run_command(sessions: Sessions, inv: Invocation) -> int:
     if command is None or (command.arity is not None and len(args) != command.arity):
         inv.console.err(f"voltage: unknown command {printable(inv.command)!r}\n{usage(inv.address)}\n")
         return 1
-    return await command.run(sessions, inv, args)
+    try:
+        return await command.run(sessions, inv, args)
+    except Refused as error:  # the server behind this one could not answer (a split server's host)
+        inv.console.err(f"voltage: {refusal_words(error, inv.env)}\n")
+        return 1
