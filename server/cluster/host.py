@@ -28,6 +28,10 @@ rematch behave exactly as in one process.  Every message is declared
   accepted action before ``submit`` returns).
 - **The lobby snapshot** is published on every lobby change through the bus's
   coalescer (at most one a second; the lobby itself already batches its changes).
+- **Holds**: a match a player of which is on an edge this host cannot see (Redis away:
+  every edge) holds its clocks, as a store that cannot write pauses them, and says so;
+  it runs again once every seated player's edge beats again.  An edge gone for good (next
+  point) is a drop: its seats enter the grace, and the hold ends.
 - **Presence**: an edge that stops heartbeating (kill -9, a lost machine) has its
   sessions closed here as if each had hung up: their seats enter the usual grace
   (60 s), and the player gets the seat back by connecting through any edge.  A missing
@@ -208,6 +212,7 @@ class HostService:
     # -- lifetime -----------------------------------------------------------------
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
+        self.bus.on_state(self._bus_state)
         self.lobby.subscribe(self._lobby_changed)
         self.lobby.chat.listen(self._lobby_said)
         self._tasks = [
@@ -533,6 +538,7 @@ class HostService:
             await asyncio.sleep(self.edge_ttl / 3)
             try:
                 alive = await self.bus.alive_edges()
+                self._hold(alive)
                 # Asked after the list: a Redis restarted since lost every edge's key, and a
                 # live edge's next beat may not have landed yet (its players would lose their seats).
                 if await self.bus.presence_age() < self.edge_ttl:
@@ -546,6 +552,33 @@ class HostService:
                 log.warning("edge %s is gone: session %s's seats wait for their players", session.edge, session.id)
                 session.close()
                 self.sessions.pop(session.id, None)
+
+
+    def _bus_state(self, state: str) -> None:
+        """Redis lost: no edge can reach this host, so every match with a player on an edge
+        holds its clocks (released as each match's edges are seen again: :meth:`_hold`)."""
+        if state == "reconnecting":
+            self._hold(None)
+
+    def _hold(self, alive: set[str] | None) -> None:
+        """Hold the clocks of the matches a seated player of which is on an edge missing from
+        ``alive`` (None: Redis away, every edge), release the others' (see
+        :meth:`~server.host.common.SaveGate.hold`).  A seat whose session was closed (its edge
+        judged gone) is in its grace: a drop, which no longer holds the match."""
+        edges: dict[str, set[str]] = {}
+        for session in self.sessions.values():
+            for code, key in session.handles:
+                if key != SPECTATOR:
+                    edges.setdefault(code, set()).add(session.edge)
+        for code, hosted in list(self.lobby.matches.items()):
+            hold = getattr(hosted.match, "hold", None)
+            if hold is None:
+                continue
+            cut = code in edges and (alive is None or not edges[code] <= alive)
+            if cut != hosted.match.saving.held:
+                log.warning("match %s: %s", code, "a player's edge cannot reach the host: its clocks wait"
+                            if cut else "every player's edge reaches the host again: its clocks run")
+            hold(cut)
 
 
 def refusal(error: BaseException) -> tuple[str, dict[str, Any]]:

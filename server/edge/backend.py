@@ -77,7 +77,7 @@ CALL_TIMEOUT = 5.0  # a lobby call the host answers at once (a quick match waits
 REPLAY_TIMEOUT = 10.0
 INTENT_TIMEOUT = 30.0  # a move's result
 HOST_AWAY = Note("host_away")  # the status notice while the host restarts
-REDIS_LOST = Note("connection_lost")  # ... while the bus reconnects
+REDIS_LOST = Note("unreached")  # ... while the bus reconnects (the host stops the clocks meanwhile)
 HEARTBEAT = 1.0
 EDGE_TTL = 3.0
 HOST_PRESENCE = "host-"  # + the host's epoch (server.cluster.host.HOST_PRESENCE)
@@ -889,7 +889,9 @@ class EdgeClient:
                     log.exception("could not resync a seat")
 
     def _bus_state(self, state: str) -> None:
-        """Redis lost: the players are told, the bus retries; back: every seat catches up."""
+        """Redis lost: the players are told their match is paused (the host, which cannot
+        reach this edge either, stops its clocks), the bus retries; back: every seat catches
+        up, the host's notice replacing this edge's own."""
         if state == "reconnecting":
             self._tell_all(REDIS_LOST)
         elif state == "connected":

@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 PAUSED = Note("paused")  # the store cannot write: play waits
 SLOW = Note("slow_save")  # the store is slow to write the last move
+HELD = Note("held")  # a player cannot reach the host (a split server's edge cut off): the clocks wait
 SLOW_SAVE_SECONDS = 2.0
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that failed; the last repeats
 
@@ -66,7 +67,8 @@ class SaveGate:
     def __init__(self, host: Any) -> None:
         self.host = host
         self.paused = False
-        self.notice: Notice = ()  # shown before the host's own notice
+        self.held = False  # the players cannot all reach the host: the clocks stop (see hold)
+        self._store: Notice = ()  # the store's part of the notice (paused, slow)
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._retry: asyncio.Task | None = None
@@ -144,6 +146,25 @@ class SaveGate:
         self._set_notice(())
         self._resumed.set()
 
+    @property
+    def notice(self) -> Notice:
+        """What saving says before the host's own notice: the store's state, then the hold."""
+        return self._store + ((HELD,) if self.held and not self.paused else ())
+
+    @property
+    def stopped(self) -> bool:
+        """Do the clocks stand still (the store cannot write, or a player cannot reach the host)?"""
+        return self.paused or self.held
+
+    def hold(self, on: bool) -> None:
+        """Stop the clocks (``on``) while a player cannot reach the host through no fault of
+        theirs (a split server's edge cut off from it), as they stop while the store cannot
+        write; the notice says so.  A move that does arrive is taken: only time stands still."""
+        if on == self.held:
+            return
+        self.held = on
+        self.host._notice_changed()
+
     async def wait_resumed(self) -> None:
         await self._resumed.wait()
 
@@ -160,8 +181,8 @@ class SaveGate:
         return f"{ident} ({code})" if code else ident
 
     def _set_notice(self, notes: Notice) -> None:
-        if notes != self.notice:
-            self.notice = notes
+        if notes != self._store:
+            self._store = notes
             self.host._notice_changed()
 
 
@@ -312,6 +333,10 @@ class HostNotices:
     def paused(self) -> bool:
         """Is play paused because the store cannot write?"""
         return self.saving.paused
+
+    def hold(self, on: bool) -> None:
+        """Stop the clocks while a player cannot reach the host (see :meth:`SaveGate.hold`)."""
+        self.saving.hold(on)
 
     def set_notice(self, *notes: Note) -> None:
         """The lobby's part of the status notice every screen shows (none: ``set_notice()``),

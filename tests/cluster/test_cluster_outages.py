@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.terminal import ssh_connect
+from tests.support.wait import until
 
 
 @pytest.mark.parametrize(("lang", "line"), [
@@ -34,3 +35,53 @@ async def test_who_during_a_redis_outage_is_one_clear_line_and_exit_1(cluster, l
     async with await ssh_connect(edge.port, "dave") as conn:  # and back once Redis is
         r = await conn.run("who")
     assert r.exit_status == 0, r.stderr
+
+
+OUTAGE = 10.0  # seconds Redis is down in the outage test (the figure)
+
+
+async def test_a_redis_outage_stops_the_clocks_and_the_players_are_told_the_match_is_paused(cluster):
+    import asyncio
+    import time
+
+    from tests.cluster.test_cluster_e2e import match_of, pair_across, play
+
+    e0, e1, ka, kb, alice, bob = await pair_across(cluster)
+    try:
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_for("VOLTAGE")
+        hosted = match_of(cluster.lobby, "alice")
+        match = hosted.match
+        names = match.names
+        seats = {names.index("alice"): alice, names.index("bob"): bob}
+        await play(hosted, seats, stop=lambda: len(match.actions) >= 4)
+        assert match.clock is not None
+        mover = match.state.to_move
+        before, began = match.remaining_ms(mover), time.monotonic()
+        cluster.redis.stop()
+        await until(lambda: match.saving.held, what="the host to hold the match's clocks")
+        playable = time.monotonic() - began  # what ran before the host knew (charged: it was playable)
+        for t in (alice, bob):  # each edge says so itself (it cannot hear the host)
+            await t.wait_for("paused: the game server cannot be reached", timeout=10)
+        await asyncio.sleep(OUTAGE)  # the outage itself (what the clocks must not charge), not a wait for a state
+        held = match.remaining_ms(mover)
+        cluster.redis.start()
+        await until(lambda: not match.saving.held, what="the host to release the clocks", timeout=30)
+        after = match.remaining_ms(mover)
+        assert held is not None and before is not None and after is not None
+        assert before - held <= playable * 1000 + 300, (before, held, playable)
+        assert before - after <= playable * 1000 + 1000, (before, after, playable)  # not the 10 s outage
+        for t in (alice, bob):  # the notice is replaced once it resumes
+            await t.wait_gone("paused:", timeout=30)
+        await play(hosted, seats)
+        assert match.over
+        for t in (alice, bob):
+            await t.wait_for("wins the match|drawn")
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        if cluster.redis.process is None:
+            cluster.redis.start()
+        await alice.close()
+        await bob.close()
