@@ -34,6 +34,7 @@ import asyncio
 import contextvars
 import logging
 from collections.abc import Callable, Collection
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -48,6 +49,9 @@ SLOW = Note("slow_save")  # the store is slow to write the last move
 HELD = Note("held")  # a player cannot reach the host (a split server's edge cut off): the clocks wait
 SLOW_SAVE_SECONDS = 2.0
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that failed; the last repeats
+#: The id of the intent being applied (a split server's host sets it around a seat's call): stored
+#: with the action it makes, so a retry of the intent is answered, never applied twice.
+REQUEST: ContextVar[str | None] = ContextVar("request", default=None)
 
 
 class SaveFailed(IllegalActionError):
@@ -74,19 +78,21 @@ class SaveGate:
         self._retry: asyncio.Task | None = None
         self.pauses = 0  # how many times the store failed this match
 
-    async def commit(self, index: int, action: Any, used_ms: int | None = None) -> None:
-        """Commit action ``index`` (``used_ms``: the time its seat used, if kept; the recorder
-        stores the action's text, ``host.rules.action_text``); raise :class:`SaveFailed` (and
-        pause) if it cannot be."""
+    async def commit(self, index: int, action: Any, used_ms: int | None = None, request: str | None = None) -> None:
+        """Commit action ``index`` (``used_ms``: the time its seat used, if kept; ``request``: the
+        id of the intent that made it, if any; the recorder stores the action's text,
+        ``host.rules.action_text``); raise :class:`SaveFailed` (and pause) if it cannot be."""
         recorder = self.host.recorder
         if self.paused:
             raise SaveFailed()
         if recorder is None:
             return
-        if used_ms is None:
-            coro = recorder.commit(self.host, index, action)
-        else:
-            coro = recorder.commit(self.host, index, action, used_ms=used_ms)
+        kept: dict[str, Any] = {}
+        if used_ms is not None:
+            kept["used_ms"] = used_ms
+        if request is not None:
+            kept["request"] = request
+        coro = recorder.commit(self.host, index, action, **kept)
         fut = asyncio.ensure_future(coro)
         slow = False
         try:

@@ -85,3 +85,66 @@ async def test_a_redis_outage_stops_the_clocks_and_the_players_are_told_the_matc
             cluster.redis.start()
         await alice.close()
         await bob.close()
+
+
+async def test_the_host_killed_between_storing_a_move_and_answering_it_applies_it_once(kept_cluster):
+    # The race behind a flake of the host-kill test, made to happen every time: the host
+    # stores alice's move, then dies before it answers the edge or acks the intent.  The
+    # restarted host has the move from the store and finds the intent still pending; the
+    # edge re-opens its sessions and sends the move again.  It is applied once, and the
+    # player is never told the seat is not theirs.
+    from tests.cluster.test_cluster_e2e import match_of, pair_across, play, shows
+    from tests.support.e2e import hands_of, keys_for
+
+    cluster = kept_cluster
+    cluster.grace = cluster.lobby.grace_seconds = 60.0
+    e0, e1, ka, kb, alice, bob = await pair_across(cluster)
+    try:
+        await alice.wait_for("VOLTAGE")
+        await bob.wait_for("VOLTAGE")
+        hosted = match_of(cluster.lobby, "alice")
+        code, names = hosted.code, hosted.match.names
+        seats = {names.index("alice"): alice, names.index("bob"): bob}
+        await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 4)
+        done = len(hosted.match.actions)
+        stopped = []
+
+        def die_after_storing(point, intent):
+            if point == "applied" and not stopped:
+                stopped.append(intent)
+                return True
+            return False
+
+        cluster.service.fault = die_after_storing
+        match = hosted.match
+        mover = match.state.to_move
+        view = match.view(mover)
+        await until(lambda: shows(seats[mover], view, names), what="the mover's screen at its turn")
+        seats[mover].press(*keys_for(view, names, app_mode=False, hands=hands_of(seats[mover])))
+        await until(lambda: stopped and len(match.actions) == done + 1, what="the move stored, not answered")
+        kept = list(match.actions)
+        await cluster.kill_host()
+        await cluster.start_host()
+        again = cluster.lobby.matches[code]
+        assert list(again.match.actions) == kept  # the store has it, once
+        await until(lambda: all(s.connected for s in again.match.seats), what="both players back in their seats")
+        for t in (alice, bob):
+            await t.wait_gone("restarting", timeout=30)
+        await until(lambda: cluster.service.applied >= 1, what="the pending move answered")
+        assert list(again.match.actions) == kept  # not applied a second time
+        for t in (alice, bob):  # (every byte it was sent: a line shown a moment, then replaced, too)
+            assert b"not yours" not in t.raw, t.text()
+        await play(again, seats)
+        assert again.match.over
+        for t in (alice, bob):
+            await t.wait_for("wins the match|drawn")
+            assert b"not yours" not in t.raw
+        record = cluster.store.match_record(again.match.recorder._current_id())
+        assert record is not None and list(record.actions) == [again.match.rules.action_text(a)
+                                                               for a in again.match.actions]
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        await alice.close()
+        await bob.close()
