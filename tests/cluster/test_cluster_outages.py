@@ -148,3 +148,138 @@ async def test_the_host_killed_between_storing_a_move_and_answering_it_applies_i
     finally:
         await alice.close()
         await bob.close()
+
+
+# -- two people across an edge's or the host's kill ------------------------------------------
+
+
+async def pair_on_one_edge(cluster):
+    """One edge, alice's and bob's keys on it, paired through Voltage's quick match."""
+    import asyncssh
+
+    from tests.cluster.test_cluster_e2e import enter
+
+    edge = await cluster.add_edge()
+    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    alice = await enter(edge.port, "alice", ka)
+    bob = await enter(edge.port, "bob", kb)
+    await alice.wait_for("you: alice")
+    await bob.wait_for("you: bob")
+    alice.press("home", "enter")
+    await alice.wait_for("Waiting for an opponent")
+    bob.press("home", "enter")
+    for t in (alice, bob):
+        await t.wait_for("VOLTAGE")
+    return edge, ka, kb, alice, bob
+
+
+def stored_once(store, code: str, keys) -> None:
+    """The match ``code`` is one finished row of the store, rated once for each player."""
+    rows = store.read("SELECT id, status FROM matches WHERE code = ?", (code,))
+    assert [r["status"] for r in rows] == ["finished"], [dict(r) for r in rows]
+    changes = store.read("SELECT identity FROM rating_history WHERE match_id = ?", (rows[0]["id"],))
+    assert sorted(r["identity"] for r in changes) == sorted(keys), [dict(r) for r in changes]
+    for key in keys:
+        assert store.rating(key, "voltage")[2] == 1
+
+
+def banks_sane(match, before, since: float) -> None:
+    """Each bank is above 0 and has lost at most the time that ran since ``since`` (monotonic)."""
+    import time
+
+    ran = (time.monotonic() - since) * 1000
+    for seat, was in enumerate(before):
+        now = match.remaining_ms(seat)
+        assert 0 < now <= was + match.clock.control.increment_s * 1000 and was - now <= ran + 500, (seat, was, now, ran)
+
+
+@pytest.mark.parametrize("back", ["after the host saw them go", "at once"])
+async def test_two_people_on_one_edge_killed_and_started_again_carry_on_and_the_result_is_stored_once(
+        kept_cluster, back):
+    # "at once": they are back on the new edge before the host has judged the old one gone
+    # (its sessions there still open: closing them later must not drop the seats again).
+    import time
+
+    from tests.cluster.test_cluster_e2e import match_of, play
+    from tests.support.terminal import Terminal
+
+    cluster = kept_cluster
+    cluster.grace = cluster.lobby.grace_seconds = 60.0
+    edge, ka, kb, alice, bob = await pair_on_one_edge(cluster)
+    try:
+        hosted = match_of(cluster.lobby, "alice")
+        match, code, names = hosted.match, hosted.code, hosted.match.names
+        await play(hosted, {names.index("alice"): alice, names.index("bob"): bob},
+                   stop=lambda: len(match.actions) >= 5)
+        done, before, killed = len(match.actions), [match.remaining_ms(s) for s in (0, 1)], time.monotonic()
+        edge.kill()  # kill -9: both players' sessions go at once
+        if back != "at once":
+            await until(lambda: not any(s.connected for s in match.seats), what="the host to see both seats dropped")
+        for t in (alice, bob):
+            await t.close()
+        again = await cluster.add_edge()  # the edge started again (a new process, the same host key)
+        alice = await Terminal(100, 32).connect(again.port, "alice", client_keys=[ka])
+        bob = await Terminal(100, 32).connect(again.port, "bob", client_keys=[kb])
+        for t in (alice, bob):
+            await t.wait_for("VOLTAGE")
+        await until(lambda: all(s.connected and not s.is_bot for s in match.seats), what="both seats back")
+        await until(lambda: not [s for s in cluster.service.sessions.values() if s.edge == edge.id],
+                    what="the old edge's sessions closed")
+        assert all(s.connected and not s.is_bot for s in match.seats) and not hosted.grace
+        assert len(match.actions) == done and not match.over
+        banks_sane(match, before, killed)
+        await play(hosted, {names.index("alice"): alice, names.index("bob"): bob})
+        assert match.over
+        for t in (alice, bob):
+            await t.wait_for("wins the match|drawn")
+        await until(lambda: cluster.store.read("SELECT status FROM matches WHERE code = ?", (code,))[0]["status"]
+                    == "finished", what="the result stored")
+        stored_once(cluster.store, code, [s.identity for s in match.seats])
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        await alice.close()
+        await bob.close()
+
+
+async def test_two_people_on_one_edge_across_a_host_kill_carry_on_and_the_result_is_stored_once(kept_cluster):
+    import time
+
+    from tests.cluster.test_cluster_e2e import match_of, play
+
+    cluster = kept_cluster
+    cluster.grace = cluster.lobby.grace_seconds = 60.0
+    edge, ka, kb, alice, bob = await pair_on_one_edge(cluster)
+    try:
+        hosted = match_of(cluster.lobby, "alice")
+        code, names = hosted.code, hosted.match.names
+        seats = {names.index("alice"): alice, names.index("bob"): bob}
+        await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 5)
+        done, before = len(hosted.match.actions), [hosted.match.remaining_ms(s) for s in (0, 1)]
+        identities = [s.identity for s in hosted.match.seats]
+        killed = time.monotonic()
+        await cluster.kill_host()
+        for t in (alice, bob):
+            await t.wait_for("restarting: the game will resume", timeout=30)
+        await cluster.start_host()
+        again = cluster.lobby.matches[code]
+        assert len(again.match.actions) == done
+        await until(lambda: all(s.connected for s in again.match.seats), what="both players back in their seats")
+        for t in (alice, bob):
+            await t.wait_gone("restarting", timeout=30)
+        banks_sane(again.match, before, killed)
+        await play(again, seats)
+        assert again.match.over
+        for t in (alice, bob):
+            await t.wait_for("wins the match|drawn")
+            assert b"not yours" not in t.raw
+        await until(lambda: cluster.store.read("SELECT status FROM matches WHERE code = ?", (code,))[0]["status"]
+                    == "finished", what="the result stored")
+        stored_once(cluster.store, code, identities)
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        await alice.close()
+        await bob.close()
