@@ -608,7 +608,8 @@ class HostService:
             await asyncio.sleep(self.edge_ttl / 3)
             try:
                 alive = await self.bus.alive_edges()
-                self._hold(alive)
+                # (a list read just before Redis went is stale: every edge is gone for now)
+                self._hold(alive if self.bus.state == "connected" else None)
                 # Asked after the list: a Redis restarted since lost every edge's key, and a
                 # live edge's next beat may not have landed yet (its players would lose their seats).
                 if await self.bus.presence_age() < self.edge_ttl:
