@@ -321,7 +321,11 @@ class HostService:
                 await self.calls.result(edge, said, WIRE.encode(M.Rejected(said, RuleError("not_understood"))))
             await self.bus.ack(intent)
             return
-        rid: str = message.id
+        rid = getattr(message, "id", None)
+        if not isinstance(rid, str):  # not an intent (an older or newer edge's): nobody to answer
+            log.warning("intent %s/%s of %s is a %s", intent.match, intent.seat, intent.session, type(message).__name__)
+            await self.bus.ack(intent)
+            return
         result: Any = self._answers.get(rid)
         if result is None and (running := self._running.get(rid)) is not None:
             result = await asyncio.shield(running)  # its other copy is being applied: the same answer
