@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.game import GameInfo
 from engine.registry import GAMES as ENGINE_GAMES
-from server.wire.codec import BOOL, INT, Call, Declared, call, opt
+from server.wire.codec import BOOL, INT, VALUE, Call, Declared, call, opt
 
 if TYPE_CHECKING:  # pragma: no cover
     from server.host.common import Seat
@@ -222,10 +222,13 @@ GAMES: dict[str, ServerGame] = {
                    default_bot="medium", local=_voltage_local, strengths=_voltage_strengths,
                    named_in_history=False, quick_seats=2, wire=_voltage_wire,
                    # the turn clocks (engine.clock.ClockView), the wall time from which this seat may
-                   # abort, the seat offering a draw, whether a person sits opposite
+                   # abort, the seat offering a draw, whether a person sits opposite, whether the
+                   # coach gives this seat hints
                    extras=(Extra("clock"), Extra("abort_from"), Extra("draw_offer"), Extra("draw_from"),
-                           Extra("against_human", False)),
-                   calls=(call("v.offer_draw", "offer_draw"), call("v.answer_draw", "answer_draw", accept=BOOL))),
+                           Extra("against_human", False), Extra("may_hint", False)),
+                   # (a hint answers: the coach's engine.voltage.coach.Hint, declared as v.hint)
+                   calls=(call("v.offer_draw", "offer_draw"), call("v.answer_draw", "answer_draw", accept=BOOL),
+                          call("v.ask_hint", "hint", result=VALUE))),
         ServerGame(ENGINE_GAMES["high-voltage"], _high_voltage_host, _high_voltage_restore, _high_voltage_bots,
                    default_bot="medium", local=_high_voltage_local, short="HV", quick_seats=4,
                    wire=_high_voltage_wire,

@@ -5,7 +5,8 @@ The match screen in the snapshot tests' position (tests/tui/test_snapshots.py), 
 the lobby (a key with rated matches) at 80x24 and 100x30; a finished match's replay
 (every hand shows) at 100x30; High Voltage against two bots at 80x24; the lobby and a match
 with the chat open at 80x24; the coach at 80x24: a hint, the replay's win-chance chart on a
-mistake, a lesson step (``make.py coach``: only these).
+mistake, a lesson step (``make.py coach``: only these); Learn High Voltage after a card that
+does not fit, in English and in Catalan (``make.py hv-lesson``).
 Textual exports SVG; rsvg-convert makes the PNGs (the SVG's per-span text widths
 are dropped first, since librsvg misplaces text that starts with no-break spaces).
 """
@@ -227,6 +228,31 @@ async def coach_shots(tmp: Path) -> None:
     C.use(None)
 
 
+async def hv_lesson_shots() -> None:
+    """Learn High Voltage at 80x24: the wrap-around lesson after a card that does not fit,
+    in English and in Catalan."""
+    from engine.highvoltage import rules as H
+    from server.local import LocalBackend
+    from tui import i18n
+    from tui.games.highvoltage.lesson import HVLessonScreen
+
+    for code, name in (("en", "hv-lesson-80x24.png"), ("ca", "hv-lesson-80x24-ca.png")):
+        backend = LocalBackend(seed=5, bot_delay=0.0)
+        app = make_app(backend, player_name="Ann", pacing=NO_FLASH)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.set_language(code)
+            token = i18n.use(code)
+            screen = HVLessonScreen(backend, "Ann")
+            await app.push_screen(screen)
+            screen.load(1)
+            screen.act(screen.view.aim(H.Face(8, 2)))  # 8 on 9 (±3): only 6 or 2 fit
+            await pilot.pause(0.3)
+            to_png(app.export_screenshot(title="Voltage"), HERE / name)
+            i18n.reset(token)
+            print(HERE / name)
+        backend.close()
+
+
 async def main() -> None:
     import tempfile
 
@@ -240,6 +266,7 @@ async def main() -> None:
     await chat_shots()
     with tempfile.TemporaryDirectory() as tmp:
         await coach_shots(Path(tmp))
+    await hv_lesson_shots()
 
 
 if __name__ == "__main__":
@@ -248,5 +275,7 @@ if __name__ == "__main__":
 
         with tempfile.TemporaryDirectory() as tmp:
             asyncio.run(coach_shots(Path(tmp)))
+    elif sys.argv[1:] == ["hv-lesson"]:
+        asyncio.run(hv_lesson_shots())
     else:
         asyncio.run(main())

@@ -23,13 +23,16 @@ rematch behave exactly as in one process.  Every message is declared
   edge sends that cannot be read is answered at once with a failure and logged.
 - **Intents** come from the bus's stream (:meth:`server.bus.Bus.intents`); each is
   applied through the session's real handle (a game's seat call only if its registry
-  entry declares it), its result (accepted, or the rule's error by its declared class)
-  goes to the edge's inbox, and it is acked once applied (the store has committed an
-  accepted action before ``submit`` returns).  An intent is applied once by its id: the
-  id is stored with the action it makes, so a host killed after storing a move and before
-  answering it answers the pending intent, and the edge's retry, with "accepted" once
-  restarted; an intent of a session the restarted host does not know yet waits for its
-  edge to open it again (a while), rather than be refused.
+  entry declares it), its result (accepted, a call's answer by its declared result: a
+  hint, or the rule's error by its declared class) goes to the edge's inbox, and it is
+  acked once applied (the store has committed an accepted action before ``submit`` returns).
+  An intent is applied once by its id: the id is stored with the action it makes, so a
+  host killed after storing a move and before answering it answers the pending intent, and
+  the edge's retry, with "accepted" once restarted; an intent of a session the restarted
+  host does not know yet waits for its edge to open it again (a while), rather than be refused.
+- **The coach** runs here only: an edge's ``edge.kept_analysis`` / ``edge.analyse`` calls
+  are answered through the process's coach (:mod:`server.coach`, its rules as in one
+  process), each in its own task, the progress pushed to the edge that asked.
 - **The lobby snapshot** is published on every lobby change through the bus's
   coalescer (at most one a second; the lobby itself already batches its changes).
 - **Holds**: a match a player of which is on an edge this host cannot see (Redis away:
@@ -67,7 +70,7 @@ from server.host.common import REQUEST
 from server.lobby.core import Lobby
 from server.lobby.models import Challenge
 from server.wire import messages as M
-from server.wire.codec import Call, CodecError, Invocation
+from server.wire.codec import RAW, Call, CodecError, Invocation
 from server.wire.table import WIRE
 from tui import lobby_events as E
 from tui.ports import Refused, Update
@@ -362,6 +365,7 @@ class HostService:
             return M.Accepted(message.id)  # stored before this host restarted: applied once
         handle = session.handles.get((intent.match, intent.seat)) if session is not None else None
         token = REQUEST.set(message.id)  # (stored with the action it makes: see MatchHost.requests)
+        result: Any = None
         try:
             if handle is None:
                 raise RuleError("seat_not_yours")
@@ -372,10 +376,12 @@ class HostService:
             elif isinstance(message, M.SeatCall) and isinstance(message.call, Invocation):
                 if message.call.call not in games.game(handle.game).calls:
                     raise RuleError("not_in_this_match")
-                await getattr(handle, message.call.call.method)(**message.call.args)
+                value = await getattr(handle, message.call.call.method)(**message.call.args)
+                answers = message.call.call.result is not RAW  # (a call declared with a result: a hint)
+                result = M.Answered(message.id, WIRE.encoder(message.call.call.result)(value)) if answers else None
             else:
                 raise RuleError("not_understood")
-            return M.Accepted(message.id)
+            return result or M.Accepted(message.id)
         except RuleError as error:
             return M.Rejected(message.id, error)
         except Exception as error:
@@ -453,6 +459,9 @@ class HostService:
                 await self._refuse(request, error)
                 return
             await self._answer(request, c, record)
+            return
+        if c in M.COACH:  # a replay's analysis (an analysis made now takes a while: its own task)
+            asyncio.get_running_loop().create_task(self._analysis(request, c, args))
             return
         if c is M.COMMAND:
             await self._answer(request, c, kept_command(self.lobby.store, list(args["words"]), args["ssh"]))
@@ -585,6 +594,35 @@ class HostService:
             raise ReplayError("no_store")
         Replay.load(store, match_id, identity)  # (a ReplayError says why not)
         return store.match_record(match_id)
+
+    async def _analysis(self, request: RequestFrame, c: Call, args: dict[str, Any]) -> None:
+        """A finished match's analysis for ``identity`` through the process's coach (its
+        low-priority worker, the rules of :mod:`server.coach`): the one kept, or made now and
+        kept, its progress pushed to the edge that asked."""
+        from server import coach
+
+        match_id = args["id"]
+
+        def progress(done: int, total: int) -> None:
+            pushed = M.Pushed("", M.AnalysisProgress(match_id, done, total))
+            asyncio.get_running_loop().create_task(self.calls.push(request.edge, WIRE.encode(pushed)))
+
+        try:
+            record = self._replay_record(args["identity"], match_id)
+            if c is M.KEPT_ANALYSIS:
+                kept = coach.Coach(self.lobby.store).stored(match_id) if record.game == coach.GAME else None
+                value: Any = kept.moves if kept is not None else None
+            else:
+                made = await coach.shared().with_store(self.lobby.store).analysis(record, args["identity"], progress)
+                value = made.moves
+        except ValueError as error:  # a ReplayError, the coach's analysis_busy
+            await self._refuse(request, error)
+            return
+        except Exception:
+            log.exception("the analysis of match %s failed", match_id)
+            await self.calls.reply(request, WIRE.encode(M.Failure(request.id)))
+            return
+        await self._answer(request, c, value)
 
     # -- presence -----------------------------------------------------------------
     async def _beat(self) -> None:

@@ -17,7 +17,8 @@ An edge holds no lobby and no match.  Decisions:
   subscription would otherwise be missed for good if nothing followed it), and asks
   again whenever :func:`server.bus.gap` says one was missed.  A message (a notice
   changed) shows at once and goes to ``subscribe_messages``.  The handle's methods
-  beside submit and resign are its game's declared calls (:func:`handle_class`).
+  beside submit and resign are its game's declared calls (:func:`handle_class`); one
+  declared with a result (Voltage's hint) returns the host's answer.
 - **An intent** is an :class:`~server.bus.Intent` with this session's next sequence
   number and an id of its own; its result (accepted, or the rule's refusal) comes back to
   the edge's inbox, and ``submit`` raises the engine's error class with the host's code
@@ -27,6 +28,8 @@ An edge holds no lobby and no match.  Decisions:
 - Callbacks (a seat's update, a lobby change, the lobby's events) run in the
   context they were registered in, as the in-process host does: a Textual app
   finds itself through a context variable.
+- A replay of a finished Voltage match gets its analysis from the host's coach
+  (:mod:`server.edge.coach`), its progress pushed to this edge.
 - The lobby snapshot is the latest one the host published (at most one a second);
   ``snapshot()`` never waits.
 """
@@ -182,11 +185,21 @@ class RemoteSeatHandle:
     async def resign(self) -> None:
         await self._send(lambda rid: M.Resign(rid, self.client.edge))
 
-    async def _seat_call(self, c: Call, args: dict[str, Any]) -> None:
-        invocation = c(**args)
-        await self._send(lambda rid: M.SeatCall(rid, self.client.edge, invocation))
+    async def _seat_call(self, c: Call, args: dict[str, Any]) -> Any:
+        """One of the game's declared seat calls; a call that answers (a hint) gives its value."""
+        from engine.errors import RuleError
 
-    async def _send(self, make: Callable[[str], Any]) -> None:
+        invocation = c(**args)
+        answered = await self._send(lambda rid: M.SeatCall(rid, self.client.edge, invocation))
+        if answered is None:
+            return None
+        try:
+            return WIRE.decoder(c.result)(answered.value)
+        except CodecError as error:
+            log.warning("the answer to %s cannot be read: %s", c.tag, error)
+            raise RuleError("failed") from None
+
+    async def _send(self, make: Callable[[str], Any]) -> M.Answered | None:
         from engine.errors import RuleError
 
         if self.seat is None:
@@ -227,6 +240,7 @@ class RemoteSeatHandle:
             raise RuleError("failed") from None
         if isinstance(result, M.Rejected):
             raise result.error
+        return result if isinstance(result, M.Answered) else None
 
     # -- updates --------------------------------------------------------------------
     async def _follow(self) -> None:
@@ -326,9 +340,9 @@ class RemoteSeatHandle:
 def _seat_call(c: Call) -> Callable[..., Any]:
     names = c.names()
 
-    async def seat_call(self: RemoteSeatHandle, *args: Any, **kwargs: Any) -> None:
+    async def seat_call(self: RemoteSeatHandle, *args: Any, **kwargs: Any) -> Any:
         given = dict(zip(names, args, strict=False)) | kwargs
-        await self._seat_call(c, {n: given.get(n) for n in names})
+        return await self._seat_call(c, {n: given.get(n) for n in names})
 
     seat_call.__name__ = seat_call.__qualname__ = c.method
     return seat_call
@@ -727,13 +741,14 @@ class RemoteBackend:
     async def open_replay(self, match_id: int) -> Any:
         """The replay of a finished match: its record comes from the host (it checked the
         match is over, so every hand in it is public), the positions are worked out here."""
+        from server.edge.coach import attach
         from server.replay import ReplayError, replay_of
 
         try:
             record = await self._ask(M.REPLAY, REPLAY_TIMEOUT, id=int(match_id))
+            return await attach(self.client, replay_of(record, record.seat_of(self.identity)), self.identity)
         except Refused as error:
             raise ReplayError.of(error.code, error.params) from None
-        return replay_of(record, record.seat_of(self.identity))
 
     async def replay_screen(self, match_id: int) -> Any:
         from tui.screens.replay import replay_screen
@@ -821,6 +836,7 @@ class EdgeClient:
         self._epoch_lock = asyncio.Lock()
         self._presence: PresenceBeat | None = None
         self._renewal = asyncio.Event()  # set (then replaced) when the host or Redis came back
+        self._analyses: dict[int, list[Callable[[int, int], None]]] = {}  # progress listeners, by match
 
     @classmethod
     async def connect(cls, url: str, *, namespace: str = "voltage", edge: str | None = None) -> EdgeClient:
@@ -1010,9 +1026,27 @@ class EdgeClient:
         except CodecError as error:  # an older or newer host's: said, and dropped
             log.warning("dropped a push that cannot be read: %s", error)
             return
+        if isinstance(message.event, M.AnalysisProgress):  # (to this edge: whoever follows it)
+            for listener in list(self._analyses.get(message.event.match, ())):
+                listener(message.event.done, message.event.total)
+            return
         session = self.sessions.get(message.session)
         if session is not None:
             session.pushed(message.event)
+
+    def follow_analysis(self, match_id: int, progress: Callable[[int, int], None]) -> Callable[[], None]:
+        """``progress(done, total)`` as the host's analysis of ``match_id`` goes; returns the stop."""
+        call = _in_context(progress)
+        self._analyses.setdefault(match_id, []).append(call)
+
+        def stop() -> None:
+            listeners = self._analyses.get(match_id, [])
+            if call in listeners:
+                listeners.remove(call)
+            if not listeners:
+                self._analyses.pop(match_id, None)
+
+        return stop
 
     async def ask(self, session: str, c: Call, timeout: float, **args: Any) -> Any:
         """Call ``c`` for ``session`` (or for this edge: "") and return its answer's value;
@@ -1051,13 +1085,14 @@ class EdgeClient:
     async def replay(self, match_id: int, identity: str | None) -> Any:
         """The replay of a finished match for ``identity`` (``ssh HOST replay ID``): the
         host checks it may be shown and sends its record; raises ``ReplayError`` saying why not."""
+        from server.edge.coach import attach
         from server.replay import ReplayError, replay_of
 
         try:
             record = await self.ask("", M.REPLAY_RECORD, 10.0, id=int(match_id), identity=identity)
+            return await attach(self, replay_of(record, record.seat_of(identity)), identity)
         except Refused as error:
             raise ReplayError.of(error.code, error.params) from None
-        return replay_of(record, record.seat_of(identity))
 
     async def who_text(self) -> str:
         return str(await self.ask("", M.WHO, 5.0))

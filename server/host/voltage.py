@@ -170,12 +170,14 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
 
     def _update_extras(self, view: V.VoltageView) -> dict[str, Any]:
         """The turn clocks, the wall time from which this seat may abort, the seat whose draw
-        offer waits, whether a person sits opposite (a draw is offered to people only) and the
-        turn from which this seat may offer one (None: it may not in this match)."""
+        offer waits, whether a person sits opposite (a draw is offered to people only), the
+        turn from which this seat may offer one (None: it may not in this match) and whether
+        the coach gives this seat hints (an edge's handle reads it: :meth:`may_hint`)."""
         seat = view.seat
         against_human = seat is not None and not self.seats[1 - seat].is_bot
         return {"clock": self.clock_view(), "abort_from": self.abort_from(seat), "draw_offer": self.draw_offer,
-                "draw_from": self.draw_from(seat) if against_human else None, "against_human": against_human}
+                "draw_from": self.draw_from(seat) if against_human else None, "against_human": against_human,
+                "may_hint": seat is not None and self.may_hint(seat)}
 
     # -- the clock -----------------------------------------------------------
 

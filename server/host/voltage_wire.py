@@ -1,5 +1,6 @@
 """Voltage's types on the wire between edge and host (its line in :mod:`server.games`
-points here): its cards, actions, events, views and clocks.
+points here): its cards, actions, events, views and clocks, and the coach's hints and
+analysed moves.
 
 A card is its code (``"O2"``, ``"O2v"`` for a transformer back): short, readable in a
 captured message, and read back through one dictionary.  Everything else is a record by
@@ -9,6 +10,7 @@ tag (``v.*``), its fields as the engine names them.
 from __future__ import annotations
 
 from engine import clock as C
+from engine.voltage import coach as K
 from engine.voltage import rules as V
 from engine.voltage.cards import FACE_COLOUR, Card
 from server.wire.codec import BOOL, FLOAT, INT, STR, Declared, custom, fixed, one_of, opt, record, ref, tup
@@ -37,5 +39,9 @@ TYPES: tuple[Declared, ...] = (
            board=tup(tup(tup(CARD))), plus=tup(BOOL), scores=tup(INT), draw_count=INT, draw_top_transformer=BOOL,
            discard_count=INT, discard_top=opt(CARD), to_move=INT, phase=STR, first_terminal=INT, flips_pending=INT,
            first_player=INT, turn=INT, winner=opt(INT), reason=STR, legal=tup(ACTION)),
+    record(K.Reason, "v.reason", kind=STR, terminal=INT, card=opt(CARD), target=opt(CARD), mine=INT, theirs=INT,
+           plus=BOOL, count=INT, lead=INT, match=BOOL),
+    record(K.Hint, "v.hint", action=ACTION, chance=FLOAT, reason=ref(K.Reason)),
+    record(K.Move, "v.move", step=INT, seat=INT, chance=FLOAT, best=FLOAT, better=opt(STR)),
     record(C.ClockView, "v.clock", control=STR, remaining_ms=tup(INT), running=opt(INT), as_of=FLOAT),
 )

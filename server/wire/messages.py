@@ -16,10 +16,11 @@ host makes on the session's :class:`~tui.ports.LobbyBackend` (``call.method``).
   :class:`SessionState` after the call.
 - **Intents** (edge -> host, in a bus :class:`~server.bus.Intent`): :class:`Submit`,
   :class:`Resign`, :class:`SeatCall` (a game's declared seat call); their result,
-  :class:`Accepted` or :class:`Rejected` (the rule's error, by its declared class).
+  :class:`Accepted`, :class:`Answered` (a call's value: a hint) or :class:`Rejected` (the
+  rule's error, by its declared class).
 - **Pushes** (host -> an edge's session): :class:`Pushed` carrying a :data:`PUSH`: a watched
   match followed into its rematch, a challenge and its end, a newer session taking over, a
-  private room filled or closed.
+  private room filled or closed; to the edge itself, a coach's analysis's progress.
 - **A seat's streams**: :class:`SeatUpdate` and :class:`FullUpdate` (versioned, on the
   updates stream), and what is not a move, on the second stream: a
   :data:`tui.ports.SeatMessage` as it is (:class:`~tui.ports.NoticeChanged`, declared
@@ -192,6 +193,12 @@ UNLINK = call("edge.unlink", result=INT, key=STR)
 LINKS: tuple[Call, ...] = (LINK_CODE, REDEEM_LINK, BROWSER_KEY, UNLINK)
 #: A finished match's record, for this session's player to replay (the host checks it may).
 REPLAY = call("lobby.replay", "open_replay", result=ref(MatchRecord), id=INT)
+#: The coach's analysis of a finished match for ``identity`` (its moves, each its game's
+#: declared value: Voltage's ``v.move``): the one kept (None: none yet), or made now on the
+#: host's coach worker (one per player at a time; its progress pushed as :class:`AnalysisProgress`).
+KEPT_ANALYSIS = call("edge.kept_analysis", result=opt(tup(VALUE)), id=INT, identity=opt(STR))
+ANALYSE = call("edge.analyse", result=tup(VALUE), id=INT, identity=opt(STR))
+COACH: tuple[Call, ...] = (KEPT_ANALYSIS, ANALYSE)
 
 #: A session's lobby calls: the methods of its :class:`~tui.ports.LobbyBackend` on the host.
 LOBBY: tuple[Call, ...] = (
@@ -301,6 +308,15 @@ class Accepted:
 
 
 @dataclass(frozen=True)
+class Answered:
+    """A seat call that answers (a hint) was made: its value, encoded with the call's
+    declared result (the caller decodes it)."""
+
+    id: str
+    value: Any
+
+
+@dataclass(frozen=True)
 class Rejected:
     """The intent ``id`` was refused: the rule's error, by its declared class."""
 
@@ -350,7 +366,17 @@ class RoomClosed:
     params: dict[str, Any]
 
 
-PUSH = one_of(Followed, Challenged, ChallengeOver, Superseded, RoomFilled, RoomClosed)
+@dataclass(frozen=True)
+class AnalysisProgress:
+    """How far the coach's analysis of ``match`` has come (pushed to the edge that asked:
+    its session is ``""``)."""
+
+    match: int
+    done: int
+    total: int
+
+
+PUSH = one_of(Followed, Challenged, ChallengeOver, Superseded, RoomFilled, RoomClosed, AnalysisProgress)
 
 
 @dataclass(frozen=True)
@@ -399,7 +425,7 @@ DECLARED: tuple[Declared, ...] = (
     record(Reopened, "reopened", opened=ref(Opened), seats=SEATS),
     record(RoomOpened, "room-opened", code=STR, game=STR, size=INT),
     record(CommandAnswer, "command-answer", code=INT, out=STR, err=STR),
-    OPEN, REOPEN, CLOSE, WHO, COMMAND, REPLAY_RECORD, *LINKS, REPLAY, *LOBBY,
+    OPEN, REOPEN, CLOSE, WHO, COMMAND, REPLAY_RECORD, *LINKS, REPLAY, *COACH, *LOBBY,
     record(Reply, "reply", id=STR, value=RAW, state=STATE),
     record(Refusal, "refusal", id=STR, code=STR, params=dict_of(VALUE), state=STATE),
     record(Failure, "failure", id=STR, state=STATE),
@@ -407,6 +433,7 @@ DECLARED: tuple[Declared, ...] = (
     record(Resign, "resign", id=STR, edge=STR),
     record(SeatCall, "seat-call", id=STR, edge=STR, call=VALUE),
     record(Accepted, "accepted", id=STR),
+    record(Answered, "answered", id=STR, value=RAW),
     record(Rejected, "rejected", id=STR, error=ERROR),
     record(Followed, "followed", handles=SEATS),
     record(Challenged, "challenged", challenge=CHALLENGE),
@@ -414,6 +441,7 @@ DECLARED: tuple[Declared, ...] = (
     record(Superseded, "superseded"),
     record(RoomFilled, "room-filled", code=STR, handles=SEATS),
     record(RoomClosed, "room-closed", code=STR, why=STR, params=dict_of(VALUE)),
+    record(AnalysisProgress, "analysis-progress", match=INT, done=INT, total=INT),
     record(Pushed, "pushed", session=STR, event=PUSH),
     record(SeatUpdate, "seat-update", update=UPDATE),
     record(FullUpdate, "full-update", update=UPDATE, log=LOG),

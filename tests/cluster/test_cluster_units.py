@@ -29,7 +29,8 @@ class _Session:
         return 1
 
 
-EXTRAS = {"clock": None, "abort_from": None, "draw_offer": None, "draw_from": None, "against_human": True}
+EXTRAS = {"clock": None, "abort_from": None, "draw_offer": None, "draw_from": None, "against_human": True,
+          "may_hint": False}
 
 
 def _descriptor(version: int) -> M.SeatDescriptor:

@@ -158,6 +158,12 @@ def _hv_lobby(backend: LobbyBackend) -> LobbyPart:
     return TablePart(INFO[HIGH_VOLTAGE], backend, levels=levels, starts_in=starts_in)
 
 
+def _hv_learn(app: App[Any], backend: Any) -> None:
+    from tui.games.highvoltage.lesson import learn
+
+    learn(app, backend)
+
+
 def _hv_words() -> GameWords:
     from tui.games.highvoltage import words
 
@@ -172,7 +178,8 @@ GAMES: dict[str, GameScreens] = {
     for g in (
         GameScreens(VOLTAGE, _voltage_match, _voltage_results, _voltage_replay, _voltage_start, _voltage_lobby,
                     _voltage_words, _voltage_learn),
-        GameScreens(HIGH_VOLTAGE, _hv_match, _hv_results, _hv_replay, _hv_start, _hv_lobby, _hv_words),
+        GameScreens(HIGH_VOLTAGE, _hv_match, _hv_results, _hv_replay, _hv_start, _hv_lobby, _hv_words,
+                    _hv_learn),
     )
 }
 

@@ -142,3 +142,73 @@ REFUSALS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 def refusal(error: BaseException) -> str:
     """Why an action (or a vote, taking a seat back) was refused, for the player."""
     return W.refusal(error, REFUSALS)
+
+
+# -- Learn High Voltage (tui/games/highvoltage/lesson.py) ------------------------------
+
+#: Each lesson's rule (the top line) and its task, by the lesson's id
+#: (:data:`engine.highvoltage.lessons.LESSONS`).
+LESSON_RULES = {
+    "fit": N_("A card fits when its value is the top card's value plus or minus the top card's modifier."),
+    "wrap_up": N_("Counting wraps around: above 10 comes 1 again (11 is 1, 12 is 2, 13 is 3)."),
+    "wrap_down": N_("Counting wraps around: below 1 comes 10 again (0 is 10, −1 is 9, −2 is 8)."),
+    "draw": N_("No card fits? Draw from your own pile, one card at a time, as often as you like."),
+    "stuck": N_("No card fits and your pile is empty: declare stuck. When everyone is stuck, "
+                "the bottom card of the discard pile is turned up on top."),
+    "last": N_("When your pile is empty and one card is left in your hand, you lay it down and win."),
+}
+LESSON_TASKS = {
+    "fit": N_("Play the card that fits the 5 (±2)."),
+    "wrap_up": N_("Play the card that fits the 9 (±3)."),
+    "wrap_down": N_("Play the card that fits the 2 (±3)."),
+    "draw": N_("Nothing fits the 4 (±1): draw (d), then play the card that fits."),
+    "stuck": N_("Nothing fits and your pile is empty: declare stuck (s), then play on the new top card."),
+    "last": N_("Your pile is empty: play the card that fits, and win with the last one."),
+}
+
+
+def lesson_rule(lesson: str, number: int, total: int) -> str:
+    return _("Lesson %(n)d of %(total)d. %(rule)s") % {"n": number, "total": total, "rule": _(LESSON_RULES[lesson])}
+
+
+def lesson_task(lesson: str) -> str:
+    return _(LESSON_TASKS[lesson])
+
+
+def lesson_title() -> str:
+    return _("Learn %(title)s") % {"title": "High Voltage"}
+
+
+def lesson_solved(last: bool) -> str:
+    if last:
+        return _("✓ Well played: the lessons are done. n: a table against a slow bot")
+    return _("✓ Well played. n: the next lesson")
+
+
+def lesson_flipped(face: H.Face) -> str:
+    """Said when the learner's stuck declaration made everyone stuck."""
+    return _("Everyone is stuck: the bottom card, %(card)s, is turned up. Now play on it.") % {"card": label(face)}
+
+
+def lesson_no_fit(card: H.Face, top: H.Face) -> str:
+    """Why a card is refused in a lesson: the two values that fit, and the card back in hand."""
+    low, high = sorted(top.targets)
+    return _("%(card)s does not fit: on %(top)s only %(low)d or %(high)d fit. Try again.") % {
+        "card": label(card), "top": label(top), "low": low, "high": high}
+
+
+def lesson_not_now(kind: str) -> str:
+    """Why a draw or a stuck declaration misses the lesson's point (the position comes back)."""
+    if kind == "draw":
+        return _("A card in your hand fits: play it rather than draw. Try again.")
+    if kind == "stuck_pile":
+        return _("Your pile still has cards: draw before you declare stuck. Try again.")
+    return _("A card in your hand fits: play it. Try again.")
+
+
+def lesson_keys() -> str:
+    return _("1-9: play that card · d: draw · s: stuck · q: leave")
+
+
+def lesson_pile(cards: int) -> str:
+    return _("Cards in your pile: %(count)d") % {"count": cards}

@@ -21,7 +21,7 @@ a draw against a human (shown from the turn the host allows it, the ``draw_from`
 pressed before, it says from when), and ``y``/``n`` answer the other's offer (the
 ``draw_offer`` extra).
 ``h`` asks the coach for the Expert's move and why (a seat against a bot, on its turn: the
-handle's ``may_hint`` and ``hint()``); it thinks off the loop, and the prompt line says so, then
+seat's ``may_hint`` extra and its handle's ``hint()``); it thinks off the loop, and the prompt line says so, then
 shows the hint until the position changes.
 """
 
@@ -158,6 +158,7 @@ class MatchScreen(PlayScreen):
         self.draw_offer: int | None = extras.get("draw_offer")
         self.draw_from: int | None = extras.get("draw_from")
         self._vs_human = bool(extras.get("against_human", False))
+        self._coached = bool(extras.get("may_hint", False))  # the coach gives this seat hints
         self._abort_shown = False
         self._tick_handle: asyncio.TimerHandle | None = None
         self._retick = False
@@ -272,6 +273,7 @@ class MatchScreen(PlayScreen):
                 self.abort_from = update.extra("abort_from")
                 self.draw_offer = update.extra("draw_offer")
                 self.draw_from = update.extra("draw_from")
+                self._coached = bool(update.extra("may_hint", False))
         if len(set(self._versions.values())) > 1:
             return False
         self._show()
@@ -560,8 +562,7 @@ class MatchScreen(PlayScreen):
 
     def _may_hint(self) -> bool:
         """The coach offers hints to a seat against a bot, on its turn (never between people)."""
-        return (not self.hotseat and not self.concealed and self.view.my_turn
-                and bool(getattr(self.viewer, "may_hint", False)))
+        return not self.hotseat and not self.concealed and self.view.my_turn and self._coached
 
     def action_hint(self) -> None:
         """Ask the coach for the Expert's move (it thinks off the loop; the prompt says so)."""
