@@ -2,6 +2,7 @@
 and bytes of terminal output per update.
 
     python benchmarks/render.py [--size 80x24] [--actions 60] [--keys 60] [--floor] [--profile FILE]
+    python benchmarks/render.py --idle 50 [--idle-seconds 10]
 
 Two apps (one per seat of a two-human match), each on the server's own
 :class:`server.session.driver.SSHDriver` over an in-memory channel that counts the bytes
@@ -17,7 +18,9 @@ update, what the compositor was asked to draw (a whole-screen ``LayoutUpdate`` o
 dirty spans in a ``ChopsUpdate``), which widgets were marked dirty, and the bytes each
 widget's part of the frame would cost as Textual writes it (the compositor's
 ``render_update`` wrapped, each span rendered alone and charged to the widget under
-its first cell).  ``--profile FILE`` writes a pyinstrument HTML profile
+its first cell).  ``--idle N`` leaves N matches alone, with a clock and without, and prints the CPU
+and the writes per session per second and the share of them in the second's busiest tenth (a
+burst: every screen at once).  ``--profile FILE`` writes a pyinstrument HTML profile
 (falls back to a cProfile listing when pyinstrument is missing).
 """
 
@@ -56,12 +59,15 @@ class Channel(TerminalChannel):
         self.bytes = 0
         self.writes = 0
         self.last_write = time.monotonic()
+        self.times: list[float] | None = None  # when each write came (--idle)
         self.input: asyncio.Queue[bytes] = asyncio.Queue()
 
     def write(self, data: bytes) -> None:
         self.bytes += len(data)
         self.writes += 1
         self.last_write = time.monotonic()
+        if self.times is not None:
+            self.times.append(time.time())
 
     async def read(self) -> bytes:
         return await self.input.get()
@@ -396,6 +402,59 @@ async def bench(
     return results
 
 
+async def idle_bench(size: tuple[int, int], pairs: int, seconds: float, seed: int, clock: bool) -> dict[str, float]:
+    """``pairs`` matches (two screens each) left alone for ``seconds``: the CPU and the writes per
+    session per second, and how they fall within the second.  With ``clock``, every match's
+    clock starts in the same instant (as when a server's matches began their turns together),
+    the worst case for bursts; without, nothing changes and nothing should be done."""
+    from engine.clock import TimeControl
+
+    matches = []
+    for i in range(pairs):
+        control = TimeControl(600.0) if clock else None
+        matches.append(Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=seed + i, bot_delay=0, control=control))
+    if clock:
+        for match in matches:  # every clock from the same instant
+            match.start()
+    channels: list[Channel] = []
+    tasks = []
+    apps = []
+    loop = asyncio.get_running_loop()
+    for match in matches:
+        for seat in (0, 1):
+            chan = Channel(size)
+            app = make_app(Backend([match.handle(seat)]), player_name=match.names[seat])
+            channels.append(chan)
+            apps.append(app)
+            tasks.append(loop.create_task(run_app(app, chan)))
+    while not all(chan.bytes for chan in channels):  # every screen drawn, then a second without output
+        await asyncio.sleep(0.1)
+    await quiet(channels, 1000)
+    await asyncio.sleep(3)  # the last screens' second frames (a busy machine starts 2N apps slowly)
+    for chan in channels:
+        chan.times = []
+    t0, c0 = time.time(), time.process_time()
+    await asyncio.sleep(seconds)
+    cpu = time.process_time() - c0
+    t1 = time.time()
+    times = [t for chan in channels for t in (chan.times or ()) if t0 <= t < t1]
+    slots = [0] * 10  # writes per tenth of the second (wall clock)
+    for t in times:
+        slots[int((t % 1.0) * 10)] += 1
+    n = len(channels)
+    for app in apps:
+        app.exit()
+    for chan in channels:
+        chan.close()
+    await asyncio.wait(tasks, timeout=10)
+    return {
+        "sessions": n,
+        "cpu_ms": cpu * 1000 / n / seconds,
+        "writes": len(times) / n / seconds,
+        "busiest_tenth": max(slots) / len(times) if times else 0.0,
+    }
+
+
 async def floor_bench(size: tuple[int, int], keys: int, quiet_ms: float) -> float:
     """CPU per keypress of the smallest app there is on the same path: one widget whose
     six rows change on each key.  What no screen can go below, on this machine."""
@@ -454,10 +513,22 @@ def main() -> None:
                    help="also this many actions by the mover's own key (draw two, flip): frames, bytes, CPU")
     p.add_argument("--ticks", type=int, default=0,
                    help="a match with a clock: also this many seconds idle, bytes per 1 Hz tick")
+    p.add_argument("--idle", type=int, default=0, metavar="N",
+                   help="only N matches (2N sessions) left alone, with and without a clock: CPU per session"
+                        " per second, and the share of the second's writes in its busiest tenth (1.0: a burst)")
+    p.add_argument("--idle-seconds", type=float, default=10.0)
     args = p.parse_args()
     if args.regions:
         REGIONS.install()
     w, h = (int(x) for x in args.size.lower().split("x"))
+    if args.idle:
+        for clock in (False, True):
+            r = asyncio.run(idle_bench((w, h), args.idle, args.idle_seconds, args.seed, clock))
+            what = "a clock running (all started together)" if clock else "no clock (nothing changes)"
+            print(f"idle, {what}: {r['cpu_ms']:.3f} ms CPU and {r['writes']:.2f} writes per session per second,"
+                  f" busiest tenth of the second {r['busiest_tenth']:.0%} of the writes  [{int(r['sessions'])}"
+                  f" sessions, {args.idle_seconds:g} s]")
+        return
 
     def run() -> dict[str, float]:
         return asyncio.run(bench((w, h), args.actions, args.keys, args.quiet, args.seed, args.moves, args.ticks))

@@ -138,9 +138,13 @@ class SSHBackend:
 
     async def settings(self) -> dict[str, str]:
         """This player's settings: the key's, kept in the store; a guest's, for the session."""
+        return self.kept_settings()
+
+    def kept_settings(self) -> dict[str, str]:
+        """:meth:`settings`, read now (the host sends them with a session's opening to its edge)."""
         if self.identity and self.store is not None:
             try:
-                return self.store.settings(self.identity)
+                return dict(self.store.settings(self.identity))
             except Exception:
                 log.exception("could not read the settings of %s", self.identity)
         return dict(self._settings)

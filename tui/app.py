@@ -33,7 +33,7 @@ from textual.screen import Screen
 from tui import i18n
 from tui.frames import Shadow
 from tui.pacing import DEFAULT, Pacing
-from tui.textual_compat import ShadowedApp, set_no_colour, write_to_terminal
+from tui.textual_compat import ShadowedApp, patch_dispatch, patch_parameter_counts, set_no_colour, write_to_terminal
 
 if TYPE_CHECKING:
     from tui.ports import Backend
@@ -60,6 +60,8 @@ class VoltageApp(ShadowedApp[None]):
 
     def __init__(self, backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> None:
         super().__init__()
+        patch_parameter_counts()  # (these two: once per process)
+        patch_dispatch()
         self.backend = backend
         self.player_name = player_name
         self.home: Screen | None = None

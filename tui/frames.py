@@ -21,6 +21,7 @@ from typing import Any
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.color import ColorSystem
+from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
@@ -112,28 +113,61 @@ def _sgr(style: Style | None, color_system: ColorSystem) -> str:
     return ansi
 
 
-def _cells(strip: Strip, color_system: ColorSystem) -> list[Cell]:
-    """The cells of a strip, left to right."""
+def _cells(strip: Strip, color_system: ColorSystem, keep: bool = False) -> list[Cell]:
+    """The cells of a strip, left to right (each one the process's own tuple of its kind).
+
+    A painted widget's strips are made of the same segment objects frame after frame (its
+    drawn segments are kept: :meth:`tui.widgets.lines.LineWidget.repaint`), so with ``keep``
+    (strips painted widgets hand over themselves) each segment's cells are kept too, by the
+    segment's identity (the entry holds the segment, so the id is not reused while it is
+    kept).  A compositor's strips are cut anew each frame: keeping theirs would only make
+    garbage (two objects a segment for the collector)."""
     out: list[Cell] = []
     extend = out.extend
-    for text, style, control in strip:
+    kept = _SEGMENT_CELLS
+    for segment in strip:
+        hit = kept.get(id(segment))
+        if hit is not None and hit[0] is segment and hit[1] is color_system:
+            extend(hit[2])
+            continue
+        text, style, control = segment
         if control or not text:
             continue
-        sgr = _sgr(style, color_system)
-        if text.isascii() or cell_len(text) == len(text):
-            extend(zip(repeat(sgr, len(text)), text, strict=False))
+        if get_character_cell_size(text[0]) == 0:  # joins the cell before: not a segment's own
+            _add_cells(out, text, _sgr(style, color_system))
             continue
-        for ch in text:
-            width = get_character_cell_size(ch)
-            if width == 1:
-                out.append((sgr, ch))
-            elif width == 2:
-                out.append((sgr, ch))
-                out.append((sgr, ""))
-            elif out:  # zero width: joins the cell before
-                prev_sgr, prev = out[-1]
-                out[-1] = (prev_sgr, prev + ch)
+        cells: list[Cell] = []
+        _add_cells(cells, text, _sgr(style, color_system))
+        if len(_CELLS) > _CELLS_KEPT:
+            _CELLS.clear()
+        cells = list(map(_CELLS.setdefault, cells, cells))
+        if keep:
+            if len(kept) >= _SEGMENTS_KEPT:
+                kept.clear()
+            kept[id(segment)] = (segment, color_system, cells)
+        extend(cells)
     return out
+
+
+def _add_cells(out: list[Cell], text: str, sgr: str) -> None:
+    if text.isascii() or cell_len(text) == len(text):
+        out.extend(zip(repeat(sgr, len(text)), text, strict=False))
+        return
+    for ch in text:
+        width = get_character_cell_size(ch)
+        if width == 1:
+            out.append((sgr, ch))
+        elif width == 2:
+            out.append((sgr, ch))
+            out.append((sgr, ""))
+        elif out:  # zero width: joins the cell before
+            prev_sgr, prev = out[-1]
+            out[-1] = (prev_sgr, prev + ch)
+
+
+# Each segment's cells, by the segment's identity: about 200 bytes an entry, for the process.
+_SEGMENT_CELLS: dict[int, tuple[Segment, ColorSystem, list[Cell]]] = {}
+_SEGMENTS_KEPT = 8192
 
 
 def _move(row: int, col: int, y: int, x: int, width: int) -> str:
@@ -198,12 +232,13 @@ class Shadow:
 
     def diff_rows(
         self, rows: Iterable[tuple[int, Iterable[tuple[int, Strip]]]], size: tuple[int, int],
-        color_system: ColorSystem | None,
+        color_system: ColorSystem | None, *, painted: bool = False,
     ) -> str:
         """The terminal sequence that writes ``rows`` (per line: its pieces, each a column
         and a strip) where they differ from what the terminal shows: a compositor's update
         (:meth:`diff`), or a widget's own lines painted without a frame
-        (:meth:`tui.app.VoltageApp.paint_now`)."""
+        (:meth:`tui.app.VoltageApp.paint_now`; ``painted``: their segments' cells are kept, see
+        :func:`_cells`)."""
         color_system = color_system or ColorSystem.TRUECOLOR
         if size != self.size:
             self._reset(size)
@@ -223,7 +258,7 @@ class Shadow:
             for x, strip in pieces:
                 if x >= width:
                     continue
-                new = _cells(strip, color_system)
+                new = _cells(strip, color_system, painted)
                 end = min(x + len(new), width)
                 if end - x < len(new):
                     new = new[: end - x]
@@ -231,9 +266,7 @@ class Shadow:
                     continue
                 if line is None:
                     line = old.copy()
-                if len(_CELLS) > _CELLS_KEPT:
-                    _CELLS.clear()
-                line[x:end] = map(_CELLS.setdefault, new, new)  # one tuple per kind of cell
+                line[x:end] = new  # (each cell the process's one tuple of its kind: _cells)
                 lo, hi = min(lo, x), max(hi, end)
             if line is not None:
                 # the whole line at once: a gap between two widgets' changes is weighed too

@@ -22,7 +22,8 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
-from engine.voltage.cards import BYPASS, COLOUR_LETTERS, COLOURS, FUSE, Card
+from engine.voltage.cards import BYPASS, COLOUR_LETTERS, FUSE, Card
+from tui.i18n import N_, _
 
 # The minus sign in words: U+2212, the sign the board's blocks show, so the log and
 # the board never disagree ("flipped green to −", not an ASCII hyphen).
@@ -40,7 +41,9 @@ TERMINAL_FG = ("#f08a30", "#3cb85a", "#4a8ae8", "#a56ae0")
 
 SYMBOL = {BYPASS: "↔", FUSE: "×"}
 SHORT = {BYPASS: "BY", FUSE: "FU"}
-WORD = {BYPASS: "bypass", FUSE: "fuse"}
+WORD = {BYPASS: N_("bypass"), FUSE: N_("fuse")}  # (worded with _() where drawn)
+#: A Voltage terminal's colour, worded where it is drawn (the engine's ``COLOURS``).
+COLOUR_WORDS = (N_("orange"), N_("green"), N_("blue"), N_("purple"))
 TRANSFORMER_MARK = "V"
 
 
@@ -149,7 +152,7 @@ def chip(card: Card, *, wide: bool = False) -> Text:
     """
     label = card_label(card)
     if wide:
-        word = WORD[card.face] if card.special else COLOURS[card.colour]
+        word = _(WORD[card.face]) if card.special else _(COLOUR_WORDS[card.colour])
         label = f"{label} {word:<6}"
     t = Text(f" {label} ", style=card_style(card))
     t.append(TRANSFORMER_MARK if card.transformer else " ", style=card_style(card) + Style(italic=True))
@@ -166,9 +169,9 @@ def card_lines(card: Card, width: int, height: int) -> list[Text]:
     style = card_style(card)
     mark = TRANSFORMER_MARK if card.transformer else " "
     if card.special:
-        corner, word, letter = SYMBOL[card.face], WORD[card.face], SHORT[card.face]
+        corner, word, letter = SYMBOL[card.face], _(WORD[card.face]), SHORT[card.face]
     else:
-        corner, word, letter = str(card.value), COLOURS[card.colour], COLOUR_LETTERS[card.colour]
+        corner, word, letter = str(card.value), _(COLOUR_WORDS[card.colour]), COLOUR_LETTERS[card.colour]
     if height <= 1:
         label = card_label(card)
         if width >= len(label) + len(word) + 4:
@@ -176,7 +179,8 @@ def card_lines(card: Card, width: int, height: int) -> list[Text]:
         body = f" {label}".ljust(width - 1)[: width - 1] + mark
         return [Text(body, style=style)]
     first = f" {corner} {letter}".ljust(width - 1)[: width - 1] + mark
-    name = word.center(width)[:width]
+    # (a word too long for the card is left out, never cut: its letter and colour say it)
+    name = (word if len(word) <= width else "").center(width)
     if height == 2:
         return [Text(first, style=style), Text(name, style=style)]
     last = f"{letter} {corner} ".rjust(width)[-width:]
@@ -218,7 +222,7 @@ def sign(plus: bool) -> str:
 
 
 def terminal_title(t: int) -> str:
-    return f"{COLOUR_LETTERS[t]} {COLOURS[t]}"
+    return f"{COLOUR_LETTERS[t]} {_(COLOUR_WORDS[t])}"
 
 
 def score_track(score: int, *, wide: bool = False, goal: int = 4) -> Text:

@@ -592,6 +592,10 @@ WEB_PAGE = {
     "link_slow": N_("Too many tries: wait a few minutes before the next."),
     "link_failed": N_("The server could not link this browser; try again."),
     "keys": N_("Keys for a touch screen"),
+    # TRANSLATORS: the touch key row's space bar, as a keyboard of your language labels it.
+    "key_space": N_("Space"),
+    # TRANSLATORS: the touch key row's Enter key, as a keyboard of your language labels it.
+    "key_enter": N_("Enter"),
     "no_script": N_("This page needs JavaScript to show the game's terminal."),
 }
 
@@ -599,3 +603,14 @@ WEB_PAGE = {
 def web_page(ssh: str) -> dict[str, str]:
     """The web page's words, ``ssh HOST`` filled with how players reach this server."""
     return {key: _(message).replace("ssh HOST", ssh) for key, message in WEB_PAGE.items()}
+
+
+#: What a hosted match's seat label adds to a person's name while a bot plays for them
+#: (``server.host.common.Seat.label``); each reader words it in their own language.
+BOT_PLAYING = " (bot playing)"
+
+
+def seat_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The seats' labels as a screen shows them: "Bob (bot playing)" worded in the session's language."""
+    return tuple(_("%(name)s (bot playing)") % {"name": n[: -len(BOT_PLAYING)]} if n.endswith(BOT_PLAYING) else n
+                 for n in names)

@@ -73,6 +73,7 @@ from server.wire import messages as M
 from server.wire.codec import RAW, Call, CodecError, Invocation
 from server.wire.table import WIRE
 from tui import lobby_events as E
+from tui.i18n import language
 from tui.ports import Refused, Update
 
 log = logging.getLogger(__name__)
@@ -450,7 +451,12 @@ class HostService:
             self._session_ready(reopened)
             return
         if c is M.WHO:
-            await self._answer(request, c, self.lobby.who_text())
+            with language(args["language"]):
+                text = self.lobby.who_text()
+            await self._answer(request, c, text)
+            return
+        if c is M.KEPT_LANGUAGE:
+            await self._answer(request, c, kept_language(self.lobby.store, args["key"]))
             return
         if c is M.REPLAY_RECORD:  # ``ssh HOST replay ID`` on an edge (no lobby session)
             try:
@@ -464,7 +470,9 @@ class HostService:
             asyncio.get_running_loop().create_task(self._analysis(request, c, args))
             return
         if c is M.COMMAND:
-            await self._answer(request, c, kept_command(self.lobby.store, list(args["words"]), args["ssh"]))
+            with language(args["language"]):
+                answer = kept_command(self.lobby.store, list(args["words"]), args["ssh"])
+            await self._answer(request, c, answer)
             return
         if c in M.LINKS:  # the browsers linked to a key (an edge's link, unlink, web logins)
             try:
@@ -517,7 +525,7 @@ class HostService:
     def _opened(self, session: HostSession) -> M.Opened:
         b = session.backend
         return M.Opened(b.name_prefill, b.initial, b.guest, b.grace_seconds, b.bot_offer_after, b.identity,
-                        session.state())
+                        session.state(), b.kept_settings())
 
     def _open(self, request: RequestFrame, args: dict[str, Any]) -> HostSession:
         player = self.lobby.connect(args["identity"], args["username"] or "")
@@ -716,6 +724,13 @@ def linked_browsers_call(store: Any, c: Call, args: dict[str, Any]) -> Any:
     if c is M.BROWSER_KEY:
         return links.browser_key(args["token"])
     return links.unlink(args["key"])
+
+
+def kept_language(store: Any, key: str) -> str | None:
+    """The language ``key`` chose in the settings (None: none, or nothing kept)."""
+    from server.session.services import store_language
+
+    return store_language(store, key)
 
 
 def kept_command(store: Any, words: list[str], ssh: str) -> M.CommandAnswer:

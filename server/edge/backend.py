@@ -419,6 +419,9 @@ class RemoteBackend:
         self.env = env
         self._state: M.SessionState = opened.state
         self.stored_name = opened.state.stored_name
+        # The key's settings as the host opened the session: the first read (the session's language,
+        # before its first frame) needs no call; later ones ask the host (a setting may have changed).
+        self._opened_settings: dict[str, str] | None = dict(opened.settings)
         self.room: RemoteRoom | None = None
         self._seq = itertools.count(1)
         self._handles: list[RemoteSeatHandle] = []
@@ -604,6 +607,9 @@ class RemoteBackend:
 
     # -- settings that follow the key (kept by the host) ----------------------------------
     async def settings(self) -> dict[str, str]:
+        if self._opened_settings is not None:
+            kept, self._opened_settings = self._opened_settings, None
+            return kept
         try:
             return dict(await self._call("settings"))
         except Refused:
@@ -1094,19 +1100,26 @@ class EdgeClient:
         except Refused as error:
             raise ReplayError.of(error.code, error.params) from None
 
-    async def who_text(self) -> str:
-        return str(await self.ask("", M.WHO, 5.0))
+    async def who_text(self, language: str = "en") -> str:
+        return str(await self.ask("", M.WHO, 5.0, language=language))
 
-    async def command(self, words: list[str]) -> M.CommandAnswer:
+    async def command(self, words: list[str], language: str = "en") -> M.CommandAnswer:
         """A kept command's answer (``leaderboard``, ``export``); a host that cannot be
         reached is raised (its refusal), any other refusal is the command's failure."""
         try:
-            answer: M.CommandAnswer = await self.ask("", M.COMMAND, 10.0, words=tuple(words), ssh=self.ssh_line)
+            answer: M.CommandAnswer = await self.ask("", M.COMMAND, 10.0, words=tuple(words), ssh=self.ssh_line,
+                                                     language=language)
         except Refused as error:
             if error.code in (NOT_ANSWERING, "host_away"):
                 raise
-            return M.CommandAnswer(1, "", "voltage: the game server could not do that\n")
+            from tui.i18n import _
+
+            return M.CommandAnswer(1, "", "voltage: " + _("the game server could not do that") + "\n")
         return answer
+
+    async def kept_language(self, key: str) -> str | None:
+        got = await self.ask("", M.KEPT_LANGUAGE, 5.0, key=key)
+        return str(got) if got else None
 
     async def close(self) -> None:
         if self._presence is not None:  # (its thread's last word, off this loop)

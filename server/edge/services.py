@@ -11,6 +11,7 @@ from server.edge.backend import EdgeClient
 from server.session.identity import Identity
 from server.session.services import Answer, Opened
 from server.wire import messages as M
+from tui.i18n import current
 from tui.ports import Refused
 
 T = TypeVar("T")
@@ -57,7 +58,10 @@ class EdgeServices:
         return ReplayBackend(await self.client.replay(match_id, identity.key))
 
     async def who(self) -> str:
-        return await reached(self.client.who_text())
+        return await reached(self.client.who_text(current()))
+
+    async def kept_language(self, key: str) -> str | None:
+        return await reached(self.client.kept_language(key))
 
     async def leaderboard(self) -> Answer:
         return await self._command(["leaderboard"])
@@ -80,5 +84,5 @@ class EdgeServices:
         return int(await reached(self.client.ask("", M.UNLINK, LINK_TIMEOUT, key=key)))
 
     async def _command(self, words: list[str]) -> Answer:
-        got = await reached(self.client.command(words))
+        got = await reached(self.client.command(words, current()))
         return Answer(got.code, out=got.out, err=got.err)

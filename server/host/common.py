@@ -41,6 +41,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from engine.errors import IllegalActionError
 from tui import ports
 from tui.ports import Entry, Note, Notice
+from tui.words import BOT_PLAYING
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +233,7 @@ class Seat:
     def label(self) -> str:
         """The name as shown to others, marking a bot standing in for a human."""
         if self.bot and self.identity:
-            return f"{self.name} (bot playing)"
+            return self.name + BOT_PLAYING  # (each reader words the mark: tui.words.seat_names)
         return self.name
 
 

@@ -172,14 +172,12 @@ class MatchInfo:
     spectators: int
 
     def describe(self, short: bool = False) -> str:
-        """One line in English (``ssh HOST who``): the players and the score (a lobby screen
-        words the same data in its own language: each game's words module, ``describe``)."""
+        """One line (``ssh HOST who``): the players and the score, in the current context's
+        language (a lobby screen words the same data: each game's words module, ``describe``)."""
         from tui.games.registry import words
-        from tui.i18n import ENGLISH, language
 
         known = games.GAMES.get(self.game)
-        with language(ENGLISH):
-            return words(self.game).describe(known.title if known else self.game, self.names, self.scores, short)
+        return words(self.game).describe(known.title if known else self.game, self.names, self.scores, short)
 
 
 def match_scores(match: Any) -> tuple[int, ...]:

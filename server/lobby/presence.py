@@ -100,18 +100,9 @@ class Presence:
         return "lobby", ""
 
     def who_text(self) -> str:
-        """Plain text for ``ssh HOST who``."""
-        snap = self.lobby.snapshot()
-        from tui import words as W
-        from tui.i18n import ENGLISH, language
-
-        with language(ENGLISH):
-            lines = [W.who_heading(len(snap.players), len(snap.matches))]
-            for p in snap.players:
-                lines.append(f"  {p.name}  ({W.status(p.status, p.where)})")
-        for m in snap.matches:
-            lines.append(f"  {m.code}  {m.describe()}")
-        return "\n".join(lines) + "\n"
+        """Plain text for ``ssh HOST who``, in the current context's language (a command's:
+        its client's; with none, English)."""
+        return who_text(self.lobby.snapshot())
 
     def set_status(self, player: Player, status: str, where: str = "") -> None:
         player.status = status
@@ -126,3 +117,16 @@ class Presence:
             player.listener(event, handles)
         except Exception:
             log.exception("session %d: could not tell it %s", player.id, event)
+
+
+def who_text(snap: Any) -> str:
+    """``ssh HOST who`` from a lobby's snapshot (:class:`server.lobby.models.Snapshot`), worded in
+    the current context's language: an edge words it from its own copy of the snapshot."""
+    from tui import words as W
+
+    lines = [W.who_heading(len(snap.players), len(snap.matches))]
+    for p in snap.players:
+        lines.append(f"  {p.name}  ({W.status(p.status, p.where)})")
+    for m in snap.matches:
+        lines.append(f"  {m.code}  {m.describe()}")
+    return "\n".join(lines) + "\n"

@@ -13,10 +13,18 @@ past SQLite's) is a usage line, never a traceback.
 
 A command's output ends its lines with CR LF on a terminal and LF otherwise; what goes to
 the error stream is written as it is.
+
+A command answers in its player's language: the one their key chose in the settings, else
+their client's locale's (``LC_ALL``, ``LC_MESSAGES``, ``LANG`` of that request:
+``ssh -o SetEnv=LANG=ca_ES.UTF-8 HOST who`` answers in Catalan).  :func:`run_command` sets it
+in the command's context, so everything worded while it runs (``help``, the usage lines,
+``who``, ``leaderboard``, ``export``'s messages) is in it; the lobby and a replay start their
+session in it.  The ``voltage:`` before an error and the commands and their arguments stay as typed.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,9 +32,12 @@ from typing import Any
 
 from server.session.driver import TerminalChannel
 from server.session.identity import Identity
-from server.session.services import NO_RECORDS, Answer
+from server.session.services import Answer, no_records
 from server.session.sessions import Console, Sessions, printable, refusal_words
+from tui.i18n import N_, _, chosen, language
 from tui.ports import Refused
+
+log = logging.getLogger(__name__)
 
 
 def tty(address: str) -> str:
@@ -45,6 +56,7 @@ class Invocation:
     env: Mapping[str, Any] = field(default_factory=dict)  # what the client sent (a session reads a few)
     terminal: TerminalChannel | None = None  # None: the client asked for no terminal
     peer: str = ""  # the client's address (for the log)
+    language: str = "en"  # the player's (run_command sets it: the key's choice, else the client's locale's)
 
     @property
     def words(self) -> list[str]:
@@ -92,7 +104,7 @@ def match_id(args: list[str]) -> int | None:
 
 async def _play(sessions: Sessions, inv: Invocation, initial: tuple[str, str] | None) -> int:
     if inv.terminal is None:
-        inv.console.err("voltage: the game needs a terminal: connect with ssh -t\n")
+        inv.console.err("voltage: " + _("the game needs a terminal: connect with ssh -t") + "\n")
         return 1
     return await sessions.play(inv.terminal, inv.identity, inv.env, initial=initial, console=inv.console,
                                peer=inv.peer)
@@ -116,38 +128,40 @@ async def _help(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
 
 
 async def _who(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
-    inv.say(await sessions.services.who())
+    inv.say(await sessions.services.who())  # (worded in this context's language)
     return 0
 
 
 async def _leaderboard(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     if not sessions.services.keeps_records:
-        inv.console.err(NO_RECORDS)
+        inv.console.err(no_records())
         return 1
     if args:
-        inv.console.err(f"usage: {inv.address} leaderboard\n")
+        inv.console.err(usage_line(f"{inv.address} leaderboard"))
         return 2
     return inv.answer(await sessions.services.leaderboard())
 
 
 async def _export(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     if not sessions.services.keeps_records:
-        inv.console.err(NO_RECORDS)
+        inv.console.err(no_records())
         return 1
     mid = match_id(args)
     if mid is None:
-        inv.console.err(f"usage: {inv.address} export MATCH_ID (a number)\n")
+        inv.console.err(usage_line(f"{inv.address} export MATCH_ID", _("(a number)")))
         return 2
     return inv.answer(await sessions.services.export(mid))
 
 
 def _words(inv: Invocation, make: Callable[[], str]) -> str:
-    """A sentence of the tui's words, in the language of the client's locale."""
-    from server.session.environment import client_env
-    from tui.i18n import client_language, language
-
-    with language(client_language(client_env(inv.env))):
+    """A sentence of the tui's words, in the player's language."""
+    with language(inv.language):
         return make()
+
+
+def usage_line(command: str, note: str = "") -> str:
+    """``usage: ssh HOST export MATCH_ID (a number)``, a line of the error stream."""
+    return _("usage: %(command)s") % {"command": f"{command} {note}".strip()} + "\n"
 
 
 async def _link(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
@@ -160,7 +174,7 @@ async def _link(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
             raise Refused("link_needs_key")
         code = await sessions.services.link_code(key)
     except Refused as e:
-        inv.console.err(f"voltage: {refusal_words(e, inv.env)}\n")
+        inv.console.err(f"voltage: {refusal_words(e, inv.env, inv.language)}\n")
         return 1
     unlink = f"{inv.address} unlink"
     inv.say(_words(inv, lambda: W.link_code(code, round(LINK_TTL / 60), sessions.web_address, unlink)))
@@ -172,12 +186,12 @@ async def _unlink(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
 
     key = inv.identity.key
     if key is None:
-        inv.console.err(f"voltage: {refusal_words(Refused('link_needs_key'), inv.env)}\n")
+        inv.console.err(f"voltage: {refusal_words(Refused('link_needs_key'), inv.env, inv.language)}\n")
         return 1
     try:
         count = await sessions.services.unlink(key)
     except Refused as e:
-        inv.console.err(f"voltage: {refusal_words(e, inv.env)}\n")
+        inv.console.err(f"voltage: {refusal_words(e, inv.env, inv.language)}\n")
         return 1
     inv.say(_words(inv, lambda: W.unlinked(count)))
     return 0
@@ -186,29 +200,31 @@ async def _unlink(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
 async def _replay(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     mid = match_id(args)
     if mid is None:
-        inv.console.err(f"usage: {tty(inv.address)} replay MATCH_ID (a number)\n")
+        inv.console.err(usage_line(f"{tty(inv.address)} replay MATCH_ID", _("(a number)")))
         return 2
     if not sessions.services.keeps_records:
-        inv.console.err("voltage: this server keeps no matches\n")
+        inv.console.err("voltage: " + _("this server keeps no matches") + "\n")
         return 1
     if inv.terminal is None:
-        inv.console.err(f"voltage: a replay needs a terminal: connect with ssh -t HOST replay {mid}\n")
+        inv.console.err("voltage: " + _("a replay needs a terminal: connect with %(command)s") % {
+            "command": f"ssh -t HOST replay {mid}"} + "\n")
         return 1
-    return await sessions.replay(inv.terminal, inv.identity, mid, console=inv.console)
+    return await sessions.replay(inv.terminal, inv.identity, mid, console=inv.console, language=inv.language)
 
 
 #: Every command, in the usage line's order (help puts those that need a terminal first, and itself last).
 COMMANDS: tuple[Command, ...] = (
-    Command("", "", "the lobby: quick match, private rooms, bots, watching", _lobby, terminal=True),
-    Command("help", "", "this text", _help),
-    Command("who", "", "who is online and which matches are running", _who),
-    Command("join", "CODE", "join a friend's private room", _join, terminal=True, arity=1),
-    Command("watch", "CODE", "watch a match", _watch, terminal=True, arity=1),
-    Command("leaderboard", "", "the top 20 players of each game", _leaderboard, arity=None),
-    Command("export", "MATCH_ID", "a finished match as JSON (seed, actions, players, result)", _export, arity=None),
-    Command("replay", "MATCH_ID", "replay a finished match, step by step", _replay, terminal=True, arity=None),
-    Command("link", "", "a one-time code that lets a browser play as your key (the web page)", _link),
-    Command("unlink", "", "forget every browser linked to your key", _unlink),
+    Command("", "", N_("the lobby: quick match, private rooms, bots, watching"), _lobby, terminal=True),
+    Command("help", "", N_("this text"), _help),
+    Command("who", "", N_("who is online and which matches are running"), _who),
+    Command("join", "CODE", N_("join a friend's private room"), _join, terminal=True, arity=1),
+    Command("watch", "CODE", N_("watch a match"), _watch, terminal=True, arity=1),
+    Command("leaderboard", "", N_("the top 20 players of each game"), _leaderboard, arity=None),
+    Command("export", "MATCH_ID", N_("a finished match as JSON (seed, actions, players, result)"), _export,
+            arity=None),
+    Command("replay", "MATCH_ID", N_("replay a finished match, step by step"), _replay, terminal=True, arity=None),
+    Command("link", "", N_("a one-time code that lets a browser play as your key (the web page)"), _link),
+    Command("unlink", "", N_("forget every browser linked to your key"), _unlink),
 )
 _BY_NAME = {c.name: c for c in COMMANDS}
 
@@ -216,21 +232,36 @@ _BY_NAME = {c.name: c for c in COMMANDS}
 def usage(address: str = "ssh HOST") -> str:
     """The one-line usage, with the ``ssh`` command that reaches this server."""
     named = " | ".join(f"{c.name} {c.args}".strip() for c in COMMANDS if c.name)
-    return f"usage: {tty(address)} [{named}]"
+    return _("usage: %(command)s") % {"command": f"{tty(address)} [{named}]"}
 
 
 def help_text(address: str = "ssh HOST") -> str:
     """``ssh HOST help``: every command, each a line that can be pasted as it is."""
     shown = sorted(COMMANDS, key=lambda c: (not c.terminal, c.name == "help"))
-    rows = [(c.line(address), c.summary) for c in shown]
+    rows = [(c.line(address), _(c.summary)) for c in shown]
     width = max(len(a) for a, _b in rows) + 2
     lines = "\n".join(f"  {a.ljust(width)}{b}" for a, b in rows)
     return (
-        "Voltage: card games over SSH.\n\n" + lines + "\n\n"
-        "Log in with an SSH key to be recognised when you reconnect (your key's\n"
-        "fingerprint is your identity); without one you are a guest for that\n"
-        "connection.  A dropped player keeps their seat for 60 seconds.\n"
+        _("Voltage: card games over SSH.") + "\n\n" + lines + "\n\n"
+        + _("Log in with an SSH key to be recognised when you reconnect (your key's\n"
+            "fingerprint is your identity); without one you are a guest for that\n"
+            "connection.  A dropped player keeps their seat for 60 seconds.") + "\n"
     )
+
+
+async def command_language(sessions: Sessions, inv: Invocation) -> str:
+    """The language a command answers in: its key's kept choice, else its client's locale's."""
+    from server.session.environment import client_env
+
+    kept = None
+    if inv.identity.key:
+        try:
+            kept = await sessions.services.kept_language(inv.identity.key)
+        except Refused:  # (a split server's host not reachable now: the client's locale decides)
+            pass
+        except Exception:  # (unreadable now: the client's locale decides)
+            log.exception("could not read the language kept for a command")
+    return chosen(kept, client_env(inv.env))
 
 
 async def run_command(sessions: Sessions, inv: Invocation) -> int:
@@ -238,11 +269,19 @@ async def run_command(sessions: Sessions, inv: Invocation) -> int:
     words = inv.words
     command = _BY_NAME.get(words[0] if words else "")
     args = words[1:]
-    if command is None or (command.arity is not None and len(args) != command.arity):
-        inv.console.err(f"voltage: unknown command {printable(inv.command)!r}\n{usage(inv.address)}\n")
-        return 1
-    try:
-        return await command.run(sessions, inv, args)
-    except Refused as error:  # the server behind this one could not answer (a split server's host)
-        inv.console.err(f"voltage: {refusal_words(error, inv.env)}\n")
-        return 1
+    known = command is not None and (command.arity is None or len(args) == command.arity)
+    if command is not None and known and command.terminal and command.name != "replay" and inv.terminal is not None:
+        return await command.run(sessions, inv, args)  # a session: it finds its own language (its first frame first)
+    inv.language = await command_language(sessions, inv)
+    with language(inv.language):
+        if command is None or (command.arity is not None and len(args) != command.arity):
+            inv.console.err("voltage: " + _("unknown command %(command)s") % {"command": repr(printable(inv.command))}
+                            + f"\n{usage(inv.address)}\n")
+            return 1
+        try:
+            return await command.run(sessions, inv, args)
+        except Refused as error:  # the server behind this one could not answer (a split server's host)
+            from tui import words as W
+
+            inv.console.err(f"voltage: {W.refusal(error)}\n")
+            return 1

@@ -83,6 +83,7 @@ from textual.messages import Message
 from server import gcpolicy
 from server.session.budget import Bucket
 from tui import textual_compat as compat
+from tui.i18n import _
 from tui.keys import KeySequencer
 
 log = logging.getLogger(__name__)
@@ -410,7 +411,7 @@ class SSHDriver(Driver):
             self._flooding_since = now
         elif now - self._flooding_since >= self._in.flood_close_after:
             log.warning("closing a session that sent input over its budget for %.0f s", now - self._flooding_since)
-            self._end("too much input; the session is closed")
+            self._end(_("too much input; the session is closed"))  # (the session's language: its context)
             raise asyncio.CancelledError
         deadline = now + min(wait, self._in.flood_close_after)
         while (left := deadline - time.monotonic()) > 0:

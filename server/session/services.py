@@ -27,7 +27,11 @@ if TYPE_CHECKING:
     from server.lobby.core import Lobby
     from tui.ports import LobbyBackend
 
-NO_RECORDS = "voltage: this server keeps no matches or ratings\n"
+def no_records() -> str:
+    """Why ``leaderboard``, ``export`` and ``replay`` have nothing to read, in the current context's language."""
+    from tui.i18n import _
+
+    return "voltage: " + _("this server keeps no matches or ratings") + "\n"
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,9 @@ class Services(Protocol):
         :class:`server.replay.ReplayError` saying why not."""
         ...
 
-    async def who(self) -> str: ...
+    async def who(self) -> str: ...  # worded in the current context's language
+
+    async def kept_language(self, key: str) -> str | None: ...  # the language a key chose (None: none)
 
     async def leaderboard(self) -> Answer: ...
 
@@ -138,12 +144,20 @@ class StoreLinks:
         return [LinkedBrowser(b.label, b.created, b.last_seen) for b in self.store.browsers(key)]
 
 
+def store_language(store: Any, key: str) -> str | None:
+    """The language ``key`` chose in the settings, read from ``store`` (None: none, or nothing kept)."""
+    if store is None:
+        return None
+    value = store.settings(key).get("language")
+    return value if isinstance(value, str) else None
+
+
 def leaderboard_answer(store: Any) -> Answer:
     """``leaderboard`` read from ``store`` (None: a server that keeps nothing)."""
     from server.store import persist
 
     if store is None:
-        return Answer(1, err=NO_RECORDS)
+        return Answer(1, err=no_records())
     return Answer(0, out=persist.text_leaderboard(store))
 
 
@@ -152,7 +166,7 @@ def export_answer(store: Any, match_id: str) -> Answer:
     from server.store import persist
 
     if store is None:
-        return Answer(1, err=NO_RECORDS)
+        return Answer(1, err=no_records())
     code, text = persist.export_command(store, match_id)
     return Answer(code, out=text) if code == 0 else Answer(code, err=f"voltage: {text}")
 
@@ -205,6 +219,9 @@ class LocalServices:
 
     async def who(self) -> str:
         return self.lobby.who_text()
+
+    async def kept_language(self, key: str) -> str | None:
+        return store_language(self.store, key)
 
     async def leaderboard(self) -> Answer:
         return leaderboard_answer(self.store)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -38,7 +38,7 @@ from server.session.driver import InputLimits, OutputLimits, TerminalChannel, ru
 from server.session.environment import client_env
 from server.session.identity import Identity
 from server.session.services import Services
-from tui.i18n import reset, use
+from tui.i18n import client_language, ngettext, reset, use
 from tui.ports import LobbyBackend
 
 log = logging.getLogger(__name__)
@@ -75,13 +75,14 @@ class TerminalConsole:
         self.terminal.write(text.encode())
 
 
-def refusal_words(error: BaseException, env: Mapping[str, Any] | None = None) -> str:
+def refusal_words(error: BaseException, env: Mapping[str, Any] | None = None, lang: str | None = None) -> str:
     """A refusal (its code and params) in the tui's words, for a line a command or a session
-    writes before any app runs: in the language of the client's locale (``env``: what it sent)."""
+    writes before any app runs: in ``lang``, else the language of the client's locale (``env``:
+    what it sent)."""
     from tui import words as W
     from tui.i18n import client_language, language
 
-    with language(client_language(client_env(env or {}))):
+    with language(lang or client_language(client_env(env or {}))):
         return W.refusal(error)
 
 
@@ -98,6 +99,14 @@ async def session_language(backend: LobbyBackend, env: Mapping[str, str]) -> str
             log.exception("could not read the settings of a session")
             kept = {}
     return chosen(kept.get("language") if isinstance(kept, Mapping) else None, env)
+
+
+def _words(lang: str, make: Callable[[], str]) -> str:
+    """A line the session layer writes itself (no app running), in ``lang``."""
+    from tui.i18n import language
+
+    with language(lang):
+        return make()
 
 
 def printable(text: str, limit: int = 60) -> str:
@@ -161,10 +170,12 @@ class Sessions:
         watchdog: asyncio.TimerHandle | None = None
         self.running += 1
         speech: contextvars.Token[Any] | None = None
+        speech_code = client_language(sent)
         try:
             # The session's language, set in this task's context before the app is made: every task and
             # callback of the app copies the context, so they all word in it (and follow a change of it).
-            speech = use(await session_language(backend, sent))
+            speech_code = await session_language(backend, sent)
+            speech = use(speech_code)
             app = self.app_factory(backend, backend.name_prefill)
             gcpolicy.session_started(app)
 
@@ -187,29 +198,35 @@ class Sessions:
                 reset(speech)
         if idle:
             mins = name_idle / 60
-            console.out(f"voltage: no name chosen in {mins:g} minute{'s' if mins != 1 else ''}; come back any time\r\n")
+            console.out("voltage: " + _words(speech_code, lambda: ngettext(
+                "no name chosen in %(n)s minute; come back any time",
+                "no name chosen in %(n)s minutes; come back any time", 1 if mins == 1 else 2) % {"n": f"{mins:g}"})
+                + "\r\n")
             return 1
         return 0
 
     async def replay(
-        self, terminal: TerminalChannel, identity: Identity, match_id: int, *, console: Console | None = None
+        self, terminal: TerminalChannel, identity: Identity, match_id: int, *, console: Console | None = None,
+        language: str = "en",
     ) -> int:
-        """A finished match, step by step, until the viewer leaves; the exit status."""
+        """A finished match, step by step, until the viewer leaves (in ``language``); the exit status."""
         from server.replay import ReplayError
 
         console = console or TerminalConsole(terminal)
         try:
             backend = await self.services.open_replay(match_id, identity)
         except ReplayError as e:
-            console.err(f"voltage: {printable(refusal_words(e), 200)}\n")
+            console.err(f"voltage: {printable(refusal_words(e, lang=language), 200)}\n")
             return 1
         self.running += 1
+        speech = use(language)
         try:
             app = self.app_factory(backend, identity.username or "viewer")
             gcpolicy.session_started(app)
             await self._run(app, terminal)
         finally:
             self.running -= 1
+            reset(speech)
         return 0
 
     async def _run(self, app: Any, terminal: TerminalChannel) -> None:

@@ -35,6 +35,7 @@ from server import games
 from server import ratings as R
 from server.errors import RestoreError
 from server.store.db import MatchRecord, NotFound, Store, StoreError, seat_dict
+from tui.i18n import _
 from tui.ports import BotRecord, HistoryItem, RatingChange
 from tui.text import plain
 
@@ -280,13 +281,15 @@ def text_leaderboard(store: Store, n: int = 20, ids: list[str] | None = None) ->
     blocks = []
     for game in ids:
         rows = store.leaderboard(game, n)
-        lines = [f"{game_title(game)}: top {n}"]
+        lines = [_("%(game)s: top %(n)d") % {"game": game_title(game), "n": n}]
         if not rows:
-            lines.append("  (no rated players yet)")
+            lines.append("  " + _("(no rated players yet)"))
         else:
-            lines.append(f"  {'#':>3}  {'Player':<20}  {'Rating':>6}  {'Games':>5}")
+            player, rating, played = _("Player"), _("Rating"), _("Games")
+            rw, gw = max(6, len(rating)), max(5, len(played))  # (each language's heading sets its column)
+            lines.append(f"  {'#':>3}  {player:<20}  {rating:>{rw}}  {played:>{gw}}")
             for r in rows:
-                lines.append(f"  {r.place:>3}  {plain(r.name, 20):<20}  {r.shown:>6}  {r.games:>5}")
+                lines.append(f"  {r.place:>3}  {plain(r.name, 20):<20}  {r.shown:>{rw}}  {r.games:>{gw}}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
 
@@ -356,12 +359,12 @@ def export_command(store: Store, arg: str | None) -> tuple[int, str]:
     Status 0 with the JSON; 1 for an unknown or unfinished match; 2 for bad usage.
     """
     if arg is None or not arg.strip().lstrip("#").isdigit():
-        return 2, "usage: export MATCH_ID (a number)\n"
+        return 2, _("usage: %(command)s") % {"command": "export MATCH_ID " + _("(a number)")} + "\n"
     match_id = int(arg.strip().lstrip("#"))
     try:
         return 0, export_json(store, match_id)
     except NotFound:
-        return 1, f"no match {match_id}\n"
+        return 1, _("no match %(id)d") % {"id": match_id} + "\n"
     except StoreError as e:
         return 1, f"{e}\n"
 

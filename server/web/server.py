@@ -146,6 +146,21 @@ def _trusted(request: web.Request) -> bool:
         return False
 
 
+def page_language(accept: str) -> str:
+    """The page's language for an ``Accept-Language`` header: its first language that is one of
+    ours (``ca-ES,ca;q=0.9`` -> ``"ca"``); English when none is."""
+    from tui.i18n import LANGUAGES, locale_language
+
+    for part in accept.split(","):
+        tag = part.split(";", 1)[0].strip()
+        if not tag or tag == "*":
+            continue
+        code = locale_language(tag)
+        if code != "en" or tag.lower().startswith("en"):
+            return code if code in LANGUAGES else "en"
+    return "en"
+
+
 def client_address(request: web.Request) -> str:
     """The address a request came from (a trusted proxy's ``X-Forwarded-For``: the one it saw)."""
     peer = request.transport.get_extra_info("peername") if request.transport is not None else None
@@ -323,7 +338,8 @@ class WebServer:
         self._server: asyncio.Server | None = None
         self._guard: _Guard | None = None
         self._static: dict[str, Asset] = {}
-        self._page: Asset | None = None
+        self._page: Asset | None = None  # (the English page)
+        self._pages: dict[str, Asset] = {}  # the page in each language, by its code
 
     # -- life -----------------------------------------------------------------------
 
@@ -346,12 +362,14 @@ class WebServer:
 
     async def start(self) -> None:
         from tui import words as W
-        from tui.i18n import ENGLISH, language
+        from tui.i18n import LANGUAGES, language
 
         self._static = static_files()
-        with language(ENGLISH):  # (the languages issue words the page in the browser's language)
-            words = W.web_page(self.ssh_line())
-        self._page = render_page(page_template(), words, self._static)
+        for code in LANGUAGES:  # the page in each language, made once: a request picks its browser's
+            with language(code):
+                words = W.web_page(self.ssh_line())
+            self._pages[code] = render_page(page_template(), {**words, "lang": code}, self._static)
+        self._page = self._pages["en"]
         app = web.Application(middlewares=[self._middleware], client_max_size=MAX_REQUEST)
         app.router.add_get("/", self._index)
         app.router.add_get("/static/{name:.+}", self._file)
@@ -405,21 +423,26 @@ class WebServer:
             response.headers.setdefault(name, value)
         return response
 
-    def _send(self, request: web.Request, file: Asset, cache: str = "no-cache") -> web.StreamResponse:
+    def _send(self, request: web.Request, file: Asset, cache: str = "no-cache", vary: str = "") -> web.StreamResponse:
         headers = {"Content-Type": file.content_type, "ETag": file.etag, "Cache-Control": cache}
+        if vary:
+            headers["Vary"] = vary
         if request.headers.get("If-None-Match") == file.etag:
-            return web.Response(status=304, headers={"ETag": file.etag, "Cache-Control": cache})
+            return web.Response(status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"})
         body = file.body
         if file.gzipped is not None:
-            headers["Vary"] = "Accept-Encoding"
+            headers["Vary"] = ", ".join(v for v in (vary, "Accept-Encoding") if v)
             if "gzip" in request.headers.get("Accept-Encoding", ""):
                 body = file.gzipped
                 headers["Content-Encoding"] = "gzip"
         return web.Response(body=body, headers=headers)
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
+        """The page, in the language the browser asks for first (``Accept-Language``, as its
+        ``navigator.language``): its words are in the page before any session begins."""
         assert self._page is not None
-        return self._send(request, self._page)
+        page = self._pages.get(page_language(request.headers.get("Accept-Language", "")), self._page)
+        return self._send(request, page, vary="Accept-Language")
 
     async def _file(self, request: web.Request) -> web.StreamResponse:
         file = self._static.get(request.match_info["name"])

@@ -30,7 +30,7 @@ host makes on the session's :class:`~tui.ports.LobbyBackend` (``call.method``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from server.store.db import MatchRecord
@@ -87,7 +87,8 @@ class SessionState:
 @dataclass(frozen=True)
 class Opened:
     """A session opened on the host: the name to suggest, the ``join``/``watch`` it was
-    started with, and the facts a screen reads of its backend."""
+    started with, the facts a screen reads of its backend, and the key's kept settings as
+    they were (its language: the session starts in it with no second call before its first frame)."""
 
     prefill: str
     initial: tuple[str, str] | None
@@ -96,6 +97,7 @@ class Opened:
     bot_offer_after: float
     identity: str | None
     state: SessionState
+    settings: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -182,8 +184,11 @@ OPEN = call("edge.open", result=ref(Opened), identity=opt(STR), username=STR, in
 REOPEN = call("edge.reopen", result=ref(Reopened), identity=opt(STR), username=STR, env=dict_of(STR), name=STR,
               seats=SEAT_REFS)
 CLOSE = call("edge.close", result=NONE)
-WHO = call("edge.who", result=STR)
-COMMAND = call("edge.command", result=ref(CommandAnswer), words=tup(STR), ssh=STR)
+#: ``who``, ``leaderboard`` and ``export`` are worded on the host in the command's ``language`` (a code).
+WHO = call("edge.who", result=STR, language=STR)
+COMMAND = call("edge.command", result=ref(CommandAnswer), words=tup(STR), ssh=STR, language=STR)
+#: The language a key chose in the settings (None: none), for a command's answer.
+KEPT_LANGUAGE = call("edge.kept_language", result=opt(STR), key=STR)
 REPLAY_RECORD = call("edge.replay_record", result=ref(MatchRecord), id=INT, identity=opt(STR))
 #: The browsers linked to a key (``ssh HOST link``, ``unlink``; the web transport's logins).
 LINK_CODE = call("edge.link_code", result=STR, key=STR)
@@ -416,7 +421,7 @@ class LobbySnapshot:
 DECLARED: tuple[Declared, ...] = (
     record(SessionState, "session-state", name=STR, named=BOOL, superseded=BOOL, stored_name=opt(STR)),
     record(Opened, "opened", prefill=STR, initial=opt(fixed(STR, STR)), guest=BOOL, grace=FLOAT,
-           bot_offer_after=FLOAT, identity=opt(STR), state=ref(SessionState)),
+           bot_offer_after=FLOAT, identity=opt(STR), state=ref(SessionState), settings=dict_of(STR)),
     record(SeatDescriptor, "seat", match=STR, key=INT, game=STR, seat=opt(INT), names=tup(STR), log=LOG,
            notice=tup(NOTE), countdown=opt(INT), version=INT, view=VALUE, extras=dict_of(VALUE)),
     record(SeatRef, "seat-ref", match=STR, key=INT),
@@ -425,7 +430,7 @@ DECLARED: tuple[Declared, ...] = (
     record(Reopened, "reopened", opened=ref(Opened), seats=SEATS),
     record(RoomOpened, "room-opened", code=STR, game=STR, size=INT),
     record(CommandAnswer, "command-answer", code=INT, out=STR, err=STR),
-    OPEN, REOPEN, CLOSE, WHO, COMMAND, REPLAY_RECORD, *LINKS, REPLAY, *COACH, *LOBBY,
+    OPEN, REOPEN, CLOSE, WHO, COMMAND, KEPT_LANGUAGE, REPLAY_RECORD, *LINKS, REPLAY, *COACH, *LOBBY,
     record(Reply, "reply", id=STR, value=RAW, state=STATE),
     record(Refusal, "refusal", id=STR, code=STR, params=dict_of(VALUE), state=STATE),
     record(Failure, "failure", id=STR, state=STATE),

@@ -62,6 +62,9 @@ class Services:
     async def who(self) -> str:
         return "1 online\n  alice  (lobby)\n"
 
+    async def kept_language(self, key: str) -> str | None:
+        return None
+
     async def leaderboard(self) -> Answer:
         return Answer(0, out="the board\n")
 

@@ -8,9 +8,11 @@ since the last frame; :meth:`ShadowedApp.paint_now` writes a widget's changed ro
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual import messages
 from textual.app import App
 from textual.filter import Monochrome, NoColor
 
@@ -33,6 +35,7 @@ Rows = Iterable[tuple[int, Iterable[tuple[int, "Strip"]]]]
 _CompositorUpdate: Any = private("textual._compositor", "CompositorUpdate")
 _ChopsUpdate: Any = private("textual._compositor", "ChopsUpdate")
 _LayoutUpdate: Any = private("textual._compositor", "LayoutUpdate")
+_MAP_CHANGES = (messages.Layout, messages.UpdateScroll)  # what a screen's queue may hold that moves its widgets
 
 
 def update_rows(update: object, height: int) -> Rows | None:
@@ -143,32 +146,89 @@ class ShadowedApp(App[ReturnType]):
         while the widget is on the screen shown, placed (no layout pending) and in front
         of everything at ``region``; its lines go through its own styles and the app's
         line filters (``render_lines``), as in a frame."""
-        if not self._writes_frames() or not enabled("paint-now"):
+        if not self._writes_frames() or not enabled("paint-now") or not _settled(self.screen):
             return False
+        rows = self._rows_now(widget, region)
+        if rows is None:
+            return False
+        self._write_rows(rows)
+        return True
+
+    def paint_soon(self, widget: Widget, region: Region) -> bool:
+        """Write ``region`` of ``widget`` (as :meth:`paint_now`) with every other region asked for in
+        this turn of the event loop, in one write, once the handler that asked has returned; False
+        when the app does not write frames itself (the caller refreshes as usual).
+
+        What a keypress or a match update changes is a few rows of painted widgets, which they
+        know (:meth:`tui.widgets.lines.LineWidget.repaint`): written so, they cost no screen
+        update timer, no idle messages and no compositor pass over the screen (a third of a
+        frame's CPU).  A region that cannot be written so when the turn ends (a layout pending,
+        another screen shown, something drawn over it) is refreshed then, for Textual's next frame."""
+        if not self._writes_frames() or not enabled("direct-rows"):
+            return False
+        queue = self.__dict__.setdefault("_paint_queue", {})
+        if not queue:
+            asyncio.get_running_loop().call_soon(self._flush_paints)
+        queue.setdefault(widget, set()).add(region)
+        return True
+
+    @property
+    def painting_soon(self) -> bool:
+        """Whether regions wait to be written (:meth:`paint_soon`): the app has not drawn all it was asked."""
+        return bool(self.__dict__.get("_paint_queue"))
+
+    def _flush_paints(self) -> None:
+        queue: dict[Widget, set[Region]] = self.__dict__.pop("_paint_queue", {})
+        writes = self._writes_frames()
+        rows: dict[int, list[tuple[int, Strip]]] = {}
+        try:
+            if writes and queue and not _settled(self.screen):
+                writes = False
+            for widget, regions in queue.items():
+                for region in sorted(regions):
+                    got = self._rows_now(widget, region) if writes else None
+                    if got is None:
+                        if widget.is_attached:
+                            widget.refresh(region)
+                        continue
+                    for y, pieces in got:
+                        rows.setdefault(y, []).extend(pieces)
+            if rows:
+                self._write_rows(sorted(rows.items()))
+        except Exception as error:  # a loop callback: the app handles it as it would a frame's
+            self.shadow.forget()
+            self._handle_exception(error)
+
+    def _rows_now(self, widget: Widget, region: Region) -> list[tuple[int, list[tuple[int, Strip]]]] | None:
+        """``region`` of ``widget`` as rows of the screen, each its pieces (a column and a strip), made
+        now; None when what a frame would draw there cannot be known to be the widget's lines."""
         screen = self.screen
         if widget.screen is not screen or screen._layout_required or widget._layout_required:
-            return False
+            return None
         visible = screen._compositor.visible_widgets
         placed = visible.get(widget)
         if placed is None:
-            return False
+            return None
         where, clip = placed
         own = region.translate(widget.content_offset)  # in the widget's own coordinates
         target = own.translate(where.offset).intersection(clip).intersection(where)
         if not target:
-            return True
+            return []
         for other, (other_where, other_clip) in visible.items():  # front to back
             if other is widget:
                 break
             if other_where.intersection(other_clip).overlaps(target):
-                return False  # something is drawn over it here
+                return None  # something is drawn over it here
         widget._styles_cache.set_dirty(own)
         strips = widget.render_lines(target.translate((-where.x, -where.y)))
-        rows = [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
-        text = self.shadow.diff_rows(rows, (self.size.width, self.size.height), self.console._color_system)
+        return [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
+
+    def _write_rows(self, rows: Rows) -> None:
+        """Write ``rows`` (screen rows of pieces) where they differ from what the terminal shows."""
+        text = self.shadow.diff_rows(rows, (self.size.width, self.size.height), self.console._color_system,
+                                     painted=True)
         if text:
             self._write_changes(text)
-        return True
 
     def forget_terminal(self) -> None:
         """What the terminal shows is unknown (the driver dropped frames): the next frame
@@ -176,6 +236,23 @@ class ShadowedApp(App[ReturnType]):
         self.shadow.forget()
         if self.is_running and not is_closed(self) and self.screen_stack:
             self.screen.refresh()
+
+
+def _settled(screen: Screen) -> bool:
+    """Whether the screen's map is the one its next frame will use: no layout or scroll asked of it
+    (a widget's request travels as a message), no node with a layout, scroll or style update to come."""
+    if screen._layout_required or screen._scroll_required:
+        return False
+    queued: Iterable[object] = screen._message_queue.values
+    if any(isinstance(message, _MAP_CHANGES) for message in queued):
+        return False
+    stack = list(screen._nodes)
+    while stack:
+        node = stack.pop()
+        if node._layout_required or node._scroll_required or node._refresh_styles_required:
+            return False
+        stack.extend(node._nodes)
+    return True
 
 
 # -- reads and settings with no public way (on every version, as found) -----------------------------

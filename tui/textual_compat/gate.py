@@ -28,6 +28,7 @@ WRITTEN_FOR = "8.2.8"
 PIECES = (
     "frames",  # frames written as the cells that changed (App._display)
     "paint-now",  # a widget's changed rows written without a compositor frame
+    "direct-rows",  # painted widgets' changed rows written together, without a compositor frame
     "row-renders",  # a partial update renders only its rows (Compositor._get_renders)
     "plain-lines",  # painted widgets' lines past the styles cache
     "first-style",  # a new screen styled once (breakpoints preset, first resume)
@@ -37,6 +38,8 @@ PIECES = (
     "escape-deadline",  # a lone Escape is a key once the parser's own delay is over
     "method-caches",  # Textual's method caches keyed by widgets cleared at a session's end
     "shared-css",  # parsed CSS shared by every app of the process
+    "param-counts",  # a callback's parameters counted once per function's code (count_parameters)
+    "dispatch-plans",  # a message's handlers found once per receiver and message class (_get_dispatch_methods)
 )
 
 _state: dict[str, Any] = {}

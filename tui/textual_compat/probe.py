@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.textual_compat import strips
+from tui.textual_compat import callbacks, dispatch, strips
 from tui.textual_compat.dismantle import component_classes_as_expected
 from tui.textual_compat.gate import PIECES, private
 
@@ -45,7 +45,12 @@ def missing() -> dict[str, list[str]]:
         + _has(app, "_display", "_driver", "_batch_count", "_begin_update", "_end_update", "_handle_exception",
                "_running", "_closed")
         + _has(app.console, "_color_system"),
-        "paint-now": _has(screen, "_compositor", "_layout_required") + _has(widget, "_styles_cache"),
+        "paint-now": _has(screen, "_compositor", "_layout_required", "_scroll_required", "_message_queue", "_nodes")
+        + _has(widget, "_styles_cache", "_layout_required", "_scroll_required", "_refresh_styles_required")
+        + _has(screen._message_queue, "values"),
+        "direct-rows": _has(screen, "_compositor", "_layout_required", "_scroll_required", "_message_queue", "_nodes")
+        + _has(widget, "_styles_cache", "_layout_required", "_scroll_required", "_refresh_styles_required")
+        + _has(screen._message_queue, "values"),
         "row-renders": _module("textual._compositor", "Compositor") + _has(screen, "_compositor")
         + ([] if private("textual._compositor", "Compositor") is None
            else _has(private("textual._compositor", "Compositor"), "_get_renders")),
@@ -61,6 +66,8 @@ def missing() -> dict[str, list[str]]:
         + ([] if hasattr(getattr(styles_cache, "get_inner_outer", None), "cache_clear")
            else ["StylesCache.get_inner_outer (an lru_cache)"]),
         "shared-css": _has(app.stylesheet, "_parse_cache", "_variables"),
+        "param-counts": callbacks.unexpected(),
+        "dispatch-plans": dispatch.unexpected(),
     }
     assert set(found) == set(PIECES)
     return found

@@ -22,6 +22,7 @@ from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
 
+from tui.i18n import _
 from tui.widgets.lines import TextLines
 
 KEY_STYLE = "bold reverse"
@@ -64,10 +65,10 @@ class KeyBar(TextLines):
             items = list(grouped)
             if group is not None and len(items) > 1:
                 keys = ("" if group.compact else " ").join(self.app.get_key_display(b) for b, _ in items)
-                out.append((keys, group.description, items[0][1], items[0][0].action, False))
+                out.append((keys, _(group.description), items[0][1], items[0][0].action, False))
             else:
                 for b, node in items:
-                    out.append((self.app.get_key_display(b), b.description, node, b.action, True))
+                    out.append((self.app.get_key_display(b), _(b.description), node, b.action, True))
         return out
 
     def redraw(self) -> None:

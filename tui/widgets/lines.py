@@ -283,13 +283,21 @@ class LineWidget(Widget):
             if now:
                 self.paint_now(region)
             else:
-                self.refresh(region)
+                self.paint_soon(region)
 
     def paint_now(self, region: Region) -> None:
         """Write ``region`` (changed since the last frame) to the terminal at once, where
         the app can (:meth:`tui.app.VoltageApp.paint_now`); else refresh it for the next frame."""
         paint_now = getattr(self.app, "paint_now", None)
         if paint_now is None or not paint_now(self, region):
+            self.refresh(region)
+
+    def paint_soon(self, region: Region) -> None:
+        """Have ``region`` (changed) written with the other rows changed in this turn of the loop,
+        without a compositor frame, where the app can (:meth:`tui.app.VoltageApp.paint_soon`);
+        else refresh it for the next frame."""
+        paint_soon = getattr(self.app, "paint_soon", None)
+        if paint_soon is None or not paint_soon(self, region):
             self.refresh(region)
 
     def render_lines(self, crop: Region) -> list[Strip]:

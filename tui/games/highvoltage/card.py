@@ -13,7 +13,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from engine.highvoltage.rules import MODIFIER_COLOURS, Face
+from engine.highvoltage.rules import Face
+from tui.i18n import N_, _, ngettext
 
 # Modifier colours: a card's background (hand) or its modifier's ink (top card).
 MOD_BG = {1: "#22b8ac", 2: "#f0c020", 3: "#d8343f"}
@@ -21,7 +22,7 @@ MOD_FG = {1: "#04201d", 2: "#1d1600", 3: "#ffffff"}
 MOD_INK = {1: "#3fe0d0", 2: "#ffd23c", 3: "#ff5a5f"}  # on the top card's dark face
 TOP_BG = "#16181d"
 TOP_FG = "#f4f4f4"
-MOD_WORD = MODIFIER_COLOURS  # 1: turquoise, 2: yellow, 3: red
+MOD_WORD = {1: N_("turquoise"), 2: N_("yellow"), 3: N_("red")}  # (the engine's MODIFIER_COLOURS, worded)
 KEY_STYLE = Style(color="#ffffff", bgcolor="#101010", bold=True)  # a hand card's key, on any card
 COUNT_INK = "#ffd23c"
 
@@ -122,7 +123,7 @@ class HVTopCard(Widget):
             t.append("┃", edge)
             t.append("\n")
 
-        title = f" top card #{self.top_no} "
+        title = " " + _("top card #%(n)d") % {"n": self.top_no} + " "
         rule = card_w - 2 - len(title)
         t.append("┏" + "━" * (rule // 2), edge)
         t.append(title, Style(color=TOP_FG, bgcolor=TOP_BG, bold=True))
@@ -140,10 +141,11 @@ class HVTopCard(Widget):
         words = Text()
         words.append(f"{face.value}", base)
         words.append("  ", base)
-        words.append(f"{mod_label(face.mod)} {MOD_WORD[face.mod]}", Style(color=ink, bgcolor=TOP_BG, bold=True))
+        words.append(f"{mod_label(face.mod)} {_(MOD_WORD[face.mod])}", Style(color=ink, bgcolor=TOP_BG, bold=True))
         line(words)
         t.append("┗" + "━" * (card_w - 2) + "┛", edge)
-        under = f"discard pile: {self.discard} card{'s' if self.discard != 1 else ''}"
+        under = ngettext("discard pile: %(n)d card", "discard pile: %(n)d cards", self.discard) % {
+            "n": self.discard}
         t.append("\n" + under, Style(dim=True))
         if self.hint:
             t.append("\n" + self.hint, Style(bold=True))

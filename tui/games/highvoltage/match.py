@@ -60,6 +60,7 @@ from tui.games.highvoltage import present as P
 from tui.games.highvoltage import words
 from tui.games.highvoltage.card import HVCountdown, HVTopCard
 from tui.games.highvoltage.table import CARD_KEYS, HVFeed, HVHand, HVPlayers, reconcile
+from tui.i18n import N_, _
 from tui.pacing import DEFAULT, pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
@@ -114,21 +115,21 @@ class HVMatchScreen(PlayScreen):
 
     BINDINGS = [
         # first: while a bot plays this seat, t takes it back (else t plays a card)
-        Binding("t", "take_back", "take my seat back"),
+        Binding("t", "take_back", N_("take my seat back")),
         # first too, as the key bar keeps the first keys that fit: the vote of the moment before
         # the keys the prompt's buttons also offer
-        Binding("K", "continue_without", "continue without idle", key_display="K"),
-        Binding(CARD_KEYS[0], "play_slot(0)", "play", key_display="1-9 0 a…"),
-        *[Binding(k, f"play_slot({i})", "play", show=False) for i, k in enumerate(CARD_KEYS) if i],
-        Binding("left", "cursor(-1)", "move", key_display="←→", show=False),
-        Binding("right", "cursor(1)", "move", show=False),
-        Binding("enter", "play_cursor", "play ⏎", key_display="⏎", show=False),
-        Binding("d", "draw", "draw"),
-        Binding("s", "stuck", "stuck"),
-        Binding("enter", "results", "results", key_display="⏎"),
-        Binding("ctrl+r", "resign", "resign"),
-        Binding("q", "leave", "leave"),
-        Binding("tab", "chat", "chat", key_display="tab"),
+        Binding("K", "continue_without", N_("continue without idle"), key_display="K"),
+        Binding(CARD_KEYS[0], "play_slot(0)", N_("play"), key_display="1-9 0 a…"),
+        *[Binding(k, f"play_slot({i})", N_("play"), show=False) for i, k in enumerate(CARD_KEYS) if i],
+        Binding("left", "cursor(-1)", N_("move"), key_display="←→", show=False),
+        Binding("right", "cursor(1)", N_("move"), show=False),
+        Binding("enter", "play_cursor", N_("play ⏎"), key_display="⏎", show=False),
+        Binding("d", "draw", N_("draw")),
+        Binding("s", "stuck", N_("stuck")),
+        Binding("enter", "results", N_("results"), key_display="⏎"),
+        Binding("ctrl+r", "resign", N_("resign")),
+        Binding("q", "leave", N_("leave")),
+        Binding("tab", "chat", N_("chat"), key_display="tab"),
         *phrase_bindings(),
     ]
 
@@ -186,8 +187,8 @@ class HVMatchScreen(PlayScreen):
                     yield from self.chat.compose()
             with Horizontal(id="hv-prompt-row"):
                 yield Static("", id="hv-prompt")
-                yield ActionButton("draw [d]", "draw")
-                yield ActionButton("stuck [s]", "stuck")
+                yield ActionButton(_("draw") + " [d]", "draw")
+                yield ActionButton(_("stuck") + " [s]", "stuck")
             yield Static("", id="hv-idle")
             yield Static("", id="hv-hand-note")
             yield HVHand(id="hv-hand")
@@ -195,7 +196,7 @@ class HVMatchScreen(PlayScreen):
 
     def on_mount(self) -> None:
         self._composed = True
-        self.query_one("#hv-feed", HVFeed).border_title = "feed, newest first"
+        self.query_one("#hv-feed", HVFeed).border_title = _("feed, newest first")
         self.chat.mount(self.query_one("#hv-feed", HVFeed))
         self._unsubscribe = self.handle.subscribe(self._match_changed)
         self.refresh_match()
@@ -229,7 +230,7 @@ class HVMatchScreen(PlayScreen):
         inbox, self._inbox = self._inbox, []
         for update in inbox:
             if update.names:
-                self.names = tuple(update.names)
+                self.names = W.seat_names(update.names)
             self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
         last = inbox[-1]
         self.view, self._countdown, self.notice = last.view, last.countdown, W.notice(last.notice)
@@ -271,7 +272,7 @@ class HVMatchScreen(PlayScreen):
         replay's every step (a live match's changes come as updates: :meth:`_drain`)."""
         self._inbox.clear()
         self.view = self.handle.view()
-        self.names = tuple(self.handle.names)
+        self.names = W.seat_names(self.handle.names)
         self.lines = words.lines(self.handle.log, self.names)
         self.notice = W.notice(self.handle.notice)
         self._countdown = self.handle.countdown
@@ -437,14 +438,15 @@ class HVMatchScreen(PlayScreen):
         if self.too_small or self.me is None or view.over:
             return True
         if view.out[self.me]:
-            self._say("You have left this match.")
+            self._say(_("You have left this match."))
             return True
         if self.benched:
-            self._say("A bot plays your seat now: press t to take it back.")
+            self._say(_("A bot plays your seat now: press t to take it back."))
             return True
         if view.counting_down:
             n = self.countdown
-            self._say(f"Wait for the countdown: {n}…" if n is not None else "Wait: the match has not started.")
+            self._say(_("Wait for the countdown: %(n)d…") % {"n": n} if n is not None
+                      else _("Wait: the match has not started."))
             return True
         return False
 
@@ -458,7 +460,7 @@ class HVMatchScreen(PlayScreen):
             return False
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("submit failed")
-            self._say(f"could not send that: {e}")
+            self._say(_("could not send that: %(error)s") % {"error": e})
             return False
         self.error = ""
         self._error_gen += 1
@@ -474,7 +476,7 @@ class HVMatchScreen(PlayScreen):
         face = self.slots[slot] if slot < len(self.slots) else None
         if face is None:
             key = CARD_KEYS[slot] if slot < len(CARD_KEYS) else "?"
-            self._say(f"No card on key {key}.")
+            self._say(_("No card on key %(key)s.") % {"key": key})
             return
         await self.send(self.aim(face))
 
@@ -519,7 +521,7 @@ class HVMatchScreen(PlayScreen):
     async def action_play_cursor(self) -> None:
         if self.cursor is None:
             if not self._blocked():
-                self._say("Pick a card with ← → first (or press its key).")
+                self._say(_("Pick a card with ← → first (or press its key)."))
             return
         await self.play_slot(self.cursor)
 
@@ -528,7 +530,7 @@ class HVMatchScreen(PlayScreen):
         if self._blocked() or me is None:  # (blocked when there is no seat: the second test is for type checkers)
             return
         if self.view.pile_counts[me] == 0:
-            self._say("Your pile is empty: play a card, or declare stuck (s).")
+            self._say(_("Your pile is empty: play a card, or declare stuck (s)."))
             return
         await self.send(H.Draw(me))
 
@@ -537,7 +539,7 @@ class HVMatchScreen(PlayScreen):
         if self._blocked() or me is None:
             return
         if self.view.stuck[me]:
-            self._say("You have already declared stuck.")
+            self._say(_("You have already declared stuck."))
             return
         await self.send(H.Stuck(me))
 
@@ -548,7 +550,8 @@ class HVMatchScreen(PlayScreen):
             if yes and self.me is not None and not self.view.over:
                 await self.send(H.Resign(self.me))
 
-        self.app.push_screen(ConfirmScreen("Leave this match (resign)?", yes="resign", no="keep playing"), done)
+        self.app.push_screen(ConfirmScreen(_("Leave this match (resign)?"), yes=_("resign"), no=_("keep playing")),
+                             done)
 
     async def _idle_request(self, send: Any) -> None:
         """A vote or a take-back through the handle; a refusal is shown in one line."""
@@ -558,7 +561,7 @@ class HVMatchScreen(PlayScreen):
             self._say(words.refusal(e))
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("idle request failed")
-            self._say(f"could not send that: {e}")
+            self._say(_("could not send that: %(error)s") % {"error": e})
         if not self._drain():
             self._render_all()
 

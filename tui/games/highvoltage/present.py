@@ -14,19 +14,26 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from engine.highvoltage.rules import HighVoltageView
+from tui.i18n import _, ngettext
 from tui.text import safe
 
-PRACTICE_LABELS = (" PRACTICE: double border = it fits ", " PRACTICE: double border fits ", " PRACTICE ")
+
+def practice_labels() -> tuple[str, ...]:
+    """The practice mode's label in the top line, longest first."""
+    return (" " + _("PRACTICE: double border = it fits") + " ", " " + _("PRACTICE: double border fits") + " ",
+            " " + _("PRACTICE") + " ")
 
 
 def status(view: HighVoltageView, *, practice: bool, width: int) -> Text:
     """The top line, in the longest form that fits ``width`` columns: shortened by
     meaning (the game's name, the practice label), never cut."""
-    counts = f"{view.players} players · {view.plays} played"
+    counts = (ngettext("%(n)d player", "%(n)d players", view.players) % {"n": view.players} + " · "
+              + ngettext("%(n)d played", "%(n)d played", view.plays) % {"n": view.plays})
     if view.flips:
-        counts += f" · {view.flips} flip{'s' if view.flips != 1 else ''}"
-    forms = [("HIGH VOLTAGE", counts, p) for p in (PRACTICE_LABELS if practice else ("",))]
-    forms.append(("HV", counts, " PRACTICE " if practice else ""))
+        counts += " · " + ngettext("%(n)d flip", "%(n)d flips", view.flips) % {"n": view.flips}
+    labels = practice_labels()
+    forms = [("HIGH VOLTAGE", counts, p) for p in (labels if practice else ("",))]
+    forms.append(("HV", counts, labels[-1] if practice else ""))
     head, middle, label = forms[-1]
     for head, middle, label in forms:
         if len(head) + 2 + len(middle) + (2 + len(label) if label else 0) <= width:
@@ -46,10 +53,12 @@ def practice_hint(view: HighVoltageView) -> str:
         return ""
     a, b = view.top.targets
 
-    def an(v: int) -> str:
-        return "an" if v == 8 else "a"
+    def an(v: int) -> str:  # (English's article before a number; other languages word it as they do)
+        return _("an %(n)d") % {"n": v} if v == 8 else _("a %(n)d") % {"n": v}
 
-    return f"practice: {an(a)} {a} or {an(b)} {b} fits" if a != b else f"practice: {an(a)} {a} fits"
+    if a != b:
+        return _("practice: %(a)s or %(b)s fits") % {"a": an(a), "b": an(b)}
+    return _("practice: %(a)s fits") % {"a": an(a)}
 
 
 def countdown_caption(view: HighVoltageView, countdown: int | None) -> str:
@@ -57,10 +66,10 @@ def countdown_caption(view: HighVoltageView, countdown: int | None) -> str:
     if view.over:
         return ""
     if countdown is None:
-        return "waiting for the start…"
+        return _("waiting for the start…")
     if view.flips:
-        return "Everyone was stuck: the bottom card\nof the pile is on top now.\nhands face down: get ready!"
-    return "hands face down: get ready!"
+        return _("Everyone was stuck: the bottom card\nof the pile is on top now.\nhands face down: get ready!")
+    return _("hands face down: get ready!")
 
 
 def prompt(view: HighVoltageView, names: Sequence[str], countdown: int | None, *, benched: bool = False) -> str:
@@ -69,20 +78,20 @@ def prompt(view: HighVoltageView, names: Sequence[str], countdown: int | None, *
     me = view.seat
     if view.over:
         if view.winner is None:
-            return "The match is over: nobody could play.  ⏎ results · q leave"
-        who = "You win!" if view.winner == me else f"{safe(names[view.winner])} wins."
-        return f"{who}  ⏎ results · q leave"
+            return _("The match is over: nobody could play.  ⏎ results · q leave")
+        who = _("You win!") if view.winner == me else _("%(who)s wins.") % {"who": safe(names[view.winner])}
+        return who + "  " + _("⏎ results · q leave")
     if me is None:
-        return "Watching.  q leave"
+        return _("Watching.  q leave")
     if view.out[me]:
-        return "You left this match.  q leave"
+        return _("You left this match.  q leave")
     if benched:
-        return "A bot plays your seat.  t take it back"
+        return _("A bot plays your seat.  t take it back")
     if view.counting_down:
-        return "Wait for the countdown…" if countdown is not None else "Waiting for the match to start…"
+        return _("Wait for the countdown…") if countdown is not None else _("Waiting for the match to start…")
     if view.stuck[me]:
-        return "Stuck: waiting for the others; any play clears it."
-    return "Play any time: press a card's key, or click it"
+        return _("Stuck: waiting for the others; any play clears it.")
+    return _("Play any time: press a card's key, or click it")
 
 
 def prompt_line(words: str, *, error: str = "", mine: bool = False) -> Text:
@@ -103,14 +112,16 @@ def hand_note(view: HighVoltageView, *, holding: bool) -> str:
     how to get cards.  ``holding``: the screen keeps slots for the hand (its cards, and
     the places of cards just played)."""
     if view.seat is None:
-        return "Watching: every hand is hidden from spectators."
+        return _("Watching: every hand is hidden from spectators.")
     if view.hand is None or holding or view.over:
         return ""
-    return "Your hand is empty: draw (d)."
+    return _("Your hand is empty: draw (d).")
 
 
 def _and(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) == 1:
+        return names[0]
+    return _("%(names)s and %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}
 
 
 def idle_line(view: HighVoltageView, names: Sequence[str], idle: Sequence[int], *,
@@ -121,10 +132,10 @@ def idle_line(view: HighVoltageView, names: Sequence[str], idle: Sequence[int], 
     if view.over or view.seat is None:
         return ""
     if benched:
-        return "You were idle; a bot plays your seat.  Press t to take it back."
-    others = [safe(names[s]) if s < len(names) else f"Player {s + 1}" for s in idle if s != view.seat]
+        return _("You were idle; a bot plays your seat.  Press t to take it back.")
+    others = [safe(names[s]) if s < len(names) else _("Player %(n)d") % {"n": s + 1} for s in idle if s != view.seat]
     if not others or not can_vote:
         return ""
-    verb = "is" if len(others) == 1 else "are"
-    whom = "them" if len(others) > 1 else others[0]
-    return f"{_and(others)} {verb} idle: press K to continue without {whom} (a bot plays on)."
+    if len(others) == 1:
+        return _("%(who)s is idle: press K to continue without %(who)s (a bot plays on).") % {"who": others[0]}
+    return _("%(who)s are idle: press K to continue without them (a bot plays on).") % {"who": _and(others)}

@@ -24,6 +24,7 @@ from tui.games.highvoltage import words
 from tui.games.highvoltage.card import chip as hv_chip
 from tui.games.highvoltage.match import HVMatchScreen
 from tui.games.highvoltage.table import HVHand
+from tui.i18n import _
 from tui.screens.stepping import Stepping
 from tui.text import safe
 from tui.widgets.prompt import ActionButton
@@ -49,7 +50,7 @@ class OpenHands(Widget):
         self.me: int | None = None
 
     def show(self, names: Sequence[str], hands: Sequence[Sequence[Any]], *, me: int | None, face_down: bool) -> None:
-        self.border_title = "every hand (dealt face down: the countdown)" if face_down else "every hand"
+        self.border_title = _("every hand (dealt face down: the countdown)") if face_down else _("every hand")
         state = (tuple(names), tuple(tuple(h) for h in hands), me)
         if state == (self.names, self.hands, self.me):
             return
@@ -80,7 +81,7 @@ class OpenHands(Widget):
                 while lines[-1] and lead + sum(1 + c.cell_len for c in lines[-1]) + len(f" +{more}") > width:
                     lines[-1].pop()
                     more += 1
-            name = safe(self.names[seat]) if seat < len(self.names) else f"Player {seat + 1}"
+            name = safe(self.names[seat]) if seat < len(self.names) else _("Player %(n)d") % {"n": seat + 1}
             shown = name if len(name) <= name_w else name[: name_w - 1] + "…"
             for j, chips in enumerate(lines):
                 line = Text(no_wrap=True, overflow="ellipsis")
@@ -143,8 +144,8 @@ class HVReplayScreen(Stepping, HVMatchScreen, inherit_bindings=False):
 
     def _countdown_caption(self) -> str:
         if self.view.flips:
-            return "Everyone was stuck: the bottom card\nof the pile is on top now.\nThe countdown: hands face down."
-        return "The countdown: hands face down."
+            return _("Everyone was stuck: the bottom card\nof the pile is on top now.\nThe countdown: hands face down.")
+        return _("The countdown: hands face down.")
 
     def _render_all(self) -> None:
         super()._render_all()

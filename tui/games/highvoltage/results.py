@@ -9,23 +9,26 @@ the final table (``enter`` there brings it back).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
 
 from engine.highvoltage.rules import HighVoltageView
+from tui import words as W
+from tui.i18n import N_, _, ngettext
 from tui.screens.results import ResultsBase
 from tui.text import name_text
 
 REASONS = {
-    "last card": "laid the last card",
-    "resignation": "everyone else left",
-    "blocked": "nobody could play any more",
+    "last card": N_("laid the last card"),
+    "resignation": N_("everyone else left"),
+    "blocked": N_("nobody could play any more"),
 }
 
 
 def place_word(place: int) -> str:
-    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') }"
+    return W.ordinal(place)
 
 
 def ranking(view: HighVoltageView, names: Sequence[str]) -> Text:
@@ -43,32 +46,45 @@ def ranking(view: HighVoltageView, names: Sequence[str]) -> Text:
         n.pad_right(width - n.cell_len + 2)
         t.append_text(n)
         left = view.cards_left(s)
-        t.append(f"{left:>3} card{'s' if left != 1 else ' '} left", "dim" if not first else "")
+        # TRANSLATORS: the two spaces in the singular keep the column aligned with the plural's.
+        t.append(ngettext("%(n)s card  left", "%(n)s cards left", left) % {"n": f"{left:>3}"},
+                 "dim" if not first else "")
         if view.out[s]:
-            t.append("  (left)", "dim")
+            t.append("  " + _("(left)"), "dim")
         if s == view.seat:
-            t.append("  ◀ you", "bold")
+            t.append("  " + _("◀ you"), "bold")
     return t
 
 
 class HVResultsScreen(ResultsBase):
     """A High Voltage match: the winner, everyone's place and cards left, the plays made."""
 
-    BINDINGS = [Binding("v", "board", "see the table")]
+    BINDINGS = [Binding("v", "board", N_("see the table"))]
     DEFAULT_CSS = """
     HVResultsScreen #results-box { width: 60; }
     HVResultsScreen #winner { content-align: center middle; }
     """
-    NOBODY = "Nobody wins: the table is blocked"
-    WINS = " wins High Voltage"
+    NOBODY = N_("Nobody wins: the table is blocked")
+    WINS = N_(" wins High Voltage")
     REASONS = REASONS
-    HOME_LABEL = "back [b]"
-    BOARD_LABEL = "table [v]"
+    HOME_LABEL = N_("back [b]")
+    BOARD_LABEL = N_("table [v]")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The headline's and buttons' words in the session's language (the base shows these attributes).
+        self.NOBODY = _(HVResultsScreen.NOBODY)
+        self.WINS = _(HVResultsScreen.WINS)
+        self.REASONS = {k: _(v) for k, v in REASONS.items()}
+        self.HOME_LABEL = _(HVResultsScreen.HOME_LABEL)
+        self.BOARD_LABEL = _(HVResultsScreen.BOARD_LABEL)
 
     def body_text(self) -> Text:
         return ranking(self.final, self.names)
 
     def status_text(self) -> str:
         v = self.final
-        flips = f", {v.flips} flip{'s' if v.flips != 1 else ''}" if v.flips else ""
-        return f"{v.plays} cards played{flips}"
+        played = ngettext("%(n)d card played", "%(n)d cards played", v.plays) % {"n": v.plays}
+        if not v.flips:
+            return played
+        return played + ", " + ngettext("%(n)d flip", "%(n)d flips", v.flips) % {"n": v.flips}

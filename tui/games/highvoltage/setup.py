@@ -17,12 +17,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from engine.highvoltage.bots import HV_BOT_NAMES, REACTION_SECONDS
+from tui.i18n import N_, _, ngettext, pgettext
+from tui.widgets.keybar import KeyBar
 from tui.widgets.prompt import ActionButton
 
-LEVEL_WORDS = {"slow": "slow (about 2.5 s)", "medium": "medium (1.5 s)", "fast": "fast (0.8 s)"}
+#: The bots' levels as the setup shows them (the engine's names, worded).
+LEVELS = {"slow": N_("slow"), "medium": N_("medium"), "fast": N_("fast")}
 DEFAULT_LEVELS = ("medium", "slow", "fast")
 
 
@@ -60,16 +63,16 @@ class HVSetupScreen(ModalScreen[HVSetup]):
     """Players (2-4: you and bots), each bot's reaction level, and practice mode."""
 
     BINDINGS = [
-        Binding("up", "row(-1)", "row", show=False),
-        Binding("down", "row(1)", "row", key_display="↑↓"),
-        Binding("left", "change(-1)", "change", show=False),
-        Binding("right", "change(1)", "change", key_display="←→"),
-        Binding("2", "players(2)", "players", show=False),
-        Binding("3", "players(3)", "players", show=False),
-        Binding("4", "players(4)", "players", show=False),
-        Binding("p", "practice", "practice"),
-        Binding("enter", "start", "start", key_display="⏎"),
-        Binding("escape", "back", "back", key_display="esc"),
+        Binding("up", "row(-1)", N_("row"), show=False),
+        Binding("down", "row(1)", N_("row"), key_display="↑↓"),
+        Binding("left", "change(-1)", N_("change"), show=False),
+        Binding("right", "change(1)", N_("change"), key_display="←→"),
+        Binding("2", "players(2)", N_("players"), show=False),
+        Binding("3", "players(3)", N_("players"), show=False),
+        Binding("4", "players(4)", N_("players"), show=False),
+        Binding("p", "practice", N_("practice")),
+        Binding("enter", "start", N_("start"), key_display="⏎"),
+        Binding("escape", "back", N_("back"), key_display="esc"),
     ]
     DEFAULT_CSS = """
     HVSetupScreen { align: center middle; }
@@ -99,20 +102,20 @@ class HVSetupScreen(ModalScreen[HVSetup]):
 
     def compose(self):
         with Vertical(id="hv-setup-box"):
-            yield Static(Text("High Voltage: you against bots"), id="hv-setup-title")
+            yield Static(Text(_("High Voltage: you against bots")), id="hv-setup-title")
             for i in range(5):
                 yield SetupRow(i)
             yield Static(
                 Text(
-                    "Real time: play a card whose value is the top card's value plus or "
-                    "minus its modifier (10 wraps to 1).  Practice marks the cards that fit."
+                    _("Real time: play a card whose value is the top card's value plus or "
+                      "minus its modifier (10 wraps to 1).  Practice marks the cards that fit.")
                 ),
                 id="hv-setup-note",
             )
             with Horizontal(id="hv-setup-buttons"):
-                yield ActionButton("start [⏎]", "start")
-                yield ActionButton("back [esc]", "back")
-        yield Footer()
+                yield ActionButton(_("start") + " [⏎]", "start")
+                yield ActionButton(_("back") + " [esc]", "back")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._show()
@@ -120,22 +123,29 @@ class HVSetupScreen(ModalScreen[HVSetup]):
     def _line(self, name: str) -> Text:
         t = Text(no_wrap=True, overflow="ellipsis")
         if name == "players":
-            t.append(f"{'Players':<10}")
+            heading = _("Players")
+            t.append(f"{heading:<10}")
             t.append(f"◀ {self.players} ▶", "bold")
             bots = self.players - 1
-            t.append(f"   you and {bots} bot{'s' if bots != 1 else ''}  (keys 2, 3, 4)", "dim")
+            t.append("   " + ngettext("you and %(n)d bot", "you and %(n)d bots", bots) % {"n": bots}
+                     + "  " + _("(keys 2, 3, 4)"), "dim")
         elif name.startswith("bot"):
             i = int(name[3:])
-            t.append(f"{f'Bot {i + 1}':<10}")
+            heading = _("Bot %(n)d") % {"n": i + 1}
+            t.append(f"{heading:<10}")
             for level in HV_BOT_NAMES:
                 chosen = level == self.levels[i]
-                t.append(f" {level} " if not chosen else f"[{level}]", "bold reverse" if chosen else "dim")
+                word = _(LEVELS.get(level, level))
+                t.append(f" {word} " if not chosen else f"[{word}]", "bold reverse" if chosen else "dim")
                 t.append(" ")
-            t.append(f" reacts in about {REACTION_SECONDS[self.levels[i]]:g} s", "dim")
+            t.append(" " + _("reacts in about %(seconds)s s") % {"seconds": f"{REACTION_SECONDS[self.levels[i]]:g}"},
+                     "dim")
         else:
-            t.append(f"{'Practice':<10}")
-            t.append("[x] on " if self.practice else "[ ] off", "bold")
-            t.append("   mark the cards that fit  (key p)", "dim")
+            heading = _("Practice")
+            t.append(f"{heading:<10}")
+            t.append("[x] " + pgettext("switch", "on") + " " if self.practice else "[ ] " + pgettext("switch", "off"),
+                     "bold")
+            t.append("   " + _("mark the cards that fit  (key p)"), "dim")
         return t
 
     def _show(self) -> None:

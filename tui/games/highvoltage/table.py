@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from engine.highvoltage.rules import Face, HighVoltageView
 from tui.games.highvoltage.card import KEY_STYLE, MOD_BG, MOD_FG, mod_label
+from tui.i18n import _, pgettext
 from tui.text import safe
 
 # A key per slot: 1-9, 0, then letters (not d, s, q or r: draw, stuck, leave, rematch).
@@ -189,7 +190,9 @@ class HVHand(Widget):
             self.post_message(self.Clicked(slot))
 
 
-IDLE_MARK = " (idle)"
+def idle_mark() -> str:
+    """What follows an idle player's name in the players' list."""
+    return " " + _("(idle)")
 
 
 class HVPlayers(Static):
@@ -216,25 +219,26 @@ class HVPlayers(Static):
         order = ([me] if me is not None else []) + [s for s in range(view.players) if s != me]
         name_w = max(6, min(14, width - 22))
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f"{'':<{name_w + 2}}hand pile", Style(dim=True))
+        hand, pile = pgettext("column", "hand"), pgettext("column", "pile")
+        t.append(f"{'':<{name_w + 2}}{hand:>4} {pile:>4}", Style(dim=True))
         for s in order:
             t.append("\n")
             mine = s == me
             winner = view.over and view.winner == s
             mark = "★ " if winner else ("▸ " if mine else "  ")
             t.append(mark, Style(bold=True))
-            name = safe(names[s]) if s < len(names) else f"Player {s + 1}"
+            name = safe(names[s]) if s < len(names) else _("Player %(n)d") % {"n": s + 1}
             if mine:
-                name = "You" if len(name) > name_w else name
-            mark_idle = IDLE_MARK if s in idle and not view.over else ""
+                name = _("You") if len(name) > name_w else name
+            mark_idle = idle_mark() if s in idle and not view.over else ""
             room = max(1, name_w - len(mark_idle))
             shown = (name if len(name) <= room else name[: room - 1] + "…") + mark_idle
             t.append(f"{shown:<{name_w}}", Style(bold=mine))
             t.append(f" {view.hand_sizes[s]:>3} {view.pile_counts[s]:>4}")
             if view.out[s]:
-                t.append("  out", Style(dim=True))
+                t.append("  " + _("out"), Style(dim=True))
             elif view.stuck[s]:
-                t.append("  STUCK", Style(bold=True, reverse=True))
+                t.append("  " + _("STUCK"), Style(bold=True, reverse=True))
             if view.places is not None and not winner:
                 t.append(f"  {view.places[s]}.", Style(dim=True))
         self.update(t, layout=False)
@@ -246,9 +250,9 @@ _PLAYED = re.compile(r"(\d+) \(±([123])\)")
 def feed_line(line: str, *, newest: bool = False) -> Text:
     """A feed line as plain text, with each card in it (``7 (±3)``) drawn as a card chip."""
     line = safe(line)
-    slow = "too slow" in line
+    slow = _("too slow") in line  # (the feed's words: tui.games.highvoltage.words)
     style = Style(bold=True) if newest or slow else Style()
-    if line.endswith(" drew a card.") and not newest:
+    if line.endswith(_("%(who)s drew a card.") % {"who": ""}) and not newest:
         style = Style(dim=True)  # draws are many: the plays should stand out
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append("✗ " if slow else "· ", style)

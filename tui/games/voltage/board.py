@@ -28,7 +28,9 @@ from textual import events
 from textual.geometry import Offset
 from textual.message import Message
 
-from engine.voltage.cards import COLOURS, Card
+from engine.voltage.cards import Card
+from tui.games.voltage.words import colour as colour_name
+from tui.i18n import _
 from tui.text import CARD_BG, TERMINAL_FG, card_lines, fit_forms, sign, slot_lines
 from tui.widgets.lines import LineWidget, Palette, Row, box, centred, fit, with_background
 
@@ -78,12 +80,12 @@ def key_label(key: str) -> str:
 
 
 def _label_forms(t: int, plus: bool, count: int) -> tuple[tuple[str, str], ...]:
-    letter, colour = "OGBP"[t], COLOURS[t]
-    word = "high" if plus else "low"
+    letter, colour = "OGBP"[t], colour_name(t)
     s = sign(plus)
+    p = {"sign": s, "count": count}
     return (
-        (f"{letter} {colour} {count}/5", f"{s} {word} wins"),
-        (f"{letter} {colour}", f"{s} {word} {count}/5"),
+        (f"{letter} {colour} {count}/5", (_("%(sign)s high wins") if plus else _("%(sign)s low wins")) % p),
+        (f"{letter} {colour}", (_("%(sign)s high %(count)d/5") if plus else _("%(sign)s low %(count)d/5")) % p),
         (f"{letter} {colour}", f"{s} {count}/5"),
         (f"{letter}", f"{s} {count}/5"),
         (f"{letter}", s),
@@ -291,7 +293,7 @@ def _paint_side(
         if lines and gap:
             lines.append(([], None))
         mark = "▶" if s.cursor else ""
-        label = f"{mark}{key_label(s.dest_key)} here"
+        label = _("%(key)s here") % {"key": f"{mark}{key_label(s.dest_key)}"}
         style = KEY_STYLE if card_h == 1 else pal.style(bold=True)
         for line in slot_lines(label, card_w, card_h):
             lines.append(([Segment(line, style)], None))
@@ -309,7 +311,7 @@ def _paint_side(
     else:
         lines = lines + filler + label_rows
     rows: list[Row] = []
-    for row, _ in lines:
+    for row, _index in lines:
         n = Segment.get_line_length(row)
         left = max(0, (width - n) // 2)
         rows.append(with_background(fit([Segment(" " * left), *row] if left else row, width), bg))
@@ -347,7 +349,7 @@ def _paint_block(s: TerminalState, w: int, height: int, pal: Palette, under) -> 
     if s.flip_key:  # the key beside the total, never instead of it
         mark = "▶" if s.flip_cursor else " "
         key = f"{mark}{key_label(s.flip_key)}"
-        label = next((k for k in (f"{key} flip ", key) if len(total) + 1 + len(k) <= w), key)
+        label = next((k for k in (_("%(key)s flip") % {"key": key} + " ", key) if len(total) + 1 + len(k) <= w), key)
         n = len(total) + 1 + len(label)
         left = max(0, (w - n) // 2)
         rows.append([

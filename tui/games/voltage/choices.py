@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.voltage.cards import BYPASS, COLOURS, Card
+from engine.voltage.cards import BYPASS, Card
 from engine.voltage.rules import HAND_LIMIT, Action, Draw, Flip, Pass, Play, VoltageView
+from tui.games.voltage.words import card_name, colour
+from tui.i18n import _, ngettext
 from tui.text import Forms
 
 TERMINAL_KEYS = ("o", "g", "b", "p")
@@ -145,32 +147,37 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
     opp = 1 - me
     if view.over:
         if view.reason == "aborted":  # called off before it began: nobody drew it
-            return Step(OVER, "The match is aborted.")
+            return Step(OVER, _("The match is aborted."))
         if view.winner is None:
-            return Step(OVER, "The match is drawn.")
-        return Step(OVER, Forms(f"{names[view.winner]} wins the match.", f"{names[view.winner]} wins."))
+            return Step(OVER, _("The match is drawn."))
+        who = {"who": names[view.winner]}
+        return Step(OVER, Forms(_("%(who)s wins the match.") % who, _("%(who)s wins.") % who))
+    mover = {"who": names[view.to_move]}
     if view.seat is None:
-        return Step(WATCH, Forms(f"Watching: {names[view.to_move]} to move.", f"{names[view.to_move]} to move."))
+        return Step(WATCH, Forms(_("Watching: %(who)s to move.") % mover, _("%(who)s to move.") % mover))
     if not view.my_turn:
-        return Step(WAIT, f"{names[view.to_move]} is playing…")
+        return Step(WAIT, _("%(who)s is playing…") % mover)
 
     if view.phase == "flip":
         n = view.flips_pending
-        owed = f" ({n} flips owed)" if n > 1 else ""
         flips = tuple(
-            Option(TERMINAL_KEYS[a.terminal], f"flip {COLOURS[a.terminal]}", action=a, terminal=a.terminal, block=True)
+            Option(TERMINAL_KEYS[a.terminal], _("flip %(colour)s") % {"colour": colour(a.terminal)}, action=a,
+                   terminal=a.terminal, block=True)
             for a in view.legal
             if isinstance(a, Flip)
         )
-        return Step(
-            FLIP,
-            Forms(
-                f"You drew a transformer: flip a terminal block{owed}.",
-                f"Transformer: flip a block{owed}.",
-                "Flip a block.",
-            ),
-            flips,
-        )
+        if n > 1:
+            prompt = Forms(
+                ngettext("You drew a transformer: flip a terminal block (%(n)d flip owed).",
+                         "You drew a transformer: flip a terminal block (%(n)d flips owed).", n) % {"n": n},
+                ngettext("Transformer: flip a block (%(n)d flip owed).",
+                         "Transformer: flip a block (%(n)d flips owed).", n) % {"n": n},
+                _("Flip a block."),
+            )
+        else:
+            prompt = Forms(_("You drew a transformer: flip a terminal block."), _("Transformer: flip a block."),
+                           _("Flip a block."))
+        return Step(FLIP, prompt, flips)
 
     hand = view.hand or ()
     # Drop a selection the view no longer supports.
@@ -186,57 +193,64 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
         opts: list[Option] = []
         for i in playable_slots(view):
             c = hand[i]
-            opts.append(Option(HAND_KEYS[i], c.name, select=Selection(i, c), slot=i))
+            opts.append(Option(HAND_KEYS[i], card_name(c), select=Selection(i, c), slot=i))
         for a in view.legal:
             if isinstance(a, Draw):
                 if view.phase == "start":
-                    label = "draw two"
+                    label = _("draw two")
                 else:  # with both piles empty the turn just ends (the rules)
-                    label = "done" if piles_empty else "done: draw one"
+                    label = _("done") if piles_empty else _("done: draw one")
                 opts.append(Option(DRAW_KEY, label, action=a, button=True))
             elif isinstance(a, Pass):
-                opts.append(Option(DRAW_KEY, "pass", action=a, button=True))
+                opts.append(Option(DRAW_KEY, _("pass"), action=a, button=True))
         can_play = any(o.slot is not None for o in opts)
         can_draw = any(o.button and isinstance(o.action, Draw) for o in opts)
         if view.phase == "second":
-            done = "done" if piles_empty else "done: draw one"
             if can_play:
                 prompt = Forms(
-                    f"Second card (to another terminal), or {done}.",
-                    "Second card (to another terminal), or done.",
-                    "Second card, or done.",
+                    _("Second card (to another terminal), or done.") if piles_empty
+                    else _("Second card (to another terminal), or done: draw one."),
+                    _("Second card (to another terminal), or done."),
+                    _("Second card, or done."),
                 )
             elif not hand:
-                prompt = Forms(f"Your hand is empty: {done}.", "Hand empty: done.")
+                prompt = Forms(
+                    _("Your hand is empty: done.") if piles_empty else _("Your hand is empty: done: draw one."),
+                    _("Hand empty: done."),
+                )
             else:
                 prompt = Forms(
-                    f"No second card fits another terminal: {done}.",
-                    "No second card fits another terminal: done.",
-                    "No second card fits: done.",
+                    _("No second card fits another terminal: done.") if piles_empty
+                    else _("No second card fits another terminal: done: draw one."),
+                    _("No second card fits another terminal: done."),
+                    _("No second card fits: done."),
                 )
         elif any(isinstance(a, Pass) for a in view.legal):
-            why = "your hand is empty and" if not hand else "no card fits and"
-            prompt = Forms(f"You cannot act ({why} nothing is left to draw): pass.", "You cannot act: pass.")
+            why = (_("You cannot act (your hand is empty and nothing is left to draw): pass.") if not hand
+                   else _("You cannot act (no card fits and nothing is left to draw): pass."))
+            prompt = Forms(why, _("You cannot act: pass."))
         elif can_play and can_draw:
-            prompt = Forms("Your turn: play a card, or draw two.", "Play a card, or draw two.")
+            prompt = Forms(_("Your turn: play a card, or draw two."), _("Play a card, or draw two."))
         elif can_draw:
             if not hand:
-                prompt = Forms("Your turn: your hand is empty, so draw two.", "Hand empty: draw two.", "Draw two.")
+                prompt = Forms(_("Your turn: your hand is empty, so draw two."), _("Hand empty: draw two."),
+                               _("Draw two."))
             else:
                 prompt = Forms(
-                    "Your turn: no card of yours can be played, so draw two.", "No card fits: draw two.", "Draw two."
+                    _("Your turn: no card of yours can be played, so draw two."), _("No card fits: draw two."),
+                    _("Draw two."),
                 )
         elif len(hand) > HAND_LIMIT - 2:
             prompt = Forms(
-                "Your turn: play a card (your hand is full, so no drawing two).",
-                "Play a card (hand full: no drawing two).",
-                "Play a card.",
+                _("Your turn: play a card (your hand is full, so no drawing two)."),
+                _("Play a card (hand full: no drawing two)."),
+                _("Play a card."),
             )
         else:
             prompt = Forms(
-                "Your turn: play a card (nothing is left to draw).",
-                "Play a card (nothing to draw).",
-                "Play a card.",
+                _("Your turn: play a card (nothing is left to draw)."),
+                _("Play a card (nothing to draw)."),
+                _("Play a card."),
             )
         return Step(CARD, prompt, tuple(opts), NOTHING)
 
@@ -247,15 +261,22 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
         opts = []
         for p in plays:
             if p.side == opp:
-                opts.append(Option(THEIRS_KEY, f"{names[opp]}'s side", action=p, terminal=t, side=opp))
+                opts.append(Option(THEIRS_KEY, _("%(who)s's side") % {"who": names[opp]}, action=p, terminal=t,
+                                   side=opp))
         for p in plays:
             if p.side == me:
-                opts.append(Option(MINE_KEY, "your side", action=p, terminal=t, side=me))
-        name = card.name.capitalize()
-        prompt = Forms(f"{name}: on {names[opp]}'s side or yours?", f"{name}: theirs or yours?", "Theirs or yours?")
+                opts.append(Option(MINE_KEY, _("your side"), action=p, terminal=t, side=me))
+        q = {"card": card_name(card).capitalize(), "who": names[opp]}
+        prompt = Forms(_("%(card)s: on %(who)s's side or yours?") % q, _("%(card)s: theirs or yours?") % q,
+                       _("Theirs or yours?"))
         return Step(SIDE, prompt, tuple(opts), sel)
 
-    verb = "take" if card.face == BYPASS else "blow"
+    takes = card.face == BYPASS
+
+    def taking(target: Card) -> str:
+        t = {"target": card_name(target)}
+        return _("take %(target)s") % t if takes else _("blow %(target)s") % t
+
     if sel.terminal is None:
         opts = []
         for t in range(4):
@@ -264,15 +285,17 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
                 continue
             if len(ts) == 1:
                 p = Play(card, t, opp, ts[0])
-                label = COLOURS[t] if ts[0] is None else f"{COLOURS[t]}: {verb} {ts[0].name}"
+                label = colour(t) if ts[0] is None else _("%(colour)s: %(taking)s") % {
+                    "colour": colour(t), "taking": taking(ts[0])}
                 opts.append(Option(TERMINAL_KEYS[t], label, action=p, terminal=t, side=opp))
             else:
                 opts.append(
-                    Option(TERMINAL_KEYS[t], COLOURS[t], select=Selection(sel.slot, card, t), terminal=t, side=opp)
+                    Option(TERMINAL_KEYS[t], colour(t), select=Selection(sel.slot, card, t), terminal=t, side=opp)
                 )
-        name = card.name.capitalize()
+        q = {"card": card_name(card).capitalize(), "who": names[opp]}
         prompt = Forms(
-            f"{name}: which terminal? It goes on {names[opp]}'s side.", f"{name}: which terminal?", "Which terminal?"
+            _("%(card)s: which terminal? It goes on %(who)s's side.") % q, _("%(card)s: which terminal?") % q,
+            _("Which terminal?"),
         )
         return Step(TERMINAL, prompt, tuple(opts), sel)
 
@@ -284,15 +307,19 @@ def step_for(view: VoltageView, sel: Selection, names: Sequence[str]) -> Step:
         opts.append(
             Option(
                 TARGET_KEYS[i],
-                f"{verb} {target.name}",
+                taking(target),
                 action=Play(card, t, opp, target),
                 terminal=t,
                 side=opp,
                 target=target,
             )
         )
-    name = card.name.capitalize()
-    prompt = Forms(f"{name} on {COLOURS[t]}: which card does it {verb}?", f"{name}: which card?", "Which card?")
+    q = {"card": card_name(card).capitalize(), "colour": colour(t)}
+    prompt = Forms(
+        (_("%(card)s on %(colour)s: which card does it take?") if takes
+         else _("%(card)s on %(colour)s: which card does it blow?")) % q,
+        _("%(card)s: which card?") % q, _("Which card?"),
+    )
     return Step(TARGET, prompt, tuple(opts), sel)
 
 
@@ -301,27 +328,28 @@ def explain_click(view: VoltageView, sel: Selection, terminal: int, side: int | 
     (with a shorter form, when it is long, for the prompt line beside its buttons)."""
     me = me_of(view)
     if view.over:
-        return "The match is over."
+        return _("The match is over.")
     if view.seat is None:
-        return "Spectators watch; they do not play."
+        return _("Spectators watch; they do not play.")
     if not view.my_turn:
-        return "It is not your turn."
+        return _("It is not your turn.")
     if view.phase == "flip":
-        return "Flip a block: click a terminal's +/− block."
+        return _("Flip a block: click a terminal's +/− block.")
     if side is None:
-        return "Blocks flip only after you draw a transformer."
+        return _("Blocks flip only after you draw a transformer.")
     card = sel.card
     if card is None:
-        return "Pick a card from your hand first."
+        return _("Pick a card from your hand first.")
+    q = {"card": card_name(card), "colour": colour(card.colour) if not card.special else ""}
     if card.special:
         if side == me:
-            return f"A {card.name} always goes on the opponent's side."
+            return _("A %(card)s always goes on the opponent's side.") % q
         if terminal == view.first_terminal and view.phase == "second":
             return Forms(
-                "The second card must go to a different terminal than the first.",
-                "The second card goes to another terminal.",
+                _("The second card must go to a different terminal than the first."),
+                _("The second card goes to another terminal."),
             )
-        return Forms(f"Pick the card your {card.name} takes (a highlighted one).", "Pick a highlighted card.")
+        return Forms(_("Pick the card your %(card)s takes (a highlighted one).") % q, _("Pick a highlighted card."))
     if terminal != card.colour:
-        return f"A {card.name} goes to the {COLOURS[card.colour]} terminal."
-    return "That play is not allowed."
+        return _("A %(card)s goes to the %(colour)s terminal.") % q
+    return _("That play is not allowed.")

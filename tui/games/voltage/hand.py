@@ -26,6 +26,7 @@ from textual.geometry import Offset
 from textual.message import Message
 
 from engine.voltage.cards import Card
+from tui.i18n import _, ngettext
 from tui.text import (
     BACK_BG,
     BACK_FG,
@@ -268,8 +269,8 @@ class OpponentHand(TextLines):
         self._shown = (name, flags, to_move, tall, width)
         self._args = (name, flags, to_move)
         n = len(flags)
-        cards, short = f"{n} card{'s' if n != 1 else ''}", f"{n}"
-        move, arrow = ("◀ to move", "◀") if to_move else ("", "")
+        cards, short = ngettext("%(n)d card", "%(n)d cards", n) % {"n": n}, f"{n}"
+        move, arrow = (_("◀ to move"), "◀") if to_move else ("", "")
         if tall:  # the count is on the name line
             forms = [(cards, move, True), (cards, arrow, True), (short, arrow, True)]
         else:  # the count beside the backs, or above them on the name line

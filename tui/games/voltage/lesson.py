@@ -31,6 +31,7 @@ from engine.voltage.coach import explain
 from tui import words as W
 from tui.games.voltage import words
 from tui.games.voltage.match import MatchScreen
+from tui.i18n import N_
 from tui.ports import Entry, Refused, Unsubscribe, Update, UpdateCallback
 
 GAME = "voltage"
@@ -102,7 +103,7 @@ class LessonHandle:
 class LessonScreen(MatchScreen):
     """The lessons, one after the other, then a match against Easy with the coach on."""
 
-    BINDINGS = [Binding("n", "next_lesson", "next")]
+    BINDINGS = [Binding("n", "next_lesson", N_("next"))]
 
     def __init__(self, backend: Any, player: str = "", *, start_match: Callable[[], Any] | None = None) -> None:
         self.lesson_handle = LessonHandle(player)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,7 +45,7 @@ from textual.widgets import Static
 from engine import clock as CL
 from engine.errors import IllegalActionError, RuleError
 from engine.voltage import rules as V
-from engine.voltage.cards import COLOURS, Card
+from engine.voltage.cards import Card
 from tui import words as W
 from tui.chat.panel import ChatPanel, MatchChat, phrase_bindings
 from tui.games.voltage import choices as C
@@ -54,6 +55,7 @@ from tui.games.voltage.board import Board
 from tui.games.voltage.hand import HandView, OpponentHand, Places, keep_places
 from tui.games.voltage.piles import Piles
 from tui.games.voltage.scores import LOW_MS, TopBar
+from tui.i18n import N_, _
 from tui.pacing import pacing_of
 from tui.ports import Backend, SeatHandle, Update
 from tui.screens.base import PlayScreen, TooSmall
@@ -69,11 +71,12 @@ log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 
-CARD = Binding.Group("card", compact=True)
-TERMINAL = Binding.Group("terminal", compact=True)
-TARGET = Binding.Group("take", compact=True)
-FLIP = Binding.Group("flip", compact=True)
-MOVE = Binding.Group("choose", compact=True)
+# The key bar words each description (and a group's) in the session's language when it shows it.
+CARD = Binding.Group(N_("card"), compact=True)
+TERMINAL = Binding.Group(N_("terminal"), compact=True)
+TARGET = Binding.Group(N_("take"), compact=True)
+FLIP = Binding.Group(N_("flip"), compact=True)
+MOVE = Binding.Group(N_("choose"), compact=True)
 
 
 def _index(parameters: tuple[object, ...]) -> int:
@@ -89,30 +92,30 @@ class MatchScreen(PlayScreen):
     STEADY_KEYS = ("offer_draw", "resign")
 
     BINDINGS = [
-        *[Binding(k, f"pick_card({i})", "card", group=CARD) for i, k in enumerate(C.HAND_KEYS)],
-        *[Binding(k, f"pick_target({i})", "take", group=TARGET) for i, k in enumerate(C.TARGET_KEYS)],
-        Binding("up", "side('theirs')", "theirs", key_display="↑/u"),
-        Binding("u", "side('theirs')", "theirs", show=False),
-        Binding("down", "side('mine')", "mine", key_display="↓/d"),
-        Binding("d", "side('mine')", "mine", show=False),
-        *[Binding(k, f"pick_terminal({t})", "terminal", group=TERMINAL) for t, k in enumerate(C.TERMINAL_KEYS)],
-        *[Binding(k, f"flip({t})", "flip", group=FLIP) for t, k in enumerate(C.TERMINAL_KEYS)],
-        Binding("space", "draw", "draw", key_display="space"),
-        Binding("left", "cursor(-1)", "move", group=MOVE, key_display="←"),
-        Binding("right", "cursor(1)", "move", group=MOVE, key_display="→"),
-        Binding("enter", "confirm", "choose", group=MOVE, key_display="⏎"),
-        Binding("escape", "cancel", "cancel", key_display="esc"),
-        Binding("enter", "results", "results", key_display="⏎"),
-        Binding("ctrl+r", "resign", "resign"),
-        Binding("a", "abort", "abort"),
-        Binding("equals_sign", "offer_draw", "offer draw", key_display="="),
+        *[Binding(k, f"pick_card({i})", N_("card"), group=CARD) for i, k in enumerate(C.HAND_KEYS)],
+        *[Binding(k, f"pick_target({i})", N_("take"), group=TARGET) for i, k in enumerate(C.TARGET_KEYS)],
+        Binding("up", "side('theirs')", N_("theirs"), key_display="↑/u"),
+        Binding("u", "side('theirs')", N_("theirs"), show=False),
+        Binding("down", "side('mine')", N_("mine"), key_display="↓/d"),
+        Binding("d", "side('mine')", N_("mine"), show=False),
+        *[Binding(k, f"pick_terminal({t})", N_("terminal"), group=TERMINAL) for t, k in enumerate(C.TERMINAL_KEYS)],
+        *[Binding(k, f"flip({t})", N_("flip"), group=FLIP) for t, k in enumerate(C.TERMINAL_KEYS)],
+        Binding("space", "draw", N_("draw"), key_display="space"),
+        Binding("left", "cursor(-1)", N_("move"), group=MOVE, key_display="←"),
+        Binding("right", "cursor(1)", N_("move"), group=MOVE, key_display="→"),
+        Binding("enter", "confirm", N_("choose"), group=MOVE, key_display="⏎"),
+        Binding("escape", "cancel", N_("cancel"), key_display="esc"),
+        Binding("enter", "results", N_("results"), key_display="⏎"),
+        Binding("ctrl+r", "resign", N_("resign")),
+        Binding("a", "abort", N_("abort")),
+        Binding("equals_sign", "offer_draw", N_("offer draw"), key_display="="),
         Binding("equals_sign", "draw_not_yet", show=False),  # (says from which turn it will work)
-        Binding("y", "answer_draw(True)", "accept draw"),
-        Binding("n", "answer_draw(False)", "decline"),
-        Binding("q", "leave", "leave"),
-        Binding("tab", "chat", "chat", key_display="tab"),
+        Binding("y", "answer_draw(True)", N_("accept draw")),
+        Binding("n", "answer_draw(False)", N_("decline")),
+        Binding("q", "leave", N_("leave")),
+        Binding("tab", "chat", N_("chat"), key_display="tab"),
         *phrase_bindings(),
-        Binding("h", "hint", "hint"),
+        Binding("h", "hint", N_("hint")),
     ]
 
     class Changed(Message):
@@ -162,6 +165,7 @@ class MatchScreen(PlayScreen):
         self._abort_shown = False
         self._tick_handle: asyncio.TimerHandle | None = None
         self._retick = False
+        self._phase = random.random()  # where in each second this screen's clock ticks (_schedule_tick)
         self.chat = MatchChat(backend, self.handles)  # (none in a local match or a replay)
         # The coach's hint (a seat against a bot): its line, and the position it is for.
         self.hint_line = ""
@@ -208,21 +212,32 @@ class MatchScreen(PlayScreen):
         self._schedule_tick()
 
     def _schedule_tick(self) -> None:
-        """The next tick, when the running bank's shown second changes (:func:`engine.clock.format_ms`
-        rounds up, so at each whole second), or in a second to look at abort; none without either.
+        """The next tick: when the shown clocks change, or abort's wait is over; none while neither can.
+
+        The running bank's shown second changes once a second (:func:`engine.clock.format_ms`
+        rounds up).  Above :data:`LOW_MS` the screen shows it at its own phase within the
+        second (:attr:`_phase`, a second late at most), so that a server's screens do not all
+        repaint in the same instant when their matches' turns began together; under it, at
+        each whole second, as the bank falls.  Abort is looked at once, when its wait is over.
+        A clock stopped and no abort to come: no timer at all.
 
         A loop timer, not a Textual one: a Textual interval costs a task's wake-up and a
         message per screen per second, a third of a tick's cost with hundreds of screens."""
         self._cancel_tick()
+        now = time.time()
+        delays: list[float] = []
         clock = self.clock
-        if clock is None and self.abort_from is None:
-            return
-        delay = 1.0
         if clock is not None and clock.running is not None:
-            ms = clock.remaining(clock.running, time.time())
-            if ms > 0:
-                delay = (ms % 1000 or 1000) / 1000 + 0.002
-        self._tick_handle = asyncio.get_running_loop().call_later(delay, self._tick)
+            ms = clock.remaining(clock.running, now)
+            if ms > LOW_MS + 1000:  # (a timer that fires a hair early must not tick twice)
+                delay = (self._phase - now) % 1.0
+                delays.append(delay if delay > 0.01 else delay + 1.0)
+            elif ms > 0:
+                delays.append((ms % 1000 or 1000) / 1000 + 0.002)
+        if self.abort_from is not None and self.abort_from > now:
+            delays.append(self.abort_from - now + 0.002)
+        if delays:
+            self._tick_handle = asyncio.get_running_loop().call_later(min(delays), self._tick)
 
     def _cancel_tick(self) -> None:
         if self._tick_handle is not None:
@@ -262,7 +277,7 @@ class MatchScreen(PlayScreen):
             self._versions[seat] = update.version
             if seat == self.handles[0].seat:
                 if update.names:
-                    self.names = tuple(update.names)
+                    self.names = W.seat_names(update.names)
                 self.lines.extend(words.lines(update.entries, self.names))  # worded as they come
                 self.notice = W.notice(update.notice)
                 self._note_pause(update.notice)
@@ -270,7 +285,10 @@ class MatchScreen(PlayScreen):
                 if clock != self.clock:
                     self.clock = clock
                     self._retick = True
-                self.abort_from = update.extra("abort_from")
+                abort_from = update.extra("abort_from")
+                if abort_from != self.abort_from:
+                    self.abort_from = abort_from
+                    self._retick = True
                 self.draw_offer = update.extra("draw_offer")
                 self.draw_from = update.extra("draw_from")
                 self._coached = bool(update.extra("may_hint", False))
@@ -279,7 +297,7 @@ class MatchScreen(PlayScreen):
         self._show()
         if self._retick and self.is_mounted:
             self._retick = False
-            self._schedule_tick()  # the running bank's seconds fall at new times
+            self._schedule_tick()  # the running bank's seconds fall at new times, or abort's wait moved
         return True
 
     def on_resize(self) -> None:
@@ -300,7 +318,7 @@ class MatchScreen(PlayScreen):
         for h in self.handles:
             self._views[h.seat] = h.view()
             self._versions[h.seat] = h.version
-        self.names = tuple(self.viewer.names)
+        self.names = W.seat_names(self.viewer.names)
         self.lines = words.lines(self.viewer.log, self.names)
         self.notice = W.notice(self.viewer.notice)
         self._show(first=first)
@@ -356,7 +374,7 @@ class MatchScreen(PlayScreen):
         old_kind, old_sel = self.step.kind, self.sel
         if self.concealed:
             name = self.names[self.view.to_move]
-            self.step = C.Step(C.WAIT, f"Pass the keyboard to {name}.")
+            self.step = C.Step(C.WAIT, _("Pass the keyboard to %(who)s.") % {"who": name})
         else:
             self.step = C.step_for(self.view, self.sel, self.names)
         self.sel = self.step.selection
@@ -370,7 +388,7 @@ class MatchScreen(PlayScreen):
         """A flip and a scored set are moments: a highlight on the terminal, a line in the log."""
         for t in range(4):
             if prev.plus[t] != now.plus[t]:
-                self._note(t, f"↕ now {'+' if now.plus[t] else '−'}")
+                self._note(t, _("↕ now %(sign)s") % {"sign": "+" if now.plus[t] else "−"})
         if now.scores != prev.scores:
             winner = 0 if now.scores[0] > prev.scores[0] else 1
             for t in range(4):
@@ -456,7 +474,8 @@ class MatchScreen(PlayScreen):
         offer = self.draw_offer
         offered = offer is not None and view.seat is not None and offer != view.seat
         w["prompt"].show(
-            f"{safe(names[offer])} offers a draw: [y] accept, [n] decline" if offer is not None and offered
+            _("%(who)s offers a draw: [y] accept, [n] decline") % {"who": safe(names[offer])}
+            if offer is not None and offered
             else self.hint_line if hinted else step.prompt,
             error=self.error,
             mine=offered or P.prompt_is_mine(step),
@@ -486,7 +505,7 @@ class MatchScreen(PlayScreen):
         )
 
     def _tick(self) -> None:
-        """Each second: repaint the clocks (only the top bar), and offer abort when its wait is over."""
+        """Repaint the clocks (only the top bar's digits), and offer abort when its wait is over."""
         self._tick_handle = None
         if not self.is_mounted:
             return
@@ -636,7 +655,7 @@ class MatchScreen(PlayScreen):
             self._refused(e)
         except Exception as e:  # a connection problem must not crash the screen
             log.exception("submit failed")
-            self.error = f"could not send that: {e}"
+            self.error = _("could not send that: %(error)s") % {"error": e}
         else:
             self.error = ""
             self.sel = C.NOTHING
@@ -719,7 +738,7 @@ class MatchScreen(PlayScreen):
             if yes and self.view.seat is not None and not self.view.over:
                 await self.submit(V.Resign(self.view.seat))
 
-        self.app.push_screen(ConfirmScreen("Resign this match?", yes="resign", no="keep playing"), done)
+        self.app.push_screen(ConfirmScreen(_("Resign this match?"), yes=_("resign"), no=_("keep playing")), done)
 
     def action_abort(self) -> None:
         from tui.dialogs.confirm import ConfirmScreen
@@ -728,8 +747,8 @@ class MatchScreen(PlayScreen):
             if yes and self.view.seat is not None and not self.view.over:
                 await self.submit(V.Abort(self.view.seat))
 
-        self.app.push_screen(ConfirmScreen("Abort this match? (no result, no rating change)",
-                                           yes="abort", no="keep playing"), done)
+        self.app.push_screen(ConfirmScreen(_("Abort this match? (no result, no rating change)"),
+                                           yes=_("abort"), no=_("keep playing")), done)
 
     async def action_offer_draw(self) -> None:
         await self._extra("offer_draw")
@@ -753,7 +772,7 @@ class MatchScreen(PlayScreen):
             self._refused(e)
         except Exception as e:
             log.exception("%s failed", name)
-            self.error = f"could not send that: {e}"
+            self.error = _("could not send that: %(error)s") % {"error": e}
         else:
             self.error = ""
         if not self._drain():
@@ -805,8 +824,11 @@ class MatchScreen(PlayScreen):
                 if o.terminal == t and o.side == side and card is not None and o.target == card:
                     await self._choose(o)
                     return
-            yours = self.sel.card.name if self.sel.card else "card"
-            self._explain(f"Click one of the highlighted cards your {yours} can take.")
+            if self.sel.card is not None:
+                self._explain(_("Click one of the highlighted cards your %(card)s can take.") % {
+                    "card": words.card_name(self.sel.card)})
+            else:
+                self._explain(_("Click one of the highlighted cards your card can take."))
             return
         for o in step.options:
             if o.terminal == t and o.side == side and o.target is None and not o.block:
@@ -846,7 +868,7 @@ class MatchScreen(PlayScreen):
             return
         if not self._playing():
             if self.view.seat is not None and not self.view.my_turn and not self.view.over:
-                self._explain("It is not your turn.")
+                self._explain(_("It is not your turn."))
             return
         if self.step.kind in (C.CARD, C.SIDE, C.TERMINAL, C.TARGET) and slot in C.playable_slots(self.view):
             await self.action_pick_card(place)
@@ -856,13 +878,14 @@ class MatchScreen(PlayScreen):
     def _why_not_card(self, slot: int) -> str:
         view = self.view
         if view.phase == "flip":
-            return "Flip a block first: click a terminal's +/− block."
+            return _("Flip a block first: click a terminal's +/− block.")
         if not view.my_turn:
-            return "It is not your turn."
+            return _("It is not your turn.")
         hand = view.hand or ()
         if view.phase == "second" and slot < len(hand) and hand[slot].colour == view.first_terminal:
-            return f"The second card must go to a terminal other than {COLOURS[view.first_terminal]}."
-        return "That card cannot be played now."
+            return _("The second card must go to a terminal other than %(colour)s.") % {
+                "colour": words.colour(view.first_terminal)}
+        return _("That card cannot be played now.")
 
     @on(Piles.DrawClicked)
     async def draw_clicked(self) -> None:
@@ -873,7 +896,7 @@ class MatchScreen(PlayScreen):
         elif self.view.my_turn:
             await self.submit(V.DRAW)  # refused with the engine's reason (worded by the screen)
         else:
-            self._explain("It is not your turn.")
+            self._explain(_("It is not your turn."))
 
     @on(ActionButton.Pressed)
     async def button_pressed(self, message: ActionButton.Pressed) -> None:

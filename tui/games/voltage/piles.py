@@ -13,10 +13,16 @@ from textual import events
 from textual.message import Message
 
 from engine.voltage.cards import Card
+from tui.games.voltage.words import card_name
+from tui.i18n import _, ngettext, pgettext
 from tui.text import Forms, back, chip, fit_forms
 from tui.widgets.lines import LineWidget, Row, box, fit, text_rows
 
-TRANSFORMER_ON_TOP = Forms("V: a transformer on top", "V: transformer on top", "transformer on top", "V on top", "V")
+
+def transformer_on_top() -> Forms:
+    """The draw pile's note when its top card is a transformer, longest form first."""
+    return Forms(_("V: a transformer on top"), _("V: transformer on top"), _("transformer on top"), _("V on top"),
+                 "V")
 
 
 class Piles(LineWidget):
@@ -57,18 +63,22 @@ class Piles(LineWidget):
         count, top_transformer, action = self.draw
         t = Text(no_wrap=True)
         t.append_text(back(top_transformer) if count else Text("  ", style="dim"))
-        t.append(f" {count}", style="bold")
-        t.append(f" card{'' if count == 1 else 's'}" if wide else "")
+        if wide:  # the count in bold, its word beside it as the language puts it
+            before, _n, after = ngettext("%(n)d card", "%(n)d cards", count).partition("%(n)d")
+            t.append(f" {before}{count}", style="bold")
+            t.append(after)
+        else:
+            t.append(f" {count}", style="bold")
         t.append("\n")
         if top_transformer:
-            t.append(fit_forms(TRANSFORMER_ON_TOP, dw - 2), style="bold")
+            t.append(fit_forms(transformer_on_top(), dw - 2), style="bold")
         line = pal.style(pal.fg if action else pal.mix(0.4))
         draw = box(
             _inner(t, dw - 2, inner_h),
             dw,
             kind="heavy" if action else "round",
             line=line,
-            title=[Segment("draw", line)],
+            title=[Segment(pgettext("pile", "draw"), line)],
             subtitle=[Segment("space", pal.style(bold=True, reverse=True))] if action else (),
             align="split",
         )
@@ -80,12 +90,14 @@ class Piles(LineWidget):
         else:
             t.append_text(chip(top))
             if wide:
-                t.append(f" {top.name}", style="dim")
+                t.append(f" {card_name(top)}", style="dim")
         t.append("\n")
-        t.append(f" {count} card{'' if count == 1 else 's'}", style="bold" if count else "dim")  # under the top's value
+        cards = ngettext("%(n)d card", "%(n)d cards", count) % {"n": count}
+        t.append(f" {cards}", style="bold" if count else "dim")  # under the top's value
         line = pal.style(pal.mix(0.4))
         discard = box(
-            _inner(t, cw - 2, inner_h), cw, kind="round", line=line, title=[Segment("discard", line)], align="split"
+            _inner(t, cw - 2, inner_h), cw, kind="round", line=line, title=[Segment(pgettext("pile", "discard"), line)],
+            align="split",
         )
         return [draw[y] + discard[y] for y in range(h)]
 

@@ -16,13 +16,14 @@ from collections.abc import Mapping, Sequence
 from engine.voltage import rules as V
 from tui.games.voltage import choices as C
 from tui.games.voltage.board import SideState, TerminalState
+from tui.i18n import _, pgettext
 from tui.text import Forms, safe
 
 
 def side_label(name: str) -> Forms:
     """A seat's side named, then its name alone for a narrow terminal (the board cuts that
     with an ellipsis if it must, never to another word)."""
-    return Forms(f"{safe(name)}'s side", safe(name))
+    return Forms(_("%(who)s's side") % {"who": safe(name)}, safe(name))
 
 
 def side_labels(view: V.VoltageView, names: Sequence[str], me: int) -> tuple[str, str]:
@@ -31,7 +32,9 @@ def side_labels(view: V.VoltageView, names: Sequence[str], me: int) -> tuple[str
     opp = 1 - me
     if view.seat is None:
         return side_label(names[opp]), side_label(names[me])
-    return Forms(f"{safe(names[opp])}'s side", "their side"), "your side"
+    # (the short forms: for a language whose words do not fit a narrow terminal's frame)
+    return (Forms(_("%(who)s's side") % {"who": safe(names[opp])}, _("their side"), pgettext("short", "theirs")),
+            Forms(_("your side"), pgettext("short", "yours")))
 
 
 def terminals(view: V.VoltageView, step: C.Step, names: Sequence[str], *, me: int,
@@ -103,9 +106,9 @@ def prompt_buttons(step: C.Step, view: V.VoltageView, *, selecting: bool) -> tup
     for o in step.buttons:
         buttons.append((f"{o.label} [space]", "pass" if isinstance(o.action, V.Pass) else "draw"))
     if selecting:
-        buttons.append(("cancel [esc]", "cancel"))
+        buttons.append((_("cancel") + " [esc]", "cancel"))
     if view.over:
-        buttons.append(("results [⏎]", "results"))
+        buttons.append((_("results") + " [⏎]", "results"))
     return tuple(buttons)
 
 

@@ -41,6 +41,7 @@ from tui.games.voltage.hand import SLOTS, OpponentHand, Slot, _paint_card
 from tui.games.voltage.match import MatchScreen
 from tui.games.voltage.piles import Piles
 from tui.games.voltage.present import side_label
+from tui.i18n import N_, _, ngettext
 from tui.ports import Refused
 from tui.screens.stepping import Stepping
 from tui.text import name_text
@@ -92,8 +93,8 @@ class OpenHand(LineWidget):
         head.append("▲ ", style="bold")
         head.append_text(name_text(self.owner, "bold"))
         if self.to_move:
-            head.append("  ◀ to move", style="bold reverse")
-        count = f"  {n} card{'s' if n != 1 else ''}"
+            head.append("  " + _("◀ to move"), style="bold reverse")
+        count = "  " + ngettext("%(n)d card", "%(n)d cards", n) % {"n": n}
         if head.cell_len + len(count) <= width:  # (the cards show it too: it goes first)
             head.append(count, style="dim")
         rows: list[Row] = [fit(text_rows(head)[0], width)]
@@ -118,7 +119,7 @@ def _keys() -> list[BindingType]:
     """The replay's keys with the chart's (shown when there is an analysis) after step and
     set, and home/end last: at 80 columns the key bar leaves those out (they still work)."""
     keys = Stepping.keys("set")
-    return [*keys[:4], Binding("c", "chart", "chart"), Binding("m", "next_mistake", "mistake"), *keys[6:],
+    return [*keys[:4], Binding("c", "chart", N_("chart")), Binding("m", "next_mistake", N_("mistake")), *keys[6:],
             *keys[4:6]]
 
 

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 
+from tui.i18n import _
 from tui.text import fit_words, name_text, safe, score_track
 from tui.widgets.lines import Row, TextLines, text_rows
 
@@ -91,7 +92,7 @@ class TopBar(TextLines):
         if at is None:
             return False
         changed: list[Region] = []
-        for i, text, (_, a, b) in zip(at, texts, cells, strict=True):
+        for i, text, (_seat, a, b) in zip(at, texts, cells, strict=True):
             old = segments[i]
             if old.text != text:
                 segments[i] = Segment(text, old.style)
@@ -156,13 +157,13 @@ class TopBar(TextLines):
                 t.append(f" {shown}", style=style)
             if to_move == seat:
                 t.append(" ◀", style="bold")
-        t.append(f"   turn {turn}", style="dim")
+        t.append("   " + _("turn %(n)d") % {"n": turn}, style="dim")
         return t
 
     def on_resize(self) -> None:
         shown = getattr(self, "_shown", None)
         if shown is not None:
-            names, scores, me, to_move, turn, flash, _, clocks = shown
+            names, scores, me, to_move, turn, flash, _width, clocks = shown
             self._shown = None
             self.show(names, scores, me, to_move, turn, flash=flash, clocks=clocks)
         super().on_resize()
