@@ -34,10 +34,14 @@ In scenarios 5-7 the server installs the collector policy, as ``voltage serve`` 
 (``server.gcpolicy``: what survives is frozen, so a reference cycle left behind is never freed).
 
 To compare with an older tree, run the same script from that tree (it only uses what both have):
-``git archive OLD | tar -x -C /tmp/old; cp benchmarks/attack.py /tmp/old/benchmarks/;
+``git archive OLD | tar -x -C /tmp/old; cp benchmarks/attack.py benchmarks/probe.py /tmp/old/benchmarks/;
 PYTHONPATH=/tmp/old python /tmp/old/benchmarks/attack.py``.  ``--only readers,packets,resizes`` runs
 the issue 33 scenarios alone; ``--json FILE`` keeps the figures, and ``--old FILE`` (an older tree's
-``--json``) prints them beside these.
+``--json``) prints them beside these.  ``--waves N`` runs the readers N times on one server (is what
+stays after them reused by the next wave, or does it grow?).  To see what stays, ``ATTACK_WHY=1``
+prints (on stderr, after the readers) the live objects, the strings they hold, the memory regions
+and pymalloc's arenas; ``ATTACK_TRACEMALLOC=1`` what was allocated since the readers came and is
+still alive (slow: the server runs several times slower under tracemalloc).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.probe import fmt, p95, probe_latencies  # noqa: E402
 
 # -- the server (child process) ------------------------------------------------
 
@@ -79,7 +84,17 @@ def serve(policy: bool = False) -> None:
         return harden_app(make_app(backend, player_name=player_name))
 
     async def main() -> None:
+        if os.environ.get("ATTACK_TRACEMALLOC"):
+            import tracemalloc
+
+            tracemalloc.start(25)
         config = ServerConfig(host="127.0.0.1", port=0)
+        try:  # (these scenarios open many sessions from 127.0.0.1: no budget of new sessions here)
+            from server.session.budget import StartLimits
+
+            config.session_starts = StartLimits(1e6, 1e-6, 1e6, 1e6)
+        except ImportError:  # (an older tree: it had none)
+            pass
         srv = VoltageServer(config, local_sessions(config, executor=ThreadPoolExecutor(1), app_factory=factory))
         await srv.start()
         if policy:
@@ -95,6 +110,74 @@ def serve(policy: bool = False) -> None:
                 return
             if line.strip() == "rss":
                 print(json.dumps({"rss_kb": rss_kb(os.getpid()), "sessions": srv.sessions.running}), flush=True)
+                return
+            if line.strip() in ("mark", "top") and os.environ.get("ATTACK_TRACEMALLOC"):
+                # (diagnosis: what was allocated since "mark" and is still alive, by where it was)
+                import tracemalloc
+
+                gc.collect()
+                snap = tracemalloc.take_snapshot()
+                if line.strip() == "mark":
+                    globals()["_MARK"] = snap
+                else:
+                    for stat in snap.compare_to(globals()["_MARK"], "traceback")[:12]:
+                        print(stat, file=sys.stderr)
+                        for frame in stat.traceback.format()[-16:]:
+                            print("   ", frame, file=sys.stderr)
+                print(json.dumps({}), flush=True)
+                return
+            if line.strip() == "why":  # (diagnosis) what holds the apps still alive, and what is alive
+                gc.unfreeze()
+                gc.collect()
+                counts: dict[str, int] = {}
+                for o in gc.get_objects():
+                    counts[type(o).__name__] = counts.get(type(o).__name__, 0) + 1
+                print(sorted(counts.items(), key=lambda kv: -kv[1])[:40], file=sys.stderr)
+                big = sorted((o for o in gc.get_objects() if isinstance(o, (bytearray, list, dict))),
+                             key=sys.getsizeof, reverse=True)[:10]
+                print([(type(o).__name__, sys.getsizeof(o)) for o in big], file=sys.stderr)
+                seen: set[int] = set()
+                held: dict[str, list[int]] = {}
+                for o in gc.get_objects():
+                    for r in gc.get_referents(o):
+                        if isinstance(r, (bytes, str, bytearray)) and id(r) not in seen:
+                            seen.add(id(r))
+                            k = f"{type(r).__name__} in {type(o).__name__}"
+                            n = sys.getsizeof(r)
+                            held.setdefault(k, [0, 0])
+                            held[k][0] += 1
+                            held[k][1] += n
+                print(sorted(held.items(), key=lambda kv: -kv[1][1])[:10], file=sys.stderr)
+                import ctypes
+
+                ctypes.CDLL("libc.so.6").malloc_trim(0)
+                regions: dict[str, int] = {}
+                name = ""
+                with open(f"/proc/{os.getpid()}/smaps") as maps:
+                    for row in maps:
+                        parts = row.split()
+                        if "-" in parts[0] and len(parts) >= 5 and not parts[0].endswith(":"):
+                            size = int(parts[0].split("-")[1], 16) - int(parts[0].split("-")[0], 16)
+                            name = parts[5] if len(parts) > 5 else f"anon {size // 1024} KB"
+                            if name.startswith("/"):
+                                name = name.rsplit("/", 1)[-1]
+                        elif parts[0] == "Rss:":
+                            regions[name] = regions.get(name, 0) + int(parts[1])
+                print(sorted(regions.items(), key=lambda kv: -kv[1])[:15], file=sys.stderr)
+                sys._debugmallocstats()
+                for app in [o for o in gc.get_objects() if isinstance(o, App)][:3]:
+                    chain: list[object] = [app]
+                    for _ in range(6):
+                        refs = [r for r in gc.get_referrers(chain[-1]) if r is not chain and not
+                                isinstance(r, type(sys._getframe()))]
+                        if not refs:
+                            break
+                        chain.append(refs[0])
+                        desc = getattr(refs[0], "__qualname__", "") or (
+                            getattr(getattr(refs[0], "cr_code", None), "co_qualname", ""))
+                        print("  <-", type(refs[0]).__name__, desc, repr(refs[0])[:160], file=sys.stderr)
+                    print("--", file=sys.stderr)
+                print(json.dumps({}), flush=True)
                 return
             if line.strip() == "trim":  # what the C allocator keeps but could give back
                 import ctypes
@@ -129,7 +212,8 @@ class Server:
     def __enter__(self) -> Server:
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve", *(["--policy"] if self.policy else [])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            stderr=None if os.environ.get("ATTACK_TRACEMALLOC") or os.environ.get("ATTACK_WHY") else subprocess.DEVNULL,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both piped
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
@@ -143,6 +227,13 @@ class Server:
 
     def rss_kb(self) -> int:
         return rss_kb(self.proc.pid)
+
+    def command(self, what: str) -> None:
+        """(``ATTACK_TRACEMALLOC=1`` only) ``mark``, then ``top``: what stayed since, on stderr."""
+        if os.environ.get("ATTACK_TRACEMALLOC"):
+            self.stdin.write(what + "\n")
+            self.stdin.flush()
+            self.stdout.readline()
 
     def running(self) -> int:
         """Sessions with an app running now (no collection)."""
@@ -162,31 +253,6 @@ class Server:
 
 
 # -- the clients -------------------------------------------------------------
-
-
-async def probe_latencies(t, stop_at: float, every: float = 0.1, cap: float = 60.0) -> list[float]:
-    """Type into the probe's name field every ``every`` s until ``stop_at``; each key's
-    time until the probe's screen changes (a key still unanswered at the end counts
-    for as long as it waited)."""
-    out = []
-    i = 0
-    while time.monotonic() < stop_at:
-        before = t.frames
-        t0 = time.monotonic()
-        t.send("x" if i % 2 == 0 else "\x7f")
-        i += 1
-        while t.frames == before and time.monotonic() - t0 < cap and not t.closed.is_set():
-            await asyncio.sleep(0.002)
-        out.append(time.monotonic() - t0)
-        await asyncio.sleep(max(0.0, every - (time.monotonic() - t0)))
-    return out
-
-
-def fmt(lat: list[float]) -> str:
-    if not lat:
-        return "no samples"
-    q = statistics.quantiles(lat, n=20)[-1] if len(lat) >= 2 else lat[0]
-    return f"keypress-to-screen max {max(lat) * 1000:.0f} ms, p95 {q * 1000:.0f} ms ({len(lat)} keys)"
 
 
 async def probe(port: int):
@@ -354,16 +420,22 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
         await login_time(srv.port)
     await asyncio.sleep(2.0)
     rss0 = srv.rss_kb()
+    srv.command("mark")
     bad = []
     for i in range(n):
         t = await connect_from(srv.port, f"127.0.5.{i + 1}", f"r{i}", 400, 200, window=1 << 30)
         await t.wait_for("Your name", timeout=60)
-        t.press("enter")
-        await t.wait_for(f"you: r{i}", timeout=60)
+        for _ in range(12):  # (an Enter before the name field has the focus is lost: again)
+            t.press("enter")
+            try:
+                await t.wait_for(f"you: r{i}", timeout=5)
+                break
+            except AssertionError:
+                pass
         t.conn._transport.pause_reading()
         bad.append(t)
     t0 = time.monotonic()
-    peak = srv.rss_kb()
+    peak = lobby = srv.rss_kb()
     logins: list[float] = []
 
     async def resize_forever() -> None:
@@ -395,16 +467,23 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
         await asyncio.sleep(0.1)
     await asyncio.sleep(5.0)  # the collector's tick, the apps' last timers
     after = srv.rss_kb()
+    srv.command("top")
+    if os.environ.get("ATTACK_WHY"):
+        srv.stdin.write("why\n")
+        srv.stdin.flush()
+        srv.stdout.readline()
     trimmed = srv.trimmed_rss_kb()
     when = (f"{len(closed)} of {n} closed, the first after {closed[0]:.0f} s, the last after {closed[-1]:.0f} s"
             if closed else f"none of {n} closed in {seconds:.0f} s")
     print(f"  readers: {n} sessions at 400x200 stop reading and resize every 0.1 s: RSS {rss0 / 1024:.0f} MB "
-          f"before, peak {peak / 1024:.0f} MB, {during / 1024:.0f} MB at {seconds:.0f} s, {after / 1024:.0f} MB once "
+          f"before, {lobby / 1024:.0f} MB with them in the lobby, "
+          f"peak {peak / 1024:.0f} MB, {during / 1024:.0f} MB at {seconds:.0f} s, {after / 1024:.0f} MB once "
           f"gone ({(after - rss0) / 1024:+.0f} MB; {(trimmed - rss0) / 1024:+.0f} MB after malloc_trim); {when}; "
           f"a normal login meanwhile took max "
           f"{max(logins):.2f} s (begun at {started[logins.index(max(logins))]:.0f} s), median "
           f"{statistics.median(logins):.2f} s ({len(logins)} logins)", flush=True)
-    figure("readers", {"rss_before_mb": rss0 / 1024, "rss_peak_mb": peak / 1024, "rss_after_mb": after / 1024,
+    figure("readers", {"rss_before_mb": rss0 / 1024, "rss_lobby_mb": lobby / 1024, "rss_peak_mb": peak / 1024,
+                       "rss_after_mb": after / 1024, "rss_trimmed_mb": trimmed / 1024,
                        "closed": len(closed), "of": n, "first_closed_s": closed[0] if closed else None,
                        "last_closed_s": closed[-1] if closed else None, "login_max_s": max(logins),
                        "login_median_s": statistics.median(logins)})
@@ -462,8 +541,9 @@ async def packets(srv: Server, count: int, window: float) -> None:
     wrote = f"{out['wrote_s']:.1f} s" if out["wrote_s"] is not None else "over 4 minutes"
     print(f"  packets: {out['sent']:,} one-byte packets (written in {wrote}): {fmt(lat)}; "
           f"before the flood {fmt(base)}; {closed}", flush=True)
-    figure("packets", {"max_ms": max(lat) * 1000, "p95_ms": statistics.quantiles(lat, n=20)[-1] * 1000,
-                       "base_max_ms": max(base) * 1000, "closed_s": out["closed_s"], "sent": out["sent"]})
+    figure("packets", {"max_ms": max(lat) * 1000, "p95_ms": p95(lat) * 1000,
+                       "base_max_ms": max(base) * 1000, "base_p95_ms": p95(base) * 1000,
+                       "closed_s": out["closed_s"], "sent": out["sent"]})
     await p.close()
 
 
@@ -548,6 +628,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="shorter windows, fewer sessions")
     ap.add_argument("--only", default="flood,reading,ended,slots,readers,packets,resizes")
     ap.add_argument("--json", default=None, help="write the issue 33 figures to this file")
+    ap.add_argument("--waves", type=int, default=1, help="readers: this many waves of them on one server")
     ap.add_argument("--old", default=None, help="an older tree's --json file, printed beside these figures")
     args = ap.parse_args()
     if args.serve:
@@ -586,6 +667,11 @@ def main() -> None:
         if "readers" in only:
             with Server(policy=True) as srv:
                 await readers(srv, 20 if args.quick else 50, 45.0)
+                if args.waves > 1:  # (on the same server: is what stays reused by the next wave?)
+                    first = dict(FIGURES["readers"])  # type: ignore[call-overload]
+                    for _ in range(args.waves - 1):
+                        await readers(srv, 20 if args.quick else 50, 45.0)
+                    FIGURES["readers"] = {**first, "rss_after_waves_mb": FIGURES["readers"]["rss_after_mb"]}  # type: ignore[index]
         if "packets" in only:
             with Server(policy=True) as srv:
                 await packets(srv, 100_000, 10.0)

@@ -20,11 +20,20 @@ cores they compete with the servers, so compare the configurations with each
 other, run on the same machine, more than with the targets.  A benchmark: it
 prints figures and asserts nothing.
 
-**Capacity: two edges against one** (``--ramp``, ``--edge-cpu``)::
+**Capacity in sessions** (``--ramp``, ``--repeat``, as ``benchmarks/load.py``'s)::
 
-    python benchmarks/cluster_load.py -n 200 --edges 1,2 --edge-cpu 0.5 --ramp 4,3,2,1.5,1.2,1 --seconds 30
+    python benchmarks/cluster_load.py --edges 2 --ramp 200:500:50 --pace 3 --seconds 30 --repeat 3
 
-``--ramp`` plays one window of ``--seconds`` per pace, faster and faster, without
+a fresh host and edges per run, the session count growing until a point's p95 passes
+``--p95`` or a session is not connected and paired (or told "not answering"); each run
+prints the machine's steal, idle and load average beside its figures (:mod:`machine`).
+``--tree`` runs another checkout's host and edges (old against new).
+
+**Capacity: two edges against one** (``--pace-ramp``, ``--edge-cpu``)::
+
+    python benchmarks/cluster_load.py -n 200 --edges 1,2 --edge-cpu 0.5 --pace-ramp 4,3,2,1.5,1.2,1 --seconds 30
+
+``--pace-ramp`` plays one window of ``--seconds`` per pace, faster and faster, without
 reconnecting; each window prints its accepted actions per second and its latency,
 and a configuration's capacity is the best rate of a window whose p95 stays within
 ``--p95`` (150 ms).  The last line compares the capacities.  An edge is made to
@@ -51,7 +60,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import Player, cpu_seconds, parse_pace, pct, play_turns, server_only_rss_kb  # noqa: E402
+from load import Player, cpu_seconds, parse_pace, pct, play_turns, server_only_rss_kb, sizes  # noqa: E402
+from machine import watching  # noqa: E402
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -74,9 +84,12 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
 class Child:
     """A ``voltage host``/``voltage edge`` process, its first line read, its output drained."""
 
-    def __init__(self, args: list[str], cap: CpuCap | None = None) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "voltage", *args], cwd=HERE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, preexec_fn=cap.enter if cap else None)
+    def __init__(self, args: list[str], cap: CpuCap | None = None, tree: Path = HERE) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.proc = subprocess.Popen([sys.executable, "-m", "voltage", *args], cwd=tree, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, preexec_fn=cap.enter if cap else None,
+                                     env=env)
         self.lines: list[str] = []
         self.first = threading.Event()
         threading.Thread(target=self._drain, daemon=True).start()
@@ -139,9 +152,10 @@ class CpuCap:
             pass
 
 
-async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict:
-    data = tmp / f"data{edges}"
-    host = Child(["host", "--redis", url, "--data-dir", str(data)])
+async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path, n: int) -> dict:
+    data = tmp / f"data{edges}-{n}-{time.monotonic_ns()}"
+    tree = args.tree.resolve()
+    host = Child(["host", "--redis", url, "--data-dir", str(data)], tree=tree)
     host.ready()
     key = data / "ssh_host_ed25519_key"
     import asyncssh
@@ -149,7 +163,6 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
     key.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
     kids: list[Child] = []
     port = 0
-    n = args.sessions
     budget = f"{n + 100}:100:{n + 100}"  # every client comes from one address: let the arrivals in
     limits = ["--max-connections", str(n + 100), "--max-per-address", str(n + 100),
               "--max-startups", budget, "--max-startups-per-address", budget]
@@ -157,12 +170,13 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         if args.edge_cpu else []
     for i in range(edges):
         e = Child(["edge", "--redis", url, "--host-key", str(key), "--host", "127.0.0.1", "--port", str(port),
-                   *limits], cap=caps[i] if caps else None)
+                   *limits], cap=caps[i] if caps else None, tree=tree)
         line = e.ready()
         port = int(line.split("port ")[1].split()[0])
         kids.append(e)
     players = [Player(f"p{i}") for i in range(n)]
     failed = refused_name = 0
+    machine = watching()
     try:
         async def arrive(p: Player) -> None:
             nonlocal failed, refused_name
@@ -201,7 +215,7 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
         paired = [server_only_rss_kb(k.proc.pid) for k in kids]
         tally = {"rematches": 0}
         windows = []
-        for pace in args.ramp or [args.pace]:
+        for pace in args.pace_ramp or [args.pace]:
             latencies: list[float] = []
             host_cpu = cpu_seconds(host.proc.pid)
             edge_cpu = [cpu_seconds(k.proc.pid) for k in kids]
@@ -226,8 +240,11 @@ async def run(url: str, edges: int, args: argparse.Namespace, tmp: Path) -> dict
             "edges": edges, "sessions": n, "connected": n - failed, "in_match": in_match, "connect_s": connect_s,
             "left_out": first_left_out, "not_answering": not_answering, "refused_name": refused_name,
             "windows": windows, "mb_per_session": per_session(paired), "mb_after_play": per_session(played_rss),
+            "machine": machine.stop().text(),
         }
     finally:
+        if machine.task is not None:
+            machine.stop()
         for who, child in (("host", host), *((f"edge {i}", k) for i, k in enumerate(kids))):
             for line in child.lines[1:]:
                 if " WARNING " in line or " ERROR " in line or "Traceback" in line:
@@ -263,8 +280,34 @@ def show(r: dict, args: argparse.Namespace) -> None:
               + ", ".join(f"{c:.0%} of a core" for c in w["edge_cpu"]))
     print("  edge memory per session, paired / after play: "
           + ", ".join(f"{a:.2f} / {b:.2f} MB" for a, b in zip(r["mb_per_session"], r["mb_after_play"], strict=True)))
-    if args.ramp:
+    if args.pace_ramp:
         print(f"  capacity: {capacity(r, args.p95 / 1000):.1f} accepted actions/s at p95 <= {args.p95:g} ms")
+    print(f"  {r['machine']}")
+
+
+def held(r: dict, p95_limit: float) -> bool:
+    """Every session connected and paired (none left out), and the p95 within the limit."""
+    w = r["windows"][0]
+    return r["connected"] == r["sessions"] == r["in_match"] and not r["left_out"] and w["p95"] <= p95_limit
+
+
+def spread(values: list[float], unit: str = "") -> str:
+    if len(values) == 1:
+        return f"{values[0]:.1f}{unit}"
+    values = sorted(values)
+    return f"{values[len(values) // 2]:.1f}{unit} ({values[0]:.1f}-{values[-1]:.1f})"
+
+
+def point(runs: list[dict]) -> str:
+    """One point's runs: the spread of its figures."""
+    w = [r["windows"][0] for r in runs]
+    return (f"{runs[0]['sessions']} sessions, {runs[0]['edges']} edge(s), x {len(runs)}: arrivals "
+            f"{spread([r['connect_s'] for r in runs], ' s')}, p50 {spread([x['p50'] * 1000 for x in w])} / "
+            f"p95 {spread([x['p95'] * 1000 for x in w])} / p99 {spread([x['p99'] * 1000 for x in w])} ms, "
+            f"host CPU/action {spread([x['host_ms'] for x in w])} ms, not answering "
+            f"{spread([float(r['not_answering'] + r['refused_name']) for r in runs])}, "
+            f"{sum(r['connected'] == r['sessions'] == r['in_match'] for r in runs)}/{len(runs)} "
+            "all connected and paired")
 
 
 def parse_ramp(text: str) -> list[tuple[float, float]]:
@@ -276,9 +319,14 @@ async def main() -> int:
     ap.add_argument("--sessions", "-n", type=int, default=40)
     ap.add_argument("--seconds", type=float, default=30.0, help="how long each window plays")
     ap.add_argument("--pace", type=parse_pace, default=(0.8, 1.2))
-    ap.add_argument("--ramp", type=parse_ramp, default=None,
-                    help="paces of successive windows, comma-separated (e.g. 4,3,2,1.5,1): the capacity search")
-    ap.add_argument("--p95", type=float, default=150.0, help="the latency (ms) a window's p95 must keep for --ramp")
+    ap.add_argument("--pace-ramp", type=parse_ramp, default=None,
+                    help="paces of successive windows, comma-separated (e.g. 4,3,2,1.5,1): the capacity in actions/s")
+    ap.add_argument("--ramp", type=sizes, default=None, metavar="LO:HI:STEP",
+                    help="session counts, growing (200:500:50): the capacity, the largest count whose p95 stays "
+                         "within --p95 with every session connected and paired (stops at the first that does not)")
+    ap.add_argument("--repeat", type=int, default=1, help="run each point this many times; the spread is printed")
+    ap.add_argument("--p95", type=float, default=150.0, help="the latency (ms) a window's p95 must keep for a ramp")
+    ap.add_argument("--tree", type=Path, default=HERE, help="the checkout whose host and edges run (default: this one)")
     ap.add_argument("--edge-cpu", type=float, default=None, help="cap each edge at this share of a core (a cgroup)")
     ap.add_argument("--edges", default="1,2", help="the configurations, comma-separated edge counts")
     ap.add_argument("--connect-batch", type=int, default=10)
@@ -291,9 +339,31 @@ async def main() -> int:
     results = []
     try:
         for edges in [int(x) for x in args.edges.split(",")]:
-            r = await run(url, edges, args, tmp)
-            show(r, args)
-            results.append(r)
+            if args.ramp:
+                capacity_n = 0
+                for n in args.ramp:
+                    runs = []
+                    for _ in range(args.repeat):
+                        runs.append(await run(url, edges, args, tmp, n))
+                        show(runs[-1], args)
+                    p95 = sorted(r["windows"][0]["p95"] for r in runs)[len(runs) // 2]
+                    ok = all(held(r, args.p95 / 1000) for r in runs) and p95 <= args.p95 / 1000
+                    print(f"ramp: {point(runs)}: {'within' if ok else 'past'} p95 <= {args.p95:g} ms")
+                    if not ok:
+                        break
+                    capacity_n = n
+                print(f"capacity, {edges} edge(s), from {args.tree.resolve()}: {capacity_n} sessions at pace "
+                      f"{args.pace[0]:g}-{args.pace[1]:g} s with p95 <= {args.p95:g} ms, every session connected "
+                      "and paired")
+                continue
+            runs = []
+            for _ in range(args.repeat):
+                r = await run(url, edges, args, tmp, args.sessions)
+                show(r, args)
+                runs.append(r)
+            if len(runs) > 1:
+                print(f"repeated: {point(runs)}")
+            results.append(runs[0])
     except OSError as error:
         print(f"cannot cap the edges' CPU: {error} (--edge-cpu needs a writable cgroup: run as root)", file=sys.stderr)
         return 1
@@ -303,7 +373,7 @@ async def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     if len(results) >= 2:
         first, last = results[0], results[-1]
-        if args.ramp:
+        if args.pace_ramp:
             a, b = capacity(first, args.p95 / 1000), capacity(last, args.p95 / 1000)
             if a:
                 print(f"{last['edges']} edges vs {first['edges']}: {b / a:.2f} x the accepted actions per second "

@@ -3,13 +3,16 @@
     python benchmarks/load.py -n 50 --seconds 30
     python benchmarks/load.py -n 200 --seconds 600 --pace 2-5     # realistic play, 10 minutes
     python benchmarks/load.py -n 50 --tree /tmp/old-perf           # the same run on another checkout
+    python benchmarks/load.py --ramp 100:500:50 --pace 3 --seconds 30 --repeat 3   # the capacity
+    python benchmarks/load.py --arrivals 100,300 --repeat 3          # arrivals only: 300 against 100
 
 Starts ``voltage serve`` in a subprocess on a free port (from ``--tree``, default
 this checkout), then from this process:
 
 1. connects lone players one at a time and times the first frame (connect,
    SSH handshake, PTY, until the lobby is on the screen);
-2. opens N sessions, names them, pairs them through quick match;
+2. opens N sessions (the arrivals, timed) and names them, times lone players again
+   while the N are in the lobby, then pairs them through quick match;
 3. plays for ``--seconds``: whoever is to move acts after ``--pace`` seconds
    (a number, +-20 %, or a range such as ``2-5``: a human takes 2-5 s per
    Voltage decision), by keystrokes chosen from what its screen shows; at a
@@ -41,6 +44,17 @@ Honest measuring, the decisions:
 - **No compression** (as OpenSSH clients by default): what the server sends is
   what a player's link carries.
 
+- **Capacity, printed directly** (``--ramp``): the session count grows until a point's
+  p95 (the median over ``--repeat`` runs) passes ``--p95`` or a session is not connected
+  and paired; the last point that held is the capacity.  Every point is a fresh server.
+- **Repeated, with the machine beside** (``--repeat``; :mod:`machine`): each point runs
+  ``--repeat`` times and its spread is printed (median, least-most), and every run says
+  the machine's steal and idle time over it and its load average during it: the machine
+  is shared, and a figure taken beside other work says so.
+- **Arrivals** (``--arrivals``): the time for N sessions to arrive, ``--connect-batch``
+  at a time, each until named in the lobby, and a lone player's first frame while the N
+  are there; no play.  Several counts give the growth (300 against 100).
+
 This is a benchmark, not a test: it prints figures and asserts nothing.
 """
 
@@ -58,9 +72,13 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import watching  # noqa: E402
 
 PROMPT_FLIP = "You drew a transformer"
 PROMPT_PASS = "You cannot act"
@@ -407,37 +425,57 @@ def gc_text(g: dict) -> str:
     return f"{head}\n    {gens}"
 
 
-async def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sessions", "-n", type=int, default=200)
-    ap.add_argument("--seconds", type=float, default=60.0, help="how long the matches play")
-    ap.add_argument("--lone", type=int, default=15, help="lone connections timed for the first frame")
-    ap.add_argument("--pace", type=parse_pace, default=(0.8, 1.2),
-                    help="seconds a player takes per decision: a number (+-20%%) or a range like 2-5 (default 1)")
-    ap.add_argument("--connect-batch", type=int, default=10, help="connections opened at once")
-    ap.add_argument("--tree", type=Path, default=HERE, help="the checkout whose server runs (default: this one)")
-    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                    help="an environment variable for the server (e.g. VOLTAGE_GC=off); repeatable")
-    ap.add_argument("--server-log", type=Path, default=None, help="write the server's output to this file")
-    ap.add_argument("--sample", type=float, default=30.0, help="seconds between memory samples while playing")
-    args = ap.parse_args()
-    n = args.sessions - args.sessions % 2
-    if n < 2:
-        ap.error("--sessions: at least 2")
-    env = dict(os.environ)
-    for item in args.env:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            ap.error(f"--env takes KEY=VALUE, not {item!r}")
-        env[key] = value
-    tree = args.tree.resolve()
-    if not (tree / "voltage" / "cli.py").is_file():
-        ap.error(f"--tree: {tree} is not a Voltage checkout (no voltage/cli.py)")
-    env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+@dataclass
+class Run:
+    """One run's figures (see :func:`run`); ``ok``: every session connected and paired."""
 
+    n: int
+    connected: int = 0
+    paired: int = 0
+    connect_s: float = float("nan")  # the n arrivals, ``--connect-batch`` at a time
+    connect_cpu: float = float("nan")  # the server's CPU seconds for them (less bent by a busy machine)
+    lone: float = float("nan")  # a lone player's first frame (median), before the others came
+    lone_while: float = float("nan")  # the same while the n are connected (in the lobby)
+    p50: float = float("nan")
+    p95: float = float("nan")
+    p99: float = float("nan")
+    cpu_ms: float = float("nan")  # the server's CPU per accepted action
+    mb_per_session: float = float("nan")
+    machine: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.connected == self.n and self.paired == self.n
+
+
+def spread(values: list[float], scale: float = 1.0, unit: str = "") -> str:
+    """A figure over repeated runs: its median and range."""
+    values = [v * scale for v in values if v == v]
+    if not values:
+        return "n/a"
+    if len(values) == 1:
+        return f"{values[0]:.1f}{unit}"
+    return f"{statistics.median(values):.1f}{unit} ({min(values):.1f}-{max(values):.1f})"
+
+
+def summary(runs: list[Run]) -> str:
+    ms = 1000.0
+    played = any(r.p50 == r.p50 for r in runs)
+    head = (f"{runs[0].n} sessions x {len(runs)}: arrivals {spread([r.connect_s for r in runs], unit=' s')} "
+            f"(server CPU {spread([r.connect_cpu for r in runs], unit=' s')}), "
+            f"lone first frame while connected {spread([r.lone_while for r in runs], ms, ' ms')}")
+    if not played:
+        return head + f", {sum(r.connected == r.n for r in runs)}/{len(runs)} runs all connected"
+    return head + (f", p50 {spread([r.p50 for r in runs], ms)} / p95 {spread([r.p95 for r in runs], ms)} / "
+                   f"p99 {spread([r.p99 for r in runs], ms)} ms, CPU/action {spread([r.cpu_ms for r in runs])} ms, "
+                   f"{sum(r.ok for r in runs)}/{len(runs)} runs all connected and paired")
+
+
+async def run(args: argparse.Namespace, n: int, env: dict[str, str], tree: Path, *, play: bool = True) -> Run:
+    """One server, ``n`` sessions: arrivals, then (``play``) pairing and play; prints its figures."""
     data_dir = tempfile.mkdtemp(prefix="voltage-load-")
     gc_log = Path(data_dir) / "gc-probe.log"
-    env["VOLTAGE_LOAD_GC_LOG"] = str(gc_log)
+    env = dict(env, VOLTAGE_LOAD_GC_LOG=str(gc_log))
     limits = ["--max-connections", str(n + 100), "--max-per-address", str(n + 100)]
     if "--max-startups" in (tree / "voltage" / "cli.py").read_text():
         # Every client comes from one address: the budgets of connections not yet logged in
@@ -451,6 +489,7 @@ async def main() -> int:
     )
     server_lines: list[str] = []
     port_seen = threading.Event()
+    result = Run(n)
 
     def drain() -> None:  # never let the server block on a full pipe
         assert proc.stdout is not None
@@ -471,48 +510,82 @@ async def main() -> int:
     if port is None:
         print("the server did not start:", *server_lines[-5:], sep="\n", file=sys.stderr)
         proc.kill()
-        return 1
+        return result
     mono = time.monotonic
     gc_windows: tuple = ()
-    try:
-        await asyncio.sleep(0.5)
-        # 1. A lone connecting player: time to the lobby on screen.
+    ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
+
+    async def lone_frames(label: str) -> list[float]:
+        """Lone players connecting one at a time: the time to the lobby on their screen."""
         lone = []
         for i in range(args.lone):
-            p = Player(f"lone{i}")
+            p = Player(f"{label}{i}")
             t0 = time.perf_counter()
             await p.connect(port)
             await p.wait_for("Your name")
             lone.append(time.perf_counter() - t0)
             await p.close()
             await asyncio.sleep(0.05)
+        return lone
+
+    players: list[Player] = []
+    machine = watching()
+    try:
+        await asyncio.sleep(0.5)
+        # 1. A lone connecting player: time to the lobby on screen.
+        lone = await lone_frames("lone")
+        result.lone = statistics.median(lone)
         await asyncio.sleep(1.0)
         idle_rss = server_only_rss_kb(proc.pid)
 
-        # 2. N sessions, named, paired through quick match.
+        # 2. N sessions, named (the arrivals), then a lone player again while they are there.
         players = [Player(f"p{i}") for i in range(n)]
-        first_frames = []
+        first_frames: list[float] = []
+        failed = 0
 
         async def arrive(p: Player) -> None:
-            t0 = time.perf_counter()
-            await p.connect(port)
-            await p.wait_for("Your name", timeout=60)
-            first_frames.append(time.perf_counter() - t0)
-            p.channel.write(b"\r")
-            await p.wait_for(f"you: {p.name}", timeout=60)  # named: the menu has the focus
+            nonlocal failed
+            try:
+                t0 = time.perf_counter()
+                await p.connect(port)
+                await p.wait_for("Your name", timeout=60)
+                first_frames.append(time.perf_counter() - t0)
+                p.channel.write(b"\r")
+                await p.wait_for(f"you: {p.name}", timeout=60)  # named: the menu has the focus
+            except Exception:
+                failed += 1
 
-        t_arrive = mono()
+        t_arrive, cpu_arrive = mono(), cpu_seconds(proc.pid)
         for i in range(0, n, args.connect_batch):
             await asyncio.gather(*(arrive(p) for p in players[i : i + args.connect_batch]))
-        t_connect = mono() - t_arrive
-        for p in players:  # everyone asks for a quick match; the queue pairs them as they come
+        result.connect_s = mono() - t_arrive
+        result.connect_cpu = cpu_seconds(proc.pid) - cpu_arrive
+        result.connected = n - failed
+        await asyncio.sleep(1.5)  # (the lobby told everyone of the last arrivals)
+        lone_while = await lone_frames("while")
+        result.lone_while = statistics.median(lone_while)
+        rss_lobby = server_only_rss_kb(proc.pid)
+        print(f"voltage serve: {n} arrivals ({args.connect_batch} at a time): {result.connected} named in "
+              f"{result.connect_s:.1f} s (server CPU {result.connect_cpu:.1f} s); first frame while they arrive: "
+              f"median {ms(pct(first_frames, 50))},"
+              f" p95 {ms(pct(first_frames, 95))}; a lone player's first frame (median of {len(lone)}): "
+              f"{ms(result.lone)} before, {ms(result.lone_while)} while {n} are in the lobby; "
+              f"memory {(rss_lobby - idle_rss) / n / 1024:.2f} MB per session in the lobby")
+        if not play:
+            result.mb_per_session = (rss_lobby - idle_rss) / n / 1024
+            return result
+
+        # 3. Paired through quick match; the queue pairs them as they come.
+        live = [p for p in players if not p.closed and p.chan is not None]
+        for p in live:
             p.channel.write(b"\r")
             await asyncio.sleep(0.01)
-        await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in players))
+        got = await asyncio.gather(*(p.wait_for("VOLTAGE", timeout=120) for p in live), return_exceptions=True)
+        result.paired = sum(not isinstance(g, BaseException) for g in got)
         await asyncio.sleep(1.0)
         rss_start = server_only_rss_kb(proc.pid)
 
-        # 3. Play.
+        # 4. Play.
         latencies: list[float] = []
         tally = {"rematches": 0}
         samples: list[tuple[float, int]] = [(0.0, rss_start)]
@@ -527,7 +600,7 @@ async def main() -> int:
                 samples.append((mono() - t_play, server_only_rss_kb(proc.pid)))
 
         sampler = asyncio.ensure_future(sample())
-        counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, args.pace, tally) for p in players))
+        counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, args.pace, tally) for p in live))
         t_end = mono()
         sampler.cancel()
         played = t_end - t_play
@@ -539,20 +612,17 @@ async def main() -> int:
 
         total = sum(counts)
         per_action = max(1, total)
-        ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
         lo, hi = args.pace
+        result.p50, result.p95, result.p99 = pct(latencies, 50), pct(latencies, 95), pct(latencies, 99)
+        result.cpu_ms = server_cpu * 1000 / per_action
+        result.mb_per_session = (rss_start - idle_rss) / n / 1024
         print(f"voltage serve load: {n} sessions, {n // 2} matches, {args.seconds:.0f} s of play, "
               f"pace {lo:g}-{hi:g} s; server from {tree}")
-        print(f"first frame, lone player (median of {len(lone)}): {ms(statistics.median(lone))}"
-              f"  (min {ms(min(lone))}, max {ms(max(lone))})")
-        print(f"first frame while {n} arrive ({args.connect_batch} at a time):"
-              f" median {ms(statistics.median(first_frames))},"
-              f" p95 {ms(pct(first_frames, 95))}; all connected in {t_connect:.1f} s")
-        print(f"actions played: {total} ({total / played:.1f}/s, {total / played / (n // 2):.2f}/s per match), "
-              f"{tally['rematches']} rematch requests")
-        print(f"keypress-to-frame latency over {len(latencies)} keys: p50 {ms(pct(latencies, 50))}, "
-              f"p95 {ms(pct(latencies, 95))}, p99 {ms(pct(latencies, 99))}, max {ms(max(latencies, default=0))}")
-        print(f"server per action: {server_cpu * 1000 / per_action:.1f} ms CPU,"
+        print(f"paired: {result.paired}/{n}; actions played: {total} ({total / played:.1f}/s, "
+              f"{total / played / (n // 2):.2f}/s per match), {tally['rematches']} rematch requests")
+        print(f"keypress-to-frame latency over {len(latencies)} keys: p50 {ms(result.p50)}, "
+              f"p95 {ms(result.p95)}, p99 {ms(result.p99)}, max {ms(max(latencies, default=0))}")
+        print(f"server per action: {result.cpu_ms:.1f} ms CPU,"
               f" {received / per_action / 1024:.1f} KiB sent")
         print(f"CPU while playing: server {server_cpu / played:.0%} of a core, these clients {client_cpu / played:.0%}"
               f" of a core = {client_cpu / max(server_cpu, 1e-9):.2f} x the server's (target <= 0.33)")
@@ -564,24 +634,12 @@ async def main() -> int:
             print("server memory while playing (s: MB): "
                   + ", ".join(f"{t:.0f}: {kb / 1024:.0f}" for t, kb in samples)
                   + f"; growth {(samples[-1][1] - samples[0][1]) / 1024:+.1f} MB")
-        for p in players:
-            await p.close()
-        # Everyone gone: what the ended sessions still hold (frozen cycles, leaks).  Polled,
-        # since a session's end takes the server a moment per connection.
-        deadline = mono() + 20
-        rss_left = server_only_rss_kb(proc.pid)
-        while mono() < deadline:
-            await asyncio.sleep(2.0)
-            now_kb = server_only_rss_kb(proc.pid)
-            if now_kb >= rss_left - 256:
-                rss_left = min(rss_left, now_kb)
-                break
-            rss_left = now_kb
-        print(f"server memory after all {n} left: {rss_left / 1024:.1f} MB,"
-              f" {(rss_left - idle_rss) / n / 1024:.2f} MB per session ended still held"
-              " (RSS: freed memory stays with the allocator, so this is an upper bound)")
         gc_windows = (("while playing", t_play, t_end), ("whole run", 0.0, float("inf")))
     finally:
+        result.machine = machine.stop().text()
+        print(result.machine)
+        for p in players:
+            await p.close()
         proc.terminate()
         try:
             await asyncio.get_running_loop().run_in_executor(None, proc.wait, 20)
@@ -595,6 +653,90 @@ async def main() -> int:
     own = [line for line in server_lines if "gc pauses since start" in line]
     if own:
         print("the server's own gc line:", own[-1].split("gcpolicy: ", 1)[-1])
+    return result
+
+
+def sizes(text: str) -> list[int]:
+    """``100:500:50`` -> 100, 150, ... 500; ``100,300`` -> 100, 300."""
+    if ":" in text:
+        lo, hi, step = (int(v) for v in text.split(":"))
+        return list(range(lo, hi + 1, step))
+    return [int(v) for v in text.split(",")]
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", "-n", type=int, default=200)
+    ap.add_argument("--seconds", type=float, default=60.0, help="how long the matches play")
+    ap.add_argument("--lone", type=int, default=15, help="lone connections timed for the first frame")
+    ap.add_argument("--pace", type=parse_pace, default=(0.8, 1.2),
+                    help="seconds a player takes per decision: a number (+-20%%) or a range like 2-5 (default 1)")
+    ap.add_argument("--connect-batch", type=int, default=10, help="connections opened at once")
+    ap.add_argument("--tree", type=Path, default=HERE, help="the checkout whose server runs (default: this one)")
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                    help="an environment variable for the server (e.g. VOLTAGE_GC=off); repeatable")
+    ap.add_argument("--server-log", type=Path, default=None, help="write the server's output to this file")
+    ap.add_argument("--sample", type=float, default=30.0, help="seconds between memory samples while playing")
+    ap.add_argument("--repeat", type=int, default=1, help="run each point this many times; the spread is printed")
+    ap.add_argument("--ramp", type=sizes, default=None, metavar="LO:HI:STEP",
+                    help="session counts, growing (100:500:50 or 100,200,300): the capacity, the largest whose "
+                         "p95 stays within --p95 with every session connected and paired (stops at the first "
+                         "that does not)")
+    ap.add_argument("--p95", type=float, default=150.0, help="the p95 (ms) a point of --ramp must keep")
+    ap.add_argument("--arrivals", type=sizes, default=None, metavar="N,N",
+                    help="only arrivals: for each count, the time for that many to arrive and a lone player's "
+                         "first frame while they are there (no play); the last against the first as a ratio")
+    args = ap.parse_args()
+    env = dict(os.environ)
+    for item in args.env:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            ap.error(f"--env takes KEY=VALUE, not {item!r}")
+        env[key] = value
+    tree = args.tree.resolve()
+    if not (tree / "voltage" / "cli.py").is_file():
+        ap.error(f"--tree: {tree} is not a Voltage checkout (no voltage/cli.py)")
+    env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    even = lambda n: n - n % 2  # noqa: E731
+    if args.arrivals:
+        points = {n: [await run(args, even(n), env, tree, play=False) for _ in range(args.repeat)]
+                  for n in args.arrivals}
+        print(f"arrivals, server from {tree}:")
+        for runs in points.values():
+            print("  " + summary(runs))
+        first, last = list(points.values())[0], list(points.values())[-1]
+        if len(points) > 1:
+            a = statistics.median(r.connect_s for r in first)
+            b = statistics.median(r.connect_s for r in last)
+            print(f"  {last[0].n} arrivals take {b / a:.2f} x the time of {first[0].n} ({b:.1f} s vs {a:.1f} s)")
+            a = statistics.median(r.connect_cpu for r in first)
+            b = statistics.median(r.connect_cpu for r in last)
+            print(f"  and {b / a:.2f} x the server's CPU ({b:.1f} s vs {a:.1f} s)")
+        return 0
+    if args.ramp:
+        capacity = 0
+        for n in args.ramp:
+            runs = [await run(args, even(n), env, tree) for _ in range(args.repeat)]
+            p95 = statistics.median(r.p95 for r in runs)
+            ok = all(r.ok for r in runs) and p95 * 1000 <= args.p95
+            print(f"ramp: {summary(runs)}: {'within' if ok else 'past'} p95 <= {args.p95:g} ms")
+            for r in runs:
+                print(f"    ({r.machine})")
+            if not ok:
+                break
+            capacity = even(n)
+        print(f"capacity (server from {tree}): {capacity} sessions at pace {args.pace[0]:g}-{args.pace[1]:g} s "
+              f"with p95 <= {args.p95:g} ms, every session connected and paired"
+              + (f" (the first point, {args.ramp[0]}, did not hold)" if not capacity else ""))
+        return 0
+    n = even(args.sessions)
+    if n < 2:
+        ap.error("--sessions: at least 2")
+    runs = [await run(args, n, env, tree) for _ in range(args.repeat)]
+    if len(runs) > 1:
+        print(summary(runs))
+        for r in runs:
+            print(f"    ({r.machine})")
     return 0
 
 

@@ -5,7 +5,9 @@
 The server (the real app, a store for the link codes) runs in a child process with SSH and
 ``--web`` on one lobby, and each attack in a process of its own, so the clients' work does not
 count as the server's nor delay the probe.  A probe SSH session on the name screen types a key
-every 100 ms; for each window the probe's keypress-to-screen latency (max, p95) is printed:
+every 100 ms; for each window the probe's keypress-to-screen latency (max, p95) and the server
+process's CPU time over the window (its share of one core: what the attack costs the server,
+apart from the attackers' own work) are printed:
 first with nobody attacking (the figure to compare with), then under each attack, one after
 the other in the same run, a fresh server each:
 
@@ -17,6 +19,9 @@ the other in the same run, a fresh server each:
   closed after the silent grace);
 - **guesses**: 10,000 link codes guessed (refused past the budget of tries, 429);
 - **all**: every one of them at once.
+
+``--json FILE`` keeps the figures and ``--old FILE`` (an older tree's ``--json``) prints them beside
+these: run an older tree's copy of this script (with ``benchmarks/probe.py``) for that.
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 import subprocess
 import sys
 import time
@@ -33,6 +37,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.probe import cpu_seconds, fmt, p95, probe_latencies  # noqa: E402
 
 ATTACKS = ("oversized", "resizes", "origin", "paths", "idle", "guesses")
 
@@ -82,28 +88,6 @@ class Server:
         self.proc.kill()
         self.proc.wait()
         self.tmp.cleanup()
-
-
-async def probe_latencies(t: Any, stop_at: float, every: float = 0.1, cap: float = 60.0) -> list[float]:
-    out = []
-    i = 0
-    while time.monotonic() < stop_at:
-        before = t.frames
-        t0 = time.monotonic()
-        t.send("x" if i % 2 == 0 else "\x7f")
-        i += 1
-        while t.frames == before and time.monotonic() - t0 < cap and not t.closed.is_set():
-            await asyncio.sleep(0.002)
-        out.append(time.monotonic() - t0)
-        await asyncio.sleep(max(0.0, every - (time.monotonic() - t0)))
-    return out
-
-
-def fmt(lat: list[float]) -> str:
-    if not lat:
-        return "no samples"
-    q = statistics.quantiles(lat, n=20)[-1] if len(lat) >= 2 else lat[0]
-    return f"max {max(lat) * 1000:4.0f} ms, p95 {q * 1000:4.0f} ms ({len(lat)} keys)"
 
 
 # -- the attacks (each in its own process, until ``stop_at``; returns what it saw) -------------
@@ -229,6 +213,9 @@ def attack(name: str, web: int, seconds: float) -> None:
     asyncio.run(run())
 
 
+FIGURES: dict[str, dict[str, float]] = {}
+
+
 async def window(srv: Server, attacks: tuple[str, ...], seconds: float) -> None:
     from tests.support.terminal import Terminal
 
@@ -237,16 +224,32 @@ async def window(srv: Server, attacks: tuple[str, ...], seconds: float) -> None:
     t.send("\x15")
     await asyncio.sleep(0.5)
     stop_at = time.monotonic() + seconds
+    cpu0, t0 = cpu_seconds(srv.proc.pid), time.monotonic()
     attackers = [await asyncio.create_subprocess_exec(sys.executable, __file__, "--attack", name, "--web",
                                                       str(srv.web), "--seconds", str(seconds),
                                                       stdout=asyncio.subprocess.PIPE) for name in attacks]
     lat = await probe_latencies(t, stop_at)
+    cpu = (cpu_seconds(srv.proc.pid) - cpu0) / (time.monotonic() - t0)  # (the probe's own keys included)
     seen = [(await a.communicate())[0].decode().strip() for a in attackers]
     await t.close()
     label = "all at once" if len(attacks) == len(ATTACKS) else "+".join(attacks) or "nobody attacking"
-    print(f"{label:>16}: an SSH player's keypress {fmt(lat)}", flush=True)
+    print(f"{label:>16}: an SSH player's keypress {fmt(lat, '')}; the server's CPU {cpu * 100:3.0f} %",
+          flush=True)
+    FIGURES[label] = {"max_ms": max(lat) * 1000, "p95_ms": p95(lat) * 1000, "server_cpu_pct": cpu * 100}
     for name, what in zip(attacks, seen, strict=True):
         print(f"{'':>18}{name}: {what}", flush=True)
+
+
+def show_old(path: str) -> None:
+    """An older tree's figures (its ``--json``) beside these."""
+    old = json.loads(Path(path).read_text())
+    print(f"old ({old.pop('tree', path)}) -> new: keypress max, p95 (ms), the server's CPU (%)")
+    for label, new in FIGURES.items():
+        was = old.get(label)
+        if not isinstance(was, dict):
+            continue
+        print(f"{label:>16}: " + ", ".join(f"{was[k]:.0f} -> {new[k]:.0f}" for k in ("max_ms", "p95_ms",
+                                                                                    "server_cpu_pct")))
 
 
 def main() -> None:
@@ -257,6 +260,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="5 s windows instead of 10 s")
     ap.add_argument("--only", default="baseline," + ",".join(ATTACKS) + ",all")
+    ap.add_argument("--json", default=None, help="write the figures to this file")
+    ap.add_argument("--old", default=None, help="an older tree's --json file, printed beside these figures")
     args = ap.parse_args()
     if args.serve:
         serve(args.serve)
@@ -274,8 +279,14 @@ def main() -> None:
             attacks = () if name == "baseline" else ATTACKS if name == "all" else (name,)
             with Server() as srv:
                 await window(srv, attacks, seconds)
+        FIGURES["tree"] = f"{ROOT} ({head})"  # type: ignore[assignment]
 
     asyncio.run(run())
+    if args.json:
+        Path(args.json).write_text(json.dumps(FIGURES, indent=1))
+    if args.old:
+        FIGURES.pop("tree", None)
+        show_old(args.old)
 
 
 if __name__ == "__main__":

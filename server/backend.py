@@ -24,7 +24,7 @@ from server import games
 from server import ratings as R
 from server.games import IDS, TITLES
 from server.lobby.core import Lobby
-from server.lobby.models import Player, Room, Snapshot, bot_strengths
+from server.lobby.models import LobbyDelta, Player, Room, Snapshot, bot_strengths
 from server.store import persist
 from tui import lobby_events as E
 from tui.ports import BotRecord, Handles, HistoryItem, LeaderEntry, LinkedBrowser, RatingChange, Refused, refusing
@@ -227,7 +227,10 @@ class SSHBackend:
         return self.lobby.starts_in(self.player)
 
     def snapshot(self) -> Snapshot:
-        return self.lobby.snapshot()
+        return self.lobby.published()
+
+    def lobby_changes(self, since: int) -> list[LobbyDelta] | None:
+        return self.lobby.changes(since)
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         return self.lobby.subscribe(callback)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from server.session.admission import AdmissionLimits
-from server.session.budget import ConnectionLimits
+from server.session.budget import ConnectionLimits, StartLimits
 from server.session.driver import InputLimits, OutputLimits
 from server.session.sessions import SessionLimits, Sessions
 
@@ -59,13 +59,16 @@ class ServerConfig:
     output_limits: OutputLimits = field(default_factory=OutputLimits)
     # each connection's packets and bytes (server.session.budget)
     connection_limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    # new sessions per address and overall, SSH and web alike (server.session.budget)
+    session_starts: StartLimits = field(default_factory=StartLimits)
 
     def admission_limits(self) -> AdmissionLimits:
         return AdmissionLimits(self.max_connections, self.max_per_address, self.max_startups,
                                self.max_startups_per_address)
 
     def session_limits(self) -> SessionLimits:
-        return SessionLimits(self.name_idle, self.input_limits, self.output_limits, self.connection_limits)
+        return SessionLimits(self.name_idle, self.input_limits, self.output_limits, self.connection_limits,
+                             self.session_starts)
 
     def web_server(self, sessions: Sessions, ssh_line: Callable[[], str]) -> WebServer | None:
         """The web transport of these settings over ``sessions`` (None: no ``web_port``): a

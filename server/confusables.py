@@ -17,6 +17,7 @@ lookalike.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 #: One character -> the prototype it is confused with (case-sensitive, as TR 39's table is).
@@ -52,6 +53,7 @@ def fold(name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
+@functools.lru_cache(maxsize=8192)  # (each claim compares with every name online: each skeleton made once)
 def skeleton(name: str) -> str:
     """What ``name`` looks like: its characters replaced by their prototypes, before and after case folding."""
     return fold(fold(unicodedata.normalize("NFKC", name).translate(_TABLE)).translate(_TABLE))

@@ -456,7 +456,13 @@ class LobbyBackend(Backend, Protocol):
     @property
     def grace_seconds(self) -> float: ...  # how long a dropped seat waits for its player
 
-    def snapshot(self) -> Any: ...  # the lobby's present: players, matches, rooms (the latest known)
+    def snapshot(self) -> Any: ...  # the lobby's present: players, matches, rooms (the latest known), its version
+
+    # What changed since the snapshot of version ``since``: its deltas in order, each with
+    # ``base``, ``version``, the players arrived or changed and gone, the matches started or
+    # changed and over, the waiting counts, the matches' order if it moved
+    # ([]: nothing; None: not kept, read ``snapshot()``).
+    def lobby_changes(self, since: int) -> Sequence[Any] | None: ...
 
     def subscribe(self, callback: Callable[[], None]) -> Unsubscribe: ...
 

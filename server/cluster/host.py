@@ -33,8 +33,12 @@ rematch behave exactly as in one process.  Every message is declared
 - **The coach** runs here only: an edge's ``edge.kept_analysis`` / ``edge.analyse`` calls
   are answered through the process's coach (:mod:`server.coach`, its rules as in one
   process), each in its own task, the progress pushed to the edge that asked.
-- **The lobby snapshot** is published on every lobby change through the bus's
-  coalescer (at most one a second; the lobby itself already batches its changes).
+- **The lobby** is published on every lobby change through the bus's coalescer (at
+  most one a second; the lobby itself already batches its changes), as the delta since
+  the last message (:class:`~server.wire.messages.LobbyChanges`), with the whole
+  snapshot every :data:`SNAPSHOT_EVERY`-th message and once the lobby has been quiet for
+  :data:`SETTLE_SECONDS` (so an edge that missed a delta, or starts, catches up soon, and
+  the last message kept for a new edge is a whole one).
 - **Holds**: a match a player of which is on an edge this host cannot see (Redis away:
   every edge) holds its clocks, as a store that cannot write pauses them, and says so;
   it runs again once every seated player's edge beats again.  An edge gone for good (next
@@ -67,8 +71,9 @@ from server.bus import Update as BusUpdate
 from server.bus.frames import RequestFrame
 from server.bus.rpc import HostCalls, PresenceBeat, stop_task
 from server.host.common import REQUEST
+from server.lobby.changes import merge
 from server.lobby.core import Lobby
-from server.lobby.models import Challenge
+from server.lobby.models import Challenge, LobbyDelta
 from server.wire import messages as M
 from server.wire.codec import RAW, Call, CodecError, Invocation
 from server.wire.table import WIRE
@@ -83,6 +88,8 @@ EDGE_TTL = 3.0  # an edge not heard of for this long is gone
 SESSION_WAIT = 30.0  # seconds an intent of a session not known (yet) waits for its edge to open it again
 ANSWERS_KEPT = 10_000  # intents' answers kept for their retries (the stored actions' ids outlive them)
 HOST_PRESENCE = "host-"  # + the host's epoch: its presence key, beside the edges' ones
+SNAPSHOT_EVERY = 3  # the lobby's messages: every third a whole snapshot, the others deltas
+SETTLE_SECONDS = 2.0  # a whole snapshot once the lobby has been this quiet after a delta
 
 
 def seat_key(handle: Any) -> int:
@@ -226,6 +233,11 @@ class HostService:
         # This host's run: in every lobby snapshot, so an edge sees a restarted host
         # and opens its sessions again (:meth:`_reopen`).
         self.epoch = uuid.uuid4().hex
+        self._lobby_sent: int | None = None  # the lobby version of the last message out
+        self._lobby_messages = 0
+        self._lobby_whole = True  # the next lobby message is a whole snapshot
+        self._lobby_last_whole = False  # the last one out was
+        self._settle: asyncio.TimerHandle | None = None
 
     # -- lifetime -----------------------------------------------------------------
     async def start(self) -> None:
@@ -293,11 +305,40 @@ class HostService:
         self.say(*LOBBY_STREAM, WIRE.encode(line))
 
     def _lobby_changed(self) -> None:
-        def snapshot() -> dict[str, Any]:  # made when it goes out: at most once a second
-            data: dict[str, Any] = WIRE.encode(M.LobbySnapshot(self.lobby.snapshot(), self.epoch))
-            return data
+        loop = asyncio.get_running_loop()
+        loop.create_task(self.bus.publish_lobby(self._lobby_message))
+        if self._settle is not None:
+            self._settle.cancel()
+        self._settle = loop.call_later(SETTLE_SECONDS, self._lobby_settled)
 
-        asyncio.get_running_loop().create_task(self.bus.publish_lobby(snapshot))
+    def _lobby_settled(self) -> None:
+        """Quiet for a while: the whole snapshot once (unless that is what went out last)."""
+        self._settle = None
+        if not self._lobby_last_whole:
+            self._lobby_whole = True
+            asyncio.get_running_loop().create_task(self.bus.publish_lobby(self._lobby_message))
+
+    def _lobby_message(self) -> dict[str, Any]:
+        """The lobby's message, made when it goes out (at most once a second): the delta since
+        the last one, or the whole snapshot (see the module's notes)."""
+        snapshot = self.lobby.published()
+        sent, self._lobby_sent = self._lobby_sent, snapshot.version
+        self._lobby_messages += 1
+        deltas = self.lobby.changes(sent) if sent is not None else None
+        if deltas == [] and sent is not None:  # (nothing new: an empty delta still says the host's run)
+            delta: LobbyDelta | None = LobbyDelta(sent, sent)
+        else:
+            delta = merge(deltas) if deltas else None
+        whole = (self._lobby_whole or delta is None or self._lobby_messages % SNAPSHOT_EVERY == 0
+                 or delta.size * 2 > len(snapshot.players) + len(snapshot.matches))
+        self._lobby_whole, self._lobby_last_whole = False, whole
+        message: M.LobbySnapshot | M.LobbyChanges
+        if whole or delta is None:
+            message = M.LobbySnapshot(snapshot, self.epoch)
+        else:
+            message = M.LobbyChanges(delta, self.epoch)
+        data: dict[str, Any] = WIRE.encode(message)
+        return data
 
     # -- intents ------------------------------------------------------------------
     async def _serve_intents(self) -> None:

@@ -30,8 +30,9 @@ An edge holds no lobby and no match.  Decisions:
   finds itself through a context variable.
 - A replay of a finished Voltage match gets its analysis from the host's coach
   (:mod:`server.edge.coach`), its progress pushed to this edge.
-- The lobby snapshot is the latest one the host published (at most one a second);
-  ``snapshot()`` never waits.
+- The lobby snapshot is the latest one the host published (at most one a second), kept
+  up to date by the host's deltas between whole snapshots (:mod:`server.lobby.changes`);
+  ``snapshot()`` and ``lobby_changes()`` never wait.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from server.bus import SeatMessage as BusMessage
 from server.bus import Update as BusUpdate
 from server.bus.rpc import EdgeCalls, NoReply, PresenceBeat
 from server.games import IDS, TITLES
+from server.lobby.changes import ChangeLog
 from server.lobby.models import bot_strengths
 from server.wire import messages as M
 from server.wire.codec import Call, CodecError
@@ -671,6 +673,9 @@ class RemoteBackend:
     def snapshot(self) -> Any:
         return self.client.snapshot()
 
+    def lobby_changes(self, since: int) -> list[Any] | None:
+        return self.client.lobby_log.since(since)
+
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         return self.client.subscribe_lobby(callback)
 
@@ -831,7 +836,11 @@ class EdgeClient:
         self.edge = edge
         self.ssh_line = ""
         self.sessions: dict[str, RemoteBackend] = {}
-        self._snapshot: Any = None
+        # The lobby as the host published it, numbered here, with the deltas between
+        # (server.lobby.changes); ``_lobby_at``: the host's run and version it is at (None:
+        # a delta was missed, the next whole snapshot catches up).
+        self.lobby_log = ChangeLog()
+        self._lobby_at: tuple[str, int] | None = None
         self._lobby_callbacks: list[Callable[[], None]] = []
         self._chat_callbacks: list[Callable[[Any], None]] = []
         self._tasks: list[asyncio.Task[Any]] = []
@@ -961,14 +970,15 @@ class EdgeClient:
         async for data in sub:
             try:
                 message = WIRE.decode(data)
-                if not isinstance(message, M.LobbySnapshot):
-                    raise CodecError(f"a {type(message).__name__} where a lobby snapshot was expected")
+                if not isinstance(message, M.LobbySnapshot | M.LobbyChanges):
+                    raise CodecError(f"a {type(message).__name__} where the lobby was expected")
             except CodecError as error:  # an older or newer host's: said, and dropped
-                log.warning("dropped a lobby snapshot that cannot be read: %s", error)
+                log.warning("dropped a lobby message that cannot be read: %s", error)
                 continue
-            self._snapshot = message.snapshot
             if message.epoch != self.epoch:
                 asyncio.get_running_loop().create_task(self._saw_epoch(message.epoch))
+            if not self._lobby_took(message):
+                continue
             for call in list(self._lobby_callbacks):
                 try:
                     call()
@@ -1007,12 +1017,23 @@ class EdgeClient:
 
         return unlisten
 
-    def snapshot(self) -> Any:
-        if self._snapshot is None:
-            from server.lobby.models import Snapshot
+    def _lobby_took(self, message: M.LobbySnapshot | M.LobbyChanges) -> bool:
+        """The host's lobby message applied (False: nothing changed, or a delta that does not
+        follow what this edge holds: it waits for the next whole snapshot)."""
+        log_ = self.lobby_log
+        if isinstance(message, M.LobbySnapshot):
+            self._lobby_at = (message.epoch, message.snapshot.version)
+            before = log_.version
+            return log_.publish(message.snapshot).version != before
+        delta = message.delta
+        if self._lobby_at != (message.epoch, delta.base):
+            self._lobby_at = None
+            return False
+        self._lobby_at = (message.epoch, delta.version)
+        return log_.advance(delta)
 
-            return Snapshot((), (), {})
-        return self._snapshot
+    def snapshot(self) -> Any:
+        return self.lobby_log.snapshot
 
     def subscribe_lobby(self, callback: Callable[[], None]) -> Callable[[], None]:
         call = _in_context(callback)

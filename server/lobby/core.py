@@ -48,6 +48,7 @@ from server.lobby.models import (
     REMATCH_WAIT_SECONDS,
     Challenge,
     Hosted,
+    LobbyDelta,
     LobbyError,
     MatchInfo,
     Player,
@@ -172,6 +173,14 @@ class Lobby:
             for gid, tables in self.tables.items()
         }
         return Snapshot(players, matches, waiting)
+
+    def published(self) -> Snapshot:
+        """The snapshot screens are shown, numbered (:mod:`server.lobby.changes`)."""
+        return self.presence.published()
+
+    def changes(self, since: int) -> list[LobbyDelta] | None:
+        """The deltas from version ``since`` to the present (None: read :meth:`published`)."""
+        return self.presence.changes(since)
 
     # -- arriving and leaving ------------------------------------------------
 

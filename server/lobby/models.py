@@ -199,8 +199,34 @@ class PlayerInfo:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What the lobby screen shows."""
+    """What the lobby screen shows; ``version``: the lobby's change count it was published
+    at (:mod:`server.lobby.changes`; not part of what it shows, so not compared)."""
 
     players: tuple[PlayerInfo, ...]
     matches: tuple[MatchInfo, ...]
     waiting: dict[str, int]
+    version: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class LobbyDelta:
+    """What changed in the lobby from version ``base`` to ``version``: players arrived or
+    changed (``players``, each keyed by its name), players gone (``gone``), matches started or
+    changed (``matches``, keyed by code: a new one goes at the end), matches over
+    (``ended``), the games' waiting counts, and the matches' order when it is not the one
+    those rules give (rare: ``()`` otherwise).  Applied in order to the snapshot of
+    ``base`` it gives the snapshot of ``version`` (:func:`server.lobby.changes.apply`)."""
+
+    base: int
+    version: int
+    players: tuple[PlayerInfo, ...] = ()
+    gone: tuple[str, ...] = ()
+    matches: tuple[MatchInfo, ...] = ()
+    ended: tuple[str, ...] = ()
+    waiting: dict[str, int] = field(default_factory=dict)
+    order: tuple[str, ...] = ()
+
+    @property
+    def size(self) -> int:
+        """How many lines it carries."""
+        return len(self.players) + len(self.gone) + len(self.matches) + len(self.ended) + len(self.order)

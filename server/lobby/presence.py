@@ -6,7 +6,9 @@ they are at; the lobby screen's line for them follows the match (once it is over
 they "just played" it).  Lobby screens subscribe and are called at most once per
 :attr:`Presence.notify_delay` (arrivals come in bursts, and each redraw costs every
 screen on the lobby a render); one session is told of events meant for it alone
-through its ``listener`` (:meth:`Presence.tell`).
+through its ``listener`` (:meth:`Presence.tell`).  What the screens are told is numbered
+and kept as deltas (:attr:`Presence.log`, :mod:`server.lobby.changes`): the lobby's
+snapshot is made once per change, and each screen updates only the rows that changed.
 
 It is one part the :class:`~server.lobby.core.Lobby` holds; what it needs of the
 lobby is :class:`PresenceHost`.
@@ -19,7 +21,8 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from server.lobby.models import Hosted, Player, Snapshot, in_context
+from server.lobby.changes import ChangeLog
+from server.lobby.models import Hosted, LobbyDelta, Player, Snapshot, in_context
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,23 @@ class Presence:
         self.notify_delay = notify_delay
         self._listeners: list[Callable[[], None]] = []
         self._notify_handle: asyncio.Handle | None = None
+        self.log = ChangeLog()  # what the screens were told, numbered, and the deltas between
+        self._dirty = True  # changed since the log's last version
+
+    def published(self, *, fresh: bool = True) -> Snapshot:
+        """The lobby's present, numbered (a new version, and its delta, when it changed).
+        ``fresh=False``: made again only if the lobby said it changed since (what every
+        screen asks at each change: the snapshot is made once, not once a screen)."""
+        if fresh or self._dirty:
+            self._dirty = False
+            return self.log.publish(self.lobby.snapshot())
+        return self.log.snapshot
+
+    def changes(self, since: int) -> list[LobbyDelta] | None:
+        """The deltas after version ``since``, up to the present (None: not kept: read
+        :meth:`published`)."""
+        self.published(fresh=False)
+        return self.log.since(since)
 
     def online(self, player: Player) -> bool:
         return player.id in self.players
@@ -64,6 +84,7 @@ class Presence:
 
     def changed(self) -> None:
         """Tell the subscribers soon: many changes in a moment make one refresh per screen."""
+        self._dirty = True
         if self._notify_handle is not None:
             return
         try:
@@ -74,6 +95,8 @@ class Presence:
 
     def _notify(self) -> None:
         self._notify_handle = None
+        if self._listeners:
+            self.published(fresh=False)  # (once for every screen: each asks for the deltas since its version)
         for call in list(self._listeners):
             try:
                 call()

@@ -1,6 +1,7 @@
-"""Budgets of what one client sends, for any transport: token buckets, and the penalties of a client over them.
+"""Budgets of what clients cost the shared event loop, for any transport: token buckets, and the
+penalties of a client over them.
 
-Two budgets guard the shared event loop:
+Two budgets are each client's:
 
 - a **session's input** (the driver's :class:`~server.session.driver.InputLimits`): bytes and keys
   per second, counted where the app gets them;
@@ -18,6 +19,16 @@ per turn of the loop, so that one read of a socket's buffer is never decoded in 
 
 A transport keeps one :class:`ConnectionBudget` per connection (:mod:`server.ssh.connection` for
 SSH) and calls :meth:`ConnectionBudget.spend` with what it has just handled.
+
+Two are the process's, kept by :class:`~server.session.sessions.Sessions` for every transport:
+
+- **whole-screen frames** of every session (:class:`RedrawBudget`), in cells: a big one waits its
+  turn, a usual terminal's never does;
+- **new sessions** per address and overall (:class:`StartLimits`, a :class:`KeyedBudget`).  Each
+  new session starts an app (~0.1 s of the loop); an address that opens sessions in a loop, within
+  the caps of connections, would otherwise buy a tenth of the loop per session.  SSH refuses a
+  session over it at once, with a line saying when to try again; the web holds the page's hello
+  until its turn (the page cannot be told to retry as a person can).
 """
 
 from __future__ import annotations
@@ -52,6 +63,127 @@ class Bucket:
     @property
     def rested(self) -> bool:
         return self.tokens >= self.burst / 2
+
+
+@dataclass(frozen=True)
+class StartLimits:
+    """New sessions (an app each): per address, ``per_address_burst`` at once, then one every
+    ``per_address_every`` seconds; overall, ``overall_burst`` at once, then ``overall_per_second``.
+    A person opens a session or two at a time (a second terminal, a replay, coming back after a
+    drop); the overall budget bounds many addresses at once (see the module's notes)."""
+
+    per_address_burst: float = 2.0
+    per_address_every: float = 5.0
+    overall_burst: float = 100.0
+    overall_per_second: float = 20.0
+
+
+class KeyedBudget:
+    """A token bucket per key (an address) and one for everyone: :meth:`take` is False when either
+    is empty (and then takes nothing), :meth:`due` says when it would be True."""
+
+    MAX_KEYS = 10_000  # past this many, the addresses whose buckets are full again are forgotten
+
+    def __init__(self, burst: float, rate: float, overall_burst: float, overall_rate: float) -> None:
+        self.burst, self.rate = burst, max(rate, 1e-6)
+        self.overall = Bucket(overall_rate, overall_burst)
+        self._buckets: dict[str, Bucket] = {}
+
+    @classmethod
+    def of(cls, limits: StartLimits) -> KeyedBudget:
+        return cls(limits.per_address_burst, 1 / max(limits.per_address_every, 1e-6), limits.overall_burst,
+                   limits.overall_per_second)
+
+    def _bucket(self, key: str) -> Bucket:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self.MAX_KEYS:
+                self._forget_rested()
+            bucket = self._buckets[key] = Bucket(self.rate, self.burst)
+        return bucket
+
+    def _forget_rested(self) -> None:
+        """Forget the keys whose buckets are full again, and the oldest ones down to nine tenths of
+        ``MAX_KEYS`` (so that the next few thousand new keys do not look again)."""
+        for key, bucket in list(self._buckets.items()):
+            bucket.take(0)
+            if bucket.tokens >= bucket.burst:
+                del self._buckets[key]
+        for key in list(self._buckets)[: max(0, len(self._buckets) - self.MAX_KEYS * 9 // 10)]:
+            del self._buckets[key]
+
+    def due(self, key: str) -> float:
+        """Seconds until ``take(key)`` would succeed (0: now)."""
+        mine = self._buckets.get(key)
+        waits = [0.0]
+        for bucket in (mine, self.overall):
+            if bucket is not None:
+                bucket.take(0)
+                waits.append((1 - bucket.tokens) / bucket.rate)
+        return max(waits)
+
+    def charge(self, key: str, n: float = 1.0) -> None:
+        """Spend ``n`` of ``key``'s tokens whether they are there or not (a penalty: its debt at most
+        ``burst``, everyone's budget untouched)."""
+        mine = self._bucket(key)
+        mine.take(n)
+        mine.tokens = max(mine.tokens, -mine.burst)
+
+    def debt(self, key: str) -> float:
+        """Seconds until ``key`` is out of debt (0: it is not in debt)."""
+        mine = self._buckets.get(key)
+        if mine is None:
+            return 0.0
+        mine.take(0)
+        return max(0.0, -mine.tokens / mine.rate)
+
+    def take(self, key: str) -> bool:
+        mine = self._bucket(key)
+        if self.due(key) > 0:
+            return False
+        mine.tokens -= 1
+        self.overall.tokens -= 1
+        return True
+
+
+@dataclass(frozen=True)
+class RedrawLimits:
+    """Whole-screen frames (a session's first, a resize's, a repaint's) of every session of a
+    process: ``cells_per_second`` (~2 us of the loop a cell: 100,000 a second is a fifth of it),
+    ``cells_burst`` at once (one 400x200 frame: a burst of several took a loaded loop for seconds);
+    a frame of at most ``free_cells`` (a usual terminal) never waits."""
+
+    cells_per_second: float = 100_000.0
+    cells_burst: float = 100_000.0
+    free_cells: int = 200 * 60
+
+
+class RedrawBudget:
+    """One budget of whole-screen frames for every session of a process, each costing its cells:
+    fifty 400x200 sessions resizing at once drew 4 million cells in one go (the loop's for ~10 s,
+    a new login's name screen with it); a big frame over the budget waits its turn (the driver
+    keeps the latest size asked for), a small one never waits (an 80x24 login is not queued
+    behind big frames) but counts, and so does a first frame."""
+
+    def __init__(self, limits: RedrawLimits | None = None) -> None:
+        self.limits = limits = limits or RedrawLimits()
+        self.cells = Bucket(limits.cells_per_second, limits.cells_burst)
+        self.held = 0  # frames made to wait so far
+
+    def charge(self, cells: int) -> None:
+        """``cells`` drawn whatever the budget says (a session's first frame)."""
+        self.cells.take(cells)
+        self.cells.tokens = max(self.cells.tokens, -self.cells.burst)  # (a debt of at most a burst)
+
+    def ask(self, cells: int) -> float:
+        """0: draw these ``cells`` now (charged); else the seconds to wait before asking again."""
+        bucket = self.cells
+        bucket.take(0)
+        if cells <= self.limits.free_cells or bucket.tokens >= 0:
+            self.charge(cells)
+            return 0.0
+        self.held += 1
+        return -bucket.tokens / bucket.rate
 
 
 @dataclass(frozen=True)

@@ -209,7 +209,8 @@ async def _replay(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
         inv.console.err("voltage: " + _("a replay needs a terminal: connect with %(command)s") % {
             "command": f"ssh -t HOST replay {mid}"} + "\n")
         return 1
-    return await sessions.replay(inv.terminal, inv.identity, mid, console=inv.console, language=inv.language)
+    return await sessions.replay(inv.terminal, inv.identity, mid, console=inv.console, language=inv.language,
+                                 peer=inv.peer)
 
 
 #: Every command, in the usage line's order (help puts those that need a terminal first, and itself last).

@@ -42,7 +42,8 @@ All sessions share one event loop, so one session must not be able to take it
   asyncssh move everything, and the kernel's send queue, which grows to megabytes).
   Output above ``low_water`` is unread: it is watched (every ``poll`` s) until it
   drains.  Above ``high_water`` the driver stops writing (frames are dropped, not
-  queued); once the queue drains below ``low_water`` it repaints the whole screen
+  queued, and the app holds its updates: it renders nothing for no one); once the
+  queue drains below ``low_water`` it repaints the whole screen
   (telling the app, whose frames are written as changes against what the terminal
   shows, that the terminal's picture is unknown: ``app.forget_terminal()``, see
   :mod:`tui.frames`).  Unread for ``stuck_close_after`` seconds without a drain: the
@@ -57,7 +58,11 @@ All sessions share one event loop, so one session must not be able to take it
   unread (above ``low_water``): the latest size is drawn once the client has read.
   Fifty clients that stopped reading and resized every 0.1 s had each resize redraw
   a 400x200 screen into their kernel buffers (the server's memory 94 -> 288 MB, logins
-  8-12 s, none of them closed: each drain reset their stuck time).
+  8-12 s, none of them closed: each drain reset their stuck time).  And every session's whole
+  frames (its first, a resize's, a repaint's) come out of one budget of the process's, in cells
+  (:class:`~server.session.budget.RedrawBudget`): a big one waits its turn (the latest size
+  kept), a usual terminal's never does, so fifty 400x200 screens redrawn at once no longer hold up
+  a new 80x24 login for seconds.
 - **No leak after the end.** The session's parser keeps its key cache on the
   instance, and Textual's method caches keyed by widgets are cleared when a
   session ends (:mod:`tui.textual_compat.session`, with the figures).
@@ -67,6 +72,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import contextvars
 import logging
 import time
@@ -81,7 +87,7 @@ from textual.geometry import Size
 from textual.messages import Message
 
 from server import gcpolicy
-from server.session.budget import Bucket
+from server.session.budget import Bucket, RedrawBudget
 from tui import textual_compat as compat
 from tui.i18n import _
 from tui.keys import KeySequencer
@@ -166,6 +172,7 @@ class _Session:
     input_limits: InputLimits = field(default_factory=InputLimits)
     output_limits: OutputLimits = field(default_factory=OutputLimits)
     reader: asyncio.Task[None] | None = None  # the driver's input task: ended before the app is dismantled
+    redraws: RedrawBudget | None = None  # whole-screen frames, shared by every session of the process
 
 
 _current: contextvars.ContextVar[_Session] = contextvars.ContextVar("voltage_ssh_session")
@@ -215,6 +222,8 @@ class SSHDriver(Driver):
         self._pending_size: tuple[int, int] | None = None
         self._resize_handle: asyncio.TimerHandle | None = None
         self._new_terminal = False  # a Repaint came: the modes go out again with the next full picture
+        self._redraws = self._session.redraws
+        self._held: contextlib.AbstractContextManager[None] | None = None  # the app's updates, held while paused
         self.end_reason: str | None = None
 
     # -- output --------------------------------------------------------------
@@ -233,6 +242,7 @@ class SSHDriver(Driver):
             self._end(None, abort=True)
         elif pending > self._out.high_water:
             self._paused_since = time.monotonic()
+            self._hold_updates()
             self._watch_unread()
         elif pending > self._out.low_water:
             self._watch_unread()
@@ -253,6 +263,7 @@ class SSHDriver(Driver):
             self._unread_since = None
             if self._paused_since is not None:
                 self._paused_since = None
+                self._release_updates()
                 self._repaint()
             else:
                 self._try_resize()
@@ -266,6 +277,19 @@ class SSHDriver(Driver):
             return
         self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
 
+    def _hold_updates(self) -> None:
+        """The client is not reading: the app stops laying out and rendering its updates (Textual's
+        ``batch_update``) until it does, as its frames would be dropped anyway (fifty stuck 400x200
+        lobbies each rendered every change of the lobby for no one)."""
+        if self._held is None:
+            self._held = self._app.batch_update()
+            self._held.__enter__()
+
+    def _release_updates(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.__exit__(None, None, None)
+
     def _repaint(self) -> None:
         # Frames were dropped: what the terminal shows is unknown to the app's shadow
         # (tui.frames), which then writes the whole screen.
@@ -278,7 +302,7 @@ class SSHDriver(Driver):
         # A Resize to the current (or latest asked-for) size redraws the whole screen.
         size = self._pending_size or self._size or _clamp_size(*self._channel.size, self._out)
         self._pending_size = None
-        self._post_resize(*size)
+        self._draw(*size)
 
     def _end(self, reason: str | None, *, abort: bool = False) -> None:
         """End this session (only this one): the app exits and the channel closes."""
@@ -302,6 +326,8 @@ class SSHDriver(Driver):
 
     def start_application_mode(self) -> None:
         width, height = _clamp_size(*self._channel.size, self._out)
+        if self._redraws is not None:  # (the first frame is drawn at once, and counts)
+            self._redraws.charge(width * height)
         self._post_resize(width, height)
         self._enter_modes()
         self._reader = self._session.reader = asyncio.get_running_loop().create_task(self._read_input())
@@ -375,7 +401,18 @@ class SSHDriver(Driver):
             self._resize_handle = self._loop.call_later(wait, self._apply_resize)
             return
         size, self._pending_size = self._pending_size, None
-        self._post_resize(*size)
+        self._draw(*size)
+
+    def _draw(self, width: int, height: int) -> None:
+        """A whole frame at this size, now if the process's budget of whole frames allows, else as
+        the latest size asked for, once it does (a resize meanwhile replaces it)."""
+        wait = self._redraws.ask(width * height) if self._redraws is not None else 0.0
+        if wait <= 0:
+            self._post_resize(width, height)
+            return
+        self._pending_size = (width, height)
+        if self._resize_handle is None and not self._closed:
+            self._resize_handle = self._loop.call_later(wait, self._apply_resize)
 
     def _apply_resize(self) -> None:
         self._resize_handle = None
@@ -490,10 +527,12 @@ async def run_app(
     *,
     input_limits: InputLimits | None = None,
     output_limits: OutputLimits | None = None,
+    redraws: RedrawBudget | None = None,
 ) -> Any:
-    """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop."""
+    """Run ``app`` on ``channel`` until it exits; never raises into the caller's loop.  ``redraws``:
+    the budget of whole frames this session shares with the others of its process."""
     session = _Session(channel, input_limits=input_limits or InputLimits(),
-                       output_limits=output_limits or OutputLimits())
+                       output_limits=output_limits or OutputLimits(), redraws=redraws)
     _current.set(session)
     app.driver_class = SSHDriver
     compat.keep_process_streams(app)  # many apps in one process: sys.stdout/sys.stderr stay the server's

@@ -15,6 +15,11 @@ environment and what it asked for; :class:`Sessions` runs the rest the same way 
 - the name watchdog: a session that has chosen no name after ``name_idle`` (5 min)
   ends with a message, so an abandoned terminal does not hold a session for ever
   (one that had a name and was taken over by a newer session of its key is not idle);
+- the budget of whole-screen frames of every session (:class:`~server.session.budget.RedrawBudget`);
+- the budget of new sessions per address and overall (:class:`~server.session.budget.StartLimits`,
+  one for every transport): a session over it is refused with a line saying when to try
+  again, before its app is made (a transport that waits for the turn itself, as the web
+  does, has taken it already: ``charged``);
 - the exit status the transport reports (0, or 1 with the line that says why).
 
 One :class:`Sessions` is shared by every transport of the process, with its
@@ -33,7 +38,7 @@ from typing import Any, Protocol
 from server import gcpolicy
 from server.session.admission import Admission
 from server.session.app import AppFactory, default_app_factory
-from server.session.budget import ConnectionLimits
+from server.session.budget import ConnectionLimits, KeyedBudget, RedrawBudget, RedrawLimits, StartLimits
 from server.session.driver import InputLimits, OutputLimits, TerminalChannel, run_app
 from server.session.environment import client_env
 from server.session.identity import Identity
@@ -51,6 +56,10 @@ class SessionLimits:
     output_limits: OutputLimits = field(default_factory=OutputLimits)
     # what each connection may send, kept by its transport (server.session.budget)
     connection_limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    # new sessions per address and overall, whatever their transport (server.session.budget)
+    starts: StartLimits = field(default_factory=StartLimits)
+    # whole-screen frames of every session (server.session.budget)
+    redraws: RedrawLimits = field(default_factory=RedrawLimits)
 
 
 class Console(Protocol):
@@ -132,7 +141,18 @@ class Sessions:
         self.running = 0  # sessions with an app running now
         self.restored = 0  # unfinished matches brought back at start
         self.web_address = ""  # the web page's address, when a web transport serves these sessions
+        self.starts = KeyedBudget.of(self.limits.starts)  # new sessions, per address and overall
+        self.redraws = RedrawBudget(self.limits.redraws)  # every session's whole frames
         self._started = False
+
+    def refused_start(self, peer: str, console: Console) -> bool:
+        """Over the budget of new sessions (``peer``'s or everyone's): says so and when to try again."""
+        if self.starts.take(peer):
+            return False
+        wait = self.starts.due(peer)
+        log.info("refusing a session from %s: over the budget of new sessions", peer)
+        console.err(f"voltage: too many new sessions from your address; try again in {max(1, round(wait + 0.5))} s\r\n")
+        return True
 
     def start(self) -> int:
         """Before the first connection (every transport calls it as it starts; the first
@@ -151,6 +171,7 @@ class Sessions:
         initial: tuple[str, str] | None = None,
         console: Console | None = None,
         peer: str = "",
+        charged: bool = False,
     ) -> int:
         """A player's session, from the name screen and the lobby (``initial``: ``("join" |
         "watch", CODE)`` to go straight there) until they leave; the exit status.  ``env``
@@ -158,6 +179,8 @@ class Sessions:
         from tui.ports import Refused
 
         console = console or TerminalConsole(terminal)
+        if not charged and self.refused_start(peer, console):
+            return 1
         sent = client_env(env)
         try:
             opened = await self.services.open(identity, initial, sent)
@@ -207,12 +230,14 @@ class Sessions:
 
     async def replay(
         self, terminal: TerminalChannel, identity: Identity, match_id: int, *, console: Console | None = None,
-        language: str = "en",
+        language: str = "en", peer: str = "",
     ) -> int:
         """A finished match, step by step, until the viewer leaves (in ``language``); the exit status."""
         from server.replay import ReplayError
 
         console = console or TerminalConsole(terminal)
+        if self.refused_start(peer, console):
+            return 1
         try:
             backend = await self.services.open_replay(match_id, identity)
         except ReplayError as e:
@@ -231,4 +256,5 @@ class Sessions:
 
     async def _run(self, app: Any, terminal: TerminalChannel) -> None:
         limits = self.limits
-        await run_app(app, terminal, input_limits=limits.input_limits, output_limits=limits.output_limits)
+        await run_app(app, terminal, input_limits=limits.input_limits, output_limits=limits.output_limits,
+                      redraws=self.redraws)

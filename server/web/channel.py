@@ -25,7 +25,8 @@ an empty or control message is cheap but not free, and a page sends one per ~10 
 a resize spends one of a budget of its own (``resizes_per_second``, 1: each may redraw the
 whole screen, ~85 ms at 380x124, so a flood of them cost everyone ~0.7 s of keypress latency at
 2 a second; the page sends one when a drag ends).  A socket over either budget for ``flood_close_after``
-seconds ends its session.
+seconds ends its session.  (The buckets are the session layer's, :mod:`server.session.budget`, as
+the budget of new sessions SSH and the web share.)
 
 Output is queued here and sent by one task per socket (as frames of at most
 :data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue and the socket's
@@ -43,6 +44,7 @@ from typing import Any
 
 from aiohttp import WebSocketError, WSMsgType, web
 
+from server.session.budget import Bucket
 from server.session.driver import Repaint, TerminalChannel
 
 log = logging.getLogger(__name__)
@@ -79,25 +81,6 @@ def size_of(message: dict[str, Any], default: tuple[int, int] = (80, 24)) -> tup
     return one("cols", default[0]), one("rows", default[1])
 
 
-class _Budget:
-    """A token bucket: ``take()`` spends one and says how long until it was due (0: at once)."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = max(rate, 1e-6), burst
-        self.tokens = burst
-        self._t = time.monotonic()
-
-    def take(self) -> float:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self._t) * self.rate) - 1
-        self._t = now
-        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
-
-    @property
-    def rested(self) -> bool:
-        return self.tokens >= self.burst / 2
-
-
 class WebChannel(TerminalChannel):
     """A session's terminal, over whichever socket is attached to it now (see the module's notes)."""
 
@@ -113,8 +96,8 @@ class WebChannel(TerminalChannel):
         self._out = bytearray()
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
-        self._messages = _Budget(limits.messages_per_second, limits.messages_burst)
-        self._resizes = _Budget(limits.resizes_per_second, limits.resizes_burst)
+        self._messages = Bucket(limits.messages_per_second, limits.messages_burst)
+        self._resizes = Bucket(limits.resizes_per_second, limits.resizes_burst)
         self._flooding_since: float | None = None
         self.detached_at: float | None = None  # when its socket went (None: attached, or never was)
         # called with the channel, a socket that no longer carries it, and the close code and reason for it
@@ -290,11 +273,11 @@ class WebChannel(TerminalChannel):
             return b""
         return None
 
-    async def _spend(self, budget: _Budget) -> bool:
+    async def _spend(self, budget: Bucket) -> bool:
         """A token of ``budget``; waits while there is none (the socket is not read meanwhile).
         False: the session was closed for flooding."""
         limits = self.limits
-        wait = budget.take()
+        wait = budget.take(1)
         now = time.monotonic()
         if wait <= 0:
             if self._flooding_since is not None and self._messages.rested and self._resizes.rested:

@@ -29,13 +29,19 @@ What a request may do, and how the server stays up under abuse (each with a test
   and by the driver to its own bounds, and coalesced by the driver as SSH's are.
 - **Link codes**: a budget of tries per address (10, then one per 30 s) and overall (200,
   then one a second); a try over budget is refused (429) before any code is looked at.
-- **New sessions** (each starts an app: ~0.1 s of the loop): a budget per address (2, then
-  one per 5 s) and overall (100, then 20 a second); a hello over it waits for its turn, unread,
+- **New sessions** (each starts an app: ~0.1 s of the loop): the session layer's budget per address
+  and overall, one with SSH's (:class:`~server.session.budget.StartLimits`: 2, then one per 5 s;
+  100, then 20 a second); a hello over it waits for its turn, unread,
   up to ``hello_within``, and is then closed with 1013 (the page tries again a little later).
   Refused at once, an address opening sockets in a loop kept the loop busy with handshakes and
   an SSH player's keys waited up to ~300 ms (``benchmarks/web_attack.py``).  A tab coming back
   to its session spends nothing, and a session whose socket broke the protocol (a message over
   ``max_message``) is not held for its return.
+- **Penalties** (OpenSSH's ``PerSourcePenalties``' idea): every refused request (a 4xx) costs its
+  address a token of a budget of 20, then 2 a second (a debt of at most 20); an address in debt has
+  its next requests wait until it is out of it (at most 5 s each) before they are looked at.  Answered at once, an
+  attacker's loop of wrong Origins, bad paths or link guesses took ~20-30 % of the server's loop
+  (``benchmarks/web_attack.py``, which prints the server's CPU per attack); waiting costs nothing.
 - **Behind a reverse proxy** (TLS ends there): a connection from a loopback address is a
   proxy on this machine, and its ``X-Forwarded-For`` (the right-most address: the one the
   proxy saw), ``X-Forwarded-Proto`` and ``X-Forwarded-Host`` are believed; nobody else's.
@@ -61,6 +67,7 @@ from typing import Any
 from aiohttp import web
 
 from server.session.admission import Ticket
+from server.session.budget import KeyedBudget
 from server.session.identity import Identity
 from server.session.sessions import Sessions
 from server.web.assets import Asset, page_template, render_page, static_files
@@ -72,6 +79,8 @@ COOKIE = "voltage_browser"
 COOKIE_AGE = 400 * 24 * 3600  # (the longest a browser keeps a cookie)
 MAX_REQUEST = 4096  # bytes of a request's body (the link form's is ~30)
 KEEPALIVE = 15.0  # seconds an idle keep-alive connection is kept
+PENALTY_BURST, PENALTY_RATE = 20.0, 2.0  # refused requests per address at once, then a second
+PENALTY_MAX = 5.0  # the longest a penalised address's request waits before it is looked at
 
 # Scripts: the page's own files only (no inline script, no eval).  Styles may be inline: xterm.js
 # writes its theme and sizes into <style> elements it makes (styles run no code).
@@ -86,41 +95,6 @@ HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
 }
-
-
-class Budget:
-    """A token bucket per key (an address) and one for everyone: ``take(key)`` is False when either is empty."""
-
-    def __init__(self, burst: float, rate: float, overall_burst: float, overall_rate: float) -> None:
-        self.burst, self.rate = burst, rate
-        self.overall_burst, self.overall_rate = overall_burst, overall_rate
-        self._buckets: dict[str, tuple[float, float]] = {}
-        self._overall = (overall_burst, time.monotonic())
-
-    @staticmethod
-    def _fill(tokens: float, at: float, burst: float, rate: float, now: float) -> float:
-        return min(burst, tokens + (now - at) * rate)
-
-    def due(self, key: str) -> float:
-        """Seconds until ``take(key)`` would succeed (0: now)."""
-        now = time.monotonic()
-        mine = self._fill(*self._buckets.get(key, (self.burst, now)), self.burst, self.rate, now)
-        overall = self._fill(*self._overall, self.overall_burst, self.overall_rate, now)
-        return max(0.0, (1 - mine) / self.rate, (1 - overall) / self.overall_rate)
-
-    def take(self, key: str) -> bool:
-        now = time.monotonic()
-        mine = self._fill(*self._buckets.get(key, (self.burst, now)), self.burst, self.rate, now)
-        overall = self._fill(*self._overall, self.overall_burst, self.overall_rate, now)
-        if mine < 1 or overall < 1:
-            self._buckets[key] = (mine, now)
-            return False
-        self._buckets[key] = (mine - 1, now)
-        self._overall = (overall - 1, now)
-        if len(self._buckets) > 10_000:  # forget the addresses whose buckets are full again
-            self._buckets = {k: v for k, v in self._buckets.items()
-                             if self._fill(*v, self.burst, self.rate, now) < self.burst}
-        return True
 
 
 def browser_label(agent: str) -> str:
@@ -330,10 +304,10 @@ class WebServer:
         self.reuse_port = reuse_port
         self.max_connections = max_connections
         self.web_sessions: dict[str, WebSession] = {}
-        self.link_budget = Budget(10, 1 / 30, 200, 1.0)
-        # New sessions (an app each, ~0.1 s of the loop to start): per address and overall; a hello
-        # over it waits for its turn (see _start_turn).
-        self.start_budget = Budget(2, 1 / 5, 100, 20.0)
+        self.link_budget = KeyedBudget(10, 1 / 30, 200, 1.0)
+        # Refusals (a 4xx: a wrong Origin, a path that is not the page's, a link try over budget) per
+        # address: 20, then 2 a second; past that, the address's requests wait (see _middleware).
+        self.penalties = KeyedBudget(PENALTY_BURST, PENALTY_RATE, 1e12, 1e12)  # (no overall one)
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self._guard: _Guard | None = None
@@ -413,14 +387,22 @@ class WebServer:
     async def _middleware(self, request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
         if self._guard is not None and request.transport is not None:
             self._guard.asked.add(request.transport)
+        peer = client_address(request)
+        wait = self.penalties.debt(peer)
+        if wait > 0:  # (an address refused again and again: its requests wait, unread, costing nothing)
+            await asyncio.sleep(min(wait, PENALTY_MAX))
         try:
             response = await handler(request)
         except web.HTTPException as e:  # (a 404, a 403: with the headers too)
             for name, value in HEADERS.items():
                 e.headers.setdefault(name, value)
+            if e.status >= 400:
+                self.penalties.charge(peer)
             raise
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
+        if response.status >= 400:
+            self.penalties.charge(peer)
         return response
 
     def _send(self, request: web.Request, file: Asset, cache: str = "no-cache", vary: str = "") -> web.StreamResponse:
@@ -563,8 +545,9 @@ class WebServer:
         nothing, and the socket is not read meanwhile: an address that opens sockets in a loop (each
         refusal a handshake, a hello and a close) is held to its budget's pace instead of spinning."""
         deadline = time.monotonic() + self.limits.hello_within
-        while not self.start_budget.take(peer):
-            wait = self.start_budget.due(peer)
+        starts = self.sessions.starts  # (SSH's too: one budget of new sessions)
+        while not starts.take(peer):
+            wait = starts.due(peer)
             transport = request.transport
             if transport is None or transport.is_closing() or time.monotonic() + wait > deadline:
                 return False
@@ -581,7 +564,7 @@ class WebServer:
         code = 1
         try:
             code = await self.sessions.play(session.channel, session.identity, env if isinstance(env, dict) else {},
-                                            peer=peer)
+                                            peer=peer, charged=True)  # (its turn taken: _start_turn)
         except Exception:
             log.exception("a web session failed")
         finally:

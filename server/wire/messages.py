@@ -25,7 +25,8 @@ host makes on the session's :class:`~tui.ports.LobbyBackend` (``call.method``).
   updates stream), and what is not a move, on the second stream: a
   :data:`tui.ports.SeatMessage` as it is (:class:`~tui.ports.NoticeChanged`, declared
   with the shared values; chat lines and presence come next, beside it).
-- **The lobby**: :class:`LobbySnapshot`, the lobby's present and the host's run (epoch).
+- **The lobby**: :class:`LobbySnapshot`, the lobby's present and the host's run (epoch),
+  and between two snapshots :class:`LobbyChanges`, the delta since the last message.
 """
 
 from __future__ import annotations
@@ -412,9 +413,19 @@ class FullUpdate:
 
 @dataclass(frozen=True)
 class LobbySnapshot:
-    """The lobby's present (a ``server.lobby.models.Snapshot``), and the host's run."""
+    """The lobby's present (a ``server.lobby.models.Snapshot``, numbered), and the host's run."""
 
     snapshot: Any
+    epoch: str
+
+
+@dataclass(frozen=True)
+class LobbyChanges:
+    """What changed in the lobby since the host's last message (a
+    ``server.lobby.models.LobbyDelta``: it applies to the snapshot numbered ``delta.base``),
+    and the host's run."""
+
+    delta: Any
     epoch: str
 
 
@@ -451,4 +462,5 @@ DECLARED: tuple[Declared, ...] = (
     record(SeatUpdate, "seat-update", update=UPDATE),
     record(FullUpdate, "full-update", update=UPDATE, log=LOG),
     record(LobbySnapshot, "lobby", snapshot=VALUE, epoch=STR),
+    record(LobbyChanges, "lobby-changes", delta=VALUE, epoch=STR),
 )

@@ -10,7 +10,7 @@ A game's own types (its view, actions, events, cards) are declared with its entr
 from __future__ import annotations
 
 from engine.errors import IllegalActionError, InvalidActionError, RuleError
-from server.lobby.models import MatchInfo, PlayerInfo, Snapshot
+from server.lobby.models import LobbyDelta, MatchInfo, PlayerInfo, Snapshot
 from server.store.db import MatchRecord, SeatRecord
 from server.wire.codec import (
     BOOL,
@@ -62,7 +62,9 @@ DECLARED: tuple[Declared, ...] = (
     record(PlayerInfo, "player", name=STR, status=STR, where=STR),
     record(MatchInfo, "match", code=STR, game=STR, names=tup(STR), scores=tup(INT), spectators=INT),
     record(Snapshot, "snapshot", players=tup(cached(ref(PlayerInfo))), matches=tup(cached(ref(MatchInfo))),
-           waiting=dict_of(INT)),
+           waiting=dict_of(INT), version=INT),
+    record(LobbyDelta, "lobby-delta", base=INT, version=INT, players=tup(cached(ref(PlayerInfo))), gone=tup(STR),
+           matches=tup(cached(ref(MatchInfo))), ended=tup(STR), waiting=dict_of(INT), order=tup(STR)),
     record(SeatRecord, "seat-record", seat=INT, name=STR, identity=opt(STR), bot=opt(STR), rank=opt(INT),
            rating_before=opt(fixed(FLOAT, FLOAT)), rating_after=opt(fixed(FLOAT, FLOAT))),
     record(MatchRecord, "match-record", id=INT, game=STR, seed=INT, code=STR, status=STR, started=FLOAT,

@@ -11,7 +11,7 @@ import re
 import asyncssh
 
 from tests.support.e2e import alice_and_bob, enter, quick_pair
-from tests.support.ssh import lobby_of
+from tests.support.ssh import ROOMY_STARTS, lobby_of
 from tests.support.wait import until
 
 
@@ -132,7 +132,7 @@ async def kept_server(data_dir):
 
     store = Store.open(data_dir)
     executor = ThreadPoolExecutor(max_workers=1)
-    cfg = ServerConfig(host="127.0.0.1", port=0, grace=2.0, bot_delay=0.0)
+    cfg = ServerConfig(host="127.0.0.1", port=0, grace=2.0, bot_delay=0.0, session_starts=ROOMY_STARTS)
     srv = VoltageServer(cfg, local_sessions(cfg, executor=executor, store=store, app_factory=factory))
     srv.apps = apps
     await srv.start()

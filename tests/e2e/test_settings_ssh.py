@@ -15,7 +15,7 @@ from server.session.app import harden_app
 from server.ssh.server import VoltageServer
 from server.store.db import Store
 from tests.support.e2e import enter
-from tests.support.ssh import lobby_of, stop
+from tests.support.ssh import ROOMY_STARTS, lobby_of, stop
 from tests.support.wait import until
 from tui import app as tui_app
 
@@ -35,7 +35,8 @@ async def stored_server(data_dir, apps: dict):
     ``voltage serve`` does; closed (the store too) at the end."""
     executor = ThreadPoolExecutor(max_workers=2)
     store = Store.open(data_dir)
-    config = ServerConfig(host="127.0.0.1", port=0, grace=2.0, bot_offer_after=0.5, bot_delay=0.0)
+    config = ServerConfig(host="127.0.0.1", port=0, grace=2.0, bot_offer_after=0.5, bot_delay=0.0,
+                          session_starts=ROOMY_STARTS)
     srv = VoltageServer(config, local_sessions(config, executor=executor, store=store, app_factory=factory_into(apps)))
     await srv.start()
     try:

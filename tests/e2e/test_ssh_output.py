@@ -140,3 +140,27 @@ def test_parsed_css_is_shared_between_sessions_of_one_theme_and_never_across_the
     lit[key] = ["rules for light"]
     one._stylesheet._variables = dict(light)  # the first session changes theme (Textual sets a new dict)
     assert one[key] == ["rules for light"] and other[key] == ["rules for dark"]
+
+
+async def test_a_usual_login_is_not_queued_behind_big_whole_frames(start_server, echo_app):
+    # Every session's whole frames come out of one budget, in cells: here so small that a big
+    # terminal's resize waits (its first frame used it up), while a new 80x24 login, and a resize
+    # of a usual terminal, are drawn at once.
+    from server.session.budget import RedrawBudget, RedrawLimits
+
+    srv = await start_server(echo_app)
+    srv.sessions.redraws = RedrawBudget(RedrawLimits(cells_per_second=0.001, cells_burst=1.0, free_cells=80 * 24))
+    big, small = Terminal(400, 200), Terminal(80, 24)
+    try:
+        await big.connect(srv.port, "big")
+        await big.wait_for("hello big")
+        big.chan.change_terminal_size(399, 200)
+        await small.connect(srv.port, "small")
+        await small.wait_for("hello small")
+        small.chan.change_terminal_size(70, 20)
+        await small.wait_for("size 70x20")
+        assert "size 399x200" not in big.text()  # (still waiting its turn)
+        assert srv.sessions.redraws.held >= 1
+    finally:
+        await big.close()
+        await small.close()

@@ -174,3 +174,32 @@ async def test_clients_that_stop_right_after_key_exchange_are_dropped_and_lock_n
     for d in done:
         assert isinstance(d.exception(), (asyncssh.DisconnectError, ConnectionError))
     await login_within(srv.port, 10.0)
+
+
+async def test_a_third_quick_session_from_one_address_is_refused_with_a_line(start_server, echo_app):
+    # Each new session starts an app: an address may start two at once, then one per 5 s (SSH and
+    # the web draw on one budget); over it, SSH refuses at once and says when to try again.
+    from server.session.budget import StartLimits
+
+    srv = await start_server(echo_app, session_starts=StartLimits())
+    first, second = Terminal(80, 24), Terminal(80, 24)
+    third, other = Terminal(80, 24), Terminal(80, 24)
+    try:
+        for t in (first, second):
+            await t.connect(srv.port, "me")
+            await t.wait_for("hello me")
+        await third.connect(srv.port, "me")
+        await third.wait_for("too many new sessions from your address; try again in")
+        await asyncio.wait_for(third.closed.wait(), 30)
+        assert third.exit_status == 1
+        assert not first.closed.is_set() and not second.closed.is_set()  # the first two play on
+        # another address has its own budget
+        await other.connect(srv.port, "them", local_addr=("127.0.0.9", 0))
+        await other.wait_for("hello them")
+        # commands start no app: not counted
+        conn = await ssh_connect(srv.port)
+        async with conn:
+            assert (await asyncio.wait_for(conn.run("who"), 30)).exit_status == 0
+    finally:
+        for t in (first, second, third, other):
+            await t.close()

@@ -61,3 +61,38 @@ def test_a_rest_forgives_a_burst_over_the_budget(clock: Clock) -> None:
     assert b.over_since is None
     clock.now += 5.0
     assert b.spend(150, 0) is not None  # a new burst starts a new count
+
+
+def test_new_sessions_two_at_once_from_an_address_then_one_per_interval(clock: Clock) -> None:
+    from server.session.budget import KeyedBudget, StartLimits
+
+    b = KeyedBudget.of(StartLimits(per_address_burst=2, per_address_every=5.0, overall_burst=3,
+                                   overall_per_second=1.0))
+    assert b.take("a") and b.take("a")
+    assert not b.take("a") and b.due("a") == pytest.approx(5.0)  # nothing taken by a refusal
+    assert b.take("b")  # another address has its own (and the overall budget its 3rd)
+    assert not b.take("c") and b.due("c") == pytest.approx(1.0)  # everyone's is spent
+    clock.now += 5.0
+    assert b.take("a") and not b.take("a")
+
+
+def test_whole_frames_big_ones_wait_their_turn_usual_ones_never(clock: Clock) -> None:
+    from server.session.budget import RedrawBudget, RedrawLimits
+
+    b = RedrawBudget(RedrawLimits(cells_per_second=100_000, cells_burst=100_000, free_cells=80 * 24))
+    assert b.ask(400 * 200) == 0.0 and b.ask(400 * 200) == 0.0  # the burst, then into debt
+    wait = b.ask(400 * 200)
+    assert wait == pytest.approx(0.6)  # out of the 60,000 cells' debt at 100,000 a second
+    assert b.ask(80 * 24) == 0.0  # a usual terminal's frame: drawn at once (and counted)
+    clock.now += 0.7
+    assert b.ask(400 * 200) == 0.0 and b.held == 1
+
+
+def test_a_keyed_budget_forgets_addresses_beyond_its_bound(clock: Clock) -> None:
+    from server.session.budget import KeyedBudget
+
+    b = KeyedBudget(1, 0.001, 1e9, 1e9)
+    b.MAX_KEYS = 100
+    for i in range(1000):
+        assert b.take(f"10.0.{i // 256}.{i % 256}")
+    assert len(b._buckets) <= 100

@@ -13,6 +13,7 @@ from server.config import ServerConfig
 from server.serve import local_sessions
 from server.ssh.server import VoltageServer
 from server.store.db import Store
+from tests.support.ssh import ROOMY_STARTS
 from tests.support.terminal import ssh_connect
 
 
@@ -21,7 +22,7 @@ async def kept(tmp_path):
     """A server over a store."""
     store = Store.open(tmp_path / "data")
     executor = ThreadPoolExecutor(max_workers=1)
-    config = ServerConfig(host="127.0.0.1", port=0)
+    config = ServerConfig(host="127.0.0.1", port=0, session_starts=ROOMY_STARTS)
     srv = VoltageServer(config, local_sessions(config, executor=executor, store=store))
     await srv.start()
     srv.store = store

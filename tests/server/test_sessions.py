@@ -21,6 +21,7 @@ from server.session.identity import Identity
 from server.session.services import LocalServices
 from server.session.sessions import Sessions
 from tests.support.channel import MemoryChannel
+from tests.support.ssh import ROOMY_STARTS
 from tests.support.wait import until
 from tui.app import make_app
 from tui.pacing import FAST
@@ -39,7 +40,8 @@ class Made:
             self.apps.append(app)
             return app
 
-        self.sessions: Sessions = local_sessions(ServerConfig(**config), app_factory=factory)
+        settings = {"session_starts": ROOMY_STARTS, **config}
+        self.sessions: Sessions = local_sessions(ServerConfig(**settings), app_factory=factory)
         services = self.sessions.services
         assert isinstance(services, LocalServices)
         self.lobby = services.lobby

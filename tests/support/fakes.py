@@ -89,6 +89,9 @@ class FakeLobby:
     def snapshot(self) -> Any:
         return None
 
+    def lobby_changes(self, since: int) -> Sequence[Any] | None:
+        return None
+
     def subscribe(self, callback: Callable[[], None]) -> Unsubscribe:
         return lambda: None
 

@@ -13,10 +13,16 @@ from textual.widgets import Input, Static
 from server.config import ServerConfig
 from server.lobby.core import Lobby
 from server.serve import local_sessions
+from server.session.budget import StartLimits
 from server.session.services import LocalServices
 from server.ssh.server import VoltageServer
 from server.store.db import Store
 from tests.support.store import KA, KB, finished_match
+
+# Tests open many sessions from 127.0.0.1 in a few seconds: no budget of new sessions holds them
+# back (the tests of that budget set their own).
+ROOMY_STARTS = StartLimits(per_address_burst=10_000, per_address_every=0.001, overall_burst=10_000,
+                           overall_per_second=10_000)
 
 
 class EchoApp(App):
@@ -70,7 +76,7 @@ async def start_server():
     executor = ThreadPoolExecutor(max_workers=2)
 
     async def start(app_factory=None, **config) -> VoltageServer:
-        cfg = ServerConfig(host="127.0.0.1", port=0, **config)
+        cfg = ServerConfig(host="127.0.0.1", port=0, **{"session_starts": ROOMY_STARTS, **config})
         srv = VoltageServer(cfg, local_sessions(cfg, executor=executor, app_factory=app_factory))
         await srv.start()
         servers.append(srv)
@@ -105,7 +111,7 @@ async def kept(tmp_path):
     ids = [finished_match(store, 11), finished_match(store, 12)]
     running = store.create_match("voltage", 13, [{"name": "Alice", "identity": KA}, {"name": "Bob", "identity": KB}])
     executor = ThreadPoolExecutor(max_workers=1)
-    config = ServerConfig(host="127.0.0.1", port=0, grace=5.0)
+    config = ServerConfig(host="127.0.0.1", port=0, grace=5.0, session_starts=ROOMY_STARTS)
     srv = VoltageServer(config, local_sessions(config, executor=executor, store=store))
     await srv.start()
     srv.ids, srv.running, srv.store, srv.lobby = ids, running, store, lobby_of(srv)

@@ -221,16 +221,13 @@ async def test_after_dropped_frames_the_terminal_gets_the_whole_picture_again() 
     task = asyncio.get_running_loop().create_task(run_app(app, terminal, output_limits=limits))
     try:
         await until(lambda: app.frames > 0 and isinstance(app.screen, MatchScreen) and settled(app))
-        terminal.pending = 10  # the client stops reading: the next frame pauses output
-        frames = app.frames + app.direct
+        terminal.pending = 10  # the client stops reading: the next frame pauses output (and the app's
+        # updates are held meanwhile: what it would draw for no one is not drawn at all)
         for _ in range(3):
             view = match.view(match.state.to_move)
             move = next(a for a in view.legal if not isinstance(a, V.Resign | V.AgreeDraw))
             await match.handle(view.to_move).submit(move)
-            await until(lambda: settled(app))
-        assert app.frames + app.direct > frames
         writes = terminal.writes
-        assert first_difference(app.full, terminal.screen)  # it missed something
         terminal.pending = 0  # reading again
         await until(
             lambda: terminal.writes > writes and settled(app) and not first_difference(app.full, terminal.screen)

@@ -13,6 +13,7 @@ from textual.app import App
 
 from server.backend import SSHBackend
 from server.lobby.core import Lobby
+from tests.support.ssh import ROOMY_STARTS
 from tests.support.wait import until
 from tests.tui.helpers import local_app, match_screen
 from tui.app import VoltageApp
@@ -197,7 +198,8 @@ async def test_ctrl_q_over_real_ssh_asks_then_quitting_keeps_the_seat_for_the_gr
     from tests.support.ssh import stop
     from tests.support.terminal import Terminal
 
-    config = ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0)
+    config = ServerConfig(host="127.0.0.1", port=0, grace=30.0, bot_offer_after=60.0, bot_delay=0.0,
+                          session_starts=ROOMY_STARTS)
     srv = VoltageServer(config, local_sessions(config))
     await srv.start()
     ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.ssh import ROOMY_STARTS
 from tui.textual_compat import gate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +85,7 @@ async def scenario() -> None:
     from tui import textual_compat
 
     textual_divide = Strip.divide
-    config = ServerConfig(host="127.0.0.1", port=0)
+    config = ServerConfig(host="127.0.0.1", port=0, session_starts=ROOMY_STARTS)
     server = VoltageServer(config, local_sessions(config))
     await server.start()
     gcpolicy.install()

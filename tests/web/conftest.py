@@ -25,6 +25,7 @@ from server.session.services import LocalServices
 from server.ssh.server import VoltageServer
 from server.store.db import Store
 from server.web.server import WebServer
+from tests.support.ssh import ROOMY_STARTS
 from tests.support.terminal import KEYS
 from tests.support.wait import DEADLINE
 from tui import app as tui_app
@@ -69,7 +70,7 @@ async def web_server(tmp_path) -> AsyncIterator[Callable[..., Awaitable[Served]]
     executor = ThreadPoolExecutor(max_workers=2)
 
     async def start(store: bool = True, **config: Any) -> Served:
-        settings = {"grace": 5.0, "bot_offer_after": 30.0, "bot_delay": 0.0, **config}
+        settings = {"grace": 5.0, "bot_offer_after": 30.0, "bot_delay": 0.0, "session_starts": ROOMY_STARTS, **config}
         cfg = ServerConfig(host="127.0.0.1", port=0, web_port=0, web_host="127.0.0.1", **settings)
         kept = Store.open(tmp_path / f"data{len(made)}") if store else None
         apps: dict[str, Any] = {}

@@ -243,7 +243,10 @@ async def test_a_linked_browser_plays_as_the_key_until_unlinked(web_server):
 
 
 async def test_a_link_code_guessed_ten_thousand_times_links_nothing(web_server):
+    from server.session.budget import KeyedBudget
+
     served = await web_server()
+    served.web.penalties = KeyedBudget(1e9, 1e9, 1e12, 1e12)  # (the budget of tries alone: answered at once)
     served.store.upsert_player("SHA256:dana", "Dana")
     code = served.store.new_link_code("SHA256:dana")
     statuses: dict[int, int] = {}
@@ -356,10 +359,10 @@ async def test_a_session_whose_socket_sent_an_oversized_message_is_not_held(web_
 
 
 async def test_a_hello_over_the_budget_of_new_sessions_waits_for_its_turn(web_server):
-    from server.web.server import Budget
+    from server.session.budget import KeyedBudget
 
     served = await web_server(store=False)
-    served.web.start_budget = Budget(1, 0.5, 100, 20.0)  # one at once, then one every 2 s
+    served.sessions.starts = KeyedBudget(1, 0.5, 100, 20.0)  # one at once, then one every 2 s
     first = await WebTerminal(served).connect()
     second = await WebTerminal(served).connect()  # over the budget: it waits, then gets its session
     try:
@@ -373,9 +376,28 @@ async def test_a_hello_over_the_budget_of_new_sessions_waits_for_its_turn(web_se
 
 
 def test_a_budget_says_when_its_next_token_is_due():
-    from server.web.server import Budget
+    from server.session.budget import KeyedBudget
 
-    b = Budget(2, 1.0, 100, 20.0)
+    b = KeyedBudget(2, 1.0, 100, 20.0)
     assert b.due("a") == 0.0 and b.take("a") and b.take("a")
     assert not b.take("a") and 0.9 < b.due("a") <= 1.0
     assert b.due("b") == 0.0  # another address has its own
+
+
+async def test_an_address_refused_again_and_again_waits_before_it_is_answered(web_server):
+    # Every refusal costs the address a token (here: 3, then one per 10 s); in debt (the 5th), its
+    # requests wait before they are looked at, so a loop of bad requests costs the server next to
+    # nothing.  Another address is answered at once meanwhile.
+    from server.session.budget import KeyedBudget
+
+    served = await web_server(store=False)
+    served.web.penalties = KeyedBudget(3, 0.1, 1e12, 1e12)
+    async with aiohttp.ClientSession() as http:
+        for _ in range(4):
+            async with http.get(served.url + "nothing-here") as r:
+                assert r.status == 404
+        held = asyncio.ensure_future(http.get(served.url + "nothing-here"))
+        async with http.get(served.url + "nothing-here", headers={"X-Forwarded-For": "198.51.100.7"}) as r:
+            assert r.status == 404  # (from a proxy's other client: its own budget)
+        assert not held.done()
+        held.cancel()

@@ -46,6 +46,7 @@ from tui.games.registry import GAMES as SCREENS
 from tui.games.registry import words
 from tui.ports import ChatRoom, Handles, LobbyBackend, Refused, Unsubscribe
 from tui.screens.base import SizedScreen, TooSmall
+from tui.screens.lobby_lists import LobbyLists
 from tui.screens.lobby_modes import (
     WAITING,
     AskingCode,
@@ -59,6 +60,7 @@ from tui.screens.lobby_modes import (
 )
 from tui.text import sparkline
 from tui.widgets.menu import Menu
+from tui.widgets.rows import RowMenu
 
 T = TypeVar("T")
 
@@ -113,8 +115,17 @@ class LobbyScreen(SizedScreen):
         self._mode: Mode = Browsing()
         self._ticker: Timer | None = None
         self.parts: dict[str, LobbyPart] = self._make_parts()  # each game's part, in the lobby's order
+        # Online and Matches: sorted indexes the lobby's deltas keep up to date, drawn a window
+        # at a time (a screen pays for the rows it shows: tui.screens.lobby_lists)
+        self._index = LobbyLists(lambda: self.backend.name, self._match_line)
+        self._shown: Any = None  # the snapshot the lists were last read from
         make_chat = getattr(backend, "lobby_chat", None)
         self.chat_room: ChatRoom | None = make_chat() if make_chat is not None else None
+
+    @property
+    def lists(self) -> LobbyLists:
+        """The Online and Matches lists' rows, at the lobby version shown."""
+        return self._index
 
     @property
     def mode(self) -> Mode:
@@ -181,8 +192,8 @@ class LobbyScreen(SizedScreen):
         with Horizontal(id="lobby-body"):
             yield Menu(self._choices(), id="choices")
             with Vertical(id="side"):
-                yield Menu(id="players")
-                yield Menu(id="matches")
+                yield RowMenu(self._index.players, id="players")
+                yield RowMenu(self._index.matches, id="matches")
                 yield Menu(id="history")
                 if self.chat_room is not None:
                     yield ChatPanel(self.chat_room, on_unread=self._chat_unread)
@@ -397,6 +408,7 @@ class LobbyScreen(SizedScreen):
         """The language changed (on the settings screen, above this one): the lists are worded
         again when this screen shows again, even if the lobby has not changed."""
         self._shown = None
+        self._index.version = None
 
     def on_screen_suspend(self) -> None:
         self._unlisten()
@@ -519,29 +531,31 @@ class LobbyScreen(SizedScreen):
             return
         if isinstance(self._mode, Hosting | Joined):  # (a room's seats are asked of the backend:
             self.call_next(self._room_status)        # the lobby's snapshot may be the same meanwhile)
-        snap = self.backend.snapshot()
-        if snap == getattr(self, "_shown", None):
-            return  # nothing this screen shows has changed
-        self._shown = snap
-        players = self.query_one("#players", Menu)
-        items = []
-        for p in snap.players:
-            mine = p.name == self.backend.name
-            line = Text("  " if mine else "")  # (you are shown as a heading, never chosen: aligned by hand)
-            line.append(p.name, "bold")
-            line.append("  " + W.status(p.status, getattr(p, "where", "")))
-            items.append(((f"-me:{p.name}" if mine else f"player:{p.name}"), line))
-        players.set_items(items)
-        challenge = "  o, Enter: challenge" if len(snap.players) > 1 else ""
-        players.border_title = f"Online ({len(snap.players)}){challenge}"
-        matches = self.query_one("#matches", Menu)
-        matches.set_items(
-            [
-                (f"match:{m.code}", Text(self._match_line(m, matches.size.width - 4)))
-                for m in snap.matches
-            ]
-        )
-        matches.border_title = f"Matches ({len(snap.matches)}; Enter: watch)"
+        lists = self._index
+        deltas = self.backend.lobby_changes(lists.version) if lists.version is not None else None
+        if deltas is None:  # (new here, or too far behind: the whole lobby, once)
+            snap = self.backend.snapshot()
+            if snap is None or snap == self._shown:
+                return  # nothing this screen shows has changed
+            self._shown = snap
+            lists.reset(snap)
+            first_player = first_match = 0
+        elif not deltas:
+            return
+        else:
+            self._shown = None
+            first_player, first_match = lists.apply(deltas)
+        players = self.query_one("#players", RowMenu)
+        players.rows_changed(first_player)
+        challenge = "  o, Enter: challenge" if len(lists.players) > 1 else ""
+        players.border_title = f"Online ({len(lists.players)}){challenge}"
+        matches = self.query_one("#matches", RowMenu)
+        width = matches.size.width - 4  # (the lines' width when the list changed, as they were made)
+        if width != lists.matches.width:
+            lists.matches.width = width
+            first_match = 0
+        matches.rows_changed(first_match)
+        matches.border_title = f"Matches ({len(lists.matches)}; Enter: watch)"
 
     def _match_line(self, m: Any, width: int) -> str:
         """A running match in one line: its code, players and score, and who watches;
