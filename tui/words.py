@@ -196,6 +196,7 @@ NOTES: dict[str, Words] = {
     # the store
     "paused": lambda p: _("paused: the server cannot save moves right now; play resumes when it can"),
     "slow_save": lambda p: _("waiting for the server's disk to save the last move…"),
+    "held": lambda p: _("paused: a player cannot reach the game server; the clocks are stopped until they can"),
     # the lobby
     "waiting_reconnect": lambda p: _("waiting for %(name)s to reconnect (%(clock)s)") % {
         "name": p["name"], "clock": f"{int(p['seconds']) // 60}:{int(p['seconds']) % 60:02d}"},
@@ -220,6 +221,8 @@ NOTES: dict[str, Words] = {
     # an edge of a split server
     "host_away": lambda p: _("the game server is restarting: the game will resume in a moment"),
     "connection_lost": lambda p: _("the connection to the game server was lost: reconnecting"),
+    "unreached": lambda p: _(
+        "paused: the game server cannot be reached right now; the clocks are stopped until it can"),
 }
 
 
@@ -274,6 +277,7 @@ REFUSALS: dict[str, Words] = {
     # a split server
     "host_away": lambda p: _("the game server is restarting: the game will resume in a moment"),
     "not_answering": lambda p: _("the game server is not answering; try again in a moment"),
+    "unreachable": lambda p: _("the game server is not reachable right now"),
     "seat_not_yours": lambda p: _("that seat is not yours any more"),
     "not_in_this_match": lambda p: _("that cannot be done in this match"),
     "match_not_yours": lambda p: _("that match is not yours"),

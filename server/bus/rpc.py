@@ -118,7 +118,12 @@ class EdgeCalls:
         """A future for the payload of the inbox frame with id ``rid`` (an intent's result)."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
-        future.add_done_callback(lambda _f: self._waiting.pop(rid, None))
+
+        def done(f: asyncio.Future[Any]) -> None:
+            if self._waiting.get(rid) is f:  # (not a later one for the same id: a retry's)
+                del self._waiting[rid]
+
+        future.add_done_callback(done)
         return future
 
     def new_id(self) -> str:

@@ -26,6 +26,10 @@ rematch behave exactly as in one process.  Every message is declared
   entry declares it), its result (accepted, a call's answer by its declared result: a
   hint, or the rule's error by its declared class) goes to the edge's inbox, and it is
   acked once applied (the store has committed an accepted action before ``submit`` returns).
+  An intent is applied once by its id: the id is stored with the action it makes, so a
+  host killed after storing a move and before answering it answers the pending intent, and
+  the edge's retry, with "accepted" once restarted; an intent of a session the restarted
+  host does not know yet waits for its edge to open it again (a while), rather than be refused.
 - **The coach** runs here only: an edge's ``edge.kept_analysis`` / ``edge.analyse`` calls
   are answered through the process's coach (:mod:`server.coach`, its rules as in one
   process), each in its own task, the progress pushed to the edge that asked.
@@ -35,6 +39,10 @@ rematch behave exactly as in one process.  Every message is declared
   snapshot every :data:`SNAPSHOT_EVERY`-th message and once the lobby has been quiet for
   :data:`SETTLE_SECONDS` (so an edge that missed a delta, or starts, catches up soon, and
   the last message kept for a new edge is a whole one).
+- **Holds**: a match a player of which is on an edge this host cannot see (Redis away:
+  every edge) holds its clocks, as a store that cannot write pauses them, and says so;
+  it runs again once every seated player's edge beats again.  An edge gone for good (next
+  point) is a drop: its seats enter the grace, and the hold ends.
 - **Presence**: an edge that stops heartbeating (kill -9, a lost machine) has its
   sessions closed here as if each had hung up: their seats enter the usual grace
   (60 s), and the player gets the seat back by connecting through any edge.  A missing
@@ -50,6 +58,7 @@ import inspect
 import logging
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,10 +66,11 @@ from typing import Any
 from engine.errors import RuleError
 from server import games
 from server.backend import SSHBackend
-from server.bus import Bus, FullRequest, Intent, SeatMessage
+from server.bus import Bus, BusUnavailable, FullRequest, Intent, SeatMessage
 from server.bus import Update as BusUpdate
 from server.bus.frames import RequestFrame
 from server.bus.rpc import HostCalls, PresenceBeat, stop_task
+from server.host.common import REQUEST
 from server.lobby.changes import merge
 from server.lobby.core import Lobby
 from server.lobby.models import Challenge, LobbyDelta
@@ -75,6 +85,8 @@ log = logging.getLogger(__name__)
 
 SPECTATOR = -1  # the update channel of a match's spectators
 EDGE_TTL = 3.0  # an edge not heard of for this long is gone
+SESSION_WAIT = 30.0  # seconds an intent of a session not known (yet) waits for its edge to open it again
+ANSWERS_KEPT = 10_000  # intents' answers kept for their retries (the stored actions' ids outlive them)
 HOST_PRESENCE = "host-"  # + the host's epoch: its presence key, beside the edges' ones
 SNAPSHOT_EVERY = 3  # the lobby's messages: every third a whole snapshot, the others deltas
 SETTLE_SECONDS = 2.0  # a whole snapshot once the lobby has been this quiet after a delta
@@ -212,6 +224,12 @@ class HostService:
         self._tasks: list[asyncio.Task[Any]] = []
         self._edges_seen: dict[str, float] = {}
         self.applied = 0  # intents applied (accepted or refused)
+        self._answers: OrderedDict[str, Any] = OrderedDict()  # an intent's id -> its first answer (the latest)
+        self._running: dict[str, asyncio.Future[Any]] = {}  # the intents being applied, by id
+        self._back: dict[str, asyncio.Event] = {}  # sessions an intent waits for (see _session_back)
+        # A test's fault hook: called with the point an intent has reached ("applied": stored,
+        # not yet answered nor acked) and the intent; True stops it there, as a kill -9 would.
+        self.fault: Callable[[str, Intent], bool] | None = None
         # This host's run: in every lobby snapshot, so an edge sees a restarted host
         # and opens its sessions again (:meth:`_reopen`).
         self.epoch = uuid.uuid4().hex
@@ -224,6 +242,7 @@ class HostService:
     # -- lifetime -----------------------------------------------------------------
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
+        self.bus.on_state(self._bus_state)
         self.lobby.subscribe(self._lobby_changed)
         self.lobby.chat.listen(self._lobby_said)
         self._tasks = [
@@ -333,18 +352,61 @@ class HostService:
             asyncio.get_running_loop().create_task(self._apply(item))
 
     async def _apply(self, intent: Intent) -> None:
+        """Apply an intent once, however often it comes (its edge sends it again after a restart
+        of this host, or of Redis): a retry of one applied is answered with the first answer,
+        one stored before a restart with "accepted"; one of a session this host does not know
+        yet waits for its edge to open it again (:meth:`_session_back`)."""
         session = self.sessions.get(intent.session)
-        handle = session.handles.get((intent.match, intent.seat)) if session is not None else None
         try:
             message = WIRE.decode(intent.payload)
         except CodecError as error:  # an older or newer edge's: refused, and said
             log.warning("intent %s/%s of %s cannot be read: %s", intent.match, intent.seat, intent.session, error)
-            message = None
-            rid, edge = intent.payload.get("id"), intent.payload.get("edge")
-            if isinstance(rid, str) and isinstance(edge, str):
-                await self.calls.result(edge, rid, WIRE.encode(M.Rejected(rid, RuleError("not_understood"))))
+            said, edge = intent.payload.get("id"), intent.payload.get("edge")
+            if isinstance(said, str) and isinstance(edge, str):
+                await self.calls.result(edge, said, WIRE.encode(M.Rejected(said, RuleError("not_understood"))))
             await self.bus.ack(intent)
             return
+        rid = getattr(message, "id", None)
+        if not isinstance(rid, str):  # not an intent (an older or newer edge's): nobody to answer
+            log.warning("intent %s/%s of %s is a %s", intent.match, intent.seat, intent.session, type(message).__name__)
+            await self.bus.ack(intent)
+            return
+        result: Any = self._answers.get(rid)
+        if result is None and (running := self._running.get(rid)) is not None:
+            result = await asyncio.shield(running)  # its other copy is being applied: the same answer
+        if result is None:
+            done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._running[rid] = done
+            try:
+                if session is None:
+                    session = await self._session_back(intent.session)
+                result = await self._run_intent(session, intent, message)
+                self._answers[rid] = result
+                while len(self._answers) > ANSWERS_KEPT:
+                    self._answers.popitem(last=False)
+            finally:
+                self._running.pop(rid, None)
+                done.set_result(result) if result is not None else done.cancel()
+            self.applied += 1
+            if self.fault is not None and self.fault("applied", intent):
+                return
+        edge = getattr(message, "edge", "") or (session.edge if session is not None else "")
+        try:  # the reply and the ack (and the action's updates) go out together
+            if edge:
+                await asyncio.gather(self.calls.result(edge, rid, WIRE.encode(result)), self.bus.ack(intent))
+            else:
+                await self.bus.ack(intent)
+        except BusUnavailable:
+            pass  # this host is stopping: the intent stays pending for the next one
+
+    async def _run_intent(self, session: HostSession | None, intent: Intent, message: Any) -> Any:
+        """The intent applied through the session's real handle: its answer (accepted, or the
+        rule's refusal by its declared class)."""
+        hosted = self.lobby.matches.get(intent.match)
+        if hosted is not None and message.id in getattr(hosted.match, "requests", {}):
+            return M.Accepted(message.id)  # stored before this host restarted: applied once
+        handle = session.handles.get((intent.match, intent.seat)) if session is not None else None
+        token = REQUEST.set(message.id)  # (stored with the action it makes: see MatchHost.requests)
         result: Any = None
         try:
             if handle is None:
@@ -361,18 +423,34 @@ class HostService:
                 result = M.Answered(message.id, WIRE.encoder(message.call.call.result)(value)) if answers else None
             else:
                 raise RuleError("not_understood")
-            result = result or M.Accepted(message.id)
+            return result or M.Accepted(message.id)
         except RuleError as error:
-            result = M.Rejected(message.id, error)
+            return M.Rejected(message.id, error)
         except Exception as error:
             log.exception("intent %s/%s of %s failed", intent.match, intent.seat, intent.session)
-            result = M.Rejected(message.id, RuleError("failed", detail=str(error)))
-        self.applied += 1
-        edge = getattr(message, "edge", "") or (session.edge if session is not None else "")
-        if edge:  # the reply and the ack (and the action's updates) go out together
-            await asyncio.gather(self.calls.result(edge, message.id, WIRE.encode(result)), self.bus.ack(intent))
-        else:
-            await self.bus.ack(intent)
+            return M.Rejected(message.id, RuleError("failed", detail=str(error)))
+        finally:
+            REQUEST.reset(token)
+
+    async def _session_back(self, sid: str) -> HostSession | None:
+        """The session ``sid``, once its edge has opened it here again (a restart of this host
+        forgot it; the edge re-opens its sessions as soon as it sees the new run), waiting
+        :data:`SESSION_WAIT` s at most: a move of it is held meanwhile, not refused."""
+        back = self._back.setdefault(sid, asyncio.Event())
+        try:
+            await asyncio.wait_for(back.wait(), SESSION_WAIT)
+        except TimeoutError:
+            log.warning("session %s was not opened again within %g s: its intent is refused", sid, SESSION_WAIT)
+        finally:
+            if self._back.get(sid) is back and not back.is_set():
+                del self._back[sid]
+        return self.sessions.get(sid)
+
+    def _session_ready(self, session: HostSession) -> None:
+        """``session`` is open here with its seats: the intents that waited for it go on."""
+        back = self._back.pop(session.id, None)
+        if back is not None:
+            back.set()
 
     # -- requests -----------------------------------------------------------------
     async def _serve_requests(self) -> None:
@@ -406,10 +484,12 @@ class HostService:
         if c is M.OPEN:
             opened = self._open(request, args)
             await self._answer(request, c, self._opened(opened), opened)
+            self._session_ready(opened)
             return
         if c is M.REOPEN:
             reopened, seats = await self._reopen(request, args)
             await self._answer(request, c, M.Reopened(self._opened(reopened), reopened.export(seats)), reopened)
+            self._session_ready(reopened)
             return
         if c is M.WHO:
             with language(args["language"]):
@@ -619,6 +699,8 @@ class HostService:
             await asyncio.sleep(self.edge_ttl / 3)
             try:
                 alive = await self.bus.alive_edges()
+                # (a list read just before Redis went is stale: every edge is gone for now)
+                self._hold(alive if self.bus.state == "connected" else None)
                 # Asked after the list: a Redis restarted since lost every edge's key, and a
                 # live edge's next beat may not have landed yet (its players would lose their seats).
                 if await self.bus.presence_age() < self.edge_ttl:
@@ -632,6 +714,33 @@ class HostService:
                 log.warning("edge %s is gone: session %s's seats wait for their players", session.edge, session.id)
                 session.close()
                 self.sessions.pop(session.id, None)
+
+
+    def _bus_state(self, state: str) -> None:
+        """Redis lost: no edge can reach this host, so every match with a player on an edge
+        holds its clocks (released as each match's edges are seen again: :meth:`_hold`)."""
+        if state == "reconnecting":
+            self._hold(None)
+
+    def _hold(self, alive: set[str] | None) -> None:
+        """Hold the clocks of the matches a seated player of which is on an edge missing from
+        ``alive`` (None: Redis away, every edge), release the others' (see
+        :meth:`~server.host.common.SaveGate.hold`).  A seat whose session was closed (its edge
+        judged gone) is in its grace: a drop, which no longer holds the match."""
+        edges: dict[str, set[str]] = {}
+        for session in self.sessions.values():
+            for code, key in session.handles:
+                if key != SPECTATOR:
+                    edges.setdefault(code, set()).add(session.edge)
+        for code, hosted in list(self.lobby.matches.items()):
+            hold = getattr(hosted.match, "hold", None)
+            if hold is None:
+                continue
+            cut = code in edges and (alive is None or not edges[code] <= alive)
+            if cut != hosted.match.saving.held:
+                log.warning("match %s: %s", code, "a player's edge cannot reach the host: its clocks wait"
+                            if cut else "every player's edge reaches the host again: its clocks run")
+            hold(cut)
 
 
 def refusal(error: BaseException) -> tuple[str, dict[str, Any]]:

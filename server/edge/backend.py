@@ -20,8 +20,11 @@ An edge holds no lobby and no match.  Decisions:
   beside submit and resign are its game's declared calls (:func:`handle_class`); one
   declared with a result (Voltage's hint) returns the host's answer.
 - **An intent** is an :class:`~server.bus.Intent` with this session's next sequence
-  number; its result (accepted, or the rule's refusal) comes back to the edge's
-  inbox, and ``submit`` raises the engine's error class with the host's code and params.
+  number and an id of its own; its result (accepted, or the rule's refusal) comes back to
+  the edge's inbox, and ``submit`` raises the engine's error class with the host's code
+  and params.  When the host restarts (once this edge has opened its sessions there again)
+  or Redis does, a move still waiting for its result is sent again with the same id: the
+  host applies an id once and answers each copy with the first answer.
 - Callbacks (a seat's update, a lobby change, the lobby's events) run in the
   context they were registered in, as the in-process host does: a Textual app
   finds itself through a context variable.
@@ -81,8 +84,9 @@ NOT_ANSWERING = "not_answering"  # a refusal's code: the host did not answer in 
 CALL_TIMEOUT = 5.0  # a lobby call the host answers at once (a quick match waits as long as it takes)
 REPLAY_TIMEOUT = 10.0
 INTENT_TIMEOUT = 30.0  # a move's result
+INTENT_SENDS = 4  # a move is sent again (by its id) after a restart of the host or Redis: this many times at most
 HOST_AWAY = Note("host_away")  # the status notice while the host restarts
-REDIS_LOST = Note("connection_lost")  # ... while the bus reconnects
+REDIS_LOST = Note("unreached")  # ... while the bus reconnects (the host stops the clocks meanwhile)
 HEARTBEAT = 1.0
 EDGE_TTL = 3.0
 HOST_PRESENCE = "host-"  # + the host's epoch (server.cluster.host.HOST_PRESENCE)
@@ -202,18 +206,33 @@ class RemoteSeatHandle:
 
         if self.seat is None:
             raise RuleError("spectator", act="act")
-        if self.client.host_away:  # the move waits for the host (it will resume), a while
+        calls = self.client.calls
+        rid = calls.new_id()
+        for _attempt in range(INTENT_SENDS):
+            if self.client.host_away:  # the move waits for the host (it will resume), a while
+                try:
+                    await asyncio.wait_for(self.client.host_ready.wait(), 30.0)
+                except TimeoutError:
+                    raise RuleError("host_away") from None
+            future = calls.expect(rid)
+            intent = Intent(self.match, self.key, self.session.id, self.session.next_seq(), WIRE.encode(make(rid)))
+            await self.client.bus.send_intent(intent)
+            renewed = self.client.renewal()  # (after the send: a send that found Redis back renews)
+            answering = asyncio.ensure_future(calls.answer(future, INTENT_TIMEOUT))
+            renewing = asyncio.ensure_future(renewed.wait())
             try:
-                await asyncio.wait_for(self.client.host_ready.wait(), 30.0)
-            except TimeoutError:
-                raise RuleError("host_away") from None
-        seq = self.session.next_seq()
-        rid = self.client.calls.new_id()
-        future = self.client.calls.expect(rid)
-        intent = Intent(self.match, self.key, self.session.id, seq, WIRE.encode(make(rid)))
-        await self.client.bus.send_intent(intent)
+                await asyncio.wait({answering, renewing}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                renewing.cancel()
+                if not answering.done():
+                    answering.cancel()  # (cancels ``future``: the next send expects its own)
+            if answering.done() and not answering.cancelled():
+                break
+            # The host restarted (or Redis did) meanwhile: the same intent again, by its id.
+        else:
+            raise RuleError(NOT_ANSWERING)
         try:
-            answer = await self.client.calls.answer(future, INTENT_TIMEOUT)
+            answer = answering.result()
         except NoReply:
             raise RuleError(NOT_ANSWERING) from None
         try:
@@ -831,6 +850,7 @@ class EdgeClient:
         self.host_ready.set()
         self._epoch_lock = asyncio.Lock()
         self._presence: PresenceBeat | None = None
+        self._renewal = asyncio.Event()  # set (then replaced) when the host or Redis came back
         self._analyses: dict[int, list[Callable[[int, int], None]]] = {}  # progress listeners, by match
 
     @classmethod
@@ -883,10 +903,15 @@ class EdgeClient:
             new = sorted(epochs - {self.epoch}) if self.epoch not in epochs or len(epochs) == 1 else []
             if new:
                 await self._saw_epoch(new[0])
-            elif self.host_away:  # back, the same run (Redis restarted, or a slow beat)
-                self.host_away = False
-                self.host_ready.set()
+                continue
+            async with self._epoch_lock:  # (never while a new run re-opens our sessions: ready only after)
+                back = self.host_away and self.epoch in epochs
+                if back:  # back, the same run (Redis restarted, or a slow beat)
+                    self.host_away = False
+                    self.host_ready.set()
+            if back:
                 await self._resync_all()
+                self._renew()
 
     async def _saw_epoch(self, epoch: str | None) -> None:
         """The host's run is ``epoch``: a new one (it restarted) knows none of our sessions,
@@ -905,6 +930,17 @@ class EdgeClient:
                         log.exception("could not reopen session %s", backend.id)
             self.host_away = False
             self.host_ready.set()
+            if not first:
+                self._renew()
+
+    def renewal(self) -> asyncio.Event:
+        """Set once the host (restarted, our sessions opened there again) or Redis (restarted
+        empty) is back: what was sent before may be lost, and is sent again."""
+        return self._renewal
+
+    def _renew(self) -> None:
+        renewed, self._renewal = self._renewal, asyncio.Event()
+        renewed.set()
 
     def _tell_all(self, note: Note) -> None:
         for backend in list(self.sessions.values()):
@@ -920,11 +956,14 @@ class EdgeClient:
                     log.exception("could not resync a seat")
 
     def _bus_state(self, state: str) -> None:
-        """Redis lost: the players are told, the bus retries; back: every seat catches up."""
+        """Redis lost: the players are told their match is paused (the host, which cannot
+        reach this edge either, stops its clocks), the bus retries; back: every seat catches
+        up, the host's notice replacing this edge's own."""
         if state == "reconnecting":
             self._tell_all(REDIS_LOST)
         elif state == "connected":
             asyncio.get_running_loop().create_task(self._resync_all())
+            self._renew()
 
     async def _follow_lobby(self) -> None:
         sub = await self.bus.lobby()
@@ -1086,10 +1125,14 @@ class EdgeClient:
         return str(await self.ask("", M.WHO, 5.0, language=language))
 
     async def command(self, words: list[str], language: str = "en") -> M.CommandAnswer:
+        """A kept command's answer (``leaderboard``, ``export``); a host that cannot be
+        reached is raised (its refusal), any other refusal is the command's failure."""
         try:
             answer: M.CommandAnswer = await self.ask("", M.COMMAND, 10.0, words=tuple(words), ssh=self.ssh_line,
                                                      language=language)
-        except Refused:
+        except Refused as error:
+            if error.code in (NOT_ANSWERING, "host_away"):
+                raise
             from tui.i18n import _
 
             return M.CommandAnswer(1, "", "voltage: " + _("the game server could not do that") + "\n")

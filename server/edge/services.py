@@ -4,16 +4,31 @@ the lobby and the store; see :mod:`server.cluster.host` for its side)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Mapping
+from typing import Any, TypeVar
 
 from server.edge.backend import EdgeClient
 from server.session.identity import Identity
 from server.session.services import Answer, Opened
 from server.wire import messages as M
 from tui.i18n import current
+from tui.ports import Refused
 
+T = TypeVar("T")
 LINK_TIMEOUT = 5.0  # a linked-browser call (the host answers from its store at once)
+#: the refusals that say the host could not be reached (Redis away, the host restarting)
+UNREACHED = frozenset({"not_answering", "host_away"})
+
+
+async def reached(call: Awaitable[T]) -> T:
+    """``call``'s answer; a host this edge cannot reach (Redis away, the host down) as one
+    refusal, ``unreachable``, which a command says in one line (never a traceback)."""
+    try:
+        return await call
+    except Refused as error:
+        if error.code in UNREACHED:
+            raise Refused("unreachable") from None
+        raise
 
 
 class EdgeServices:
@@ -43,10 +58,10 @@ class EdgeServices:
         return ReplayBackend(await self.client.replay(match_id, identity.key))
 
     async def who(self) -> str:
-        return await self.client.who_text(current())
+        return await reached(self.client.who_text(current()))
 
     async def kept_language(self, key: str) -> str | None:
-        return await self.client.kept_language(key)
+        return await reached(self.client.kept_language(key))
 
     async def leaderboard(self) -> Answer:
         return await self._command(["leaderboard"])
@@ -55,19 +70,19 @@ class EdgeServices:
         return await self._command(["export", str(match_id)])
 
     async def link_code(self, key: str) -> str:
-        return str(await self.client.ask("", M.LINK_CODE, LINK_TIMEOUT, key=key))
+        return str(await reached(self.client.ask("", M.LINK_CODE, LINK_TIMEOUT, key=key)))
 
     async def redeem_link(self, code: str, label: str) -> tuple[str, str] | None:
-        got = await self.client.ask("", M.REDEEM_LINK, LINK_TIMEOUT, code=code, label=label)
+        got = await reached(self.client.ask("", M.REDEEM_LINK, LINK_TIMEOUT, code=code, label=label))
         return (str(got[0]), str(got[1])) if got else None
 
     async def browser_key(self, token: str) -> str | None:
-        got = await self.client.ask("", M.BROWSER_KEY, LINK_TIMEOUT, token=token)
+        got = await reached(self.client.ask("", M.BROWSER_KEY, LINK_TIMEOUT, token=token))
         return str(got) if got else None
 
     async def unlink(self, key: str) -> int:
-        return int(await self.client.ask("", M.UNLINK, LINK_TIMEOUT, key=key))
+        return int(await reached(self.client.ask("", M.UNLINK, LINK_TIMEOUT, key=key)))
 
     async def _command(self, words: list[str]) -> Answer:
-        got = await self.client.command(words, current())
+        got = await reached(self.client.command(words, current()))
         return Answer(got.code, out=got.out, err=got.err)

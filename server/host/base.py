@@ -33,7 +33,17 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.game import Outcome, Rules
 from server.errors import RestoreError
-from server.host.common import Callback, HostNotices, SaveFailed, SaveGate, Seat, SeatDoor, Subscribers, run_to_end
+from server.host.common import (
+    REQUEST,
+    Callback,
+    HostNotices,
+    SaveFailed,
+    SaveGate,
+    Seat,
+    SeatDoor,
+    Subscribers,
+    run_to_end,
+)
 from tui.ports import Entry, Notice, NoticeChanged, SeatMessage, Update
 
 S = TypeVar("S")
@@ -58,6 +68,7 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
         self.code = code
         self.state = rules.new_match(self.seed, len(seats))
         self.actions: list[A] = []
+        self.requests: dict[str, int] = {}  # the id of an intent that made an action -> its index
         self.log: list[Entry] = list(rules.start_events(self.state))
         self._private: dict[int, list[tuple[int, Entry]]] = {}  # seat -> (log position, entry)
         self._notice: Notice = ()
@@ -193,16 +204,20 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
         self._after_submit()
 
     async def _submit(self, seat: int, action: A) -> None:
+        request = REQUEST.get()  # (read here: a seat's intent, never a bot's move it wakes)
         async with self._lock:
+            if request is not None and request in self.requests:
+                return  # applied already (a retry): its first answer stands
             if 0 <= seat < self.players and self.seats[seat].is_bot and action != self.rules.resignation(seat):
                 raise IllegalActionError("bot_plays_seat")
             self._check_intent(seat, action)
-            await self._apply(seat, action)
+            await self._apply(seat, action, request)
 
-    async def _apply(self, seat: int | None, action: A) -> None:
+    async def _apply(self, seat: int | None, action: A, request: str | None = None) -> None:
         """Check, commit, then apply (the lock is held; see the module docstring).  Raises
         :class:`IllegalActionError` (:class:`SaveFailed` if it could not be stored).  ``seat``
-        None: the host (a clock's timeout, a countdown's end)."""
+        None: the host (a clock's timeout, a countdown's end); ``request``: the id of the
+        intent that made it, stored with it (:attr:`requests`)."""
         if self.saving.paused:
             raise SaveFailed()
         before = self.state
@@ -212,8 +227,10 @@ class MatchHost(HostNotices, Generic[S, A, E, V]):
             self._refused(seat, e)
             raise
         used = self._used_ms()
-        await self.saving.commit(len(self.actions), action, used)
+        await self.saving.commit(len(self.actions), action, used, request)
         self.state = state
+        if request is not None:
+            self.requests[request] = len(self.actions)
         self.actions.append(action)
         entries: list[Entry] = [*events, *self._accepted(seat, action, before, used)]
         self.log.extend(entries)
@@ -332,6 +349,7 @@ def restore_log(host: MatchHost[Any, Any, Any, Any], record: Any) -> list[Folded
     rules = host.rules
     state = host.state
     used_all = getattr(record, "used_ms", None) or ()
+    requests = getattr(record, "requests", None) or ()
     folded: list[Folded] = []
     for n, text in enumerate(record.actions or ()):
         mover = rules.to_move(state)
@@ -339,6 +357,8 @@ def restore_log(host: MatchHost[Any, Any, Any, Any], record: Any) -> list[Folded
             action, state, events = rules.apply_logged(state, text)
         except (InvalidActionError, IllegalActionError) as e:
             raise RestoreError("does_not_replay", index=n, text=text, why=str(e)) from e
+        if n < len(requests) and requests[n]:
+            host.requests[requests[n]] = n
         host.actions.append(action)
         host.log.extend(events)
         after = rules.to_move(state)

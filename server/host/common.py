@@ -34,6 +34,7 @@ import asyncio
 import contextvars
 import logging
 from collections.abc import Callable, Collection
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -46,8 +47,12 @@ log = logging.getLogger(__name__)
 
 PAUSED = Note("paused")  # the store cannot write: play waits
 SLOW = Note("slow_save")  # the store is slow to write the last move
+HELD = Note("held")  # a player cannot reach the host (a split server's edge cut off): the clocks wait
 SLOW_SAVE_SECONDS = 2.0
 RETRY_SECONDS = (0.2, 0.5, 1.0, 2.0, 5.0)  # between probes of a store that failed; the last repeats
+#: The id of the intent being applied (a split server's host sets it around a seat's call): stored
+#: with the action it makes, so a retry of the intent is answered, never applied twice.
+REQUEST: ContextVar[str | None] = ContextVar("request", default=None)
 
 
 class SaveFailed(IllegalActionError):
@@ -67,25 +72,28 @@ class SaveGate:
     def __init__(self, host: Any) -> None:
         self.host = host
         self.paused = False
-        self.notice: Notice = ()  # shown before the host's own notice
+        self.held = False  # the players cannot all reach the host: the clocks stop (see hold)
+        self._store: Notice = ()  # the store's part of the notice (paused, slow)
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._retry: asyncio.Task | None = None
         self.pauses = 0  # how many times the store failed this match
 
-    async def commit(self, index: int, action: Any, used_ms: int | None = None) -> None:
-        """Commit action ``index`` (``used_ms``: the time its seat used, if kept; the recorder
-        stores the action's text, ``host.rules.action_text``); raise :class:`SaveFailed` (and
-        pause) if it cannot be."""
+    async def commit(self, index: int, action: Any, used_ms: int | None = None, request: str | None = None) -> None:
+        """Commit action ``index`` (``used_ms``: the time its seat used, if kept; ``request``: the
+        id of the intent that made it, if any; the recorder stores the action's text,
+        ``host.rules.action_text``); raise :class:`SaveFailed` (and pause) if it cannot be."""
         recorder = self.host.recorder
         if self.paused:
             raise SaveFailed()
         if recorder is None:
             return
-        if used_ms is None:
-            coro = recorder.commit(self.host, index, action)
-        else:
-            coro = recorder.commit(self.host, index, action, used_ms=used_ms)
+        kept: dict[str, Any] = {}
+        if used_ms is not None:
+            kept["used_ms"] = used_ms
+        if request is not None:
+            kept["request"] = request
+        coro = recorder.commit(self.host, index, action, **kept)
         fut = asyncio.ensure_future(coro)
         slow = False
         try:
@@ -145,6 +153,25 @@ class SaveGate:
         self._set_notice(())
         self._resumed.set()
 
+    @property
+    def notice(self) -> Notice:
+        """What saving says before the host's own notice: the store's state, then the hold."""
+        return self._store + ((HELD,) if self.held and not self.paused else ())
+
+    @property
+    def stopped(self) -> bool:
+        """Do the clocks stand still (the store cannot write, or a player cannot reach the host)?"""
+        return self.paused or self.held
+
+    def hold(self, on: bool) -> None:
+        """Stop the clocks (``on``) while a player cannot reach the host through no fault of
+        theirs (a split server's edge cut off from it), as they stop while the store cannot
+        write; the notice says so.  A move that does arrive is taken: only time stands still."""
+        if on == self.held:
+            return
+        self.held = on
+        self.host._notice_changed()
+
     async def wait_resumed(self) -> None:
         await self._resumed.wait()
 
@@ -161,8 +188,8 @@ class SaveGate:
         return f"{ident} ({code})" if code else ident
 
     def _set_notice(self, notes: Notice) -> None:
-        if notes != self.notice:
-            self.notice = notes
+        if notes != self._store:
+            self._store = notes
             self.host._notice_changed()
 
 
@@ -313,6 +340,10 @@ class HostNotices:
     def paused(self) -> bool:
         """Is play paused because the store cannot write?"""
         return self.saving.paused
+
+    def hold(self, on: bool) -> None:
+        """Stop the clocks while a player cannot reach the host (see :meth:`SaveGate.hold`)."""
+        self.saving.hold(on)
 
     def set_notice(self, *notes: Note) -> None:
         """The lobby's part of the status notice every screen shows (none: ``set_notice()``),

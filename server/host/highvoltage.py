@@ -38,7 +38,8 @@ Real time, decided here:
   stored order is the arrival order), then applied.  A play refused as too
   slow is never stored.  While the store cannot write, the match is paused:
   every intent is refused (code ``save_failed``), bots and the countdown's "go" wait
-  for the resume.
+  for the resume.  The idle clocks stand still while the store cannot write and while a
+  player cannot reach a split server's host (:meth:`~server.host.common.SaveGate.hold`).
 - **Idling**.  A person who does nothing for :data:`IDLE_SECONDS` (60 s)
   while they could act is marked idle (``idle``; every screen gets it in
   ``update.idle`` and the feed says "Bob is idle ...").  "Could act", decided
@@ -202,6 +203,7 @@ class HVMatch(MatchHost[H.State, H.Action, H.Event, H.HighVoltageView]):
         # were marked), and the votes to continue without each of them.
         self.idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
         self._idle_since: dict[int, float] = {}
+        self._stopped_at: float | None = None  # since when the clocks stand still (a paused store, a hold)
         self._idle: list[int] = []
         self._votes: dict[int, set[int]] = {}
         self._idle_task: asyncio.Task | None = None
@@ -365,10 +367,23 @@ class HVMatch(MatchHost[H.State, H.Action, H.Event, H.HighVoltageView]):
         """May ``seat`` be marked idle: not yet, and another person is still in."""
         return seat not in self._idle and any(self._person(i) for i in range(self.players) if i != seat)
 
+    def _notice_changed(self) -> None:
+        """The store paused (or resumed), or a hold began (or ended): the idle clocks stand
+        still meanwhile (nobody could act), so a resume moves each one on by the time stopped."""
+        now = time.monotonic()
+        if self.saving.stopped and self._stopped_at is None:
+            self._stopped_at = now
+        elif not self.saving.stopped and self._stopped_at is not None:
+            stopped, self._stopped_at = now - self._stopped_at, None
+            for seat in self._idle_since:
+                self._idle_since[seat] += stopped
+        super()._notice_changed()
+
     def check_idle(self) -> None:
         """Mark the seats whose clock ran out, and count the votes again (the voters change).
-        The idle task calls it at each deadline; a test may call it."""
-        if self._closed or self.over or not self.started:
+        The idle task calls it at each deadline; a test may call it.  Nobody is marked while
+        the clocks stand still (:meth:`_notice_changed`)."""
+        if self._closed or self.over or not self.started or self.saving.stopped:
             return
         self._track_idle(None)  # (connections change between actions)
         now = time.monotonic()

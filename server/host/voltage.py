@@ -29,7 +29,9 @@ the increment.  Decisions:
   a pause button (pulling the cable would buy a stalling player a minute per drop), and
   the grace period is shorter than a default bank anyway.
 - The clock *stops* while the store cannot write (:class:`SaveGate` paused): nobody can
-  move then, through no fault of theirs.  After a restart the clock resumes at
+  move then, through no fault of theirs.  It stops too while a player cannot reach the
+  host (:meth:`SaveGate.hold`: a split server whose edges lost Redis); a move that does
+  arrive meanwhile is taken, charged only the time that ran before the hold.  After a restart the clock resumes at
   ``start()``: the time the server was down is not charged.
 - Abort (``abort SEAT``): while nobody has moved either seat may abort; once the first
   player has moved, they may abort after the other's first turn has run
@@ -188,7 +190,7 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
 
     def _run_clock(self) -> None:
         """Start (or restart) the running bank now, the time before it not charged."""
-        if self._mark is None and not self.over and not self.saving.paused:
+        if self._mark is None and not self.over and not self.saving.stopped:
             self._mark = time.monotonic()
         self._arm_flag()
 
@@ -239,7 +241,7 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
 
     async def _flag(self) -> None:
         async with self._lock:
-            if self.clock is None or self._closed or self.over or self.saving.paused:
+            if self.clock is None or self._closed or self.over or self.saving.stopped:
                 return
             seat = self.state.to_move
             if self.seats[seat].is_bot or not self.clock.flagged(seat, self._running_ms()):
@@ -251,7 +253,7 @@ class Match(MatchHost[V.State, V.Action, V.Event, V.VoltageView]):
                 return  # the clock stopped with the store; it flags again on resume
 
     def _notice_changed(self) -> None:
-        if self.saving.paused:
+        if self.saving.stopped:
             self._stop_clock()
         elif self.started:
             self._run_clock()

@@ -35,6 +35,7 @@ from server.session.identity import Identity
 from server.session.services import Answer, no_records
 from server.session.sessions import Console, Sessions, printable, refusal_words
 from tui.i18n import N_, _, chosen, language
+from tui.ports import Refused
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +167,6 @@ def usage_line(command: str, note: str = "") -> str:
 async def _link(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     from server.store.browsers import LINK_TTL
     from tui import words as W
-    from tui.ports import Refused
 
     key = inv.identity.key
     try:
@@ -183,7 +183,6 @@ async def _link(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
 
 async def _unlink(sessions: Sessions, inv: Invocation, args: list[str]) -> int:
     from tui import words as W
-    from tui.ports import Refused
 
     key = inv.identity.key
     if key is None:
@@ -259,6 +258,8 @@ async def command_language(sessions: Sessions, inv: Invocation) -> str:
     if inv.identity.key:
         try:
             kept = await sessions.services.kept_language(inv.identity.key)
+        except Refused:  # (a split server's host not reachable now: the client's locale decides)
+            pass
         except Exception:  # (unreadable now: the client's locale decides)
             log.exception("could not read the language kept for a command")
     return chosen(kept, client_env(inv.env))
@@ -278,4 +279,10 @@ async def run_command(sessions: Sessions, inv: Invocation) -> int:
             inv.console.err("voltage: " + _("unknown command %(command)s") % {"command": repr(printable(inv.command))}
                             + f"\n{usage(inv.address)}\n")
             return 1
-        return await command.run(sessions, inv, args)
+        try:
+            return await command.run(sessions, inv, args)
+        except Refused as error:  # the server behind this one could not answer (a split server's host)
+            from tui import words as W
+
+            inv.console.err(f"voltage: {W.refusal(error)}\n")
+            return 1

@@ -308,6 +308,10 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
         created  REAL NOT NULL
     );
     """,
+    # v9
+    """
+    ALTER TABLE actions ADD COLUMN request TEXT;  -- the id of the intent that made it (NULL: none)
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -372,6 +376,7 @@ class MatchRecord:
     actions: tuple[str, ...] | None = None
     times: tuple[float | None, ...] | None = None  # when each action was accepted (None: not kept)
     used_ms: tuple[int | None, ...] | None = None  # the time each action's seat used (None: not kept)
+    requests: tuple[str | None, ...] | None = None  # the id of the intent that made each action (None: none)
     time_control: str | None = None  # "5+5" (engine.clock); None: no clock
     chat: tuple[Any, ...] = ()  # its chat lines, both rooms (tui.ports.ChatLine; silenced ones left out)
     hinted: bool = False  # a player asked the coach for a hint (never rated)
@@ -1037,16 +1042,18 @@ class Store:
         """:meth:`create_match` queued: a Future of the id (nothing waits for the disk)."""
         return self._submit(_create_match, *_match_args(game, seed, seats, code), time_control)
 
-    def append_action(self, match_id: int, index: int, action: str, used_ms: int | None = None) -> None:
+    def append_action(self, match_id: int, index: int, action: str, used_ms: int | None = None,
+                      request: str | None = None) -> None:
         """Store action number ``index`` (0-based) of a running match; committed on return.
-        ``used_ms``: the time its seat used (the clock's charge)."""
-        self._write(_append_action, match_id, index, action, time.time(), used_ms)
+        ``used_ms``: the time its seat used (the clock's charge); ``request``: the id of the
+        intent that made it (a retry of it is answered, never applied again)."""
+        self._write(_append_action, match_id, index, action, time.time(), used_ms, request)
 
     def append_action_async(self, match_id: int | Callable[[], int], index: int, action: str,
-                            used_ms: int | None = None) -> asyncio.Future:
+                            used_ms: int | None = None, request: str | None = None) -> asyncio.Future:
         """:meth:`append_action` on the writer.  ``match_id`` may be a callable read
         when the job runs (the id of a match whose creation is queued ahead of it)."""
-        return self.write_async(_append_action, match_id, index, action, time.time(), used_ms)
+        return self.write_async(_append_action, match_id, index, action, time.time(), used_ms, request)
 
     def action_count(self, match_id: int) -> int:
         """How many actions of ``match_id`` are stored."""
@@ -1153,10 +1160,10 @@ class Store:
             )
             for r in seat_rows
         )
-        acts = times = used = None
+        acts = times = used = requests = None
         chat: tuple[Any, ...] = ()
         if with_actions:
-            rows = self._q("SELECT idx, action, at, used_ms FROM actions WHERE match_id = ? ORDER BY idx",
+            rows = self._q("SELECT idx, action, at, used_ms, request FROM actions WHERE match_id = ? ORDER BY idx",
                            (m["id"],))
             for n, r in enumerate(rows):
                 if r["idx"] != n:
@@ -1164,6 +1171,7 @@ class Store:
             acts = tuple(r["action"] for r in rows)
             times = tuple(r["at"] for r in rows)
             used = tuple(r["used_ms"] for r in rows)
+            requests = tuple(r["request"] for r in rows)
             from server.chat.storage import match_lines  # (the chat keeps its own table's SQL)
 
             chat = tuple(line for line, _identity, _shadow in match_lines(self, m["id"]))
@@ -1185,6 +1193,7 @@ class Store:
             actions=acts,
             times=times,
             used_ms=used,
+            requests=requests,
             time_control=m["time_control"],
             chat=chat,
             hinted=bool(m["hinted"]),
@@ -1438,12 +1447,12 @@ def _resolve(match_id: int | Callable[[], int]) -> int:
 
 
 def _append_action(c: sqlite3.Connection, match_id: int | Callable[[], int], index: int, action: str,
-                   at: float | None = None, used_ms: int | None = None) -> None:
+                   at: float | None = None, used_ms: int | None = None, request: str | None = None) -> None:
     match_id = _resolve(match_id)
     try:
         _in_tx(c, lambda c: c.execute(
-            "INSERT INTO actions (match_id, idx, action, at, used_ms) VALUES (?, ?, ?, ?, ?)",
-            (match_id, index, action, at, used_ms)
+            "INSERT INTO actions (match_id, idx, action, at, used_ms, request) VALUES (?, ?, ?, ?, ?, ?)",
+            (match_id, index, action, at, used_ms, request)
         ))
     except sqlite3.IntegrityError as e:
         raise StoreError(f"match {match_id}: cannot store action {index} ({e})") from e

@@ -89,9 +89,11 @@ class Recording:
             self._id = self.store.create_match_future(m.game, m.seed, [seat_dict(s) for s in m.seats], m.code,
                                                       _control_text(m))
 
-    async def commit(self, match: Any, index: int, action: Any, used_ms: int | None = None) -> None:
+    async def commit(self, match: Any, index: int, action: Any, used_ms: int | None = None,
+                     request: str | None = None) -> None:
         self._ensure_created()
-        await self.store.append_action_async(self._current_id, index, match.rules.action_text(action), used_ms)
+        await self.store.append_action_async(self._current_id, index, match.rules.action_text(action), used_ms,
+                                             request)
 
     def mark_hinted(self) -> None:
         """The match's players asked the coach for a hint: stored with it (queued, in order

@@ -69,7 +69,7 @@ DECLARED: tuple[Declared, ...] = (
            rating_before=opt(fixed(FLOAT, FLOAT)), rating_after=opt(fixed(FLOAT, FLOAT))),
     record(MatchRecord, "match-record", id=INT, game=STR, seed=INT, code=STR, status=STR, started=FLOAT,
            ended=opt(FLOAT), reason=STR, scores=opt(tup(INT)), seats=tup(ref(SeatRecord)), actions=opt(tup(STR)),
-           times=opt(tup(opt(FLOAT))), used_ms=opt(tup(opt(INT))), time_control=opt(STR),
+           times=opt(tup(opt(FLOAT))), used_ms=opt(tup(opt(INT))), requests=opt(tup(opt(STR))), time_control=opt(STR),
            chat=tup(ref(ChatLine)), hinted=BOOL),
     # errors that are data: a rule's refusal of an intent (by its class, its code, its params)
     error_record(RuleError, "rule-error"),

@@ -30,6 +30,7 @@ from tests.support.redis import redis_server, redis_url  # noqa: F401  (fixtures
 
 ROOT = Path(__file__).resolve().parents[2]
 _SERVING = re.compile(rb"edge (\w+) serving on port (\d+)")
+START_DEADLINE = 120.0  # seconds an edge process may take to serve (a new interpreter on a loaded machine)
 
 
 class EdgeProcess:
@@ -49,7 +50,7 @@ class EdgeProcess:
             cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=self._err,
         )
         assert self.proc.stdout is not None
-        line = await asyncio.wait_for(self.proc.stdout.readline(), 30)
+        line = await asyncio.wait_for(self.proc.stdout.readline(), START_DEADLINE)
         m = _SERVING.match(line)
         assert m, (line, self.log.read_text())
         self.id, self.port = m.group(1).decode(), int(m.group(2))

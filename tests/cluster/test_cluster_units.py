@@ -13,7 +13,7 @@ from server.bus.redis import RedisBus
 from server.edge.backend import handle_class
 from server.wire import messages as M
 from server.wire.table import WIRE
-from tests.support.wait import until
+from tests.support.wait import settle, until
 from tui.ports import Note, Update
 
 
@@ -300,3 +300,49 @@ async def test_a_redis_restart_does_not_take_the_seats_of_a_live_edges_players(r
         await host_calls.close()
         await host_bus.close()
         executor.shutdown(wait=False)
+
+
+async def test_an_edge_says_the_host_is_ready_only_once_its_sessions_are_open_there_again(redis_url):
+    # A restarted host is seen by the lobby snapshot and by the heartbeat at once: the
+    # heartbeat must not let the moves go while the sessions are still being re-opened (the
+    # restarted host would not know them).
+    from server.edge.backend import HOST_PRESENCE, EdgeClient
+
+    ns = f"t{uuid.uuid4().hex[:8]}"
+    bus = await RedisBus.connect(redis_url, namespace=ns, consumer="edge")
+    reopening, release = asyncio.Event(), asyncio.Event()
+
+    class Session:
+        id = "s1"
+
+        async def reopen(self):
+            reopening.set()
+            await release.wait()
+
+    client = EdgeClient(bus, None, "e1")
+    client.epoch = "old"
+    client.sessions["s1"] = Session()
+    looks = []
+    alive_edges = bus.alive_edges
+
+    async def counted():
+        looks.append(1)
+        return await alive_edges()
+
+    bus.alive_edges = counted
+    await bus.heartbeat(HOST_PRESENCE + "new", 30)
+    saw = asyncio.get_running_loop().create_task(client._saw_epoch("new"))
+    beat = asyncio.get_running_loop().create_task(client._beat())
+    try:
+        await until(reopening.is_set)
+        await until(lambda: looks, what="a heartbeat during the re-opening")
+        await settle(20)  # (what that heartbeat does next)
+        assert not client.host_ready.is_set() and client.host_away
+        release.set()
+        await until(client.host_ready.is_set)
+        assert not client.host_away
+    finally:
+        release.set()
+        beat.cancel()
+        await asyncio.gather(saw, beat, return_exceptions=True)
+        await bus.close()

@@ -73,6 +73,25 @@ class TestMarked:
         finally:
             m.close()
 
+    async def test_the_idle_clock_stands_still_while_the_match_is_held(self):
+        # A split server's players cut off from the host (a Redis outage): nobody could act.
+        seed = seed_where(3, lambda s: H.has_fitting_card(s, 0))
+        m = people(3, seed=seed, idle_seconds=0.4)
+        try:
+            await started(m)
+            go = time.monotonic()
+            m.hold(True)
+            held = time.monotonic()
+            await asyncio.sleep(0.6)  # longer than the idle limit, the match held (a duration, not a wait)
+            m.check_idle()
+            assert m.idle == ()
+            m.hold(False)
+            resumed = time.monotonic()
+            await until(lambda: 0 in m.idle)
+            assert time.monotonic() - resumed >= 0.4 - (held - go) - 0.05  # the time held not counted
+        finally:
+            m.close()
+
     async def test_any_action_clears_the_mark(self):
         m = await started(people(3, idle_seconds=0.0))
         try:
