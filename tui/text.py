@@ -15,6 +15,7 @@ with an ellipsis (:func:`fit_words`).  Cutting by cells would leave "6 ca" or
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -23,7 +24,7 @@ from rich.style import Style
 from rich.text import Text
 
 from engine.voltage.cards import BYPASS, COLOUR_LETTERS, FUSE, Card
-from tui.i18n import N_, _
+from tui.i18n import N_, _, translations
 
 # The minus sign in words: U+2212, the sign the board's blocks show, so the log and
 # the board never disagree ("flipped green to −", not an ASCII hyphen).
@@ -237,17 +238,40 @@ def score_track(score: int, *, wide: bool = False, goal: int = 4) -> Text:
     return t
 
 
+#: The log lines that get a marker of their own, by kind: the messages that word them (as
+#: tui/games/voltage/words.py does), matched in the session's language, so a Catalan or
+#: Spanish log is marked as an English one is.
+LOG_KINDS: dict[str, tuple[str, ...]] = {
+    "score": (N_("%(colour)s (%(sign)s) scored %(a)d-%(b)d (tie: the fifth card loses): %(winner)s wins the set."),
+              N_("%(colour)s (%(sign)s) scored %(a)d-%(b)d: %(winner)s wins the set.")),
+    "flip": (N_("%(who)s flipped %(colour)s to %(sign)s."),),
+    "end": (N_("The match is aborted: no result, no rating change."),
+            N_("The match is drawn by agreement %(a)d-%(b)d."),
+            N_("%(loser)s lost on time: %(winner)s wins the match %(won)d-%(lost)d."),
+            N_("The match is drawn %(a)d-%(b)d (%(reason)s)."),
+            N_("%(winner)s wins the match %(won)d-%(lost)d (%(reason)s)."),
+            N_("%(who)s resigned.")),
+    "transformer": (N_("%(who)s drew a transformer."),),
+}
+_PLACEHOLDER = re.compile(r"%\\\((\w+)\\\)[sd]")
+_kind_patterns: dict[object, list[tuple[str, re.Pattern[str]]]] = {}  # by catalog
+
+
+def _pattern(message: str) -> re.Pattern[str]:
+    """A worded message as a pattern: its placeholders stand for any text."""
+    return re.compile(_PLACEHOLDER.sub(".+?", re.escape(message).replace("%%", "%")) + r"$", re.S)
+
+
 def classify_log(line: str) -> str:
-    """The kind of a log line, for its marker: score, flip, end, draw-v or plain."""
-    if " scored " in line and "wins the set" in line:
-        return "score"
-    if " flipped " in line:
-        return "flip"
-    if any(end in line for end in ("wins the match", "match is drawn", "match is aborted")) or line.endswith(
-            " resigned."):
-        return "end"
-    if "drew a transformer" in line:
-        return "transformer"
+    """The kind of a log line, for its marker: score, flip, end, transformer or plain (in the
+    session's language: the messages of :data:`LOG_KINDS` as it words them)."""
+    catalog = translations()
+    patterns = _kind_patterns.get(catalog)
+    if patterns is None:
+        patterns = _kind_patterns[catalog] = [(kind, _pattern(_(m))) for kind, ms in LOG_KINDS.items() for m in ms]
+    for kind, pattern in patterns:
+        if pattern.match(line):
+            return kind
     return "plain"
 
 

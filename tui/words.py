@@ -518,7 +518,7 @@ def bot_record_forms(records: Sequence[BotRecord]) -> list[str]:
         return f"{won}-{lost}-{drawn}" if draws else f"{won}-{lost}"
 
     key = _("won-lost-drawn") if draws else _("won-lost")
-    each = [f"{r.bot} {score(r.won, r.lost, r.drawn)}" for r in records]
+    each = [f"{bot_label(r.bot).lower()} {score(r.won, r.lost, r.drawn)}" for r in records]
     total = score(sum(r.won for r in records), sum(r.lost for r in records), sum(r.drawn for r in records))
     title, short = records[0].title, records[0].short
     if title:

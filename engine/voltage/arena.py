@@ -14,8 +14,10 @@ optionally with a search budget in iterations after a colon: ``ismcts:2000``.
 
 from __future__ import annotations
 
+import collections
 import math
 import multiprocessing
+import multiprocessing.pool
 import os
 import signal
 import time
@@ -311,9 +313,19 @@ def _play(jobs: Iterable[Job], count: int, workers: int) -> Iterable[MatchResult
         for job in jobs:
             yield _run_job(job)
         return
-    # Leaving the block (at the end, or on Ctrl-C in the parent) terminates the workers.
-    with multiprocessing.Pool(min(workers, count), initializer=_ignore_interrupts) as pool:
-        yield from pool.imap(_run_job, jobs, chunksize=1)
+    # Leaving the block (at the end, or on Ctrl-C in the parent) terminates the workers.  At most two
+    # jobs per worker are handed out ahead (results in order): ``imap`` would feed its whole iterable
+    # (a million jobs for a long run) into the pool's queue from a thread, which a Ctrl-C then has to
+    # stop and drain, and on a busy machine that took over a minute.
+    n = min(workers, count)
+    with multiprocessing.Pool(n, initializer=_ignore_interrupts) as pool:
+        ahead: collections.deque[multiprocessing.pool.AsyncResult[MatchResult]] = collections.deque()
+        for job in jobs:
+            ahead.append(pool.apply_async(_run_job, (job,)))
+            if len(ahead) >= 2 * n:
+                yield ahead.popleft().get()
+        while ahead:
+            yield ahead.popleft().get()
 
 
 def default_workers() -> int:

@@ -14,6 +14,7 @@ from server.store import db as S
 from server.store import persist as P
 from server.store.db import Store
 from tests.server.test_lobby_store import KA, KB, KC, lobby_on, online
+from tui import i18n
 from tui import words as W
 
 
@@ -42,6 +43,8 @@ async def test_a_match_against_a_bot_changes_no_rating_and_counts_in_the_record_
         assert W.bot_record_lines(records, 26) == ["v bots: easy 0-2, hard 1-0"]
         assert W.bot_record_lines(records, 25) == ["v bots: easy 0-2 hard 1-0"]
         assert W.bot_record_lines(records, 12) == ["v bots: 1-2"]
+        with i18n.language("ca"):  # (the levels in the reader's language, as the Play menu names them)
+            assert W.bot_record_lines(records) == ["contra bots (guanyades-perdudes): fàcil 0-2, difícil 1-0"]
 
 
 def test_a_high_voltage_record_against_bots_is_head_to_head_and_names_the_game(tmp_path):

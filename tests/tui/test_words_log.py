@@ -3,6 +3,8 @@ the board's blocks show, never an ASCII hyphen."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine.voltage import rules as V
 from tests.support.wait import until
 from tests.support.words import log_of
@@ -39,3 +41,23 @@ async def test_a_real_flip_reads_the_same_in_the_log_as_on_the_block():
         assert line.endswith(f"to {sign(False)}.")
         shown = "\n".join(rows_of(app))
         assert f"{sign(False)}." in shown and " -." not in shown and "\n-." not in shown
+
+
+@pytest.mark.parametrize("code", ["en", "ca", "es"])
+def test_a_log_line_gets_its_marker_in_every_language(code):
+    from tui import i18n
+    from tui.text import classify_log
+
+    lines = {
+        "score": ("%(colour)s (%(sign)s) scored %(a)d-%(b)d: %(winner)s wins the set.",
+                  {"colour": "Red", "sign": "+", "a": 3, "b": 2, "winner": "Ann"}),
+        "flip": ("%(who)s flipped %(colour)s to %(sign)s.", {"who": "Ann", "colour": "red", "sign": "-"}),
+        "end": ("%(winner)s wins the match %(won)d-%(lost)d (%(reason)s).",
+                {"winner": "Ann", "won": 4, "lost": 2, "reason": "four sets"}),
+        "transformer": ("%(who)s drew a transformer.", {"who": "Bob"}),
+        "plain": ("%(who)s drew a card.", {"who": "Bob"}),
+    }
+    with i18n.language(code):
+        for kind, (message, values) in lines.items():
+            line = i18n._(message) % values
+            assert classify_log(line) == kind, line
