@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.compat import without_backed_off_line
+from tests.support.process import ctrl_c_reaches_it
 from voltage.cli import EXIT_INTERRUPTED, EXIT_PIPE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +33,8 @@ def voltage_command() -> list[str]:
 
 
 def start(args: list[str], **kw) -> subprocess.Popen:
-    return subprocess.Popen(voltage_command() + args, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, **kw)
+    return subprocess.Popen(voltage_command() + args, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                            preexec_fn=ctrl_c_reaches_it, **kw)
 
 
 def assert_quiet(stderr: bytes, lines: int = 0) -> None:

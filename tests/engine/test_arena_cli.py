@@ -15,6 +15,7 @@ import pytest
 
 from engine.voltage import rules as V
 from engine.voltage.arena import run_arena, run_match
+from tests.support.process import ctrl_c_reaches_it
 from voltage.cli import main
 
 MATCH_KEYS = {"seed", "players", "winner", "sets", "actions"}
@@ -131,6 +132,7 @@ def _interrupt_after(args: list[str], lines_before: int) -> tuple[int, list[str]
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_reaches_it,
     )
     assert p.stdout is not None and p.stderr is not None  # both piped
     try:
@@ -170,6 +172,7 @@ def test_ctrl_c_in_plain_text_says_how_far_it_got():
         stdout=subprocess.PIPE,
         stderr=slave,
         text=True,
+        preexec_fn=ctrl_c_reaches_it,
     )
     os.close(slave)
     chunks: list[bytes] = []

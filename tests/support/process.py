@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -53,3 +54,11 @@ class ServerProcess:
         if self.proc is not None and self.proc.returncode is None:
             self.proc.kill()
             await self.proc.wait()
+
+
+def ctrl_c_reaches_it() -> None:
+    """``preexec_fn`` of a child a test will Ctrl-C: SIGINT back to its default before the exec.
+    A shell without job control starts a background job with SIGINT ignored, and a child
+    inherits that: a suite run in the background (``... &``, ``nohup``) would send its Ctrl-C
+    to a process that never hears it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
