@@ -101,17 +101,21 @@ class Menu(Static, can_focus=True):
         for n, (item, label) in enumerate(self.items):
             if n:
                 out.append("\n")
-            if self.heading(item):
-                out.append_text(label)
-            elif n == self.index:
-                out.append("> ", style="bold")
-                chosen = label.copy()
-                chosen.stylize("bold reverse" if self.has_focus else "bold")
-                out.append_text(chosen)
-            else:
-                out.append("  ")
-                out.append_text(label)
+            self._append_row(out, item, label, n == self.index)
         self.update(out)
+
+    def _append_row(self, out: Text, item: str, label: Text, chosen: bool) -> None:
+        """One row of the list onto ``out``: a heading as it is, the chosen row marked, the rest indented."""
+        if self.heading(item):
+            out.append_text(label)
+        elif chosen:
+            out.append("> ", style="bold")
+            marked = label.copy()
+            marked.stylize("bold reverse" if self.has_focus else "bold")
+            out.append_text(marked)
+        else:
+            out.append("  ")
+            out.append_text(label)
 
     def watch_has_focus(self, focus: bool) -> None:
         super().watch_has_focus(focus)  # (Textual's own restyles for :focus)

@@ -131,17 +131,7 @@ class RowMenu(Menu):
         for row in range(self.top, min(n, self.top + self._height())):
             if row > self.top:
                 out.append("\n")
-            item, label = self.source.key(row), self.source.line(row)
-            if self.heading(item):
-                out.append_text(label)
-            elif row == self.index:
-                out.append("> ", style="bold")
-                chosen = label.copy()
-                chosen.stylize("bold reverse" if self.has_focus else "bold")
-                out.append_text(chosen)
-            else:
-                out.append("  ")
-                out.append_text(label)
+            self._append_row(out, self.source.key(row), self.source.line(row), row == self.index)
         return out
 
     def action_move(self, delta: int) -> None:
