@@ -56,6 +56,12 @@ All sessions share one event loop, so one session must not be able to take it
   1000x500 frame is megabytes) and coalesced: at most one per
   ``resize_interval``, the latest size winning, and none while the last frame is
   unread (above ``low_water``): the latest size is drawn once the client has read.
+  A frame owed so (or held by the budget below) counts any byte left unread, not only what is above
+  ``low_water``, towards the stuck time, unless the client is taking them: fifty clients that read
+  their lobby and then stopped were owed a 400x200 frame each for up to 40 s before their stuck time
+  began (9 of 50 closed in 45 s); and where the buffers tell nothing (all taken, as far as they
+  know), the client is asked (:meth:`TerminalChannel.ping`, an SSH keepalive request, which only a
+  client that reads answers), the question counting as unread output until it is answered.
   Fifty clients that stopped reading and resized every 0.1 s had each resize redraw
   a 400x200 screen into their kernel buffers (the server's memory 94 -> 288 MB, logins
   8-12 s, none of them closed: each drain reset their stuck time).  And every session's whole
@@ -149,6 +155,11 @@ class TerminalChannel(Protocol):
         """Bytes written and not yet taken by the client (every buffer on the way)."""
         return 0
 
+    def ping(self) -> asyncio.Future[object] | None:
+        """A round trip the client's software answers only once it has read what was sent before it
+        (SSH: a keepalive request): done when answered; None where the transport has none."""
+        return None
+
     def close(self) -> None: ...
 
     def abort(self) -> None:
@@ -176,6 +187,11 @@ class _Session:
 
 
 _current: contextvars.ContextVar[_Session] = contextvars.ContextVar("voltage_ssh_session")
+
+
+def _quiet(future: asyncio.Future[object]) -> None:
+    if not future.cancelled():
+        future.exception()  # (a ping lost with its connection: nothing to report)
 
 
 def _clamp_size(width: int, height: int, limits: OutputLimits | None = None) -> tuple[int, int]:
@@ -216,6 +232,8 @@ class SSHDriver(Driver):
         # output
         self._paused_since: float | None = None  # drawing paused (above high water) since then
         self._unread_since: float | None = None  # output above low water, not drained since then
+        self._unread_pending = 0  # what was queued at the last look
+        self._ping: asyncio.Future[object] | None = None  # asked whether the client reads (TerminalChannel.ping)
         self._drain_handle: asyncio.TimerHandle | None = None
         # resizes
         self._last_resize = 0.0
@@ -251,6 +269,7 @@ class SSHDriver(Driver):
         """Output is waiting for the client: poll until it drains (or the session is stuck)."""
         if self._unread_since is None:
             self._unread_since = time.monotonic()
+            self._unread_pending = self._channel.pending_output()
         if self._drain_handle is None and not self._closed:
             self._drain_handle = self._loop.call_later(self._out.poll, self._check_drain)
 
@@ -259,7 +278,19 @@ class SSHDriver(Driver):
         if self._closed or self._unread_since is None:
             return
         pending = self._channel.pending_output()
-        if pending <= self._out.low_water:
+        last, self._unread_pending = self._unread_pending, pending
+        if self._ping is not None and not self._ping.done():
+            drained = False  # (asked whether it reads: not answered yet)
+        elif self._pending_size is not None:
+            # A frame is owed (a resize waits for the client to read, or for the process's budget of
+            # whole frames): the client may have read all but a few bytes, so any that stay unread
+            # count, unless it is taking them (the queue shrank since the last look).  Fifty clients
+            # that stopped reading after their lobby and resized ten times a second were owed a
+            # 400x200 frame for up to 40 s before their stuck time could start.
+            drained = pending == 0 or pending < last
+        else:
+            drained = pending <= self._out.low_water
+        if drained:
             self._unread_since = None
             if self._paused_since is not None:
                 self._paused_since = None
@@ -347,6 +378,8 @@ class SSHDriver(Driver):
         if self._reader is not None and self._reader is not asyncio.current_task():
             self._reader.cancel()
         self._reader = None
+        if self._ping is not None:
+            self._ping.cancel()
         for name in ("_tick_handle", "_drain_handle", "_resize_handle"):
             handle = getattr(self, name)
             if handle is not None:
@@ -411,6 +444,15 @@ class SSHDriver(Driver):
             self._post_resize(width, height)
             return
         self._pending_size = (width, height)
+        if self._channel.pending_output() > 0:
+            self._watch_unread()  # (owed a frame, and not even the last small ones read: see _check_drain)
+        elif self._ping is None or self._ping.done():
+            # Everything sent was taken, as far as the buffers tell: a client that stopped reading
+            # after its last frame looks the same until something more is sent, so ask it.
+            self._ping = self._channel.ping()
+            if self._ping is not None:
+                self._ping.add_done_callback(_quiet)
+                self._watch_unread()
         if self._resize_handle is None and not self._closed:
             self._resize_handle = self._loop.call_later(wait, self._apply_resize)
 

@@ -4,6 +4,7 @@ words (its stdout and stderr), and the environment the client sent."""
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import struct
 import sys
@@ -56,6 +57,16 @@ class ProcessChannel(TerminalChannel):
         except Exception:
             pass
         return total
+
+    def ping(self) -> asyncio.Future[object] | None:
+        # A keepalive request (want-reply), which a client answers (success or failure) once it has
+        # read what came before it; through asyncssh's private ``_make_global_request`` (pinned,
+        # as ``_send_pktsize`` in server.ssh.connection).
+        conn = self.process.channel.get_extra_info("connection")
+        request = getattr(conn, "_make_global_request", None)
+        if request is None:
+            return None
+        return asyncio.ensure_future(request(b"keepalive@openssh.com"))
 
     def close(self) -> None:
         self.process.close()

@@ -164,3 +164,42 @@ async def test_a_usual_login_is_not_queued_behind_big_whole_frames(start_server,
     finally:
         await big.close()
         await small.close()
+
+
+async def test_a_client_that_stops_reading_with_nothing_queued_is_asked_and_closed_by_its_stuck_time(
+    start_server, echo_app, caplog
+):
+    # Fifty clients read their 400x200 lobby, then stopped reading and resized every 0.1 s: nothing
+    # more was queued for them than their kernel buffers took, and each resize's frame waited its
+    # turn in the process's budget of whole frames, so nothing told them from readers for up to
+    # 40 s.  A keepalive request, which only a client that reads answers, does.
+    from server.session.budget import RedrawBudget, RedrawLimits
+
+    caplog.set_level(logging.WARNING, logger="server.session.driver")
+    srv = await start_server(echo_app, output_limits=OutputLimits(stuck_close_after=1.0, resize_interval=0.0))
+    # every whole frame after a session's first waits its turn for a long while
+    srv.sessions.redraws = RedrawBudget(RedrawLimits(cells_per_second=100, cells_burst=100, free_cells=0))
+    stuck = await Terminal(100, 30).connect(srv.port, "stuck")
+    reader = await Terminal(100, 30).connect(srv.port, "reader")
+    try:
+        await stuck.wait_for("hello stuck")
+        await reader.wait_for("hello reader")
+        stuck.conn._transport.pause_reading()
+        deadline = time.monotonic() + 20
+        flip = 0
+        while not stuck.closed.is_set():
+            flip ^= 1
+            for t in (stuck, reader):  # both owed a frame all along
+                t.chan.change_terminal_size(100 - flip, 30)
+            if time.monotonic() > deadline:
+                raise AssertionError("the session that stopped reading was never closed")
+            await asyncio.sleep(0.05)
+        assert any("stuck" in r.getMessage() for r in caplog.records)
+        assert not reader.closed.is_set()  # it answered: its frame waits its turn, it is not closed
+        reader.press("down")
+        await reader.wait_for("key down", timeout=5.0)
+    finally:
+        if stuck.conn._transport is not None:
+            stuck.conn._transport.resume_reading()
+        await stuck.close()
+        await reader.close()

@@ -27,6 +27,8 @@ class MemoryChannel(TerminalChannel):
         self.closed = False
         self.aborted = False
         self._input: asyncio.Queue[Any] = asyncio.Queue()  # bytes, a new size, a Repaint
+        self.answers = True  # the client answers a ping (its software reads): the test sets it
+        self.pings = 0
         self._changed = asyncio.Event()
 
     # -- the driver's side ------------------------------------------------------
@@ -42,6 +44,13 @@ class MemoryChannel(TerminalChannel):
 
     def pending_output(self) -> int:
         return self.pending
+
+    def ping(self) -> asyncio.Future[object] | None:
+        self.pings += 1
+        answer: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        if self.answers:
+            answer.set_result(None)
+        return answer
 
     def close(self) -> None:
         self.hang_up()
