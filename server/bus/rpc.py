@@ -344,6 +344,9 @@ class PresenceBeat:
         self._stopping: asyncio.Event | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"presence-{name}", daemon=True)
+        # Times the key had expired when a beat came (Redis unreachable from here, or restarted empty,
+        # for longer than ``ttl``): the host may have judged the process gone meanwhile.
+        self.lapses = 0
 
     def start(self) -> PresenceBeat:
         """Start beating (from the thread: the first beat follows at once)."""
@@ -357,10 +360,14 @@ class PresenceBeat:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
         client = aioredis.Redis.from_url(self.url, socket_connect_timeout=2.0, socket_timeout=2.0)
+        beaten = False
         try:
             while not self._stop.is_set():
                 try:
-                    await client.set(self.key, "1", px=self.ttl_ms)
+                    before = await client.set(self.key, "1", px=self.ttl_ms, get=True)
+                    if before is None and beaten:
+                        self.lapses += 1  # (read by the owner's loop: a plain int, one writer)
+                    beaten = True
                 except (RedisError, OSError):
                     pass  # Redis away: the next beat tries again
                 try:

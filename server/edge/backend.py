@@ -800,20 +800,22 @@ class RemoteBackend:
     async def chat_mute(self, name: str, on: bool = True) -> str:
         return str(await self._call("chat_mute", name=name, on=on))
 
-    async def reopen(self) -> None:
-        """The host restarted: open this session there again, with its name and its seats."""
+    async def reopen(self) -> bool:
+        """The host restarted (or closed this session, not seeing its edge): open it there again,
+        with its name and its seats.  False: the host did not answer (ask again later)."""
         seats = tuple(M.SeatRef(h.match, h.key) for h in self._handles)
         try:
             reopened = await self.client.ask(self.id, M.REOPEN, 10.0, identity=self._identity, username=self.username,
                                              env=self.env, name=self.name if self.named else "", seats=seats)
-        except Refused:
-            return
+        except Refused as refused:
+            return refused.code != NOT_ANSWERING
         self._state = reopened.opened.state
         mine = {(h.match, h.key): h for h in self._handles}
         for seat in reopened.seats:  # the seats it has back: the handles the screens hold carry on
             h = mine.get((seat.match, seat.key))
             if h is not None:
                 await h.resync()
+        return True
 
     def close(self) -> None:
         if self.closed:
@@ -850,6 +852,7 @@ class EdgeClient:
         self.host_ready.set()
         self._epoch_lock = asyncio.Lock()
         self._presence: PresenceBeat | None = None
+        self._lapses = 0  # the presence lapses seen (PresenceBeat.lapses)
         self._renewal = asyncio.Event()  # set (then replaced) when the host or Redis came back
         self._analyses: dict[int, list[Callable[[int, int], None]]] = {}  # progress listeners, by match
 
@@ -904,6 +907,15 @@ class EdgeClient:
             if new:
                 await self._saw_epoch(new[0])
                 continue
+            lapses = self._presence.lapses if self._presence is not None else 0
+            if lapses != self._lapses:
+                # Our presence expired (this edge could not reach Redis for longer than its ttl
+                # while the host could: a partition): the host judged us gone and closed our
+                # sessions, their seats waiting for their players.  Open them there again.
+                log.warning("this edge was out of the host's sight: its sessions are opened there again")
+                if await self._reopen_all():
+                    self._lapses = lapses
+                continue  # (else the next beat tries again: the replies' channel may be back only then)
             async with self._epoch_lock:  # (never while a new run re-opens our sessions: ready only after)
                 back = self.host_away and self.epoch in epochs
                 if back:  # back, the same run (Redis restarted, or a slow beat)
@@ -921,17 +933,33 @@ class EdgeClient:
                 return
             first, self.epoch = self.epoch is None, epoch
             if not first:
-                self.host_away = True
-                self.host_ready.clear()
-                for backend in list(self.sessions.values()):
-                    try:
-                        await backend.reopen()
-                    except Exception:
-                        log.exception("could not reopen session %s", backend.id)
+                await self._reopen_sessions()
             self.host_away = False
             self.host_ready.set()
             if not first:
                 self._renew()
+
+    async def _reopen_all(self) -> bool:
+        async with self._epoch_lock:
+            answered = await self._reopen_sessions()
+            self.host_away = False
+            self.host_ready.set()
+            self._renew()
+            return answered
+
+    async def _reopen_sessions(self) -> bool:
+        """Open every session of this edge at the host again (it restarted, or it closed them for an
+        edge it could not see): intents wait meanwhile (``host_ready``).  False if the host did not
+        answer for one of them."""
+        self.host_away = True
+        self.host_ready.clear()
+        answered = True
+        for backend in list(self.sessions.values()):
+            try:
+                answered = await backend.reopen() and answered
+            except Exception:
+                log.exception("could not reopen session %s", backend.id)
+        return answered
 
     def renewal(self) -> asyncio.Event:
         """Set once the host (restarted, our sessions opened there again) or Redis (restarted

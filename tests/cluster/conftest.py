@@ -131,8 +131,9 @@ class Cluster:
         self.service = None
         self.lobby = None
 
-    async def add_edge(self) -> EdgeProcess:
-        edge = await EdgeProcess(self.url, self.key_file, self.tmp / f"edge{len(self.edges)}.log").start()
+    async def add_edge(self, url: str | None = None) -> EdgeProcess:
+        """An edge on the cluster's Redis (or at ``url``: through a :class:`tests.support.partition.Relay`)."""
+        edge = await EdgeProcess(url or self.url, self.key_file, self.tmp / f"edge{len(self.edges)}.log").start()
         self.edges.append(edge)
         return edge
 
