@@ -31,11 +31,10 @@ from textual.widgets import Static
 from engine.errors import IllegalActionError, RuleError
 from engine.highvoltage import lessons as L
 from engine.highvoltage import rules as H
-from tui import words as W
 from tui.games.highvoltage import words
 from tui.games.highvoltage.card import MOD_INK, TOP_BG, TOP_FG, big, mod_label
 from tui.games.highvoltage.table import CARD_KEYS, HVHand
-from tui.ports import Refused
+from tui.games.lessons import open_lesson
 
 GAME = "high-voltage"
 BOT = "slow"  # the table after the lessons: High Voltage's easiest bot
@@ -202,26 +201,10 @@ class HVLessonScreen(Screen[None]):
             self._start_match()
 
 
-async def table_against_a_slow_bot(app: Any, backend: Any, player: str) -> None:
-    """The table after the lessons: ``start_match`` offline (practice on), ``play_bot`` in the lobby."""
+def learn(app: Any, backend: Any) -> None:
+    """Open the first lesson (the registry's ``learn`` for High Voltage); it ends with a table
+    against the slow bot (practice on, offline)."""
     from tui.games.highvoltage.match import HVMatchScreen
 
-    try:
-        if hasattr(backend, "start_match"):
-            handles = backend.start_match(GAME, BOT, player)
-        else:
-            handles = await backend.play_bot(BOT, GAME)
-    except Refused as e:
-        app.notify(W.refusal(e), severity="error")
-        return
-    app.push_screen(HVMatchScreen(handles, backend, practice=True))
-
-
-def learn(app: Any, backend: Any) -> None:
-    """Open the first lesson (the registry's ``learn`` for High Voltage)."""
-    player = getattr(app, "player_name", "") or ""
-
-    def start() -> None:  # (on the app: the lesson's screen is gone by then)
-        app.run_worker(table_against_a_slow_bot(app, backend, player), group="lesson-match")
-
-    app.push_screen(HVLessonScreen(backend, player, start_match=start))
+    open_lesson(app, backend, HVLessonScreen, GAME, BOT,
+                lambda handles, backend: HVMatchScreen(handles, backend, practice=True))

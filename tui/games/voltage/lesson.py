@@ -28,11 +28,11 @@ from engine.errors import RuleError
 from engine.voltage import lessons as L
 from engine.voltage import rules as V
 from engine.voltage.coach import explain
-from tui import words as W
+from tui.games.lessons import open_lesson
 from tui.games.voltage import words
 from tui.games.voltage.match import MatchScreen
 from tui.i18n import N_
-from tui.ports import Entry, Refused, Unsubscribe, Update, UpdateCallback
+from tui.ports import Entry, Unsubscribe, Update, UpdateCallback
 
 GAME = "voltage"
 
@@ -154,25 +154,8 @@ class LessonScreen(MatchScreen):
             self._start_match()
 
 
-async def easy_match_with_hints(app: Any, backend: Any, player: str) -> None:
-    """A match against Easy with the coach on: from ``start_match`` (offline) or ``play_bot``
-    (the lobby); the hint shows at each of the learner's turns."""
-    try:
-        if hasattr(backend, "start_match"):
-            handles = backend.start_match(GAME, "easy", player)
-        else:
-            handles = await backend.play_bot("easy", GAME)
-    except Refused as e:
-        app.notify(W.refusal(e), severity="error")
-        return
-    app.push_screen(MatchScreen(handles, backend, coach=True))
-
-
 def learn(app: Any, backend: Any) -> None:
-    """Open the first lesson (the registry's ``learn`` for Voltage)."""
-    player = getattr(app, "player_name", "") or ""
-
-    def start() -> None:  # (on the app: the lesson's screen is gone by then)
-        app.run_worker(easy_match_with_hints(app, backend, player), group="lesson-match")
-
-    app.push_screen(LessonScreen(backend, player, start_match=start))
+    """Open the first lesson (the registry's ``learn`` for Voltage); it ends with a match against
+    Easy with the coach on (the hint shows at each of the learner's turns)."""
+    open_lesson(app, backend, LessonScreen, GAME, "easy",
+                lambda handles, backend: MatchScreen(handles, backend, coach=True))
