@@ -280,63 +280,44 @@ def sized(app: Any) -> tuple[int, int] | None:
         return None
 
 
-def held_frames(m: Made) -> None:
-    """Every whole frame after a session's first is held by the process's budget for about 0.6 s
-    (a 100x32 first frame puts it 1,200 cells in debt, refilled at 2,000 a second)."""
+async def on_a_held_frame(made: Callable[..., Made]) -> tuple[MemoryChannel, asyncio.Task[int], Any]:
+    """A session on its name screen whose every whole frame after its first is held by the process's
+    budget for about 0.6 s (a 100x32 first frame puts it 1,200 cells in debt, refilled at 2,000 a
+    second), with a stuck time of 0.3 s: its channel, its task and its app."""
     from server.session.budget import RedrawBudget, RedrawLimits
 
-    m.sessions.redraws = RedrawBudget(RedrawLimits(cells_per_second=2_000, cells_burst=2_000, free_cells=0))
-
-
-async def test_a_client_owed_a_held_frame_with_its_last_bytes_unread_is_closed_by_its_stuck_time(made):
-    # Fifty clients read their 400x200 lobby, stopped reading and resized every 0.1 s: the little
-    # written to them since stayed under the unread mark, and each resize's frame waited its turn in
-    # the process's budget of whole frames for up to 40 s, so their stuck time began only once it was
-    # drawn: 9 of 50 closed within 45 s.
     limits = OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, stuck_close_after=0.3,
                           resize_interval=0.0)
     m = made(output_limits=limits)
-    held_frames(m)
+    m.sessions.redraws = RedrawBudget(RedrawLimits(cells_per_second=2_000, cells_burst=2_000, free_cells=0))
     channel = MemoryChannel()
     task = m.play(channel)
     await channel.wait_for("Your name")
-    app = m.apps[0]
-    channel.pending = 500  # a few bytes written since, never taken
+    return channel, task, m.apps[0]
+
+
+@pytest.mark.parametrize("stops", ["a few bytes left unread", "no answer to a ping"])
+async def test_a_client_owed_a_held_frame_that_stopped_reading_is_closed_by_its_stuck_time(made, stops):
+    # Fifty clients read their 400x200 lobby, stopped reading and resized every 0.1 s: the little
+    # written to them since stayed under the unread mark (or in their kernel buffers, where nothing
+    # tells it from read: only a question the client must read and answer does), and each resize's
+    # frame waited its turn in the process's budget of whole frames for up to 40 s, so their stuck
+    # time began only once it was drawn: 9 of 50 closed within 45 s.
+    channel, task, app = await on_a_held_frame(made)
+    if stops == "a few bytes left unread":
+        channel.pending = 500
+    else:
+        channel.answers = False
     channel.resize(90, 30)
     await until(lambda: task.done() or sized(app) != (100, 32), "the session closed or its frame drawn")
     assert task.done(), "the held frame was drawn before the client's stuck time closed it"
     assert await ended(task) == 0
     assert channel.aborted
-
-
-async def test_a_client_owed_a_held_frame_that_does_not_answer_is_closed_by_its_stuck_time(made):
-    # Everything written was taken, as far as the buffers tell (a few KB fit in the client's kernel
-    # buffers): only a question the client must read and answer tells one that stopped reading.
-    limits = OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, stuck_close_after=0.3,
-                          resize_interval=0.0)
-    m = made(output_limits=limits)
-    held_frames(m)
-    channel = MemoryChannel()
-    task = m.play(channel)
-    await channel.wait_for("Your name")
-    app = m.apps[0]
-    channel.answers = False  # the client stops reading
-    channel.resize(90, 30)
-    await until(lambda: task.done() or sized(app) != (100, 32), "the session closed or its frame drawn")
-    assert task.done(), "the held frame was drawn before the client's stuck time closed it"
-    assert await ended(task) == 0
-    assert channel.aborted and channel.pings >= 1
+    assert stops != "no answer to a ping" or channel.pings >= 1
 
 
 async def test_a_reading_client_whose_frame_is_held_longer_than_the_stuck_time_gets_it(made):
-    limits = OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, stuck_close_after=0.3,
-                          resize_interval=0.0)
-    m = made(output_limits=limits)
-    held_frames(m)
-    channel = MemoryChannel()
-    task = m.play(channel)
-    await channel.wait_for("Your name")
-    app = m.apps[0]
+    channel, task, app = await on_a_held_frame(made)
     channel.resize(90, 30)  # everything read (nothing pending): the frame waits its turn, not the client
     await until(lambda: tuple(app.size) == (90, 30), "the held frame drawn")
     await channel.wait_for("Your name")
