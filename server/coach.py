@@ -1,10 +1,12 @@
 """The coach's worker: hints in a match and the analysis of a finished one, off the loop.
 
-The Expert search behind a hint or an analysis runs in the coach's own executor, never the
-bots' pool: one worker process at the lowest CPU priority (``os.nice(19)``), so a live
-match's bots, which think in their own pool at normal priority, always come first and
-keep to their caps (:data:`engine.voltage.bots.THINK_CAPS`) however many people ask for
-the coach.  Requests queue for that one worker, in order.
+The Expert search behind a hint or an analysis runs in the coach's own workers, never the
+bots' pool: processes at the lowest CPU priority (``os.nice(19)``), so a live match's bots,
+which think in their own pool at normal priority, always come first and keep to their caps
+(:data:`engine.voltage.bots.THINK_CAPS`) however many people ask for the coach.  Hints have
+a worker of their own beside the analyses' (a hint, a second's search asked by a player at
+the table, waited behind a minute-long analysis and timed out on the split server); each
+queues its requests in order.
 
 - :meth:`Coach.hint`: the Expert's move in a seat's view (:func:`engine.voltage.coach.hint`).
 - :meth:`Coach.analysis`: a finished Voltage match's analysis (:class:`Analysis`), read from
@@ -111,10 +113,15 @@ class Coach:
     """Hints and analyses on one low-priority worker (see the module docstring)."""
 
     def __init__(self, store: Any = None, executor: Executor | None = None, *,
-                 hint_iterations: int | None = None, analysis_iterations: int | None = ANALYSIS_ITERATIONS) -> None:
+                 hint_iterations: int | None = None, analysis_iterations: int | None = ANALYSIS_ITERATIONS,
+                 hint_executor: Executor | None = None) -> None:
+        """``executor``: the analyses' (and, unless ``hint_executor`` is given, the hints'); none:
+        a worker process of its own for each, made when first needed."""
         self.store = store
         self._executor = executor
+        self._hint_executor = hint_executor if hint_executor is not None else executor
         self._own = executor is None
+        self._own_hints = hint_executor is None and executor is None
         self.hint_iterations = hint_iterations
         self.analysis_iterations = analysis_iterations
         self._busy: set[str] = set()  # the players with an analysis running
@@ -128,7 +135,7 @@ class Coach:
         twin = Coach(store, hint_iterations=self.hint_iterations, analysis_iterations=self.analysis_iterations)
         twin._busy, twin._jobs = self._busy, self._jobs  # one analysis per player (and per match), whichever store
         twin._parent = self
-        twin._own = False
+        twin._own = twin._own_hints = False
         return twin
 
     @property
@@ -139,9 +146,17 @@ class Coach:
             self._executor = _new_worker()
         return self._executor
 
+    @property
+    def hint_executor(self) -> Executor:
+        if self._parent is not None:
+            return self._parent.hint_executor
+        if self._hint_executor is None:
+            self._hint_executor = _new_worker()
+        return self._hint_executor
+
     async def hint(self, view: V.VoltageView) -> K.Hint:
-        """The Expert's move in ``view``, thought on the coach's worker."""
-        return await asyncio.get_running_loop().run_in_executor(self.executor, _hint, view, self.hint_iterations)
+        """The Expert's move in ``view``, thought on the hints' worker."""
+        return await asyncio.get_running_loop().run_in_executor(self.hint_executor, _hint, view, self.hint_iterations)
 
     def stored(self, match_id: int) -> Analysis | None:
         """The analysis of ``match_id`` made before, if the store has it."""
@@ -233,6 +248,9 @@ class Coach:
         if self._own and self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+        if self._own_hints and self._hint_executor is not None:
+            self._hint_executor.shutdown(wait=False, cancel_futures=True)
+            self._hint_executor = None
 
 
 def _drain(queue: Any, progress: Callable[[int, int], None] | None) -> None:

@@ -182,3 +182,35 @@ async def wait_until_moves(m: Match, n: int, timeout: float = 60.0) -> None:
     while len(m.actions) < n and not m.over:
         assert time.monotonic() < end, "the bots stopped moving"
         await asyncio.sleep(0.01)
+
+
+async def test_a_hint_is_not_kept_waiting_by_an_analysis(tmp_path):
+    """A hint (a second's search for a player at the table) has a worker of its own: one waited
+    behind a minute-long analysis on the only worker and timed out on the split server."""
+    gate = threading.Event()
+    analyses = ThreadPoolExecutor(max_workers=1)
+    analyses.submit(gate.wait)  # the analyses' worker busy, for as long as the test says
+    hints = ThreadPoolExecutor(max_workers=1)
+    coach = C.Coach(executor=analyses, hint_executor=hints, hint_iterations=40, analysis_iterations=20)
+    try:
+        with Store.open(tmp_path) as store:
+            record = store.match_record(finished_match(store, 41))
+            analysing = asyncio.ensure_future(coach.analysis(record, A))
+            s = V.new_match(3)
+            hint = await asyncio.wait_for(coach.hint(V.view(s, s.to_move)), 30)
+            assert hint.action in V.view(s, s.to_move).legal
+            assert not analysing.done()  # (still queued behind the busy worker)
+            gate.set()
+            assert (await asyncio.wait_for(analysing, 60)).match_id == record.id
+    finally:
+        gate.set()
+        analyses.shutdown(wait=True)
+        hints.shutdown(wait=True)
+
+
+def test_a_coach_of_its_own_has_one_worker_for_hints_and_another_for_analyses():
+    coach = C.Coach()
+    try:
+        assert coach.hint_executor is not coach.executor
+    finally:
+        coach.close()
