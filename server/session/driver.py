@@ -41,7 +41,8 @@ All sessions share one event loop, so one session must not be able to take it
   connection's transport buffer, where a client advertising a 1 GiB window lets
   asyncssh move everything, and the kernel's send queue, which grows to megabytes).
   Output above ``low_water`` is unread: it is watched (every ``poll`` s) until it
-  drains.  Above ``high_water`` the driver stops writing (frames are dropped, not
+  drains; unread for ``hold_after`` seconds, the app's updates are held (they are drawn when it
+  drains).  Above ``high_water`` the driver stops writing (frames are dropped, not
   queued, and the app holds its updates: it renders nothing for no one); once the
   queue drains below ``low_water`` it repaints the whole screen
   (telling the app, whose frames are written as changes against what the terminal
@@ -125,6 +126,7 @@ class OutputLimits:
     low_water: int = 32 * 1024
     hard_limit: int = MAX_PENDING_OUTPUT
     stuck_close_after: float = 30.0
+    hold_after: float = 1.0  # unread this long: the app's updates are held until the client reads
     poll: float = 0.2
     resize_interval: float = 0.2
     max_width: int = 400
@@ -292,7 +294,8 @@ class SSHDriver(Driver):
             drained = pending <= self._out.low_water
         if drained:
             self._unread_since = None
-            if self._paused_since is not None:
+            if self._paused_since is not None or self._held is not None:
+                # (held, or paused too: frames were dropped) the whole screen again
                 self._paused_since = None
                 self._release_updates()
                 self._repaint()
@@ -300,6 +303,10 @@ class SSHDriver(Driver):
                 self._try_resize()
             return
         stuck = time.monotonic() - self._unread_since
+        if stuck >= self._out.hold_after:
+            # Not reading for a while: its screen stops rendering for no one (fifty stuck 400x200
+            # lobbies, each below the pause, rendered every arrival: a new login waited ~1 s).
+            self._hold_updates()
         if stuck >= self._out.stuck_close_after:
             log.warning(
                 "closing a session whose output has been stuck for %.0f s (%d bytes queued)", stuck, pending

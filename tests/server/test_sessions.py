@@ -173,6 +173,31 @@ async def test_output_not_taken_pauses_the_drawing_which_repaints_once_taken(mad
     assert await ended(task) == 0
 
 
+async def test_output_left_unread_below_the_pause_holds_the_drawing_which_goes_on_once_read(made):
+    # Fifty stuck 400x200 lobbies, their unread output under the pause, each rendered every arrival
+    # in the lobby for no one: a new player's login waited about a second.
+    m = made(output_limits=OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, hold_after=0.2))
+    channel = MemoryChannel()
+    task = m.play(channel)
+    await channel.wait_for("Your name")
+    app = m.apps[0]
+    name = app.screen.query_one("#name", Input)
+    channel.pending = 5_000  # the client stops taking output (under the pause)
+    channel.press("Z")  # drawn, and left unread
+    await channel.wait_for("Z")
+    await until(lambda: app._batch_count > 0, "the drawing to be held")
+    writes = channel.writes
+    channel.press("e", "d")
+    await until(lambda: name.value == "Zed", "the keys typed")
+    await asyncio.sleep(0.3)  # deliberately: nothing is drawn while the client reads nothing
+    assert channel.writes == writes and "Zed" not in channel.text()
+    channel.pending = 0  # read: what changed is drawn
+    await channel.wait_for("Zed")
+    assert not channel.aborted
+    channel.hang_up()
+    assert await ended(task) == 0
+
+
 async def test_output_stuck_for_stuck_close_after_ends_the_session(made):
     m = made(output_limits=OutputLimits(high_water=10_000, low_water=1_000, poll=0.05, stuck_close_after=1.0))
     channel = MemoryChannel()
@@ -273,27 +298,36 @@ async def test_a_client_that_stops_reading_is_closed_by_its_stuck_time_whatever_
     assert len(drawn) > 5 and drawn[-1] - drawn[0] < whole // 4, "a resize was drawn while the last frame was unread"
 
 
-def sized(app: Any) -> tuple[int, int] | None:
-    try:
-        return tuple(app.size)
-    except AttributeError:  # (the app is gone)
-        return None
+class HeldFrames:
+    """The process's budget of whole frames, held by the test: every whole frame after a session's
+    first waits (asked again every 0.05 s) until ``holding`` is False."""
+
+    def __init__(self) -> None:
+        self.holding = True
+        self.held = 0
+
+    def charge(self, cells: int) -> None:
+        pass
+
+    def ask(self, cells: int) -> float:
+        if self.holding:
+            self.held += 1
+            return 0.05
+        return 0.0
 
 
-async def on_a_held_frame(made: Callable[..., Made]) -> tuple[MemoryChannel, asyncio.Task[int], Any]:
-    """A session on its name screen whose every whole frame after its first is held by the process's
-    budget for about 0.6 s (a 100x32 first frame puts it 1,200 cells in debt, refilled at 2,000 a
-    second), with a stuck time of 0.3 s: its channel, its task and its app."""
-    from server.session.budget import RedrawBudget, RedrawLimits
-
+async def on_a_held_frame(made: Callable[..., Made]) -> tuple[MemoryChannel, asyncio.Task[int], Any, HeldFrames]:
+    """A session on its name screen whose whole frames after its first are held by the process's
+    budget while the test says, with a stuck time of 0.3 s: its channel, task, app and budget."""
     limits = OutputLimits(high_water=10_000_000, low_water=1_000, poll=0.05, stuck_close_after=0.3,
                           resize_interval=0.0)
     m = made(output_limits=limits)
-    m.sessions.redraws = RedrawBudget(RedrawLimits(cells_per_second=2_000, cells_burst=2_000, free_cells=0))
+    budget = HeldFrames()
+    m.sessions.redraws = budget  # type: ignore[assignment]
     channel = MemoryChannel()
     task = m.play(channel)
     await channel.wait_for("Your name")
-    return channel, task, m.apps[0]
+    return channel, task, m.apps[0], budget
 
 
 @pytest.mark.parametrize("stops", ["a few bytes left unread", "no answer to a ping"])
@@ -303,22 +337,24 @@ async def test_a_client_owed_a_held_frame_that_stopped_reading_is_closed_by_its_
     # tells it from read: only a question the client must read and answer does), and each resize's
     # frame waited its turn in the process's budget of whole frames for up to 40 s, so their stuck
     # time began only once it was drawn: 9 of 50 closed within 45 s.
-    channel, task, app = await on_a_held_frame(made)
+    channel, task, app, _budget = await on_a_held_frame(made)
     if stops == "a few bytes left unread":
         channel.pending = 500
     else:
         channel.answers = False
     channel.resize(90, 30)
-    await until(lambda: task.done() or sized(app) != (100, 32), "the session closed or its frame drawn")
-    assert task.done(), "the held frame was drawn before the client's stuck time closed it"
-    assert await ended(task) == 0
+    assert await ended(task) == 0  # (its frame held all along)
     assert channel.aborted
     assert stops != "no answer to a ping" or channel.pings >= 1
 
 
 async def test_a_reading_client_whose_frame_is_held_longer_than_the_stuck_time_gets_it(made):
-    channel, task, app = await on_a_held_frame(made)
+    channel, task, app, budget = await on_a_held_frame(made)
     channel.resize(90, 30)  # everything read (nothing pending): the frame waits its turn, not the client
+    await until(lambda: budget.held > 0, "the frame held")
+    await asyncio.sleep(0.6)  # deliberately: twice the stuck time, held
+    assert not task.done() and tuple(app.size) == (100, 32)
+    budget.holding = False
     await until(lambda: tuple(app.size) == (90, 30), "the held frame drawn")
     await channel.wait_for("Your name")
     assert not task.done() and not channel.aborted
