@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.textual_compat import callbacks, dispatch, screens, strips
+from tui.textual_compat import callbacks, dispatch, screens, strips, styles
 from tui.textual_compat.dismantle import component_classes_as_expected
 from tui.textual_compat.gate import PIECES, private
 
@@ -62,6 +62,7 @@ def missing() -> dict[str, list[str]]:
         + _has(screen._compositor, "_dirty_regions", "size")
         + _has(app, "_on_resize", "_end_batch", "_batch_count", "_size", "get_default_screen", "is_inline"),
         "title-rows": _module("textual.widget", "_BorderTitle") + _has(widget, "_border_title", "_border_subtitle"),
+        "style-cache": styles.unexpected(),
         "strips": strips.unexpected(),
         "dismantle": _module("textual._context", "active_app") + _has(app, "_registry")
         + _has(LRUCache(1), "_cache") + component_classes_as_expected(Stylesheet),
