@@ -134,8 +134,10 @@ class Counts:
             return
         wrap(Compositor, "render_full_update", "whole renders")
         wrap(Compositor, "render_partial_update", "partial renders")
-        from tui.widgets.rows import RowMenu
-
+        try:
+            from tui.widgets.rows import RowMenu
+        except ImportError:  # (an older tree: its lists were Menus, not counted apart)
+            return
         wrap(RowMenu, "render", "list renders")
 
     def take(self) -> Counter[str]:
