@@ -34,7 +34,14 @@ from tui import i18n
 from tui.frames import Shadow
 from tui.i18n import N_, _
 from tui.pacing import DEFAULT, Pacing
-from tui.textual_compat import ShadowedApp, patch_dispatch, patch_parameter_counts, set_no_colour, write_to_terminal
+from tui.textual_compat import (
+    ShadowedApp,
+    patch_dispatch,
+    patch_parameter_counts,
+    patch_style_cache,
+    set_no_colour,
+    write_to_terminal,
+)
 
 if TYPE_CHECKING:
     from tui.ports import Backend
@@ -61,8 +68,9 @@ class VoltageApp(ShadowedApp[None]):
 
     def __init__(self, backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> None:
         super().__init__()
-        patch_parameter_counts()  # (these two: once per process)
+        patch_parameter_counts()  # (these three: once per process)
         patch_dispatch()
+        patch_style_cache()
         self.backend = backend
         self.player_name = player_name
         self.home: Screen | None = None

@@ -401,3 +401,60 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
             # the row a tick made in place is the row the whole text makes
             bar = app.screen.query_one("#topbar", TopBar)
             assert bar._strips[0].text == bar.render().plain.ljust(size[0])
+
+
+def shown(terminal: Terminal) -> str:
+    return "\n".join(terminal.screen.display)
+
+
+def settled_shown(app: TwoTerminals) -> bool:
+    """:func:`settled`, but for what is not displayed (a hidden input keeps a repaint asked for
+    while hidden: Textual posts it once the input shows)."""
+    screen = app.screen
+    if not app._message_queue.empty() or app.animator._animations or app.painting_soon:
+        return False
+    if screen._dirty_widgets or screen._callbacks:
+        return False
+    return not any(
+        not node._message_queue.empty()
+        or (node.display and (node._repaint_required or node._layout_required or node._scroll_required
+                              or node._recompose_required or node._refresh_styles_required))
+        for node in screen.walk_children(with_self=True)
+    )
+
+
+async def test_a_lobby_draws_its_first_frame_once_and_its_lists_changes_as_a_full_frame_would() -> None:
+    """A session's lobby on the SSH driver: its first picture is one frame (none rendered and thrown
+    away, none drawn again after a second layout); an arrival below the Online list's window repaints
+    the title's count alone, the list not rendered again; and after every change the terminal shows
+    what a full frame draws."""
+    from tests.tui.test_lobby_rows import arrive, crowded_lobby
+    from tui.widgets.rows import RowMenu
+
+    lobby, backend = crowded_lobby(40)
+    terminal = Terminal((80, 24))
+    app = TwoTerminals(backend, player_name="alice", terminal=terminal)
+    task = asyncio.get_running_loop().create_task(run_app(app, terminal))
+    try:
+        await until(lambda: "Your name" in shown(terminal) and settled_shown(app))
+        if textual_compat.enabled("one-layout"):
+            assert app.frames == 1
+        terminal.input.put_nowait(b"\r")  # the suggested name
+        await until(lambda: "you: alice" in shown(terminal) and "Online (41)" in shown(terminal) and settled_shown(app))
+        players = app.screen.query_one("#players", RowMenu)
+        matches = app.screen.query_one("#matches", RowMenu)
+        renders = players.renders, matches.renders
+        arrive(lobby, "zz-last")  # far below the window: the count in the title changes, no row shown
+        await until(lambda: "Online (42)" in shown(terminal) and settled_shown(app))
+        if textual_compat.enabled("title-rows"):
+            assert (players.renders, matches.renders) == renders
+        assert not (diff := first_difference(full_render(app), terminal.screen)), diff
+        arrive(lobby, "aaron")  # at the top of the window: its rows move down
+        await until(lambda: "aaron" in shown(terminal) and "Online (43)" in shown(terminal) and settled_shown(app))
+        assert not (diff := first_difference(full_render(app), terminal.screen)), diff
+        assert app.mismatch is None, app.mismatch
+    finally:
+        app.exit()
+        terminal.close()
+        await asyncio.wait([task], timeout=30)
+        lobby.presence.close()

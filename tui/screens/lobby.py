@@ -127,6 +127,8 @@ class LobbyScreen(SizedScreen):
         # at a time (a screen pays for the rows it shows: tui.screens.lobby_lists)
         self._index = LobbyLists(lambda: self.backend.name, self._match_line)
         self._shown: Any = None  # the snapshot the lists were last read from
+        self._title_shown: str | None = None  # the title line and status shown (unchanged: not drawn again)
+        self._status_shown: Text | None = None
         make_chat = getattr(backend, "lobby_chat", None)
         self.chat_room: ChatRoom | None = make_chat() if make_chat is not None else None
 
@@ -439,13 +441,13 @@ class LobbyScreen(SizedScreen):
         """The words of this screen's own that do not change with the lobby: the panels' titles,
         what an empty list says, the name box's."""
         self._word_name()
-        self.query_one("#players", Menu).border_title = _("Online")
+        self.query_one("#players", Menu).set_title(_("Online"))
         matches = self.query_one("#matches", Menu)
         matches.empty_text = _("no match running")
         history = self.query_one("#history", Menu)
-        history.border_title = _("Your matches (h; Enter: replay)")
+        history.set_title(_("Your matches (h; Enter: replay)"))
         history.empty_text = _("none finished yet") if self.backend.identity else W.keep_with_key(self._ssh_link())
-        self.query_one("#choices", Menu).border_title = _("Play")
+        self.query_one("#choices", Menu).set_title(_("Play"))
         matches.refresh()  # (its rows come from the lobby's lists: only painted again)
         if not history.items:
             history.set_items([])  # (the empty text, worded again)
@@ -549,7 +551,9 @@ class LobbyScreen(SizedScreen):
             line = gap.join([head, you, *(rating(*x) for x in ratings)])
             if len(line) <= width:
                 break
-        self.query_one("#lobby-title", Static).update(Text(line))
+        if line != self._title_shown:  # (one row high: a repaint, never a layout)
+            self._title_shown = line
+            self.query_one("#lobby-title", Static).update(Text(line), layout=False)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._reset_choices)  # (a heading's form is the one that fits the new width)
@@ -576,8 +580,8 @@ class LobbyScreen(SizedScreen):
         trends = getattr(self.backend, "rating_trends", None)  # (a rating sparkline per game, under it)
         shown = list(await trends()) if trends is not None else []
         room = (width - 2) // max(1, len(shown))
-        self.query_one("#history", Menu).border_subtitle = "  ".join(
-            f"{title} {sparkline(points, room - len(title) - 2)}" for title, points in shown)
+        self.query_one("#history", Menu).set_title("  ".join(
+            f"{title} {sparkline(points, room - len(title) - 2)}" for title, points in shown), subtitle=True)
 
     # -- lists -----------------------------------------------------------------
 
@@ -603,14 +607,14 @@ class LobbyScreen(SizedScreen):
         players = self.query_one("#players", RowMenu)
         players.rows_changed(first_player)
         challenge = "  " + _("o, Enter: challenge") if len(lists.players) > 1 else ""
-        players.border_title = _("Online (%(n)d)") % {"n": len(lists.players)} + challenge
+        players.set_title(_("Online (%(n)d)") % {"n": len(lists.players)} + challenge)  # (its row alone)
         matches = self.query_one("#matches", RowMenu)
         width = matches.size.width - 4  # (the lines' width when the list changed, as they were made)
         if width != lists.matches.width:
             lists.matches.width = width
             first_match = 0
         matches.rows_changed(first_match)
-        matches.border_title = _("Matches (%(n)d; Enter: watch)") % {"n": len(lists.matches)}
+        matches.set_title(_("Matches (%(n)d; Enter: watch)") % {"n": len(lists.matches)})
 
     def _match_line(self, m: Any, width: int) -> str:
         """A running match in one line: its code, players and score, and who watches;
@@ -681,7 +685,9 @@ class LobbyScreen(SizedScreen):
         fits = [k for k in helps if len(k) <= self.app.size.width - 2]
         keys = fits[0] if fits else helps[-1]
         out.append(keys if self.backend.named else _(self.NAME_HELP), style="dim")
-        self.query_one("#status", Static).update(out)
+        if out != self._status_shown:  # (as tall as its lines: a change lays it out)
+            self._status_shown = out
+            self.query_one("#status", Static).update(out)
 
     def _set_mode(self, mode: Mode) -> None:
         self._mode = mode
@@ -971,7 +977,7 @@ class LobbyScreen(SizedScreen):
             self.query_one("#side").remove_class("-chat")
 
     def _chat_unread(self, n: int) -> None:
-        self.query_one("#players", Menu).border_subtitle = CW.unread(n, "c")
+        self.query_one("#players", Menu).set_title(CW.unread(n, "c"), subtitle=True)
 
     def _go_home(self) -> None:
         """Back to this lobby, closing every screen above it (the app's ``go_home``)."""

@@ -35,6 +35,26 @@ machine's noise, up to a third more).  What each piece buys, and what backing it
   the log's renders 53 -> 8 ms in render.py's run).  Off: every line through the styles cache.
 - ``first-style`` (:class:`PresetScreen`): a new screen is styled once, as it mounts (a lone
   player's name prompt 51 -> 47 ms).  Off: its first resize and resume restyle it again.
+- ``one-layout`` (:class:`PresetScreen`, :class:`ShadowedApp`): a screen is laid out again only when
+  its size changed or a layout was asked for since its last (Textual laid it out again on each Resize:
+  its own first layout sends it one, the driver's first says the size the app started at, and each
+  screen's Resize laid every screen under it out too); a layout's new sizes ask for no second layout
+  and repaint (Textual's ``_size_updated(layout=False)``, as after a scroll); nothing is rendered
+  while the app batches (the start: its frame was thrown away), the frame after is whole; the focus
+  moving repaints the two widgets, not the screen.  A session's first frame: 13 -> 5 layout passes,
+  2 -> 1 whole render, 120,000 -> 94,000 Python calls; an arrival among 100 in the lobby 175,000 ->
+  127,000 calls (``benchmarks/session_start.py --calls``).  Off: Textual's passes and renders.
+- ``title-rows`` (:func:`set_border_title`): a border title set to what it was is nothing, a new one
+  repaints its row (:meth:`tui.widgets.menu.Menu.set_title`), not the widget whole: the lobby's
+  Online title counts the players, so every arrival made every lobby screen render both lists.
+  An arrival among 100: 14.8 -> 4.2 list renders, 158,000 -> 127,000 Python calls.  Off: Textual's
+  setter (the widget drawn whole, changed or not).
+- ``style-cache`` (:mod:`tui.textual_compat.styles`): a node's rules are found once per process for
+  its path (each node's class, id, classes and the pseudo-classes its rules look at) and the rule sets
+  (shared by the apps of one theme), not once per session: a session's first frame styles its thirty
+  nodes from what the first session found (``Stylesheet.apply`` 4.4 -> 2.6 s of a 60-start profile;
+  a start among 100 in the lobby 89,000 -> 84,000 Python calls, an arrival 127,000 -> 121,000).
+  Off: every node matched against every rule, every session.
 - ``strips`` (:mod:`tui.textual_compat.strips`): strips do not cache themselves (each such strip was
   a reference cycle: 60,000 objects a second for the collector with 10 sessions, 95 % of what a full
   collection found) and make their seven caches only when they store a result (29 % of a session's
@@ -94,6 +114,8 @@ from tui.textual_compat.session import (
     share_css,
 )
 from tui.textual_compat.strips import patch_textual_strips, unpatch_textual_strips
+from tui.textual_compat.styles import patch_style_cache
+from tui.textual_compat.titles import set_border_title
 
 __all__ = [
     "PIECES",
@@ -119,9 +141,11 @@ __all__ = [
     "ordered_driver_class",
     "patch_dispatch",
     "patch_parameter_counts",
+    "patch_style_cache",
     "patch_textual_strips",
     "plain_lines",
     "filters_for_rows",
+    "set_border_title",
     "set_no_colour",
     "share_css",
     "track_nodes",

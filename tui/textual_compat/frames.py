@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from textual import messages
+from textual import events, messages
 from textual.app import App
 from textual.filter import Monochrome, NoColor
 
@@ -134,6 +134,33 @@ class ShadowedApp(App[ReturnType]):
             not self._batch_count and self._running and not self._closed and not self.is_headless
             and driver is not None and not driver.is_inline and enabled("frames")
         )
+
+    # -- the app's start: one layout, one frame (piece one-layout) -------------------------------
+
+    def get_default_screen(self) -> Screen:
+        """The screen under every other (Textual's bare one), laid out once per size as they are."""
+        if not enabled("one-layout"):
+            return super().get_default_screen()
+        from tui.textual_compat.screens import PresetScreen
+
+        return PresetScreen(id="_default")
+
+    async def _on_resize(self, event: events.Resize) -> None:
+        # The driver's first Resize says the size Textual started the app at (it read it from the
+        # driver): Textual would send every screen that size again, each laid out again.  A Resize
+        # to the size the app has is let go when the app writes its own frames (a driver that asks
+        # for a whole frame again first forgets the terminal: :meth:`forget_terminal` repaints).
+        if self._size is not None and event.size == self._size and self._writes_frames() and enabled("one-layout"):
+            event.prevent_default()
+            event.stop()
+
+    def _end_batch(self) -> None:
+        super()._end_batch()
+        if not self._batch_count and self._running and enabled("one-layout"):
+            # A screen that skipped its frames in the batch (PresetScreen) draws them now.
+            for screen in self.screen_stack[-1:]:
+                if screen._repaint_required:
+                    screen.check_idle()
 
     def paint_now(self, widget: Widget, region: Region) -> bool:
         """Write ``region`` (the widget's content coordinates) of ``widget`` to the terminal

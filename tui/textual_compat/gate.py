@@ -32,6 +32,9 @@ PIECES = (
     "row-renders",  # a partial update renders only its rows (Compositor._get_renders)
     "plain-lines",  # painted widgets' lines past the styles cache
     "first-style",  # a new screen styled once (breakpoints preset, first resume)
+    "one-layout",  # a screen laid out once per size, no frame rendered while the app batches
+    "title-rows",  # a border title's change repaints its row, not the widget whole
+    "style-cache",  # a node's rules found once per process for its path (Stylesheet.apply)
     "strips",  # strips that neither cache themselves nor make caches before a write
     "dismantle",  # ended apps' cycles broken by hand, which the collector policy needs
     "input-parser",  # the xterm parser's key cache per session (XTermParser._parse_extended_key)

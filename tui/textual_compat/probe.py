@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.textual_compat import callbacks, dispatch, strips
+from tui.textual_compat import callbacks, dispatch, screens, strips, styles
 from tui.textual_compat.dismantle import component_classes_as_expected
 from tui.textual_compat.gate import PIECES, private
 
@@ -56,6 +56,13 @@ def missing() -> dict[str, list[str]]:
            else _has(private("textual._compositor", "Compositor"), "_get_renders")),
         "plain-lines": _has(widget, "_styles_cache"),
         "first-style": _has(screen, "_on_screen_resume", "_get_breakpoint_classes"),
+        "one-layout": _has(screen, "_refresh_layout", "_screen_resized", "_compositor_refresh", "_compositor",
+                           "_layout_required", "_layout_widgets", "_repaint_required")
+        + screens._size_updated_unexpected()
+        + _has(screen._compositor, "_dirty_regions", "size")
+        + _has(app, "_on_resize", "_end_batch", "_batch_count", "_size", "get_default_screen", "is_inline"),
+        "title-rows": _module("textual.widget", "_BorderTitle") + _has(widget, "_border_title", "_border_subtitle"),
+        "style-cache": styles.unexpected(),
         "strips": strips.unexpected(),
         "dismantle": _module("textual._context", "active_app") + _has(app, "_registry")
         + _has(LRUCache(1), "_cache") + component_classes_as_expected(Stylesheet),

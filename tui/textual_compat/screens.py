@@ -19,13 +19,15 @@ own node alone, which was styled before the screen's CSS was read.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
 from typing import Any
 
 from textual import events
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.textual_compat.gate import enabled, private
 
@@ -72,8 +74,52 @@ def install_row_renders(screen: Screen[Any]) -> bool:
     return True
 
 
+# -- a layout's sizes given without asking for another layout (one-layout) ------------------------
+# Textual gives each widget its size after a layout as a reactive that asks for a layout and a
+# repaint of the widget when it changes: every layout that resized anything was followed by a second
+# layout of the screen and a repaint of what the first had just drawn (the whole screen, when the
+# screen's own size changed: every first frame).  In a PresetScreen's layout the sizes are given as
+# Textual gives them after a scroll (``layout=False``): the widgets resized are drawn by the layout's
+# own frame (Textual marks them dirty), and scrollbars that come or go still ask for a layout (their
+# own reactives do).  Scroll views keep their own ``_size_updated``.
+
+_LAYING_OUT = [0]  # PresetScreen layouts under way (one at a time: a layout is synchronous)
+_SIZE_UPDATED: dict[str, Any] = {}
+
+
+def _quiet_sizes() -> bool:
+    """Widget._size_updated wrapped once per process (True where it could be)."""
+    if "original" in _SIZE_UPDATED:
+        return True
+    original = getattr(Widget, "_size_updated", None)
+    if original is None or _size_updated_unexpected(original):
+        return False
+
+    def _size_updated(self: Widget, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        if layout and _LAYING_OUT[0]:
+            layout = False
+        return bool(original(self, size, virtual_size, container_size, layout))
+
+    _SIZE_UPDATED["original"] = original
+    setattr(Widget, "_size_updated", _size_updated)  # noqa: B010 - a class's method, wrapped
+    return True
+
+
+def _size_updated_unexpected(method: Any = None) -> list[str]:
+    """What of Textual's ``Widget._size_updated`` the wrap misses (for the probe)."""
+    method = _SIZE_UPDATED.get("original") or method or getattr(Widget, "_size_updated", None)
+    try:
+        source = inspect.getsource(method)
+    except (OSError, TypeError):
+        source = ""
+    needles = ("layout: bool = True", "self.set_reactive(Widget.virtual_size, virtual_size)")
+    return [] if all(n in source for n in needles) else ["Widget._size_updated (its source)"]
+
+
 class PresetScreen(Screen[Any]):
-    """Textual's Screen with the pieces that act on a screen: ``row-renders`` and ``first-style``."""
+    """Textual's Screen with the pieces that act on a screen: ``row-renders``, ``first-style`` and
+    ``one-layout``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -81,6 +127,69 @@ class PresetScreen(Screen[Any]):
         self._resumed = not enabled("first-style")
         if not self._resumed:
             self._preset_breakpoints()
+        self._laid_out_at: Size | None = None  # the size of its last whole layout (one-layout)
+
+    # -- laid out once per size (one-layout) ----------------------------------------------------
+    # Textual lays a screen out again on every Resize it is sent, though nothing changed: its own
+    # first layout sends the screen a Resize (the screen is a widget just shown), which lays it and
+    # every screen under it out again; the app sends each screen the terminal's size again when the
+    # driver says the size it already had.  A screen laid out at this size, with no layout asked
+    # for since, would come out the same: it is not laid out again (a layout asked for is done by
+    # Textual's update timer, as always).
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        whole = not (scroll and not self._layout_widgets)  # (Textual's test: a scroll alone reflows less)
+        quiet = enabled("one-layout") and _quiet_sizes()
+        if quiet:
+            _LAYING_OUT[0] += 1
+        try:
+            super()._refresh_layout(size, scroll)
+        finally:
+            if quiet:
+                _LAYING_OUT[0] -= 1
+        if whole:
+            self._laid_out_at = self.outer_size if size is None else size
+            if enabled("one-layout"):
+                # (what was asked before is in this layout: Textual's update timer says so after its
+                # own layouts, not after a resize's or a resume's, and so laid the screen out again)
+                self._layout_required = False
+
+    def _screen_resized(self, size: Size) -> None:
+        if (size == self._laid_out_at and not self._layout_required and not self._layout_widgets
+                and enabled("one-layout")):
+            return
+        super()._screen_resized(size)
+
+    # Textual's screen repaints itself whole when the focus moves (its ``focused`` is a reactive that
+    # repaints): the two widgets the focus left and reached restyle and repaint themselves already.
+    _focusing = False
+
+    def set_focus(self, *args: Any, **kwargs: Any) -> None:
+        self._focusing = enabled("one-layout")
+        try:
+            super().set_focus(*args, **kwargs)
+        finally:
+            self._focusing = False
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Any:
+        if self._focusing and not (regions or layout or recompose):
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    # A screen laid out while the app batches its updates (the app's start: its first screen is
+    # composed, mounted and laid out inside Textual's own batch) rendered a whole frame that
+    # Textual then threw away.  It renders nothing then; its next frame after the batch is whole.
+    def _compositor_refresh(self) -> None:
+        app = self.app
+        if app._batch_count and self is app.screen and not app.is_inline and enabled("one-layout"):
+            self._compositor._dirty_regions.add(self._compositor.size.region)
+            self._repaint_required = True  # (the screen's next idle draws it, once the batch is over)
+            return
+        whole = self._compositor.size.region in self._compositor._dirty_regions and self is app.screen
+        super()._compositor_refresh()
+        if whole and not app.is_inline and enabled("one-layout"):
+            self._repaint_required = False  # (it was just drawn whole: not once more after a layout)
 
     # A new screen's styles are worked out once, as it mounts (a third of a session's
     # first frame was styling the same nodes again): its breakpoint classes are set

@@ -5,8 +5,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.message import Message
 from textual.widgets import Static
+
+from tui.textual_compat import set_border_title
 
 
 class Menu(Static, can_focus=True):
@@ -65,6 +68,21 @@ class Menu(Static, can_focus=True):
     def on_mount(self) -> None:
         self._draw()
 
+    def set_title(self, title: str, *, subtitle: bool = False) -> None:
+        """The border's title (``subtitle``: its subtitle), its row alone repainted when it changed:
+        the rows under it are not rendered again (the lobby's lists count their lines in their
+        titles, which change with every arrival; Textual's setter draws the widget whole)."""
+        if not set_border_title(self, title, subtitle=subtitle) or not self.is_mounted:
+            return
+        x, y = self.content_offset
+        width, height = self.outer_size
+        if height <= 0:
+            return
+        row = Region(-x, height - 1 - y if subtitle else -y, width, 1)  # (in the content's coordinates)
+        paint_soon = getattr(self.app, "paint_soon", None)
+        if paint_soon is None or not paint_soon(self, row):
+            self.refresh(row)
+
     @staticmethod
     def heading(item: str) -> bool:
         return item.startswith("-")
@@ -95,14 +113,21 @@ class Menu(Static, can_focus=True):
 
     def _draw(self) -> None:
         if not self.items:
-            self.update(Text(self.empty_text, style="dim"))
+            self.update(Text(self.empty_text, style="dim"), layout=self._sized_by_lines())
             return
         out = Text(no_wrap=True, overflow="ellipsis")
         for n, (item, label) in enumerate(self.items):
             if n:
                 out.append("\n")
             self._append_row(out, item, label, n == self.index)
-        self.update(out)
+        self.update(out, layout=self._sized_by_lines())
+
+    def _sized_by_lines(self) -> bool:
+        """Whether its size follows its lines (an auto width or height): only then does a change of
+        them lay the screen out again (a cursor's move, a focus, new items in a list of a fixed size
+        are a repaint)."""
+        width, height = self.styles.width, self.styles.height  # (None: it fills its container)
+        return (width is not None and width.is_auto) or (height is not None and height.is_auto)
 
     def _append_row(self, out: Text, item: str, label: Text, chosen: bool) -> None:
         """One row of the list onto ``out``: a heading as it is, the chosen row marked, the rest indented."""

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Region
 
 from tui.widgets.menu import Menu
 
@@ -68,10 +69,18 @@ class RowMenu(Menu):
 
     def rows_changed(self, first: int) -> None:
         """Rows from ``first`` on may have changed (arrived, gone, reworded): the cursor stays
-        on its item, and the widget is painted again if any of them is in its window."""
+        on its item, and the rows of its window from the first that changed (or the cursor's, if it
+        moved) down are painted again; none when all of them are below its window."""
+        top, index = self.top, self.index
         self._place()
-        if first < self.top + self._height():
-            self.refresh()
+        height = self._height()
+        start = min(first, index, self.index) if index != self.index else first
+        if start >= self.top + height:
+            return
+        if self.top != top or start <= self.top:
+            self.refresh()  # (the window moved, or all of it changed)
+            return
+        self.refresh(Region(0, start - self.top, self.content_size.width, height - (start - self.top)))
 
     def _height(self) -> int:
         return max(1, self.content_size.height)
