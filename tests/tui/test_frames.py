@@ -342,7 +342,9 @@ async def test_the_clock_s_tick_writes_only_the_digits_that_changed() -> None:
         changed = [(x, y) for y in range(24) for x in range(80) if before[y][x] != after[y][x]]
         assert changed and all(y == 0 for _, y in changed)  # the top bar only
         assert len(changed) <= 4  # "9:58" -> "9:57": the digits that changed
-        assert sizes[-1] < 40  # a cursor move, a style, a digit or two
+        # a cursor move, a style (up to ~30 bytes in 24-bit colour, which the app uses in some orders of
+        # the tests in one worker: 45 bytes were seen), a digit or two: not the bar's 80 cells again
+        assert sizes[-1] < 64
         assert app.full_bytes > 0 and app.mismatch is None
     finally:
         app.exit()
