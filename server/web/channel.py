@@ -25,8 +25,10 @@ an empty or control message is cheap but not free, and a page sends one per ~10 
 a resize spends one of a budget of its own (``resizes_per_second``, 1: each may redraw the
 whole screen, ~85 ms at 380x124, so a flood of them cost everyone ~0.7 s of keypress latency at
 2 a second; the page sends one when a drag ends).  A socket over either budget for ``flood_close_after``
-seconds ends its session.  (The buckets are the session layer's, :mod:`server.session.budget`, as
-the budget of new sessions SSH and the web share.)
+seconds ends its session, and so does a message over ``max_message`` or a broken frame; each of
+these costs the socket's address a penalty (:attr:`WebChannel.on_offence`, :mod:`server.web.server`).
+(The buckets are the session layer's, :mod:`server.session.budget`, as the budget of new sessions
+SSH and the web share.)
 
 Output is queued here and sent by one task per socket (as frames of at most
 :data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue and the socket's
@@ -39,6 +41,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +105,9 @@ class WebChannel(TerminalChannel):
         self.detached_at: float | None = None  # when its socket went (None: attached, or never was)
         # called with the channel, a socket that no longer carries it, and the close code and reason for it
         self.on_detach: Any = None
+        # called (its socket still attached) when the socket is closed for abuse (a message over
+        # max_message, a broken frame, a flood of messages), with why: its address pays a penalty
+        self.on_offence: Callable[[str], None] | None = None
 
     # -- sockets ----------------------------------------------------------------
 
@@ -225,10 +231,12 @@ class WebChannel(TerminalChannel):
             if msg is None or self._ws is not ws:
                 continue  # (another socket took over meanwhile)
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
-                self.detach(ws)
-                if msg.type == WSMsgType.ERROR and isinstance(msg.data, WebSocketError):
-                    # (a frame over max_message, a broken frame: not a dropped network, so no hold)
+                broken = msg.type == WSMsgType.ERROR and isinstance(msg.data, WebSocketError)
+                if broken:  # (a frame over max_message, a broken frame: not a dropped network, so no hold)
                     log.info("ending a web session whose socket broke the protocol: %s", msg.data)
+                    self._offence(f"broke the protocol ({msg.data})")
+                self.detach(ws)
+                if broken:
                     self.end()
                 continue
             if not await self._spend(self._messages):
@@ -289,10 +297,15 @@ class WebChannel(TerminalChannel):
             log.warning("closing a web session that sent messages over its budget for %.0f s",
                         now - self._flooding_since)
             self.write(b"\x1b[?1049l\x1b[?25h\r\nvoltage: too many messages; the session is closed\r\n")
+            self._offence("sent messages over its budget")
             self.end()
             return False
         await asyncio.sleep(min(wait, limits.flood_close_after))
         return True
+
+    def _offence(self, why: str) -> None:
+        if self.on_offence is not None:
+            self.on_offence(why)
 
     # -- the rest of the channel -------------------------------------------------------
 

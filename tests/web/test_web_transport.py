@@ -401,3 +401,38 @@ async def test_an_address_refused_again_and_again_waits_before_it_is_answered(we
             assert r.status == 404  # (from a proxy's other client: its own budget)
         assert not held.done()
         held.cancel()
+
+
+async def test_an_address_that_keeps_sending_oversized_messages_is_made_to_wait(web_server):
+    # A socket closed for an oversized message, in its session or instead of its hello, costs its
+    # address half of its budget of refusals (OpenSSH's PerSourcePenalties idea: an abuse costs more
+    # than a mistake): after a few, its next upgrade waits before it is looked at, unread, while
+    # another address is answered at once.
+    from server.web.server import PENALTY_MAX
+
+    served = await web_server(store=False, web_max_message=1024)
+    penalties = served.web.penalties
+    in_session = await WebTerminal(served).connect()
+    try:
+        await in_session.wait_for("Your name")
+        in_session.send(b"a" * 1025)
+        assert await in_session.wait_closed() == 1009
+    finally:
+        await in_session.close()
+    sockets = 1
+    while penalties.debt("127.0.0.1") < PENALTY_MAX / 2:  # (each costs 5 s of a budget of 10 s, 2 tokens a second back)
+        assert sockets < 5, "five oversized messages and the address is not in debt"
+        before_hello = await WebTerminal(served).connect(hello=False)
+        try:
+            before_hello.send(b"a" * 1025)
+            assert await before_hello.wait_closed() == 1009
+        finally:
+            await before_hello.close()
+        sockets += 1
+    async with aiohttp.ClientSession() as http:
+        held = asyncio.ensure_future(http.ws_connect(served.url + "ws", headers={"Origin": served.origin}))
+        async with http.get(served.url, headers={"X-Forwarded-For": "198.51.100.7"}) as r:
+            assert r.status == 200  # (from a proxy's other client: not in debt)
+        assert not held.done()
+        held.cancel()
+    assert served.sessions.running == 0
