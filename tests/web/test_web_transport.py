@@ -8,6 +8,7 @@ import asyncio
 import gzip
 import json
 import re
+from typing import Any
 
 import aiohttp
 import asyncssh
@@ -97,6 +98,43 @@ async def test_resizes_are_clamped_and_coalesced(web_server):
         await tab.control({"type": "resize", "cols": 999, "rows": 999})  # clamped by the driver
         await until(lambda: tuple(app.size) == (400, 200), "the last size, clamped")
         assert len(sizes) <= 4, sizes  # coalesced: not one redraw per message
+        assert not tab.closed.is_set()
+    finally:
+        await tab.close()
+
+
+async def test_a_resize_over_its_budget_is_held_and_keys_typed_after_it_are_not(web_server):
+    # Resizes spend their cells (each may redraw the whole screen): one over the budget is held, the
+    # latest size winning, and given to the app once its cells are due, while the socket is read on.
+    from dataclasses import replace
+
+    served = await web_server(store=False)
+    served.web.limits = replace(served.web.limits, resize_cells_burst=3000, resize_cells_per_second=600,
+                                resize_floor=1)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        app = served.apps["guest"]
+        await tab.control({"type": "resize", "cols": 100, "rows": 24})  # 2,400 cells of 3,000
+        await until(lambda: tuple(app.size) == (100, 24), "the first resize")
+        channel = served.web.web_sessions[tab.resume].channel
+        given: list[tuple[int, int]] = []  # the sizes the channel gives the driver from now on
+        read = channel.read
+
+        async def recording() -> Any:
+            got = await read()
+            if isinstance(got, tuple):
+                given.append(got)
+            return got
+
+        channel.read = recording
+        await tab.control({"type": "resize", "cols": 100, "rows": 30})  # over: held
+        await tab.control({"type": "resize", "cols": 100, "rows": 28})  # held instead of it
+        tab.press("\x15", *"zed")
+        await tab.wait_for("zed")
+        assert tuple(app.size) == (100, 24)  # the keys came first
+        await until(lambda: tuple(app.size) == (100, 28), "the held resize, once its cells are due")
+        assert given == [(100, 28)]  # (never the size it replaced)
         assert not tab.closed.is_set()
     finally:
         await tab.close()
