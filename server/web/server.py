@@ -26,7 +26,8 @@ What a request may do, and how the server stays up under abuse (each with a test
   it too.
 - **Messages**: at most ``max_message`` bytes (64 KiB) each, the socket is closed beyond;
   a budget of messages per second (:mod:`server.web.channel`); resizes clamped to 1000 here
-  and by the driver to its own bounds, and coalesced by the driver as SSH's are.
+  and by the driver to its own bounds, held here over a budget of the cells they redraw (the
+  latest size winning, keys read on meanwhile), and coalesced by the driver as SSH's are.
 - **Link codes**: a budget of tries per address (10, then one per 30 s) and overall (200,
   then one a second); a try over budget is refused (429) before any code is looked at.
 - **New sessions** (each starts an app: ~0.1 s of the loop): the session layer's budget per address
