@@ -18,7 +18,9 @@ server's work) are printed: first with nobody attacking (the figure to compare w
 each attack, one after the other in the same run, a fresh server each:
 
 - **oversized**: WebSockets that say hello and send a 64 KiB + 1 frame, again and again (each closed, 1009);
-- **resizes**: one tab sending resize messages as fast as it can (held back, then closed);
+- **resizes**: one tab asking for a big screen (380x124 and 379x123 in turn: each a whole redraw)
+  as fast as it can (held back, then closed).  (Sizes growing from 80x24 by one a message, as it
+  once sent, favoured a server that read one a second: it redrew small screens only);
 - **origin**: upgrades from another site's Origin, again and again (each refused, 403);
 - **paths**: ``/../../etc/passwd``, ``%2e%2e`` and the like, again and again (each a 404);
 - **idle**: 200 WebSockets that never say hello, kept open (refused past the caps, the rest
@@ -200,7 +202,7 @@ async def resizes(srv: Target, http: Any, stop_at: float) -> str:
     reader = asyncio.get_running_loop().create_task(drain())
     while time.monotonic() < stop_at and not ws.closed:
         try:
-            await ws.send_str(json.dumps({"type": "resize", "cols": 80 + sent % 300, "rows": 24 + sent % 100}))
+            await ws.send_str(json.dumps({"type": "resize", "cols": 380 - sent % 2, "rows": 124 - sent % 2}))
         except Exception:
             break
         sent += 1

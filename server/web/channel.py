@@ -23,7 +23,7 @@ fills (128 KiB) and pauses the transport, and TCP holds the browser back, as the
 does.  Every message also spends a token of a budget of messages (``messages_per_second``):
 an empty or control message is cheap but not free, and a page sends one per ~10 ms at most;
 a resize spends its cells of a budget of its own (``resize_cells_per_second``: three at once, then
-one up to 200x60 every 2 s, a larger one less often; each may redraw the whole screen, ~30 ms of
+one up to 200x60 every 2 s, a larger one less often; each may redraw the whole screen, 30-90 ms of
 the loop at 380x124, so a flood of them cost everyone up to ~0.7 s of keypress latency at 2 a
 second; the page sends one when a drag ends).  A resize over that budget is held, not waited for:
 the socket is read on after a pause of 0.1 s (a key typed after it is not held up; a flood of them,
@@ -71,7 +71,7 @@ class WebLimits:
     max_message: int = 64 * 1024  # bytes in one message (a paste); larger: the socket is closed
     messages_per_second: float = 200.0
     messages_burst: float = 600.0
-    # Resizes, in the cells of the screens they ask for (each may redraw the whole screen: ~30 ms of the
+    # Resizes, in the cells of the screens they ask for (each may redraw the whole screen: 30-90 ms of the
     # loop at 380x124), at least resize_floor each (a relayout costs ~10 ms whatever the size); one over
     # the budget is held, the latest size winning:
     resize_cells_per_second: float = 6_000.0  # up to 200x60: one every 2 s; 380x95 or more: one every 6 s
