@@ -22,11 +22,17 @@ asks for input, so a session over its input budget stops reading its socket, aio
 fills (128 KiB) and pauses the transport, and TCP holds the browser back, as the SSH window
 does.  Every message also spends a token of a budget of messages (``messages_per_second``):
 an empty or control message is cheap but not free, and a page sends one per ~10 ms at most;
-a resize spends one of a budget of its own (``resizes_per_second``, 1: each may redraw the
-whole screen, ~85 ms at 380x124, so a flood of them cost everyone ~0.7 s of keypress latency at
-2 a second; the page sends one when a drag ends).  A socket over either budget for ``flood_close_after``
-seconds ends its session.  (The buckets are the session layer's, :mod:`server.session.budget`, as
-the budget of new sessions SSH and the web share.)
+a resize spends its cells of a budget of its own (``resize_cells_per_second``: three at once, then
+one up to 200x60 every 2 s, a larger one less often; each may redraw the whole screen, 30-90 ms of
+the loop at 380x124, so a flood of them cost everyone up to ~0.7 s of keypress latency at 2 a
+second; the page sends one when a drag ends).  A resize over that budget is held, not waited for:
+the socket is read on after a pause of 0.1 s (a key typed after it is not held up; a flood of them,
+read at the budget of messages, cost the server 4 % of a core more than waiting had), a later
+resize replaces it, and it is given to the driver once its cells are due.  A socket over either
+budget for ``flood_close_after`` seconds ends its session, and so does a message over
+``max_message`` or a broken frame; each of these costs the socket's address a penalty
+(:attr:`WebChannel.on_offence`, :mod:`server.web.server`).  (The buckets are the session layer's,
+:mod:`server.session.budget`, as the budget of new sessions SSH and the web share.)
 
 Output is queued here and sent by one task per socket (as frames of at most
 :data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue and the socket's
@@ -39,6 +45,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +60,8 @@ MAX_FRAME = 64 * 1024  # bytes of output in one WebSocket frame
 MAX_SIZE = 1000  # a size beyond this in a message is not a terminal's (the driver clamps further)
 CLOSE_MOVED = 4000  # the session went to another tab: do not come back on your own
 CLOSE_FLOOD = 4001  # too many messages: the session is closed
+HELD_PAUSE = 0.1  # seconds the socket is not read after a resize over its budget (it is held)
+FLOOD_BREAK = 2.0  # seconds within every budget that end a flood (its time over budget counts from 0 again)
 
 
 @dataclass(frozen=True)
@@ -62,8 +71,12 @@ class WebLimits:
     max_message: int = 64 * 1024  # bytes in one message (a paste); larger: the socket is closed
     messages_per_second: float = 200.0
     messages_burst: float = 600.0
-    resizes_per_second: float = 1.0  # (each may redraw the whole screen; the page sends one per drag)
-    resizes_burst: float = 3.0
+    # Resizes, in the cells of the screens they ask for (each may redraw the whole screen: 30-90 ms of the
+    # loop at 380x124), at least resize_floor each (a relayout costs ~10 ms whatever the size); one over
+    # the budget is held, the latest size winning:
+    resize_cells_per_second: float = 6_000.0  # up to 200x60: one every 2 s; 380x95 or more: one every 6 s
+    resize_cells_burst: float = 36_000.0  # three up to 200x60 at once (a larger one costs at most this)
+    resize_floor: int = 200 * 60
     flood_close_after: float = 10.0  # seconds over the message budget without a break
     hello_within: float = 10.0  # a socket that has not said hello by then is closed
     hold: float = 60.0  # a session whose socket dropped waits this long for it to come back
@@ -97,11 +110,16 @@ class WebChannel(TerminalChannel):
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
         self._messages = Bucket(limits.messages_per_second, limits.messages_burst)
-        self._resizes = Bucket(limits.resizes_per_second, limits.resizes_burst)
+        self._resizes = Bucket(limits.resize_cells_per_second, limits.resize_cells_burst)
+        self._resize: tuple[int, int] | None = None  # a size asked for over the budget of resizes: held
         self._flooding_since: float | None = None
+        self._over_at = 0.0  # when the socket was last over a budget
         self.detached_at: float | None = None  # when its socket went (None: attached, or never was)
         # called with the channel, a socket that no longer carries it, and the close code and reason for it
         self.on_detach: Any = None
+        # called (its socket still attached) when the socket is closed for abuse (a message over
+        # max_message, a broken frame, a flood of messages), with why: its address pays a penalty
+        self.on_offence: Callable[[str], None] | None = None
 
     # -- sockets ----------------------------------------------------------------
 
@@ -120,6 +138,7 @@ class WebChannel(TerminalChannel):
         it is closed (the session moved to another tab)."""
         old = self._ws
         self._ws, self._request, self._size = ws, request, size
+        self._resize = None
         self._out.clear()
         self.detached_at = None
         if not fresh:
@@ -221,14 +240,20 @@ class WebChannel(TerminalChannel):
                 self._changed.clear()
                 await self._changed.wait()
                 continue
-            msg = await self._receive(ws)
+            if self._resize is not None and self._resizes.try_take(self._cells(self._resize)):
+                self._size, self._resize = self._resize, None
+                self._within_budget()
+                return self._size
+            msg = await self._receive(ws, self._resize_due())
             if msg is None or self._ws is not ws:
                 continue  # (another socket took over meanwhile)
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
-                self.detach(ws)
-                if msg.type == WSMsgType.ERROR and isinstance(msg.data, WebSocketError):
-                    # (a frame over max_message, a broken frame: not a dropped network, so no hold)
+                broken = msg.type == WSMsgType.ERROR and isinstance(msg.data, WebSocketError)
+                if broken:  # (a frame over max_message, a broken frame: not a dropped network, so no hold)
                     log.info("ending a web session whose socket broke the protocol: %s", msg.data)
+                    self._offence(f"broke the protocol ({msg.data})")
+                self.detach(ws)
+                if broken:
                     self.end()
                 continue
             if not await self._spend(self._messages):
@@ -239,23 +264,50 @@ class WebChannel(TerminalChannel):
                 continue
             if msg.type == WSMsgType.TEXT:
                 got = self._control(msg.data)
-                if isinstance(got, tuple) and not await self._spend(self._resizes):
+                if isinstance(got, tuple):
+                    if self._resizes.try_take(self._cells(got)):
+                        self._size, self._resize = got, None
+                        self._within_budget()
+                        return got
+                    self._resize = got  # held (the latest size wins), the socket read on meanwhile,
+                    if self._over_budget():  # after a pause: a flood of them is read ~10 a second, not 200
+                        await asyncio.sleep(min(self._resize_due() or 0.0, HELD_PAUSE))
                     continue
                 if got is not None:
                     return got
 
-    async def _receive(self, ws: web.WebSocketResponse) -> Any:
-        """The socket's next message, or None when the session ends meanwhile (the server stopping)."""
+    def _cells(self, size: tuple[int, int]) -> float:
+        """What a resize to ``size`` costs of the budget of resizes: its cells, at least the floor's,
+        at most the whole burst's."""
+        limits = self.limits
+        return min(max(size[0] * size[1], limits.resize_floor), limits.resize_cells_burst)
+
+    def _resize_due(self) -> float | None:
+        """Seconds until the held resize's cells are due (None: none is held)."""
+        if self._resize is None:
+            return None
+        bucket = self._resizes
+        bucket.take(0)
+        return max(0.0, (self._cells(self._resize) - bucket.tokens) / bucket.rate)
+
+    async def _receive(self, ws: web.WebSocketResponse, timeout: float | None = None) -> Any:
+        """The socket's next message, or None when the session ends meanwhile (the server stopping)
+        or ``timeout`` seconds pass first."""
         receiving = asyncio.ensure_future(ws.receive())
         ending = asyncio.ensure_future(self._stop.wait())
         try:
-            await asyncio.wait((receiving, ending), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((receiving, ending), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             ending.cancel()
-        if receiving.done():
-            return receiving.result()
-        receiving.cancel()
-        return None
+        if not receiving.done():
+            receiving.cancel()
+        try:  # (awaited: a receive still cancelling would make the next one a concurrent receive)
+            return await receiving
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            return None
 
     def _control(self, text: str) -> bytes | tuple[int, int] | None:
         try:
@@ -266,8 +318,7 @@ class WebChannel(TerminalChannel):
             return None
         kind = message.get("type")
         if kind == "resize":
-            self._size = size_of(message, self._size)
-            return self._size
+            return size_of(message, self._resize or self._size)
         if kind == "bye":  # the player left on purpose: no hold
             self.end()
             return b""
@@ -276,23 +327,39 @@ class WebChannel(TerminalChannel):
     async def _spend(self, budget: Bucket) -> bool:
         """A token of ``budget``; waits while there is none (the socket is not read meanwhile).
         False: the session was closed for flooding."""
-        limits = self.limits
         wait = budget.take(1)
-        now = time.monotonic()
         if wait <= 0:
-            if self._flooding_since is not None and self._messages.rested and self._resizes.rested:
-                self._flooding_since = None
+            self._within_budget()
             return True
-        if self._flooding_since is None:
+        if not self._over_budget():
+            return False
+        await asyncio.sleep(min(wait, self.limits.flood_close_after))
+        return True
+
+    def _within_budget(self) -> None:
+        if self._flooding_since is not None and self._messages.rested and self._resizes.rested:
+            self._flooding_since = None
+
+    def _over_budget(self) -> bool:
+        """The socket is over a budget now: False (and the session is closed) once it has been for
+        ``flood_close_after`` seconds without a break."""
+        now = time.monotonic()
+        if self._flooding_since is None or now - self._over_at > FLOOD_BREAK:
             self._flooding_since = now
-        elif now - self._flooding_since >= limits.flood_close_after:
+            self._over_at = now
+        elif now - self._flooding_since >= self.limits.flood_close_after:
             log.warning("closing a web session that sent messages over its budget for %.0f s",
                         now - self._flooding_since)
             self.write(b"\x1b[?1049l\x1b[?25h\r\nvoltage: too many messages; the session is closed\r\n")
+            self._offence("sent messages over its budget")
             self.end()
             return False
-        await asyncio.sleep(min(wait, limits.flood_close_after))
+        self._over_at = now
         return True
+
+    def _offence(self, why: str) -> None:
+        if self.on_offence is not None:
+            self.on_offence(why)
 
     # -- the rest of the channel -------------------------------------------------------
 

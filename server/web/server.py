@@ -26,7 +26,8 @@ What a request may do, and how the server stays up under abuse (each with a test
   it too.
 - **Messages**: at most ``max_message`` bytes (64 KiB) each, the socket is closed beyond;
   a budget of messages per second (:mod:`server.web.channel`); resizes clamped to 1000 here
-  and by the driver to its own bounds, and coalesced by the driver as SSH's are.
+  and by the driver to its own bounds, held here over a budget of the cells they redraw (the
+  latest size winning, keys read on meanwhile), and coalesced by the driver as SSH's are.
 - **Link codes**: a budget of tries per address (10, then one per 30 s) and overall (200,
   then one a second); a try over budget is refused (429) before any code is looked at.
 - **New sessions** (each starts an app: ~0.1 s of the loop): the session layer's budget per address
@@ -42,6 +43,10 @@ What a request may do, and how the server stays up under abuse (each with a test
   its next requests wait until it is out of it (at most 5 s each) before they are looked at.  Answered at once, an
   attacker's loop of wrong Origins, bad paths or link guesses took ~20-30 % of the server's loop
   (``benchmarks/web_attack.py``, which prints the server's CPU per attack); waiting costs nothing.
+  A socket closed for abuse (a message over ``max_message`` or a broken frame, in its hello or later;
+  a flood of messages) costs its address 10 tokens (:data:`PENALTY_OFFENCE`, as OpenSSH charges more
+  for a crash than for a failed login): each one had made the server read up to 64 KiB, and most had
+  started an app; from the third in a row its address waits.
 - **Behind a reverse proxy** (TLS ends there): a connection from a loopback address is a
   proxy on this machine, and its ``X-Forwarded-For`` (the right-most address: the one the
   proxy saw), ``X-Forwarded-Proto`` and ``X-Forwarded-Host`` are believed; nobody else's.
@@ -64,7 +69,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WebSocketError, web
 
 from server.session.admission import Ticket
 from server.session.budget import KeyedBudget
@@ -81,6 +86,7 @@ MAX_REQUEST = 4096  # bytes of a request's body (the link form's is ~30)
 KEEPALIVE = 15.0  # seconds an idle keep-alive connection is kept
 PENALTY_BURST, PENALTY_RATE = 20.0, 2.0  # refused requests per address at once, then a second
 PENALTY_MAX = 5.0  # the longest a penalised address's request waits before it is looked at
+PENALTY_OFFENCE = 10.0  # tokens a socket closed for abuse (an oversized message, a broken frame, a flood) costs
 
 # Scripts: the page's own files only (no inline script, no eval).  Styles may be inline: xterm.js
 # writes its theme and sizes into <style> elements it makes (styles run no code).
@@ -177,6 +183,7 @@ class WebSession:
         self._gone: dict[web.WebSocketResponse, asyncio.Event] = {}
         self.close_reasons: dict[web.WebSocketResponse, tuple[int, str]] = {}
         channel.on_detach = self._detached
+        channel.on_offence = self._offence
 
     def attach(self, ws: web.WebSocketResponse, request: web.Request, size: tuple[int, int], ticket: Ticket, *,
                fresh: bool) -> asyncio.Event:
@@ -190,6 +197,11 @@ class WebSession:
         gone = self._gone[ws] = asyncio.Event()
         self.channel.attach(ws, request, size, fresh=fresh)
         return gone
+
+    def _offence(self, why: str) -> None:
+        """The socket attached now was closed for abuse: its address pays (the ticket's is the socket's)."""
+        if self.ticket is not None:
+            self.server._offence(self.ticket.peer, why)
 
     def _detached(self, channel: WebChannel, ws: web.WebSocketResponse, code: int, why: str) -> None:
         gone = self._gone.pop(ws, None)
@@ -477,10 +489,18 @@ class WebServer:
                 return Identity.of_key(key, via="token")
         return Identity.guest()
 
-    async def _hello(self, ws: web.WebSocketResponse) -> dict[str, Any] | None:
+    def _offence(self, peer: str, why: str) -> None:
+        """A socket from ``peer`` was closed for abuse: the address pays :data:`PENALTY_OFFENCE`."""
+        log.info("a web socket from %s %s: a penalty for its address", peer, why)
+        self.penalties.charge(peer, PENALTY_OFFENCE)
+
+    async def _hello(self, ws: web.WebSocketResponse, peer: str) -> dict[str, Any] | None:
         try:
             msg = await asyncio.wait_for(ws.receive(), self.limits.hello_within)
         except TimeoutError:
+            return None
+        if msg.type == web.WSMsgType.ERROR and isinstance(msg.data, WebSocketError):  # (oversized, broken)
+            self._offence(peer, f"broke the protocol before its hello ({msg.data})")
             return None
         if msg.type != web.WSMsgType.TEXT:
             return None
@@ -508,7 +528,7 @@ class WebServer:
             if not ws.can_prepare(request).ok:
                 raise web.HTTPBadRequest(text="a WebSocket is expected here\n")
             await ws.prepare(request)
-            hello = await self._hello(ws)
+            hello = await self._hello(ws, peer)
             if hello is None:
                 await ws.close(code=1008, message=b"hello expected")
                 return ws

@@ -8,6 +8,7 @@ import asyncio
 import gzip
 import json
 import re
+from typing import Any
 
 import aiohttp
 import asyncssh
@@ -97,6 +98,43 @@ async def test_resizes_are_clamped_and_coalesced(web_server):
         await tab.control({"type": "resize", "cols": 999, "rows": 999})  # clamped by the driver
         await until(lambda: tuple(app.size) == (400, 200), "the last size, clamped")
         assert len(sizes) <= 4, sizes  # coalesced: not one redraw per message
+        assert not tab.closed.is_set()
+    finally:
+        await tab.close()
+
+
+async def test_a_resize_over_its_budget_is_held_and_keys_typed_after_it_are_not(web_server):
+    # Resizes spend their cells (each may redraw the whole screen): one over the budget is held, the
+    # latest size winning, and given to the app once its cells are due, while the socket is read on.
+    from dataclasses import replace
+
+    served = await web_server(store=False)
+    served.web.limits = replace(served.web.limits, resize_cells_burst=3000, resize_cells_per_second=600,
+                                resize_floor=1)
+    tab = await WebTerminal(served).connect()
+    try:
+        await tab.wait_for("Your name")
+        app = served.apps["guest"]
+        await tab.control({"type": "resize", "cols": 100, "rows": 24})  # 2,400 cells of 3,000
+        await until(lambda: tuple(app.size) == (100, 24), "the first resize")
+        channel = served.web.web_sessions[tab.resume].channel
+        given: list[tuple[int, int]] = []  # the sizes the channel gives the driver from now on
+        read = channel.read
+
+        async def recording() -> Any:
+            got = await read()
+            if isinstance(got, tuple):
+                given.append(got)
+            return got
+
+        channel.read = recording
+        await tab.control({"type": "resize", "cols": 100, "rows": 30})  # over: held
+        await tab.control({"type": "resize", "cols": 100, "rows": 28})  # held instead of it
+        tab.press("\x15", *"zed")
+        await tab.wait_for("zed")
+        assert tuple(app.size) == (100, 24)  # the keys came first
+        await until(lambda: tuple(app.size) == (100, 28), "the held resize, once its cells are due")
+        assert given == [(100, 28)]  # (never the size it replaced)
         assert not tab.closed.is_set()
     finally:
         await tab.close()
@@ -401,3 +439,38 @@ async def test_an_address_refused_again_and_again_waits_before_it_is_answered(we
             assert r.status == 404  # (from a proxy's other client: its own budget)
         assert not held.done()
         held.cancel()
+
+
+async def test_an_address_that_keeps_sending_oversized_messages_is_made_to_wait(web_server):
+    # A socket closed for an oversized message, in its session or instead of its hello, costs its
+    # address half of its budget of refusals (OpenSSH's PerSourcePenalties idea: an abuse costs more
+    # than a mistake): after a few, its next upgrade waits before it is looked at, unread, while
+    # another address is answered at once.
+    from server.web.server import PENALTY_MAX
+
+    served = await web_server(store=False, web_max_message=1024)
+    penalties = served.web.penalties
+    in_session = await WebTerminal(served).connect()
+    try:
+        await in_session.wait_for("Your name")
+        in_session.send(b"a" * 1025)
+        assert await in_session.wait_closed() == 1009
+    finally:
+        await in_session.close()
+    sockets = 1
+    while penalties.debt("127.0.0.1") < PENALTY_MAX / 2:  # (each costs 5 s of a budget of 10 s, 2 tokens a second back)
+        assert sockets < 5, "five oversized messages and the address is not in debt"
+        before_hello = await WebTerminal(served).connect(hello=False)
+        try:
+            before_hello.send(b"a" * 1025)
+            assert await before_hello.wait_closed() == 1009
+        finally:
+            await before_hello.close()
+        sockets += 1
+    async with aiohttp.ClientSession() as http:
+        held = asyncio.ensure_future(http.ws_connect(served.url + "ws", headers={"Origin": served.origin}))
+        async with http.get(served.url, headers={"X-Forwarded-For": "198.51.100.7"}) as r:
+            assert r.status == 200  # (from a proxy's other client: not in debt)
+        assert not held.done()
+        held.cancel()
+    assert served.sessions.running == 0

@@ -120,6 +120,7 @@
   });
 
   // -- input: typed keys (batched, at most one message per 10 ms) and sizes -------------------
+  const PIECE = 32 * 1024;
   let queued = [];
   let flushTimer = null;
   let lastSent = 0;
@@ -139,7 +140,8 @@
     }
     queued = [];
     lastSent = performance.now();
-    ws.send(data);
+    // (in pieces under the server's largest message, 64 KiB: a bigger one closes the session as abuse)
+    for (let from = 0; from < data.length; from += PIECE) ws.send(data.subarray(from, from + PIECE));
   }
 
   function send(bytes) {
