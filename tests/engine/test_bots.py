@@ -362,15 +362,20 @@ def test_search_without_planner_prior_still_searches():
     assert b.choose(view) in view.legal
 
 
-def test_the_first_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
+def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
     from engine.voltage.bots import ARENA_BOTS
 
-    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1"} and not set(ARENA_BOTS) & set(BOT_NAMES)
+    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1", "hard-v2", "expert-v2"}
+    assert not set(ARENA_BOTS) & set(BOT_NAMES)
     assert not {s.name for s in STRENGTHS} & set(ARENA_BOTS)
     hard, expert = make_bot("hard-v1", 3), make_bot("expert-v1", 3)
     assert (hard.iterations, hard.playout_turns, expert.iterations, expert.playout_turns) == (1000, 1, 3000, 3)
     for b in (hard, expert):
         assert (b.exploration, b.prior_weight, b.prior_depth, b.leaf) == (0.7, 0.5, 2, "heuristic")
+    hard2, expert2 = make_bot("hard-v2", 3), make_bot("expert-v2", 3)
+    assert (hard2.iterations, expert2.iterations, expert2.trees) == (700, 2800, 4)
+    for b in (hard2, expert2):
+        assert (b.playout_turns, b.exploration, b.prior_weight, b.prior_depth, b.leaf) == (3, 0.7, 0.5, 2, "heuristic")
     assert parse_entrant("hard-v1:20") == ("hard-v1", {"iterations": 20})
     r = run_match(("hard-v1:10", "expert-v1:10"), 5)
     assert r.winner in (0, 1, None)

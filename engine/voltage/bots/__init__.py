@@ -143,11 +143,15 @@ BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The search as Hard and Expert first shipped it, every setting pinned: arena entrants
 #: only (never offered to players, never given a seat), to measure a new strength against.
 V1_SEARCH: dict[str, Any] = {"exploration": 0.7, "prior_weight": 0.5, "prior_depth": 2, "leaf": "heuristic"}
+#: The second Hard and Expert (700 iterations, three-turn playouts; Expert as four such trees).
+V2_SEARCH: dict[str, Any] = {**V1_SEARCH, "playout_turns": 3}
 ARENA_BOTS: dict[str, Callable[..., Bot]] = {
     "hard-v1": _ismcts("hard-v1", 1000, playout_turns=1, **V1_SEARCH),
     "expert-v1": _ismcts("expert-v1", 3000, playout_turns=3, **V1_SEARCH),
+    "hard-v2": _ismcts("hard-v2", 700, **V2_SEARCH),
+    "expert-v2": _ismcts("expert-v2", 2800, trees=4, **V2_SEARCH),
 }
-ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000})
+ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000, "hard-v2": 700, "expert-v2": 2800})
 SEARCH_BOTS = frozenset({"ismcts", "hard", "expert", *ARENA_BOTS})
 
 
