@@ -23,7 +23,7 @@ from engine.voltage.bots import (
     choose_action,
     make_bot,
 )
-from engine.voltage.bots.ismcts import ISMCTSBot
+from engine.voltage.bots.ismcts import ISMCTSBot, action_key
 from engine.voltage.cards import CARD_TRANSFORMER
 
 # Small search budgets keep the tests quick; the search code is the same.
@@ -360,6 +360,24 @@ def test_search_without_planner_prior_still_searches():
     view = V.view(s, s.to_move)
     b = ISMCTSBot(3, iterations=60, prior_weight=0.0)
     assert b.choose(view) in view.legal
+
+
+def test_a_narrow_search_spends_its_budget_on_the_planners_favourites():
+    from engine.voltage.bots.greedy import view_planner
+
+    views = [V.view(s, s.to_move) for s in _midgame_states(40, seed=15)]
+    wide = [v for v in views if len({action_key(a) for a in v.legal}) > 4][:5]
+    assert wide
+    for v in wide:
+        prices = dict(zip(v.legal, view_planner(v).values(v.legal), strict=True))
+        ranked = ISMCTSBot(3, iterations=120, width=3).rank(v)
+        searched = [a for a, n, _ in ranked if n]
+        assert 0 < len({action_key(a) for a in searched}) <= 3
+        # Every searched move is priced at least as high as every move left out.
+        assert min(prices[a] for a in searched) >= max(prices[a] for a, n, _ in ranked if not n) - 1e-9
+        assert sum({action_key(a): n for a, n, _ in ranked}.values()) == 120
+    with pytest.raises(ValueError):
+        ISMCTSBot(3, iterations=10, width=-1)
 
 
 def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():

@@ -26,6 +26,10 @@ four cards judged by who can finish it in their favour in that world (both hands
 are known there).  The budget may be shared by several independent trees
 (``trees``), whose root visits and results are summed.
 
+A search may be narrowed (``width``): where the planner prices the actions (the top
+``prior_depth`` levels), only its ``width`` favourites are searched, so a larger budget
+goes deeper into the few plans worth weighing instead of wider.
+
 Two actions that differ only in the back of the card played (or taken) do the
 same thing, so the tree keeps one node for both.  The move played is the most
 visited root action.  The budget is a number of iterations, a wall-clock time,
@@ -118,6 +122,7 @@ class ISMCTSBot:
         prior_depth: int = 2,
         leaf: str = "heuristic",
         trees: int = 1,
+        width: int = 0,
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -135,6 +140,9 @@ class ISMCTSBot:
         if trees < 1:
             raise ValueError("a search grows at least one tree")
         self.trees = trees
+        if width < 0:
+            raise ValueError("a search's width is a number of actions (0: all of them)")
+        self.width = width
         self.name = name
         self.last_iterations = 0  # iterations run by the last choose()
 
@@ -196,6 +204,7 @@ class ISMCTSBot:
                 price[k] = max(price.get(k, -1e9), pv)
             bias = {k: w_prior * (pv - top) for k, pv in price.items()}
         c = self.exploration
+        width = self.width
         turns = self.playout_turns
         judge = LEAVES[self.leaf]
         log = math.log
@@ -226,6 +235,19 @@ class ISMCTSBot:
                         top = max(prices)
                         prior = [w_prior * (pv - top) for pv in prices]
                 depth += 1
+                if prior is not None and width and len(legal) > width:
+                    # Only the planner's ``width`` favourites are searched here (one action per key).
+                    top_j = []
+                    seen: set[int] = set()
+                    for j in sorted(range(len(legal)), key=prior.__getitem__, reverse=True):
+                        if keys[j] not in seen:
+                            seen.add(keys[j])
+                            top_j.append(j)
+                            if len(top_j) == width:
+                                break
+                    legal = [legal[j] for j in top_j]
+                    keys = [keys[j] for j in top_j]
+                    prior = [prior[j] for j in top_j]
                 kids = [get(k) for k in keys]
                 if None in kids:
                     untried = [j for j, ch in enumerate(kids) if ch is None]
