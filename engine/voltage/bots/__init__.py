@@ -73,13 +73,16 @@ EASY_NOISE = 1 / 3
 #: --seed 20000``): 210 of 300, 70.0%, 95% Wilson 64.6%-74.9%.
 PLAYOUT_TURNS = 3
 HARD_ITERATIONS = 700
-#: Expert spends four times Hard's budget as four independent trees of Hard's size,
-#: whose root visits are summed (one deeper tree of 3,000 iterations, the first Expert,
-#: won only 56.8% of 400 against the first Hard, less than one tree of 700 did).  It is
-#: not yet stronger than Hard: 29 of 57 (``voltage arena --players expert,hard --games 80
-#: --seed 30000``, stopped early on a busy machine), 50.9%, 95% Wilson 38.3%-63.4%.
+#: Expert spends four times Hard's budget on one narrow tree: where the planner prices the
+#: moves (this turn's one or two cards) it searches only the planner's EXPERT_WIDTH
+#: favourites, so the budget reaches the replies and what follows them instead of spreading
+#: over every move.  More of Hard did not help: four trees of Hard's size (``expert-v2``)
+#: won 29 of 57 against Hard, one wide tree of 2,800 iterations 5 of 10, one of 2,000 with
+#: five-turn playouts 6 of 10; the first Expert (one wide tree of 3,000) 56.8% of 400
+#: against the first Hard.  See README's Bots table for the narrow tree's figures.
 EXPERT_ITERATIONS = 2800
-EXPERT_TREES = 4
+EXPERT_TREES = 1
+EXPERT_WIDTH = 5
 EXPERT_PLAYOUT_TURNS = PLAYOUT_TURNS
 #: The search bots' iterations per move.
 ITERATIONS: dict[str, int] = {"ismcts": 1000, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
@@ -137,7 +140,7 @@ _FACTORIES: dict[str, Callable[..., Bot]] = {
     "easy": _greedy("easy", EASY_NOISE),
     "medium": _greedy("medium", 0.0),
     "hard": _ismcts("hard", ITERATIONS["hard"], playout_turns=PLAYOUT_TURNS),
-    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=PLAYOUT_TURNS, trees=EXPERT_TREES),
+    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=EXPERT_PLAYOUT_TURNS, width=EXPERT_WIDTH),
 }
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The search as Hard and Expert first shipped it, every setting pinned: arena entrants
@@ -214,6 +217,7 @@ __all__ = [
     "Bot",
     "EXPERT_PLAYOUT_TURNS",
     "EXPERT_TREES",
+    "EXPERT_WIDTH",
     "PLAYOUT_TURNS",
     "ITERATIONS",
     "RandomBot",
