@@ -382,6 +382,28 @@ def test_a_narrow_search_spends_its_budget_on_the_planners_favourites():
         ISMCTSBot(3, iterations=10, width=-1)
 
 
+def test_a_narrow_search_judges_the_moves_it_left_out_for_hints_and_analysis():
+    from engine.voltage.bots import rank
+
+    views = [V.view(s, s.to_move) for s in _midgame_states(40, seed=16)]
+    wide = [v for v in views if len({action_key(a) for a in v.legal}) > 4][:3]
+    assert wide
+    for v in wide:
+        narrow = ISMCTSBot(4, iterations=100, width=2)
+        plain = narrow.rank(v)
+        judged = ISMCTSBot(4, iterations=100, width=2).rank(v, value_all=True)
+        # The searched moves, their visits and results, and so the move played, are the same.
+        assert [x for x in judged if x[1]] == [x for x in plain if x[1]]
+        left_out = [x for x in judged if not x[1]]
+        assert left_out and all(0.0 <= value <= 1.0 for _, _, value in left_out)
+        assert [value for _, _, value in left_out] == sorted((value for _, _, value in left_out), reverse=True)
+        assert sum(value for _, _, value in left_out) > 0  # judged, not the unsearched 0
+        # The public rank: Expert's move first, every legal move with a chance.
+        ranked = rank(v, 4, iterations=100)
+        assert ranked[0][0] == make_bot("expert", 4, iterations=100).choose(v)
+        assert {action_key(a) for a, _ in ranked} == {action_key(a) for a in v.legal}
+
+
 def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
     from engine.voltage.bots import ARENA_BOTS
 

@@ -191,7 +191,7 @@ def rank(
     searcher = make_bot(bot, seed, iterations=iterations)
     if not isinstance(searcher, ISMCTSBot):
         raise ValueError(f"bot {bot!r} does not search: rank with one of {', '.join(sorted(SEARCH_BOTS))}")
-    return [(a, value) for a, _, value in searcher.rank(view)]
+    return [(a, value) for a, _, value in searcher.rank(view, value_all=True)]
 
 
 def choose_action(

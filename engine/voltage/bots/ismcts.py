@@ -155,11 +155,16 @@ class ISMCTSBot:
             return legal[0]
         return self.rank(view)[0][0]
 
-    def rank(self, view: VoltageView) -> list[tuple[Action, int, float]]:
+    def rank(self, view: VoltageView, *, value_all: bool = False) -> list[tuple[Action, int, float]]:
         """Search ``view`` and give each legal action with its visits and its mean result for
         the seat to move (a chance to win, 0..1), the most visited first: the move
         :meth:`choose` plays (ties keep the view's order).  With ``trees`` > 1 the budget is
-        shared by that many independent trees, and their root visits and results are summed."""
+        shared by that many independent trees, and their root visits and results are summed.
+
+        A narrow search (``width``) leaves some actions unsearched: no visits, and a result of 0
+        unless ``value_all``, which judges each of them apart by the search's own playouts in
+        as many sampled worlds as an action of a wide search would get (listed after the
+        searched ones, best first): what hints and analysis need, and the move played is the same."""
         legal = view.legal
         if not legal:
             raise ValueError("the bot has no decision to make in this view")
@@ -173,13 +178,38 @@ class ISMCTSBot:
                 visits[k] = visits.get(k, 0) + child.n
                 results[k] = results.get(k, 0.0) + child.w
         self.last_iterations = done
+        apart: dict[int, float] = {}
+        if value_all:
+            left = {action_key(a): a for a in legal if not visits.get(action_key(a))}
+            if left:
+                kinds = len({action_key(a) for a in legal})
+                each = max(8, done // kinds)
+                apart = self._judge_apart(view, left, each)
         out: list[tuple[Action, int, float]] = []
         for a in legal:  # the view's own objects, in the view's order
             k = action_key(a)
             n = visits.get(k, 0)
-            out.append((a, n, results[k] / n if n else 0.0))
-        order = sorted(range(len(out)), key=lambda i: -out[i][1])
+            out.append((a, n, results[k] / n if n else apart.get(k, 0.0)))
+        order = sorted(range(len(out)), key=lambda i: (-out[i][1], 0.0 if out[i][1] else -out[i][2]))
         return [out[i] for i in order]
+
+    def _judge_apart(self, view: VoltageView, actions: dict[int, Action], each: int) -> dict[int, float]:
+        """Each action's mean result for the seat to move over ``each`` sampled worlds: the
+        action, then the search's playout and judgement (no tree)."""
+        det = Determinizer(view)
+        judge = LEAVES[self.leaf]
+        me = view.seat
+        out: dict[int, float] = {}
+        for k in actions:
+            total = 0.0
+            for _ in range(each):
+                s = det.sample(self.rng)
+                same = next(a for a in legal_actions(s) if action_key(a) == k)
+                step(s, same)
+                v0 = judge(s, self.playout_turns)
+                total += v0 if me == 0 else 1.0 - v0
+            out[k] = total / each
+        return out
 
     def search(self, view: VoltageView, share: int = 1) -> _Node:
         """Grow a tree from ``view`` within the budget (divided by ``share``); return its root."""
