@@ -16,7 +16,6 @@ from engine.voltage.bots import (
     BOT_NAMES,
     EXPERT_PLAYOUT_TURNS,
     EXPERT_TREES,
-    EXPERT_WIDTH,
     ITERATIONS,
     MIN_THINK,
     STRENGTHS,
@@ -196,19 +195,18 @@ def test_a_deadline_bounds_the_search_and_keeps_its_iterations(monkeypatch):
     assert choose_action("medium", 2, v, deadline=time.time()) in v.legal
 
 
-def test_expert_searches_a_narrow_tree_at_any_budget():
+def test_expert_grows_more_trees_than_hard_at_any_budget():
     s = _midgame_states(1, seed=8)[0]
     v = V.view(s, s.to_move)
     hard, expert = make_bot("hard", 3), make_bot("expert", 3)
     assert (hard.playout_turns, expert.playout_turns) == (EXPERT_PLAYOUT_TURNS,) * 2 and EXPERT_PLAYOUT_TURNS > 1
-    assert (hard.width, expert.width) == (0, EXPERT_WIDTH) and EXPERT_WIDTH > 1
-    assert expert.trees == EXPERT_TREES == 1
-    assert expert.iterations == 4 * hard.iterations
-    # "expert:200" in the arena is Expert with fewer iterations (still narrow), not Hard renamed.
+    assert (hard.trees, expert.trees) == (1, EXPERT_TREES) and EXPERT_TREES > 1
+    assert expert.iterations == EXPERT_TREES * hard.iterations
+    # "expert:200" in the arena is Expert with fewer iterations (shared by its trees), not Hard renamed.
     name, options = parse_entrant("expert:200")
     small = make_bot(name, 3, **options)
-    assert (small.iterations, small.playout_turns, small.width) == (200, EXPERT_PLAYOUT_TURNS, EXPERT_WIDTH)
-    twin = ISMCTSBot(3, iterations=200, playout_turns=EXPERT_PLAYOUT_TURNS, width=EXPERT_WIDTH, name="expert")
+    assert (small.iterations, small.playout_turns, small.trees) == (200, EXPERT_PLAYOUT_TURNS, EXPERT_TREES)
+    twin = ISMCTSBot(3, iterations=200, playout_turns=EXPERT_PLAYOUT_TURNS, trees=EXPERT_TREES, name="expert")
     assert small.choose(v) == twin.choose(v)
     assert twin.last_iterations == 200
     # An explicit depth still wins over the strength's.

@@ -73,16 +73,19 @@ EASY_NOISE = 1 / 3
 #: --seed 20000``): 210 of 300, 70.0%, 95% Wilson 64.6%-74.9%.
 PLAYOUT_TURNS = 3
 HARD_ITERATIONS = 700
-#: Expert spends four times Hard's budget on one narrow tree: where the planner prices the
-#: moves (this turn's one or two cards) it searches only the planner's EXPERT_WIDTH
-#: favourites, so the budget reaches the replies and what follows them instead of spreading
-#: over every move.  More of Hard did not help: four trees of Hard's size (``expert-v2``)
-#: won 29 of 57 against Hard, one wide tree of 2,800 iterations 5 of 10, one of 2,000 with
-#: five-turn playouts 6 of 10; the first Expert (one wide tree of 3,000) 56.8% of 400
-#: against the first Hard.  See README's Bots table for the narrow tree's figures.
+#: Expert spends four times Hard's budget as four independent trees of Hard's size,
+#: whose root visits are summed (one deeper tree of 3,000 iterations, the first Expert,
+#: won only 56.8% of 400 against the first Hard, less than one tree of 700 did).  It is
+#: not yet stronger than Hard: 29 of 57 (``voltage arena --players expert,hard --games 80
+#: --seed 30000``, stopped early on a busy machine), 50.9%, 95% Wilson 38.3%-63.4%.
+#: Nor were these, with the same budget, against Hard (runs stopped on a busy machine):
+#: one narrow tree (``width=5``: only the planner's five favourite moves where it prices
+#: them) 17 of 39 (7 of 10 from deals 52000-52004, 8 of 21 from 70000-70010, 2 of 8 from
+#: 71000-71003), 43.6%; one wide tree judging its leaves by both sampled hands
+#: (``leaf="world"``) 5 of 10; 2,000 iterations with five-turn playouts 6 of 10.  At Hard's
+#: budget, ``leaf="world"`` won 25 of 50 and ``leaf="value"`` 9 of 20 against Hard.
 EXPERT_ITERATIONS = 2800
-EXPERT_TREES = 1
-EXPERT_WIDTH = 5
+EXPERT_TREES = 4
 EXPERT_PLAYOUT_TURNS = PLAYOUT_TURNS
 #: The search bots' iterations per move.
 ITERATIONS: dict[str, int] = {"ismcts": 1000, "hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS}
@@ -140,7 +143,7 @@ _FACTORIES: dict[str, Callable[..., Bot]] = {
     "easy": _greedy("easy", EASY_NOISE),
     "medium": _greedy("medium", 0.0),
     "hard": _ismcts("hard", ITERATIONS["hard"], playout_turns=PLAYOUT_TURNS),
-    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=EXPERT_PLAYOUT_TURNS, width=EXPERT_WIDTH),
+    "expert": _ismcts("expert", ITERATIONS["expert"], playout_turns=PLAYOUT_TURNS, trees=EXPERT_TREES),
 }
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The search as Hard and Expert first shipped it, every setting pinned: arena entrants
@@ -217,7 +220,6 @@ __all__ = [
     "Bot",
     "EXPERT_PLAYOUT_TURNS",
     "EXPERT_TREES",
-    "EXPERT_WIDTH",
     "PLAYOUT_TURNS",
     "ITERATIONS",
     "RandomBot",
