@@ -23,7 +23,7 @@ from engine.voltage.bots import (
     choose_action,
     make_bot,
 )
-from engine.voltage.bots.ismcts import ISMCTSBot
+from engine.voltage.bots.ismcts import ISMCTSBot, action_key
 from engine.voltage.cards import CARD_TRANSFORMER
 
 # Small search budgets keep the tests quick; the search code is the same.
@@ -362,15 +362,60 @@ def test_search_without_planner_prior_still_searches():
     assert b.choose(view) in view.legal
 
 
-def test_the_first_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
+def test_a_narrow_search_spends_its_budget_on_the_planners_favourites():
+    from engine.voltage.bots.greedy import view_planner
+
+    views = [V.view(s, s.to_move) for s in _midgame_states(40, seed=15)]
+    wide = [v for v in views if len({action_key(a) for a in v.legal}) > 4][:5]
+    assert wide
+    for v in wide:
+        prices = dict(zip(v.legal, view_planner(v).values(v.legal), strict=True))
+        ranked = ISMCTSBot(3, iterations=120, width=3).rank(v)
+        searched = [a for a, n, _ in ranked if n]
+        assert 0 < len({action_key(a) for a in searched}) <= 3
+        # Every searched move is priced at least as high as every move left out.
+        assert min(prices[a] for a in searched) >= max(prices[a] for a, n, _ in ranked if not n) - 1e-9
+        assert sum({action_key(a): n for a, n, _ in ranked}.values()) == 120
+    with pytest.raises(ValueError):
+        ISMCTSBot(3, iterations=10, width=-1)
+
+
+def test_a_narrow_search_judges_the_moves_it_left_out_for_hints_and_analysis():
+    from engine.voltage.bots import rank
+
+    views = [V.view(s, s.to_move) for s in _midgame_states(40, seed=16)]
+    wide = [v for v in views if len({action_key(a) for a in v.legal}) > 4][:3]
+    assert wide
+    for v in wide:
+        narrow = ISMCTSBot(4, iterations=100, width=2)
+        plain = narrow.rank(v)
+        judged = ISMCTSBot(4, iterations=100, width=2).rank(v, value_all=True)
+        # The searched moves, their visits and results, and so the move played, are the same.
+        assert [x for x in judged if x[1]] == [x for x in plain if x[1]]
+        left_out = [x for x in judged if not x[1]]
+        assert left_out and all(0.0 <= value <= 1.0 for _, _, value in left_out)
+        assert [value for _, _, value in left_out] == sorted((value for _, _, value in left_out), reverse=True)
+        assert sum(value for _, _, value in left_out) > 0  # judged, not the unsearched 0
+        # The public rank: Expert's move first, every legal move with a chance.
+        ranked = rank(v, 4, iterations=100)
+        assert ranked[0][0] == make_bot("expert", 4, iterations=100).choose(v)
+        assert {action_key(a) for a, _ in ranked} == {action_key(a) for a in v.legal}
+
+
+def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
     from engine.voltage.bots import ARENA_BOTS
 
-    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1"} and not set(ARENA_BOTS) & set(BOT_NAMES)
+    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1", "hard-v2", "expert-v2"}
+    assert not set(ARENA_BOTS) & set(BOT_NAMES)
     assert not {s.name for s in STRENGTHS} & set(ARENA_BOTS)
     hard, expert = make_bot("hard-v1", 3), make_bot("expert-v1", 3)
     assert (hard.iterations, hard.playout_turns, expert.iterations, expert.playout_turns) == (1000, 1, 3000, 3)
     for b in (hard, expert):
         assert (b.exploration, b.prior_weight, b.prior_depth, b.leaf) == (0.7, 0.5, 2, "heuristic")
+    hard2, expert2 = make_bot("hard-v2", 3), make_bot("expert-v2", 3)
+    assert (hard2.iterations, expert2.iterations, expert2.trees) == (700, 2800, 4)
+    for b in (hard2, expert2):
+        assert (b.playout_turns, b.exploration, b.prior_weight, b.prior_depth, b.leaf) == (3, 0.7, 0.5, 2, "heuristic")
     assert parse_entrant("hard-v1:20") == ("hard-v1", {"iterations": 20})
     r = run_match(("hard-v1:10", "expert-v1:10"), 5)
     assert r.winner in (0, 1, None)

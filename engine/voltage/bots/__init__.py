@@ -70,7 +70,9 @@ EASY_NOISE = 1 / 3
 #: of 200).  Hard: 700 iterations, three turns deep: 51 of 80 against the first Hard
 #: (1,000 one-turn iterations; deals 9100-9139, both seats), against Medium 77 of 100
 #: (deals 9200-9249) and 133 of 200 (``voltage arena --players hard,medium --games 200
-#: --seed 20000``): 210 of 300, 70.0%, 95% Wilson 64.6%-74.9%.
+#: --seed 20000``): 210 of 300, 70.0%, 95% Wilson 64.6%-74.9%.  Later, on deals 60000-60285
+#: and 61000-61177 (two 1,000-match runs stopped on a busy machine): 650 of 926, 70.2%,
+#: 95% Wilson 67.2%-73.1%.
 PLAYOUT_TURNS = 3
 HARD_ITERATIONS = 700
 #: Expert spends four times Hard's budget as four independent trees of Hard's size,
@@ -78,6 +80,12 @@ HARD_ITERATIONS = 700
 #: won only 56.8% of 400 against the first Hard, less than one tree of 700 did).  It is
 #: not yet stronger than Hard: 29 of 57 (``voltage arena --players expert,hard --games 80
 #: --seed 30000``, stopped early on a busy machine), 50.9%, 95% Wilson 38.3%-63.4%.
+#: Nor were these, with the same budget, against Hard (runs stopped on a busy machine):
+#: one narrow tree (``width=5``: only the planner's five favourite moves where it prices
+#: them) 17 of 39 (7 of 10 from deals 52000-52004, 8 of 21 from 70000-70010, 2 of 8 from
+#: 71000-71003), 43.6%; one wide tree judging its leaves by both sampled hands
+#: (``leaf="world"``) 5 of 10; 2,000 iterations with five-turn playouts 6 of 10.  At Hard's
+#: budget, ``leaf="world"`` won 25 of 50 and ``leaf="value"`` 9 of 20 against Hard.
 EXPERT_ITERATIONS = 2800
 EXPERT_TREES = 4
 EXPERT_PLAYOUT_TURNS = PLAYOUT_TURNS
@@ -143,11 +151,15 @@ BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The search as Hard and Expert first shipped it, every setting pinned: arena entrants
 #: only (never offered to players, never given a seat), to measure a new strength against.
 V1_SEARCH: dict[str, Any] = {"exploration": 0.7, "prior_weight": 0.5, "prior_depth": 2, "leaf": "heuristic"}
+#: The second Hard and Expert (700 iterations, three-turn playouts; Expert as four such trees).
+V2_SEARCH: dict[str, Any] = {**V1_SEARCH, "playout_turns": 3}
 ARENA_BOTS: dict[str, Callable[..., Bot]] = {
     "hard-v1": _ismcts("hard-v1", 1000, playout_turns=1, **V1_SEARCH),
     "expert-v1": _ismcts("expert-v1", 3000, playout_turns=3, **V1_SEARCH),
+    "hard-v2": _ismcts("hard-v2", 700, **V2_SEARCH),
+    "expert-v2": _ismcts("expert-v2", 2800, trees=4, **V2_SEARCH),
 }
-ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000})
+ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000, "hard-v2": 700, "expert-v2": 2800})
 SEARCH_BOTS = frozenset({"ismcts", "hard", "expert", *ARENA_BOTS})
 
 
@@ -184,7 +196,7 @@ def rank(
     searcher = make_bot(bot, seed, iterations=iterations)
     if not isinstance(searcher, ISMCTSBot):
         raise ValueError(f"bot {bot!r} does not search: rank with one of {', '.join(sorted(SEARCH_BOTS))}")
-    return [(a, value) for a, _, value in searcher.rank(view)]
+    return [(a, value) for a, _, value in searcher.rank(view, value_all=True)]
 
 
 def choose_action(

@@ -26,6 +26,10 @@ four cards judged by who can finish it in their favour in that world (both hands
 are known there).  The budget may be shared by several independent trees
 (``trees``), whose root visits and results are summed.
 
+A search may be narrowed (``width``): where the planner prices the actions (the top
+``prior_depth`` levels), only its ``width`` favourites are searched, so a larger budget
+goes deeper into the few plans worth weighing instead of wider.
+
 Two actions that differ only in the back of the card played (or taken) do the
 same thing, so the tree keeps one node for both.  The move played is the most
 visited root action.  The budget is a number of iterations, a wall-clock time,
@@ -118,6 +122,7 @@ class ISMCTSBot:
         prior_depth: int = 2,
         leaf: str = "heuristic",
         trees: int = 1,
+        width: int = 0,
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -135,6 +140,9 @@ class ISMCTSBot:
         if trees < 1:
             raise ValueError("a search grows at least one tree")
         self.trees = trees
+        if width < 0:
+            raise ValueError("a search's width is a number of actions (0: all of them)")
+        self.width = width
         self.name = name
         self.last_iterations = 0  # iterations run by the last choose()
 
@@ -147,11 +155,16 @@ class ISMCTSBot:
             return legal[0]
         return self.rank(view)[0][0]
 
-    def rank(self, view: VoltageView) -> list[tuple[Action, int, float]]:
+    def rank(self, view: VoltageView, *, value_all: bool = False) -> list[tuple[Action, int, float]]:
         """Search ``view`` and give each legal action with its visits and its mean result for
         the seat to move (a chance to win, 0..1), the most visited first: the move
         :meth:`choose` plays (ties keep the view's order).  With ``trees`` > 1 the budget is
-        shared by that many independent trees, and their root visits and results are summed."""
+        shared by that many independent trees, and their root visits and results are summed.
+
+        A narrow search (``width``) leaves some actions unsearched: no visits, and a result of 0
+        unless ``value_all``, which judges each of them apart by the search's own playouts in
+        as many sampled worlds as an action of a wide search would get (listed after the
+        searched ones, best first): what hints and analysis need, and the move played is the same."""
         legal = view.legal
         if not legal:
             raise ValueError("the bot has no decision to make in this view")
@@ -165,13 +178,38 @@ class ISMCTSBot:
                 visits[k] = visits.get(k, 0) + child.n
                 results[k] = results.get(k, 0.0) + child.w
         self.last_iterations = done
+        apart: dict[int, float] = {}
+        if value_all:
+            left = {action_key(a): a for a in legal if not visits.get(action_key(a))}
+            if left:
+                kinds = len({action_key(a) for a in legal})
+                each = max(8, done // kinds)
+                apart = self._judge_apart(view, left, each)
         out: list[tuple[Action, int, float]] = []
         for a in legal:  # the view's own objects, in the view's order
             k = action_key(a)
             n = visits.get(k, 0)
-            out.append((a, n, results[k] / n if n else 0.0))
-        order = sorted(range(len(out)), key=lambda i: -out[i][1])
+            out.append((a, n, results[k] / n if n else apart.get(k, 0.0)))
+        order = sorted(range(len(out)), key=lambda i: (-out[i][1], 0.0 if out[i][1] else -out[i][2]))
         return [out[i] for i in order]
+
+    def _judge_apart(self, view: VoltageView, actions: dict[int, Action], each: int) -> dict[int, float]:
+        """Each action's mean result for the seat to move over ``each`` sampled worlds: the
+        action, then the search's playout and judgement (no tree)."""
+        det = Determinizer(view)
+        judge = LEAVES[self.leaf]
+        me = view.seat
+        out: dict[int, float] = {}
+        for k in actions:
+            total = 0.0
+            for _ in range(each):
+                s = det.sample(self.rng)
+                same = next(a for a in legal_actions(s) if action_key(a) == k)
+                step(s, same)
+                v0 = judge(s, self.playout_turns)
+                total += v0 if me == 0 else 1.0 - v0
+            out[k] = total / each
+        return out
 
     def search(self, view: VoltageView, share: int = 1) -> _Node:
         """Grow a tree from ``view`` within the budget (divided by ``share``); return its root."""
@@ -196,6 +234,7 @@ class ISMCTSBot:
                 price[k] = max(price.get(k, -1e9), pv)
             bias = {k: w_prior * (pv - top) for k, pv in price.items()}
         c = self.exploration
+        width = self.width
         turns = self.playout_turns
         judge = LEAVES[self.leaf]
         log = math.log
@@ -226,6 +265,19 @@ class ISMCTSBot:
                         top = max(prices)
                         prior = [w_prior * (pv - top) for pv in prices]
                 depth += 1
+                if prior is not None and width and len(legal) > width:
+                    # Only the planner's ``width`` favourites are searched here (one action per key).
+                    top_j = []
+                    seen: set[int] = set()
+                    for j in sorted(range(len(legal)), key=prior.__getitem__, reverse=True):
+                        if keys[j] not in seen:
+                            seen.add(keys[j])
+                            top_j.append(j)
+                            if len(top_j) == width:
+                                break
+                    legal = [legal[j] for j in top_j]
+                    keys = [keys[j] for j in top_j]
+                    prior = [prior[j] for j in top_j]
                 kids = [get(k) for k in keys]
                 if None in kids:
                     untried = [j for j, ch in enumerate(kids) if ch is None]
