@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tui.textual_compat.gate import enabled, private
+from tui.textual_compat.gate import may_patch, private
 
 log = logging.getLogger(__name__)
 
@@ -116,13 +116,10 @@ def unexpected() -> list[str]:
 def patch_dispatch() -> bool:
     """Put :func:`_get_dispatch_methods` in place of Textual's (every message pump of the process).
     True when applied (now or before); False where the piece is off or Textual's is not the one expected."""
-    if _ORIGINAL:
-        return True
-    if not enabled("dispatch-plans"):
-        return False
-    if unexpected():
-        log.warning("textual's MessagePump._get_dispatch_methods is not the one expected; its MRO walk stays")
-        return False
+    ready = may_patch("dispatch-plans", _ORIGINAL, unexpected,
+                      "textual's MessagePump._get_dispatch_methods is not the one expected; its MRO walk stays")
+    if ready is not None:
+        return ready
     from textual.message_pump import MessagePump
 
     _ORIGINAL["method"] = MessagePump._get_dispatch_methods

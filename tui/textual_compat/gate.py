@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -109,3 +110,17 @@ def private(module: str, name: str) -> Any:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError):
         return None
+
+
+def may_patch(piece: str, applied: dict[str, Any], unexpected: Callable[[], list[str]], warning: str) -> bool | None:
+    """The start of a piece's patch: True when it is in place already (``applied`` holds the
+    originals), False when the piece is off, or Textual's code is not what it was written for
+    (``unexpected()`` names what differs; ``warning`` is logged once); None: go on and apply it."""
+    if applied:
+        return True
+    if not enabled(piece):
+        return False
+    if unexpected():
+        log.warning(warning)
+        return False
+    return None

@@ -23,7 +23,7 @@ import logging
 import weakref
 from typing import Any
 
-from tui.textual_compat.gate import enabled
+from tui.textual_compat.gate import enabled, may_patch
 
 log = logging.getLogger(__name__)
 
@@ -167,13 +167,10 @@ def unexpected() -> list[str]:
 def patch_style_cache() -> bool:
     """Put :func:`_apply` in place of Textual's ``Stylesheet.apply`` (every stylesheet of the process).
     True when applied (now or before); False where the piece is off or Textual's is not the one expected."""
-    if _ORIGINAL:
-        return True
-    if not enabled("style-cache"):
-        return False
-    if unexpected():
-        log.warning("textual's Stylesheet.apply is not the one expected; every node is styled as Textual does")
-        return False
+    ready = may_patch("style-cache", _ORIGINAL, unexpected,
+                      "textual's Stylesheet.apply is not the one expected; every node is styled as Textual does")
+    if ready is not None:
+        return ready
     from textual.css.stylesheet import Stylesheet
 
     _ORIGINAL["apply"] = Stylesheet.apply
