@@ -17,7 +17,7 @@ from functools import partial
 from types import CodeType, FunctionType, MethodType
 from typing import Any
 
-from tui.textual_compat.gate import enabled, private
+from tui.textual_compat.gate import enabled, private, reads_as
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +70,7 @@ def patch_parameter_counts() -> bool:
     if not enabled("param-counts"):
         return False
     original = private("textual._callback", "count_parameters")
-    try:
-        source = inspect.getsource(original) if original is not None else ""
-    except (OSError, TypeError):
-        source = ""
-    if not all(needle in source for needle in _EXPECTED):
+    if original is None or not reads_as(original, _EXPECTED):
         log.warning("textual's count_parameters is not the one expected; callbacks' signatures are read per call")
         return False
     import textual._callback
@@ -92,8 +88,4 @@ def unexpected() -> list[str]:
     original = _ORIGINAL.get("callback") or private("textual._callback", "count_parameters")
     if original is None:
         return ["textual._callback.count_parameters"]
-    try:
-        source = inspect.getsource(original)
-    except (OSError, TypeError):
-        return ["textual._callback.count_parameters (its source)"]
-    return [] if all(needle in source for needle in _EXPECTED) else ["textual._callback.count_parameters (its source)"]
+    return [] if reads_as(original, _EXPECTED) else ["textual._callback.count_parameters (its source)"]

@@ -14,13 +14,12 @@ old ones as cycles: both are patched here.  The figures are in ``docs/design/col
 
 from __future__ import annotations
 
-import inspect
 import logging
 import types
 import weakref
 from typing import Any
 
-from tui.textual_compat.gate import enabled, private
+from tui.textual_compat.gate import enabled, private, reads_as
 
 log = logging.getLogger(__name__)
 
@@ -126,11 +125,8 @@ def component_classes_as_expected(stylesheet_class: Any) -> list[str]:
     """What is not as expected in how Textual's stylesheet makes component classes' virtual nodes
     (an empty list: all is)."""
     method: Any = getattr(stylesheet_class, "_process_component_classes", None)
-    try:
-        source = inspect.getsource(getattr(method, "__wrapped__", method))
-    except (OSError, TypeError):
-        source = ""
-    if "virtual_node = DOMNode(classes=component)" not in source or "_component_styles.clear()" not in source:
+    needles = ("virtual_node = DOMNode(classes=component)", "_component_styles.clear()")
+    if not reads_as(getattr(method, "__wrapped__", method), needles):
         return ["Stylesheet._process_component_classes (its source)"]
     return []
 

@@ -12,12 +12,11 @@ prevented the default (before each class), and the ``@on`` selectors.  :func:`pa
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tui.textual_compat.gate import may_patch, private
+from tui.textual_compat.gate import may_patch, private, reads_as
 
 log = logging.getLogger(__name__)
 
@@ -100,12 +99,7 @@ def unexpected() -> list[str]:
     from textual.message_pump import MessagePump
 
     original = _ORIGINAL.get("method") or MessagePump._get_dispatch_methods
-    try:
-        source = inspect.getsource(original)
-    except (OSError, TypeError):
-        source = ""
-    missing = [] if all(needle in source for needle in _EXPECTED) else [
-        "MessagePump._get_dispatch_methods (its source)"]
+    missing = [] if reads_as(original, _EXPECTED) else ["MessagePump._get_dispatch_methods (its source)"]
     if _OnNoWidget is None:
         missing.append("textual._on.OnNoWidget")
     if _match is None:

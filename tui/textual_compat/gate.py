@@ -14,9 +14,10 @@ pieces backs off only those, and ``force`` applies every piece on another versio
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -124,3 +125,18 @@ def may_patch(piece: str, applied: dict[str, Any], unexpected: Callable[[], list
         log.warning(warning)
         return False
     return None
+
+
+def source_of(obj: Any) -> str:
+    """``obj``'s source ("" where it has none to read)."""
+    try:
+        return inspect.getsource(obj)
+    except (AttributeError, OSError, TypeError):
+        return ""
+
+
+def reads_as(obj: Any, needles: Iterable[str]) -> bool:
+    """Whether ``obj``'s source holds every one of ``needles``: Textual's code is the one a piece
+    was written for (False where there is no source to read)."""
+    source = source_of(obj)
+    return all(needle in source for needle in needles)

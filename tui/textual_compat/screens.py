@@ -19,7 +19,6 @@ own node alone, which was styled before the screen's CSS was read.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable
 from typing import Any
 
@@ -29,7 +28,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.textual_compat.gate import enabled, private
+from tui.textual_compat.gate import enabled, private, reads_as
 
 _Compositor: Any = private("textual._compositor", "Compositor")
 
@@ -109,12 +108,8 @@ def _quiet_sizes() -> bool:
 def _size_updated_unexpected(method: Any = None) -> list[str]:
     """What of Textual's ``Widget._size_updated`` the wrap misses (for the probe)."""
     method = _SIZE_UPDATED.get("original") or method or getattr(Widget, "_size_updated", None)
-    try:
-        source = inspect.getsource(method)
-    except (OSError, TypeError):
-        source = ""
     needles = ("layout: bool = True", "self.set_reactive(Widget.virtual_size, virtual_size)")
-    return [] if all(n in source for n in needles) else ["Widget._size_updated (its source)"]
+    return [] if reads_as(method, needles) else ["Widget._size_updated (its source)"]
 
 
 class PresetScreen(Screen[Any]):

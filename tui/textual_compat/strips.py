@@ -27,13 +27,12 @@ the source of what it replaces and leaves a different one alone, with one warnin
 
 from __future__ import annotations
 
-import inspect
 import logging
 import re
 from collections.abc import Callable
 from typing import Any
 
-from tui.textual_compat.gate import enabled
+from tui.textual_compat.gate import enabled, reads_as, source_of
 
 log = logging.getLogger(__name__)
 
@@ -164,15 +163,8 @@ _EXPECTED = {
 }
 
 
-def _source(obj: Any) -> str:
-    try:
-        return inspect.getsource(obj)
-    except (AttributeError, OSError, TypeError):
-        return ""
-
-
 def _init_is_expected(init: Any) -> bool:
-    source = _source(init)
+    source = source_of(init)
     sets = set(re.findall(r"self\.(\w+)\s*(?::[^=]*)?=", source))
     if sets != _INIT_SETS:
         return False
@@ -191,7 +183,7 @@ def patch_textual_strips() -> bool:
     if not enabled("strips"):
         return False
     for name, needles in _EXPECTED.items():
-        if not all(needle in _source(getattr(Strip, name)) for needle in needles):
+        if not reads_as(getattr(Strip, name), needles):
             log.warning("textual's Strip.%s is not the one expected; its strips stay cyclic", name)
             return False
     lazy = _init_is_expected(Strip.__init__)
@@ -222,7 +214,7 @@ def unexpected() -> list[str]:
         return _ORIGINAL.get(name, getattr(Strip, name))
 
     out = [f"Strip.{name} (its source)" for name, needles in _EXPECTED.items()
-           if not all(needle in _source(original(name)) for needle in needles)]
+           if not reads_as(original(name), needles)]
     if not _init_is_expected(original("__init__")):
         out.append("Strip.__init__ (its source)")
     return out

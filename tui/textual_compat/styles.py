@@ -17,13 +17,12 @@ per-update cache leaves them.  A hit gives the node the kept rules as Textual's 
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import logging
 import weakref
 from typing import Any
 
-from tui.textual_compat.gate import enabled, may_patch
+from tui.textual_compat.gate import enabled, may_patch, reads_as
 
 log = logging.getLogger(__name__)
 
@@ -151,11 +150,7 @@ def unexpected() -> list[str]:
     from textual.dom import DOMNode
 
     original = _ORIGINAL.get("apply") or Stylesheet.apply
-    try:
-        source = inspect.getsource(original)
-    except (OSError, TypeError):
-        source = ""
-    missing = [] if all(needle in source for needle in _EXPECTED) else ["Stylesheet.apply (its source)"]
+    missing = [] if reads_as(original, _EXPECTED) else ["Stylesheet.apply (its source)"]
     excluded = getattr(Stylesheet, "_EXCLUDE_PSEUDO_CLASSES_FROM_CACHE", None)
     if excluded is None or set(excluded) != _BEYOND:
         missing.append("Stylesheet._EXCLUDE_PSEUDO_CLASSES_FROM_CACHE")
