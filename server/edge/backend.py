@@ -932,25 +932,21 @@ class EdgeClient:
             if epoch is None or epoch == self.epoch:
                 return
             first, self.epoch = self.epoch is None, epoch
-            if not first:
+            if first:
+                self.host_away = False
+                self.host_ready.set()
+            else:
                 await self._reopen_sessions()
-            self.host_away = False
-            self.host_ready.set()
-            if not first:
-                self._renew()
 
     async def _reopen_all(self) -> bool:
         async with self._epoch_lock:
-            answered = await self._reopen_sessions()
-            self.host_away = False
-            self.host_ready.set()
-            self._renew()
-            return answered
+            return await self._reopen_sessions()
 
     async def _reopen_sessions(self) -> bool:
         """Open every session of this edge at the host again (it restarted, or it closed them for an
-        edge it could not see): intents wait meanwhile (``host_ready``).  False if the host did not
-        answer for one of them."""
+        edge it could not see; the epoch lock is held): intents wait meanwhile (``host_ready``), and
+        what was sent before is sent again after (``renewal``).  False if the host did not answer for
+        one of them."""
         self.host_away = True
         self.host_ready.clear()
         answered = True
@@ -959,6 +955,9 @@ class EdgeClient:
                 answered = await backend.reopen() and answered
             except Exception:
                 log.exception("could not reopen session %s", backend.id)
+        self.host_away = False
+        self.host_ready.set()
+        self._renew()
         return answered
 
     def renewal(self) -> asyncio.Event:
