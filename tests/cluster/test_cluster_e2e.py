@@ -38,18 +38,52 @@ async def pair_across(cluster):
     return e0, e1, ka, kb, alice, bob
 
 
-async def named_across(cluster):
-    """Two edges, alice (80x24) on the first and bob on the second, both named in the
-    lobby: the edges and the two terminals."""
+async def named_across(cluster, *, second_url: str | None = None, keyed: bool = False):
+    """Two edges, alice (80x24) on the first and bob on the second (on Redis through
+    ``second_url``, when given), both named in the lobby (each with a key of their own when
+    ``keyed``, else guests): the edges and the two terminals."""
     e0 = await cluster.add_edge()
-    e1 = await cluster.add_edge()
-    alice = await Terminal(80, 24).connect(e0.port, "alice")
-    bob = await Terminal(80, 24).connect(e1.port, "bob")
+    e1 = await cluster.add_edge(second_url)
+    keys = [[asyncssh.generate_private_key("ssh-ed25519")] if keyed else () for _ in range(2)]
+    alice = await Terminal(80, 24).connect(e0.port, "alice", client_keys=keys[0])
+    bob = await Terminal(80, 24).connect(e1.port, "bob", client_keys=keys[1])
     for t, name in ((alice, "alice"), (bob, "bob")):
         await t.wait_for("Your name")
         t.press("enter")
         await t.wait_for(f"you: {name}")
     return e0, e1, alice, bob
+
+
+async def hv_room_across(alice: Terminal, bob: Terminal, seats: int) -> str:
+    """alice opens a High Voltage room of ``seats`` from the lobby and bob joins it by its code
+    (on his own edge): the code."""
+    alice.press(*["down"] * 8)  # High Voltage's private room
+    await alice.wait_for("> Private room for 4")
+    alice.press(*["left"] * (4 - seats), "enter")
+    code = (await alice.wait_for(rf"Room ([A-Z]{{4}}) \(High Voltage\): 1 of {seats} seated: alice")).group(1)
+    bob.press("down", "down", "enter")  # join a friend's room
+    await bob.wait_for("room code")
+    bob.send(code.lower())
+    bob.press("enter")
+    return code
+
+
+async def hv_played_to_end(match, done, players: tuple[Terminal, ...], watchers: tuple[Terminal, ...] = ()
+                           ) -> list[int]:
+    """``players`` play the High Voltage ``match`` as people would until it ends (``done``), and
+    every screen, the ``watchers``' too, shows its winner: the keys each player pressed."""
+    import asyncio
+    import re
+
+    from tests.support.hv_player import play as hv_play
+
+    pressed = await asyncio.wait_for(asyncio.gather(*(hv_play(t, done) for t in players)), 120)
+    await asyncio.wait_for(done.wait(), 30)
+    assert match.over and match.winner is not None
+    winner = match.names[match.winner]
+    for t in (*players, *watchers):
+        await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=30)
+    return list(pressed)
 
 
 def match_of(lobby, name):
@@ -305,7 +339,6 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
     import asyncio
     import re
 
-    from tests.support.hv_player import play as hv_play
     from tests.support.terminal import ssh_connect
 
     hv = cluster.lobby.tables["high-voltage"]
@@ -316,14 +349,7 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
     e0, e1, alice, bob = await named_across(cluster)
     carol = None
     try:
-        alice.press(*["down"] * 8)  # High Voltage's private room
-        await alice.wait_for("> Private room for 4")
-        alice.press("left", "enter")  # 4 -> 3 seats
-        code = (await alice.wait_for(r"Room ([A-Z]{4}) \(High Voltage\): 1 of 3 seated: alice")).group(1)
-        bob.press("down", "down", "enter")  # join a friend's room, on the other edge
-        await bob.wait_for("room code")
-        bob.send(code.lower())
-        bob.press("enter")
+        code = await hv_room_across(alice, bob, 3)
         await bob.wait_for(f"Room {code} \\(High Voltage\\): 2 of 3 seated: alice, bob")
         await alice.wait_for("2 of 3 seated: alice, bob")
         alice.press("s")  # start now: a bot takes the third seat
@@ -344,12 +370,8 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
             who = (await conn.run("who")).stdout
         assert re.search(rf"{code}  High Voltage: alice \d+, bob \d+, Bot \(medium\) \d+ cards left", who), who
 
-        pressed = await asyncio.wait_for(asyncio.gather(hv_play(alice, done), hv_play(bob, done)), 120)
-        await asyncio.wait_for(done.wait(), 30)
-        assert match.over and match.winner is not None and all(p > 0 for p in pressed)
-        winner = match.names[match.winner]
-        for t in (alice, bob, carol):
-            await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=30)
+        pressed = await hv_played_to_end(match, done, (alice, bob), (carol,))
+        assert all(p > 0 for p in pressed)
     except BaseException:
         print(cluster.logs())
         raise

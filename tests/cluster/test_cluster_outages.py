@@ -295,35 +295,16 @@ async def test_a_high_voltage_table_with_one_edge_cut_off_from_redis_carries_on_
     # sees that its presence lapsed and opens its sessions at the host again, so bob is back at the
     # same table (he was left paused for good before), which both play to one end both screens show.
     import asyncio
-    import re
 
-    import asyncssh
-
-    from tests.support.hv_player import play as hv_play
+    from tests.cluster.test_cluster_e2e import hv_played_to_end, hv_room_across, named_across
     from tests.support.partition import Relay
-    from tests.support.terminal import Terminal
 
     hv = cluster.lobby.tables["high-voltage"]
     hv.bot_speed = 40.0
     relay = await Relay(cluster.url).start()
-    e0 = await cluster.add_edge()
-    e1 = await cluster.add_edge(relay.url)
-    ka, kb = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    alice = await Terminal(80, 24).connect(e0.port, "alice", client_keys=[ka])
-    bob = await Terminal(80, 24).connect(e1.port, "bob", client_keys=[kb])
+    _e0, _e1, alice, bob = await named_across(cluster, second_url=relay.url, keyed=True)
     try:
-        for t, name in ((alice, "alice"), (bob, "bob")):
-            await t.wait_for("Your name")
-            t.press("enter")
-            await t.wait_for(f"you: {name}")
-        alice.press(*["down"] * 8)  # High Voltage's private room
-        await alice.wait_for("> Private room for 4")
-        alice.press("left", "left", "enter")  # 4 -> 2 seats
-        code = (await alice.wait_for(r"Room ([A-Z]{4}) \(High Voltage\): 1 of 2 seated: alice")).group(1)
-        bob.press("down", "down", "enter")
-        await bob.wait_for("room code")
-        bob.send(code.lower())
-        bob.press("enter")
+        await hv_room_across(alice, bob, 2)
         for t in (alice, bob):
             await t.wait_for("HIGH VOLTAGE")
             await t.wait_for("hand pile")
@@ -341,12 +322,8 @@ async def test_a_high_voltage_table_with_one_edge_cut_off_from_redis_carries_on_
         await bob.wait_gone("paused:", timeout=30)
         await until(lambda: match.seats[1].connected, what="bob back in his seat", timeout=30)
 
-        pressed = await asyncio.wait_for(asyncio.gather(hv_play(alice, done), hv_play(bob, done)), 120)
-        await asyncio.wait_for(done.wait(), 30)
-        assert match.over and match.winner is not None and pressed[1] > 0
-        winner = match.names[match.winner]
-        for t in (alice, bob):
-            await t.wait_for(f"{re.escape(winner)} wins High Voltage", timeout=30)
+        pressed = await hv_played_to_end(match, done, (alice, bob))
+        assert pressed[1] > 0
         assert relay.cuts > 0
     except BaseException:
         print(cluster.logs())
