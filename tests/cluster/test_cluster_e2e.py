@@ -86,6 +86,16 @@ async def hv_played_to_end(match, done, players: tuple[Terminal, ...], watchers:
     return list(pressed)
 
 
+async def seated(cluster, alice: Terminal, bob: Terminal):
+    """The Voltage match alice and bob were paired in, once both screens show it: the hosted
+    match and their terminals by seat (for :func:`play`)."""
+    for t in (alice, bob):
+        await t.wait_for("VOLTAGE")
+    hosted = match_of(cluster.lobby, "alice")
+    names = hosted.match.names
+    return hosted, {names.index("alice"): alice, names.index("bob"): bob}
+
+
 def match_of(lobby, name):
     for h in lobby.matches.values():
         if h.running and any(p is not None and p.name == name for p in h.humans):
@@ -423,11 +433,8 @@ async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept
     cluster.grace = cluster.lobby.grace_seconds = 60.0
     e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
-        await alice.wait_for("VOLTAGE")
-        await bob.wait_for("VOLTAGE")
-        hosted = match_of(cluster.lobby, "alice")
-        code, names = hosted.code, hosted.match.names
-        seats = {names.index("alice"): alice, names.index("bob"): bob}
+        hosted, seats = await seated(cluster, alice, bob)
+        code = hosted.code
         await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 6)
         done = len(hosted.match.actions)
 
@@ -456,11 +463,7 @@ async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept
 async def test_redis_restarted_mid_match_the_match_goes_on(cluster):
     e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
-        await alice.wait_for("VOLTAGE")
-        await bob.wait_for("VOLTAGE")
-        hosted = match_of(cluster.lobby, "alice")
-        names = hosted.match.names
-        seats = {names.index("alice"): alice, names.index("bob"): bob}
+        hosted, seats = await seated(cluster, alice, bob)
         await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 6)
         cluster.redis.restart()  # kill -9 and start again, empty (no persistence)
         await play(hosted, seats)

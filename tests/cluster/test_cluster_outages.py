@@ -47,16 +47,12 @@ async def test_a_redis_outage_stops_the_clocks_and_the_players_are_told_the_matc
     import asyncio
     import time
 
-    from tests.cluster.test_cluster_e2e import match_of, pair_across, play
+    from tests.cluster.test_cluster_e2e import pair_across, play, seated
 
     e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
-        await alice.wait_for("VOLTAGE")
-        await bob.wait_for("VOLTAGE")
-        hosted = match_of(cluster.lobby, "alice")
+        hosted, seats = await seated(cluster, alice, bob)
         match = hosted.match
-        names = match.names
-        seats = {names.index("alice"): alice, names.index("bob"): bob}
         await play(hosted, seats, stop=lambda: len(match.actions) >= 4)
         assert match.clock is not None
         mover = match.state.to_move
@@ -96,18 +92,15 @@ async def test_the_host_killed_between_storing_a_move_and_answering_it_applies_i
     # restarted host has the move from the store and finds the intent still pending; the
     # edge re-opens its sessions and sends the move again.  It is applied once, and the
     # player is never told the seat is not theirs.
-    from tests.cluster.test_cluster_e2e import match_of, pair_across, play, shows
+    from tests.cluster.test_cluster_e2e import pair_across, play, seated, shows
     from tests.support.e2e import hands_of, keys_for
 
     cluster = kept_cluster
     cluster.grace = cluster.lobby.grace_seconds = 60.0
     e0, e1, ka, kb, alice, bob = await pair_across(cluster)
     try:
-        await alice.wait_for("VOLTAGE")
-        await bob.wait_for("VOLTAGE")
-        hosted = match_of(cluster.lobby, "alice")
+        hosted, seats = await seated(cluster, alice, bob)
         code, names = hosted.code, hosted.match.names
-        seats = {names.index("alice"): alice, names.index("bob"): bob}
         await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 4)
         done = len(hosted.match.actions)
         stopped = []
@@ -203,17 +196,16 @@ async def test_two_people_on_one_edge_killed_and_started_again_carry_on_and_the_
     # (its sessions there still open: closing them later must not drop the seats again).
     import time
 
-    from tests.cluster.test_cluster_e2e import match_of, play
+    from tests.cluster.test_cluster_e2e import play, seated
     from tests.support.terminal import Terminal
 
     cluster = kept_cluster
     cluster.grace = cluster.lobby.grace_seconds = 60.0
     edge, ka, kb, alice, bob = await pair_on_one_edge(cluster)
     try:
-        hosted = match_of(cluster.lobby, "alice")
+        hosted, seats = await seated(cluster, alice, bob)
         match, code, names = hosted.match, hosted.code, hosted.match.names
-        await play(hosted, {names.index("alice"): alice, names.index("bob"): bob},
-                   stop=lambda: len(match.actions) >= 5)
+        await play(hosted, seats, stop=lambda: len(match.actions) >= 5)
         done, before, killed = len(match.actions), [match.remaining_ms(s) for s in (0, 1)], time.monotonic()
         edge.kill()  # kill -9: both players' sessions go at once
         if back != "at once":
@@ -249,15 +241,14 @@ async def test_two_people_on_one_edge_killed_and_started_again_carry_on_and_the_
 async def test_two_people_on_one_edge_across_a_host_kill_carry_on_and_the_result_is_stored_once(kept_cluster):
     import time
 
-    from tests.cluster.test_cluster_e2e import match_of, play
+    from tests.cluster.test_cluster_e2e import play, seated
 
     cluster = kept_cluster
     cluster.grace = cluster.lobby.grace_seconds = 60.0
     edge, ka, kb, alice, bob = await pair_on_one_edge(cluster)
     try:
-        hosted = match_of(cluster.lobby, "alice")
-        code, names = hosted.code, hosted.match.names
-        seats = {names.index("alice"): alice, names.index("bob"): bob}
+        hosted, seats = await seated(cluster, alice, bob)
+        code = hosted.code
         await play(hosted, seats, stop=lambda: len(hosted.match.actions) >= 5)
         done, before = len(hosted.match.actions), [hosted.match.remaining_ms(s) for s in (0, 1)]
         identities = [s.identity for s in hosted.match.seats]
