@@ -169,8 +169,10 @@ async def pair_on_one_edge(cluster):
     return edge, ka, kb, alice, bob
 
 
-def stored_once(store, code: str, keys) -> None:
-    """The match ``code`` is one finished row of the store, rated once for each player."""
+async def stored_once(store, code: str, keys) -> None:
+    """The match ``code`` is stored as finished (waited for), one row, rated once for each player."""
+    await until(lambda: store.read("SELECT status FROM matches WHERE code = ?", (code,))[0]["status"] == "finished",
+                what="the result stored")
     rows = store.read("SELECT id, status FROM matches WHERE code = ?", (code,))
     assert [r["status"] for r in rows] == ["finished"], [dict(r) for r in rows]
     changes = store.read("SELECT identity FROM rating_history WHERE match_id = ?", (rows[0]["id"],))
@@ -227,9 +229,7 @@ async def test_two_people_on_one_edge_killed_and_started_again_carry_on_and_the_
         assert match.over
         for t in (alice, bob):
             await t.wait_for("wins the match|drawn")
-        await until(lambda: cluster.store.read("SELECT status FROM matches WHERE code = ?", (code,))[0]["status"]
-                    == "finished", what="the result stored")
-        stored_once(cluster.store, code, [s.identity for s in match.seats])
+        await stored_once(cluster.store, code, [s.identity for s in match.seats])
     except BaseException:
         print(cluster.logs())
         raise
@@ -268,9 +268,7 @@ async def test_two_people_on_one_edge_across_a_host_kill_carry_on_and_the_result
         for t in (alice, bob):
             await t.wait_for("wins the match|drawn")
             assert b"not yours" not in t.raw
-        await until(lambda: cluster.store.read("SELECT status FROM matches WHERE code = ?", (code,))[0]["status"]
-                    == "finished", what="the result stored")
-        stored_once(cluster.store, code, identities)
+        await stored_once(cluster.store, code, identities)
     except BaseException:
         print(cluster.logs())
         raise
