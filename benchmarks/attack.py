@@ -22,8 +22,9 @@ connections.  Scenarios:
 5. **readers** (issue 33, item 1): fifty sessions, one per address (127.0.5.1-50), each with a
    400x200 terminal, a 1 GiB SSH window and a 4 KB socket receive buffer, reach the lobby, stop
    reading and change their width between 400 and 399 every 0.1 s; printed: the server's RSS before,
-   at its peak and once they are gone, when each was closed, and how long a normal login took
-   meanwhile (its name screen shown).
+   at its peak and once they are gone (5 s after, the server left to itself), when each was closed,
+   and how long a normal login took meanwhile (its name screen shown).  "Before" is taken on a
+   server that has had players: three reached the lobby (80x24, 400x200, 120x40) and left first.
 6. **packets** (item 2): one client (a process of its own, so its work does not slow the
    measuring) sends 100,000 one-byte SSH packets while a probe session types a key every 100 ms;
    printed: the probe's keypress-to-screen latency over the window and when the flooder was closed.
@@ -31,7 +32,9 @@ connections.  Scenarios:
    65535x65535 among the sizes), three times; printed: the server's RSS after each round.
 
 In scenarios 5-7 the server installs the collector policy, as ``voltage serve`` does
-(``server.gcpolicy``: what survives is frozen, so a reference cycle left behind is never freed).
+(``server.gcpolicy``: what survives is frozen, so a reference cycle left behind is never freed),
+and in every scenario it runs on the allocator ``voltage serve`` runs on (``server/memory.py``:
+the C allocator, in a tree that has that module).
 
 To compare with an older tree, run the same script from that tree (it only uses what both have):
 ``git archive OLD | tar -x -C /tmp/old; cp benchmarks/attack.py benchmarks/probe.py /tmp/old/benchmarks/;
@@ -41,7 +44,8 @@ the issue 33 scenarios alone; ``--json FILE`` keeps the figures, and ``--old FIL
 stays after them reused by the next wave, or does it grow?).  To see what stays, ``ATTACK_WHY=1``
 prints (on stderr, after the readers) the live objects, the strings they hold, the memory regions
 and pymalloc's arenas; ``ATTACK_TRACEMALLOC=1`` what was allocated since the readers came and is
-still alive (slow: the server runs several times slower under tracemalloc).
+still alive (slow: the server runs several times slower under tracemalloc; ``ATTACK_DEPTH=1`` keeps
+one frame per allocation, ``ATTACK_FRAMES`` how many are printed).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -88,7 +93,7 @@ def serve(policy: bool = False) -> None:
         if os.environ.get("ATTACK_TRACEMALLOC"):
             import tracemalloc
 
-            tracemalloc.start(25)
+            tracemalloc.start(int(os.environ.get("ATTACK_DEPTH", "25")))
         config = ServerConfig(host="127.0.0.1", port=0)
         try:  # (these scenarios open many sessions from 127.0.0.1: no budget of new sessions here)
             from server.session.budget import StartLimits
@@ -116,14 +121,15 @@ def serve(policy: bool = False) -> None:
                 # (diagnosis: what was allocated since "mark" and is still alive, by where it was)
                 import tracemalloc
 
+                gc.unfreeze()  # (the collector policy's frozen garbage is not what stays)
                 gc.collect()
                 snap = tracemalloc.take_snapshot()
                 if line.strip() == "mark":
                     globals()["_MARK"] = snap
                 else:
-                    for stat in snap.compare_to(globals()["_MARK"], "traceback")[:12]:
+                    for stat in snap.compare_to(globals()["_MARK"], "traceback")[:30]:
                         print(stat, file=sys.stderr)
-                        for frame in stat.traceback.format()[-16:]:
+                        for frame in stat.traceback.format()[-int(os.environ.get("ATTACK_FRAMES", "16")):]:
                             print("   ", frame, file=sys.stderr)
                 print(json.dumps({}), flush=True)
                 return
@@ -211,9 +217,17 @@ class Server:
         self.policy = policy
 
     def __enter__(self) -> Server:
+        env: Any = os.environ
+        try:  # the allocator `voltage serve` runs on, in a tree that chooses one
+            from server import memory
+
+            if Path(memory.__file__).resolve().is_relative_to(ROOT):  # (this tree's, not an install's)
+                env = memory.c_allocator_argv(["serve"], os.environ) or os.environ
+        except ImportError:
+            pass
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve", *(["--policy"] if self.policy else [])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
             stderr=None if os.environ.get("ATTACK_TRACEMALLOC") or os.environ.get("ATTACK_WHY") else subprocess.DEVNULL,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both piped
@@ -416,23 +430,40 @@ async def login_time(port: int) -> float:
         await t.close()
 
 
-async def readers(srv: Server, n: int, seconds: float) -> None:
-    for _ in range(2):  # warm up: imports, caches, the collector's first freezes
+async def in_lobby(port: int, address: str, name: str, width: int, height: int, **kw):
+    """A terminal logged in as ``name`` from ``address``, its lobby shown."""
+    t = await connect_from(port, address, name, width, height, **kw)
+    await t.wait_for("Your name", timeout=60)
+    for _ in range(12):  # (an Enter before the name field has the focus is lost: again)
+        t.press("enter")
+        try:
+            await t.wait_for(f"you: {name}", timeout=5)
+            return t
+        except AssertionError:
+            pass
+    raise AssertionError(f"{name} never reached the lobby")
+
+
+async def readers(srv: Server, n: int, seconds: float, size: tuple[int, int] = (400, 200)) -> None:
+    # warm up as a server that has had players: imports, caches, the collector's first freezes, and
+    # a lobby drawn small and big (what a server keeps for good is made before the figure "before")
+    for i, (width, height) in enumerate(((80, 24), (400, 200), (120, 40))):
+        t = await in_lobby(srv.port, f"127.0.4.{i + 1}", f"w{i}", width, height)
+        t.chan.change_terminal_size(width - 1, height)
+        await t.wait_for(f"you: w{i}", timeout=30)
+        await t.close()
+    for _ in range(2):
         await login_time(srv.port)
     await asyncio.sleep(2.0)
     rss0 = srv.rss_kb()
     srv.command("mark")
+    if os.environ.get("ATTACK_WHY"):
+        srv.stdin.write("why\n")
+        srv.stdin.flush()
+        srv.stdout.readline()
     bad = []
     for i in range(n):
-        t = await connect_from(srv.port, f"127.0.5.{i + 1}", f"r{i}", 400, 200, window=1 << 30)
-        await t.wait_for("Your name", timeout=60)
-        for _ in range(12):  # (an Enter before the name field has the focus is lost: again)
-            t.press("enter")
-            try:
-                await t.wait_for(f"you: r{i}", timeout=5)
-                break
-            except AssertionError:
-                pass
+        t = await in_lobby(srv.port, f"127.0.5.{i + 1}", f"r{i}", *size, window=1 << 30)
         t.conn._transport.pause_reading()
         bad.append(t)
     t0 = time.monotonic()
@@ -445,7 +476,7 @@ async def readers(srv: Server, n: int, seconds: float) -> None:
         while time.monotonic() - t0 < seconds and not all(t.closed.is_set() for t in bad):
             for t in bad:
                 if not t.closed.is_set():
-                    t.chan.change_terminal_size(400 - i % 2, 200)
+                    t.chan.change_terminal_size(size[0] - i % 2, size[1])
             i += 1
             peak = max(peak, srv.rss_kb())
             await asyncio.sleep(0.1)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from server import memory
 from tui import textual_compat as compat
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,15 @@ class Policy:
     major_growth: float = 0.5
     major_max_frozen: int = 0  # a major only with at most this many objects frozen (0: never)
     held_after: float = 5.0
+    # memory given back (server.memory.release) once this many apps (or this share of those
+    # tracked) have gone since the last time, and none for release_quiet s (a crowd's leaving done)
+    release_min_gone: int = 8
+    release_fraction: float = 0.25
+    release_quiet: float = 2.0
+    # ... and with a full collection first (a major: what died frozen, cycles the dismantling
+    # leaves, is freed too) while at most this many sessions are live: it stops them meanwhile
+    # (100-300 ms after fifty 400x200 sessions, on a busy machine)
+    release_major_max_live: int = 16
     sweep_per_tick: int = 25
     report_every: float = 60.0
     clock: Callable[[], float] = time.monotonic
@@ -152,6 +162,7 @@ class Policy:
     freezes: int = 0
     majors: int = 0
     held: int = 0
+    releases: int = 0
 
     def __post_init__(self) -> None:
         self._tracked: dict[int, _Tracked] = {}
@@ -169,6 +180,8 @@ class Policy:
         self._started = False
         self._started_at = 0.0
         self._sweep_at = 0
+        self._gone = 0  # apps freed since memory was last given back
+        self._last_gone = -math.inf
 
     # -- life ------------------------------------------------------------------
 
@@ -251,16 +264,20 @@ class Policy:
 
     def _forget(self, key: int, _ref: weakref.ref[Any]) -> None:
         """The weakref's callback: the app ``key`` is gone."""
-        self._tracked.pop(key, None)
+        if self._tracked.pop(key, None) is not None:
+            self._gone += 1
+            self._last_gone = self.clock()
 
     # -- the decisions ---------------------------------------------------------
 
     def tick(self) -> str | None:
-        """One look at the sessions; freezes or runs a major when due.  Returns what it
-        did ("freeze", "major") or None.  Logs the summary every ``report_every`` s."""
+        """One look at the sessions; freezes, runs a major or gives memory back when due.
+        Returns what it did ("freeze", "major", "release") or None.  Logs the summary every ``report_every`` s."""
         now = self.clock()
         self._sweep()
         did = self._decide(now) if self.manage else None
+        if did is None and self._release_due(now):
+            did = "release"
         if now - self._last_report >= self.report_every:
             self._last_report = now
             # At INFO only when a pause of the last minute passed its budget: else a quiet server's
@@ -319,6 +336,22 @@ class Policy:
             self._freeze(now, self.freeze_collects)
             return "freeze"
         return None
+
+    def _release_due(self, now: float) -> bool:
+        """Give memory back (:func:`server.memory.release`) when a crowd has left: see
+        ``release_min_gone``."""
+        if self._gone < max(self.release_min_gone, self.release_fraction * len(self._tracked)):
+            return False
+        if now - self._last_gone < self.release_quiet:
+            return False
+        self._gone = 0
+        self.releases += 1
+        live = sum(1 for t in self._tracked.values() if not t.ended)
+        major = self.manage and live <= self.release_major_max_live
+        ms = memory.release(partial(self._major, now) if major else None)
+        log.debug("gc: memory given back after sessions ended (%.1f ms, %s)", ms,
+                  "with a major" if major else "no major")
+        return True
 
     def _sweep(self) -> None:
         """Free the nodes live apps have removed (a replaced screen, a results panel):
@@ -413,7 +446,7 @@ class Policy:
         frozen = f"{gc.get_freeze_count()} objects frozen, " if count_frozen else ""
         return (
             f"gc pauses since start ({up:.0f} s): {self.stats.text()}; "
-            f"{self.freezes} freezes, {self.majors} majors, {frozen}"
+            f"{self.freezes} freezes, {self.majors} majors, {self.releases} releases of memory, {frozen}"
             f"{sessions} sessions, {self.held} ended sessions held by references"
         )
 

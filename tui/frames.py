@@ -170,6 +170,15 @@ _SEGMENT_CELLS: dict[int, tuple[Segment, ColorSystem, list[Cell]]] = {}
 _SEGMENTS_KEPT = 8192
 
 
+def forget_cells() -> None:
+    """Empty the process's tables of cells, segments' cells and style changes (made again by the
+    next frames): for a process giving memory back once many sessions have ended
+    (:mod:`server.memory`), as their entries, made by any session, would keep it."""
+    _CELLS.clear()
+    _SEGMENT_CELLS.clear()
+    _changes.clear()
+
+
 def _move(row: int, col: int, y: int, x: int, width: int) -> str:
     """The shortest cursor move from (``col``, ``row``) to (``x``, ``y``); ``row`` -1: unknown.
     A cursor left past the last column is not trusted (terminals differ there).

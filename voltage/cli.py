@@ -321,6 +321,10 @@ def _run(argv: list[str] | None) -> int | str | None:
 
 def main(argv: list[str] | None = None) -> int | str | None:
     """Run one subcommand; a closed output or Ctrl-C ends it quietly (see the module)."""
+    if argv is None:  # (a command line, not a caller in this process)
+        from server.memory import reexec_on_c_allocator
+
+        reexec_on_c_allocator(sys.argv[1:])  # a server on the C allocator: server/memory.py
     try:
         code = _run(argv)
         if sys.stdout is not None:  # None: started with stdout closed (`>&-`)

@@ -114,7 +114,7 @@ from tui.textual_compat.session import (
     share_css,
 )
 from tui.textual_compat.strips import patch_textual_strips, unpatch_textual_strips
-from tui.textual_compat.styles import patch_style_cache
+from tui.textual_compat.styles import forget_styles, patch_style_cache
 from tui.textual_compat.titles import set_border_title
 
 __all__ = [
@@ -133,6 +133,7 @@ __all__ = [
     "filter_lines",
     "forget_drawn_lines",
     "forget_session_caches",
+    "forget_styles",
     "input_parser",
     "install_row_renders",
     "installed_version",

@@ -58,6 +58,12 @@ def _token(stylesheet: Any) -> int:
     return found[1]
 
 
+def forget_styles() -> None:
+    """Forget every node's kept styles (made again as nodes are styled): for a process giving
+    memory back once many sessions have ended (:mod:`server.memory`)."""
+    _forget()
+
+
 def _forget() -> None:
     _BY_RULES.clear()
     _TOKENS.clear()
