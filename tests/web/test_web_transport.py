@@ -83,21 +83,24 @@ async def test_a_tab_plays_as_a_guest_beside_an_ssh_player(web_server):
 
 
 async def test_resizes_are_clamped_and_coalesced(web_server):
+    # What the player sees: a flood of sizes is drawn once, at the last; a size beyond the server's
+    # bounds is drawn at the bounds; a message that is not a size changes nothing.
     served = await web_server(store=False)
     tab = await WebTerminal(served).connect()
     try:
         await tab.wait_for("Your name")
         app = served.apps["guest"]
-        assert tuple(app.size) == (100, 32)
-        sizes: list[tuple[int, int]] = []
-        app.screen.watch(app, "size", lambda size: sizes.append(tuple(size)), init=False)
-        await tab.control({"type": "resize", "cols": 100_000, "rows": -5})  # not a size: the last good one stays
+        await until(lambda: tab.painted() == (100, 32), "the first picture, at the tab's size")
+        whole = app.shadow.full_frames  # (pictures written whole: the first, and one for each new size)
+        await tab.control({"type": "resize", "cols": 100_000, "rows": -5})  # not sizes: ignored
         await tab.control({"type": "resize", "cols": "wide", "rows": 1.5})
-        for i in range(3):
-            await tab.control({"type": "resize", "cols": 80 + i, "rows": 24 + i})
-        await tab.control({"type": "resize", "cols": 999, "rows": 999})  # clamped by the driver
-        await until(lambda: tuple(app.size) == (400, 200), "the last size, clamped")
-        assert len(sizes) <= 4, sizes  # coalesced: not one redraw per message
+        for i in range(20):  # a window dragged by a page that sent each step
+            await tab.resize(80 + i, 24 + i)
+        await until(lambda: tab.painted() == (99, 43) and "Your name" in tab.text(), "the last size drawn")
+        assert app.shadow.full_frames == whole + 1, "drawn once, at the last size"
+        await tab.resize(999, 999)  # clamped by the driver
+        await until(lambda: tab.painted() == (400, 200) and "Your name" in tab.text(), "drawn at the bounds")
+        assert app.shadow.full_frames == whole + 2
         assert not tab.closed.is_set()
     finally:
         await tab.close()
