@@ -63,6 +63,7 @@ from aiohttp import WebSocketError, WSMsgType, web
 
 from server.session.budget import Bucket
 from server.session.driver import Repaint, TerminalChannel
+from tui.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -429,7 +430,10 @@ class WebChannel(TerminalChannel):
         elif now - self._flooding_since >= self.limits.flood_close_after:
             log.warning("closing a web session that sent messages over its budget for %.0f s",
                         now - self._flooding_since)
-            self.write(b"\x1b[?1049l\x1b[?25h\r\nvoltage: too many messages; the session is closed\r\n")
+            # (leaving the alternate screen, so that the line stays on the tab's terminal, in the session's
+            # language: read() runs in the driver's task, whose context has the session's, as the driver's own)
+            words = _("too many messages; the session is closed")
+            self.write(f"\x1b[?1049l\x1b[?25h\r\nvoltage: {words}\r\n".encode())
             self._offence("sent messages over its budget")
             self.end()
             return False

@@ -12,6 +12,7 @@ from typing import Any
 
 import aiohttp
 import asyncssh
+import pytest
 from multidict import CIMultiDict
 
 from server.session.driver import InputLimits
@@ -143,11 +144,15 @@ async def test_a_resize_over_its_budget_is_held_and_keys_typed_after_it_are_not(
         await tab.close()
 
 
-async def test_a_sustained_flood_of_resizes_closes_the_session(web_server):
+@pytest.mark.parametrize(("lang", "closed"), [("en_GB.UTF-8", "too many messages; the session is closed"),
+                                              ("ca_ES.UTF-8", "massa missatges: la sessió s'ha tancat"),
+                                              ("es_ES.UTF-8", "demasiados mensajes: la sesión se ha cerrado")])
+async def test_a_sustained_flood_of_resizes_closes_the_session(web_server, lang, closed):
+    # (the closing line in the session's language, as the driver's for too much input)
     served = await web_server(store=False, input_limits=InputLimits(flood_close_after=1.0))
-    tab = await WebTerminal(served).connect()
+    tab = await WebTerminal(served).connect(lang=lang)
     try:
-        await tab.wait_for("Your name")
+        await tab.wait_for("Your name|El teu nom|Tu nombre")
 
         async def flood() -> None:
             i = 0
@@ -156,7 +161,7 @@ async def test_a_sustained_flood_of_resizes_closes_the_session(web_server):
                 i += 1
 
         sender = asyncio.get_running_loop().create_task(flood())
-        await tab.wait_for("too many messages; the session is closed", timeout=20)
+        await tab.wait_for(f"voltage: {closed}", timeout=20)
         assert await tab.wait_closed() == 1000
         sender.cancel()
         await until(lambda: served.sessions.running == 0, "the session's end")
@@ -477,3 +482,4 @@ async def test_an_address_that_keeps_sending_oversized_messages_is_made_to_wait(
         assert not held.done()
         held.cancel()
     assert served.sessions.running == 0
+
