@@ -45,8 +45,13 @@ penalty (:attr:`WebChannel.on_offence`, :mod:`server.web.server`).  (The buckets
 layer's, :mod:`server.session.budget`, as the budget of new sessions SSH and the web share.)
 
 Output is queued here and sent by one task per socket (as frames of at most
-:data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue and the socket's
-transport buffer, which is what the driver's output flow control watches.
+:data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue, the socket's
+transport buffer and the kernel's send queue (as SSH's channel does), which is what the driver's
+output flow control watches.  Where those tell nothing (all taken, as far as they know), the
+driver asks (:meth:`WebChannel.ping`): a WebSocket ping sent after the output queued before it,
+answered by the browser's pong once it has read that output, so a tab that stopped reading (frozen,
+its TCP window full) is closed by its stuck time as an SSH client is.  The socket does not answer
+pings itself (``autoping=False``): the channel does, and takes the pongs.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ from aiohttp import WebSocketError, WSMsgType, web
 
 from server.session.budget import Bucket
 from server.session.driver import Repaint, TerminalChannel
+from server.ssh.channel import unsent
 from tui.i18n import _
 
 log = logging.getLogger(__name__)
@@ -183,6 +189,10 @@ class WebChannel(TerminalChannel):
         self._repaint = False  # a returning socket is owed the whole picture (at the held size, once due)
         self._ended = False
         self._out = bytearray()
+        self._written = self._sent = 0  # bytes of output queued and sent on the socket attached now
+        self._pings: dict[bytes, asyncio.Future[object]] = {}  # asked (ping()), not answered yet, oldest first
+        self._ping_queue: list[tuple[int, bytes]] = []  # pings to send once this much output is sent
+        self._ping_count = 0
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
         self._messages = Bucket(limits.messages_per_second, limits.messages_burst)
@@ -216,7 +226,7 @@ class WebChannel(TerminalChannel):
         old = self._ws
         self._ws, self._request = ws, request
         self._resize, self._resize_at, self._repaint = None, 0.0, False
-        self._out.clear()
+        self._forget_output()
         self.detached_at = None
         if not fresh:  # the whole picture again, once its cells are due (its output dropped until then)
             self._resize, self._repaint = size, True
@@ -235,7 +245,7 @@ class WebChannel(TerminalChannel):
         if self._ws is not ws:
             return
         self._ws = self._request = None
-        self._out.clear()
+        self._forget_output()
         self._wake.set()
         self.detached_at = time.monotonic()
         self._notify(ws, 1000, "")
@@ -275,18 +285,36 @@ class WebChannel(TerminalChannel):
 
     # -- output -------------------------------------------------------------------
 
+    def _forget_output(self) -> None:
+        """What was queued for a socket that no longer carries the session goes, and the questions asked
+        of it are answered (with an error: there is nothing left unread to wait for)."""
+        self._out.clear()
+        self._written = self._sent = 0
+        self._ping_queue.clear()
+        pings, self._pings = self._pings, {}
+        for future in pings.values():
+            if not future.done():
+                future.set_exception(ConnectionError("the socket went"))
+                future.exception()  # (nobody need look: not worth a warning)
+
     def write(self, data: bytes) -> None:
         if self._ws is None or self._repaint:
             return  # no socket, or one owed the whole picture: dropped (the repaint draws everything)
         self._out += data
+        self._written += len(data)
         self._wake.set()
 
     async def _send(self, ws: web.WebSocketResponse) -> None:
         try:
             while True:
+                if self._ping_queue and self._ping_queue[0][0] <= self._sent and self._ws is ws:
+                    await ws.ping(self._ping_queue.pop(0)[1])  # (after all the output queued before it)
+                    continue
                 if self._out and self._ws is ws:
-                    chunk = bytes(self._out[:MAX_FRAME])
+                    size = MAX_FRAME if not self._ping_queue else min(MAX_FRAME, self._ping_queue[0][0] - self._sent)
+                    chunk = bytes(self._out[:size])
                     del self._out[: len(chunk)]
+                    self._sent += len(chunk)
                     await ws.send_bytes(chunk)  # (waits while the transport's buffer is full)
                     continue
                 if self._ended or self._ws is not ws:
@@ -298,14 +326,43 @@ class WebChannel(TerminalChannel):
             self.detach(ws)
 
     def pending_output(self) -> int:
+        # This queue, the socket's transport buffer and the kernel's send queue (which grows to
+        # megabytes before a reader that stopped holds the writes back), as SSH's channel counts them.
         total = len(self._out)
         transport = self._request.transport if self._request is not None else None
         if transport is not None:
             try:
                 total += transport.get_write_buffer_size()
+                total += unsent(transport.get_extra_info("socket"))
             except Exception:
                 pass
         return total
+
+    def ping(self) -> asyncio.Future[object] | None:
+        """A WebSocket ping sent after the output queued so far: done when its pong comes, which
+        a browser sends once it has read what came before the ping (a frozen tab, its TCP window
+        full, does not)."""
+        if self._ws is None or self._ended:
+            return None
+        self._ping_count += 1
+        payload = b"voltage %d" % self._ping_count
+        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        self._pings[payload] = future
+        self._ping_queue.append((self._written, payload))
+        self._wake.set()
+        return future
+
+    def _ponged(self, payload: bytes) -> None:
+        """A pong: its ping is answered, and so is every one sent before it (read before it)."""
+        if payload not in self._pings:
+            return  # (the heartbeat's, or an unsolicited one)
+        while self._pings:
+            key, future = next(iter(self._pings.items()))
+            del self._pings[key]
+            if not future.done():
+                future.set_result(None)
+            if key == payload:
+                return
 
     # -- input --------------------------------------------------------------------
 
@@ -338,7 +395,13 @@ class WebChannel(TerminalChannel):
                 if broken:
                     self.end()
                 continue
+            if msg.type == WSMsgType.PONG:  # (answers the server's own pings: free)
+                self._ponged(bytes(msg.data))
+                continue
             if not await self._spend(self._messages):
+                continue
+            if msg.type == WSMsgType.PING:  # (pongs are the channel's: the socket does not answer pings itself)
+                await ws.pong(msg.data)
                 continue
             if msg.type == WSMsgType.BINARY:
                 if msg.data:

@@ -496,8 +496,14 @@ class WebServer:
         self.penalties.charge(peer, PENALTY_OFFENCE)
 
     async def _hello(self, ws: web.WebSocketResponse, peer: str) -> dict[str, Any] | None:
+        deadline = time.monotonic() + self.limits.hello_within
         try:
-            msg = await asyncio.wait_for(ws.receive(), self.limits.hello_within)
+            while True:
+                msg = await asyncio.wait_for(ws.receive(), max(0.0, deadline - time.monotonic()))
+                if msg.type == web.WSMsgType.PING:
+                    await ws.pong(msg.data)
+                elif msg.type != web.WSMsgType.PONG:
+                    break
         except TimeoutError:
             return None
         if msg.type == web.WSMsgType.ERROR and isinstance(msg.data, WebSocketError):  # (oversized, broken)
@@ -523,7 +529,7 @@ class WebServer:
         if ticket is None:
             return web.Response(status=503, text="busy: try again later\n", headers={"Retry-After": "10"})
         ws = web.WebSocketResponse(max_msg_size=self.limits.max_message, heartbeat=self.limits.heartbeat,
-                                   compress=False)
+                                   compress=False, autoping=False)  # (pongs: the channel's, WebChannel.ping)
         handed = False
         try:
             if not ws.can_prepare(request).ok:

@@ -16,6 +16,7 @@ import pytest
 from multidict import CIMultiDict
 
 from server.session.driver import InputLimits
+from server.ssh.channel import unsent
 from tests.support.terminal import ssh_connect
 from tests.support.wait import until
 from tests.web.conftest import WebTerminal
@@ -483,3 +484,41 @@ async def test_an_address_that_keeps_sending_oversized_messages_is_made_to_wait(
         held.cancel()
     assert served.sessions.running == 0
 
+
+async def test_a_ping_is_answered_once_the_tab_has_read_what_came_before_it(web_server):
+    # The driver's question to a client that may have stopped reading (TerminalChannel.ping, an SSH
+    # keepalive for SSH): a tab whose browser stopped reading (a frozen tab, its TCP window full) does
+    # not answer it, nor does its output leave the server's buffers; once it reads, both do.
+    served = await web_server(store=False)
+    async with aiohttp.ClientSession() as http:
+        ws = await http.ws_connect(served.url + "ws", headers={"Origin": served.origin}, max_msg_size=0)
+        await ws.send_str(json.dumps({"type": "hello", "cols": 100, "rows": 32}))
+        hello = await ws.receive()  # (the session's token, first)
+        channel = served.web.web_sessions[json.loads(hello.data)["resume"]].channel
+        got = 0
+
+        async def read() -> None:  # (the client answers a ping when it reads up to it: aiohttp's autoping)
+            nonlocal got
+            async for msg in ws:
+                got += len(msg.data) if msg.type == aiohttp.WSMsgType.BINARY else 0
+
+        reader = asyncio.get_running_loop().create_task(read())
+        answered = channel.ping()
+        assert answered is not None
+        await asyncio.wait_for(answered, 10)  # a tab that reads answers
+        reader.cancel()  # the tab stops reading
+        await until(lambda: reader.done(), "the tab no longer reading")
+        before = got
+        channel.write(b"x" * 3_000_000)  # more than the socket's buffers hold (less than the driver's hard limit)
+        unread = channel.ping()
+        assert unread is not None
+        sock = channel._request.transport.get_extra_info("socket")
+        await until(lambda: unsent(sock) > 0, "the tab's TCP window full: the kernel holding the output")
+        assert channel.pending_output() > 1_000_000  # (counted: the driver's stuck time can start)
+        assert not unread.done()  # (its ping behind that output)
+        reader = asyncio.get_running_loop().create_task(read())  # the tab reads again
+        await asyncio.wait_for(unread, 30)
+        assert got - before >= 3_000_000  # answered after the output before it was read
+        await until(lambda: channel.pending_output() == 0, "the buffers drained")
+        await ws.close()
+        reader.cancel()
