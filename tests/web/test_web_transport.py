@@ -145,6 +145,27 @@ async def test_a_resize_over_its_budget_is_held_and_keys_typed_after_it_are_not(
         await tab.close()
 
 
+async def test_big_screens_from_one_address_are_drawn_at_the_pace_of_its_budget(web_server):
+    # A big screen's whole redraw takes the loop for 30-90 ms: an address's tabs share one budget of
+    # cells, so a second big tab opened at once starts smaller and is drawn at its size once due.
+    from dataclasses import replace
+
+    served = await web_server(store=False)
+    served.web.limits = replace(served.web.limits, resize_cells_burst=30_000, resize_cells_per_second=7_500)
+    first = await WebTerminal(served, 300, 100).connect()
+    second = WebTerminal(served, 300, 100)
+    try:
+        await first.wait_for("Your name")
+        await until(lambda: first.painted() == (300, 100), "the first tab drawn at its size at once")
+        await second.connect()
+        await second.wait_for("Your name")
+        assert second.painted() == (200, 60)  # (its address's cells spent: smaller, at first)
+        await until(lambda: second.painted() == (300, 100), "the second tab drawn at its size once due")
+    finally:
+        await first.close()
+        await second.close()
+
+
 @pytest.mark.parametrize(("lang", "closed"), [("en_GB.UTF-8", "too many messages; the session is closed"),
                                               ("ca_ES.UTF-8", "massa missatges: la sessió s'ha tancat"),
                                               ("es_ES.UTF-8", "demasiados mensajes: la sesión se ha cerrado")])
