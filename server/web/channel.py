@@ -418,6 +418,8 @@ class WebChannel(TerminalChannel):
                     due = self._resize_due() or 0.0
                     if due > 0 and (hurried or self._resizes.due(self._peer, got) > 0) and self._over_budget():
                         await asyncio.sleep(min(due, HELD_PAUSE))  # (a flood of them: read ~10 a second)
+                        # (settled: SETTLE s of reading without another, not of a pause and a late loop)
+                        self._resize_at = max(self._resize_at, time.monotonic() - HELD_PAUSE)
                     continue
                 if got is not None:
                     return got
