@@ -22,21 +22,36 @@ asks for input, so a session over its input budget stops reading its socket, aio
 fills (128 KiB) and pauses the transport, and TCP holds the browser back, as the SSH window
 does.  Every message also spends a token of a budget of messages (``messages_per_second``):
 an empty or control message is cheap but not free, and a page sends one per ~10 ms at most;
-a resize spends its cells of a budget of its own (``resize_cells_per_second``: three at once, then
-one up to 200x60 every 2 s, a larger one less often; each may redraw the whole screen, 30-90 ms of
-the loop at 380x124, so a flood of them cost everyone up to ~0.7 s of keypress latency at 2 a
-second; the page sends one when a drag ends).  A resize over that budget is held, not waited for:
-the socket is read on after a pause of 0.1 s (a key typed after it is not held up; a flood of them,
-read at the budget of messages, cost the server 4 % of a core more than waiting had), a later
-resize replaces it, and it is given to the driver once its cells are due.  A socket over either
-budget for ``flood_close_after`` seconds ends its session, and so does a message over
-``max_message`` or a broken frame; each of these costs the socket's address a penalty
-(:attr:`WebChannel.on_offence`, :mod:`server.web.server`).  (The buckets are the session layer's,
-:mod:`server.session.budget`, as the budget of new sessions SSH and the web share.)
+a resize spends its cells of a budget of resize cells (:class:`ResizeBudget`) its address
+shares with its other sockets (``resize_cells_per_second``: three at once, then one up to 200x60
+every 2 s, a larger one less often), and one larger than 200x60 also spends from a budget of the
+process's web sessions (``big_cells_per_second``: two at once, then one every 1.5 s); each may
+redraw the whole screen, 30-90 ms of the loop at 380x124 in one block, so a flood of them cost
+everyone up to ~0.7 s of keypress latency at 2 a second (the page sends one when a drag ends).
+A resize over that budget is held, not waited for: the socket is read on after a pause of 0.1 s
+(a key typed after it is not held up; a flood of them, read at the budget of messages, cost the
+server 4 % of a core more than waiting had), a later resize replaces it, and it is given to the
+driver once its cells are due.  A resize is given once the socket has sent no other for
+:data:`SETTLE` seconds (the page sends one a drag, 250 ms after its end): a flood of sizes redraws
+none of them while it lasts, and once at its last size if it ends (a flood of 380x124 had a
+whole redraw every 6 s, 60-90 ms of the loop in one block each, ``benchmarks/web_attack.py``); a
+person's is drawn 0.15 s later.  A new session's first size (its hello's) larger than 200x60
+and a returning tab's repaint spend the same budget: over it, the session starts at 200x60 at
+most (its own size held for when its cells are due), and the returning tab waits for its picture
+(its output dropped meanwhile: the repaint is whole).
+A socket over either budget for ``flood_close_after`` seconds ends its session, and so does a
+message over ``max_message`` or a broken frame; each of these costs the socket's address a
+penalty (:attr:`WebChannel.on_offence`, :mod:`server.web.server`).  (The buckets are the session
+layer's, :mod:`server.session.budget`, as the budget of new sessions SSH and the web share.)
 
 Output is queued here and sent by one task per socket (as frames of at most
-:data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue and the socket's
-transport buffer, which is what the driver's output flow control watches.
+:data:`MAX_FRAME` bytes); :meth:`WebChannel.pending_output` counts that queue, the socket's
+transport buffer and the kernel's send queue (as SSH's channel does), which is what the driver's
+output flow control watches.  Where those tell nothing (all taken, as far as they know), the
+driver asks (:meth:`WebChannel.ping`): a WebSocket ping sent after the output queued before it,
+answered by the browser's pong once it has read that output, so a tab that stopped reading (frozen,
+its TCP window full) is closed by its stuck time as an SSH client is.  The socket does not answer
+pings itself (``autoping=False``): the channel does, and takes the pongs.
 """
 
 from __future__ import annotations
@@ -53,6 +68,8 @@ from aiohttp import WebSocketError, WSMsgType, web
 
 from server.session.budget import Bucket
 from server.session.driver import Repaint, TerminalChannel
+from server.ssh.channel import unsent
+from tui.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +79,8 @@ CLOSE_MOVED = 4000  # the session went to another tab: do not come back on your 
 CLOSE_FLOOD = 4001  # too many messages: the session is closed
 HELD_PAUSE = 0.1  # seconds the socket is not read after a resize over its budget (it is held)
 FLOOD_BREAK = 2.0  # seconds within every budget that end a flood (its time over budget counts from 0 again)
+START_MAX = (200, 60)  # a new session's first size when its address is over its budget of resize cells
+SETTLE = 0.15  # seconds without another resize before one is drawn (the page sends one a drag)
 
 
 @dataclass(frozen=True)
@@ -72,11 +91,14 @@ class WebLimits:
     messages_per_second: float = 200.0
     messages_burst: float = 600.0
     # Resizes, in the cells of the screens they ask for (each may redraw the whole screen: 30-90 ms of the
-    # loop at 380x124), at least resize_floor each (a relayout costs ~10 ms whatever the size); one over
-    # the budget is held, the latest size winning:
+    # loop at 380x124), at least resize_floor each (a relayout costs ~10 ms whatever the size), per address;
+    # one over the budget is held, the latest size winning:
     resize_cells_per_second: float = 6_000.0  # up to 200x60: one every 2 s; 380x95 or more: one every 6 s
     resize_cells_burst: float = 36_000.0  # three up to 200x60 at once (a larger one costs at most this)
     resize_floor: int = 200 * 60
+    # ... and those larger than resize_floor, of every web session of the process (many addresses):
+    big_cells_per_second: float = 24_000.0  # one of the largest every 1.5 s
+    big_cells_burst: float = 72_000.0  # two of the largest at once
     flood_close_after: float = 10.0  # seconds over the message budget without a break
     hello_within: float = 10.0  # a socket that has not said hello by then is closed
     hold: float = 60.0  # a session whose socket dropped waits this long for it to come back
@@ -94,24 +116,89 @@ def size_of(message: dict[str, Any], default: tuple[int, int] = (80, 24)) -> tup
     return one("cols", default[0]), one("rows", default[1])
 
 
+class ResizeBudget:
+    """The cells the web sessions' resizes (and first frames, and repaints) may redraw: a bucket per
+    address (its sockets share it: one address opening tabs cannot multiply it) and one for the sizes
+    larger than ``resize_floor`` of every address (see the module's notes)."""
+
+    MAX_KEYS = 10_000  # past this many addresses, those whose buckets are full again are forgotten
+
+    def __init__(self, limits: WebLimits) -> None:
+        self.limits = limits
+        self.big = Bucket(limits.big_cells_per_second, limits.big_cells_burst)
+        self._buckets: dict[str, Bucket] = {}
+
+    def _bucket(self, key: str) -> Bucket:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self.MAX_KEYS:
+                for old, full in list(self._buckets.items()):
+                    full.take(0)
+                    if full.tokens >= full.burst:
+                        del self._buckets[old]
+                for old in list(self._buckets)[: max(0, len(self._buckets) - self.MAX_KEYS * 9 // 10)]:
+                    del self._buckets[old]
+            limits = self.limits
+            bucket = self._buckets[key] = Bucket(limits.resize_cells_per_second, limits.resize_cells_burst)
+        return bucket
+
+    def big_size(self, size: tuple[int, int]) -> bool:
+        return size[0] * size[1] > self.limits.resize_floor
+
+    def _costs(self, key: str, size: tuple[int, int]) -> list[tuple[Bucket, float]]:
+        """The buckets a redraw at ``size`` spends, each with its cost: the cells, at least the
+        floor's, at most the bucket's burst (so that it can be had at all)."""
+        cells = max(size[0] * size[1], self.limits.resize_floor)
+        buckets = [self._bucket(key)] + ([self.big] if self.big_size(size) else [])
+        return [(bucket, min(cells, bucket.burst)) for bucket in buckets]
+
+    def due(self, key: str, size: tuple[int, int]) -> float:
+        """Seconds until a redraw at ``size`` for ``key`` is due (0: now)."""
+        wait = 0.0
+        for bucket, cost in self._costs(key, size):
+            bucket.take(0)
+            wait = max(wait, (cost - bucket.tokens) / bucket.rate)
+        return wait
+
+    def try_take(self, key: str, size: tuple[int, int]) -> bool:
+        """Spend a redraw at ``size`` for ``key`` if it is due now (else spend nothing)."""
+        costs = self._costs(key, size)
+        if self.due(key, size) > 0:
+            return False
+        for bucket, cost in costs:
+            bucket.tokens -= cost
+        return True
+
+    def rested(self, key: str) -> bool:
+        bucket = self._buckets.get(key)
+        return bucket is None or bucket.rested
+
+
 class WebChannel(TerminalChannel):
     """A session's terminal, over whichever socket is attached to it now (see the module's notes)."""
 
-    def __init__(self, size: tuple[int, int], limits: WebLimits) -> None:
+    def __init__(self, size: tuple[int, int], limits: WebLimits, resizes: ResizeBudget | None = None,
+                 peer: str = "") -> None:
         self.limits = limits
         self._size = size
+        self._peer = peer  # (its resizes spend its address's cells)
         self._ws: web.WebSocketResponse | None = None
         self._request: web.Request | None = None
         self._changed = asyncio.Event()  # a socket attached, or the session ended
         self._stop = asyncio.Event()  # the session ended (a read waiting on its socket stops waiting)
-        self._repaint: tuple[int, int] | None = None
+        self._repaint = False  # a returning socket is owed the whole picture (at the held size, once due)
         self._ended = False
         self._out = bytearray()
+        self._written = self._sent = 0  # bytes of output queued and sent on the socket attached now
+        self._pings: dict[bytes, asyncio.Future[object]] = {}  # asked (ping()), not answered yet, oldest first
+        self._ping_queue: list[tuple[int, bytes]] = []  # pings to send once this much output is sent
+        self._ping_count = 0
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
         self._messages = Bucket(limits.messages_per_second, limits.messages_burst)
-        self._resizes = Bucket(limits.resize_cells_per_second, limits.resize_cells_burst)
-        self._resize: tuple[int, int] | None = None  # a size asked for over the budget of resizes: held
+        self._resizes = resizes or ResizeBudget(limits)
+        self._resize: tuple[int, int] | None = None  # a size asked for, held (its cells not due, or not settled)
+        self._resize_at = 0.0  # when the socket last asked for a size (one is given SETTLE after the last)
         self._flooding_since: float | None = None
         self._over_at = 0.0  # when the socket was last over a budget
         self.detached_at: float | None = None  # when its socket went (None: attached, or never was)
@@ -137,12 +224,17 @@ class WebChannel(TerminalChannel):
         reconnection, whose terminal gets the whole picture again); a socket attached before
         it is closed (the session moved to another tab)."""
         old = self._ws
-        self._ws, self._request, self._size = ws, request, size
-        self._resize = None
-        self._out.clear()
+        self._ws, self._request = ws, request
+        self._resize, self._resize_at, self._repaint = None, 0.0, False
+        self._forget_output()
         self.detached_at = None
-        if not fresh:
-            self._repaint = size
+        if not fresh:  # the whole picture again, once its cells are due (its output dropped until then)
+            self._resize, self._repaint = size, True
+        elif self._resizes.big_size(size) and not self._resizes.try_take(self._peer, size):
+            # (its address has redrawn big screens lately: it starts smaller, its size held till due)
+            self._size, self._resize = (min(size[0], START_MAX[0]), min(size[1], START_MAX[1])), size
+        else:
+            self._size = size
         self._pump = asyncio.get_running_loop().create_task(self._send(ws))
         self._changed.set()
         if old is not None:
@@ -153,7 +245,7 @@ class WebChannel(TerminalChannel):
         if self._ws is not ws:
             return
         self._ws = self._request = None
-        self._out.clear()
+        self._forget_output()
         self._wake.set()
         self.detached_at = time.monotonic()
         self._notify(ws, 1000, "")
@@ -193,18 +285,36 @@ class WebChannel(TerminalChannel):
 
     # -- output -------------------------------------------------------------------
 
+    def _forget_output(self) -> None:
+        """What was queued for a socket that no longer carries the session goes, and the questions asked
+        of it are answered (with an error: there is nothing left unread to wait for)."""
+        self._out.clear()
+        self._written = self._sent = 0
+        self._ping_queue.clear()
+        pings, self._pings = self._pings, {}
+        for future in pings.values():
+            if not future.done():
+                future.set_exception(ConnectionError("the socket went"))
+                future.exception()  # (nobody need look: not worth a warning)
+
     def write(self, data: bytes) -> None:
-        if self._ws is None:
-            return  # no socket: dropped (a returning socket gets the whole picture)
+        if self._ws is None or self._repaint:
+            return  # no socket, or one owed the whole picture: dropped (the repaint draws everything)
         self._out += data
+        self._written += len(data)
         self._wake.set()
 
     async def _send(self, ws: web.WebSocketResponse) -> None:
         try:
             while True:
+                if self._ping_queue and self._ping_queue[0][0] <= self._sent and self._ws is ws:
+                    await ws.ping(self._ping_queue.pop(0)[1])  # (after all the output queued before it)
+                    continue
                 if self._out and self._ws is ws:
-                    chunk = bytes(self._out[:MAX_FRAME])
+                    size = MAX_FRAME if not self._ping_queue else min(MAX_FRAME, self._ping_queue[0][0] - self._sent)
+                    chunk = bytes(self._out[:size])
                     del self._out[: len(chunk)]
+                    self._sent += len(chunk)
                     await ws.send_bytes(chunk)  # (waits while the transport's buffer is full)
                     continue
                 if self._ended or self._ws is not ws:
@@ -216,14 +326,43 @@ class WebChannel(TerminalChannel):
             self.detach(ws)
 
     def pending_output(self) -> int:
+        # This queue, the socket's transport buffer and the kernel's send queue (which grows to
+        # megabytes before a reader that stopped holds the writes back), as SSH's channel counts them.
         total = len(self._out)
         transport = self._request.transport if self._request is not None else None
         if transport is not None:
             try:
                 total += transport.get_write_buffer_size()
+                total += unsent(transport.get_extra_info("socket"))
             except Exception:
                 pass
         return total
+
+    def ping(self) -> asyncio.Future[object] | None:
+        """A WebSocket ping sent after the output queued so far: done when its pong comes, which
+        a browser sends once it has read what came before the ping (a frozen tab, its TCP window
+        full, does not)."""
+        if self._ws is None or self._ended:
+            return None
+        self._ping_count += 1
+        payload = b"voltage %d" % self._ping_count
+        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        self._pings[payload] = future
+        self._ping_queue.append((self._written, payload))
+        self._wake.set()
+        return future
+
+    def _ponged(self, payload: bytes) -> None:
+        """A pong: its ping is answered, and so is every one sent before it (read before it)."""
+        if payload not in self._pings:
+            return  # (the heartbeat's, or an unsolicited one)
+        while self._pings:
+            key, future = next(iter(self._pings.items()))
+            del self._pings[key]
+            if not future.done():
+                future.set_result(None)
+            if key == payload:
+                return
 
     # -- input --------------------------------------------------------------------
 
@@ -231,18 +370,18 @@ class WebChannel(TerminalChannel):
         while True:
             if self._ended:
                 return b""
-            if self._repaint is not None:
-                width, height = self._repaint
-                self._repaint = None
-                return Repaint(width, height)
             ws = self._ws
             if ws is None:
                 self._changed.clear()
                 await self._changed.wait()
                 continue
-            if self._resize is not None and self._resizes.try_take(self._cells(self._resize)):
+            if self._resize is not None and self._resize_due() == 0 and self._resizes.try_take(self._peer,
+                                                                                                self._resize):
                 self._size, self._resize = self._resize, None
                 self._within_budget()
+                if self._repaint:
+                    self._repaint = False
+                    return Repaint(*self._size)
                 return self._size
             msg = await self._receive(ws, self._resize_due())
             if msg is None or self._ws is not ws:
@@ -256,7 +395,13 @@ class WebChannel(TerminalChannel):
                 if broken:
                     self.end()
                 continue
+            if msg.type == WSMsgType.PONG:  # (answers the server's own pings: free)
+                self._ponged(bytes(msg.data))
+                continue
             if not await self._spend(self._messages):
+                continue
+            if msg.type == WSMsgType.PING:  # (pongs are the channel's: the socket does not answer pings itself)
+                await ws.pong(msg.data)
                 continue
             if msg.type == WSMsgType.BINARY:
                 if msg.data:
@@ -265,30 +410,26 @@ class WebChannel(TerminalChannel):
             if msg.type == WSMsgType.TEXT:
                 got = self._control(msg.data)
                 if isinstance(got, tuple):
-                    if self._resizes.try_take(self._cells(got)):
-                        self._size, self._resize = got, None
-                        self._within_budget()
-                        return got
-                    self._resize = got  # held (the latest size wins), the socket read on meanwhile,
-                    if self._over_budget():  # after a pause: a flood of them is read ~10 a second, not 200
-                        await asyncio.sleep(min(self._resize_due() or 0.0, HELD_PAUSE))
+                    # Given at the loop's top once due (its cells, and settled); till then held,
+                    # the latest size winning, and the socket read on meanwhile.
+                    now = time.monotonic()
+                    hurried = now - self._resize_at < SETTLE  # (the page sends one a drag)
+                    self._resize, self._resize_at = got, now
+                    due = self._resize_due() or 0.0
+                    if due > 0 and (hurried or self._resizes.due(self._peer, got) > 0) and self._over_budget():
+                        await asyncio.sleep(min(due, HELD_PAUSE))  # (a flood of them: read ~10 a second)
+                        # (settled: SETTLE s of reading without another, not of a pause and a late loop)
+                        self._resize_at = max(self._resize_at, time.monotonic() - HELD_PAUSE)
                     continue
                 if got is not None:
                     return got
 
-    def _cells(self, size: tuple[int, int]) -> float:
-        """What a resize to ``size`` costs of the budget of resizes: its cells, at least the floor's,
-        at most the whole burst's."""
-        limits = self.limits
-        return min(max(size[0] * size[1], limits.resize_floor), limits.resize_cells_burst)
-
     def _resize_due(self) -> float | None:
-        """Seconds until the held resize's cells are due (None: none is held)."""
+        """Seconds until the held size is due: its cells, and settled (None: none is held)."""
         if self._resize is None:
             return None
-        bucket = self._resizes
-        bucket.take(0)
-        return max(0.0, (self._cells(self._resize) - bucket.tokens) / bucket.rate)
+        wait = self._resizes.due(self._peer, self._resize)
+        return max(0.0, wait, self._resize_at + SETTLE - time.monotonic())
 
     async def _receive(self, ws: web.WebSocketResponse, timeout: float | None = None) -> Any:
         """The socket's next message, or None when the session ends meanwhile (the server stopping)
@@ -317,8 +458,9 @@ class WebChannel(TerminalChannel):
         if not isinstance(message, dict):
             return None
         kind = message.get("type")
-        if kind == "resize":
-            return size_of(message, self._resize or self._size)
+        if kind == "resize":  # (not a size: ignored, the last good one stays)
+            size = size_of(message, (0, 0))
+            return None if 0 in size else size
         if kind == "bye":  # the player left on purpose: no hold
             self.end()
             return b""
@@ -337,7 +479,10 @@ class WebChannel(TerminalChannel):
         return True
 
     def _within_budget(self) -> None:
-        if self._flooding_since is not None and self._messages.rested and self._resizes.rested:
+        # (a size held means resizes are still coming faster than they are given: a flood of them
+        # spends no cells while it lasts, so the cells' budget alone does not tell)
+        if (self._flooding_since is not None and self._resize is None and self._messages.rested
+                and self._resizes.rested(self._peer)):
             self._flooding_since = None
 
     def _over_budget(self) -> bool:
@@ -350,7 +495,10 @@ class WebChannel(TerminalChannel):
         elif now - self._flooding_since >= self.limits.flood_close_after:
             log.warning("closing a web session that sent messages over its budget for %.0f s",
                         now - self._flooding_since)
-            self.write(b"\x1b[?1049l\x1b[?25h\r\nvoltage: too many messages; the session is closed\r\n")
+            # (leaving the alternate screen, so that the line stays on the tab's terminal, in the session's
+            # language: read() runs in the driver's task, whose context has the session's, as the driver's own)
+            words = _("too many messages; the session is closed")
+            self.write(f"\x1b[?1049l\x1b[?25h\r\nvoltage: {words}\r\n".encode())
             self._offence("sent messages over its budget")
             self.end()
             return False

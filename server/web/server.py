@@ -76,7 +76,7 @@ from server.session.budget import KeyedBudget
 from server.session.identity import Identity
 from server.session.sessions import Sessions
 from server.web.assets import Asset, page_template, render_page, static_files
-from server.web.channel import WebChannel, WebLimits, size_of
+from server.web.channel import ResizeBudget, WebChannel, WebLimits, size_of
 
 log = logging.getLogger(__name__)
 
@@ -320,6 +320,7 @@ class WebServer:
         # Refusals (a 4xx: a wrong Origin, a path that is not the page's, a link try over budget) per
         # address: 20, then 2 a second; past that, the address's requests wait (see _middleware).
         self.penalties = KeyedBudget(PENALTY_BURST, PENALTY_RATE, 1e12, 1e12)  # (no overall one)
+        self._resizes: ResizeBudget | None = None  # the cells web screens may redraw (resize_budget)
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self._guard: _Guard | None = None
@@ -495,8 +496,14 @@ class WebServer:
         self.penalties.charge(peer, PENALTY_OFFENCE)
 
     async def _hello(self, ws: web.WebSocketResponse, peer: str) -> dict[str, Any] | None:
+        deadline = time.monotonic() + self.limits.hello_within
         try:
-            msg = await asyncio.wait_for(ws.receive(), self.limits.hello_within)
+            while True:
+                msg = await asyncio.wait_for(ws.receive(), max(0.0, deadline - time.monotonic()))
+                if msg.type == web.WSMsgType.PING:
+                    await ws.pong(msg.data)
+                elif msg.type != web.WSMsgType.PONG:
+                    break
         except TimeoutError:
             return None
         if msg.type == web.WSMsgType.ERROR and isinstance(msg.data, WebSocketError):  # (oversized, broken)
@@ -522,7 +529,7 @@ class WebServer:
         if ticket is None:
             return web.Response(status=503, text="busy: try again later\n", headers={"Retry-After": "10"})
         ws = web.WebSocketResponse(max_msg_size=self.limits.max_message, heartbeat=self.limits.heartbeat,
-                                   compress=False)
+                                   compress=False, autoping=False)  # (pongs: the channel's, WebChannel.ping)
         handed = False
         try:
             if not ws.can_prepare(request).ok:
@@ -574,8 +581,16 @@ class WebServer:
             await asyncio.sleep(max(wait, 0.01))
         return True
 
+    @property
+    def resize_budget(self) -> ResizeBudget:
+        """The cells the web sessions may redraw, per address and overall (:class:`ResizeBudget`; made
+        again when ``limits`` are replaced)."""
+        if self._resizes is None or self._resizes.limits is not self.limits:
+            self._resizes = ResizeBudget(self.limits)
+        return self._resizes
+
     def _open(self, identity: Identity, hello: dict[str, Any], size: tuple[int, int], peer: str) -> WebSession:
-        session = WebSession(self, identity, WebChannel(size, self.limits))
+        session = WebSession(self, identity, WebChannel(size, self.limits, self.resize_budget, peer))
         self.web_sessions[session.token] = session
         return session
 

@@ -195,6 +195,22 @@ class WebTerminal:
         assert self.ws is not None
         await self.ws.send_str(json.dumps(message))
 
+    async def resize(self, cols: int, rows: int) -> None:
+        """The tab's terminal is now ``cols`` x ``rows`` (its window resized) and says so to the server."""
+        self.width, self.height = cols, rows
+        self.screen.resize(rows, cols)
+        await self.control({"type": "resize", "cols": cols, "rows": rows})
+
+    def painted(self) -> tuple[int, int]:
+        """How far the app's picture reaches on the tab's terminal (columns, rows): the cells it
+        wrote a character or a background to (the app paints every cell of its screen)."""
+        cols = rows = 0
+        for y, line in self.screen.buffer.items():
+            drawn = [x for x, char in line.items() if char.data != " " or char.bg != "default"]
+            if drawn:
+                cols, rows = max(cols, max(drawn) + 1), max(rows, y + 1)
+        return cols, rows
+
     async def drop(self) -> None:
         """The network goes: the socket closes without a goodbye (the session is held)."""
         if self.ws is not None:

@@ -115,3 +115,39 @@ async def test_a_browser_plays_an_ssh_player_to_the_end_then_plays_as_a_linked_k
         assert (await tab.state())["linked"]
         await tab.press("enter")
         await tab.wait_for(rf"you: bob\s+Voltage {R.display(mu, sigma)} \({games} rated\)")
+
+
+async def test_a_resized_window_is_drawn_at_its_new_size(web_server, tmp_path):
+    # A person's resize (one when the drag ends) is given to the app and drawn, the resizes' budget
+    # and their settling notwithstanding.
+    served = await web_server(store=False)
+    async with browser(tmp_path / "chromium", 1000, 700) as context:
+        page = context.pages[0] if context.pages else await context.new_page()
+        tab = await Tab(page).open(served.url)
+        await tab.wait_for("Your name")
+        app = served.apps["guest"]
+
+        async def terminal() -> tuple[int, int]:
+            return tuple(await page.evaluate("() => [window.voltage.term.cols, window.voltage.term.rows]"))
+
+        first = await terminal()
+        assert tuple(app.size) == first
+        await page.set_viewport_size({"width": 1500, "height": 950})
+
+        async def grown() -> bool:
+            cols, rows = await terminal()
+            return cols > first[0] and rows > first[1]
+
+        await until(grown, "the page's terminal fitted to the bigger window")
+        size = await terminal()
+        await until(lambda: tuple(app.size) == size, lambda: f"the app at {size}, not {tuple(app.size)}")
+        await tab.wait_for("Your name")
+        widest = 0
+
+        async def to_the_edge() -> bool:
+            nonlocal widest
+            widest = max(len(line) for line in (await tab.text()).splitlines())
+            return widest == size[0]
+
+        await until(to_the_edge, lambda: f"the picture {size[0]} columns wide, not {widest}")
+        assert not tab.errors

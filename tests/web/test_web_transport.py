@@ -12,9 +12,11 @@ from typing import Any
 
 import aiohttp
 import asyncssh
+import pytest
 from multidict import CIMultiDict
 
 from server.session.driver import InputLimits
+from server.ssh.channel import unsent
 from tests.support.terminal import ssh_connect
 from tests.support.wait import until
 from tests.web.conftest import WebTerminal
@@ -83,21 +85,24 @@ async def test_a_tab_plays_as_a_guest_beside_an_ssh_player(web_server):
 
 
 async def test_resizes_are_clamped_and_coalesced(web_server):
+    # What the player sees: a flood of sizes is drawn once, at the last; a size beyond the server's
+    # bounds is drawn at the bounds; a message that is not a size changes nothing.
     served = await web_server(store=False)
     tab = await WebTerminal(served).connect()
     try:
         await tab.wait_for("Your name")
         app = served.apps["guest"]
-        assert tuple(app.size) == (100, 32)
-        sizes: list[tuple[int, int]] = []
-        app.screen.watch(app, "size", lambda size: sizes.append(tuple(size)), init=False)
-        await tab.control({"type": "resize", "cols": 100_000, "rows": -5})  # not a size: the last good one stays
+        await until(lambda: tab.painted() == (100, 32), "the first picture, at the tab's size")
+        whole = app.shadow.full_frames  # (pictures written whole: the first, and one for each new size)
+        await tab.control({"type": "resize", "cols": 100_000, "rows": -5})  # not sizes: ignored
         await tab.control({"type": "resize", "cols": "wide", "rows": 1.5})
-        for i in range(3):
-            await tab.control({"type": "resize", "cols": 80 + i, "rows": 24 + i})
-        await tab.control({"type": "resize", "cols": 999, "rows": 999})  # clamped by the driver
-        await until(lambda: tuple(app.size) == (400, 200), "the last size, clamped")
-        assert len(sizes) <= 4, sizes  # coalesced: not one redraw per message
+        for i in range(20):  # a window dragged by a page that sent each step
+            await tab.resize(80 + i, 24 + i)
+        await until(lambda: tab.painted() == (99, 43) and "Your name" in tab.text(), "the last size drawn")
+        assert app.shadow.full_frames == whole + 1, "drawn once, at the last size"
+        await tab.resize(999, 999)  # clamped by the driver
+        await until(lambda: tab.painted() == (400, 200) and "Your name" in tab.text(), "drawn at the bounds")
+        assert app.shadow.full_frames == whole + 2
         assert not tab.closed.is_set()
     finally:
         await tab.close()
@@ -140,11 +145,36 @@ async def test_a_resize_over_its_budget_is_held_and_keys_typed_after_it_are_not(
         await tab.close()
 
 
-async def test_a_sustained_flood_of_resizes_closes_the_session(web_server):
-    served = await web_server(store=False, input_limits=InputLimits(flood_close_after=1.0))
-    tab = await WebTerminal(served).connect()
+async def test_big_screens_from_one_address_are_drawn_at_the_pace_of_its_budget(web_server):
+    # A big screen's whole redraw takes the loop for 30-90 ms: an address's tabs share one budget of
+    # cells, so a second big tab opened at once starts smaller and is drawn at its size once due.
+    from dataclasses import replace
+
+    served = await web_server(store=False)
+    served.web.limits = replace(served.web.limits, resize_cells_burst=30_000, resize_cells_per_second=7_500)
+    first = await WebTerminal(served, 300, 100).connect()
+    second = WebTerminal(served, 300, 100)
     try:
-        await tab.wait_for("Your name")
+        await first.wait_for("Your name")
+        await until(lambda: first.painted() == (300, 100), "the first tab drawn at its size at once")
+        await second.connect()
+        await second.wait_for("Your name")
+        assert second.painted() == (200, 60)  # (its address's cells spent: smaller, at first)
+        await until(lambda: second.painted() == (300, 100), "the second tab drawn at its size once due")
+    finally:
+        await first.close()
+        await second.close()
+
+
+@pytest.mark.parametrize(("lang", "closed"), [("en_GB.UTF-8", "too many messages; the session is closed"),
+                                              ("ca_ES.UTF-8", "massa missatges: la sessió s'ha tancat"),
+                                              ("es_ES.UTF-8", "demasiados mensajes: la sesión se ha cerrado")])
+async def test_a_sustained_flood_of_resizes_closes_the_session(web_server, lang, closed):
+    # (the closing line in the session's language, as the driver's for too much input)
+    served = await web_server(store=False, input_limits=InputLimits(flood_close_after=1.0))
+    tab = await WebTerminal(served).connect(lang=lang)
+    try:
+        await tab.wait_for("Your name|El teu nom|Tu nombre")
 
         async def flood() -> None:
             i = 0
@@ -153,7 +183,7 @@ async def test_a_sustained_flood_of_resizes_closes_the_session(web_server):
                 i += 1
 
         sender = asyncio.get_running_loop().create_task(flood())
-        await tab.wait_for("too many messages; the session is closed", timeout=20)
+        await tab.wait_for(f"voltage: {closed}", timeout=20)
         assert await tab.wait_closed() == 1000
         sender.cancel()
         await until(lambda: served.sessions.running == 0, "the session's end")
@@ -474,3 +504,42 @@ async def test_an_address_that_keeps_sending_oversized_messages_is_made_to_wait(
         assert not held.done()
         held.cancel()
     assert served.sessions.running == 0
+
+
+async def test_a_ping_is_answered_once_the_tab_has_read_what_came_before_it(web_server):
+    # The driver's question to a client that may have stopped reading (TerminalChannel.ping, an SSH
+    # keepalive for SSH): a tab whose browser stopped reading (a frozen tab, its TCP window full) does
+    # not answer it, nor does its output leave the server's buffers; once it reads, both do.
+    served = await web_server(store=False)
+    async with aiohttp.ClientSession() as http:
+        ws = await http.ws_connect(served.url + "ws", headers={"Origin": served.origin}, max_msg_size=0)
+        await ws.send_str(json.dumps({"type": "hello", "cols": 100, "rows": 32}))
+        hello = await ws.receive()  # (the session's token, first)
+        channel = served.web.web_sessions[json.loads(hello.data)["resume"]].channel
+        got = 0
+
+        async def read() -> None:  # (the client answers a ping when it reads up to it: aiohttp's autoping)
+            nonlocal got
+            async for msg in ws:
+                got += len(msg.data) if msg.type == aiohttp.WSMsgType.BINARY else 0
+
+        reader = asyncio.get_running_loop().create_task(read())
+        answered = channel.ping()
+        assert answered is not None
+        await asyncio.wait_for(answered, 10)  # a tab that reads answers
+        reader.cancel()  # the tab stops reading
+        await until(lambda: reader.done(), "the tab no longer reading")
+        before = got
+        channel.write(b"x" * 3_000_000)  # more than the socket's buffers hold (less than the driver's hard limit)
+        unread = channel.ping()
+        assert unread is not None
+        sock = channel._request.transport.get_extra_info("socket")
+        await until(lambda: unsent(sock) > 0, "the tab's TCP window full: the kernel holding the output")
+        assert channel.pending_output() > 1_000_000  # (counted: the driver's stuck time can start)
+        assert not unread.done()  # (its ping behind that output)
+        reader = asyncio.get_running_loop().create_task(read())  # the tab reads again
+        await asyncio.wait_for(unread, 30)
+        assert got - before >= 3_000_000  # answered after the output before it was read
+        await until(lambda: channel.pending_output() == 0, "the buffers drained")
+        await ws.close()
+        reader.cancel()
