@@ -84,3 +84,31 @@ async def test_the_match_screen_says_the_match_ended_and_whoever_composes_the_sc
         assert ended[0].game == "voltage" and ended[0].view.over and ended[0].screen is app.screen
         assert isinstance(app.screen, MatchScreen)  # no results screen of its own making
     backend.close()
+
+
+async def test_the_results_take_their_keys_while_the_rating_change_is_still_being_asked():
+    # a backend slow to say the rating change (a busy host, a wire): the results' keys work meanwhile
+    import asyncio
+
+    app, backend = local_app(seed=8, pacing=replace(FAST, results_delay=0.0))
+    answered = asyncio.Event()
+    asked: list[object] = []
+
+    async def slow_rating_change(handles):
+        asked.append(handles)
+        await answered.wait()
+        return None
+
+    backend.rating_change = slow_rating_change  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, MatchScreen))
+        await pilot.press("ctrl+r")
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(lambda: isinstance(app.screen, ResultsScreen) and asked, what="the results, asking")
+        await pilot.press("v")
+        await until(lambda: isinstance(app.screen, MatchScreen), what="the board, the results closed by their key")
+        answered.set()
+    backend.close()

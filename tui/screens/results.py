@@ -123,7 +123,12 @@ class ResultsBase(ModalScreen[tuple[str, Any]]):
                 yield ActionButton(_(self.BOARD_LABEL), "board")
         yield KeyBar()
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
+        # (asked beside the screen's own messages: a key pressed meanwhile is taken at once, however
+        # long the backend takes to answer; the worker ends with the screen)
+        self.run_worker(self._show_rating_change(), group="rating-change")
+
+    async def _show_rating_change(self) -> None:
         """A rated match's rating changes, asked of the backend (a host, over a wire)."""
         try:
             changes = await self.backend.rating_change(self.handles) if self.backend is not None else None
