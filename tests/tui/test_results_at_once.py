@@ -99,7 +99,7 @@ async def test_the_results_take_their_keys_while_the_rating_change_is_still_bein
         await answered.wait()
         return None
 
-    backend.rating_change = slow_rating_change  # type: ignore[method-assign]
+    backend.rating_change = slow_rating_change
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("enter")
