@@ -78,43 +78,55 @@ class StartLimits:
     overall_per_second: float = 20.0
 
 
+class AddressBuckets:
+    """A token bucket per key (an address), made full at its first use; past ``MAX_KEYS`` keys, those
+    whose buckets are full again are forgotten, and the oldest down to nine tenths of it (so that
+    the next few thousand new keys do not look again)."""
+
+    MAX_KEYS = 10_000
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.buckets: dict[str, Bucket] = {}
+
+    def __call__(self, key: str) -> Bucket:
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= self.MAX_KEYS:
+                self._forget_rested()
+            bucket = self.buckets[key] = Bucket(self.rate, self.burst)
+        return bucket
+
+    def get(self, key: str) -> Bucket | None:
+        """``key``'s bucket, if it has one (none made)."""
+        return self.buckets.get(key)
+
+    def _forget_rested(self) -> None:
+        for key, bucket in list(self.buckets.items()):
+            bucket.take(0)
+            if bucket.tokens >= bucket.burst:
+                del self.buckets[key]
+        for key in list(self.buckets)[: max(0, len(self.buckets) - self.MAX_KEYS * 9 // 10)]:
+            del self.buckets[key]
+
+
 class KeyedBudget:
     """A token bucket per key (an address) and one for everyone: :meth:`take` is False when either
     is empty (and then takes nothing), :meth:`due` says when it would be True."""
 
-    MAX_KEYS = 10_000  # past this many, the addresses whose buckets are full again are forgotten
-
     def __init__(self, burst: float, rate: float, overall_burst: float, overall_rate: float) -> None:
         self.burst, self.rate = burst, max(rate, 1e-6)
         self.overall = Bucket(overall_rate, overall_burst)
-        self._buckets: dict[str, Bucket] = {}
+        self._bucket = AddressBuckets(self.rate, self.burst)
 
     @classmethod
     def of(cls, limits: StartLimits) -> KeyedBudget:
         return cls(limits.per_address_burst, 1 / max(limits.per_address_every, 1e-6), limits.overall_burst,
                    limits.overall_per_second)
 
-    def _bucket(self, key: str) -> Bucket:
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            if len(self._buckets) >= self.MAX_KEYS:
-                self._forget_rested()
-            bucket = self._buckets[key] = Bucket(self.rate, self.burst)
-        return bucket
-
-    def _forget_rested(self) -> None:
-        """Forget the keys whose buckets are full again, and the oldest ones down to nine tenths of
-        ``MAX_KEYS`` (so that the next few thousand new keys do not look again)."""
-        for key, bucket in list(self._buckets.items()):
-            bucket.take(0)
-            if bucket.tokens >= bucket.burst:
-                del self._buckets[key]
-        for key in list(self._buckets)[: max(0, len(self._buckets) - self.MAX_KEYS * 9 // 10)]:
-            del self._buckets[key]
-
     def due(self, key: str) -> float:
         """Seconds until ``take(key)`` would succeed (0: now)."""
-        mine = self._buckets.get(key)
+        mine = self._bucket.get(key)
         waits = [0.0]
         for bucket in (mine, self.overall):
             if bucket is not None:
@@ -131,7 +143,7 @@ class KeyedBudget:
 
     def debt(self, key: str) -> float:
         """Seconds until ``key`` is out of debt (0: it is not in debt)."""
-        mine = self._buckets.get(key)
+        mine = self._bucket.get(key)
         if mine is None:
             return 0.0
         mine.take(0)

@@ -66,7 +66,7 @@ from typing import Any
 
 from aiohttp import WebSocketError, WSMsgType, web
 
-from server.session.budget import Bucket
+from server.session.budget import AddressBuckets, Bucket
 from server.session.driver import Repaint, TerminalChannel
 from server.ssh.channel import unsent
 from tui.i18n import _
@@ -121,26 +121,10 @@ class ResizeBudget:
     address (its sockets share it: one address opening tabs cannot multiply it) and one for the sizes
     larger than ``resize_floor`` of every address (see the module's notes)."""
 
-    MAX_KEYS = 10_000  # past this many addresses, those whose buckets are full again are forgotten
-
     def __init__(self, limits: WebLimits) -> None:
         self.limits = limits
         self.big = Bucket(limits.big_cells_per_second, limits.big_cells_burst)
-        self._buckets: dict[str, Bucket] = {}
-
-    def _bucket(self, key: str) -> Bucket:
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            if len(self._buckets) >= self.MAX_KEYS:
-                for old, full in list(self._buckets.items()):
-                    full.take(0)
-                    if full.tokens >= full.burst:
-                        del self._buckets[old]
-                for old in list(self._buckets)[: max(0, len(self._buckets) - self.MAX_KEYS * 9 // 10)]:
-                    del self._buckets[old]
-            limits = self.limits
-            bucket = self._buckets[key] = Bucket(limits.resize_cells_per_second, limits.resize_cells_burst)
-        return bucket
+        self._bucket = AddressBuckets(limits.resize_cells_per_second, limits.resize_cells_burst)
 
     def big_size(self, size: tuple[int, int]) -> bool:
         return size[0] * size[1] > self.limits.resize_floor
@@ -170,7 +154,7 @@ class ResizeBudget:
         return True
 
     def rested(self, key: str) -> bool:
-        bucket = self._buckets.get(key)
+        bucket = self._bucket.get(key)
         return bucket is None or bucket.rested
 
 
