@@ -18,16 +18,21 @@ from tui.pacing import FAST
 from tui.screens.base import PlayScreen
 
 
+async def resign_a_match(app, pilot) -> None:
+    """From the start screen: a match begun (Enter), then resigned (ctrl+r, y)."""
+    await pilot.pause()
+    await pilot.press("enter")
+    await until(lambda: isinstance(app.screen, MatchScreen))
+    await pilot.press("ctrl+r")
+    await until(lambda: isinstance(app.screen, ConfirmScreen))
+    await pilot.press("y")
+
+
 async def test_a_key_during_the_pause_after_the_end_opens_the_results_at_once():
     # results_delay: far longer than the test, so only the key can open them
     app, backend = local_app(seed=8, pacing=replace(FAST, results_delay=60.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, MatchScreen))
-        await pilot.press("ctrl+r")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
+        await resign_a_match(app, pilot)
         await until(lambda: match_screen(app).view.over)
         await pilot.pause()
         assert isinstance(app.screen, MatchScreen)  # the final board shows first
@@ -101,12 +106,7 @@ async def test_the_results_take_their_keys_while_the_rating_change_is_still_bein
 
     backend.rating_change = slow_rating_change
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, MatchScreen))
-        await pilot.press("ctrl+r")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
+        await resign_a_match(app, pilot)
         await until(lambda: isinstance(app.screen, ResultsScreen) and asked, what="the results, asking")
         await pilot.press("v")
         await until(lambda: isinstance(app.screen, MatchScreen), what="the board, the results closed by their key")
