@@ -81,7 +81,11 @@ import asyncio
 import codecs
 import contextlib
 import contextvars
+import fcntl
 import logging
+import struct
+import sys
+import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -141,6 +145,20 @@ class Repaint:
 
     width: int
     height: int
+
+
+def unsent(sock: Any) -> int:
+    """Bytes in ``sock``'s kernel send queue not yet acknowledged by the peer (Linux's ``SIOCOUTQ``;
+    0 where it cannot be read)."""
+    if sock is None or _SIOCOUTQ is None:
+        return 0
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQ, b"\0\0\0\0"))[0])
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+_SIOCOUTQ: int | None = getattr(termios, "TIOCOUTQ", None) if sys.platform.startswith("linux") else None
 
 
 class TerminalChannel(Protocol):

@@ -5,17 +5,13 @@ words (its stdout and stderr), and the environment the client sent."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import struct
-import sys
-import termios
 import traceback
 from collections.abc import Mapping
 from typing import Any
 
 import asyncssh
 
-from server.session.driver import TerminalChannel
+from server.session.driver import TerminalChannel, unsent
 
 
 class ProcessChannel(TerminalChannel):
@@ -88,20 +84,6 @@ class ProcessChannel(TerminalChannel):
     def size(self) -> tuple[int, int]:
         w, h, _pw, _ph = self.process.term_size
         return (w, h)
-
-
-def unsent(sock: Any) -> int:
-    """Bytes in ``sock``'s kernel send queue not yet acknowledged by the peer (Linux's ``SIOCOUTQ``;
-    0 where it cannot be read)."""
-    if sock is None or _SIOCOUTQ is None:
-        return 0
-    try:
-        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQ, b"\0\0\0\0"))[0])
-    except (OSError, ValueError, AttributeError):
-        return 0
-
-
-_SIOCOUTQ: int | None = getattr(termios, "TIOCOUTQ", None) if sys.platform.startswith("linux") else None
 
 
 def _drop_traceback(exc: BaseException) -> None:

@@ -67,8 +67,7 @@ from typing import Any
 from aiohttp import WebSocketError, WSMsgType, web
 
 from server.session.budget import AddressBuckets, Bucket
-from server.session.driver import Repaint, TerminalChannel
-from server.ssh.channel import unsent
+from server.session.driver import Repaint, TerminalChannel, unsent
 from tui.i18n import _
 
 log = logging.getLogger(__name__)

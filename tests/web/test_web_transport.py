@@ -15,8 +15,7 @@ import asyncssh
 import pytest
 from multidict import CIMultiDict
 
-from server.session.driver import InputLimits
-from server.ssh.channel import unsent
+from server.session.driver import InputLimits, unsent
 from tests.support.terminal import ssh_connect
 from tests.support.wait import until
 from tests.web.conftest import WebTerminal
