@@ -57,7 +57,10 @@ def reexec_on_c_allocator(argv: list[str]) -> None:
         return
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, list(sys.orig_argv), env)
+    try:
+        os.execve(sys.executable, list(sys.orig_argv), env)
+    except OSError as e:  # (an interpreter that cannot be started again: run on as it is)
+        log.warning("could not start again on the C allocator (%s): memory is given back less", e)
 
 
 @functools.cache
