@@ -165,5 +165,20 @@ async def kept_cluster(redis_url, tmp_path):  # noqa: F811
     await c.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test's report carries its cluster's edge logs (each edge is a process of its own: what it
+    logged is otherwise lost with its temporary directory)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    funcargs = getattr(item, "funcargs", {})
+    for name in ("cluster", "kept_cluster"):
+        c = funcargs.get(name)
+        if isinstance(c, Cluster):
+            report.sections.append((f"edge logs ({name})", c.logs()))
+
+
 def wait_deadline(timeout: float) -> float:
     return time.monotonic() + timeout

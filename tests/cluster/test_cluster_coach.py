@@ -172,9 +172,6 @@ async def test_h_over_ssh_through_an_edge_shows_the_experts_move(cluster, coach)
         # h, until her screen has her turn too (before, the key is not offered and does nothing)
         await until(lambda: "Hint:" in alice.text() or alice.press("h"), timeout=60, what=lambda: alice.text())
         assert hosted.match.hinted
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await alice.close()
 
@@ -198,8 +195,5 @@ async def test_a_replays_chart_over_ssh_through_an_edge(kept_cluster, coach):
         t.press("m")
         await t.wait_for("better:")
         assert C.Coach(store).stored(mid) is not None  # kept with the match
-    except BaseException:
-        print(kept_cluster.logs())
-        raise
     finally:
         await t.close()

@@ -227,9 +227,6 @@ async def test_a_quick_match_across_two_edges_to_the_end_with_a_spectator(cluste
         # The spectator (on the second edge) follows the rematch.
         await until(lambda: any(p.name == "carol" for p in again.spectators), what="carol follows")
         await carol.wait_for("turn 1")
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await tap.stop()
         for t in (alice, bob, carol):
@@ -337,9 +334,6 @@ async def test_an_edge_killed_mid_match_its_player_gets_the_seat_back_through_th
         assert hosted.match.over
         for t in (alice, bob):
             await t.wait_for("wins the match|drawn")
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await alice.close()
         await bob.close()
@@ -382,9 +376,6 @@ async def test_a_high_voltage_table_across_both_edges_played_watched_and_listed(
 
         pressed = await hv_played_to_end(match, done, (alice, bob), (carol,))
         assert all(p > 0 for p in pressed)
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         for t in (alice, bob, carol):
             if t is not None:
@@ -416,9 +407,6 @@ async def test_a_high_voltage_quick_table_counts_down_on_both_edges_then_starts(
                         and int(m.group(1)) < seconds[t][0])
         for t in (alice, bob):
             await t.wait_for("HIGH VOLTAGE", timeout=30)
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         for h in list(cluster.lobby.matches.values()):
             h.match.close()
@@ -452,9 +440,6 @@ async def test_the_host_killed_and_restarted_mid_match_the_screens_carry_on(kept
         assert again.match.over
         for t in (alice, bob):
             await t.wait_for("wins the match|drawn")
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await alice.close()
         await bob.close()
@@ -470,9 +455,6 @@ async def test_redis_restarted_mid_match_the_match_goes_on(cluster):
         assert hosted.match.over
         for t in (alice, bob):
             await t.wait_for("wins the match|drawn")
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await alice.close()
         await bob.close()
@@ -499,9 +481,6 @@ async def test_a_key_opened_on_the_other_edge_takes_its_match_and_the_old_sessio
         first.press("enter")  # and takes it back
         await first.wait_for("VOLTAGE")
         await second.wait_for("opened in another session")
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await first.close()
         if second is not None:

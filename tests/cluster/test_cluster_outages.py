@@ -76,9 +76,6 @@ async def test_a_redis_outage_stops_the_clocks_and_the_players_are_told_the_matc
         assert match.over
         for t in (alice, bob):
             await t.wait_for("wins the match|drawn")
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         if cluster.redis.process is None:
             cluster.redis.start()
@@ -138,9 +135,6 @@ async def test_the_host_killed_between_storing_a_move_and_answering_it_applies_i
         record = cluster.store.match_record(again.match.recorder._current_id())
         assert record is not None and list(record.actions) == [again.match.rules.action_text(a)
                                                                for a in again.match.actions]
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await alice.close()
         await bob.close()
@@ -230,9 +224,6 @@ async def test_two_people_on_one_edge_killed_and_started_again_carry_on_and_the_
         for t in (alice, bob):
             await t.wait_for("wins the match|drawn")
         await stored_once(cluster.store, code, [s.identity for s in match.seats])
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await alice.close()
         await bob.close()
@@ -269,9 +260,6 @@ async def test_two_people_on_one_edge_across_a_host_kill_carry_on_and_the_result
             await t.wait_for("wins the match|drawn")
             assert b"not yours" not in t.raw
         await stored_once(cluster.store, code, identities)
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await alice.close()
         await bob.close()
@@ -314,9 +302,6 @@ async def test_a_high_voltage_table_with_one_edge_cut_off_from_redis_carries_on_
         pressed = await hv_played_to_end(match, done, (alice, bob))
         assert pressed[1] > 0
         assert relay.cuts > 0
-    except BaseException:
-        print(cluster.logs())
-        raise
     finally:
         await relay.close()
         await alice.close()
