@@ -51,7 +51,7 @@ def _token(stylesheet: Any) -> int:
     found = _BY_RULES.get(ids)
     if found is None or len(found[0]) != len(rules) or any(a is not b for a, b in zip(found[0], rules, strict=True)):
         if len(_BY_RULES) >= 256:
-            _forget()
+            forget_styles()
         found = (tuple(rules), next(_COUNTER))
         _BY_RULES[ids] = found
     _TOKENS[stylesheet] = (rules, found[1])
@@ -59,12 +59,8 @@ def _token(stylesheet: Any) -> int:
 
 
 def forget_styles() -> None:
-    """Forget every node's kept styles (made again as nodes are styled): for a process giving
-    memory back once many sessions have ended (:mod:`server.memory`)."""
-    _forget()
-
-
-def _forget() -> None:
+    """Forget every node's kept styles (made again as nodes are styled): past the bound of rule sets,
+    and for a process giving memory back once many sessions have ended (:mod:`server.memory`)."""
     _BY_RULES.clear()
     _TOKENS.clear()
     _LIMITS.clear()
