@@ -275,7 +275,10 @@ def main_arena(players: list[str], games: int, seed: int, json_lines: bool) -> i
 
     def emit(r: HVMatchResult) -> None:
         if json_lines:
-            print(json.dumps(r.as_json()), flush=True)
+            # One write per line: print() writes the text and its newline apart, and a Ctrl-C
+            # between the two glued this line to the summary that follows it.
+            sys.stdout.write(json.dumps(r.as_json()) + "\n")
+            sys.stdout.flush()
 
     try:
         summary = run_arena(names, games, seed, on_result=emit)

@@ -350,7 +350,10 @@ def main_arena(players_text: str | None, games: int, seed: int, json_lines: bool
 
     def emit(r: MatchResult) -> None:
         if json_lines:
-            print(json.dumps(r.as_json()), flush=True)
+            # One write per line: print() writes the text and its newline apart, and a Ctrl-C
+            # between the two glued this line to the summary that follows it.
+            sys.stdout.write(json.dumps(r.as_json()) + "\n")
+            sys.stdout.flush()
         elif progress:  # one line, rewritten after each match
             so_far.add(r)
             tally = ", ".join(f"{name} {n}" for name, n in zip(players, so_far.wins, strict=True))
