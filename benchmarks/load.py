@@ -41,6 +41,11 @@ Honest measuring, the decisions:
   collection; the play window is cut out by time.  If the server logs its own
   ``gc pauses since start`` line (``server/gcpolicy.py``), the last one is
   printed as well.
+- **The loop's lag, on both sides.**  A thread in the server asks its event loop to note
+  the time every 20 ms; how late the note comes is how long a key arriving then waits before
+  the loop can look at it (p50/p95/p99/max over the play, and the share over 50 ms).  The
+  clients' own loop is watched the same way (a 20 ms sleep's overshoot), so a latency that
+  comes from these clients, not the server, shows.
 - **No compression** (as OpenSSH clients by default): what the server sends is
   what a player's link carries.
 
@@ -110,6 +115,27 @@ def _cb(phase, info):
                                                (_cpu() - _t[1]) * 1000, info.get("collected", 0)))
 gc.callbacks.insert(0, _cb)
 atexit.register(_out.flush)
+# The event loop's lag: a thread asks the loop to note the time every 20 ms; how late the note
+# comes is how long anything arriving then (a key) waits before the loop can look at it.
+import threading, asyncio.base_events as _be
+_lag = open(os.environ["VOLTAGE_LOAD_LAG_LOG"], "w", buffering=1 << 16)
+atexit.register(_lag.flush)
+def _noted(t0):
+    _lag.write("%.4f %.3f\n" % (t0, (_mono() - t0) * 1000))
+def _asker(loop):
+    while not loop.is_closed():
+        time.sleep(0.02)
+        try:
+            loop.call_soon_threadsafe(_noted, _mono())
+        except RuntimeError:  # closed meanwhile
+            return
+_run_forever = _be.BaseEventLoop.run_forever
+def _run_forever_probed(self):
+    if not getattr(self, "_lag_asked", False):
+        self._lag_asked = True
+        threading.Thread(target=_asker, args=(self,), daemon=True).start()
+    return _run_forever(self)
+_be.BaseEventLoop.run_forever = _run_forever_probed
 try:  # every client comes from 127.0.0.1: no budget of new sessions per address (a tree without one: none)
     from server.session.budget import StartLimits
     StartLimits.__init__.__defaults__ = (1e6, 1e-6, 1e6, 1e6)
@@ -418,6 +444,38 @@ def gc_figures(path: Path, t_from: float = 0.0, t_to: float = float("inf")) -> d
     return out
 
 
+def lag_figures(path: Path, t_from: float = 0.0, t_to: float = float("inf")) -> dict:
+    """The loop-lag probe's notes between two monotonic times (see ``PROBE_BOOT``)."""
+    lags: list[float] = []
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2 and t_from <= float(parts[0]) <= t_to:
+                    lags.append(float(parts[1]))
+    except FileNotFoundError:
+        pass
+    return lag_summary(lags)
+
+
+def lag_summary(lags: list[float]) -> dict:
+    return {"count": len(lags), "p50": pct(lags, 50) if lags else 0.0, "p95": pct(lags, 95) if lags else 0.0,
+            "p99": pct(lags, 99) if lags else 0.0, "max": max(lags, default=0.0),
+            "over_50": sum(1 for v in lags if v > 50) / max(1, len(lags))}
+
+
+def lag_text(g: dict) -> str:
+    return (f"{g['count']} looks: p50 {g['p50']:.1f} ms, p95 {g['p95']:.1f} ms, p99 {g['p99']:.1f} ms,"
+            f" max {g['max']:.0f} ms; {g['over_50']:.1%} of looks over 50 ms late")
+
+
+async def note_lag(lags: list[float], stop_at: float, every: float = 0.02) -> None:
+    """This process's own loop lag (the clients'): how late a 20 ms sleep wakes, until ``stop_at``."""
+    while (t0 := time.monotonic()) < stop_at:
+        await asyncio.sleep(every)
+        lags.append(max(0.0, (time.monotonic() - t0 - every) * 1000))
+
+
 def gc_text(g: dict) -> str:
     head = (f"{g['count']} collections: wall max {g['max']:.1f} ms, p99 {g['p99']:.2f} ms, total {g['total']:.0f} ms,"
             f" {g['over_20']} over 20 ms; CPU max {g['cpu_max']:.1f} ms, p99 {g['cpu_p99']:.2f} ms,"
@@ -480,7 +538,8 @@ async def run(args: argparse.Namespace, n: int, env: dict[str, str], tree: Path,
     """One server, ``n`` sessions: arrivals, then (``play``) pairing and play; prints its figures."""
     data_dir = tempfile.mkdtemp(prefix="voltage-load-")
     gc_log = Path(data_dir) / "gc-probe.log"
-    env = dict(env, VOLTAGE_LOAD_GC_LOG=str(gc_log))
+    lag_log = Path(data_dir) / "lag-probe.log"
+    env = dict(env, VOLTAGE_LOAD_GC_LOG=str(gc_log), VOLTAGE_LOAD_LAG_LOG=str(lag_log))
     limits = ["--max-connections", str(n + 100), "--max-per-address", str(n + 100)]
     if "--max-startups" in (tree / "voltage" / "cli.py").read_text():
         # Every client comes from one address: the budgets of connections not yet logged in
@@ -518,6 +577,7 @@ async def run(args: argparse.Namespace, n: int, env: dict[str, str], tree: Path,
         return result
     mono = time.monotonic
     gc_windows: tuple = ()
+    client_lag: list[float] = []
     ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
 
     async def lone_frames(label: str) -> list[float]:
@@ -605,9 +665,11 @@ async def run(args: argparse.Namespace, n: int, env: dict[str, str], tree: Path,
                 samples.append((mono() - t_play, server_only_rss_kb(proc.pid)))
 
         sampler = asyncio.ensure_future(sample())
+        lagger = asyncio.ensure_future(note_lag(client_lag, stop_at))
         counts = await asyncio.gather(*(play_turns(p, stop_at, latencies, args.pace, tally) for p in live))
         t_end = mono()
         sampler.cancel()
+        lagger.cancel()
         played = t_end - t_play
         server_cpu = cpu_seconds(proc.pid) - server_cpu
         client_cpu = time.process_time() - client_cpu
@@ -653,6 +715,10 @@ async def run(args: argparse.Namespace, n: int, env: dict[str, str], tree: Path,
         reader.join(5)
     for label, t_from, t_to in gc_windows:
         print(f"gc pauses (probe), {label}: {gc_text(gc_figures(gc_log, t_from, t_to))}")
+    for label, t_from, t_to in gc_windows[:1]:
+        print(f"server's loop lag (probe), {label}: {lag_text(lag_figures(lag_log, t_from, t_to))}")
+        if client_lag:
+            print(f"these clients' loop lag, {label}: {lag_text(lag_summary(client_lag))}")
     if args.server_log is not None:
         args.server_log.write_text("".join(line + "\n" for line in server_lines))
     own = [line for line in server_lines if "gc pauses since start" in line]
