@@ -142,3 +142,48 @@ def test_on_the_pinned_textual_every_piece_finds_what_it_needs():
     from tui.textual_compat import probe
 
     assert {piece: lacks for piece, lacks in probe.missing().items() if lacks} == {}
+
+
+async def test_a_screen_with_css_of_its_own_is_parsed_once_for_every_session():
+    # A screen with CSS of its own, pushed in an app, makes Textual reparse every source in a fresh
+    # stylesheet: with the sessions' shared cache, a second session's push parses nothing, and its
+    # screen still looks as its CSS says.
+    import textual.css.stylesheet as textual_stylesheet
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    from tui.textual_compat import share_css
+
+    class Framed(Screen[None]):
+        CSS = "Framed #label { color: red; width: 17; }"
+
+        def compose(self):
+            yield Static("framed", id="label")
+
+    parsed: list[object] = []
+    parse = textual_stylesheet.parse
+
+    def counted(*args, **kwargs):
+        parsed.append(args[2])  # (read_from)
+        return parse(*args, **kwargs)
+
+    async def session() -> tuple[int, str, int]:
+        app: App[None] = App()
+        share_css(app)
+        async with app.run_test() as pilot:
+            before = len(parsed)
+            await app.push_screen(Framed())
+            await pilot.pause()
+            label = app.screen.query_one("#label", Static)
+            return len(parsed) - before, str(label.styles.color), label.size.width
+
+    textual_stylesheet.parse = counted
+    try:
+        first = await session()
+        second = await session()
+    finally:
+        textual_stylesheet.parse = parse
+    assert first[0] >= 1  # the first session parses the screen's CSS (and its sources)
+    assert second == (0, first[1], 17), (first, second)  # the second parses nothing, and looks the same
+    assert "255, 0, 0" in second[1]  # red, from the screen's CSS
