@@ -51,20 +51,24 @@ seats rotating, four-player tables seating two of each:
   holds a follower.
 - ``LEVEL-chain`` (:data:`CHAIN`, :func:`chain_key`: the card that starts the longest
   chain of my own cards, each fitting on the one before, ties by the levels' rule):
-  better with two players, not measurably with four.  ``medium-chain`` against
-  ``medium`` (``--seed 300000``): 544 of 1,000 two-player tables (54.4%, Wilson
-  51.3-57.5%) but 507 of 1,000 four-player tables (50.7%, 47.6-53.8%); from
-  ``--seed 500000``, 2,092 of 4,000 (52.3%, 50.8-53.8%) and 2,052 of 4,000 (51.3%,
-  49.8-52.8%).  A bot follows its own play about 69% of the time with one other
-  player and 50% with three, so a chain beyond the next card rarely survives at a
-  full table.  Also tried on 2,000-6,000 four-player tables, none clearly better than
-  the chain: blocking (the share of unseen cards that follow) as the chain's
-  tie-break, or only when an opponent is down to three cards; keeping the hand that
-  fits the most tops; an expected chain length with the spot chance; the share of
-  the others' likely followers that my hand can answer.
+  better, by a margin 1,000 tables shows with two players but not with four.
+  ``medium-chain`` against ``medium``, 1,000 tables from ``--seed 300000``: 544
+  two-player (54.4%, Wilson 51.3-57.5%) and 507 four-player (50.7%, 47.6-53.8%); 4,000
+  from ``--seed 1000000``: 2,169 (54.2%, 52.7-55.8%) and 2,073 (51.8%, 50.3-53.4%);
+  4,000 from ``--seed 500000``: 2,092 (52.3%, 50.8-53.8%) and 2,052 (51.3%,
+  49.8-52.8%).  ``slow-chain`` against ``slow`` from ``--seed 900000``: 530 of 1,000
+  (53.0%, 49.9-56.1%) and 544 of 1,000 (54.4%, 51.3-57.5%).  A bot follows its own
+  play about 69% of the time with one other player and 50% with three, so a chain
+  beyond the next card survives less often at a full table.  Also tried on 2,000-6,000
+  four-player tables, none clearly better than the chain: blocking (the share of
+  unseen cards that follow) as the chain's tie-break, or only when an opponent is
+  down to three cards; keeping the hand that fits the most tops; an expected chain
+  length with the spot chance; the share of the others' likely followers that my
+  hand can answer.
 
-So the levels keep their rule (a new one must beat it with its interval above 50% at
-two and at four players), and the arena keeps both entrants to measure any other.
+So the levels keep their rule (a new one must beat it with its interval above 50% in
+1,000 tables of two and 1,000 of four players), and the arena keeps both entrants to
+measure any other.
 """
 
 from __future__ import annotations
