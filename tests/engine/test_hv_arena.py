@@ -10,13 +10,13 @@ import pytest
 from engine.highvoltage import arena as A
 from engine.highvoltage import rules as H
 from engine.highvoltage.bots import (
-    CHAIN,
     HV_BOT_NAMES,
     REACTION_SECONDS,
     RELOOK_SECONDS,
     SCAN_SECONDS,
     SMART,
     SPOT_CHANCE,
+    V1,
     ReactionBot,
     chain_key,
     chain_length,
@@ -216,7 +216,7 @@ class TestMainArena:
 
 
 class TestSmartChoice:
-    def test_levels_keep_their_rule_and_the_arena_has_smart_entrants(self):
+    def test_the_arena_has_smart_entrants(self):
         assert make_hv_bot("medium").rule == ""
         smart = make_hv_bot("medium-smart", 1)
         assert smart.rule == SMART and smart.name == "medium-smart" and smart.reaction == REACTION_SECONDS["medium"]
@@ -249,13 +249,13 @@ class TestChainChoice:
     # fits, but then 8 (+-1), 7 (+-1) and 6 (+-1) follow one another: the whole hand in a row.
     HAND = ("7/1", "8/1", "6/1", "3/2", "1/3")
 
-    def test_the_levels_take_the_most_followers_the_chain_entrant_the_longest_chain(self):
+    def test_the_levels_take_the_longest_chain_the_v1_entrant_the_most_followers(self):
         for seed in range(10):
-            level, chain = make_hv_bot("medium", seed), make_hv_bot("medium-chain", seed)
-            assert chain.rule == CHAIN and chain.reaction == level.reaction == REACTION_SECONDS["medium"]
-            level.spot = chain.spot = 1.0  # both see every fitting card
-            assert level.decide(view(hand=self.HAND))[1].card == F("7/1")
-            assert chain.decide(view(hand=self.HAND))[1].card == F("3/2")
+            level, v1 = make_hv_bot("medium", seed), make_hv_bot("medium-v1", seed)
+            assert v1.rule == V1 and v1.reaction == level.reaction == REACTION_SECONDS["medium"]
+            level.spot = v1.spot = 1.0  # both see every fitting card
+            assert level.decide(view(hand=self.HAND))[1].card == F("3/2")
+            assert v1.decide(view(hand=self.HAND))[1].card == F("7/1")
 
     def test_chain_key(self):
         rest_after = {c: [F(x) for x in self.HAND if x != c] for c in ("7/1", "3/2")}
@@ -264,6 +264,6 @@ class TestChainChoice:
         assert chain_length(F("3/2"), tuple(rest_after["3/2"]), depth=2) == 2  # the search stops at its depth
         assert chain_length(F("1/1"), (F("5/1"),)) == 0
 
-    def test_chain_entrants_play_in_the_arena(self):
-        s = A.run_arena(("fast-chain", "fast"), 4, seed=3)
-        assert s.matches == 4 and s.wins_by_level().keys() == {"fast-chain", "fast"}
+    def test_v1_entrants_play_in_the_arena(self):
+        s = A.run_arena(("fast-v1", "fast"), 4, seed=3)
+        assert s.matches == 4 and s.wins_by_level().keys() == {"fast-v1", "fast"}
