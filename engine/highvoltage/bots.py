@@ -10,8 +10,9 @@ stuck and spotted nothing): ask again after the next accepted action.
 
 Policy, the same at every level (only the reaction time differs):
 1. a card in hand that fits the top and that the bot *spotted* on this look:
-   play it, choosing the one that leaves the most cards in hand that fit on
-   it in turn (ties by the bot's generator);
+   play it, choosing the one that starts the longest chain of its own cards,
+   each fitting on the one before, then the one that leaves the most cards in
+   hand that fit on it (:func:`chain_key`; ties by the bot's generator);
 2. else draw from its own pile if it has one;
 3. else declare stuck, once.
 
@@ -37,16 +38,41 @@ fast beats slow 94%; a two-player match between bots lasts about four
 simulated minutes.
 
 The choice among fitting cards matters: choosing at random among them wins 38.4% of
-2,000 two-player matches against the levels' rule.  A "smart" choice
-(:func:`card_worth`: whether and how often my own cards follow the card, less the
-chance that each other player holds a card that follows it, counted from the cards
-this bot has seen played) does no better at equal speed: ``medium-smart`` against
-``medium`` wins 476 of 1,000 two-player tables (47.6%, 95% Wilson 44.5-50.7%), and two
-``fast-smart`` against two ``fast`` win 501 of 1,000 four-player tables (50.1%).  At
-equal speed the next race is won by following the card played, which the levels'
-rule already maximises; the unseen cards are spread too evenly over the values for
-blocking to tell the cards apart.  So the levels keep their rule, and the arena
-keeps ``LEVEL-smart`` (:data:`SMART`) to measure any other.
+2,000 two-player matches against the first rule (the card that leaves the most cards
+in hand that fit on it).  Two other choices are arena entrants, measured at equal
+speed (same reaction, scan and spot), seats rotating, four-player tables seating two
+of each:
+
+- ``LEVEL-smart`` (:data:`SMART`, :func:`card_worth`: whether and how often my own
+  cards follow the card, less the chance that each other player holds a card that
+  follows it, counted from the cards this bot has seen played), measured against
+  the first rule: no better.
+  ``medium-smart`` against ``medium`` wins 476 of 1,000 two-player tables (47.6%, 95%
+  Wilson 44.5-50.7%); two ``fast-smart`` against two ``fast`` win 501 of 1,000
+  four-player tables (50.1%).  The unseen cards are spread too evenly over the values
+  for blocking to tell the cards apart, and with three others someone nearly always
+  holds a follower.
+- ``LEVEL-v1`` (:data:`V1`): the first rule, which the levels played before
+  :func:`chain_key`.  The chain is better, by a margin 1,000 tables shows with two
+  players but not with four.  ``medium`` against ``medium-v1``, 1,000 tables from
+  ``--seed 300000``: 544 two-player (54.4%, Wilson 51.3-57.5%) and 507 four-player
+  (50.7%, 47.6-53.8%); 4,000 from ``--seed 1000000``: 2,169 (54.2%, 52.7-55.8%) and
+  2,073 (51.8%, 50.3-53.4%); 4,000 from ``--seed 500000``: 2,092 (52.3%, 50.8-53.8%)
+  and 2,052 (51.3%, 49.8-52.8%).  ``slow`` against ``slow-v1`` from ``--seed 900000``:
+  530 of 1,000 (53.0%, 49.9-56.1%) and 544 of 1,000 (54.4%, 51.3-57.5%).  (Some were
+  measured as an entrant ``LEVEL-chain`` against the levels still on the first rule:
+  the same bots.)  A bot follows its own play about 69% of the time with one other
+  player and 50% with three, so a chain
+  beyond the next card survives less often at a full table.  Also tried on 2,000-6,000
+  four-player tables, none clearly better than the chain: blocking (the share of
+  unseen cards that follow) as the chain's tie-break, or only when an opponent is
+  down to three cards; keeping the hand that fits the most tops; an expected chain
+  length with the spot chance; the share of the others' likely followers that my
+  hand can answer.
+
+The levels play the chain: over all those runs it wins 4,805 of 9,000 two-player
+tables at the medium level (53.4%, 52.4-54.4%) and 4,632 of 9,000 four-player ones
+(51.5%, 50.4-52.5%).  The arena keeps both entrants to measure any other.
 """
 
 from __future__ import annotations
@@ -72,6 +98,35 @@ FOLLOWERS_WEIGHT = 0.2
 OTHERS_WEIGHT = 1.0
 
 _DECK_FACES: tuple[tuple[Face, int], ...] = tuple((Face(v, m), n) for v, m, n in DECK)
+
+CHAIN_DEPTH = 6  # how far the chain search looks (a longer chain rarely survives the others' races)
+
+
+def chain_length(card: Face, rest: tuple[Face, ...], depth: int = CHAIN_DEPTH) -> int:
+    """The longest sequence of cards of ``rest`` that can follow ``card`` one after another,
+    each fitting on the one before (a depth-first search, up to ``depth`` cards)."""
+    if depth <= 0:
+        return 0
+    best = 0
+    tried: set[Face] = set()
+    for i, c in enumerate(rest):
+        if c in tried or not fits(c, card):
+            continue
+        tried.add(c)
+        best = max(best, 1 + chain_length(c, rest[:i] + rest[i + 1 :], depth - 1))
+        if best >= min(depth, len(rest)):
+            break  # nothing can be longer
+    return best
+
+
+def chain_key(card: Face, rest: list[Face]) -> tuple[int, int]:
+    """The order of the candidates (the greatest is played): the longest chain of my own cards
+    that ``card`` starts (each card I play on my own is a race I start ahead: the others are
+    still looking at the top it covered), then how many of ``rest`` fit on ``card`` (the most
+    ways to go on)."""
+    followers = sum(1 for c in rest if fits(c, card))
+    chain = chain_length(card, tuple(rest)) if followers else 0
+    return chain, followers
 
 
 def _unseen(hand: tuple[Face, ...], top: Face, played: Iterable[Face] = ()) -> dict[Face, int]:
@@ -115,10 +170,12 @@ class ReactionBot:
         scan: float = SCAN_SECONDS,
         relook: float = RELOOK_SECONDS,
         spot: float = SPOT_CHANCE,
-        smart: bool = False,
+        rule: str = "",
     ) -> None:
+        if rule not in RULES:
+            raise ValueError(f"unknown choice rule {rule!r}")
         self.name = name
-        self.smart = smart
+        self.rule = rule
         self.reaction = reaction
         self.scan = scan
         self.relook = relook
@@ -143,36 +200,34 @@ class ReactionBot:
     ) -> Face | None:
         """The fitting card to play on ``top`` (among ``seen`` when given), or None when nothing fits.
 
-        ``smart`` bots weigh each candidate with :func:`card_worth` (``view`` gives the other
-        players' hand sizes); the plain choice is the candidate that leaves the most cards in
-        hand that fit on it (ties by the bot's generator)."""
+        The levels' rule: the greatest :func:`chain_key` (the longest chain of my own cards
+        first).  ``v1`` bots take the candidate that leaves the most cards in hand that fit
+        on it, ``smart`` bots weigh each candidate with :func:`card_worth` (``view`` gives
+        the other players' hand sizes).  Ties by the bot's generator."""
         fitting = [c for c in (hand if seen is None else seen) if fits(c, top)]
         if not fitting:
             return None
-        if self.smart:
+        scored: list[tuple[tuple[float, ...], Face]] = []  # (key, card): the greatest key is played
+        unseen: dict[Face, int] = {}
+        others: tuple[int, ...] = ()
+        if self.rule == SMART:
             others = () if view is None or view.seat is None else tuple(
                 n for i, n in enumerate(view.hand_sizes) if i != view.seat and not view.out[i]
             )
             unseen = _unseen(hand, top, self._tops.values())
-            scored: list[tuple[float, Face]] = []
-            for card in dict.fromkeys(fitting):
-                rest = list(hand)
-                rest.remove(card)
-                scored.append((card_worth(card, rest, unseen, others), card))
-            top_score = max(w for w, _ in scored)
-            best = [c for w, c in scored if w >= top_score - 1e-9]
-            return best[0] if len(best) == 1 else self.rng.choice(best)
-        best = []
-        best_score = -1
-        for i, card in enumerate(hand):
-            if card not in fitting or card in best:
-                continue
-            rest_t = hand[:i] + hand[i + 1 :]
-            score = sum(1 for c in rest_t if fits(c, card))
-            if score > best_score:
-                best, best_score = [card], score
-            elif score == best_score:
-                best.append(card)
+        for card in dict.fromkeys(c for c in hand if c in fitting):  # in the hand's order
+            rest = list(hand)
+            rest.remove(card)
+            key: tuple[float, ...]
+            if self.rule == SMART:
+                key = (card_worth(card, rest, unseen, others),)
+            elif self.rule == V1:
+                key = (sum(1 for c in rest if fits(c, card)),)
+            else:
+                key = chain_key(card, rest)
+            scored.append((key, card))
+        top_key = max(k for k, _ in scored)
+        best = [c for k, c in scored if k == top_key]
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _look(self, view: HighVoltageView) -> tuple[float, tuple[Face, ...]]:
@@ -221,16 +276,23 @@ class ReactionBot:
 #: The suffix of a level that weighs its fitting cards with :func:`card_worth`
 #: (``medium-smart``): an arena entrant, to measure that choice against the levels'.
 SMART = "-smart"
+#: The suffix of a level that keeps the first rule (``medium-v1``: the card the most
+#: cards left in hand fit on): an arena entrant, likewise.
+V1 = "-v1"
+RULES = ("", SMART, V1)  # the levels' rule, and the arena's other entrants'
 
 
 def make_hv_bot(name: str, seed: int | None = None) -> ReactionBot:
     """The bot of level ``name`` (one of :data:`HV_BOT_NAMES`, or one of them with
-    :data:`SMART` after it) with its own generator."""
-    level = name.removesuffix(SMART)
+    :data:`SMART` or :data:`V1` after it) with its own generator."""
+    level, rule = name, ""
+    for suffix in (SMART, V1):
+        if name.endswith(suffix):
+            level, rule = name.removesuffix(suffix), suffix
     try:
         reaction = REACTION_SECONDS[level]
     except KeyError:
         raise ValueError(
             f"unknown High Voltage bot {name!r}: choose from {', '.join(HV_BOT_NAMES)}"
         ) from None
-    return ReactionBot(name, reaction, seed, smart=level != name)
+    return ReactionBot(name, reaction, seed, rule=rule)

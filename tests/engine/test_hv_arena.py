@@ -14,8 +14,12 @@ from engine.highvoltage.bots import (
     REACTION_SECONDS,
     RELOOK_SECONDS,
     SCAN_SECONDS,
+    SMART,
     SPOT_CHANCE,
+    V1,
     ReactionBot,
+    chain_key,
+    chain_length,
     make_hv_bot,
 )
 from engine.highvoltage.rules import Draw, Face, Play, Stuck
@@ -212,10 +216,10 @@ class TestMainArena:
 
 
 class TestSmartChoice:
-    def test_levels_keep_their_rule_and_the_arena_has_smart_entrants(self):
-        assert not make_hv_bot("medium").smart
+    def test_the_arena_has_smart_entrants(self):
+        assert make_hv_bot("medium").rule == ""
         smart = make_hv_bot("medium-smart", 1)
-        assert smart.smart and smart.name == "medium-smart" and smart.reaction == REACTION_SECONDS["medium"]
+        assert smart.rule == SMART and smart.name == "medium-smart" and smart.reaction == REACTION_SECONDS["medium"]
         with pytest.raises(ValueError):
             make_hv_bot("random-smart")
         s = A.run_arena(("fast-smart", "fast"), 4, seed=3)
@@ -223,13 +227,13 @@ class TestSmartChoice:
 
     def test_smart_prefers_a_card_it_can_follow(self):
         for seed in range(10):
-            bot = ReactionBot("fast", 0.8, seed, spot=1.0, smart=True)
+            bot = ReactionBot("fast", 0.8, seed, spot=1.0, rule=SMART)
             assert bot.decide(view(hand=("7/3", "3/1", "2/1")))[1].card == F("3/1")
 
     def test_smart_counts_the_cards_it_saw_played(self):
         from engine.highvoltage.bots import card_worth
 
-        bot = ReactionBot("fast", 0.8, 1, spot=1.0, smart=True)
+        bot = ReactionBot("fast", 0.8, 1, spot=1.0, rule=SMART)
         for n, top in enumerate(("5/2", "7/1", "8/3")):
             bot.decide(view(hand=("1/1", "1/1"), top=top, top_no=n))
         assert sorted(bot._tops.values()) == sorted(F(c) for c in ("5/2", "7/1", "8/3"))
@@ -237,3 +241,29 @@ class TestSmartChoice:
         none_left = {F("1/1"): 10}
         some_left = {F("5/1"): 5, F("1/1"): 5}
         assert card_worth(F("6/1"), [], none_left, (4,)) > card_worth(F("6/1"), [], some_left, (4,))
+
+
+class TestChainChoice:
+    # On 5 (+-2) only 7 (+-1) and 3 (+-2) fit.  After 7 (+-1), two cards fit (8 and 6) but
+    # nothing fits on either: one more play of my own at most.  After 3 (+-2) only 1 (+-3)
+    # fits, but then 8 (+-1), 7 (+-1) and 6 (+-1) follow one another: the whole hand in a row.
+    HAND = ("7/1", "8/1", "6/1", "3/2", "1/3")
+
+    def test_the_levels_take_the_longest_chain_the_v1_entrant_the_most_followers(self):
+        for seed in range(10):
+            level, v1 = make_hv_bot("medium", seed), make_hv_bot("medium-v1", seed)
+            assert v1.rule == V1 and v1.reaction == level.reaction == REACTION_SECONDS["medium"]
+            level.spot = v1.spot = 1.0  # both see every fitting card
+            assert level.decide(view(hand=self.HAND))[1].card == F("3/2")
+            assert v1.decide(view(hand=self.HAND))[1].card == F("7/1")
+
+    def test_chain_key(self):
+        rest_after = {c: [F(x) for x in self.HAND if x != c] for c in ("7/1", "3/2")}
+        assert chain_key(F("7/1"), rest_after["7/1"]) == (1, 2)
+        assert chain_key(F("3/2"), rest_after["3/2"]) == (4, 1)
+        assert chain_length(F("3/2"), tuple(rest_after["3/2"]), depth=2) == 2  # the search stops at its depth
+        assert chain_length(F("1/1"), (F("5/1"),)) == 0
+
+    def test_v1_entrants_play_in_the_arena(self):
+        s = A.run_arena(("fast-v1", "fast"), 4, seed=3)
+        assert s.matches == 4 and s.wins_by_level().keys() == {"fast-v1", "fast"}
