@@ -159,7 +159,40 @@ ARENA_BOTS: dict[str, Callable[..., Bot]] = {
     "hard-v2": _ismcts("hard-v2", 700, **V2_SEARCH),
     "expert-v2": _ismcts("expert-v2", 2800, trees=4, **V2_SEARCH),
 }
+
+
+def _oracle(name: str, default_iterations: int, **defaults: Any) -> Callable[..., Bot]:
+    def build(
+        seed: int | None,
+        iterations: int | None = None,
+        time_budget: float | None = None,
+        **kw: Any,
+    ) -> Bot:
+        from engine.voltage.bots.oracle import OracleBot
+
+        if iterations is None and time_budget is None:
+            iterations = default_iterations
+        kw = {**defaults, **{k: v for k, v in kw.items() if v is not None}}
+        return OracleBot(seed, iterations=iterations, time_budget=time_budget, name=name, **kw)
+
+    return build
+
+
+#: Measuring sticks, not opponents (:mod:`.oracle`): Hard's and Expert's search, same budget,
+#: over the true state the arena shows them (``-hand``: the opponent's real hand, the piles
+#: unknown).  They cheat, so they are arena entrants only and refuse to move without the state.
+ORACLE_BOTS: dict[str, Callable[..., Bot]] = {
+    "hard-oracle": _oracle("hard-oracle", HARD_ITERATIONS, playout_turns=PLAYOUT_TURNS),
+    "expert-oracle": _oracle("expert-oracle", EXPERT_ITERATIONS, playout_turns=PLAYOUT_TURNS, trees=EXPERT_TREES),
+    "hard-oracle-hand": _oracle("hard-oracle-hand", HARD_ITERATIONS, playout_turns=PLAYOUT_TURNS, sight="hand"),
+    "expert-oracle-hand": _oracle(
+        "expert-oracle-hand", EXPERT_ITERATIONS, playout_turns=PLAYOUT_TURNS, trees=EXPERT_TREES, sight="hand"
+    ),
+}
+ARENA_BOTS.update(ORACLE_BOTS)
 ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000, "hard-v2": 700, "expert-v2": 2800})
+ITERATIONS.update({"hard-oracle": HARD_ITERATIONS, "expert-oracle": EXPERT_ITERATIONS})
+ITERATIONS.update({"hard-oracle-hand": HARD_ITERATIONS, "expert-oracle-hand": EXPERT_ITERATIONS})
 SEARCH_BOTS = frozenset({"ismcts", "hard", "expert", *ARENA_BOTS})
 
 
@@ -216,6 +249,7 @@ def choose_action(
 
 __all__ = [
     "ARENA_BOTS",
+    "ORACLE_BOTS",
     "BOT_NAMES",
     "evaluate",
     "rank",

@@ -43,7 +43,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import cast
+from typing import Protocol, cast
 
 from engine.voltage.bots.determinize import Determinizer
 from engine.voltage.bots.heuristics import evaluate, evaluate_world, win_chance
@@ -95,6 +95,12 @@ def action_key(a: Action) -> int:
 # ``legal_actions`` returns; they live as long as the engine module), which is
 # cheaper than hashing the action.  Any other object takes the hashed path above.
 _KEY_BY_ID.update({id(a): action_key(a) for a in interned_actions()})
+
+
+class Worlds(Protocol):
+    """A source of worlds for a search: :meth:`sample` gives a state to play out (its own copy)."""
+
+    def sample(self, rng: random.Random) -> State: ...
 
 
 class _Node:
@@ -196,7 +202,7 @@ class ISMCTSBot:
     def _judge_apart(self, view: VoltageView, actions: dict[int, Action], each: int) -> dict[int, float]:
         """Each action's mean result for the seat to move over ``each`` sampled worlds: the
         action, then the search's playout and judgement (no tree)."""
-        det = Determinizer(view)
+        det = self.worlds(view)
         judge = LEAVES[self.leaf]
         me = view.seat
         out: dict[int, float] = {}
@@ -211,11 +217,15 @@ class ISMCTSBot:
             out[k] = total / each
         return out
 
+    def worlds(self, view: VoltageView) -> Worlds:
+        """Where the search's worlds come from: states consistent with ``view``, sampled."""
+        return Determinizer(view)
+
     def search(self, view: VoltageView, share: int = 1) -> _Node:
         """Grow a tree from ``view`` within the budget (divided by ``share``); return its root."""
         rng = self.rng
         rand = rng.random
-        det = Determinizer(view)
+        det = self.worlds(view)
         me = view.seat
         assert me is not None
         root = _Node(1 - me)
@@ -366,4 +376,4 @@ LEAVES: dict[str, Callable[[State, int], float]] = {
 }
 
 
-__all__ = ["ISMCTSBot", "action_key"]
+__all__ = ["ISMCTSBot", "Worlds", "action_key"]
