@@ -111,3 +111,27 @@ def test_rank_and_evaluate_are_the_same_for_any_arrangement_of_the_unseen_cards(
         assert evaluate_view(v) == evaluate_view(w)
     with pytest.raises(ValueError):
         rank(v, bot="medium")
+
+
+def _train_value_tool():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "train_value.py"
+    spec = importlib.util.spec_from_file_location("train_value", path)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_the_training_self_play_takes_any_arena_bots_and_is_reproducible(tmp_path):
+    tool = _train_value_tool()
+    job = (5, 0.5, ("hard:8", "medium"), 0.0)
+    rows, labels, heur, seed = tool.play(job)
+    assert seed == 5 and rows and len(rows) == len(labels) == len(heur)
+    assert all(len(r) == N_FEATURES for r in rows) and set(labels) <= {0.0, 0.5, 1.0}
+    assert tool.play(job) == (rows, labels, heur, seed)  # the same match from the same seed
+    assert tool.play((5, 0.5, ("medium", "medium"), 0.0))[0] != rows  # other players, other play
+    with pytest.raises(SystemExit):
+        tool.main(["--players", "grandmaster", "--matches", "1", "--out", str(tmp_path / "v.npz")])
