@@ -48,6 +48,7 @@ from typing import Protocol, cast
 from engine.voltage.bots.determinize import Determinizer
 from engine.voltage.bots.heuristics import evaluate, evaluate_world, win_chance
 from engine.voltage.bots.policy import Planner
+from engine.voltage.bots.value import load as load_value
 from engine.voltage.bots.value import win_chance_of_state
 from engine.voltage.rules import (
     OVER,
@@ -129,6 +130,7 @@ class ISMCTSBot:
         leaf: str = "heuristic",
         trees: int = 1,
         width: int = 0,
+        weights: str | None = None,
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -143,6 +145,9 @@ class ISMCTSBot:
         if leaf not in LEAVES:
             raise ValueError(f"unknown leaf judgement {leaf!r}: choose from {', '.join(LEAVES)}")
         self.leaf = leaf
+        if weights is not None and leaf != "value":
+            raise ValueError("weights are the learned value's: they go with leaf='value'")
+        self.weights = weights
         if trees < 1:
             raise ValueError("a search grows at least one tree")
         self.trees = trees
@@ -203,7 +208,7 @@ class ISMCTSBot:
         """Each action's mean result for the seat to move over ``each`` sampled worlds: the
         action, then the search's playout and judgement (no tree)."""
         det = self.worlds(view)
-        judge = LEAVES[self.leaf]
+        judge = self.judge()
         me = view.seat
         out: dict[int, float] = {}
         for k in actions:
@@ -216,6 +221,18 @@ class ISMCTSBot:
                 total += v0 if me == 0 else 1.0 - v0
             out[k] = total / each
         return out
+
+    def judge(self) -> Callable[[State, int], float]:
+        """How this search judges a leaf: ``LEAVES[leaf]``, or the value of its own ``weights``."""
+        if self.weights is None:
+            return LEAVES[self.leaf]
+        m = load_value(self.weights)
+
+        def judge(s: State, turns: int) -> float:
+            _playout(s, turns)
+            return win_chance_of_state(s, m)
+
+        return judge
 
     def worlds(self, view: VoltageView) -> Worlds:
         """Where the search's worlds come from: states consistent with ``view``, sampled."""
@@ -246,7 +263,7 @@ class ISMCTSBot:
         c = self.exploration
         width = self.width
         turns = self.playout_turns
-        judge = LEAVES[self.leaf]
+        judge = self.judge()
         log = math.log
         sqrt = math.sqrt
         key = action_key
