@@ -98,6 +98,17 @@ def test_leaf_judgements_are_checked_by_name():
         make_bot("ismcts", 1, leaf="oracle")
 
 
+def test_a_search_may_judge_its_leaves_by_a_value_model_of_its_own():
+    from engine.voltage.bots.value import WEIGHTS
+
+    with pytest.raises(ValueError):
+        make_bot("hard", 1, weights=str(WEIGHTS))  # weights belong to leaf="value"
+    s = next(x for x in _midgame_states(10, seed=23) if len(V.legal_actions(x)) > 2)
+    v = V.view(s, s.to_move)
+    own = make_bot("hard", 3, iterations=60, leaf="value", weights=str(WEIGHTS)).choose(v)
+    assert own == make_bot("hard", 3, iterations=60, leaf="value").choose(v)  # the same model, the same move
+
+
 def test_rank_and_evaluate_are_the_same_for_any_arrangement_of_the_unseen_cards():
     from engine.voltage.bots import evaluate as evaluate_view
     from engine.voltage.bots import rank
