@@ -183,7 +183,9 @@ RULES: dict[str, Rules[Any, Any, Any, Any]] = {r.info.id: r for r in (VoltageRul
 GAMES: dict[str, GameInfo] = {gid: r.info for gid, r in RULES.items()}
 ARENAS: dict[str, Arena] = {
     "voltage": Arena("two bots, comma-separated: random, greedy, ismcts, easy, medium, hard, expert (hard-v1 and "
-                     "expert-v1: the first Hard and Expert; hard-v2 and expert-v2: the second); a search bot may "
+                     "expert-v1: the first Hard and Expert; hard-v2 and expert-v2: the second; hard-oracle and "
+                     "expert-oracle, and -oracle-hand: their search shown the true state, or the true hands, "
+                     "a measuring stick); a search bot may "
                      "carry its own iterations, e.g. ismcts:2000 (default random,random)",
                      _voltage_arena),
     "high-voltage": Arena("two to four of slow, medium, fast (each also as LEVEL-smart: a smart choice among "

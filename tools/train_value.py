@@ -1,16 +1,20 @@
 """Learn the Voltage value model (engine/voltage/bots/value.npz) by self-play, from a seed.
 
-1. Self-play: greedy bots (a tenth of their moves random, for variety) play ``--matches``
-   matches; every position is kept with chance ``--keep``, from both seats' knowledge
-   (:func:`engine.voltage.bots.value.features`), labelled with the match's result for
-   that seat (1 won, 0 lost, 0.5 drawn).
+1. Self-play: two bots (``--players``, greedy by default; a tenth of their moves random,
+   ``--noise``, for variety) play ``--matches`` matches; every position is kept with chance
+   ``--keep``, from both seats' knowledge (:func:`engine.voltage.bots.value.features`),
+   labelled with the match's result for that seat (1 won, 0 lost, 0.5 drawn).  Any bot of
+   the arena may play (``--players hard,hard``, or with its own budget ``hard:350,hard:350``):
+   a value that knows how stronger players go on from a position.
 2. Training: one hidden layer of ``--hidden`` tanh units and a logistic output, cross-entropy
    loss, Adam in minibatches, numpy only; a tenth of the matches are held out.
 3. The held-out log-loss and accuracy are printed beside the hand-made heuristic's
-   (:mod:`engine.voltage.bots.heuristics`), then the weights are written.
+   (:mod:`engine.voltage.bots.heuristics`) and the shipped model's (``value.npz``, before
+   it is overwritten), then the weights are written.
 
     python tools/train_value.py                       # the shipped model
     python tools/train_value.py --matches 2000 --out /tmp/v.npz
+    python tools/train_value.py --players hard,hard --noise 0 --matches 600 --out /tmp/hard.npz
 
 Everything follows from ``--seed`` (matches, sampling, initial weights, minibatches), and
 the result does not depend on ``--workers``.
@@ -30,19 +34,26 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.voltage import rules as V  # noqa: E402
+from engine.voltage.arena import parse_entrant  # noqa: E402
 from engine.voltage.bots import make_bot  # noqa: E402
 from engine.voltage.bots.heuristics import evaluate as heuristic  # noqa: E402
 from engine.voltage.bots.heuristics import win_chance  # noqa: E402
-from engine.voltage.bots.value import N_FEATURES, WEIGHTS, ValueModel, features  # noqa: E402
+from engine.voltage.bots.value import N_FEATURES, WEIGHTS, ValueModel, features, model  # noqa: E402
 
 NOISE = 0.1
 
 
-def play(job: tuple[int, float]) -> tuple[list[list[float]], list[float], list[float], int]:
+Job = tuple[int, float, tuple[str, str], float]
+
+
+def play(job: Job) -> tuple[list[list[float]], list[float], list[float], int]:
     """One self-play match: (feature rows, labels, the heuristic's chances, match seed)."""
-    seed, keep = job
+    seed, keep, players, chance = job
     rng = random.Random(seed * 7919 + 1)
-    bots = [make_bot("greedy", seed * 2), make_bot("greedy", seed * 2 + 1)]
+    bots = []
+    for i, spec in enumerate(players):
+        name, options = parse_entrant(spec)
+        bots.append(make_bot(name, seed * 2 + i, **options))
     noise = random.Random(seed)
     s = V.new_match(seed)
     rows: list[list[float]] = []
@@ -55,7 +66,7 @@ def play(job: tuple[int, float]) -> tuple[list[list[float]], list[float], list[f
                 seats.append(seat)
                 heur.append(win_chance(heuristic(s, seat), s.scores, seat))
         v = V.view(s, s.to_move)
-        if noise.random() < NOISE:
+        if noise.random() < chance:
             a = noise.choice(v.legal)
         else:
             a = bots[s.to_move].choose(v)
@@ -67,8 +78,11 @@ def play(job: tuple[int, float]) -> tuple[list[list[float]], list[float], list[f
 Data = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def generate(matches: int, seed: int, keep: float, workers: int) -> Data:
-    jobs = [(seed + i, keep) for i in range(matches)]
+def generate(
+    matches: int, seed: int, keep: float, workers: int, players: tuple[str, str] = ("greedy", "greedy"),
+    noise: float = NOISE,
+) -> Data:
+    jobs = [(seed + i, keep, players, noise) for i in range(matches)]
     xs: list[list[float]] = []
     ys: list[float] = []
     hs: list[float] = []
@@ -160,18 +174,43 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--players", default="greedy,greedy",
+                   help="the two self-play bots, as the arena names them (e.g. hard,hard or hard:350,hard:350)")
+    p.add_argument("--noise", type=float, default=NOISE, help="chance that a move is random instead")
+    p.add_argument("--data", help="keep the self-play positions in this .npz: written if missing, "
+                   "read (instead of playing again) if there")
     p.add_argument("--out", default=str(WEIGHTS))
     args = p.parse_args(argv)
+    players = tuple(x.strip() for x in args.players.split(","))
+    if len(players) == 1:
+        players = players * 2
+    if len(players) != 2:
+        p.error("--players takes one or two bot names")
+    try:
+        for spec in players:
+            parse_entrant(spec)
+    except ValueError as e:
+        p.error(str(e))
 
     t0 = time.perf_counter()
-    x, y, heur, groups = generate(args.matches, args.seed * 1_000_000, args.keep, args.workers)
+    if args.data and Path(args.data).exists():
+        with np.load(args.data) as f:
+            x, y, heur, groups = f["x"], f["y"], f["heur"], f["groups"]
+        print(f"positions read from {args.data} (the options that made them are not checked)")
+    else:
+        x, y, heur, groups = generate(
+            args.matches, args.seed * 1_000_000, args.keep, args.workers, (players[0], players[1]), args.noise
+        )
+        if args.data:
+            np.savez_compressed(args.data, x=x, y=y, heur=heur, groups=groups)
     t1 = time.perf_counter()
     assert x.shape[1] == N_FEATURES
     held = groups % 10 == 0
     print(
-        f"self-play: {args.matches} matches, {len(y)} positions x {N_FEATURES} features "
-        f"({x.nbytes / 1e6:.0f} MB), {t1 - t0:.0f} s"
+        f"self-play: {args.matches} matches of {','.join(players)} (noise {args.noise}), "
+        f"{len(y)} positions x {N_FEATURES} features ({x.nbytes / 1e6:.0f} MB), {t1 - t0:.0f} s"
     )
+    shipped = model()  # before --out may overwrite it
     arrays = train(x[~held], y[~held], args.hidden, args.epochs, args.seed)
     t2 = time.perf_counter()
     m = ValueModel(arrays)
@@ -183,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
           f"accuracy {accuracy(pred, y[held]):.3f}")
     print(f"  the heuristic: log-loss {log_loss(heur[held], y[held]):.4f}, "
           f"accuracy {accuracy(heur[held], y[held]):.3f}")
+    z0 = shipped.logits(x[held])
+    was = 1.0 / (1.0 + np.exp(-z0))
+    print(f"  the shipped model ({WEIGHTS.name}): log-loss {log_loss(was, y[held]):.4f}, "
+          f"accuracy {accuracy(was, y[held]):.3f}")
     print(f"  a constant {base:.3f}: log-loss {log_loss(np.full(int(held.sum()), base), y[held]):.4f}")
     np.savez_compressed(args.out, **arrays)
     print(f"wrote {args.out} ({Path(args.out).stat().st_size} bytes); total {time.perf_counter() - t0:.0f} s")

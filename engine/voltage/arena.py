@@ -8,7 +8,8 @@ them; matches ``2k`` and ``2k + 1`` share the deal ``seed + k``.  With
 order, so the output does not depend on the number of workers.
 
 An entrant is a bot name (see :data:`engine.voltage.bots.BOT_NAMES`, and
-:data:`~engine.voltage.bots.ARENA_BOTS` for earlier generations such as ``hard-v1``),
+:data:`~engine.voltage.bots.ARENA_BOTS` for earlier generations such as ``hard-v1``
+and the oracles such as ``expert-oracle``, which are shown the true state before each move),
 optionally with a search budget in iterations after a colon: ``ismcts:2000``.
 """
 
@@ -101,6 +102,9 @@ def run_match(
     while s.phase != V.OVER:
         seat = s.to_move
         v = V.view(s, seat)
+        peek = getattr(bots[seat], "peek", None)
+        if peek is not None:  # an oracle (a measuring stick): shown the true state
+            peek(s)
         t0 = clock()
         action = bots[seat].choose(v)
         dt = clock() - t0

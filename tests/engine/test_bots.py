@@ -403,9 +403,9 @@ def test_a_narrow_search_judges_the_moves_it_left_out_for_hints_and_analysis():
 
 
 def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
-    from engine.voltage.bots import ARENA_BOTS
+    from engine.voltage.bots import ARENA_BOTS, ORACLE_BOTS
 
-    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1", "hard-v2", "expert-v2"}
+    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1", "hard-v2", "expert-v2", *ORACLE_BOTS}
     assert not set(ARENA_BOTS) & set(BOT_NAMES)
     assert not {s.name for s in STRENGTHS} & set(ARENA_BOTS)
     hard, expert = make_bot("hard-v1", 3), make_bot("expert-v1", 3)
@@ -419,3 +419,63 @@ def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_
     assert parse_entrant("hard-v1:20") == ("hard-v1", {"iterations": 20})
     r = run_match(("hard-v1:10", "expert-v1:10"), 5)
     assert r.winner in (0, 1, None)
+
+
+def test_the_oracles_are_arena_measuring_sticks_that_never_play_without_the_true_state():
+    from engine.voltage.bots import ARENA_BOTS, ORACLE_BOTS
+    from engine.voltage.bots.oracle import OracleBot
+
+    assert set(ORACLE_BOTS) == {"hard-oracle", "expert-oracle", "hard-oracle-hand", "expert-oracle-hand"}
+    assert set(ORACLE_BOTS) <= set(ARENA_BOTS)
+    assert not set(ORACLE_BOTS) & set(BOT_NAMES)
+    assert not set(ORACLE_BOTS) & {s.name for s in STRENGTHS}
+    # Hard's and Expert's search and budget, only the worlds differ.
+    hard, expert = make_bot("hard-oracle", 3), make_bot("expert-oracle", 3)
+    assert isinstance(hard, OracleBot) and isinstance(expert, OracleBot)
+    assert (hard.iterations, hard.playout_turns, hard.trees) == (ITERATIONS["hard"], 3, 1)
+    assert (expert.iterations, expert.playout_turns, expert.trees) == (ITERATIONS["expert"], 3, EXPERT_TREES)
+    s = next(x for x in _midgame_states(5, seed=4) if len(V.legal_actions(x)) > 2)
+    v = V.view(s, s.to_move)
+    # Given a view only (as a server would), it refuses to move ...
+    for name in ORACLE_BOTS:
+        with pytest.raises(ValueError, match="true state"):
+            make_bot(name, 1, iterations=20).choose(v)
+        with pytest.raises(ValueError, match="true state"):
+            choose_action(name, 1, v, deadline=time.time() + 1)
+    # ... and shown another state than its view's, too.
+    other = next(x for x in _midgame_states(5, seed=9) if V.view(x, s.to_move) != v)
+    b = make_bot("hard-oracle", 1, iterations=20)
+    b.peek(other)
+    with pytest.raises(ValueError, match="not the one of its view"):
+        b.choose(v)
+    # Shown the state, it moves legally, and only once per peek.
+    b.peek(s)
+    assert b.choose(v) in v.legal
+    with pytest.raises(ValueError, match="true state"):
+        b.choose(v)
+    # The arena shows it the state before each of its moves.
+    r = run_match(("hard-oracle:20", "expert-oracle-hand:20"), 5)
+    assert r.winner in (0, 1, None) and r.sets[0] + r.sets[1] > 0
+
+
+def test_an_oracle_searches_the_true_state_or_the_true_hands_with_the_piles_unknown():
+    from engine.voltage.bots.oracle import OracleBot
+
+    rng = random.Random(2)
+    for s in _midgame_states(12, seed=6):
+        v = V.view(s, s.to_move)
+        seer = OracleBot(1, sight="all")
+        seer.peek(s)
+        w = seer.worlds(v).sample(rng)
+        assert (w.hands, w.draw, w.discard, w.seed) == (s.hands, s.draw, s.discard, s.seed)
+        reader = OracleBot(1, sight="hand")
+        reader.peek(s)
+        worlds = reader.worlds(v)
+        for _ in range(3):
+            w = worlds.sample(rng)
+            assert w.hands == s.hands and w.board == s.board
+            assert V.view(w, s.to_move) == v and V.view(w, 1 - s.to_move) == V.view(s, 1 - s.to_move)
+            assert sorted(w.draw + w.discard) == sorted(s.draw + s.discard)
+            assert (len(w.draw), w.discard[-1:]) == (len(s.draw), s.discard[-1:])
+        with pytest.raises(ValueError):
+            OracleBot(1, sight="x-ray")

@@ -98,6 +98,17 @@ def test_leaf_judgements_are_checked_by_name():
         make_bot("ismcts", 1, leaf="oracle")
 
 
+def test_a_search_may_judge_its_leaves_by_a_value_model_of_its_own():
+    from engine.voltage.bots.value import WEIGHTS
+
+    with pytest.raises(ValueError):
+        make_bot("hard", 1, weights=str(WEIGHTS))  # weights belong to leaf="value"
+    s = next(x for x in _midgame_states(10, seed=23) if len(V.legal_actions(x)) > 2)
+    v = V.view(s, s.to_move)
+    own = make_bot("hard", 3, iterations=60, leaf="value", weights=str(WEIGHTS)).choose(v)
+    assert own == make_bot("hard", 3, iterations=60, leaf="value").choose(v)  # the same model, the same move
+
+
 def test_rank_and_evaluate_are_the_same_for_any_arrangement_of_the_unseen_cards():
     from engine.voltage.bots import evaluate as evaluate_view
     from engine.voltage.bots import rank
@@ -111,3 +122,27 @@ def test_rank_and_evaluate_are_the_same_for_any_arrangement_of_the_unseen_cards(
         assert evaluate_view(v) == evaluate_view(w)
     with pytest.raises(ValueError):
         rank(v, bot="medium")
+
+
+def _train_value_tool():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "train_value.py"
+    spec = importlib.util.spec_from_file_location("train_value", path)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_the_training_self_play_takes_any_arena_bots_and_is_reproducible(tmp_path):
+    tool = _train_value_tool()
+    job = (5, 0.5, ("hard:8", "medium"), 0.0)
+    rows, labels, heur, seed = tool.play(job)
+    assert seed == 5 and rows and len(rows) == len(labels) == len(heur)
+    assert all(len(r) == N_FEATURES for r in rows) and set(labels) <= {0.0, 0.5, 1.0}
+    assert tool.play(job) == (rows, labels, heur, seed)  # the same match from the same seed
+    assert tool.play((5, 0.5, ("medium", "medium"), 0.0))[0] != rows  # other players, other play
+    with pytest.raises(SystemExit):
+        tool.main(["--players", "grandmaster", "--matches", "1", "--out", str(tmp_path / "v.npz")])

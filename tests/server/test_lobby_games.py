@@ -29,6 +29,14 @@ def test_every_engine_game_has_the_servers_part_under_the_same_id():
     assert games.HOME == "voltage" and games.title("high-voltage") == "High Voltage"
 
 
+def test_the_oracle_bots_which_see_the_true_state_are_never_offered_to_players():
+    from engine.voltage.bots import ORACLE_BOTS
+
+    voltage = games.game("voltage")
+    offered = set(voltage.bot_levels()) | {bot for _, bot in voltage.bot_strengths()}
+    assert offered and not offered & set(ORACLE_BOTS)
+
+
 def test_a_game_unknown_to_the_registry_is_named_by_its_id():
     assert games.title("some-game") == "Some Game"
     assert persist.game_title("high-voltage") == "High Voltage"

@@ -43,11 +43,12 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import cast
+from typing import Protocol, cast
 
 from engine.voltage.bots.determinize import Determinizer
 from engine.voltage.bots.heuristics import evaluate, evaluate_world, win_chance
 from engine.voltage.bots.policy import Planner
+from engine.voltage.bots.value import load as load_value
 from engine.voltage.bots.value import win_chance_of_state
 from engine.voltage.rules import (
     OVER,
@@ -97,6 +98,12 @@ def action_key(a: Action) -> int:
 _KEY_BY_ID.update({id(a): action_key(a) for a in interned_actions()})
 
 
+class Worlds(Protocol):
+    """A source of worlds for a search: :meth:`sample` gives a state to play out (its own copy)."""
+
+    def sample(self, rng: random.Random) -> State: ...
+
+
 class _Node:
     __slots__ = ("children", "n", "w", "avail", "mover")
 
@@ -123,6 +130,7 @@ class ISMCTSBot:
         leaf: str = "heuristic",
         trees: int = 1,
         width: int = 0,
+        weights: str | None = None,
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -137,6 +145,9 @@ class ISMCTSBot:
         if leaf not in LEAVES:
             raise ValueError(f"unknown leaf judgement {leaf!r}: choose from {', '.join(LEAVES)}")
         self.leaf = leaf
+        if weights is not None and leaf != "value":
+            raise ValueError("weights are the learned value's: they go with leaf='value'")
+        self.weights = weights
         if trees < 1:
             raise ValueError("a search grows at least one tree")
         self.trees = trees
@@ -196,8 +207,8 @@ class ISMCTSBot:
     def _judge_apart(self, view: VoltageView, actions: dict[int, Action], each: int) -> dict[int, float]:
         """Each action's mean result for the seat to move over ``each`` sampled worlds: the
         action, then the search's playout and judgement (no tree)."""
-        det = Determinizer(view)
-        judge = LEAVES[self.leaf]
+        det = self.worlds(view)
+        judge = self.judge()
         me = view.seat
         out: dict[int, float] = {}
         for k in actions:
@@ -211,11 +222,27 @@ class ISMCTSBot:
             out[k] = total / each
         return out
 
+    def judge(self) -> Callable[[State, int], float]:
+        """How this search judges a leaf: ``LEAVES[leaf]``, or the value of its own ``weights``."""
+        if self.weights is None:
+            return LEAVES[self.leaf]
+        m = load_value(self.weights)
+
+        def judge(s: State, turns: int) -> float:
+            _playout(s, turns)
+            return win_chance_of_state(s, m)
+
+        return judge
+
+    def worlds(self, view: VoltageView) -> Worlds:
+        """Where the search's worlds come from: states consistent with ``view``, sampled."""
+        return Determinizer(view)
+
     def search(self, view: VoltageView, share: int = 1) -> _Node:
         """Grow a tree from ``view`` within the budget (divided by ``share``); return its root."""
         rng = self.rng
         rand = rng.random
-        det = Determinizer(view)
+        det = self.worlds(view)
         me = view.seat
         assert me is not None
         root = _Node(1 - me)
@@ -236,7 +263,7 @@ class ISMCTSBot:
         c = self.exploration
         width = self.width
         turns = self.playout_turns
-        judge = LEAVES[self.leaf]
+        judge = self.judge()
         log = math.log
         sqrt = math.sqrt
         key = action_key
@@ -366,4 +393,4 @@ LEAVES: dict[str, Callable[[State, int], float]] = {
 }
 
 
-__all__ = ["ISMCTSBot", "action_key"]
+__all__ = ["ISMCTSBot", "Worlds", "action_key"]

@@ -196,14 +196,21 @@ def model() -> ValueModel:
         return ValueModel({k: f[k] for k in f.files})
 
 
-def win_chance_of_state(state: State) -> float:
-    """Seat 0's chance to win ``state``: the model from seat 0's knowledge and from
-    seat 1's, averaged (in a sampled world the search knows both hands)."""
+@functools.cache
+def load(path: str) -> ValueModel:
+    """A model from a weights file (as ``tools/train_value.py --out`` writes it), once per process."""
+    with np.load(path) as f:
+        return ValueModel({k: f[k] for k in f.files})
+
+
+def win_chance_of_state(state: State, m: ValueModel | None = None) -> float:
+    """Seat 0's chance to win ``state``: the model (``m``, else the shipped one) from seat 0's
+    knowledge and from seat 1's, averaged (in a sampled world the search knows both hands)."""
     if state.phase == OVER:
         if state.winner is None:
             return 0.5
         return 1.0 if state.winner == 0 else 0.0
-    return model().pair(features(state, 0), features(state, 1))
+    return (m or model()).pair(features(state, 0), features(state, 1))
 
 
 def evaluate(view: VoltageView) -> float:
@@ -222,4 +229,4 @@ def evaluate(view: VoltageView) -> float:
     return model().chance(features(state, view.seat))
 
 
-__all__ = ["N_FEATURES", "ValueModel", "evaluate", "features", "model", "win_chance_of_state"]
+__all__ = ["N_FEATURES", "ValueModel", "evaluate", "features", "load", "model", "win_chance_of_state"]
