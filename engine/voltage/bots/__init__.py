@@ -124,21 +124,35 @@ def _greedy(name: str, noise: float) -> Callable[..., Bot]:
     return build
 
 
-def _ismcts(name: str, default_iterations: int, **defaults: Any) -> Callable[..., Bot]:
+def _searcher(kind: str, name: str, default_iterations: int, **defaults: Any) -> Callable[..., Bot]:
+    """A factory of a search bot (``kind``: ``"ismcts"``, or ``"oracle"`` for the measuring sticks),
+    imported when first built: the default budget unless one is given, the options over ``defaults``."""
     def build(
         seed: int | None,
         iterations: int | None = None,
         time_budget: float | None = None,
         **kw: Any,
     ) -> Bot:
-        from engine.voltage.bots.ismcts import ISMCTSBot
+        cls: Any
+        if kind == "oracle":
+            from engine.voltage.bots.oracle import OracleBot
+
+            cls = OracleBot
+        else:
+            from engine.voltage.bots.ismcts import ISMCTSBot
+
+            cls = ISMCTSBot
 
         if iterations is None and time_budget is None:
             iterations = default_iterations
         kw = {**defaults, **{k: v for k, v in kw.items() if v is not None}}
-        return ISMCTSBot(seed, iterations=iterations, time_budget=time_budget, name=name, **kw)
+        return cls(seed, iterations=iterations, time_budget=time_budget, name=name, **kw)
 
     return build
+
+
+def _ismcts(name: str, default_iterations: int, **defaults: Any) -> Callable[..., Bot]:
+    return _searcher("ismcts", name, default_iterations, **defaults)
 
 
 def _no_options(name: str, kw: dict[str, Any]) -> None:
@@ -171,20 +185,7 @@ ARENA_BOTS: dict[str, Callable[..., Bot]] = {
 
 
 def _oracle(name: str, default_iterations: int, **defaults: Any) -> Callable[..., Bot]:
-    def build(
-        seed: int | None,
-        iterations: int | None = None,
-        time_budget: float | None = None,
-        **kw: Any,
-    ) -> Bot:
-        from engine.voltage.bots.oracle import OracleBot
-
-        if iterations is None and time_budget is None:
-            iterations = default_iterations
-        kw = {**defaults, **{k: v for k, v in kw.items() if v is not None}}
-        return OracleBot(seed, iterations=iterations, time_budget=time_budget, name=name, **kw)
-
-    return build
+    return _searcher("oracle", name, default_iterations, **defaults)
 
 
 #: Measuring sticks, not opponents (:mod:`.oracle`): Hard's and Expert's search, same budget,
