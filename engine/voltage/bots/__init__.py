@@ -133,7 +133,7 @@ def _searcher(kind: str, name: str, default_iterations: int, **defaults: Any) ->
         time_budget: float | None = None,
         **kw: Any,
     ) -> Bot:
-        cls: Any
+        cls: Callable[..., Bot]
         if kind == "oracle":
             from engine.voltage.bots.oracle import OracleBot
 
