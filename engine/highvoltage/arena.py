@@ -17,13 +17,13 @@ bot decides afresh.
 from __future__ import annotations
 
 import heapq
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.arena import write_json_line
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
@@ -275,10 +275,7 @@ def main_arena(players: list[str], games: int, seed: int, json_lines: bool) -> i
 
     def emit(r: HVMatchResult) -> None:
         if json_lines:
-            # One write per line: print() writes the text and its newline apart, and a Ctrl-C
-            # between the two glued this line to the summary that follows it.
-            sys.stdout.write(json.dumps(r.as_json()) + "\n")
-            sys.stdout.flush()
+            write_json_line(r.as_json())
 
     try:
         summary = run_arena(names, games, seed, on_result=emit)
@@ -286,7 +283,7 @@ def main_arena(players: list[str], games: int, seed: int, json_lines: bool) -> i
         print(f"voltage arena: {e}", file=sys.stderr)
         return 2
     if json_lines:
-        print(json.dumps(summary.as_json()))
+        write_json_line(summary.as_json())
     else:
         print("\n".join(summary.lines()))
     return 130 if summary.interrupted else 0

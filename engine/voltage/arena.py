@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.arena import write_json_line
 from engine.voltage import rules as V
 from engine.voltage.bots import ARENA_BOTS, BOT_NAMES, SEARCH_BOTS, make_bot
 
@@ -341,7 +342,6 @@ def main_arena(players_text: str | None, games: int, seed: int, json_lines: bool
     """``voltage arena`` (Voltage): print the results of ``games`` matches between two bots (one
     JSON line each and a summary line with ``json_lines``; else a progress line on a terminal
     and the summary).  Returns the exit status: 2 for a bad player list, 130 if interrupted."""
-    import json
     import sys
 
     players = tuple(p.strip() for p in (players_text or "random,random").split(","))
@@ -354,10 +354,7 @@ def main_arena(players_text: str | None, games: int, seed: int, json_lines: bool
 
     def emit(r: MatchResult) -> None:
         if json_lines:
-            # One write per line: print() writes the text and its newline apart, and a Ctrl-C
-            # between the two glued this line to the summary that follows it.
-            sys.stdout.write(json.dumps(r.as_json()) + "\n")
-            sys.stdout.flush()
+            write_json_line(r.as_json())
         elif progress:  # one line, rewritten after each match
             so_far.add(r)
             tally = ", ".join(f"{name} {n}" for name, n in zip(players, so_far.wins, strict=True))
@@ -380,7 +377,7 @@ def main_arena(players_text: str | None, games: int, seed: int, json_lines: bool
     if progress and so_far.matches:
         sys.stderr.write("\r\x1b[K")
     if json_lines:
-        print(json.dumps(summary.as_json()))
+        write_json_line(summary.as_json())
     else:
         print("\n".join(summary.lines()))
     return 130 if summary.interrupted else 0
