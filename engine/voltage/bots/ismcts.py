@@ -39,6 +39,7 @@ pure function of (seed, view).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -48,8 +49,8 @@ from typing import Protocol, cast
 from engine.voltage.bots.determinize import Determinizer
 from engine.voltage.bots.heuristics import evaluate, evaluate_world, win_chance
 from engine.voltage.bots.policy import Planner
+from engine.voltage.bots.value import ValueModel, win_chance_of_state
 from engine.voltage.bots.value import load as load_value
-from engine.voltage.bots.value import win_chance_of_state
 from engine.voltage.rules import (
     OVER,
     SECOND,
@@ -226,13 +227,7 @@ class ISMCTSBot:
         """How this search judges a leaf: ``LEAVES[leaf]``, or the value of its own ``weights``."""
         if self.weights is None:
             return LEAVES[self.leaf]
-        m = load_value(self.weights)
-
-        def judge(s: State, turns: int) -> float:
-            _playout(s, turns)
-            return win_chance_of_state(s, m)
-
-        return judge
+        return functools.partial(_judge_value, model=load_value(self.weights))
 
     def worlds(self, view: VoltageView) -> Worlds:
         """Where the search's worlds come from: states consistent with ``view``, sampled."""
@@ -369,10 +364,11 @@ def _judge(s: State, turns: int) -> float:
     return win_chance(evaluate(s, 0), s.scores, 0)
 
 
-def _judge_value(s: State, turns: int) -> float:
-    """Play ``turns`` more turns, then judge by the learned value: seat 0's chance."""
+def _judge_value(s: State, turns: int, model: ValueModel | None = None) -> float:
+    """Play ``turns`` more turns, then judge by the learned value (``model``, else the shipped
+    one): seat 0's chance."""
     _playout(s, turns)
-    return win_chance_of_state(s)
+    return win_chance_of_state(s, model)
 
 
 def _judge_world(s: State, turns: int) -> float:

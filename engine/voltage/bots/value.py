@@ -189,11 +189,9 @@ class ValueModel:
         return 0.5 * (p0 + 1.0 - p1)
 
 
-@functools.cache
 def model() -> ValueModel:
     """The shipped model, loaded once per process."""
-    with np.load(WEIGHTS) as f:
-        return ValueModel({k: f[k] for k in f.files})
+    return load(str(WEIGHTS))
 
 
 @functools.cache
