@@ -60,7 +60,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import Player, cpu_seconds, parse_pace, pct, play_turns, server_only_rss_kb, sizes  # noqa: E402
+from load import ROOMY_BOOT, Player, cpu_seconds, parse_pace, pct, play_turns, server_only_rss_kb, sizes  # noqa: E402
 from machine import watching  # noqa: E402
 
 HERE = Path(__file__).resolve().parent.parent
@@ -79,21 +79,6 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
             raise SystemExit("redis-server did not start (apt-get install -y redis-server)")
         time.sleep(0.02)
     return proc, f"unix://{sock}"
-
-
-# Every client comes from 127.0.0.1: no budget of new sessions per address in the edges (a tree
-# without one: none), as ``benchmarks/load.py`` does for the embedded server.
-ROOMY_BOOT = r"""
-import sys
-try:
-    from server.session.budget import StartLimits
-    StartLimits.__init__.__defaults__ = (1e6, 1e-6, 1e6, 1e6)
-except ImportError:
-    pass
-sys.argv = ["voltage"] + sys.argv[1:]
-from voltage.cli import main
-sys.exit(main())
-"""
 
 
 class Child:

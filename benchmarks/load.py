@@ -136,7 +136,13 @@ def _run_forever_probed(self):
         threading.Thread(target=_asker, args=(self,), daemon=True).start()
     return _run_forever(self)
 _be.BaseEventLoop.run_forever = _run_forever_probed
-try:  # every client comes from 127.0.0.1: no budget of new sessions per address (a tree without one: none)
+"""
+
+# Runs a ``voltage`` command (the arguments after ``-c ROOMY_BOOT``): every client comes from 127.0.0.1,
+# so no budget of new sessions per address (a tree without one: none).  Also the end of PROBE_BOOT.
+ROOMY_BOOT = r"""
+import sys
+try:
     from server.session.budget import StartLimits
     StartLimits.__init__.__defaults__ = (1e6, 1e-6, 1e6, 1e6)
 except ImportError:
@@ -145,6 +151,7 @@ sys.argv = ["voltage"] + sys.argv[1:]
 from voltage.cli import main
 sys.exit(main())
 """
+PROBE_BOOT += ROOMY_BOOT
 
 
 class Guest(asyncssh.SSHClient):
