@@ -222,7 +222,7 @@ class Server:
             from server import memory
 
             if Path(memory.__file__).resolve().is_relative_to(ROOT):  # (this tree's, not an install's)
-                env = memory.c_allocator_argv(["serve"], os.environ) or os.environ
+                env = memory.c_allocator_env(["serve"], os.environ) or os.environ
         except ImportError:
             pass
         self.proc = subprocess.Popen(

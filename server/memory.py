@@ -9,11 +9,12 @@ caches: cells, styles, measured strings) sit in nearly every such arena, so the 
 +137 MB of the +177 MB fifty such sessions took (``benchmarks/attack.py --only readers``).
 
 So the long-lived server processes (``serve``, ``host``, ``edge``) run on the C allocator
-(:func:`c_allocator_argv`: ``PYTHONMALLOC=malloc``, set by re-executing the command line once at
+(:func:`c_allocator_env`: ``PYTHONMALLOC=malloc``, set by re-executing the command line once at
 start, as only the interpreter's start reads it), which gives back any whole free page; and
-after a major collection (:mod:`server.gcpolicy`: many sessions ended) :func:`release` empties
-the process's caches, whose entries would pin those pages, and asks the C allocator to return
-its free pages (``malloc_trim``).  Measured: 50 such sessions gone leave +4 MB, not +137 MB.
+once a crowd has left (:mod:`server.gcpolicy`: ``release_min_gone`` sessions ended, none for a
+while) :func:`release` empties the process's caches, whose entries would pin those pages, runs a
+full collection while few sessions are live, and asks the C allocator to return its free pages
+(``malloc_trim``).  Measured: 50 such sessions gone leave +6 MB, not +137 MB.
 An operator's own ``PYTHONMALLOC`` is left as it is (``PYTHONMALLOC=pymalloc`` keeps CPython's
 allocator).
 """
@@ -38,7 +39,7 @@ SERVER_COMMANDS = frozenset({"serve", "host", "edge"})
 _LRU_PACKAGES = ("rich.", "textual.", "tui.", "server.", "engine.")
 
 
-def c_allocator_argv(argv: list[str], environ: Any) -> dict[str, str] | None:
+def c_allocator_env(argv: list[str], environ: Any) -> dict[str, str] | None:
     """The environment to re-execute this command line with so that it runs on the C
     allocator, or None when it should run as it is: not a server command, the operator
     chose an allocator (``PYTHONMALLOC`` set), or not a platform whose C allocator returns
@@ -51,8 +52,8 @@ def c_allocator_argv(argv: list[str], environ: Any) -> dict[str, str] | None:
 
 def reexec_on_c_allocator(argv: list[str]) -> None:
     """Replace this process by the same command line on the C allocator, when
-    :func:`c_allocator_argv` says so (the same pid: a supervisor's signals still reach it)."""
-    env = c_allocator_argv(argv, os.environ)
+    :func:`c_allocator_env` says so (the same pid: a supervisor's signals still reach it)."""
+    env = c_allocator_env(argv, os.environ)
     if env is None:
         return
     sys.stdout.flush()

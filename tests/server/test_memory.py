@@ -31,11 +31,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_server_commands_run_on_the_c_allocator_and_the_others_as_they_are():
     env = {"HOME": "/home/op"}
     for argv in (["serve", "--port", "2222"], ["host", "--redis", "redis://x"], ["edge", "--redis", "redis://x"]):
-        assert memory.c_allocator_argv(argv, env) == {"HOME": "/home/op", "PYTHONMALLOC": "malloc"}, argv
+        assert memory.c_allocator_env(argv, env) == {"HOME": "/home/op", "PYTHONMALLOC": "malloc"}, argv
     for argv in (["play"], ["arena", "--games", "4"], ["--help"], []):
-        assert memory.c_allocator_argv(argv, env) is None, argv
+        assert memory.c_allocator_env(argv, env) is None, argv
     # an operator's own choice stands
-    assert memory.c_allocator_argv(["serve"], {"PYTHONMALLOC": "pymalloc"}) is None
+    assert memory.c_allocator_env(["serve"], {"PYTHONMALLOC": "pymalloc"}) is None
 
 
 def test_voltage_serve_runs_on_the_c_allocator_in_its_own_process(tmp_path):
