@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.arena import write_json_line
+from engine.arena import ctrl_c_held, write_json_line
 from engine.errors import IllegalActionError
 from engine.highvoltage import rules as H
 from engine.highvoltage.bots import HV_BOT_NAMES, make_hv_bot
@@ -252,9 +252,10 @@ def run_arena(
     t0 = time.perf_counter()
     try:
         for r in _matches(players, games, seed):
-            summary.add(r)
-            if on_result is not None:
-                on_result(r)
+            with ctrl_c_held():  # counted and shown as one step
+                summary.add(r)
+                if on_result is not None:
+                    on_result(r)
     except KeyboardInterrupt:  # Ctrl-C: sum up the matches played so far
         summary.interrupted = True
     summary.seconds = time.perf_counter() - t0

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.arena import write_json_line
+from engine.arena import ctrl_c_held, write_json_line
 from engine.voltage import rules as V
 from engine.voltage.bots import ARENA_BOTS, BOT_NAMES, SEARCH_BOTS, make_bot
 
@@ -283,9 +283,10 @@ def run_arena(
     t0 = time.perf_counter()
     try:  # the jobs are made as they are handed out, so Ctrl-C is caught from the start
         for r in _play(_jobs(players, games, seed, options), games, workers):
-            summary.add(r)
-            if on_result is not None:
-                on_result(r)
+            with ctrl_c_held():  # counted and shown as one step
+                summary.add(r)
+                if on_result is not None:
+                    on_result(r)
     except KeyboardInterrupt:
         summary.interrupted = True
     summary.seconds = time.perf_counter() - t0
