@@ -274,6 +274,21 @@ def test_a_wide_character_is_written_whole() -> None:
     assert out == "\x1b[1;5H\x1b[31m木\x1b[0m"
 
 
+def test_a_run_seen_before_shows_as_itself_after_an_accent_joined_it_elsewhere() -> None:
+    # The cells of a run of text are made once for the process and shared (by text and style);
+    # an accent that joins the cell before it, on one terminal, must not change that run on another.
+    style = Style(color="red")
+    first, second = Shadow(), Shadow()
+    accented = Strip([Segment("cafe", style), Segment("\u0301", style)], 4)
+    out = first.diff(LayoutUpdate([[accented]], Region(0, 0, 4, 1)), (4, 1), None)
+    assert out is not None and "cafe\u0301" in out
+    plain = second.diff(LayoutUpdate([[strip("cafe", style)]], Region(0, 0, 4, 1)), (4, 1), None)
+    assert plain is not None and "cafe" in plain and "\u0301" not in plain
+    # and the same text in another style is its own run
+    blue = second.diff(LayoutUpdate([[strip("cafe", Style(color="blue"))]], Region(0, 0, 4, 1)), (4, 1), None)
+    assert blue is not None and "\x1b[34m" in blue
+
+
 def test_a_style_change_writes_only_what_differs() -> None:
     from tui.frames import sgr_change
 
