@@ -6,7 +6,7 @@ connections and sessions, which it hands to the session layer as its own small s
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,14 +61,19 @@ class ServerConfig:
     connection_limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     # new sessions per address and overall, SSH and web alike (server.session.budget)
     session_starts: StartLimits = field(default_factory=StartLimits)
+    # ``--sessions-per-address BURST:SECONDS``: the per-address part of ``session_starts`` (None: its own)
+    sessions_per_address: tuple[float, float] | None = None
 
     def admission_limits(self) -> AdmissionLimits:
         return AdmissionLimits(self.max_connections, self.max_per_address, self.max_startups,
                                self.max_startups_per_address)
 
     def session_limits(self) -> SessionLimits:
-        return SessionLimits(self.name_idle, self.input_limits, self.output_limits, self.connection_limits,
-                             self.session_starts)
+        starts = self.session_starts
+        if self.sessions_per_address is not None:
+            burst, every = self.sessions_per_address
+            starts = replace(starts, per_address_burst=burst, per_address_every=every)
+        return SessionLimits(self.name_idle, self.input_limits, self.output_limits, self.connection_limits, starts)
 
     def web_server(self, sessions: Sessions, ssh_line: Callable[[], str]) -> WebServer | None:
         """The web transport of these settings over ``sessions`` (None: no ``web_port``): a

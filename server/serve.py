@@ -120,6 +120,7 @@ def serve_main(
     public_port: int = 0,
     max_startups: tuple[int, int, int] | None = None,
     max_startups_per_address: tuple[int, int, int] | None = None,
+    sessions_per_address: tuple[float, float] | None = None,
     new_store: bool = False,
     web_port: int | None = None,
     web_host: str = "",
@@ -149,6 +150,8 @@ def serve_main(
         config.max_startups = max_startups
     if max_startups_per_address is not None:
         config.max_startups_per_address = max_startups_per_address
+    if sessions_per_address is not None:
+        config.sessions_per_address = sessions_per_address
     out = sys.stdout
 
     def ready(server: VoltageServer, web: WebServer | None) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.compat import without_backed_off_line
 from tests.support.process import ctrl_c_reaches_it
-from voltage.cli import EXIT_INTERRUPTED, EXIT_PIPE
+from voltage.cli import EXIT_INTERRUPTED, EXIT_PIPE, build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 90.0  # seconds: a loaded machine, never a timing target
@@ -117,3 +117,19 @@ def test_sigint_ends_voltage_play_quietly_with_130():
     out, err = p.communicate(timeout=DEADLINE)
     assert b"Traceback" not in seen + err and b"KeyboardInterrupt" not in seen + err
     assert p.returncode == EXIT_INTERRUPTED
+
+
+@pytest.mark.parametrize("value", ["40", "0:5", "2:0", "a:b", "2:5:1"])
+def test_a_bad_sessions_per_address_is_refused_with_its_form(value, capsys):
+    with pytest.raises(SystemExit) as e:
+        build_parser().parse_args(["serve", "--sessions-per-address", value])
+    assert e.value.code == 2
+    assert "BURST" in capsys.readouterr().err
+
+
+def test_sessions_per_address_reaches_the_edges_of_a_split_server():
+    from voltage.cli import _limits
+
+    args = build_parser().parse_args(["serve", "--sessions-per-address", "40:0.5"])
+    assert args.sessions_per_address == (40.0, 0.5)
+    assert _limits(args) == {"sessions_per_address": (40.0, 0.5)}

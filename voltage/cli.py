@@ -51,6 +51,24 @@ def _startups(text: str) -> tuple[int, int, int]:
     return start, rate, full
 
 
+def _per_address(text: str) -> tuple[float, float]:
+    """``BURST:SECONDS`` -> (new sessions at once from one address, then one every SECONDS)."""
+    try:
+        burst, every = (float(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not BURST:SECONDS (two numbers, e.g. 2:5)") from None
+    if not (1 <= burst <= 10_000 and 0 < every <= 3600):
+        raise argparse.ArgumentTypeError(f"{text!r}: BURST must be 1 to 10000, SECONDS above 0 and at most 3600")
+    return burst, every
+
+
+SESSIONS_PER_ADDRESS_HELP = (
+    "new sessions from one address: BURST at once, then one every SECONDS (default 2:5). A classroom "
+    "behind one NAT address needs more, e.g. 40:0.5, with --max-per-address 40 and "
+    "--max-startups-per-address 40:30:60"
+)
+
+
 def _serve(args: argparse.Namespace) -> int:
     from server.serve import serve_main
 
@@ -71,6 +89,7 @@ def _serve(args: argparse.Namespace) -> int:
         public_port=args.public_port,
         max_startups=args.max_startups,
         max_startups_per_address=args.max_startups_per_address,
+        sessions_per_address=args.sessions_per_address,
         new_store=args.new_store,
         web_port=args.web,
         web_host=args.web_host,
@@ -88,7 +107,7 @@ def _edge(args: argparse.Namespace) -> int:
 
 def _limits(args: argparse.Namespace) -> dict[str, object]:
     """The connection limits given on the command line (the others keep their defaults)."""
-    names = ("max_connections", "max_per_address", "max_startups", "max_startups_per_address")
+    names = ("max_connections", "max_per_address", "max_startups", "max_startups_per_address", "sessions_per_address")
     return {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
 
 
@@ -215,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "from START on, new ones are dropped at RATE %%, rising to all at FULL")
     s.add_argument("--max-startups-per-address", type=_startups, default=None, metavar="START:RATE:FULL",
                    help="the same, from one address (default 3:30:10)")
+    s.add_argument("--sessions-per-address", type=_per_address, default=None, metavar="BURST:SECONDS",
+                   help=SESSIONS_PER_ADDRESS_HELP)
     s.add_argument("--public-host", default="",
                    help="the host players connect to, in every ssh line shown (behind NAT or a proxy)")
     s.add_argument("--public-port", type=int, default=0,
@@ -239,6 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="connections not logged in yet, as for serve (default 10:30:100)")
     e.add_argument("--max-startups-per-address", type=_startups, default=None, metavar="START:RATE:FULL",
                    help="the same, from one address (default 3:30:10)")
+    e.add_argument("--sessions-per-address", type=_per_address, default=None, metavar="BURST:SECONDS",
+                   help=SESSIONS_PER_ADDRESS_HELP)
     e.add_argument("--fast", action="store_true", help=argparse.SUPPRESS)  # tests: tui.pacing.FAST
     _web_arguments(e)
     e.set_defaults(func=_edge)

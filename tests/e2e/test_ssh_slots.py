@@ -203,3 +203,22 @@ async def test_a_third_quick_session_from_one_address_is_refused_with_a_line(sta
     finally:
         for t in (first, second, third, other):
             await t.close()
+
+
+async def test_a_classroom_behind_one_address_gets_in_when_the_operator_allows_it(start_server, echo_app):
+    # ``--sessions-per-address 4:60``: four players behind one NAT address start at once (two by
+    # default); the fifth is still held to the budget and told so.
+    from server.session.budget import StartLimits
+
+    srv = await start_server(echo_app, session_starts=StartLimits(), sessions_per_address=(4.0, 60.0))
+    players = [Terminal(80, 24) for _ in range(5)]
+    try:
+        for i, t in enumerate(players[:4]):
+            await t.connect(srv.port, f"pupil{i}")
+            await t.wait_for(f"hello pupil{i}")
+        await players[4].connect(srv.port, "pupil4")
+        await players[4].wait_for("too many new sessions from your address; try again in")
+        assert not any(t.closed.is_set() for t in players[:4])
+    finally:
+        for t in players:
+            await t.close()
