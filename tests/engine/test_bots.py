@@ -405,7 +405,7 @@ def test_a_narrow_search_judges_the_moves_it_left_out_for_hints_and_analysis():
 def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
     from engine.voltage.bots import ARENA_BOTS, ORACLE_BOTS
 
-    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1", "hard-v2", "expert-v2", *ORACLE_BOTS}
+    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1", "hard-v2", "expert-v2", "expert-pimc", *ORACLE_BOTS}
     assert not set(ARENA_BOTS) & set(BOT_NAMES)
     assert not {s.name for s in STRENGTHS} & set(ARENA_BOTS)
     hard, expert = make_bot("hard-v1", 3), make_bot("expert-v1", 3)
@@ -419,6 +419,34 @@ def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_
     assert parse_entrant("hard-v1:20") == ("hard-v1", {"iterations": 20})
     r = run_match(("hard-v1:10", "expert-v1:10"), 5)
     assert r.winner in (0, 1, None)
+
+
+def test_a_pimc_search_samples_one_world_per_tree_and_plays_a_legal_move():
+    from engine.voltage.bots.determinize import Determinizer
+    from engine.voltage.bots.ismcts import ISMCTSBot
+
+    s = V.new_match(11)
+    v = V.view(s, s.to_move)
+    samples = []
+
+    class Counting(ISMCTSBot):
+        def worlds(self, view):
+            det = Determinizer(view)
+
+            class W:
+                def sample(self, rng):
+                    samples.append(1)
+                    return det.sample(rng)
+
+            return W()
+
+    pimc = Counting(3, iterations=60, trees=6, pimc=True)
+    assert pimc.choose(v) in v.legal and pimc.last_iterations == 60
+    assert len(samples) == 6  # one world per tree, every iteration in it
+    samples.clear()
+    Counting(3, iterations=60, trees=6).choose(v)
+    assert len(samples) == 60  # the usual search: a fresh world per iteration
+    assert make_bot("expert-pimc", 1).pimc and make_bot("expert-pimc", 1).trees == 28
 
 
 def test_the_oracles_are_arena_measuring_sticks_that_never_play_without_the_true_state():

@@ -76,7 +76,9 @@ EASY_NOISE = 1 / 3
 #: (deals 9200-9249) and 133 of 200 (``voltage arena --players hard,medium --games 200
 #: --seed 20000``): 210 of 300, 70.0%, 95% Wilson 64.6%-74.9%.  Later, on deals 60000-60285
 #: and 61000-61177 (two 1,000-match runs stopped on a busy machine): 650 of 926, 70.2%,
-#: 95% Wilson 67.2%-73.1%.
+#: 95% Wilson 67.2%-73.1%.  Then 1,000 whole (``voltage arena --players hard,medium --games 1000
+#: --seed 62000 --workers 2``: 500 deals, both seats): 735 of 1,000, 73.5%, 95% Wilson
+#: 70.7%-76.1%, Hard's median think 100 ms (p95 152 ms).
 PLAYOUT_TURNS = 3
 HARD_ITERATIONS = 700
 #: Expert spends four times Hard's budget as four independent trees of Hard's size,
@@ -181,6 +183,10 @@ ARENA_BOTS: dict[str, Callable[..., Bot]] = {
     "expert-v1": _ismcts("expert-v1", 3000, playout_turns=3, **V1_SEARCH),
     "hard-v2": _ismcts("hard-v2", 700, **V2_SEARCH),
     "expert-v2": _ismcts("expert-v2", 2800, trees=4, **V2_SEARCH),
+    # Perfect-information Monte Carlo: Expert's budget as 28 trees of 100 iterations, each
+    # searching one sampled world as if it were the truth.  Worse than Hard: 12 of 30
+    # (``voltage arena --players expert-pimc,hard --games 100 --seed 80000``, stopped at 30).
+    "expert-pimc": _ismcts("expert-pimc", 2800, playout_turns=PLAYOUT_TURNS, trees=28, pimc=True),
 }
 
 
@@ -200,6 +206,7 @@ ORACLE_BOTS: dict[str, Callable[..., Bot]] = {
     ),
 }
 ARENA_BOTS.update(ORACLE_BOTS)
+ITERATIONS.update({"expert-pimc": 2800})
 ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000, "hard-v2": 700, "expert-v2": 2800})
 ITERATIONS.update({"hard-oracle": HARD_ITERATIONS, "expert-oracle": EXPERT_ITERATIONS})
 ITERATIONS.update({"hard-oracle-hand": HARD_ITERATIONS, "expert-oracle-hand": EXPERT_ITERATIONS})

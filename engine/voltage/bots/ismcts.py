@@ -24,7 +24,8 @@ The judgement of step 3 is an option (``leaf``): the heuristic, the learned valu
 :mod:`engine.voltage.bots.value`, or ``world``: the heuristic with each terminal at
 four cards judged by who can finish it in their favour in that world (both hands
 are known there).  The budget may be shared by several independent trees
-(``trees``), whose root visits and results are summed.
+(``trees``), whose root visits and results are summed; with ``pimc`` each tree searches
+one world sampled once (perfect-information Monte Carlo), not a fresh one per iteration.
 
 A search may be narrowed (``width``): where the planner prices the actions (the top
 ``prior_depth`` levels), only its ``width`` favourites are searched, so a larger budget
@@ -105,6 +106,18 @@ class Worlds(Protocol):
     def sample(self, rng: random.Random) -> State: ...
 
 
+class FixedWorld:
+    """One world, copied for each iteration: a tree searched in it is a perfect-information search."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def sample(self, rng: random.Random) -> State:
+        return self.state.copy()
+
+
 class _Node:
     __slots__ = ("children", "n", "w", "avail", "mover")
 
@@ -132,6 +145,7 @@ class ISMCTSBot:
         trees: int = 1,
         width: int = 0,
         weights: str | None = None,
+        pimc: bool = False,
         name: str = "ismcts",
     ) -> None:
         if iterations is None and time_budget is None:
@@ -155,6 +169,7 @@ class ISMCTSBot:
         if width < 0:
             raise ValueError("a search's width is a number of actions (0: all of them)")
         self.width = width
+        self.pimc = pimc
         self.name = name
         self.last_iterations = 0  # iterations run by the last choose()
 
@@ -238,6 +253,8 @@ class ISMCTSBot:
         rng = self.rng
         rand = rng.random
         det = self.worlds(view)
+        if self.pimc:
+            det = FixedWorld(det.sample(rng))
         me = view.seat
         assert me is not None
         root = _Node(1 - me)
@@ -389,4 +406,4 @@ LEAVES: dict[str, Callable[[State, int], float]] = {
 }
 
 
-__all__ = ["ISMCTSBot", "Worlds", "action_key"]
+__all__ = ["FixedWorld", "ISMCTSBot", "Worlds", "action_key"]

@@ -28,23 +28,11 @@ import random
 from typing import Any
 
 from engine.voltage import rules as V
-from engine.voltage.bots.ismcts import ISMCTSBot, Worlds
+from engine.voltage.bots.ismcts import FixedWorld, ISMCTSBot, Worlds
 from engine.voltage.cards import CARD_TRANSFORMER
 from engine.voltage.rules import State, VoltageView
 
 SIGHTS = ("all", "hand")
-
-
-class _TrueWorld:
-    """The true state, copied for each iteration."""
-
-    __slots__ = ("state",)
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-
-    def sample(self, rng: random.Random) -> State:
-        return self.state.copy()
 
 
 class _TrueHands:
@@ -105,7 +93,7 @@ class OracleBot(ISMCTSBot):
             raise ValueError("an oracle moves only where it is shown the true state (the arena)")
         if V.view(s, view.seat) != view:
             raise ValueError("the state shown to the oracle is not the one of its view")
-        return _TrueWorld(s) if self.sight == "all" else _TrueHands(s)
+        return FixedWorld(s) if self.sight == "all" else _TrueHands(s)
 
 
 __all__ = ["SIGHTS", "OracleBot"]
