@@ -24,7 +24,7 @@ from engine.voltage.bots import (
     make_bot,
 )
 from engine.voltage.bots.ismcts import ISMCTSBot, action_key
-from engine.voltage.cards import CARD_TRANSFORMER
+from engine.voltage.cards import CARD_TRANSFORMER, Card
 
 # Small search budgets keep the tests quick; the search code is the same.
 FAST = {"ismcts": {"iterations": 40}, "hard": {"iterations": 30}, "expert": {"iterations": 50}}
@@ -453,7 +453,9 @@ def test_the_oracles_are_arena_measuring_sticks_that_never_play_without_the_true
     from engine.voltage.bots import ARENA_BOTS, ORACLE_BOTS
     from engine.voltage.bots.oracle import OracleBot
 
-    assert set(ORACLE_BOTS) == {"hard-oracle", "expert-oracle", "hard-oracle-hand", "expert-oracle-hand"}
+    assert set(ORACLE_BOTS) == {
+        "hard-oracle", "expert-oracle", "hard-oracle-hand", "expert-oracle-hand", "expert-oracle-discard"
+    }
     assert set(ORACLE_BOTS) <= set(ARENA_BOTS)
     assert not set(ORACLE_BOTS) & set(BOT_NAMES)
     assert not set(ORACLE_BOTS) & {s.name for s in STRENGTHS}
@@ -505,5 +507,21 @@ def test_an_oracle_searches_the_true_state_or_the_true_hands_with_the_piles_unkn
             assert V.view(w, s.to_move) == v and V.view(w, 1 - s.to_move) == V.view(s, 1 - s.to_move)
             assert sorted(w.draw + w.discard) == sorted(s.draw + s.discard)
             assert (len(w.draw), w.discard[-1:]) == (len(s.draw), s.discard[-1:])
+        counter = OracleBot(1, sight="discard")
+        counter.peek(s)
+        worlds = counter.worlds(v)
+        hands = set()
+        for _ in range(6):
+            w = worlds.sample(rng)
+            assert V.view(w, s.to_move) == v
+            # the discard pile as every card went there (faces and backs), the rest still unknown
+            assert sorted(map(Card.of, w.discard)) == sorted(map(Card.of, s.discard))
+            assert len(w.draw) == len(s.draw)
+            hands.add(tuple(sorted(w.hands[1 - s.to_move])))
+        assert len(hands) > 1 or len(s.hands[1 - s.to_move]) == 0
+        from engine.voltage.bots.determinize import Determinizer
+
+        with pytest.raises(ValueError, match="size"):
+            Determinizer(v, [Card.of(c) for c in s.discard[:-1]] + [Card.of(s.hands[s.to_move][0])])
         with pytest.raises(ValueError):
             OracleBot(1, sight="x-ray")

@@ -28,6 +28,7 @@ Two facts of the state are not in the view and are inferred exactly:
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from engine.voltage.cards import CARD_TRANSFORMER, DECK_SIZE, Card
 from engine.voltage.rules import CARD_KEY, FLIP, PHASE_NAMES, State, VoltageView
@@ -60,9 +61,10 @@ class Determinizer:
         "opp_backs",
         "phase",
         "draws",
+        "known_discard",
     )
 
-    def __init__(self, view: VoltageView) -> None:
+    def __init__(self, view: VoltageView, discard: Sequence[Card] | None = None) -> None:
         if view.seat is None or view.hand is None:
             raise ValueError("a spectator's view has no hand to determinize from")
         self.view = view
@@ -80,13 +82,18 @@ class Determinizer:
         if (view.discard_top is None) != (view.discard_count == 0):
             raise ValueError("the view's discard pile is inconsistent")
         self.discard_top = take(view.discard_top) if view.discard_top is not None else -1
+        self.known_discard: list[int] = []
+        if discard is not None:
+            if len(discard) != max(view.discard_count - 1, 0):
+                raise ValueError("the discard pile remembered is not the size of the view's")
+            self.known_discard = [take(c) for c in discard]
         unseen = [c for ids in free for c in ids]
         self.unseen_t = [c for c in unseen if CARD_TRANSFORMER[c]]
         self.unseen_n = [c for c in unseen if not CARD_TRANSFORMER[c]]
         opp = 1 - self.seat
         self.opp_backs = view.hand_backs[opp]
         need_t = sum(self.opp_backs) + (view.draw_count > 0 and view.draw_top_transformer)
-        need = len(self.opp_backs) + view.draw_count + max(view.discard_count - 1, 0)
+        need = len(self.opp_backs) + view.draw_count + max(view.discard_count - 1, 0) - len(self.known_discard)
         if need != len(unseen) or need_t > len(self.unseen_t):
             raise ValueError("the view's card counts do not add up to the deck")
         if len(self.opp_backs) + (view.draw_count > 0) - need_t > len(self.unseen_n):
@@ -126,7 +133,7 @@ class Determinizer:
         draw = rest[:n_draw]
         if draw_top >= 0:
             draw.append(draw_top)
-        discard = rest[n_draw:]
+        discard = rest[n_draw:] + self.known_discard
         if self.discard_top >= 0:
             discard.append(self.discard_top)
 

@@ -13,6 +13,9 @@ no honest search of the same kind will.
 - ``sight="hand"``: the opponent's real hand, with the piles shuffled afresh (the draw
   pile's top keeps its public back) and a fresh seed: what perfect card counting and
   reading of the opponent could at most give, without knowing the future draws.
+- ``sight="discard"``: the view's own worlds, with the discard pile under its top as it is
+  (every card in it went there face up: a scored set, a fused card): what a player who
+  remembers every card that went to the pile knows and the view does not carry.
 
 It cheats by design, so it is an arena entrant only (``expert-oracle``, ``hard-oracle``,
 ``expert-oracle-hand``, ``hard-oracle-hand`` in :data:`engine.voltage.bots.ARENA_BOTS`):
@@ -28,11 +31,12 @@ import random
 from typing import Any
 
 from engine.voltage import rules as V
+from engine.voltage.bots.determinize import Determinizer
 from engine.voltage.bots.ismcts import FixedWorld, ISMCTSBot, Worlds
-from engine.voltage.cards import CARD_TRANSFORMER
+from engine.voltage.cards import CARD_TRANSFORMER, Card
 from engine.voltage.rules import State, VoltageView
 
-SIGHTS = ("all", "hand")
+SIGHTS = ("all", "hand", "discard")
 
 
 class _TrueHands:
@@ -93,6 +97,8 @@ class OracleBot(ISMCTSBot):
             raise ValueError("an oracle moves only where it is shown the true state (the arena)")
         if V.view(s, view.seat) != view:
             raise ValueError("the state shown to the oracle is not the one of its view")
+        if self.sight == "discard":
+            return Determinizer(view, [Card.of(c) for c in s.discard[:-1]])
         return FixedWorld(s) if self.sight == "all" else _TrueHands(s)
 
 
