@@ -424,6 +424,39 @@ def shown(terminal: Terminal) -> str:
     return "\n".join(terminal.screen.display)
 
 
+@needs("prompt-update")
+async def test_a_new_session_s_first_frame_is_drawn_once_its_app_is_quiet_not_on_the_update_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A session's lobby is drawn as soon as its start has been handled, not an update period (1/60 s)
+    later, with nothing to do meanwhile: with the screens' update timer stopped, the first picture still
+    comes, whole, in one frame."""
+    from textual.timer import Timer
+
+    from tests.tui.test_lobby_rows import crowded_lobby
+
+    resume = Timer.resume
+
+    def stopped(self: Timer) -> None:
+        if self.name != "screen_update":
+            resume(self)
+
+    monkeypatch.setattr(Timer, "resume", stopped)
+    lobby, backend = crowded_lobby(5)
+    terminal = Terminal((80, 24))
+    app = TwoTerminals(backend, player_name="alice", terminal=terminal)
+    task = asyncio.get_running_loop().create_task(run_app(app, terminal))
+    try:
+        await until(lambda: "Your name" in shown(terminal) and settled(app, shown_only=True))
+        assert app.frames == 1
+        assert not (diff := first_difference(full_render(app), terminal.screen)), diff
+    finally:
+        app.exit()
+        terminal.close()
+        await asyncio.wait([task], timeout=30)
+        lobby.presence.close()
+
+
 async def test_a_lobby_draws_its_first_frame_once_and_its_lists_changes_as_a_full_frame_would() -> None:
     """A session's lobby on the SSH driver: its first picture is one frame (none rendered and thrown
     away, none drawn again after a second layout); an arrival below the Online list's window repaints

@@ -35,6 +35,7 @@ PIECES = (
     "plain-lines",  # painted widgets' lines past the styles cache
     "first-style",  # a new screen styled once (breakpoints preset, first resume)
     "one-layout",  # a screen laid out once per size, no frame rendered while the app batches
+    "prompt-update",  # a screen's update after a quiet spell drawn at once, not an update period later
     "title-rows",  # a border title's change repaints its row, not the widget whole
     "style-cache",  # a node's rules found once per process for its path (Stylesheet.apply)
     "strips",  # strips that neither cache themselves nor make caches before a write

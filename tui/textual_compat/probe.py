@@ -61,6 +61,11 @@ def missing() -> dict[str, list[str]]:
         + screens._size_updated_unexpected()
         + _has(screen._compositor, "_dirty_regions", "size")
         + _has(app, "_on_resize", "_end_batch", "_batch_count", "_size", "get_default_screen", "is_inline"),
+        "prompt-update": _has(screen, "_on_timer_update", "_layout_required", "_scroll_required", "_repaint_required",
+                              "_recompose_required", "_dirty_widgets")
+        + _has(Screen, "is_current", "is_attached")
+        + _has(app, "_batch_count", "_registry", "_message_queue")
+        + screens.prompt_update_unexpected(),
         "title-rows": _module("textual.widget", "_BorderTitle") + _has(widget, "_border_title", "_border_subtitle"),
         "style-cache": styles.unexpected(),
         "strips": strips.unexpected(),

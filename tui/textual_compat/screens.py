@@ -19,7 +19,9 @@ own node alone, which was styled before the screen's CSS was read.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
+from time import monotonic
 from typing import Any
 
 from textual import events
@@ -112,6 +114,22 @@ def _size_updated_unexpected(method: Any = None) -> list[str]:
     return [] if reads_as(method, needles) else ["Widget._size_updated (its source)"]
 
 
+UPDATE_PERIOD: float = private("textual.screen", "UPDATE_PERIOD") or 1 / 60  # (Textual's update timer's)
+
+
+def prompt_update_unexpected() -> list[str]:
+    """What of Textual's screen update the ``prompt-update`` piece misses (for the probe)."""
+    lacks = [] if private("textual.screen", "UPDATE_PERIOD") else ["textual.screen.UPDATE_PERIOD"]
+    idle = getattr(Screen, "_on_idle", None)
+    needles = ("self._update_timer.resume()", "self._dirty_widgets")
+    return lacks + ([] if reads_as(idle, needles) else ["Screen._on_idle (its source)"])
+
+
+def _all_quiet(app: Any) -> bool:
+    """Has every node of the app handled its messages (nothing more on its way to the screen)?"""
+    return not app._message_queue.qsize() and all(not node._message_queue.qsize() for node in app._registry)
+
+
 class PresetScreen(Screen[Any]):
     """Textual's Screen with the pieces that act on a screen: ``row-renders``, ``first-style`` and
     ``one-layout``."""
@@ -148,6 +166,51 @@ class PresetScreen(Screen[Any]):
                 # (what was asked before is in this layout: Textual's update timer says so after its
                 # own layouts, not after a resize's or a resume's, and so laid the screen out again)
                 self._layout_required = False
+
+    # -- an update after a quiet spell drawn at once (prompt-update) ---------------------------------
+    # Textual draws a screen's changes on its update timer, which the screen's idle resumes: a change
+    # after a quiet spell (a session's first frame, a key in the lobby) waited up to an update period
+    # (1/60 s) with nothing to do.  Such a change is drawn as soon as the app has handled every message
+    # on its way (a mount's focus, a notice: the screen would be drawn again for them), looked at once
+    # per turn of the loop; changes that come faster than the period still wait for the timer (which
+    # runs as ever, in case), so a burst is drawn no more often than before.
+
+    _updated_at = float("-inf")
+    _prompt_looks = 0
+    PROMPT_LOOKS = 16  # turns of the loop a prompt update waits for the app's messages, at most
+
+    def _on_timer_update(self) -> None:
+        self._updated_at = monotonic()
+        super()._on_timer_update()
+
+    def _update_due(self) -> bool:
+        return (
+            monotonic() - self._updated_at >= UPDATE_PERIOD
+            and not self.app._batch_count
+            and bool(self._layout_required or self._scroll_required or self._repaint_required
+                     or self._recompose_required or self._dirty_widgets)
+            and self.is_current
+        )
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        # (Textual's own ``_on_idle``, which resumes the timer, runs after this one unless it drew)
+        if not enabled("prompt-update") or not self._update_due():
+            return
+        if _all_quiet(self.app):
+            event.prevent_default()
+            self._on_timer_update()
+            return
+        self._prompt_looks = 0
+        asyncio.get_running_loop().call_soon(self._prompt_update)
+
+    def _prompt_update(self) -> None:
+        if not self.is_attached or not self._update_due():
+            return  # (drawn by the timer meanwhile, or gone)
+        if _all_quiet(self.app):
+            self._on_timer_update()
+        elif self._prompt_looks < self.PROMPT_LOOKS:
+            self._prompt_looks += 1
+            asyncio.get_running_loop().call_soon(self._prompt_update)
 
     def _screen_resized(self, size: Size) -> None:
         if (size == self._laid_out_at and not self._layout_required and not self._layout_widgets
