@@ -424,6 +424,25 @@ def shown(terminal: Terminal) -> str:
     return "\n".join(terminal.screen.display)
 
 
+@contextlib.asynccontextmanager
+async def lobby_session(players: int) -> AsyncIterator[tuple[Any, Terminal, TwoTerminals]]:
+    """A session's app (alice's) on the SSH driver, in a lobby with ``players`` others online: the
+    lobby, the terminal and the app, until the block ends."""
+    from tests.tui.test_lobby_rows import crowded_lobby
+
+    lobby, backend = crowded_lobby(players)
+    terminal = Terminal((80, 24))
+    app = TwoTerminals(backend, player_name="alice", terminal=terminal)
+    task = asyncio.get_running_loop().create_task(run_app(app, terminal))
+    try:
+        yield lobby, terminal, app
+    finally:
+        app.exit()
+        terminal.close()
+        await asyncio.wait([task], timeout=30)
+        lobby.presence.close()
+
+
 @needs("prompt-update")
 async def test_a_new_session_s_first_frame_is_drawn_once_its_app_is_quiet_not_on_the_update_timer(
     monkeypatch: pytest.MonkeyPatch,
@@ -433,8 +452,6 @@ async def test_a_new_session_s_first_frame_is_drawn_once_its_app_is_quiet_not_on
     comes, whole, in one frame."""
     from textual.timer import Timer
 
-    from tests.tui.test_lobby_rows import crowded_lobby
-
     resume = Timer.resume
 
     def stopped(self: Timer) -> None:
@@ -442,19 +459,10 @@ async def test_a_new_session_s_first_frame_is_drawn_once_its_app_is_quiet_not_on
             resume(self)
 
     monkeypatch.setattr(Timer, "resume", stopped)
-    lobby, backend = crowded_lobby(5)
-    terminal = Terminal((80, 24))
-    app = TwoTerminals(backend, player_name="alice", terminal=terminal)
-    task = asyncio.get_running_loop().create_task(run_app(app, terminal))
-    try:
+    async with lobby_session(5) as (_lobby, terminal, app):
         await until(lambda: "Your name" in shown(terminal) and settled(app, shown_only=True))
         assert app.frames == 1
         assert not (diff := first_difference(full_render(app), terminal.screen)), diff
-    finally:
-        app.exit()
-        terminal.close()
-        await asyncio.wait([task], timeout=30)
-        lobby.presence.close()
 
 
 async def test_a_lobby_draws_its_first_frame_once_and_its_lists_changes_as_a_full_frame_would() -> None:
@@ -462,14 +470,10 @@ async def test_a_lobby_draws_its_first_frame_once_and_its_lists_changes_as_a_ful
     away, none drawn again after a second layout); an arrival below the Online list's window repaints
     the title's count alone, the list not rendered again; and after every change the terminal shows
     what a full frame draws."""
-    from tests.tui.test_lobby_rows import arrive, crowded_lobby
+    from tests.tui.test_lobby_rows import arrive
     from tui.widgets.rows import RowMenu
 
-    lobby, backend = crowded_lobby(40)
-    terminal = Terminal((80, 24))
-    app = TwoTerminals(backend, player_name="alice", terminal=terminal)
-    task = asyncio.get_running_loop().create_task(run_app(app, terminal))
-    try:
+    async with lobby_session(40) as (lobby, terminal, app):
         await until(lambda: "Your name" in shown(terminal) and settled(app, shown_only=True))
         if textual_compat.enabled("one-layout"):
             assert app.frames == 1
@@ -489,8 +493,3 @@ async def test_a_lobby_draws_its_first_frame_once_and_its_lists_changes_as_a_ful
                     and settled(app, shown_only=True))
         assert not (diff := first_difference(full_render(app), terminal.screen)), diff
         assert app.mismatch is None, app.mismatch
-    finally:
-        app.exit()
-        terminal.close()
-        await asyncio.wait([task], timeout=30)
-        lobby.presence.close()
