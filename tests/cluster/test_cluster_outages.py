@@ -289,6 +289,9 @@ async def test_a_high_voltage_table_with_one_edge_cut_off_from_redis_carries_on_
         match = hosted.match
         done = asyncio.Event()
         match.on_end.append(lambda _m: done.set())
+        # (cut once the table is under way on both screens, the countdown over)
+        for t in (alice, bob):
+            await t.wait_gone("Wait for the countdown", timeout=30)
 
         relay.cut()
         await bob.wait_for("paused: the game server cannot be reached", timeout=30)
