@@ -176,7 +176,7 @@ class PresetScreen(Screen[Any]):
     # runs as ever, in case), so a burst is drawn no more often than before.
 
     _updated_at = float("-inf")
-    _prompt_looks = 0
+    _prompt_looks = -1  # turns of the loop the pending prompt update has looked (-1: none pending)
     PROMPT_LOOKS = 16  # turns of the loop a prompt update waits for the app's messages, at most
 
     def _on_timer_update(self) -> None:
@@ -199,18 +199,21 @@ class PresetScreen(Screen[Any]):
         if _all_quiet(self.app):
             event.prevent_default()
             self._on_timer_update()
-            return
-        self._prompt_looks = 0
-        asyncio.get_running_loop().call_soon(self._prompt_update)
+        elif self._prompt_looks < 0:  # (one look per turn of the loop, however many idles come meanwhile)
+            self._prompt_looks = 0
+            asyncio.get_running_loop().call_soon(self._prompt_update)
 
     def _prompt_update(self) -> None:
         if not self.is_attached or not self._update_due():
-            return  # (drawn by the timer meanwhile, or gone)
-        if _all_quiet(self.app):
+            self._prompt_looks = -1  # (drawn by the timer meanwhile, or gone)
+        elif _all_quiet(self.app):
+            self._prompt_looks = -1
             self._on_timer_update()
         elif self._prompt_looks < self.PROMPT_LOOKS:
             self._prompt_looks += 1
             asyncio.get_running_loop().call_soon(self._prompt_update)
+        else:
+            self._prompt_looks = -1  # (the timer draws it)
 
     def _screen_resized(self, size: Size) -> None:
         if (size == self._laid_out_at and not self._layout_required and not self._layout_widgets

@@ -212,8 +212,7 @@ ORACLE_BOTS: dict[str, Callable[..., Bot]] = {
     ),
 }
 ARENA_BOTS.update(ORACLE_BOTS)
-ITERATIONS.update({"expert-pimc": 2800})
-ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000, "hard-v2": 700, "expert-v2": 2800})
+ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000, "hard-v2": 700, "expert-v2": 2800, "expert-pimc": 2800})
 ITERATIONS.update({"hard-oracle": HARD_ITERATIONS, "expert-oracle": EXPERT_ITERATIONS})
 ITERATIONS.update({"expert-oracle-discard": EXPERT_ITERATIONS})
 ITERATIONS.update({"hard-oracle-hand": HARD_ITERATIONS, "expert-oracle-hand": EXPERT_ITERATIONS})
