@@ -29,6 +29,12 @@ machine's noise, up to a third more).  What each piece buys, and what backing it
 - ``row-renders`` (:class:`RowCompositor`, ``Compositor._get_renders``): a partial update renders
   only its rows of the widgets it crosses, not every line of every visible widget (a clock's tick:
   the top bar's line and one row beside it, not eleven widgets whole).  Off: Textual's renders.
+- ``covered-rows`` (:class:`RowCompositor`, with ``row-renders``): a widget's rows that the widgets in
+  front of it draw over whole are not rendered (the compositor keeps the front one's cells anyway):
+  the containers under the panels and the screen under them all.  A session's first frame renders
+  51 lines for the start screen's 24 rows (79 before), 62 for a match's (92); its Python calls
+  84,100 -> 75,500, an arrival among 20 in the lobby 118,700 -> 104,100
+  (``benchmarks/session_start.py --calls``).  Off: every line of every widget the frame crosses.
 - ``plain-lines`` (:mod:`tui.textual_compat.lines`): painted widgets hand over their strips, filtered
   once when a row is made, instead of a copy through the styles cache filtered every frame (the
   filters' 1,024-style cache thrashed with a hundred apps: load.py's CPU per action 26.9 -> 23.2 ms;

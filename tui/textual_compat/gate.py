@@ -32,6 +32,7 @@ PIECES = (
     "paint-now",  # a widget's changed rows written without a compositor frame
     "direct-rows",  # painted widgets' changed rows written together, without a compositor frame
     "row-renders",  # a partial update renders only its rows (Compositor._get_renders)
+    "covered-rows",  # a widget's rows drawn over whole by the widgets in front are not rendered
     "plain-lines",  # painted widgets' lines past the styles cache
     "first-style",  # a new screen styled once (breakpoints preset, first resume)
     "one-layout",  # a screen laid out once per size, no frame rendered while the app batches

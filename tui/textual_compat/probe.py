@@ -54,6 +54,9 @@ def missing() -> dict[str, list[str]]:
         "row-renders": _module("textual._compositor", "Compositor") + _has(screen, "_compositor")
         + ([] if private("textual._compositor", "Compositor") is None
            else _has(private("textual._compositor", "Compositor"), "_get_renders")),
+        "covered-rows": _module("textual._compositor", "Compositor") + _has(screen, "_compositor")
+        + ([] if private("textual._compositor", "Compositor") is None
+           else _has(private("textual._compositor", "Compositor"), "_get_renders", "_render_chops")),
         "plain-lines": _has(widget, "_styles_cache"),
         "first-style": _has(screen, "_on_screen_resume", "_get_breakpoint_classes"),
         "one-layout": _has(screen, "_refresh_layout", "_screen_resized", "_compositor_refresh", "_compositor",

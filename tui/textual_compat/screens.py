@@ -8,8 +8,11 @@ lines to repaint one changed row.  :class:`RowCompositor` keeps Textual's order 
 narrows the work: a widget is rendered when its visible region (region and clip intersected) overlaps
 the crop, and only for the crop's rows (``_render_chops`` places the strips by the region it is given,
 so the narrowed region carries them to the same cells).  A full update passes the whole screen as its
-crop and is unchanged.  ``tests/tui/test_frames.py`` checks that the screen a terminal shows after
-every partial update is the one a full render draws.
+crop and is unchanged.  With ``covered-rows`` the rows of a widget that the widgets in front of it
+draw over whole are not rendered either: ``_render_chops`` keeps the front one's cells, whoever
+comes after (a container under its children, the screen under everything).
+``tests/tui/test_frames.py`` checks that the screen a terminal shows after every partial update is
+the one a full render draws; ``tests/tui/test_covered_rows.py`` that a full render is Textual's.
 
 **Styled once.**  A new screen's styles are worked out as it mounts; :class:`PresetScreen` sets its
 breakpoint classes before, so the first resize changes none, and its first resume does not restyle
@@ -48,6 +51,8 @@ def _row_compositor_class() -> Any:
             crop_overlaps = crop.overlaps
             intersection = Region.intersection
             top, bottom = crop.y, crop.bottom
+            hidden = enabled("covered-rows")
+            drawn: dict[int, list[tuple[int, int]]] = {}  # per row, the spans drawn already (covered-rows)
             # visible_widgets is front to back, as Textual's own loop goes
             for widget, (region, clip) in self.visible_widgets.items():
                 shown = intersection(region, clip)
@@ -55,11 +60,51 @@ def _row_compositor_class() -> Any:
                     continue
                 y0 = max(shown.y, top)
                 y1 = min(shown.bottom, bottom)
-                rows = Region(shown.x, y0, shown.width, y1 - y0)
-                strips = widget.render_lines(Region(rows.x - region.x, y0 - region.y, rows.width, rows.height))
-                yield rows, rows, strips
+                runs = _uncovered_runs(drawn, shown.x, shown.right, y0, y1) if hidden else ((y0, y1),)
+                for r0, r1 in runs:
+                    rows = Region(shown.x, r0, shown.width, r1 - r0)
+                    strips = widget.render_lines(Region(rows.x - region.x, r0 - region.y, rows.width, rows.height))
+                    yield rows, rows, strips
 
     return RowCompositor
+
+
+def _uncovered_runs(drawn: dict[int, list[tuple[int, int]]], x0: int, x1: int, y0: int,
+                    y1: int) -> list[tuple[int, int]]:
+    """The runs of rows ``y0``-``y1`` whose cells ``x0``-``x1`` are not all drawn already by the widgets
+    in front (``drawn``: each row's spans, merged); the spans ``x0``-``x1`` of these rows are added."""
+    runs: list[tuple[int, int]] = []
+    start = -1
+    for y in range(y0, y1):
+        spans = drawn.get(y)
+        if spans is None:
+            drawn[y] = [(x0, x1)]
+            covered = False
+        else:
+            covered = False
+            merged: list[tuple[int, int]] = []
+            a, b = x0, x1
+            for s0, s1 in spans:
+                if s0 <= x0 and x1 <= s1:
+                    covered = True
+                    break
+                if s1 < a or s0 > b:
+                    merged.append((s0, s1))
+                else:
+                    a, b = min(a, s0), max(b, s1)
+            if not covered:
+                merged.append((a, b))
+                merged.sort()
+                drawn[y] = merged
+        if covered:
+            if start >= 0:
+                runs.append((start, y))
+                start = -1
+        elif start < 0:
+            start = y
+    if start >= 0:
+        runs.append((start, y1))
+    return runs
 
 
 RowCompositor: Any = _row_compositor_class()
