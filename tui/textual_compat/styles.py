@@ -12,7 +12,9 @@ disabled, dark...), of every node of the path.  The key is those: (1) as a token
 list of rule sets (the rule sets themselves, shared by every app with the same theme: the
 ``shared-css`` piece), (2) and (3) read from the node's path.  Rules that look at a node's siblings
 or descendants (``:first-child``, ``:focus-within``...) are left to Textual each time, as Textual's own
-per-update cache leaves them.  A hit gives the node the kept rules as Textual's ``apply`` would.
+per-update cache leaves them.  A hit gives the node the kept rules as Textual's ``apply`` would, a
+restyle (``animate``: a node whose classes or pseudo-classes changed) included, its transitions
+animated by Textual's own ``replace_rules`` as they are from Textual's per-update cache.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ def _limits(stylesheet: Any, token: int, node: Any) -> tuple[tuple[str, ...], bo
 def _apply(self: Any, node: Any, *, animate: bool = False, cache: dict[tuple, Any] | None = None) -> None:
     """Textual's ``Stylesheet.apply``, its result kept for the process (see the module's notes)."""
     original = _ORIGINAL["apply"]
-    if animate or not enabled("style-cache"):
+    if not enabled("style-cache"):
         original(self, node, animate=animate, cache=cache)
         return
     token = _token(self)
@@ -128,7 +130,9 @@ def _apply(self: Any, node: Any, *, animate: bool = False, cache: dict[tuple, An
     node._has_order_style = False
     node._has_odd_or_even = False
     if rules is not None:
-        self.replace_rules(node, rules, animate=False)
+        # (a restyle, ``animate``: Textual's own replace_rules animates what the rules give a transition,
+        # as it does with the rules of its own per-update cache)
+        self.replace_rules(node, rules, animate=animate)
     self._process_component_classes(node)
 
 
