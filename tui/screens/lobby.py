@@ -351,14 +351,21 @@ class LobbyScreen(SizedScreen):
         if self.chat_room is not None:
             self._chat_unread(0)
         self._refresh_lists()
-        self.query_one("#choices", Menu).focus()
+        choices = self.query_one("#choices", Menu)
+        if self.backend.named:
+            choices.focus()
+        # (a session still unnamed gives the menu the focus only when the name box is not asked for: the
+        # box has it from the screen's start, and the menu's focus and its blur, then the box's blur and
+        # focus again restyled both, about a sixth of a session's first frame)
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
         self.backend.listen(self._told)
         if not self.backend.named:
             if await self._resume():
+                choices.focus()
                 return
             stored = self.backend.stored_name
             if self.backend.initial is not None and stored and await self._take_name(stored):
+                choices.focus()
                 return  # a known key's join or watch: straight there
             if stored:  # how long the key waits for another name, said in the box's title
                 self._name_wait = W.rename_wait(await self._rename_wait(), short=True)
