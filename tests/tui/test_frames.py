@@ -465,6 +465,30 @@ async def test_a_new_session_s_first_frame_is_drawn_once_its_app_is_quiet_not_on
         assert not (diff := first_difference(full_render(app), terminal.screen)), diff
 
 
+async def test_a_new_session_s_name_box_has_the_focus_from_the_start_and_nothing_else_ever_takes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The name box is what a new session types into: the focus goes there and nowhere first (a menu
+    given the focus and losing it at once restyled both, and the box's blur validated it)."""
+    from textual.screen import Screen
+
+    focused: list[str | None] = []
+    set_focus = Screen.set_focus
+
+    def record(self: Screen, widget: Any, *args: Any, **kwargs: Any) -> Any:
+        if widget is not None and widget is not self.focused:
+            focused.append(widget.id)
+        return set_focus(self, widget, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "set_focus", record)
+    async with lobby_session(5) as (_lobby, terminal, app):
+        await until(lambda: "Your name" in shown(terminal) and settled(app, shown_only=True))
+        assert app.screen.focused is not None and app.screen.focused.id == "name"
+        assert focused == ["name"]
+        terminal.input.put_nowait(b"Zoe")
+        await until(lambda: app.screen.query_one("#name").value == "Zoe")
+
+
 async def test_a_lobby_draws_its_first_frame_once_and_its_lists_changes_as_a_full_frame_would() -> None:
     """A session's lobby on the SSH driver: its first picture is one frame (none rendered and thrown
     away, none drawn again after a second layout); an arrival below the Online list's window repaints
