@@ -471,6 +471,7 @@ async def test_a_new_session_s_name_box_has_the_focus_from_the_start_and_nothing
     """The name box is what a new session types into: the focus goes there and nowhere first (a menu
     given the focus and losing it at once restyled both, and the box's blur validated it)."""
     from textual.screen import Screen
+    from textual.widgets import Input
 
     focused: list[str | None] = []
     set_focus = Screen.set_focus
@@ -486,7 +487,7 @@ async def test_a_new_session_s_name_box_has_the_focus_from_the_start_and_nothing
         assert app.screen.focused is not None and app.screen.focused.id == "name"
         assert focused == ["name"]
         terminal.input.put_nowait(b"Zoe")
-        await until(lambda: app.screen.query_one("#name").value == "Zoe")
+        await until(lambda: app.screen.query_one("#name", Input).value == "Zoe")
 
 
 async def test_a_lobby_draws_its_first_frame_once_and_its_lists_changes_as_a_full_frame_would() -> None:
