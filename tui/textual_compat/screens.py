@@ -306,8 +306,12 @@ class PresetScreen(Screen[Any]):
             width, height = self.app.size
         except Exception:  # no app running (a screen made outside one)
             return
-        for dimension, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
-            self.add_class(*self._get_breakpoint_classes(dimension, breakpoints or []))
+        # (no restyle now: the screen is styled as it is registered, and again as it first resumes, below)
+        classes = [name for dimension, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS),
+                                                       (height, self.VERTICAL_BREAKPOINTS))
+                   for name in self._get_breakpoint_classes(dimension, breakpoints or [])]
+        if classes:
+            self.add_class(*classes, update=False)
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
