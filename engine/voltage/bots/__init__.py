@@ -143,6 +143,10 @@ def _searcher(kind: str, name: str, default_iterations: int, **defaults: Any) ->
             from engine.voltage.bots.oracle import OracleBot
 
             cls = OracleBot
+        elif kind == "infer":
+            from engine.voltage.bots.infer import InferBot
+
+            cls = InferBot
         else:
             from engine.voltage.bots.ismcts import ISMCTSBot
 
@@ -212,6 +216,16 @@ ORACLE_BOTS: dict[str, Callable[..., Bot]] = {
     ),
 }
 ARENA_BOTS.update(ORACLE_BOTS)
+#: Hard's and Expert's search with worlds weighted by the opponent's past choices (:mod:`.infer`):
+#: they keep the public history of the match, which the arena gives them (``observe``).
+INFER_BOTS: dict[str, Callable[..., Bot]] = {
+    "hard-infer": _searcher("infer", "hard-infer", HARD_ITERATIONS, playout_turns=PLAYOUT_TURNS),
+    "expert-infer": _searcher(
+        "infer", "expert-infer", EXPERT_ITERATIONS, playout_turns=PLAYOUT_TURNS, trees=EXPERT_TREES
+    ),
+}
+ARENA_BOTS.update(INFER_BOTS)
+ITERATIONS.update({"hard-infer": HARD_ITERATIONS, "expert-infer": EXPERT_ITERATIONS})
 ITERATIONS.update({"hard-v1": 1000, "expert-v1": 3000, "hard-v2": 700, "expert-v2": 2800, "expert-pimc": 2800})
 ITERATIONS.update({"hard-oracle": HARD_ITERATIONS, "expert-oracle": EXPERT_ITERATIONS})
 ITERATIONS.update({"expert-oracle-discard": EXPERT_ITERATIONS})
@@ -273,6 +287,7 @@ def choose_action(
 __all__ = [
     "ARENA_BOTS",
     "ORACLE_BOTS",
+    "INFER_BOTS",
     "BOT_NAMES",
     "evaluate",
     "rank",
