@@ -227,6 +227,11 @@ ARENA_BOTS.update(ORACLE_BOTS)
 #: ``hard-infer`` against Hard: 21 of 40 (``voltage arena --players hard-infer,hard --games 40
 #: --seed 91000 --workers 2``), 52.5%, 95% Wilson 37.5%-67.1%; think median 422 ms against
 #: Hard's 335 ms, p95 676 against 540 (a machine loaded about 2.5 times over its two cores).
+#: ``expert-infer`` against Hard (``voltage arena --players expert-infer,hard --games 400 --seed
+#: 90000 --workers 2``, not finished: the run died at 231 matches, deals 90000-90115, 114 won;
+#: resumed with ``--games 168 --seed 90116`` and stopped at 124, deals 90116-90177, 71 won):
+#: 185 of 355, 52.1%, 95% Wilson 46.9%-57.3%: no better than Expert.  Think (4 matches, deals
+#: 95000-95001, an idle machine): median 363 ms, p95 461 ms (Hard's 87 and 114).
 INFER_BOTS: dict[str, Callable[..., Bot]] = {
     "hard-infer": _searcher("infer", "hard-infer", HARD_ITERATIONS, playout_turns=PLAYOUT_TURNS),
     "expert-infer": _searcher(
