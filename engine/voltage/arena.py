@@ -10,6 +10,8 @@ order, so the output does not depend on the number of workers.
 An entrant is a bot name (see :data:`engine.voltage.bots.BOT_NAMES`, and
 :data:`~engine.voltage.bots.ARENA_BOTS` for earlier generations such as ``hard-v1``
 and the oracles such as ``expert-oracle``, which are shown the true state before each move),
+and bots that keep the public history (an ``observe(view, action)`` method, as ``expert-infer``:
+called after every action of either seat with the bot's own seat's view just before it),
 optionally with a search budget in iterations after a colon: ``ismcts:2000``.
 """
 
@@ -112,6 +114,10 @@ def run_match(
         if len(v.legal) > 1:
             think[seat].append(dt)
         V.check(s, action, seat)
+        for i, bot in enumerate(bots):  # the public history, to the bots that keep it (``observe``)
+            observe = getattr(bot, "observe", None)
+            if observe is not None:  # each sees the action with its own seat's view before it
+                observe(v if i == seat else V.view(s, i), action)
         V.step(s, action)
         actions += 1
     return MatchResult(

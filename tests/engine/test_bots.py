@@ -403,9 +403,11 @@ def test_a_narrow_search_judges_the_moves_it_left_out_for_hints_and_analysis():
 
 
 def test_the_earlier_hard_and_expert_stay_in_the_arena_only_with_their_settings_pinned():
-    from engine.voltage.bots import ARENA_BOTS, ORACLE_BOTS
+    from engine.voltage.bots import ARENA_BOTS, INFER_BOTS, ORACLE_BOTS
 
-    assert set(ARENA_BOTS) == {"hard-v1", "expert-v1", "hard-v2", "expert-v2", "expert-pimc", *ORACLE_BOTS}
+    assert set(ARENA_BOTS) == {
+        "hard-v1", "expert-v1", "hard-v2", "expert-v2", "expert-pimc", *ORACLE_BOTS, *INFER_BOTS
+    }
     assert not set(ARENA_BOTS) & set(BOT_NAMES)
     assert not {s.name for s in STRENGTHS} & set(ARENA_BOTS)
     hard, expert = make_bot("hard-v1", 3), make_bot("expert-v1", 3)
@@ -525,3 +527,103 @@ def test_an_oracle_searches_the_true_state_or_the_true_hands_with_the_piles_unkn
             Determinizer(v, [Card.of(c) for c in s.discard[:-1]] + [Card.of(s.hands[s.to_move][0])])
         with pytest.raises(ValueError):
             OracleBot(1, sight="x-ray")
+
+
+def _passed_up_orange_3() -> tuple[V.State, list[tuple[V.VoltageView, V.Action]]]:
+    """Seat 1 could win orange's set with an orange 3 (4 against its 2, four cards down, +
+    block) and drew two instead; then seat 0 is to move.  The state, and seat 0's history."""
+    o1, o2, o3 = [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]
+    s = V.new_match(0)
+    s.hands = [[13, 17, 25, 29], [33, 37, 41, 45]]  # green, blue, purple numbers: no orange, no special
+    s.board = [[o2[0], o2[1]], [o1[0], o1[1]]] + [[] for _ in range(6)]
+    s.plus = [True, False, False, True]
+    used = {c for hand in s.hands for c in hand} | {c for side in s.board for c in side}
+    rest = [c for c in range(56) if c not in used and c not in o3]
+    random.Random(1).shuffle(rest)
+    s.draw = o3 + rest  # the orange 3s at the bottom: seat 1 never holds one here
+    s.discard = []
+    s.to_move, s.first_player, s.turns = 1, 0, 2
+    history: list[tuple[V.VoltageView, V.Action]] = []
+
+    def act(a: V.Action) -> None:
+        history.append((V.view(s, 0), a))
+        V.step(s, a)
+
+    from engine.voltage.bots.policy import Planner
+
+    legal = V.legal_actions(s)
+    prices = dict(zip(legal, Planner(s).values(legal), strict=True))
+    with_o3 = s.copy()
+    with_o3.hands[1][0] = o3[0]
+    legal3 = V.legal_actions(with_o3)
+    best3 = max(zip(Planner(with_o3).values(legal3), legal3, strict=True), key=lambda x: x[0])
+    assert best3[1].card.face == 2 and best3[0] > max(prices.values()) + 0.5  # an orange 3 would win the set
+    act(V.DRAW)
+    while s.to_move == 1:  # a transformer drawn: its flips
+        act(V.FLIPS[1])
+    return s, history
+
+
+def test_inference_gives_the_opponent_a_card_it_passed_up_a_fitting_play_for_less_often():
+    from engine.voltage.bots.determinize import Determinizer
+    from engine.voltage.bots.infer import InferredWorlds
+    from engine.voltage.cards import CARD_FACE
+
+    s, history = _passed_up_orange_3()
+    v = V.view(s, 0)
+    assert all(h.seat == 0 for h, _ in history)  # only seat 0's own views
+
+    def share_with_orange_3(worlds, n: int = 2000) -> float:
+        rng = random.Random(5)
+        holds = 0
+        for _ in range(n):
+            w = worlds.sample(rng)
+            assert V.view(w, 0) == v  # every world still fits the view
+            holds += any(CARD_FACE[c] == 2 for c in w.hands[1])
+        return holds / n
+
+    plain = share_with_orange_3(Determinizer(v))
+    inferred_worlds = InferredWorlds(v, history, random.Random(3))
+    inferred = share_with_orange_3(inferred_worlds)
+    # Uniform: 6 cards of 48 unseen, about 0.42; seat 1's four cards before its draw very
+    # rarely hold one now, only the two drawn may: about 0.16.
+    assert plain > 0.35 and inferred < 0.25 and inferred < plain - 0.15
+    assert 10 < inferred_worlds.ess < 200
+    # With no turn judged, every hand of the pool weighs the same.
+    assert InferredWorlds(v, history, random.Random(3), turns=0).ess == pytest.approx(200)
+
+
+def test_an_inferring_search_keeps_the_public_history_and_plays_legal_moves(monkeypatch):
+    from engine.voltage import arena
+    from engine.voltage.bots import ARENA_BOTS, INFER_BOTS
+    from engine.voltage.bots.infer import InferBot
+
+    assert set(INFER_BOTS) == {"hard-infer", "expert-infer"} and set(INFER_BOTS) <= set(ARENA_BOTS)
+    assert not set(INFER_BOTS) & set(BOT_NAMES)
+    hard, expert = make_bot("hard-infer", 3), make_bot("expert-infer", 3)
+    assert isinstance(hard, InferBot) and isinstance(expert, InferBot)
+    assert (hard.iterations, hard.playout_turns, hard.trees) == (ITERATIONS["hard"], 3, 1)
+    assert (expert.iterations, expert.playout_turns, expert.trees) == (ITERATIONS["expert"], 3, EXPERT_TREES)
+    # Told the history (as a server could, at build time), it moves legally after it.
+    s, history = _passed_up_orange_3()
+    v = V.view(s, 0)
+    b = make_bot("hard-infer", 1, iterations=40, history=history)
+    assert b.choose(v) in v.legal
+    # In the arena it sees every action of either seat, each with its own seat's view before it.
+    built = []
+
+    def recording_make_bot(name, seed=None, **options):
+        b = make_bot(name, seed, **options)
+        built.append(b)
+        return b
+
+    monkeypatch.setattr(arena, "make_bot", recording_make_bot)
+    r = run_match(("hard:20", "hard-infer:20"), 8)
+    infer = built[1]
+    seat = infer.history[0][0].seat
+    assert seat == 1 and all(view.seat == seat for view, _ in infer.history)
+    assert len(infer.history) == r.actions
+    end = V.replay(8, [a for _, a in infer.history])  # the actions of the match, in order
+    assert (end.winner, tuple(end.scores)) == (r.winner, r.sets)
+    r = run_match(("hard-infer:20", "expert-infer:20"), 5)
+    assert r.winner in (0, 1, None) and r.sets[0] + r.sets[1] > 0

@@ -105,23 +105,32 @@ class Determinizer:
             mover_hand = len(view.hand_backs[view.to_move])
             self.draws = mover_hand % 2
 
-    def sample(self, rng: random.Random) -> State:
-        """One world consistent with the view, drawn with ``rng``."""
+    def sample(self, rng: random.Random, opp_hand: Sequence[int] | None = None) -> State:
+        """One world consistent with the view, drawn with ``rng``; with ``opp_hand`` (card ids
+        of an earlier sample of this determinizer), the opponent holds those and only the
+        piles are shuffled."""
         v = self.view
         # One shuffle of every unseen card; the opponent's hand then takes the first
         # cards with the backs it needs, the draw pile's top the next one with its
         # back, and the rest keep their shuffled order.
-        rest = self.unseen_t + self.unseen_n
+        if opp_hand is None:
+            rest = self.unseen_t + self.unseen_n
+        else:
+            held = set(opp_hand)
+            rest = [c for c in self.unseen_t if c not in held] + [c for c in self.unseen_n if c not in held]
         rand = rng.random
         for i in range(len(rest) - 1, 0, -1):
             j = int(rand() * (i + 1))
             rest[i], rest[j] = rest[j], rest[i]
-        opp_hand = []
-        for back in self.opp_backs:
-            for i, c in enumerate(rest):
-                if CARD_TRANSFORMER[c] == back:
-                    opp_hand.append(rest.pop(i))
-                    break
+        hand: list[int] = []
+        if opp_hand is None:
+            for back in self.opp_backs:
+                for i, c in enumerate(rest):
+                    if CARD_TRANSFORMER[c] == back:
+                        hand.append(rest.pop(i))
+                        break
+        else:
+            hand = list(opp_hand)
         draw_top = -1
         if v.draw_count:
             back = v.draw_top_transformer
@@ -141,7 +150,7 @@ class Determinizer:
         s.seed = rng.getrandbits(48)
         hands: list[list[int]] = [[], []]
         hands[self.seat] = self.own_hand[:]
-        hands[1 - self.seat] = opp_hand
+        hands[1 - self.seat] = hand
         s.hands = hands
         s.draw = draw
         s.discard = discard
