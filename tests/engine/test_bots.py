@@ -557,7 +557,9 @@ def _passed_up_orange_3() -> tuple[V.State, list[tuple[V.VoltageView, V.Action]]
     with_o3.hands[1][0] = o3[0]
     legal3 = V.legal_actions(with_o3)
     best3 = max(zip(Planner(with_o3).values(legal3), legal3, strict=True), key=lambda x: x[0])
-    assert best3[1].card.face == 2 and best3[0] > max(prices.values()) + 0.5  # an orange 3 would win the set
+    best_play = best3[1]
+    assert isinstance(best_play, V.Play) and best_play.card.face == 2
+    assert best3[0] > max(prices.values()) + 0.5  # an orange 3 would win the set
     act(V.DRAW)
     while s.to_move == 1:  # a transformer drawn: its flips
         act(V.FLIPS[1])
