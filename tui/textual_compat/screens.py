@@ -69,6 +69,24 @@ def _row_compositor_class() -> Any:
     return RowCompositor
 
 
+def _add_span(spans: list[tuple[int, int]], x0: int, x1: int) -> bool:
+    """Add the cells ``x0``-``x1`` to a row's ``spans`` (sorted, merged); False if they held them all
+    already (nothing is added then)."""
+    merged: list[tuple[int, int]] = []
+    a, b = x0, x1
+    for s0, s1 in spans:
+        if s0 <= x0 and x1 <= s1:
+            return False
+        if s1 < a or s0 > b:
+            merged.append((s0, s1))
+        else:
+            a, b = min(a, s0), max(b, s1)
+    merged.append((a, b))
+    merged.sort()
+    spans[:] = merged
+    return True
+
+
 def _uncovered_runs(drawn: dict[int, list[tuple[int, int]]], x0: int, x1: int, y0: int,
                     y1: int) -> list[tuple[int, int]]:
     """The runs of rows ``y0``-``y1`` whose cells ``x0``-``x1`` are not all drawn already by the widgets
@@ -76,32 +94,12 @@ def _uncovered_runs(drawn: dict[int, list[tuple[int, int]]], x0: int, x1: int, y
     runs: list[tuple[int, int]] = []
     start = -1
     for y in range(y0, y1):
-        spans = drawn.get(y)
-        if spans is None:
-            drawn[y] = [(x0, x1)]
-            covered = False
-        else:
-            covered = False
-            merged: list[tuple[int, int]] = []
-            a, b = x0, x1
-            for s0, s1 in spans:
-                if s0 <= x0 and x1 <= s1:
-                    covered = True
-                    break
-                if s1 < a or s0 > b:
-                    merged.append((s0, s1))
-                else:
-                    a, b = min(a, s0), max(b, s1)
-            if not covered:
-                merged.append((a, b))
-                merged.sort()
-                drawn[y] = merged
-        if covered:
-            if start >= 0:
-                runs.append((start, y))
-                start = -1
-        elif start < 0:
-            start = y
+        if _add_span(drawn.setdefault(y, []), x0, x1):
+            if start < 0:
+                start = y
+        elif start >= 0:
+            runs.append((start, y))
+            start = -1
     if start >= 0:
         runs.append((start, y1))
     return runs
