@@ -25,13 +25,14 @@ the pool by weight, with the piles shuffled afresh.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.voltage.bots.determinize import _IDS_BY_KEY, Determinizer
+from engine.voltage.bots.determinize import _IDS_BY_KEY, Determinizer, _key
 from engine.voltage.bots.ismcts import ISMCTSBot, Worlds, action_key
 from engine.voltage.bots.policy import Planner
 from engine.voltage.cards import CARD_TRANSFORMER
@@ -77,7 +78,7 @@ def opponent_actions(history: Sequence[Observation], view: VoltageView, turns: i
         played = -1
         gone_t = gone_n = 0
         if isinstance(a, Play):
-            played = a.card.face * 2 + bool(a.card.transformer)
+            played = _key(a.card)
             gone_t, gone_n = (1, 0) if a.card.transformer else (0, 1)
         before_t = sum(v.hand_backs[opp])
         before_n = len(v.hand_backs[opp]) - before_t
@@ -171,11 +172,7 @@ class InferredWorlds:
         total = sum(self.weights)
         self.weights = [w / total for w in self.weights]
         self.ess = 1.0 / sum(w * w for w in self.weights)  # the effective number of hands
-        self.cum = []
-        acc = 0.0
-        for w in self.weights:
-            acc += w
-            self.cum.append(acc)
+        self.cum = list(itertools.accumulate(self.weights))
 
     def sample(self, rng: random.Random) -> State:
         i = min(bisect.bisect_right(self.cum, rng.random()), len(self.hands) - 1)
