@@ -356,7 +356,7 @@ class LobbyScreen(SizedScreen):
             choices.focus()
         # (a session still unnamed gives the menu the focus only when the name box is not asked for: the
         # box has it from the screen's start, and the menu's focus and its blur, then the box's blur and
-        # focus again restyled both, about a sixth of a session's first frame)
+        # focus again restyled both: an eighth of a session's first frame, in Python calls)
         self._ticker = self.set_interval(1.0, self._tick, pause=True)
         self.backend.listen(self._told)
         if not self.backend.named:

@@ -40,6 +40,9 @@ def missing() -> dict[str, list[str]]:
     parser = parser_class() if parser_class is not None else None
     styles_cache = private("textual._styles_cache", "StylesCache")
     extended = getattr(parser_class, "_parse_extended_key", None)
+    compositor = private("textual._compositor", "Compositor")
+    row_renders = (_module("textual._compositor", "Compositor") + _has(screen, "_compositor")
+                   + ([] if compositor is None else _has(compositor, "_get_renders")))
     found: dict[str, list[str]] = {
         "frames": _module("textual._compositor", "CompositorUpdate", "ChopsUpdate", "LayoutUpdate")
         + _has(app, "_display", "_driver", "_batch_count", "_begin_update", "_end_update", "_handle_exception",
@@ -51,12 +54,8 @@ def missing() -> dict[str, list[str]]:
         "direct-rows": _has(screen, "_compositor", "_layout_required", "_scroll_required", "_message_queue", "_nodes")
         + _has(widget, "_styles_cache", "_layout_required", "_scroll_required", "_refresh_styles_required")
         + _has(screen._message_queue, "values"),
-        "row-renders": _module("textual._compositor", "Compositor") + _has(screen, "_compositor")
-        + ([] if private("textual._compositor", "Compositor") is None
-           else _has(private("textual._compositor", "Compositor"), "_get_renders")),
-        "covered-rows": _module("textual._compositor", "Compositor") + _has(screen, "_compositor")
-        + ([] if private("textual._compositor", "Compositor") is None
-           else _has(private("textual._compositor", "Compositor"), "_get_renders", "_render_chops")),
+        "row-renders": row_renders,
+        "covered-rows": row_renders + ([] if compositor is None else _has(compositor, "_render_chops")),
         "plain-lines": _has(widget, "_styles_cache"),
         "first-style": _has(screen, "_on_screen_resume", "_get_breakpoint_classes"),
         "one-layout": _has(screen, "_refresh_layout", "_screen_resized", "_compositor_refresh", "_compositor",
