@@ -101,6 +101,7 @@ def release(collect: Callable[[], object] | None = None) -> float:
     t0 = time.perf_counter()
     frames.forget_cells()
     textual_compat.forget_styles()
+    textual_compat.forget_content_strips()
     for cache in _lru_caches():
         cache.cache_clear()
     if collect is not None:

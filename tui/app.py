@@ -24,7 +24,7 @@ Headless apps (tests, snapshots) never write, so they take Textual's path unchan
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 from textual.binding import Binding
@@ -36,6 +36,7 @@ from tui.i18n import N_, _
 from tui.pacing import DEFAULT, Pacing
 from tui.textual_compat import (
     ShadowedApp,
+    patch_content_strips,
     patch_dispatch,
     patch_parameter_counts,
     patch_style_cache,
@@ -68,15 +69,32 @@ class VoltageApp(ShadowedApp[None]):
 
     def __init__(self, backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> None:
         super().__init__()
-        patch_parameter_counts()  # (these three: once per process)
+        patch_parameter_counts()  # (these four: once per process)
         patch_dispatch()
         patch_style_cache()
+        patch_content_strips()
         self.backend = backend
         self.player_name = player_name
         self.home: Screen | None = None
         self.pacing = pacing  # how long the visible moments last (tests pass a fast one)
         self.shadow = Shadow()  # what the terminal shows: frames are written as what changed
         self.speech = i18n.speech()  # the session's language, set around the app (None: on_load makes one)
+
+    # The CSS variables of each theme, made once per process: Textual makes them for every app (the
+    # colour system generated from the theme, about half a millisecond of each session's start).
+    _CSS_VARIABLES: ClassVar[dict[tuple[int, str, type], tuple[Any, dict[str, str]]]] = {}
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables for the current theme, as the first app of the process with that theme
+        had them (each app its own copy, as Textual gives it)."""
+        theme = self.current_theme
+        key = (id(theme), theme.name, type(self))
+        kept = VoltageApp._CSS_VARIABLES.get(key)
+        if kept is None or kept[0] is not theme:  # (the theme object kept: an id is never reused meanwhile)
+            kept = VoltageApp._CSS_VARIABLES[key] = (theme, super().get_css_variables())
+        variables = dict(kept[1])
+        self.theme_variables = variables
+        return variables
 
     # -- the "your turn" alert ------------------------------------------------
 

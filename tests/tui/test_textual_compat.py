@@ -187,3 +187,121 @@ async def test_a_screen_with_css_of_its_own_is_parsed_once_for_every_session():
     assert first[0] >= 1  # the first session parses the screen's CSS (and its sources)
     assert second == (0, first[1], 17), (first, second)  # the second parses nothing, and looks the same
     assert "255, 0, 0" in second[1]  # red, from the screen's CSS
+
+
+async def _render_labels(texts: list[object]) -> list[list[tuple[str, object]]]:
+    """One session (an app of its own) showing ``texts`` in labels 30 cells wide, the last one
+    centred: each label's lines as (text, style) segments, as the compositor gets them."""
+    from textual.app import App
+    from textual.widgets import Label
+
+    class Labels(App[None]):
+        CSS = "Label { width: 30; } #centred { text-align: center; width: 30; }"
+
+        def compose(self):
+            for n, text in enumerate(texts):
+                yield Label(text, id="centred" if n == len(texts) - 1 else None)
+
+    app = Labels()
+    out: list[list[tuple[str, object]]] = []
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        for label in app.query(Label):
+            strips = label.render_lines(label.region.reset_offset)
+            out.append([(seg.text, seg.style) for strip in strips for seg in strip])
+    return out
+
+
+async def test_content_one_session_rendered_is_not_rendered_again_by_the_next_and_reads_the_same():
+    # Every session's lobby renders the same headings and menu lines in the same width: the second
+    # session takes the first one's lines (piece content-strips), which read as Textual's own, styles
+    # and all; content styled by a component class's name depends on the widget, and is rendered again.
+    import textual.content as textual_content
+    from rich.text import Text
+    from textual.content import Content
+
+    from tui.textual_compat import content_strips
+
+    texts: list[object] = [
+        Text.assemble(("Quick match", "bold"), ": ", ("Voltage", "underline red")),
+        Content.from_markup("[b]Play[/b] a bot: [italic]Expert[/italic] and more words to wrap"),
+        Content("plain", spans=[textual_content.Span(0, 5, ".label--dim")]),  # a component class's style
+        Text("centred heading", style="reverse"),
+    ]
+    made: list[str] = []
+    content_strips.unpatch_content_strips()
+    render = Content.render_strips
+
+    def counted(self, *args, **kwargs):  # (what reaches Textual's own render)
+        made.append(self.plain)
+        return render(self, *args, **kwargs)
+
+    try:
+        textual_own = await _render_labels(texts)
+        assert content_strips.patch_content_strips()
+        content_strips._ORIGINAL["render_strips"] = counted
+        first = await _render_labels(texts)
+        first_made = list(made)
+        made.clear()
+        second = await _render_labels(texts)
+    finally:
+        content_strips.unpatch_content_strips()
+        Content.render_strips = render
+        content_strips.patch_content_strips()
+    assert first == textual_own and second == textual_own  # the same lines, segment for segment
+    assert sorted(first_made) == sorted(["Quick match: Voltage", "Play a bot: Expert and more words to wrap",
+                                         "plain", "centred heading"])
+    assert made == ["plain"]  # the next session rendered only the widget-styled one again
+    assert textual_own[0][0] == ("Quick match", textual_own[0][0][1]) and textual_own[0][0][1].bold
+
+
+async def test_every_app_of_a_theme_is_given_the_theme_s_tokens_but_its_own_lists():
+    # The theme's 168 variables are tokenized once per process (piece theme-tokens), and each app's
+    # stylesheet gets lists of its own: CSS that sets a variable again adds to its app's list only.
+    import textual.css.tokenize as textual_tokenize
+    from textual.app import App
+
+    from tui.textual_compat import session
+
+    tokenized = []
+    tokenize = session._tokenize_values
+
+    def counted(values):
+        tokenized.append(len(values))
+        return tokenize(values)
+
+    session._THEME_TOKENS.clear()
+    session._tokenize_values = counted
+    try:
+        apps = [App(), App()]
+        for app in apps:
+            assert session.share_theme_tokens(app.stylesheet)
+    finally:
+        session._tokenize_values = tokenize
+    assert len(tokenized) == 1 and tokenized[0] > 100
+    first, second = (app.stylesheet._variable_tokens for app in apps)
+    assert first == second == textual_tokenize.tokenize_values(apps[0].stylesheet._variables)
+    assert first["primary"] is not second["primary"]
+    first["primary"].append("changed")
+    assert "changed" not in second["primary"]
+
+
+def test_the_app_s_theme_variables_are_textual_s_for_each_theme_and_each_app_has_its_own():
+    # VoltageApp makes a theme's CSS variables once per process (Textual makes them per app): still
+    # Textual's own for the theme the app shows, dark or light, and a dict of each app's own.
+    from textual.app import App
+
+    from tui.app import THEMES, VoltageApp
+
+    apps = [VoltageApp(backend=None), VoltageApp(backend=None)]
+    backgrounds = set()
+    for theme in THEMES.values():
+        made = []
+        for app in apps:
+            app.theme = theme
+            made.append(app.get_css_variables())
+            assert app.theme_variables is made[-1]
+        assert made[0] == made[1] == App.get_css_variables(apps[0])
+        assert made[0] is not made[1]
+        backgrounds.add(made[0]["background"])
+    assert len(backgrounds) == len(THEMES)  # (each theme its own)

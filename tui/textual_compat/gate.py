@@ -47,6 +47,8 @@ PIECES = (
     "shared-css",  # parsed CSS shared by every app of the process
     "param-counts",  # a callback's parameters counted once per function's code (count_parameters)
     "dispatch-plans",  # a message's handlers found once per receiver and message class (_get_dispatch_methods)
+    "content-strips",  # a widget's content rendered once per process for the same words, size and styles
+    "theme-tokens",  # the theme's CSS variables tokenized once per process, not once per app
 )
 
 _state: dict[str, Any] = {}
