@@ -120,6 +120,7 @@ class LobbyScreen(SizedScreen):
         super().__init__()
         self.backend = backend
         self._unsubscribe: Unsubscribe | None = None
+        self._play_menu: Menu | None = None  # (the Play menu, once composed)
         self._mode: Mode = Browsing()
         self._ticker: Timer | None = None
         self.parts: dict[str, LobbyPart] = self._make_parts()  # each game's part, in the lobby's order
@@ -195,7 +196,8 @@ class LobbyScreen(SizedScreen):
         name.cursor_blink = False  # a blinking cursor redraws twice a second, per session
         yield name
         with Horizontal(id="lobby-body"):
-            yield Menu(self._choices(), id="choices")
+            self._play_menu = Menu(self._choices(), id="choices")
+            yield self._play_menu
             with Vertical(id="side"):
                 yield RowMenu(self._index.players, id="players")
                 yield RowMenu(self._index.matches, id="matches")
@@ -212,17 +214,18 @@ class LobbyScreen(SizedScreen):
 
     def _menu_width(self) -> int | None:
         """The Play menu's room for a line (None: not laid out yet)."""
-        menus = self.query("#choices").results(Menu)  # (none while composing)
-        width = next((m.content_size.width for m in menus), 0)
+        menu = self._play_menu  # (None while composing)
+        width = menu.content_size.width if menu is not None else 0
         return width if width > 0 else None
 
     def _choices(self) -> list[tuple[str, Text]]:
         """The Play menu: each game's lines (its part's, ids ``game:item``), then the rest."""
         opts: list[tuple[str, Text]] = []
+        width = self._menu_width()  # (once: it looks the menu up in the screen)
         for n, (game, part) in enumerate(self.parts.items()):
             if n:
-                opts.append((f"-{game}", part.heading(self._menu_width())))
-            opts += [(f"{game}:{item}", text) for item, text in part.play_lines(self._menu_width())]
+                opts.append((f"-{game}", part.heading(width)))
+            opts += [(f"{game}:{item}", text) for item, text in part.play_lines(width)]
             if not n:
                 opts.append(("join", Text(_("Join a friend's room (code)"))))
             opts += [(f"{game}:{item}", text) for item, text in part.bot_lines()]

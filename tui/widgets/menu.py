@@ -92,6 +92,8 @@ class Menu(Static, can_focus=True):
 
     def set_items(self, items: list[tuple[str, Text]], *, keep_place: bool = True) -> None:
         """New items; the cursor stays on the same item (``keep_place``), else goes to the first."""
+        if keep_place and items == self.items:
+            return  # (the same lines, the cursor where it is: nothing to draw)
         current = self.items[self.index][0] if self.items and keep_place else None
         self.items = list(items)
         ids = [i for i, _ in self.items]
