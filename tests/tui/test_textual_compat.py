@@ -305,3 +305,41 @@ def test_the_app_s_theme_variables_are_textual_s_for_each_theme_and_each_app_has
         assert made[0] is not made[1]
         backgrounds.add(made[0]["background"])
     assert len(backgrounds) == len(THEMES)  # (each theme its own)
+
+
+def test_a_callback_s_parameters_are_counted_as_inspect_counts_them_and_read_once_per_code(monkeypatch):
+    # Textual asks how many parameters every callback takes; callables made afresh (a partial, a
+    # closure, an object like Textual's AwaitMount) are counted once per code (piece param-counts).
+    import inspect
+    from functools import partial
+
+    from tui.textual_compat import callbacks
+
+    class Awaited:
+        def __call__(self, a, b=1):
+            return a
+
+    class Handler:
+        def on(self, event, extra=None):
+            return event
+
+    def plain(a, b, c):
+        return a
+
+    def made(n):
+        return [lambda x: x, partial(plain, n), Awaited(), Handler().on, plain, (lambda: n)]
+
+    read = []
+    signature = inspect.signature
+
+    def counted(func, *args, **kwargs):
+        read.append(func)
+        return signature(func, *args, **kwargs)
+
+    monkeypatch.setattr(callbacks.inspect, "signature", counted)
+    callbacks._BY_CODE.clear()
+    first = [callbacks.count_parameters(f) for f in made(1)]
+    assert first == [len(signature(f).parameters) for f in made(1)] == [1, 2, 2, 2, 3, 0]
+    read.clear()
+    assert [callbacks.count_parameters(f) for f in made(2)] == first
+    assert read == []  # the second batch of fresh callables read no signature

@@ -5,8 +5,10 @@ Textual invokes every handler, timer callback and signal subscriber through
 afresh for each call (a ``functools.partial``, as a signal wraps its subscribers in, or a closure
 made per key) keeps it nowhere: each call asked ``inspect.signature`` again, about 40 microseconds,
 several times per keypress (3 % of a keypress's CPU in ``benchmarks/render.py``).  The count
-depends only on the function's code (and on whether it is bound), so it is kept per code object;
-the rest is Textual's function as written (:func:`patch_parameter_counts`).
+depends only on the function's code (and on whether it is bound), so it is kept per code object,
+and for an object called as a function (Textual's ``AwaitMount`` and ``AwaitRemove``, ten per
+session's start) per its class's ``__call__``; the rest is Textual's function as written
+(:func:`patch_parameter_counts`).
 """
 
 from __future__ import annotations
@@ -28,9 +30,14 @@ _ORIGINAL: dict[str, Any] = {}
 def _signature_count(func: Any) -> int:
     """``len(inspect.signature(func).parameters)``, kept per code for plain functions and methods."""
     function = func.__func__ if type(func) is MethodType else func
+    bound = function is not func
+    if type(function) is not FunctionType and type(type(func).__dict__.get("__call__")) is FunctionType and not (
+            hasattr(func, "__signature__") or hasattr(func, "__wrapped__")):
+        function = type(func).__dict__["__call__"]  # (an object called as a function: its class's __call__,
+        bound = True                               # as Textual's AwaitMount and AwaitRemove are, once a mount)
     if type(function) is not FunctionType or "__wrapped__" in function.__dict__ or "__signature__" in function.__dict__:
         return len(inspect.signature(func).parameters)
-    key = (function.__code__, function is not func)
+    key = (function.__code__, bound)
     count = _BY_CODE.get(key)
     if count is None:
         count = _BY_CODE[key] = len(inspect.signature(func).parameters)
