@@ -15,6 +15,15 @@ or descendants (``:first-child``, ``:focus-within``...) are left to Textual each
 per-update cache leaves them.  A hit gives the node the kept rules as Textual's ``apply`` would, a
 restyle (``animate``: a node whose classes or pseudo-classes changed) included, its transitions
 animated by Textual's own ``replace_rules`` as they are from Textual's per-update cache.
+
+A node styled for the first time, before it is mounted (every widget as it registers, every component
+class's virtual node), is given its rules at once: what Textual's ``replace_rules`` stored through
+each rule's property on the last such node with the same key (:func:`_set_fresh`).  For a node not
+mounted, a property's setter only converts and stores its value (its refresh returns at once, an
+overflow's scrollbars wait for a container size), but for a display's (its node list marked changed),
+a pointer's (the screen's pointer shape) and the two values a setter makes anew for each node (a
+layout object, the transitions' dict), which :func:`_set_fresh` does too.  Setting those rules one
+by one was a tenth of a session's first frame (56 fresh nodes of 14 rules each, 2.4 ms of ~40).
 """
 
 from __future__ import annotations
@@ -23,6 +32,9 @@ import itertools
 import logging
 import weakref
 from typing import Any
+
+from textual.dom import NoScreen
+from textual.layouts.factory import get_layout
 
 from tui.textual_compat.gate import enabled, may_patch, reads_as
 
@@ -34,6 +46,7 @@ _TOKENS: weakref.WeakKeyDictionary[Any, tuple[Any, int]] = weakref.WeakKeyDictio
 _BY_RULES: dict[tuple[int, ...], tuple[tuple[Any, ...], int]] = {}  # rule sets' ids -> (the rule sets, token)
 _LIMITS: dict[tuple[Any, ...], tuple[tuple[str, ...], bool]] = {}  # (token, names) -> (pseudo-classes, cacheable)
 _RULES: dict[tuple[Any, ...], Any] = {}  # (token, path) -> the rules Textual gave the node (None: none)
+_SET: dict[tuple[Any, ...], dict[str, Any]] = {}  # (token, path) -> what a fresh node's setters stored for them
 LIMIT = 20_000  # entries kept (past it, all are forgotten and made again)
 
 # (Textual's own list: rules with these look beyond the node and its ancestors)
@@ -67,6 +80,7 @@ def forget_styles() -> None:
     _TOKENS.clear()
     _LIMITS.clear()
     _RULES.clear()
+    _SET.clear()
 
 
 def _limits(stylesheet: Any, token: int, node: Any) -> tuple[tuple[str, ...], bool]:
@@ -100,6 +114,7 @@ def _apply(self: Any, node: Any, *, animate: bool = False, cache: dict[tuple, An
         for n in node.css_path_nodes
     )
     key = (token, path)
+    fresh = not animate and _fresh(node)
     rules = _RULES.get(key, _NONE)
     if rules is _NONE:
         given: list[Any] = []
@@ -121,7 +136,10 @@ def _apply(self: Any, node: Any, *, animate: bool = False, cache: dict[tuple, An
                 self.replace_rules = before
         if len(_RULES) >= LIMIT:
             _RULES.clear()
+            _SET.clear()
         _RULES[key] = dict(given[-1]) if given else None
+        if given and fresh:
+            _SET[key] = dict(node.styles.base._rules)
         return
     # Textual's apply, from what it found for this key before
     all_pseudo = set(pseudo)
@@ -130,10 +148,45 @@ def _apply(self: Any, node: Any, *, animate: bool = False, cache: dict[tuple, An
     node._has_order_style = False
     node._has_odd_or_even = False
     if rules is not None:
-        # (a restyle, ``animate``: Textual's own replace_rules animates what the rules give a transition,
-        # as it does with the rules of its own per-update cache)
-        self.replace_rules(node, rules, animate=animate)
+        kept = _SET.get(key) if fresh else None
+        if kept is not None:
+            _set_fresh(node, kept)
+        else:
+            # (a restyle, ``animate``: Textual's own replace_rules animates what the rules give a transition,
+            # as it does with the rules of its own per-update cache)
+            self.replace_rules(node, rules, animate=animate)
+            if fresh:
+                _SET[key] = dict(node.styles.base._rules)
     self._process_component_classes(node)
+
+
+def _fresh(node: Any) -> bool:
+    """Whether ``node`` has never been styled and is not on the screen yet (registered, not
+    mounted; a component class's virtual node): where setting its rules one by one, as Textual's
+    ``replace_rules`` does, only stores them (each setter's refresh returns at once for a node not
+    mounted, and an overflow's scrollbars wait for a container size)."""
+    return not node.styles.base._rules and not node._is_mounted and not getattr(node, "_container_size", None)
+
+
+def _set_fresh(node: Any, rules: dict[str, Any]) -> None:
+    """Give a fresh node (:func:`_fresh`) the rules Textual's setters stored for the same rules on the
+    last fresh node with the node's key, at once; and do what those setters do besides storing them
+    for a node not mounted (a display's change of its children list, a pointer's shape)."""
+    base = node.styles.base
+    base._rules.update(rules)  # (in place: the styles read their rules through the dict's own methods)
+    if "transitions" in rules:
+        base._rules["transitions"] = rules["transitions"].copy()  # (as its setter does)
+    if "layout" in rules:
+        base._rules["layout"] = get_layout(rules["layout"].name)  # (each node a layout of its own, as its setter)
+    base._updates += max(1, len(rules))
+    if "display" in rules and node.parent:
+        node._nodes.updated()
+    if "pointer" in rules:
+        try:
+            node.screen.update_pointer_shape()
+        except NoScreen:
+            pass
+    node.notify_style_update()
 
 
 # What Textual's method must read as for the replacement to be the same.
@@ -162,7 +215,31 @@ def unexpected() -> list[str]:
         missing.append("Stylesheet._EXCLUDE_PSEUDO_CLASSES_FROM_CACHE")
     missing += [f"DOMNode.{name}" for name in ("_selector_names", "css_path_nodes", "has_pseudo_class", "_classes")
                 if not hasattr(DOMNode, name) and name != "_classes"]
-    return missing
+    return missing + _fresh_unexpected()
+
+
+def _fresh_unexpected() -> list[str]:
+    """What of Textual's styles :func:`_set_fresh` relies on and misses: that ``replace_rules`` sets
+    each rule through its property, and that for a node not mounted those only store it, but for a
+    display's and a pointer's, and an overflow's (which waits for a container size)."""
+    from textual.css import _style_properties as properties
+    from textual.css.styles import Styles
+    from textual.css.stylesheet import Stylesheet
+    from textual.widget import Widget
+
+    from_textual = [
+        (Stylesheet.replace_rules, ("setattr(base_styles, key, get_rule(key))", "node.notify_style_update()")),
+        (Styles.refresh, ("if node is None or not node._is_mounted:",)),
+        (properties.StringEnumProperty.__set__, ("node._nodes.updated()", "update_pointer_shape()",
+                                                 "self._before_refresh(obj, value)")),
+        (properties.OverflowProperty._before_refresh, ("obj.node._refresh_scrollbars()",)),
+        (Widget._refresh_scrollbars, ("if not self.is_scrollable or not self.container_size:",)),
+        (Styles.set_rule, ("self._rules[rule] = value", "self._updates += 1")),
+        (Styles.__post_init__, ("self.get_rule", "self._rules.get")),
+        (properties.LayoutProperty.__set__, ("layout = layout.name", "layout_object = get_layout(layout)")),
+    ]
+    return [f"{getattr(what, '__qualname__', what)} (its source)" for what, needles in from_textual
+            if not reads_as(what, needles)]
 
 
 def patch_style_cache() -> bool:
