@@ -41,6 +41,7 @@ from tui.textual_compat import (
     patch_parameter_counts,
     patch_style_cache,
     set_no_colour,
+    without_overlays,
     write_to_terminal,
 )
 
@@ -69,6 +70,7 @@ class VoltageApp(ShadowedApp[None]):
 
     def __init__(self, backend: Backend, *, player_name: str = "You", pacing: Pacing = DEFAULT) -> None:
         super().__init__()
+        without_overlays(self)  # (no tooltip, no toasts: nothing here shows them)
         patch_parameter_counts()  # (these four: once per process)
         patch_dispatch()
         patch_style_cache()

@@ -461,3 +461,24 @@ async def test_a_guest_s_settings_list_no_browsers(store):
         await open_settings(pilot)
         await pilot.pause()
         assert "browser" not in "\n".join(lines_of(app)).lower()
+
+
+async def test_a_lesson_s_match_refused_is_said_on_the_lobby_s_status_line(store):
+    # A lesson ends by starting a match against a bot; when the server refuses it, the player, back
+    # in the lobby, reads why there (the screens have no toast rack: nothing else would show it).
+    from tui.games.lessons import match_after_lesson
+    from tui.ports import Refused
+
+    app, backend = lobby_app(store)
+
+    async def refuse(bot, game):
+        raise Refused("save_failed")
+
+    backend.play_bot = refuse
+    async with app.run_test(size=(100, 30)) as pilot:
+        await enter_lobby(pilot)
+        assert not app.screen.query("ToastRack") and not app.screen.query("Tooltip")
+        await match_after_lesson(app, backend, "voltage", "easy", "alice", lambda handles, b: None)
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        assert "the server cannot save moves right now" in "\n".join(lines_of(app))

@@ -21,8 +21,12 @@ async def match_after_lesson(app: Any, backend: Any, game: str, bot: str, player
             handles = backend.start_match(game, bot, player)
         else:
             handles = await backend.play_bot(bot, game)
-    except Refused as e:
-        app.notify(W.refusal(e), severity="error")
+    except Refused as e:  # (said where the player is back: the lobby's status line; elsewhere, a bell)
+        say = getattr(app.screen, "show_refusal", None)
+        if say is not None:
+            say(W.refusal(e))
+        else:
+            app.bell()
         return
     app.push_screen(screen(handles, backend))
 

@@ -676,6 +676,10 @@ class LobbyScreen(SizedScreen):
         self._status_text = text
         self._show_status()
 
+    def show_refusal(self, text: str) -> None:
+        """Say on the status line why something asked from elsewhere was refused (a lesson's match)."""
+        self._error(text)
+
     def _error(self, text: str) -> None:
         self._error_text = text
         self._show_status()

@@ -98,6 +98,9 @@ machine's noise, up to a third more).  What each piece buys, and what backing it
 - ``theme-tokens`` (:func:`share_css`): a stylesheet is given its theme's variables tokenized as the
   last one with the same variables had them (168 variables, ~0.8 ms per session).  Off: each app
   tokenizes them again.
+- ``no-overlays`` (:func:`without_overlays`, :mod:`tui.textual_compat.overlays`): the screens get
+  no tooltip and no toast rack, which nothing here shows (a session's start made four such widgets:
+  6 % of its first frame's Python calls).  Off: they are made, and stay hidden.
 
 Reads and settings with no public way, made as found on any version (switching them off would
 change what a player sees, which backing off must not): an app's terminal, to ring the bell and set
@@ -123,6 +126,7 @@ from tui.textual_compat.drivers import ordered_driver_class
 from tui.textual_compat.frames import ShadowedApp, is_closed, set_no_colour, update_rows, write_to_terminal
 from tui.textual_compat.gate import PIECES, WRITTEN_FOR, backed_off, enabled, installed_version
 from tui.textual_compat.lines import filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
+from tui.textual_compat.overlays import without_overlays
 from tui.textual_compat.screens import PresetScreen, RowCompositor, install_row_renders
 from tui.textual_compat.session import (
     SessionParser,
@@ -174,5 +178,6 @@ __all__ = [
     "track_nodes",
     "unpatch_textual_strips",
     "update_rows",
+    "without_overlays",
     "write_to_terminal",
 ]

@@ -49,6 +49,7 @@ PIECES = (
     "dispatch-plans",  # a message's handlers found once per receiver and message class (_get_dispatch_methods)
     "content-strips",  # a widget's content rendered once per process for the same words, size and styles
     "theme-tokens",  # the theme's CSS variables tokenized once per process, not once per app
+    "no-overlays",  # no tooltip and no toast rack on every screen (nothing shows either)
 )
 
 _state: dict[str, Any] = {}

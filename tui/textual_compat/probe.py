@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.textual_compat import callbacks, content_strips, dispatch, screens, session, strips, styles
+from tui.textual_compat import callbacks, content_strips, dispatch, overlays, screens, session, strips, styles
 from tui.textual_compat.dismantle import component_classes_as_expected
 from tui.textual_compat.gate import PIECES, private
 
@@ -84,6 +84,7 @@ def missing() -> dict[str, list[str]]:
         "dispatch-plans": dispatch.unexpected(),
         "content-strips": content_strips.unexpected(),
         "theme-tokens": session.theme_tokens_unexpected(app.stylesheet),
+        "no-overlays": overlays.unexpected(),
     }
     assert set(found) == set(PIECES)
     return found
