@@ -84,15 +84,15 @@ class VoltageApp(ShadowedApp[None]):
 
     # The CSS variables of each theme, made once per process: Textual makes them for every app (the
     # colour system generated from the theme, about half a millisecond of each session's start).
-    _CSS_VARIABLES: ClassVar[dict[tuple[int, str, type], tuple[Any, dict[str, str]]]] = {}
+    _CSS_VARIABLES: ClassVar[dict[tuple[str, type], tuple[Any, dict[str, str]]]] = {}
 
     def get_css_variables(self) -> dict[str, str]:
         """Textual's variables for the current theme, as the first app of the process with that theme
         had them (each app its own copy, as Textual gives it)."""
         theme = self.current_theme
-        key = (id(theme), theme.name, type(self))
+        key = (theme.name, type(self))
         kept = VoltageApp._CSS_VARIABLES.get(key)
-        if kept is None or kept[0] is not theme:  # (the theme object kept: an id is never reused meanwhile)
+        if kept is None or kept[0] is not theme:  # (made for that very theme object, not one of its name)
             kept = VoltageApp._CSS_VARIABLES[key] = (theme, super().get_css_variables())
         variables = dict(kept[1])
         self.theme_variables = variables

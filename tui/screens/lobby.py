@@ -221,7 +221,7 @@ class LobbyScreen(SizedScreen):
     def _choices(self) -> list[tuple[str, Text]]:
         """The Play menu: each game's lines (its part's, ids ``game:item``), then the rest."""
         opts: list[tuple[str, Text]] = []
-        width = self._menu_width()  # (once: it looks the menu up in the screen)
+        width = self._menu_width()
         for n, (game, part) in enumerate(self.parts.items()):
             if n:
                 opts.append((f"-{game}", part.heading(width)))

@@ -21,13 +21,10 @@ back, :mod:`server.memory`).
 
 from __future__ import annotations
 
-import logging
 from collections import OrderedDict
 from typing import Any
 
 from tui.textual_compat.gate import may_patch, private, reads_as
-
-log = logging.getLogger(__name__)
 
 #: How many renders are kept (a lobby's first frame makes about twenty different ones per language
 #: and width).
