@@ -304,6 +304,36 @@ class Shadow:
         self.sgr = ""
         return "".join(out)
 
+    def put(self, x: int, y: int, chars: str, size: tuple[int, int]) -> str | None:
+        """The terminal sequence that writes ``chars`` from column ``x`` of row ``y``, each in the style its
+        cell has on the terminal now (a clock's digits, whose style stays); None when the cells there are
+        not known to be one character each (unknown, a wide or joined one): the caller writes as usual."""
+        width, height = size
+        if size != self.size or not 0 <= y < height or x < 0 or x + len(chars) > width:
+            return None
+        old = self.lines[y]
+        if old is None:
+            return None
+        end = x + len(chars)
+        cells = old[x:end]
+        if any(len(ch) != 1 for _sgr, ch in cells) or (end < width and old[end][1] == ""):
+            return None
+        intern = _CELLS.setdefault
+        new = [intern((sgr, ch), (sgr, ch)) for (sgr, _old), ch in zip(cells, chars, strict=True)]
+        if new == cells:
+            return ""
+        out: list[str] = []
+        state: list[Any] = [self.sgr, self.row, self.col]
+        self._emit_line(out, state, y, x, old, new, width)
+        line = old.copy()
+        line[x:end] = new
+        self.lines[y] = line
+        self.row, self.col = state[1], state[2]
+        if state[0]:
+            out.append("\x1b[0m")
+        self.sgr = ""
+        return "".join(out)
+
     def park(self, x: int, y: int) -> str:
         """Put the cursor at (``x``, ``y``) (where the app wants the terminal's cursor)."""
         if self.size is None or (self.row, self.col) == (y, x):

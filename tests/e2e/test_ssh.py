@@ -58,6 +58,34 @@ async def test_the_game_without_a_pty_is_told_a_terminal_is_required(start_serve
     assert echo_app.made == []
 
 
+# OpenSSH's order (``ssh -Q cipher`` as its client asks, and its MACs): chacha20-poly1305 first.
+OPENSSH_CIPHERS = ["chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr",
+                   "aes128-gcm@openssh.com", "aes256-gcm@openssh.com"]
+OPENSSH_MACS = ["umac-64-etm@openssh.com", "umac-128-etm@openssh.com", "hmac-sha2-256-etm@openssh.com",
+                "hmac-sha2-512-etm@openssh.com", "hmac-sha1-etm@openssh.com", "umac-64@openssh.com",
+                "umac-128@openssh.com", "hmac-sha2-256", "hmac-sha2-512", "hmac-sha1"]
+
+
+async def test_a_client_asking_openssh_s_way_gets_a_cheap_cipher_and_one_with_only_old_ciphers_still_connects(
+        start_server, echo_app):
+    srv = await start_server(echo_app)
+    # chacha20-poly1305 costs the server several times AES's CPU per packet: a client that prefers it
+    # (OpenSSH does) gets AES-CTR with an encrypt-then-MAC HMAC, and plays.
+    conn = await ssh_connect(srv.port, encryption_algs=OPENSSH_CIPHERS, mac_algs=OPENSSH_MACS)
+    async with conn:
+        assert conn.get_extra_info("send_cipher") == "aes128-ctr"
+        assert conn.get_extra_info("send_mac") == "hmac-sha2-256-etm@openssh.com"
+        r = await asyncio.wait_for(conn.run("who"), 30)
+        assert r.exit_status == 0 and r.stdout.startswith("0 online")
+    # a client with AES-CTR and plain HMAC-SHA1 alone (an old one) is still served
+    conn = await ssh_connect(srv.port, encryption_algs=["aes256-ctr"], mac_algs=["hmac-sha1"])
+    async with conn:
+        assert (conn.get_extra_info("send_cipher"), conn.get_extra_info("send_mac")) == ("aes256-ctr", "hmac-sha1")
+    # one that speaks chacha20 alone is refused at the key exchange, as any unshared cipher is
+    with pytest.raises(asyncssh.Error):
+        await ssh_connect(srv.port, encryption_algs=["chacha20-poly1305@openssh.com"])
+
+
 async def test_host_key_is_generated_once_and_kept(tmp_path):
     k1 = load_host_key(tmp_path)
     k2 = load_host_key(tmp_path)

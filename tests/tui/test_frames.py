@@ -369,7 +369,7 @@ async def test_the_clock_s_tick_writes_only_the_digits_that_changed() -> None:
 
 @needs("frames", "paint-now")
 async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> None:
-    """A clock's second is written straight from the top bar (``VoltageApp.paint_now``),
+    """A clock's second is written straight from the top bar (``VoltageApp.paint_chars``),
     with no compositor frame: the terminal must show what a full frame would, and the
     running bank must count down on it."""
     from engine.clock import TimeControl
@@ -401,6 +401,11 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
 
         await until(a_tick_without_a_frame)
         assert all(max(banks(t)) == 600 for t in terminals)  # the other bank stands
+        # a tick writes its digits in the styles the terminal shows there: no row of the bar is rendered
+        rendered: list[Any] = []
+        for app in apps:
+            bar = app.screen.query_one("#topbar", TopBar)
+            bar.render_lines = lambda crop, render=bar.render_lines: rendered.append(crop) or render(crop)  # type: ignore[method-assign]
         frames = [app.frames for app in apps]
         writes = [t.writes for t in terminals]
         shown = [min(banks(t)) for t in terminals]
@@ -411,6 +416,7 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
             )
         )
         await until(lambda: all(settled(app) for app in apps))
+        assert rendered == []
         for app, t, f, w in zip(apps, terminals, frames, writes, strict=True):
             assert t.writes >= w + 2
             assert app.frames == f  # no compositor frame for a tick

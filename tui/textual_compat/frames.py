@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from textual import events, messages
 from textual.app import App
 from textual.filter import Monochrome, NoColor
+from textual.geometry import Region
 
 from tui.textual_compat.gate import enabled, private
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
-    from textual.geometry import Region
     from textual.screen import Screen
     from textual.strip import Strip
     from textual.widget import Widget
@@ -226,9 +226,48 @@ class ShadowedApp(App[ReturnType]):
             self.shadow.forget()
             self._handle_exception(error)
 
+    def paint_chars(self, widget: Widget, x: int, y: int, chars: str) -> bool:
+        """Write ``chars`` at (``x``, ``y``) of ``widget``'s content now, each in the style its cell has on
+        the terminal: for characters that change in a style that does not, a clock's digits.  False when
+        that cannot be known to be right (the caller paints as usual: :meth:`paint_now`).
+
+        :meth:`paint_now` renders the widget's rows and compares them with the terminal's; a tick that
+        changes four digits needs neither: the terminal's picture (the shadow) has their styles.  The
+        widget's lines must already hold the new characters (its next frame draws them, the same)."""
+        if (not chars.isascii() or not chars.isprintable() or not self._writes_frames()
+                or not enabled("paint-now") or not _settled(self.screen)):
+            return False
+        placed = self._placed(widget, Region(x, y, len(chars), 1))
+        if placed is None:
+            return False
+        own, target, _where = placed
+        if target.width != len(chars) or target.height != 1:
+            return False  # clipped
+        text = self.shadow.put(target.x, target.y, chars, (self.size.width, self.size.height))
+        if text is None:
+            return False
+        widget._styles_cache.set_dirty(own)
+        if text:
+            self._write_changes(text)
+        return True
+
     def _rows_now(self, widget: Widget, region: Region) -> list[tuple[int, list[tuple[int, Strip]]]] | None:
         """``region`` of ``widget`` as rows of the screen, each its pieces (a column and a strip), made
         now; None when what a frame would draw there cannot be known to be the widget's lines."""
+        placed = self._placed(widget, region)
+        if placed is None:
+            return None
+        own, target, where = placed
+        if not target:
+            return []
+        widget._styles_cache.set_dirty(own)
+        strips = widget.render_lines(target.translate((-where.x, -where.y)))
+        return [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
+
+    def _placed(self, widget: Widget, region: Region) -> tuple[Region, Region, Region] | None:
+        """Where ``region`` of ``widget``'s content is: in the widget's own coordinates, on the screen
+        (cut to what shows), and the widget's place; None when a frame would not draw the widget's lines
+        there (not on the screen shown, a layout to come, something in front of it there)."""
         screen = self.screen
         if widget.screen is not screen or screen._layout_required or widget._layout_required:
             return None
@@ -239,16 +278,13 @@ class ShadowedApp(App[ReturnType]):
         where, clip = placed
         own = region.translate(widget.content_offset)  # in the widget's own coordinates
         target = own.translate(where.offset).intersection(clip).intersection(where)
-        if not target:
-            return []
-        for other, (other_where, other_clip) in visible.items():  # front to back
-            if other is widget:
-                break
-            if other_where.intersection(other_clip).overlaps(target):
-                return None  # something is drawn over it here
-        widget._styles_cache.set_dirty(own)
-        strips = widget.render_lines(target.translate((-where.x, -where.y)))
-        return [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
+        if target:
+            for other, (other_where, other_clip) in visible.items():  # front to back
+                if other is widget:
+                    break
+                if other_where.intersection(other_clip).overlaps(target):
+                    return None  # something is drawn over it here
+        return own, target, where
 
     def _write_rows(self, rows: Rows) -> None:
         """Write ``rows`` (screen rows of pieces) where they differ from what the terminal shows."""

@@ -285,6 +285,14 @@ class LineWidget(Widget):
             else:
                 self.paint_soon(region)
 
+    def paint_chars(self, x: int, y: int, chars: str) -> None:
+        """Write ``chars`` from (``x``, ``y``) of the content at once, each in the style its cell shows
+        now, where the app can (:meth:`tui.app.VoltageApp.paint_chars`: no row rendered, none compared);
+        else as :meth:`paint_now`.  The widget's lines must hold them already, in those styles."""
+        paint_chars = getattr(self.app, "paint_chars", None)
+        if paint_chars is None or not paint_chars(self, x, y, chars):
+            self.paint_now(Region(x, y, len(chars), 1))
+
     def paint_now(self, region: Region) -> None:
         """Write ``region`` (changed since the last frame) to the terminal at once, where
         the app can (:meth:`tui.app.VoltageApp.paint_now`); else refresh it for the next frame."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
-from textual.geometry import Region
 from textual.strip import Strip
 
 from tui.i18n import _
@@ -71,6 +70,7 @@ class TopBar(TextLines):
     _clock_at: list[tuple[int, int, int]] = []  # per clock: seat, first and end character
     _clock_cells: list[tuple[int, int, int]] = []  # the same in cells
     _stale = False  # the row on screen was made by a tick: the text and rows are made again when asked
+    _clock_seg: tuple[Strip, tuple[int, int]] | None = None  # the row a tick made, and its clocks' segments
 
     def _tick(self, previous: _Clocks | None, clocks: _Clocks) -> bool:
         """The row as drawn (with the ``previous`` clocks), with the clocks' text swapped in
@@ -88,21 +88,24 @@ class TopBar(TextLines):
         if any(len(text) != b - a for text, (_, a, b) in zip(texts, cells, strict=True)):
             return False
         segments = list(strips[0])
-        at = self._clock_segments(segments)
+        known = self._clock_seg
+        at = known[1] if known is not None and known[0] is strips[0] else self._clock_segments(segments)
         if at is None:
             return False
-        changed: list[Region] = []
-        for i, text, (_seat, a, b) in zip(at, texts, cells, strict=True):
+        changed: list[tuple[int, str]] = []
+        for i, text, (_seat, a, _b) in zip(at, texts, cells, strict=True):
             old = segments[i]
             if old.text != text:
                 segments[i] = Segment(text, old.style)
-                changed.append(Region(a, 0, b - a, 1))
-        self._strips = [Strip(segments, width)]
+                changed.append((a, text))
+        strip = Strip(segments, width)
+        self._strips = [strip]
+        self._clock_seg = (strip, at)  # (the next tick's segments are where this one's were)
         self._raw = []  # the next repaint paints the row afresh
         self._stale = True
         self.text = Text()
-        for region in changed:  # the running clock's cells, nothing else
-            self.paint_now(region)
+        for a, text in changed:  # the running clock's cells, nothing else
+            self.paint_chars(a, 0, text)
         return True
 
     def _clock_segments(self, segments: list[Segment]) -> tuple[int, int] | None:
