@@ -293,6 +293,7 @@ async def bench(
     # -- keypresses: select a hand card, then cancel (esc), on the mover's screen --
     kcpu: list[float] = []
     kout: list[int] = []
+    kwrites: list[int] = []
     REGIONS.enabled = True
     for i in range(keys):
         if match.over:
@@ -301,18 +302,20 @@ async def bench(
         REGIONS.event = ("key", i)
         seat = match.state.to_move
         chan = channels[seat]
-        b0 = chan.bytes
+        b0, w0 = chan.bytes, chan.writes
         t0 = time.process_time()
         # a lone ESC is a key only after the parser's escape delay: wait longer for it
         chan.input.put_nowait(b"1" if i % 2 == 0 else b"\x1b")
         await quiet(channels, quiet_ms if i % 2 == 0 else max(quiet_ms, 250))
         kcpu.append((time.process_time() - t0) * 1000)
         kout.append(chan.bytes - b0)
+        kwrites.append(chan.writes - w0)
     if kcpu:
         results["keys"] = len(kcpu)
         results["key_cpu_ms_mean"] = statistics.mean(kcpu)
         results["key_cpu_ms_median"] = statistics.median(kcpu)
         results["key_bytes_mean"] = statistics.mean(kout)
+        results["key_writes_mean"] = statistics.mean(kwrites)
 
     # -- updates: one action from outside, both screens redraw -----------------
     cpu: list[float] = []
@@ -566,7 +569,7 @@ def main() -> None:
     if "keys" in r:
         print(
             f"keypress: {r['key_cpu_ms_mean']:.1f} ms CPU (median {r['key_cpu_ms_median']:.1f}),"
-            f" {r['key_bytes_mean']:.0f} bytes  [{int(r['keys'])} keys]"
+            f" {r['key_bytes_mean']:.0f} bytes, {r['key_writes_mean']:.1f} writes  [{int(r['keys'])} keys]"
         )
     if "moves" in r:
         print(

@@ -384,8 +384,11 @@ async def test_the_key_bar_is_clickable_resigning_by_mouse_alone():
         await pilot.pause()
         await pilot.click("#button-start")
         await until(lambda: isinstance(app.screen, MatchScreen))
-        await pilot.pause()
         bar = app.screen.query_one(KeyBar)
+        # (the player's turn, the bar drawn for it: nothing moves its keys until the player acts, where a
+        # bot's move between reading the bar and clicking could)
+        await until(lambda: app.screen.view.my_turn and any(action == "resign" for *_k, action in bar._spans))
+        await pilot.pause()
         start = next(s for s, _e, _n, action in bar._spans if action == "resign")
         await pilot.click(bar, offset=(start + 1, 0))
         await until(lambda: isinstance(app.screen, ConfirmScreen))
