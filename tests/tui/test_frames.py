@@ -403,9 +403,17 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
         assert all(max(banks(t)) == 600 for t in terminals)  # the other bank stands
         # a tick writes its digits in the styles the terminal shows there: no row of the bar is rendered
         rendered: list[Any] = []
+
+        def counted(render: Any) -> Any:
+            def render_lines(crop: Any) -> Any:
+                rendered.append(crop)
+                return render(crop)
+
+            return render_lines
+
         for app in apps:
             bar = app.screen.query_one("#topbar", TopBar)
-            bar.render_lines = lambda crop, render=bar.render_lines: rendered.append(crop) or render(crop)  # type: ignore[method-assign]
+            bar.render_lines = counted(bar.render_lines)  # type: ignore[method-assign]
         frames = [app.frames for app in apps]
         writes = [t.writes for t in terminals]
         shown = [min(banks(t)) for t in terminals]
