@@ -55,7 +55,8 @@ def main() -> None:
         small = per_packet_us(cipher, mac, 64, args.packets)
         large = per_packet_us(cipher, mac, 1024, args.packets)
         offered = cipher in ENCRYPTION_ALGS and (not mac or mac in MAC_ALGS)
-        print(f"{cipher:<32} {mac or '(in the cipher)':<32} {small:7.1f}us {large:7.1f}us  {'yes' if offered else 'no'}")
+        shown_mac = mac or "(in the cipher)"
+        print(f"{cipher:<32} {shown_mac:<32} {small:7.1f}us {large:7.1f}us  {'yes' if offered else 'no'}")
 
 
 if __name__ == "__main__":
