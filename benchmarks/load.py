@@ -117,7 +117,7 @@ gc.callbacks.insert(0, _cb)
 atexit.register(_out.flush)
 # The event loop's lag: a thread asks the loop to note the time every 20 ms; how late the note
 # comes is how long anything arriving then (a key) waits before the loop can look at it.
-import threading, asyncio.base_events as _be
+import threading, asyncio.runners as _runners
 _lag = open(os.environ["VOLTAGE_LOAD_LAG_LOG"], "w", buffering=1 << 16)
 atexit.register(_lag.flush)
 def _noted(t0):
@@ -129,13 +129,14 @@ def _asker(loop):
             loop.call_soon_threadsafe(_noted, _mono())
         except RuntimeError:  # closed meanwhile
             return
-_run_forever = _be.BaseEventLoop.run_forever
-def _run_forever_probed(self):
-    if not getattr(self, "_lag_asked", False):
-        self._lag_asked = True
-        threading.Thread(target=_asker, args=(self,), daemon=True).start()
-    return _run_forever(self)
-_be.BaseEventLoop.run_forever = _run_forever_probed
+# (the main thread's asyncio.run: its loop, whichever kind the server's policy makes: asyncio's or uvloop's)
+_run = _runners.Runner.run
+def _run_probed(self, coro, **kw):
+    if threading.current_thread() is threading.main_thread() and not getattr(_runners, "_lag_asked", False):
+        _runners._lag_asked = True
+        threading.Thread(target=_asker, args=(self.get_loop(),), daemon=True).start()
+    return _run(self, coro, **kw)
+_runners.Runner.run = _run_probed
 """
 
 # Runs a ``voltage`` command (the arguments after ``-c ROOMY_BOOT``): every client comes from 127.0.0.1,
