@@ -93,20 +93,16 @@ class SaveGate:
             kept["used_ms"] = used_ms
         if request is not None:
             kept["request"] = request
-        # A stalled disk: the write is waited for (never cancelled half-way: the whole intent runs in a
-        # task of its own, run_to_end), and every screen is told why after SLOW_SAVE_SECONDS.  The commit
-        # is awaited here, not in a task of its own watched by asyncio.wait: each of those steps was a
-        # turn of the event loop, and a move's frame waits for its commit (with 300 sessions playing,
-        # every turn waits behind all of their work: the commit took 150 ms at the median that way).
-        slow: list[bool] = []
-
-        def too_slow() -> None:
-            slow.append(True)
-            self._set_notice((SLOW,))
-
-        timer = asyncio.get_running_loop().call_later(SLOW_SAVE_SECONDS, too_slow)
+        coro = recorder.commit(self.host, index, action, **kept)
+        fut = asyncio.ensure_future(coro)
+        slow = False
         try:
-            await recorder.commit(self.host, index, action, **kept)
+            done, _ = await asyncio.wait({fut}, timeout=SLOW_SAVE_SECONDS)
+            if not done:  # a stalled disk: wait (never cancel a write half-way), and say why
+                slow = True
+                self._set_notice((SLOW,))
+                await asyncio.shield(fut)
+            fut.result()
         except asyncio.CancelledError:
             raise
         except Exception as e:
@@ -115,7 +111,6 @@ class SaveGate:
             self.pause()
             raise SaveFailed() from e
         finally:
-            timer.cancel()
             if slow and not self.paused:
                 self._set_notice(())
 
