@@ -10,6 +10,7 @@ read back, a restart restoring a match half played, and its own screen wording i
 from __future__ import annotations
 
 import asyncio
+import time
 
 from textual.app import App
 
@@ -90,9 +91,10 @@ async def test_a_third_game_against_a_bot_on_its_own_screen(tmp_path, monkeypatc
         app = Host()
         async with app.run_test(size=(80, 24)) as pilot:
             await until(lambda: screen.is_mounted)
-            for _ in range(40):
-                if screen.view.over:
-                    break
+            # (until the match is over, however slowly a busy machine plays it: 40 looks 20 ms apart
+            # were not always enough for the bot's first move beside a CPU hog)
+            deadline = time.monotonic() + 60
+            while not screen.view.over and time.monotonic() < deadline:
                 if screen.view.my_turn:
                     await pilot.press("1")
                 await pilot.pause(0.02)
