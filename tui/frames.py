@@ -296,6 +296,10 @@ class Shadow:
                 # the whole line at once: a gap between two widgets' changes is weighed too
                 self._emit_line(out, state, y, lo, old, line[lo:hi], width)
                 self.lines[y] = line
+        return self._ended(out, state)
+
+    def _ended(self, out: list[str], state: list[Any]) -> str:
+        """The sequence ``out`` makes, with the style reset at its end; the cursor and style it leaves kept."""
         self.row, self.col = state[1], state[2]
         if not out:
             return ""
@@ -328,11 +332,7 @@ class Shadow:
         line = old.copy()
         line[x:end] = new
         self.lines[y] = line
-        self.row, self.col = state[1], state[2]
-        if state[0]:
-            out.append("\x1b[0m")
-        self.sgr = ""
-        return "".join(out)
+        return self._ended(out, state)
 
     def park(self, x: int, y: int) -> str:
         """Put the cursor at (``x``, ``y``) (where the app wants the terminal's cursor)."""
