@@ -434,6 +434,45 @@ async def test_clock_ticks_written_without_a_frame_show_the_full_picture() -> No
             assert bar._strips[0].text == bar.render().plain.ljust(size[0])
 
 
+@needs("frames", "paint-now")
+async def test_a_clock_tick_after_the_bar_moved_writes_its_digits_where_the_bar_is_now() -> None:
+    """A tick keeps where the clock's cells are from the last one while the screen's map is the same;
+    once the bar is drawn elsewhere (an offset), the next tick's digits go to the new place: the terminal
+    shows what a full frame would."""
+    from engine.clock import TimeControl
+
+    size = (100, 32)
+    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0, control=TimeControl(600.0))
+    match.start()
+    async with two_screens(match, size) as (apps, terminals):
+        app, terminal = apps[0], terminals[0]
+
+        def clocks() -> list[tuple[int, int]]:
+            """The banks the top bar shows: (column, seconds) each."""
+            row = terminal.screen.display[0]
+            return [(m.start(), int(m[1]) * 60 + int(m[2])) for m in re.finditer(r"(\d+):(\d\d)", row)]
+
+        async def a_tick() -> None:
+            """Wait for a second of the running bank that came without a frame."""
+            await until(lambda: len(clocks()) == 2 and settled(app))
+            frames, before = app.frames, min(s for _x, s in clocks())
+            await until(lambda: len(clocks()) == 2 and min(s for _x, s in clocks()) < before
+                        and settled(app) and app.frames == frames)
+
+        for _ in range(2):  # (the first may draw the bar's row whole; the next knows the digits' place)
+            await a_tick()
+        columns = [x for x, _s in clocks()]
+        bar = app.screen.query_one("#topbar", TopBar)
+        bar.styles.offset = (3, 0)  # the bar is drawn three columns right: one frame
+        await until(lambda: len(clocks()) == 2 and [x for x, _s in clocks()] != columns and settled(app))
+        moved = [x for x, _s in clocks()]
+        for _ in range(2):
+            await a_tick()
+            assert [x for x, _s in clocks()] == moved
+        assert not (diff := first_difference(full_render(app), terminal.screen)), diff
+        assert app.mismatch is None
+
+
 def shown(terminal: Terminal) -> str:
     return "\n".join(terminal.screen.display)
 

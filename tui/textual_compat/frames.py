@@ -234,13 +234,28 @@ class ShadowedApp(App[ReturnType]):
         :meth:`paint_now` renders the widget's rows and compares them with the terminal's; a tick that
         changes four digits needs neither: the terminal's picture (the shadow) has their styles.  The
         widget's lines must already hold the new characters (its next frame draws them, the same)."""
-        if (not chars.isascii() or not chars.isprintable() or not self._writes_frames()
-                or not enabled("paint-now") or not _settled(self.screen)):
+        if not chars.isascii() or not chars.isprintable() or not self._writes_frames() or not enabled("paint-now"):
             return False
-        placed = self._placed(widget, Region(x, y, len(chars), 1))
-        if placed is None:
+        screen = self.screen
+        if screen._layout_required or screen._scroll_required:
             return False
-        own, target, _where = placed
+        # Where the cells are: found once per map of the screen (a clock's cells stay put while nothing is
+        # laid out again), not by a walk of the widgets in front of it every second.  Nothing pending
+        # elsewhere on the screen matters here, as it does to paint_now (:func:`_settled`): the map is the
+        # one the terminal's picture was drawn with until the next frame, which redraws whatever moves
+        # (the shadow knows these cells were written), and no line of the widget is rendered now.
+        region = Region(x, y, len(chars), 1)
+        visible = screen._compositor.visible_widgets
+        known = widget.__dict__.get("_chars_at")  # (the map, the region, where it is: kept on the widget)
+        if (known is not None and known[0] is visible and known[1] == region and not widget._layout_required
+                and widget.screen is screen):
+            own, target = known[2], known[3]
+        else:
+            placed = self._placed(widget, region)
+            if placed is None:
+                return False
+            own, target, _where = placed
+            widget.__dict__["_chars_at"] = (visible, region, own, target)
         if target.width != len(chars) or target.height != 1:
             return False  # clipped
         text = self.shadow.put(target.x, target.y, chars, (self.size.width, self.size.height))
