@@ -198,7 +198,7 @@ class ShadowedApp(App[ReturnType]):
         queue = self.__dict__.setdefault("_paint_queue", {})
         if not queue:
             # Written as soon as the handler that asked is done: after the message its pump is handling
-            # and the callbacks that follow it (``call_next``, twice: the key bar's redraw is one such), in
+            # and the callbacks that follows it (``call_next``, twice: the key bar's redraw is one such), in
             # the same turn of the event loop and the pump's own task, not in the loop's next turn, which on
             # a busy server comes after every other session's work of this one.  The loop's call is kept
             # too (it finds nothing left to write, then): the rows are written even if the pump closes first.

@@ -6,8 +6,8 @@ the focus chain (``App._check_bindings``: from the focused widget up to the app,
 asked from).  Each post is a turn of the event loop, and on a busy server a turn is every session's work, so a
 match's key waited once more for nothing but the trip back to the app.  :func:`run_bindings_here`, called by
 a screen's key handler, runs them there, in the screen's task, and stops the key when one ran; the key then
-goes no further, as after the app's.  A screen with ``key_...`` methods of its own is left to Textual, which
-runs those before the bindings (this does not look for them).  Piece ``screen-keys``.
+goes no further, as after the app's.  A screen with ``key_...`` methods of its own is left to Textual (they
+run before the bindings there, and would here too, but are not looked at).  Piece ``screen-keys``.
 """
 
 from __future__ import annotations
