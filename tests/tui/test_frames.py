@@ -230,13 +230,13 @@ async def test_a_keypress_is_written_whole_in_one_write_key_bar_included() -> No
             assert not (diff := first_difference(full_render(app), terminal.screen)), diff
 
 
-@needs("frames", "direct-rows", "screen-keys")
+@needs("frames", "direct-rows")
 async def test_a_move_and_a_key_reach_the_terminals_in_few_turns_of_the_event_loop() -> None:
     """On a busy server each turn of the event loop is every session's work, so a change waits once per
     turn it takes: a move reaches both players' terminals in the second turn after it is made (one turn
     for each screen to take the update, its rows written as its handler ends), and a chosen card the
-    player's in the second after its byte arrives (the driver reads it; the app takes the key and hands
-    it to the screen, which runs its binding, draws and writes)."""
+    player's in the third after its byte arrives (the driver reads it, the app takes the key, the
+    screen's handler draws and writes)."""
     match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
     loop = asyncio.get_running_loop()
 
@@ -260,7 +260,7 @@ async def test_a_move_and_a_key_reach_the_terminals_in_few_turns_of_the_event_lo
         terminal = terminals[match.state.to_move]
         writes = terminal.writes
         terminal.input.put_nowait(b"1")  # a card chosen
-        assert await asyncio.wait_for(turns_until(lambda: terminal.writes > writes), 30) <= 2
+        assert await asyncio.wait_for(turns_until(lambda: terminal.writes > writes), 30) <= 3
         terminal.input.put_nowait(b"\x1b")  # and put back
         for _ in range(3):
             await until(lambda: all(settled(app) for app in apps))

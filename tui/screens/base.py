@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from tui.i18n import _
-from tui.textual_compat import PresetScreen, run_bindings_here
+from tui.textual_compat import PresetScreen
 
 if TYPE_CHECKING:
     from tui.ports import Backend
@@ -207,14 +207,12 @@ class PlayScreen(SizedScreen):
         self._results_timer = None
         self.show_results()
 
-    async def on_key(self, event: Any) -> None:
+    def on_key(self, event: Any) -> None:
         if self._results_timer is not None:  # the match is over: a key means "show me"
             self._results_timer.stop()
             event.stop()
             event.prevent_default()
             self._results_due()
-            return
-        await run_bindings_here(self, event)  # (here, not a turn later at the app: the same bindings)
 
     def show_results(self) -> None:
         """Ask for the results (:class:`Ended`), if this screen is the one shown."""

@@ -109,10 +109,6 @@ machine's noise, up to a third more).  What each piece buys, and what backing it
 - ``no-overlays`` (:func:`without_overlays`, :mod:`tui.textual_compat.overlays`): the screens get
   no tooltip and no toast rack, which nothing here shows (a session's start made four such widgets:
   6 % of its first frame's Python calls).  Off: they are made, and stay hidden.
-- ``screen-keys`` (:func:`run_bindings_here`, :mod:`tui.textual_compat.keys`): a match screen runs a
-  key's bindings when it takes the key, in its own task, instead of letting the key bubble up to the
-  app a turn of the event loop later to have the app run the same bindings (a chosen card reaches the
-  terminal in 2 turns, 3 before).  Off: the key goes on to the app, as in Textual.
 
 Reads and settings with no public way, made as found on any version (switching them off would
 change what a player sees, which backing off must not): an app's terminal, to ring the bell and set
@@ -144,7 +140,6 @@ from tui.textual_compat.frames import (
     write_to_terminal,
 )
 from tui.textual_compat.gate import PIECES, WRITTEN_FOR, backed_off, enabled, installed_version
-from tui.textual_compat.keys import run_bindings_here
 from tui.textual_compat.lines import filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
 from tui.textual_compat.overlays import without_overlays
 from tui.textual_compat.screens import PresetScreen, RowCompositor, install_row_renders
@@ -190,7 +185,6 @@ __all__ = [
     "patch_style_cache",
     "patch_textual_strips",
     "plain_lines",
-    "run_bindings_here",
     "filters_for_rows",
     "forget_content_strips",
     "patch_content_strips",

@@ -50,7 +50,6 @@ PIECES = (
     "content-strips",  # a widget's content rendered once per process for the same words, size and styles
     "theme-tokens",  # the theme's CSS variables tokenized once per process, not once per app
     "no-overlays",  # no tooltip and no toast rack on every screen (nothing shows either)
-    "screen-keys",  # a play screen runs a key's bindings itself, not after the key bubbled up to the app
 )
 
 _state: dict[str, Any] = {}

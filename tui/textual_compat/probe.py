@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.textual_compat import callbacks, content_strips, dispatch, keys, overlays, screens, session, strips, styles
+from tui.textual_compat import callbacks, content_strips, dispatch, overlays, screens, session, strips, styles
 from tui.textual_compat.dismantle import component_classes_as_expected
 from tui.textual_compat.gate import PIECES, private
 
@@ -52,8 +52,8 @@ def missing() -> dict[str, list[str]]:
         + _has(widget, "_styles_cache", "_layout_required", "_scroll_required", "_refresh_styles_required")
         + _has(screen._message_queue, "values"),
         "direct-rows": _has(screen, "_compositor", "_layout_required", "_scroll_required", "_message_queue", "_nodes")
-        + _has(widget, "_styles_cache", "_layout_required", "_scroll_required", "_refresh_styles_required", "call_next")
-        + _has(screen._message_queue, "values") + _module("textual._context", "active_message_pump"),
+        + _has(widget, "_styles_cache", "_layout_required", "_scroll_required", "_refresh_styles_required")
+        + _has(screen._message_queue, "values"),
         "row-renders": row_renders,
         "covered-rows": row_renders + ([] if compositor is None else _has(compositor, "_render_chops")),
         "plain-lines": _has(widget, "_styles_cache"),
@@ -85,7 +85,6 @@ def missing() -> dict[str, list[str]]:
         "content-strips": content_strips.unexpected(),
         "theme-tokens": session.theme_tokens_unexpected(app.stylesheet),
         "no-overlays": overlays.unexpected(),
-        "screen-keys": keys.unexpected(),
     }
     assert set(found) == set(PIECES)
     return found
