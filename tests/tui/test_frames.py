@@ -210,68 +210,6 @@ async def test_changed_cells_show_the_same_picture_as_whole_regions(size: tuple[
                 assert t.bytes < app.full_bytes  # and fewer bytes for it
 
 
-@needs("frames", "direct-rows")
-async def test_a_keypress_is_written_whole_in_one_write_key_bar_included() -> None:
-    """Choosing a card changes the hand, the board's targets, the prompt and the key bar: the player's
-    terminal gets all of it in one write (one packet on the wire), the key bar's new keys with the rest,
-    and then shows what a full frame would; the other player's terminal gets nothing."""
-    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
-    async with two_screens(match, (80, 24)) as (apps, terminals):
-        await until(lambda: all(settled(app) for app in apps))
-        mover = match.state.to_move
-        app, terminal, other = apps[mover], terminals[mover], terminals[1 - mover]
-        for key in (b"1", b"\x1b"):  # a card chosen, then put back
-            before = terminal.screen.display[-1]  # the key bar
-            writes, others = terminal.writes, other.writes
-            terminal.input.put_nowait(key)
-            await until(lambda before=before: terminal.screen.display[-1] != before and settled(app))
-            assert terminal.writes == writes + 1
-            assert other.writes == others
-            assert not (diff := first_difference(full_render(app), terminal.screen)), diff
-
-
-@needs("frames", "direct-rows")
-async def test_a_move_and_a_key_reach_the_terminals_in_few_turns_of_the_event_loop() -> None:
-    """On a busy server each turn of the event loop is every session's work, so a change waits once per
-    turn it takes: a move reaches both players' terminals in the second turn after it is made (one turn
-    for each screen to take the update, its rows written as its handler ends), and a chosen card the
-    player's in the third after its byte arrives (the driver reads it, the app takes the key, the
-    screen's handler draws and writes)."""
-    match = Match([Seat("Ann", "a"), Seat("Bob", "b")], seed=5, bot_delay=0)
-    loop = asyncio.get_running_loop()
-
-    def turns_until(written: Any) -> asyncio.Future[int]:
-        """Turns of the event loop, counted from this one, until ``written()``."""
-        count: asyncio.Future[int] = loop.create_future()
-        turns = [0]
-
-        def turn() -> None:
-            if written():
-                count.set_result(turns[0])
-            else:
-                turns[0] += 1
-                loop.call_soon(turn)
-
-        loop.call_soon(turn)
-        return count
-
-    async with two_screens(match, (80, 24)) as (apps, terminals):
-        await until(lambda: all(settled(app) for app in apps))
-        terminal = terminals[match.state.to_move]
-        writes = terminal.writes
-        terminal.input.put_nowait(b"1")  # a card chosen
-        assert await asyncio.wait_for(turns_until(lambda: terminal.writes > writes), 30) <= 3
-        terminal.input.put_nowait(b"\x1b")  # and put back
-        for _ in range(3):
-            await until(lambda: all(settled(app) for app in apps))
-            view = match.view(match.state.to_move)
-            move = next(a for a in view.legal if isinstance(a, V.Play))
-            counts = [t.writes for t in terminals]
-            both = turns_until(lambda counts=counts: all(t.writes > w for t, w in zip(terminals, counts, strict=True)))
-            await match.handle(view.to_move).submit(move)
-            assert await asyncio.wait_for(both, 30) <= 2
-
-
 async def test_after_dropped_frames_the_terminal_gets_the_whole_picture_again() -> None:
     """A client that stops reading has frames dropped (server.session.driver); once it reads
     again its terminal must show the match as it is, although the changes it missed

@@ -22,18 +22,13 @@ machine's noise, up to a third more).  What each piece buys, and what backing it
   :meth:`ShadowedApp.paint_chars` writes them in the styles the terminal shows there, with no row
   rendered or compared (3,000 ticks of one screen in memory: 188-219 -> 122-164 us a tick, three
   alternating pairs), and where the digits go is kept on the widget for as long as the screen's map is
-  the same, not found again each second by a walk of the screen (130-173 -> 87-115 us, three pairs).
-  Off (and with ``frames`` off): the widget refreshes as any other.
+  the same, not found again each second by a walk of the screen (130-173 -> 87-115 us, three pairs).  Off (and with ``frames`` off): the widget refreshes as any other.
 - ``direct-rows`` (:meth:`ShadowedApp.paint_soon`): the rows a painted widget found changed are written
   together with the others of the same turn of the event loop (a keypress's, an update's) once its
   handler has returned, without the screen's update timer, idle messages and a compositor pass; a
   region is refreshed for Textual's frame instead while a layout, scroll or style update is pending on
   the screen, or something is drawn over it.  At 80x24 an update 7.9 -> 3.6 ms of CPU per screen, a
-  keypress 7.0 -> 4.1 (``benchmarks/render.py``, a busy machine).  They go out once the message being
-  handled and its ``call_next`` callbacks are done (:func:`active_pump`), in that pump's task, not in the
-  loop's next turn: on a busy server a turn is every session's work, and a key's frame waited one more
-  (the key bar's redraw runs there too, instead of in its own pump a turn later).  Off: every change is
-  a frame.
+  keypress 7.0 -> 4.1 (``benchmarks/render.py``, a busy machine).  Off: every change is a frame.
 - ``row-renders`` (:class:`RowCompositor`, ``Compositor._get_renders``): a partial update renders
   only its rows of the widgets it crosses, not every line of every visible widget (a clock's tick:
   the top bar's line and one row beside it, not eleven widgets whole).  Off: Textual's renders.
@@ -131,14 +126,7 @@ from tui.textual_compat.content_strips import forget_content_strips, patch_conte
 from tui.textual_compat.dismantle import dismantle, dismantle_removed, track_nodes
 from tui.textual_compat.dispatch import patch_dispatch
 from tui.textual_compat.drivers import ordered_driver_class
-from tui.textual_compat.frames import (
-    ShadowedApp,
-    active_pump,
-    is_closed,
-    set_no_colour,
-    update_rows,
-    write_to_terminal,
-)
+from tui.textual_compat.frames import ShadowedApp, is_closed, set_no_colour, update_rows, write_to_terminal
 from tui.textual_compat.gate import PIECES, WRITTEN_FOR, backed_off, enabled, installed_version
 from tui.textual_compat.lines import filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
 from tui.textual_compat.overlays import without_overlays
@@ -159,7 +147,6 @@ from tui.textual_compat.titles import set_border_title
 __all__ = [
     "PIECES",
     "WRITTEN_FOR",
-    "active_pump",
     "PresetScreen",
     "RowCompositor",
     "SessionParser",

@@ -21,7 +21,6 @@ from tui.textual_compat.gate import enabled, private
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
-    from textual.message_pump import MessagePump
     from textual.screen import Screen
     from textual.strip import Strip
     from textual.widget import Widget
@@ -37,7 +36,6 @@ _CompositorUpdate: Any = private("textual._compositor", "CompositorUpdate")
 _ChopsUpdate: Any = private("textual._compositor", "ChopsUpdate")
 _LayoutUpdate: Any = private("textual._compositor", "LayoutUpdate")
 _MAP_CHANGES = (messages.Layout, messages.UpdateScroll)  # what a screen's queue may hold that moves its widgets
-_active_pump: Any = private("textual._context", "active_message_pump")  # the message pump whose handler runs
 
 
 def update_rows(update: object, height: int) -> Rows | None:
@@ -197,15 +195,7 @@ class ShadowedApp(App[ReturnType]):
             return False
         queue = self.__dict__.setdefault("_paint_queue", {})
         if not queue:
-            # Written as soon as the handler that asked is done: after the message its pump is handling
-            # and the callbacks that follows it (``call_next``, twice: the key bar's redraw is one such), in
-            # the same turn of the event loop and the pump's own task, not in the loop's next turn, which on
-            # a busy server comes after every other session's work of this one.  The loop's call is kept
-            # too (it finds nothing left to write, then): the rows are written even if the pump closes first.
             asyncio.get_running_loop().call_soon(self._flush_paints)
-            pump = active_pump(self)
-            if pump is not None:
-                pump.call_next(pump.call_next, self._flush_paints)
         queue.setdefault(widget, set()).add(region)
         return True
 
@@ -324,19 +314,6 @@ class ShadowedApp(App[ReturnType]):
         self.shadow.forget()
         if self.is_running and not is_closed(self) and self.screen_stack:
             self.screen.refresh()
-
-
-def active_pump(app: App[Any]) -> MessagePump | None:
-    """The message pump of ``app`` whose message is being handled now, where callbacks asked of it with
-    ``call_next`` run once that message is done, in its task; None if there is none (a loop callback,
-    another app's, one closed) or this Textual does not say."""
-    pump = _active_pump.get(None) if _active_pump is not None else None
-    if pump is None or is_closed(pump) or not pump.is_running:
-        return None
-    try:
-        return pump if pump.app is app else None
-    except Exception:  # (a pump with no app: the app's context is gone)
-        return None
 
 
 def _settled(screen: Screen) -> bool:

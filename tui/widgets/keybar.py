@@ -30,7 +30,6 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 
 from tui.i18n import _, short
-from tui.textual_compat import active_pump
 from tui.widgets.lines import TextLines
 
 KEY_STYLE = "bold reverse"
@@ -48,7 +47,7 @@ class KeyBar(TextLines):
         self._spans: list[tuple[int, int, DOMNode, str]] = []
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed, immediate=True)
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self.call_after_refresh(self.redraw)
 
     def on_unmount(self) -> None:
@@ -58,21 +57,7 @@ class KeyBar(TextLines):
         self.redraw()
         super().on_resize()
 
-    _asked = False  # a redraw waits for the handler that changed the bindings to be done
-
     def _bindings_changed(self, screen: object) -> None:
-        """The screen's bindings changed: redraw once the message being handled (a key's, a match
-        update's) is done, in the same task, so that the line goes out with the rest of that change
-        (Textual's way posts it to the bar's own message queue: a turn of the event loop later, and
-        a write of its own); asked again meanwhile, once."""
-        if self._asked:
-            return
-        self._asked = True
-        pump = active_pump(self.app)
-        (pump or self).call_next(self._bindings_redraw, screen)
-
-    def _bindings_redraw(self, screen: object) -> None:
-        self._asked = False
         if self.is_attached and screen is self.screen:
             self.redraw()
 
@@ -99,16 +84,10 @@ class KeyBar(TextLines):
         """The session's language changed: the words again."""
         self.redraw()
 
-    _drawn: tuple[object, ...] = ()  # what the line was last made from
-
     def redraw(self) -> None:
         width = self.size.width
         steady = set(getattr(self.screen, "STEADY_KEYS", ()))
         entries = self.entries()
-        drawn = (width, frozenset(steady), *entries)
-        if drawn == self._drawn:  # (a move changes the bindings' state far more often than the keys shown)
-            return
-        self._drawn = drawn
         if width > 0 and _width(entries) + 2 > width:  # too wide: the short words, where there are any
             entries = self.entries(brief=True)
         right = [e for e in entries if e[2] is self.app or e[3] in steady]
