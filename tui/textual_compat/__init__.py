@@ -22,7 +22,8 @@ machine's noise, up to a third more).  What each piece buys, and what backing it
   :meth:`ShadowedApp.paint_chars` writes them in the styles the terminal shows there, with no row
   rendered or compared (3,000 ticks of one screen in memory: 188-219 -> 122-164 us a tick, three
   alternating pairs), and where the digits go is kept on the widget for as long as the screen's map is
-  the same, not found again each second by a walk of the screen (130-173 -> 87-115 us, three pairs).  Off (and with ``frames`` off): the widget refreshes as any other.
+  the same, not found again each second by a walk of the screen (130-173 -> 87-115 us, three pairs).
+  Off (and with ``frames`` off): the widget refreshes as any other.
 - ``direct-rows`` (:meth:`ShadowedApp.paint_soon`): the rows a painted widget found changed are written
   together with the others of the same turn of the event loop (a keypress's, an update's) once its
   handler has returned, without the screen's update timer, idle messages and a compositor pass; a
