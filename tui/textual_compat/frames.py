@@ -236,26 +236,15 @@ class ShadowedApp(App[ReturnType]):
         widget's lines must already hold the new characters (its next frame draws them, the same)."""
         if not chars.isascii() or not chars.isprintable() or not self._writes_frames() or not enabled("paint-now"):
             return False
-        screen = self.screen
-        if screen._layout_required or screen._scroll_required:
+        if self.screen._scroll_required:
             return False
-        # Where the cells are: found once per map of the screen (a clock's cells stay put while nothing is
-        # laid out again), not by a walk of the widgets in front of it every second.  Nothing pending
-        # elsewhere on the screen matters here, as it does to paint_now (:func:`_settled`): the map is the
-        # one the terminal's picture was drawn with until the next frame, which redraws whatever moves
-        # (the shadow knows these cells were written), and no line of the widget is rendered now.
-        region = Region(x, y, len(chars), 1)
-        visible = screen._compositor.visible_widgets
-        known = widget.__dict__.get("_chars_at")  # (the map, the region, where it is: kept on the widget)
-        if (known is not None and known[0] is visible and known[1] == region and not widget._layout_required
-                and widget.screen is screen):
-            own, target = known[2], known[3]
-        else:
-            placed = self._placed(widget, region)
-            if placed is None:
-                return False
-            own, target, _where = placed
-            widget.__dict__["_chars_at"] = (visible, region, own, target)
+        # Nothing pending elsewhere on the screen matters here, as it does to paint_now (:func:`_settled`):
+        # the map is the one the terminal's picture was drawn with until the next frame, which redraws
+        # whatever moves (the shadow knows these cells were written), and no line of the widget is rendered.
+        placed = self._placed(widget, Region(x, y, len(chars), 1), keep=True)
+        if placed is None:
+            return False
+        own, target, _where = placed
         if target.width != len(chars) or target.height != 1:
             return False  # clipped
         text = self.shadow.put(target.x, target.y, chars, (self.size.width, self.size.height))
@@ -279,14 +268,24 @@ class ShadowedApp(App[ReturnType]):
         strips = widget.render_lines(target.translate((-where.x, -where.y)))
         return [(target.y + i, [(target.x, strip)]) for i, strip in enumerate(strips)]
 
-    def _placed(self, widget: Widget, region: Region) -> tuple[Region, Region, Region] | None:
+    def _placed(
+        self, widget: Widget, region: Region, *, keep: bool = False
+    ) -> tuple[Region, Region, Region] | None:
         """Where ``region`` of ``widget``'s content is: in the widget's own coordinates, on the screen
         (cut to what shows), and the widget's place; None when a frame would not draw the widget's lines
-        there (not on the screen shown, a layout to come, something in front of it there)."""
+        there (not on the screen shown, a layout to come, something in front of it there).
+
+        ``keep``: the answer is kept on the widget for as long as the screen's map is the same object (Textual
+        makes a new one whenever anything is laid out or scrolled again), for a region asked for again and
+        again (a clock's digits, every second), not found by a walk of the widgets in front of it each time."""
         screen = self.screen
         if widget.screen is not screen or screen._layout_required or widget._layout_required:
             return None
         visible = screen._compositor.visible_widgets
+        if keep:
+            known = widget.__dict__.get("_placed_in")  # (the map, the region, the answer)
+            if known is not None and known[0] is visible and known[1] == region:
+                return known[2]
         placed = visible.get(widget)
         if placed is None:
             return None
@@ -299,6 +298,8 @@ class ShadowedApp(App[ReturnType]):
                     break
                 if other_where.intersection(other_clip).overlaps(target):
                     return None  # something is drawn over it here
+        if keep:
+            widget.__dict__["_placed_in"] = (visible, region, (own, target, where))
         return own, target, where
 
     def _write_rows(self, rows: Rows) -> None:
