@@ -94,7 +94,10 @@ HARD_ITERATIONS = 700
 #: budget, ``leaf="world"`` won 25 of 50 and ``leaf="value"`` 9 of 20 against Hard.
 #: Not the game's luck: the same search over the true state (``expert-oracle``) beat Hard
 #: 83 of 100 (deals 70000-70049, both seats), 95% Wilson 74.5%-89.1%; knowing only the other
-#: hand, Hard's search beat Hard 102 of 158, 64.6% (56.8%-71.6%).  Expert judging leaves by
+#: hand, Hard's search beat Hard 102 of 158, 64.6% (56.8%-71.6%), then 260 of 400 (``voltage arena
+#: --players hard-oracle-hand,hard --games 400 --seed 131000 --workers 2``, stopped at 10 and resumed
+#: from 131005; deals 131000-131199): together 362 of 558, 64.9% (60.8%-68.7%), which is the 65%
+#: asked of Expert: what perfect inference of Hard's hand could give this search.  Expert judging leaves by
 #: a value learned from 160 Hard self-play matches (``leaf="value"``, ``weights=``, one-turn
 #: playouts) won 30 of 52 against Hard, 57.7% (44.2%-70.1%): not clearly ahead, so dropped.
 #: Nor is memory: Expert's search with the discard pile remembered (``expert-oracle-discard``,
