@@ -69,3 +69,64 @@ async def test_painted_widgets_draw_what_textual_s_own_path_draws(colours: str) 
                 ours = [list(strip) for strip in widget.render_lines(crop)]
                 theirs = [list(strip) for strip in textual_lines(widget, crop)]
                 assert ours == theirs, f"{widget.id} {crop}"
+
+
+def textual_size(widget: Widget) -> tuple[int, ...]:
+    """``widget``'s size as Textual's own ``Widget.size`` finds it."""
+    return tuple(vars(Widget)["size"].fget(widget))
+
+
+@needs("known-size")
+async def test_a_painted_widget_s_size_is_textual_s_through_every_layout() -> None:
+    # Its size is kept with the screen map's entry it was read from: a new size for the terminal, a
+    # widget hidden and shown again, each gives the size Textual's own Widget.size gives then.
+    match = voltage_match("start")
+    app = make_app(FixedBackend([match.handle(0)]), player_name="Ann", pacing=NO_FLASH)
+
+    def sizes() -> dict[str, tuple[tuple[int, ...], tuple[int, ...]]]:
+        return {str(w.id): (tuple(w.size), textual_size(w)) for w in app.screen.query(LineWidget)}
+
+    def same() -> bool:
+        return all(ours == theirs for ours, theirs in sizes().values())
+
+    async with app.run_test(size=(100, 32)) as pilot:
+        await until(lambda: isinstance(app.screen, MatchScreen))
+        await pilot.pause()
+        assert same(), sizes()
+        wide = sizes()["board"][0]
+        await pilot.resize_terminal(80, 24)
+        await until(lambda: sizes()["board"][1] != wide)
+        assert same(), sizes()
+        assert sizes()["board"][0] != wide
+        hand = app.screen.query_one("#hand", LineWidget)
+        shown = tuple(hand.size)
+        hand.display = False
+        await until(lambda: textual_size(hand) != shown)
+        assert same(), sizes()
+        assert tuple(hand.size) == (0, 0)
+        hand.display = True
+        await until(lambda: textual_size(hand) == shown)
+        assert same(), sizes()
+
+
+async def test_a_painted_widget_keeps_the_styles_of_what_it_shows_not_of_all_it_ever_showed() -> None:
+    # A line painted with four hundred different texts in turn: what the widget keeps to draw its
+    # segments again (a session's memory) stays about what its rows show now.
+    from rich.text import Text
+
+    from tui.games.voltage.scores import TopBar
+
+    match = voltage_match("start")
+    app = make_app(FixedBackend([match.handle(0)]), player_name="Ann", pacing=NO_FLASH)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await until(lambda: isinstance(app.screen, MatchScreen))
+        await pilot.pause()
+        bar = app.screen.query_one(TopBar)
+        for i in range(400):
+            text = Text()
+            for j in range(6):
+                text.append(f"{i}-{j} ", style=("bold", "italic", "reverse")[(i + j) % 3])
+            bar.set_text(text)
+        shown = sum(len(row) for row in bar._raw)
+        assert 0 < len(bar._styled) <= 2 * shown + 64
+        assert "399-5" in "".join(seg.text for row in bar._raw for seg in row)

@@ -105,6 +105,12 @@ machine's noise, up to a third more).  What each piece buys, and what backing it
 - ``no-overlays`` (:func:`without_overlays`, :mod:`tui.textual_compat.overlays`): the screens get
   no tooltip and no toast rack, which nothing here shows (a session's start made four such widgets:
   6 % of its first frame's Python calls).  Off: they are made, and stay hidden.
+- ``known-size`` (:func:`content_size`): a painted widget's size (its content's) is kept with the entry
+  of the screen's map it was read from, and read again only when the map has another entry for it (a
+  layout makes new entries): Textual's ``Widget.size`` walks up to the screen and looks the widget up
+  in the map each time, and every repaint and every show asks it (6 % of a keypress's CPU, py-spy
+  on ``render.py``).
+  Off: Textual's ``Widget.size``.
 
 Reads and settings with no public way, made as found on any version (switching them off would
 change what a player sees, which backing off must not): an app's terminal, to ring the bell and set
@@ -129,7 +135,7 @@ from tui.textual_compat.dispatch import patch_dispatch
 from tui.textual_compat.drivers import ordered_driver_class
 from tui.textual_compat.frames import ShadowedApp, is_closed, set_no_colour, update_rows, write_to_terminal
 from tui.textual_compat.gate import PIECES, WRITTEN_FOR, backed_off, enabled, installed_version
-from tui.textual_compat.lines import filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
+from tui.textual_compat.lines import content_size, filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
 from tui.textual_compat.overlays import without_overlays
 from tui.textual_compat.screens import PresetScreen, RowCompositor, install_row_renders
 from tui.textual_compat.session import (
@@ -154,6 +160,7 @@ __all__ = [
     "ShadowedApp",
     "SharedParseCache",
     "backed_off",
+    "content_size",
     "dismantle",
     "dismantle_removed",
     "enabled",

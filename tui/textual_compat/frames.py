@@ -279,25 +279,35 @@ class ShadowedApp(App[ReturnType]):
         makes a new one whenever anything is laid out or scrolled again), for a region asked for again and
         again (a clock's digits, every second), not found by a walk of the widgets in front of it each time."""
         screen = self.screen
-        if widget.screen is not screen or screen._layout_required or widget._layout_required:
+        if screen._layout_required or widget._layout_required:
             return None
         visible = screen._compositor.visible_widgets
         if keep:
             known = widget.__dict__.get("_placed_in")  # (the map, the region, the answer)
             if known is not None and known[0] is visible and known[1] == region:
                 return known[2]
-        placed = visible.get(widget)
-        if placed is None:
-            return None
-        where, clip = placed
-        own = region.translate(widget.content_offset)  # in the widget's own coordinates
-        target = own.translate(where.offset).intersection(clip).intersection(where)
-        if target:
+        # Where the widget is on the screen shown, its content's offset and what is drawn in front of
+        # it: found once per map (a walk up to its screen and over the screen's widgets), not for every
+        # region asked of it (each run of changed rows of each painted widget, every keypress).  The map
+        # is the screen's own: a widget in it is on that screen.
+        front = widget.__dict__.get("_front_of")  # (the map, its place, its content's offset, what is over it)
+        if front is None or front[0] is not visible:
+            placed = visible.get(widget)
+            if placed is None or widget.screen is not screen:
+                return None
+            over = []
             for other, (other_where, other_clip) in visible.items():  # front to back
                 if other is widget:
                     break
-                if other_where.intersection(other_clip).overlaps(target):
-                    return None  # something is drawn over it here
+                drawn = other_where.intersection(other_clip)
+                if drawn:
+                    over.append(drawn)
+            front = widget.__dict__["_front_of"] = (visible, placed, widget.content_offset, over)
+        where, clip = front[1]
+        own = region.translate(front[2])  # in the widget's own coordinates
+        target = own.translate(where.offset).intersection(clip).intersection(where)
+        if target and any(drawn.overlaps(target) for drawn in front[3]):
+            return None  # something is drawn over it here
         if keep:
             widget.__dict__["_placed_in"] = (visible, region, (own, target, where))
         return own, target, where

@@ -50,6 +50,7 @@ PIECES = (
     "content-strips",  # a widget's content rendered once per process for the same words, size and styles
     "theme-tokens",  # the theme's CSS variables tokenized once per process, not once per app
     "no-overlays",  # no tooltip and no toast rack on every screen (nothing shows either)
+    "known-size",  # a painted widget's size kept with the screen map's entry it was read from
 )
 
 _state: dict[str, Any] = {}

@@ -10,7 +10,11 @@ it knows of the styles cache and of Textual's line filters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from textual.geometry import Size
+from textual.widget import Widget
 
 from tui.textual_compat.gate import enabled
 
@@ -52,3 +56,33 @@ def filter_lines(
         for f in filters:
             strips = [strip.apply_filter(f, background) for strip in strips]
     return strips
+
+
+_WIDGET_SIZE: Callable[[Widget], Size] | None = vars(Widget)["size"].fget  # Textual's own Widget.size
+
+
+def content_size(widget: Widget) -> Size:
+    """``widget.size`` (its content's size, Textual's ``Widget.size``), without walking up to the screen
+    and looking the widget up in the screen's map each time (piece ``known-size``).
+
+    The size is kept on the widget with the entry of the map it was read from, and is good while the
+    map holds that very entry: a layout makes a new map and new entries (a new size, a new place or a
+    new gutter all come with one), and a map Textual marks as out of date is never trusted.  The widget
+    must not move to another screen (nothing here moves one)."""
+    known = widget.__dict__.get("_known_size")  # (the compositor, its map's entry, the size)
+    if known is not None:
+        compositor = known[0]
+        if not compositor._full_map_invalidated and compositor._full_map.get(widget) is known[1]:
+            return known[2]
+    assert _WIDGET_SIZE is not None
+    size: Size = _WIDGET_SIZE(widget)
+    if enabled("known-size") and widget.is_attached:
+        try:
+            compositor = widget.screen._compositor
+        except Exception:  # no screen (yet, or any more): nothing to keep
+            return size
+        if not compositor._full_map_invalidated:
+            entry = compositor._full_map.get(widget)
+            if entry is not None:
+                widget.__dict__["_known_size"] = (compositor, entry, size)
+    return size

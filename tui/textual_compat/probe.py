@@ -85,6 +85,8 @@ def missing() -> dict[str, list[str]]:
         "content-strips": content_strips.unexpected(),
         "theme-tokens": session.theme_tokens_unexpected(app.stylesheet),
         "no-overlays": overlays.unexpected(),
+        "known-size": _has(screen._compositor, "_full_map", "_full_map_invalidated")
+        + ([] if isinstance(getattr(Widget, "size", None), property) else ["Widget.size (a property)"]),
     }
     assert set(found) == set(PIECES)
     return found

@@ -24,11 +24,11 @@ from rich.style import Style
 from rich.text import Text
 from textual.color import Color
 from textual.filter import LineFilter
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.textual_compat import filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
+from tui.textual_compat import content_size, filter_lines, filters_for_rows, forget_drawn_lines, plain_lines
 
 Row = list[Segment]
 
@@ -158,13 +158,17 @@ class LineWidget(Widget):
         self._base_theme: str | None = None
         self._over_base: dict[Style | None, Style] = {}
         self._styled: dict[Segment, tuple[Segment, int]] = {}
-        self._styled_before: dict[Segment, tuple[Segment, int]] = {}
         self._painted_size: tuple[int, int] = (0, 0)
         self._palette: Palette | None = None
         self._filtered: tuple[tuple[LineFilter, ...], Color] | None = None  # what the strips were made with
         self._restyled = True  # styles updated since the theme's colours were last read
         self._top = 0  # a top border's rows (see render_lines)
         self._plain: bool | None = None  # see render_lines; None: not known since the last style update
+
+    @property
+    def size(self) -> Size:
+        """The content's size, as Textual's (kept while the screen's map is the same: :func:`content_size`)."""
+        return content_size(self)
 
     # -- to implement ---------------------------------------------------------
 
@@ -219,17 +223,14 @@ class LineWidget(Widget):
             or base != self._base or filtered != self._filtered
         )
         if full:
-            self._over_base, self._styled, self._styled_before = {}, {}, {}
+            self._over_base, self._styled = {}, {}
         self._filtered = filtered
         over = self._over_base  # style -> base + style, filtered, for this theme
-        styled = self._styled  # segment as painted -> (as drawn, its cells), for this theme
-        before = self._styled_before
+        # segment as painted -> (as drawn, its cells), for this theme: what the rows shown and the last
+        # ones drawn were made of (each segment looked up once; emptied of the rest when it grows)
+        styled = self._styled
 
         def draw(seg: Segment) -> tuple[Segment, int]:
-            done = before.get(seg)
-            if done is not None:
-                styled[seg] = done
-                return done
             style = seg.style
             combined = over.get(style)
             if combined is None:
@@ -260,8 +261,8 @@ class LineWidget(Widget):
                 segments = [(styled.get(seg) or draw(seg))[0] for seg in fit(row, width)]
             strips.append(Strip(segments, width))
         self._raw, self._strips, self._base = rows, strips, base
-        if changed:  # kept: the segments of this repaint's changed rows and of the last one's
-            self._styled_before, self._styled = styled, {}
+        if len(styled) > 2 * sum(map(len, rows)) + 64:  # kept: the segments of the rows shown (and a few more)
+            self._styled = {seg: styled[seg] for row in rows for seg in row if seg in styled}
         if full:
             self._painted_size = (width, height)
             self.refresh()
