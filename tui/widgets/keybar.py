@@ -45,6 +45,7 @@ class KeyBar(TextLines):
     def __init__(self) -> None:
         super().__init__(id="keybar")
         self._spans: list[tuple[int, int, DOMNode, str]] = []
+        self._drawn_from: tuple[int, set[str], list[Entry]] | None = None  # (width, steady keys, entries) last drawn
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -88,6 +89,10 @@ class KeyBar(TextLines):
         width = self.size.width
         steady = set(getattr(self.screen, "STEADY_KEYS", ()))
         entries = self.entries()
+        drawn = (width, steady, entries)  # what the line is made of: the same, the same line
+        if drawn == self._drawn_from:
+            return
+        self._drawn_from = drawn
         if width > 0 and _width(entries) + 2 > width:  # too wide: the short words, where there are any
             entries = self.entries(brief=True)
         right = [e for e in entries if e[2] is self.app or e[3] in steady]
