@@ -14,6 +14,7 @@ handed, e.g. an old stored view, can show more than that.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from rich.cells import cell_len
@@ -39,7 +40,7 @@ from tui.text import (
     card_lines,
     name_text,
 )
-from tui.widgets.lines import LineWidget, Palette, Row, TextLines, box, fit, with_background
+from tui.widgets.lines import LineWidget, Palette, Row, TextLines, box, fit
 
 SLOTS = 6
 
@@ -168,8 +169,11 @@ class HandView(LineWidget):
         if self._painted is not None and self._painted[0] == whole:
             return self._painted[1]
         under = pal.mix(0.04) if self.my_turn else pal.bg
-        gap = [Segment(" ")]
-        rows: list[Row] = [[Segment(" ")] for _ in range(height)]  # a column of margin
+        # on the player's turn the hand is on a tint: the margin, the gaps and the padding in it (the
+        # cards' every segment has a background of its own)
+        tint = _tint(under) if self.my_turn else None
+        gap = [Segment(" ", tint)]
+        rows: list[Row] = [[Segment(" ", tint)] for _ in range(height)]  # a column of margin
         for slot in self.slots:
             key = (slot, cw, height, pal.bg, pal.fg, under)
             card = self._cache.get(key)
@@ -182,7 +186,7 @@ class HandView(LineWidget):
                 rows[y].extend(card[y])
                 rows[y].extend(gap)
         if self.my_turn:
-            rows = [with_background(fit(r, width), under) for r in rows]
+            rows = [fit(r, width, tint) for r in rows]
         self._painted = (whole, rows)
         return rows
 
@@ -202,6 +206,11 @@ class HandView(LineWidget):
         i = self.slot_at(event.x)
         if i is not None and self.slots[i].card is not None:
             self.post_message(self.CardClicked(i))
+
+
+@lru_cache(maxsize=16)
+def _tint(under: Color) -> Style:
+    return Style(bgcolor=under.rich_color)
 
 
 def _paint_card(slot: Slot, width: int, height: int, pal: Palette, under: Color) -> list[Row]:
