@@ -14,9 +14,9 @@ from textual.message import Message
 
 from engine.voltage.cards import Card
 from tui.games.voltage.words import card_name
-from tui.i18n import _, ngettext, pgettext
+from tui.i18n import _, ngettext, pgettext, translations
 from tui.text import Forms, back, chip, fit_forms
-from tui.widgets.lines import LineWidget, Row, box, fit, text_rows
+from tui.widgets.lines import LineWidget, Palette, Row, box, fit, text_rows
 
 
 def transformer_on_top() -> Forms:
@@ -40,6 +40,7 @@ class Piles(LineWidget):
         super().__init__(id=id)
         self.draw: tuple[int, bool, str] = (0, False, "")
         self.discard: tuple[int, Card | None] = (0, None)
+        self._pictures: list[tuple[tuple, list[Row]]] = []  # (what was drawn, its rows): the last two
 
     def show(self, draw: tuple[int, bool, str], discard: tuple[int, Card | None]) -> None:
         """``draw``: (count, top is a transformer, the draw action's label or "");
@@ -54,7 +55,17 @@ class Piles(LineWidget):
         return (20, 20) if wide else (11, 13)
 
     def paint(self, width: int, height: int) -> list[Row]:
+        # the last two pictures kept: a card chosen takes the draw pile's key away, Esc gives it back
         pal = self.palette()
+        key = (self.draw, self.discard, width, height, pal.bg, pal.fg, translations())
+        for known in self._pictures:
+            if known[0] == key:
+                return known[1]
+        rows = self._paint(width, height, pal)
+        self._pictures = [(key, rows), *self._pictures[:1]]
+        return rows
+
+    def _paint(self, width: int, height: int, pal: Palette) -> list[Row]:
         dw, cw = self._widths(width)
         wide = dw >= 18
         h = min(height, 5 if height >= 6 else 4)
