@@ -130,4 +130,3 @@ async def test_a_painted_widget_keeps_the_styles_of_what_it_shows_not_of_all_it_
         shown = sum(len(row) for row in bar._raw)
         assert 0 < len(bar._styled) <= 2 * shown + 64
         assert "399-5" in "".join(seg.text for row in bar._raw for seg in row)
-
