@@ -30,7 +30,7 @@ from textual.message import Message
 
 from engine.voltage.cards import Card
 from tui.games.voltage.words import colour as colour_name
-from tui.i18n import _
+from tui.i18n import _, translations
 from tui.text import CARD_BG, TERMINAL_FG, card_lines, fit_forms, sign, slot_lines
 from tui.widgets.lines import LineWidget, Palette, Row, box, centred, fit, with_background
 
@@ -95,6 +95,19 @@ def _label_forms(t: int, plus: bool, count: int) -> tuple[tuple[str, str], ...]:
 def label_level(states: tuple[TerminalState, ...], width: int) -> int:
     """The longest form of frame labels that fits every terminal ``width`` cells wide
     (one form for all four, so the frames read alike)."""
+    key = (tuple((s.plus, s.count) for s in states), width, translations())
+    level = _LEVELS.get(key)
+    if level is None:
+        if len(_LEVELS) >= 1024:
+            _LEVELS.clear()
+        level = _LEVELS[key] = _label_level(states, width)
+    return level
+
+
+_LEVELS: dict[tuple, int] = {}  # label_level's answers, for the process (every board asks on every paint)
+
+
+def _label_level(states: tuple[TerminalState, ...], width: int) -> int:
     room = width - 4  # the corners and a space each side of a label
     n = len(_label_forms(0, True, 0))
     for level in range(n):
