@@ -97,7 +97,8 @@ def centred(text: str, width: int, style: Style | None) -> Row:
 
 
 @lru_cache(maxsize=64)
-def _under(bg: Color) -> Style:
+def background(bg: Color) -> Style:
+    """A style of ``bg`` as background alone (one object per colour)."""
     return Style(bgcolor=bg.rich_color)
 
 
@@ -105,7 +106,7 @@ def with_background(row: Row, bg: Color | None) -> Row:
     """``row`` with ``bg`` under every segment that has no background of its own."""
     if bg is None:
         return row
-    under = _under(bg)
+    under = background(bg)
     return [Segment(s.text, under + s.style if s.style else under) for s in row]
 
 

@@ -14,7 +14,6 @@ handed, e.g. an old stored view, can show more than that.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import NamedTuple
 
 from rich.cells import cell_len
@@ -40,7 +39,7 @@ from tui.text import (
     card_lines,
     name_text,
 )
-from tui.widgets.lines import LineWidget, Palette, Row, TextLines, box, fit
+from tui.widgets.lines import LineWidget, Palette, Row, TextLines, background, box, fit
 
 SLOTS = 6
 
@@ -171,7 +170,7 @@ class HandView(LineWidget):
         under = pal.mix(0.04) if self.my_turn else pal.bg
         # on the player's turn the hand is on a tint: the margin, the gaps and the padding in it (the
         # cards' every segment has a background of its own)
-        tint = _tint(under) if self.my_turn else None
+        tint = background(under) if self.my_turn else None
         gap = [Segment(" ", tint)]
         rows: list[Row] = [[Segment(" ", tint)] for _ in range(height)]  # a column of margin
         for slot in self.slots:
@@ -206,11 +205,6 @@ class HandView(LineWidget):
         i = self.slot_at(event.x)
         if i is not None and self.slots[i].card is not None:
             self.post_message(self.CardClicked(i))
-
-
-@lru_cache(maxsize=16)
-def _tint(under: Color) -> Style:
-    return Style(bgcolor=under.rich_color)
 
 
 def _paint_card(slot: Slot, width: int, height: int, pal: Palette, under: Color) -> list[Row]:
